@@ -19,8 +19,9 @@ deterministic test doubles the reference's own tests use.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, MutableSequence
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from snakewar.engine._gocooked import RNG_COOKED
 
@@ -50,6 +51,36 @@ def _powers() -> tuple[int, ...]:
 
 # _PM_POW[k] == 48271**k mod (2**31 - 1): step k of the seeding sequence is seed * _PM_POW[k].
 _PM_POW = _powers()
+
+
+# Shuffles longer than this fill all words in one vectorised pass first.
+_FILL_THRESHOLD = 24
+
+
+def _all_words(seed: int) -> list[int]:
+    """All 607 seeded words for a reduced seed (``1 <= seed < 2**31 - 1``)."""
+    import numpy as np  # imported here: only long shuffles need it
+
+    x = (_pow_array() * seed) % _INT32_MAX  # < 2**62: exact in int64
+    u = x.view(np.uint64)  # non-negative, so the bits are the same
+    words = (u[:, 0] << np.uint64(40)) ^ (u[:, 1] << np.uint64(20)) ^ u[:, 2] ^ _cooked_array()
+    return words.tolist()  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _pow_array() -> Any:
+    import numpy as np
+
+    # Row i holds the multipliers of seeding steps 21+3i, 22+3i and 23+3i.
+    start = _WARMUP + 1
+    return np.array(_PM_POW[start : start + 3 * _RNG_LEN], dtype=np.int64).reshape(_RNG_LEN, 3)
+
+
+@functools.cache
+def _cooked_array() -> Any:
+    import numpy as np
+
+    return np.array(RNG_COOKED, dtype=np.uint64)
 
 
 def wrap_int64(value: int) -> int:
@@ -94,7 +125,7 @@ class GoRand:
     [81, 87, 47, 59, 81]
     """
 
-    __slots__ = ("_feed", "_seed", "_tap", "_vec", "seed")
+    __slots__ = ("_draws", "_feed", "_seed", "_tap", "_vec", "seed")
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
@@ -108,6 +139,7 @@ class GoRand:
         self._vec: list[int | None] = [None] * _RNG_LEN
         self._tap = 0
         self._feed = _RNG_LEN - _RNG_TAP
+        self._draws = 0  # only compared with the lag, so it may stop counting exactly
 
     def _word(self, i: int) -> int:
         # Word i is built from seeding steps 21+3i, 22+3i and 23+3i (after 20 warm-up steps).
@@ -117,6 +149,23 @@ class GoRand:
         u ^= (s * _PM_POW[k + 1] % _INT32_MAX) << 20
         u ^= s * _PM_POW[k + 2] % _INT32_MAX
         return (u ^ RNG_COOKED[i]) & _MASK64
+
+    def _fill(self) -> None:
+        # Compute every word at once, with numpy: a long shuffle touches most of the
+        # 607 words, and one vectorised pass costs about as much as a dozen words
+        # computed one by one in Python.  Words already drawn keep their values.
+        words = _all_words(self._seed)
+        vec = self._vec
+        if self._draws < _RNG_LEN - _RNG_TAP:
+            # Fewer draws than the lag: only the feed words from here up were written.
+            lo, hi = self._feed, _RNG_LEN - _RNG_TAP
+            fresh: list[int | None] = list(words)
+            fresh[lo:hi] = vec[lo:hi]
+            self._vec = fresh
+            return
+        for i, v in enumerate(vec):
+            if v is None:
+                vec[i] = words[i]
 
     def uint64(self) -> int:
         """Return the next raw 64-bit value of the source (Go's ``Uint64``)."""
@@ -128,6 +177,7 @@ class GoRand:
             feed += _RNG_LEN
         self._tap = tap
         self._feed = feed
+        self._draws += 1
         vec = self._vec
         a = vec[feed]
         if a is None:
@@ -211,6 +261,8 @@ class GoRand:
         """
         if n < 0:
             raise ValueError(f"invalid argument to shuffle: {n!r} (expected n >= 0)")
+        if n > _FILL_THRESHOLD:
+            self._fill()
         i = n - 1
         while i > _INT32_MAX - 1:
             swap(i, self.int63n(i + 1))
@@ -221,19 +273,39 @@ class GoRand:
 
     def shuffle_list(self, items: MutableSequence[_T]) -> None:
         """Shuffle ``items`` in place with the same permutation as :meth:`shuffle`."""
-        # The hot path of food spawning: Lemire's method inlined over the list.
-        uint32 = self.uint32
-        for i in range(len(items) - 1, 0, -1):
+        # The hot path of food spawning: Go's Shuffle with Lemire's int31n and the
+        # source's Uint64 inlined over the list.
+        n_items = len(items)
+        if n_items < 2:
+            return
+        if n_items > _FILL_THRESHOLD:
+            self._fill()
+        vec = self._vec
+        tap, feed = self._tap, self._feed
+        for i in range(n_items - 1, 0, -1):
+            tap = tap - 1 if tap else _RNG_LEN - 1
+            feed = feed - 1 if feed else _RNG_LEN - 1
+            a, b = vec[feed], vec[tap]
+            if a is None:
+                a = self._word(feed)
+            if b is None:
+                b = vec[tap] = self._word(tap)
+            x = (a + b) & _MASK64
+            vec[feed] = x
             n = i + 1
-            prod = uint32() * n
+            prod = ((x & _MASK63) >> 31) * n
             low = prod & 0xFFFFFFFF
             if low < n:
                 thresh = ((1 << 32) - n) % n
                 while low < thresh:
-                    prod = uint32() * n
+                    self._tap, self._feed = tap, feed
+                    prod = self.uint32() * n
+                    tap, feed = self._tap, self._feed
                     low = prod & 0xFFFFFFFF
             j = prod >> 32
             items[i], items[j] = items[j], items[i]
+        self._tap, self._feed = tap, feed
+        self._draws += n_items - 1
 
     def __repr__(self) -> str:
         return f"GoRand({self.seed!r})"

@@ -1,0 +1,1 @@
+"""The games Snakewar hosts, each a pure rules package."""

@@ -1,0 +1,87 @@
+"""Battlesnake, with the official rules engine's behaviour exactly.
+
+The pure rules: state types, settings, stage pipelines, the 25 maps, the game
+driver, the API v1 wire format and a terminal renderer.  Nothing here does I/O.
+
+>>> from snakewar.games.battlesnake import GameConfig, Settings, run_game
+>>> run_game(GameConfig(settings=Settings.defaults(seed=1)), ["a"], lambda s: {"a": "up"}).turns
+9
+"""
+
+from snakewar.engine.registry import GameSpec, register_game
+from snakewar.games.battlesnake.ascii import render_board
+from snakewar.games.battlesnake.board import MutableBoard, MutableSnake
+from snakewar.games.battlesnake.game import (
+    Game,
+    GameConfig,
+    GameResult,
+    TurnResult,
+    run_game,
+    setup_board,
+)
+from snakewar.games.battlesnake.maps import (
+    BoardSizes,
+    GameMap,
+    MapMeta,
+    get_map,
+    list_maps,
+    map_ids,
+    register_map,
+)
+from snakewar.games.battlesnake.rules import (
+    RULESETS,
+    STAGES,
+    Ruleset,
+    default_move,
+    named_ruleset,
+    ruleset_names,
+)
+from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
+from snakewar.games.battlesnake.types import (
+    BoardState,
+    Direction,
+    EliminationCause,
+    Point,
+    Snake,
+)
+
+SPEC = GameSpec(
+    name="battlesnake",
+    version=1,
+    title="Battlesnake",
+    description="Battlesnake's rules exactly (official engine v1.2.3 behaviour).",
+)
+register_game(SPEC)
+
+__all__ = [
+    "CLI_DEFAULTS",
+    "RULESETS",
+    "SPEC",
+    "STAGES",
+    "BoardSizes",
+    "BoardState",
+    "Direction",
+    "EliminationCause",
+    "Game",
+    "GameConfig",
+    "GameMap",
+    "GameResult",
+    "MapMeta",
+    "MutableBoard",
+    "MutableSnake",
+    "Point",
+    "Ruleset",
+    "Settings",
+    "Snake",
+    "TurnResult",
+    "default_move",
+    "get_map",
+    "list_maps",
+    "map_ids",
+    "named_ruleset",
+    "register_map",
+    "render_board",
+    "ruleset_names",
+    "run_game",
+    "setup_board",
+]

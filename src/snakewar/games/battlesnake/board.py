@@ -11,6 +11,7 @@ the same random draws, so that seeded setups match the reference exactly.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 from snakewar.engine.rng import Rand
@@ -27,6 +28,7 @@ from snakewar.games.battlesnake.types import (
 __all__ = [
     "MutableBoard",
     "MutableSnake",
+    "all_points",
     "create_default_board_state",
     "get_even_unoccupied_points",
     "get_unoccupied_points",
@@ -232,13 +234,13 @@ def get_unoccupied_points(
             occupied.update(((hx - 1, hy), (hx + 1, hy), (hx, hy - 1), (hx, hy + 1)))
     if include_hazards:
         occupied.update(board.hazards)
-    h = board.height
-    return [
-        _new_point((x, y))
-        for x in range(board.width)
-        for y in range(h)
-        if (x, y) not in occupied
-    ]
+    return [p for p in all_points(board.width, board.height) if p not in occupied]
+
+
+@functools.lru_cache(maxsize=64)
+def all_points(width: int, height: int) -> tuple[Point, ...]:
+    """Every square of a ``width`` x ``height`` board, x-major then y (cached)."""
+    return tuple(Point(x, y) for x in range(width) for y in range(height))
 
 
 def get_even_unoccupied_points(board: BoardView) -> list[Point]:
@@ -302,7 +304,9 @@ def place_many_snakes_distributed(
         MapSetupError: with more than 16 snakes.
     """
     if len(snake_ids) > 16:
-        raise MapSetupError(f"too many snakes for distributed placement: {len(snake_ids)} (at most 16)")
+        raise MapSetupError(
+            f"too many snakes for distributed placement: {len(snake_ids)} (at most 16)"
+        )
     _init_snakes(board, snake_ids)
     w, h = board.width, board.height
     qw, qh = w // 2, h // 2
@@ -382,9 +386,7 @@ def place_food_fixed(rand: Rand, board: MutableBoard) -> None:
             ):
                 if p == center or p in board.food:
                     continue
-                away = (
-                    (p.x < hx < cx) or (cx < hx < p.x) or (p.y < hy < cy) or (cy < hy < p.y)
-                )
+                away = (p.x < hx < cx) or (cx < hx < p.x) or (p.y < hy < cy) or (cy < hy < p.y)
                 if not away:
                     continue
                 if p.x in (0, w1) and p.y in (0, h1):

@@ -168,6 +168,9 @@ class Game:
         self.ruleset: Ruleset = config.make_ruleset(len(self.setup_state.snakes))
         over, self.state = self.ruleset.execute(self.setup_state, ())
         self._over = over
+        self._map_memory = self.map.new_memory()
+        # Every reference map's pre-update is a no-op; skip its copies when not overridden.
+        self._has_pre_update = type(self.map).pre_update_board is not GameMap.pre_update_board
 
     @property
     def is_over(self) -> bool:
@@ -200,19 +203,23 @@ class Game:
                 )
         game_map = self.map
         settings = self.config.settings
-        pre = MutableBoard.from_state(last)
-        game_map.pre_update_board(last, settings, pre)
-        before = pre.freeze()
+        if self._has_pre_update:
+            pre = MutableBoard.from_state(last)
+            game_map.pre_update_board(last, settings, pre)
+            before = pre.freeze()
+        else:
+            before = last
         board = MutableBoard.from_state(before)
         over = self.ruleset.execute_in_place(board, pairs)
         after_rules = board.freeze()
         if over:
             self._over = True
             return TurnResult(last.turn, before, tuple(pairs), True, after_rules, None)
-        edit = MutableBoard.from_state(after_rules)
-        game_map.post_update_board(after_rules, settings, edit)
-        edit.turn += 1
-        after = edit.freeze()
+        # The map reads the frozen ``after_rules`` and writes to ``board``, which no
+        # longer shares anything with it: the reference's lastBoardState/Editor split.
+        game_map.update_board(after_rules, settings, board, self._map_memory)
+        board.turn += 1
+        after = board.freeze()
         self.state = after
         self._over = False
         return TurnResult(last.turn, before, tuple(pairs), False, after_rules, after)

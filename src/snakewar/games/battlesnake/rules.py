@@ -213,7 +213,9 @@ def damage_hazards_standard(board: MutableBoard, settings: Settings, moves: Move
         for p in hazards:
             if p == head:
                 health = s.health - damage
-                s.health = 0 if health < 0 else SNAKE_MAX_HEALTH if health > SNAKE_MAX_HEALTH else health
+                s.health = (
+                    0 if health < 0 else SNAKE_MAX_HEALTH if health > SNAKE_MAX_HEALTH else health
+                )
                 if s.health <= 0:
                     s.eliminate("hazard", "", turn)
     return False
@@ -270,17 +272,25 @@ def eliminate_snakes_standard(board: MutableBoard, settings: Settings, moves: Mo
                 break
 
     alive = [s for s in snakes if not s.eliminated_cause]
+    # Fast path: most turns have no collision at all.  A collision needs a head on
+    # some alive snake's body (its own included) or two heads on one square.
+    occupied: set[Point] = set()
+    for s in alive:
+        occupied.update(s.body[1:])
+    heads = {s.body[0] for s in alive}
+    if len(heads) == len(alive) and occupied.isdisjoint(heads):
+        return False
     others = [o for o in by_length if not o.eliminated_cause]
     collisions: list[tuple[MutableSnake, str, str]] = []
     for s in alive:
         body = s.body
         head = body[0]
-        if head in body[1:] if len(body) > 1 else False:
+        if head in body[1:]:
             collisions.append((s, "snake-self-collision", s.id))
             continue
         hit: MutableSnake | None = None
         for o in others:
-            if o is not s and head in _tail_segments(o.body):
+            if o is not s and head in o.body[1:]:
                 hit = o
                 break
         if hit is not None:
@@ -294,10 +304,6 @@ def eliminate_snakes_standard(board: MutableBoard, settings: Settings, moves: Mo
     for s, cause, by in collisions:
         s.eliminate(cause, by, turn)
     return False
-
-
-def _tail_segments(body: list[Point]) -> list[Point]:
-    return body[1:]
 
 
 def remove_food_constrictor(board: MutableBoard, settings: Settings, moves: MoveList) -> bool:
@@ -486,10 +492,7 @@ class Ruleset:
             StepError: as :meth:`execute`.
         """
         settings = self.settings
-        for name in self.stages:
-            if STAGES[name](board, settings, moves):
-                return True
-        return False
+        return any(STAGES[name](board, settings, moves) for name in self.stages)
 
 
 def named_ruleset(name: str, settings: Settings | None = None, solo: bool = False) -> Ruleset:

@@ -75,9 +75,10 @@ class Settings:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        # Keep a private, immutable copy: callers may mutate the dict they passed.
+        # Keep a private copy: callers may mutate the dict they passed.
         object.__setattr__(self, "params", dict(self.params))
-        for key, value in self.params.items():
+        items: list[tuple[object, object]] = list(self.params.items())
+        for key, value in items:
             if not isinstance(key, str) or not isinstance(value, str):
                 raise SettingsError(
                     f"setting {key!r}: raw settings map strings to strings, got {value!r}"
@@ -138,7 +139,10 @@ class Settings:
             (FOOD_SPAWN_CHANCE, api.get("foodSpawnChance")),
             (MINIMUM_FOOD, api.get("minimumFood")),
             (HAZARD_DAMAGE_PER_TURN, api.get("hazardDamagePerTurn")),
-            (SHRINK_EVERY_N_TURNS, royale.get("shrinkEveryNTurns") if isinstance(royale, dict) else None),
+            (
+                SHRINK_EVERY_N_TURNS,
+                royale.get("shrinkEveryNTurns") if isinstance(royale, dict) else None,
+            ),
         ):
             if value is None:
                 continue

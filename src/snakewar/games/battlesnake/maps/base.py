@@ -128,8 +128,30 @@ class GameMap(ABC):
             MapSetupError: if the map cannot be set up for this board or snake count.
         """
 
-    def pre_update_board(self, last: BoardView, settings: Settings, edit: MutableBoard) -> None:
+    def pre_update_board(  # noqa: B027 - an optional hook: a no-op unless a map needs it
+        self, last: BoardView, settings: Settings, edit: MutableBoard
+    ) -> None:
         """Update the board before the moves are applied (no reference map does)."""
+
+    def new_memory(self) -> object | None:
+        """Return a fresh per-game memory, for maps whose update depends on history.
+
+        The reference's castle-wall maps shuffle a list in place every turn, so a
+        turn's result depends on earlier turns, not only on the board.  Such a map
+        returns a memory object here; the driver keeps one per game and passes it
+        to :meth:`update_board`.  Most maps need none.
+        """
+        return None
+
+    def update_board(
+        self, last: BoardView, settings: Settings, edit: MutableBoard, memory: object | None
+    ) -> None:
+        """Run :meth:`post_update_board` with this game's memory (what drivers call).
+
+        Raises:
+            MapSetupError: as :meth:`post_update_board`.
+        """
+        self.post_update_board(last, settings, edit)
 
     @abstractmethod
     def post_update_board(self, last: BoardView, settings: Settings, edit: MutableBoard) -> None:

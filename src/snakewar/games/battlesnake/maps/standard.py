@@ -95,7 +95,11 @@ class RoyaleMap(GameMap):
         """Spawn food, then rebuild the shrinking hazard zone once it has started."""
         spawn_food_standard(last, settings, edit)
         hazards = royale_hazards(
-            settings, last.width, last.height, last.turn + 1, settings.get_int(SHRINK_EVERY_N_TURNS, 20)
+            settings,
+            last.width,
+            last.height,
+            last.turn + 1,
+            settings.get_int(SHRINK_EVERY_N_TURNS, 20),
         )
         if hazards is not None:
             edit.hazards = hazards

@@ -1,0 +1,60 @@
+"""The ``snakewar`` command.
+
+Subcommands import what they need when they run, so ``snakewar --help`` stays fast.
+Every :class:`~snakewar.errors.SnakewarError` is printed as one ``error:`` line
+with exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from snakewar import __version__
+from snakewar.cli.bench import bench_app
+from snakewar.cli.maps import maps_app
+from snakewar.cli.play import play
+from snakewar.errors import SnakewarError
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="snakewar",
+    help="Snakewar: Battlesnake's rules exactly, a referee and an arena for snake bots.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+app.command(help="Play a game between snakes in the terminal.")(play)
+app.add_typer(maps_app, name="maps")
+app.add_typer(bench_app, name="bench")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"snakewar {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Snakewar's command-line interface."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (used by the console script)."""
+    try:
+        app(args=argv, standalone_mode=True)
+    except SnakewarError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    return 0

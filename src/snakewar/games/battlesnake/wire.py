@@ -1,0 +1,299 @@
+"""The Battlesnake API v1 wire format: state types to and from JSON objects.
+
+Every camelCase name lives here.  The objects are plain ``dict``/``list`` trees
+ready for ``json.dumps``; parsing accepts what ``json.loads`` returns and checks
+every field it reads, raising :class:`~snakewar.errors.WireFormatError` with the
+path of the bad field.
+
+What the API carries (``client/models.go`` of the reference):
+
+* ``board.snakes`` lists only snakes that are still alive, in board order;
+  ``length`` counts stacked segments; ``latency`` is a string of milliseconds.
+* ``game.ruleset.settings`` uses the API names (``hazardDamagePerTurn``,
+  ``royale.shrinkEveryNTurns``) and always includes the unused squad settings.
+* Hazards may repeat a point (stacked hazards) and, on snail_mode, lie off the board.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from snakewar.errors import WireFormatError
+from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.types import MAX_BOARD_SIZE, BoardState, Point, Snake
+
+__all__ = [
+    "API_VERSION",
+    "GameInfo",
+    "SnakeInfo",
+    "board_from_api",
+    "board_to_api",
+    "game_from_api",
+    "game_to_api",
+    "point_from_api",
+    "request_from_api",
+    "request_to_api",
+    "snake_from_api",
+    "snake_to_api",
+]
+
+API_VERSION = "1"
+MAX_SHOUT_LENGTH = 256
+"""Shouts longer than this are cut (the API documentation's limit)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SnakeInfo:
+    """What the API shows about a snake beyond the rules state."""
+
+    name: str = ""
+    latency: str = "0"
+    shout: str = ""
+    squad: str = ""
+    color: str = "#888888"
+    head: str = "default"
+    tail: str = "default"
+    author: str = ""
+
+
+_DEFAULT_INFO = SnakeInfo()
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """The API's ``game`` object."""
+
+    id: str
+    ruleset_name: str = "standard"
+    ruleset_version: str = "v1.2.3"
+    settings: Settings = field(default_factory=Settings)
+    map: str = "standard"
+    timeout: int = 500
+    source: str = ""
+
+
+def _fail(path: str, expected: str, value: Any) -> WireFormatError:
+    shown = repr(value)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    return WireFormatError(f"{path}: expected {expected}, got {shown}")
+
+
+def _obj(value: Any, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise _fail(path, "an object", value)
+    return value
+
+
+def _int(obj: Mapping[str, Any], key: str, path: str) -> int:
+    value = obj.get(key)
+    if type(value) is not int:
+        raise _fail(f"{path}.{key}", "an integer", value)
+    return value
+
+
+def _str(obj: Mapping[str, Any], key: str, path: str, default: str | None = None) -> str:
+    value = obj.get(key, default)
+    if not isinstance(value, str):
+        raise _fail(f"{path}.{key}", "a string", value)
+    return value
+
+
+def _list(obj: Mapping[str, Any], key: str, path: str) -> list[Any]:
+    value = obj.get(key)
+    if value is None:
+        return []  # some servers send null for empty lists
+    if not isinstance(value, list):
+        raise _fail(f"{path}.{key}", "a list", value)
+    return value
+
+
+def point_from_api(value: Any, path: str = "point") -> Point:
+    """Parse a ``{"x": int, "y": int}`` coordinate.
+
+    Raises:
+        WireFormatError: if it is not one.
+    """
+    obj = _obj(value, path)
+    return Point(_int(obj, "x", path), _int(obj, "y", path))
+
+
+def snake_to_api(snake: Snake, info: SnakeInfo | None = None) -> dict[str, Any]:
+    """Return the API ``Battlesnake`` object of ``snake``."""
+    info = info or SnakeInfo()
+    body = [{"x": p.x, "y": p.y} for p in snake.body]
+    return {
+        "id": snake.id,
+        "name": info.name or snake.id,
+        "latency": info.latency,
+        "health": snake.health,
+        "body": body,
+        "head": dict(body[0]) if body else {"x": 0, "y": 0},
+        "length": len(body),
+        "shout": info.shout[:MAX_SHOUT_LENGTH],
+        "squad": info.squad,
+        "customizations": {"color": info.color, "head": info.head, "tail": info.tail},
+    }
+
+
+def snake_from_api(value: Any, path: str = "snake") -> tuple[Snake, SnakeInfo]:
+    """Parse an API ``Battlesnake`` object into the rules snake and its display info.
+
+    Raises:
+        WireFormatError: if a field is missing or has the wrong type.
+    """
+    obj = _obj(value, path)
+    sid = _str(obj, "id", path)
+    body = tuple(
+        point_from_api(p, f"{path}.body[{i}]") for i, p in enumerate(_list(obj, "body", path))
+    )
+    custom = obj.get("customizations") or {}
+    custom = _obj(custom, f"{path}.customizations")
+    latency = obj.get("latency", "0")
+    info = SnakeInfo(
+        name=_str(obj, "name", path, ""),
+        latency=str(latency) if isinstance(latency, int | str) else "0",
+        shout=_str(obj, "shout", path, "") if obj.get("shout") is not None else "",
+        squad=_str(obj, "squad", path, "") if obj.get("squad") is not None else "",
+        color=str(custom.get("color") or _DEFAULT_INFO.color),
+        head=str(custom.get("head") or _DEFAULT_INFO.head),
+        tail=str(custom.get("tail") or _DEFAULT_INFO.tail),
+    )
+    return Snake(sid, body, _int(obj, "health", path)), info
+
+
+def board_to_api(state: BoardState, infos: Mapping[str, SnakeInfo] | None = None) -> dict[str, Any]:
+    """Return the API ``board`` object: only alive snakes, in board order."""
+    infos = infos or {}
+    return {
+        "height": state.height,
+        "width": state.width,
+        "snakes": [
+            snake_to_api(s, infos.get(s.id)) for s in state.snakes if not s.eliminated_cause
+        ],
+        "food": [{"x": p.x, "y": p.y} for p in state.food],
+        "hazards": [{"x": p.x, "y": p.y} for p in state.hazards],
+    }
+
+
+def board_from_api(
+    value: Any, turn: int = 0, path: str = "board"
+) -> tuple[BoardState, dict[str, SnakeInfo]]:
+    """Parse an API ``board`` object (every snake in it is alive).
+
+    Raises:
+        WireFormatError: if the object is malformed or describes an invalid board.
+    """
+    obj = _obj(value, path)
+    width, height = _int(obj, "width", path), _int(obj, "height", path)
+    if not (1 <= width <= MAX_BOARD_SIZE and 1 <= height <= MAX_BOARD_SIZE):
+        raise _fail(f"{path}.width/height", f"1..{MAX_BOARD_SIZE}", (width, height))
+    snakes: list[Snake] = []
+    infos: dict[str, SnakeInfo] = {}
+    for i, item in enumerate(_list(obj, "snakes", path)):
+        snake, info = snake_from_api(item, f"{path}.snakes[{i}]")
+        snakes.append(snake)
+        infos[snake.id] = info
+    state = BoardState(
+        turn=turn,
+        width=width,
+        height=height,
+        snakes=tuple(snakes),
+        food=tuple(
+            point_from_api(p, f"{path}.food[{i}]") for i, p in enumerate(_list(obj, "food", path))
+        ),
+        hazards=tuple(
+            point_from_api(p, f"{path}.hazards[{i}]")
+            for i, p in enumerate(_list(obj, "hazards", path))
+        ),
+    )
+    try:
+        state.validate()
+    except ValueError as exc:
+        raise WireFormatError(f"{path}: {exc}") from None
+    return state, infos
+
+
+def game_to_api(game: GameInfo) -> dict[str, Any]:
+    """Return the API ``game`` object."""
+    return {
+        "id": game.id,
+        "ruleset": {
+            "name": game.ruleset_name,
+            "version": game.ruleset_version,
+            "settings": game.settings.to_api(),
+        },
+        "map": game.map,
+        "timeout": game.timeout,
+        "source": game.source,
+    }
+
+
+def game_from_api(value: Any, path: str = "game") -> GameInfo:
+    """Parse an API ``game`` object.
+
+    Raises:
+        WireFormatError: if it is malformed.
+    """
+    obj = _obj(value, path)
+    ruleset = _obj(obj.get("ruleset", {}), f"{path}.ruleset")
+    settings_obj = _obj(ruleset.get("settings") or {}, f"{path}.ruleset.settings")
+    try:
+        settings = Settings.from_api(settings_obj)
+    except ValueError as exc:
+        raise WireFormatError(f"{path}.ruleset.settings: {exc}") from None
+    timeout = obj.get("timeout", 500)
+    if type(timeout) is not int:
+        raise _fail(f"{path}.timeout", "an integer", timeout)
+    return GameInfo(
+        id=_str(obj, "id", path, ""),
+        ruleset_name=_str(ruleset, "name", f"{path}.ruleset", "standard"),
+        ruleset_version=_str(ruleset, "version", f"{path}.ruleset", ""),
+        settings=settings,
+        map=_str(obj, "map", path, "standard"),
+        timeout=timeout,
+        source=_str(obj, "source", path, ""),
+    )
+
+
+def request_to_api(
+    game: GameInfo,
+    state: BoardState,
+    you: str,
+    infos: Mapping[str, SnakeInfo] | None = None,
+) -> dict[str, Any]:
+    """Return the body of ``/start``, ``/move`` or ``/end`` for the snake ``you``.
+
+    ``you`` may be an eliminated snake (the ``/end`` request).
+
+    Raises:
+        KeyError: if ``you`` is not on the board.
+    """
+    infos = infos or {}
+    return {
+        "game": game_to_api(game),
+        "turn": state.turn,
+        "board": board_to_api(state, infos),
+        "you": snake_to_api(state.snake(you), infos.get(you)),
+    }
+
+
+def request_from_api(value: Any) -> tuple[GameInfo, BoardState, str, dict[str, SnakeInfo]]:
+    """Parse a request body into ``(game, state, you_id, infos)``.
+
+    This is what a snake server does with ``/move``.  ``you`` need not be on the
+    board (``/end`` after elimination); it is then not added to the state.
+
+    Raises:
+        WireFormatError: if the body is malformed.
+    """
+    obj = _obj(value, "request")
+    game = game_from_api(obj.get("game"), "game")
+    turn = _int(obj, "turn", "request")
+    if turn < 0:
+        raise _fail("request.turn", "a non-negative integer", turn)
+    state, infos = board_from_api(obj.get("board"), turn)
+    you, _ = snake_from_api(obj.get("you"), "you")
+    return game, state, you.id, infos

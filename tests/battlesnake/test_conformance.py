@@ -1,0 +1,46 @@
+"""Every record of the official engine's recorded games must match exactly.
+
+The folder comes from $SNAKEWAR_CONFORMANCE_DIR (default ../shared/conformance/battlesnake);
+every ``*.jsonl.gz`` under it is checked, one test per file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from snakewar.games.battlesnake.maps import map_ids
+from snakewar.games.battlesnake.rules import ruleset_names
+from snakewar.testing.battlesnake_conformance import (
+    ConformanceReport,
+    check_game,
+    data_files,
+    default_dir,
+    iter_games,
+)
+from tests.conftest import CONFORMANCE_COUNTS, CONFORMANCE_SETUPS
+
+DATA_DIR = default_dir()
+FILES = data_files([DATA_DIR])
+
+
+def test_conformance_data_is_present() -> None:
+    assert FILES, f"no *.jsonl.gz conformance files under {DATA_DIR.resolve()}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(DATA_DIR)) for p in FILES])
+def test_conformance_file(path: Path) -> None:
+    report = ConformanceReport()
+    for header, turns, end in iter_games(path):
+        check_game(header, turns, end, report)
+    CONFORMANCE_COUNTS.update(report.records)
+    CONFORMANCE_SETUPS.append(report.setups)
+    assert sum(report.games.values()) > 0, f"{path}: no games"
+    assert not report.failures, f"{len(report.failures)} mismatches in {path.name}:\n" + "\n".join(
+        report.failures[:30]
+    )
+    # Nothing unknown may hide in the data: every ruleset and map it names is ours.
+    for ruleset, map_id in report.games:
+        assert ruleset in ruleset_names()
+        assert map_id in map_ids()

@@ -1,0 +1,34 @@
+"""Shared test configuration: hypothesis profiles and the conformance summary."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "dev", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+# Filled by tests/battlesnake/test_conformance.py, printed at the end of the run.
+CONFORMANCE_COUNTS: Counter[tuple[str, str]] = Counter()
+CONFORMANCE_SETUPS: list[int] = []
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not CONFORMANCE_COUNTS:
+        return
+    tr = terminalreporter
+    tr.section("battlesnake conformance: turn records compared per ruleset and map")
+    for (ruleset, map_id), n in sorted(CONFORMANCE_COUNTS.items()):
+        tr.write_line(f"  {ruleset:<22}{map_id:<24}{n:>7}")
+    tr.write_line(
+        f"  total: {sum(CONFORMANCE_COUNTS.values())} turn records, "
+        f"{sum(CONFORMANCE_SETUPS)} setups, {len(CONFORMANCE_COUNTS)} (ruleset, map) pairs"
+    )

@@ -1,0 +1,47 @@
+"""The pure core imports no I/O layer, and the public API is explicit."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+FORBIDDEN = (
+    "httpx",
+    "typer",
+    "rich",
+    "asyncio",
+    "socket",
+    "random",
+    "snakewar.cli",
+    "snakewar.bots",
+)
+
+
+def test_pure_core_imports_no_io_layer() -> None:
+    code = (
+        "import sys; before = set(sys.modules);"
+        "import snakewar.engine, snakewar.games.battlesnake;"
+        f"bad = [m for m in {FORBIDDEN!r} if m in sys.modules and m not in before];"
+        "print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"pure core imported: {out.stdout.strip()}"
+
+
+def test_battlesnake_all_is_exact() -> None:
+    import snakewar.games.battlesnake as bs
+
+    public = {name for name in vars(bs) if not name.startswith("_")}
+    modules = {
+        "ascii",
+        "board",
+        "game",
+        "maps",
+        "rules",
+        "settings",
+        "types",
+        "wire",
+        "register_game",
+        "GameSpec",
+    }
+    assert set(bs.__all__) == public - modules

@@ -1,0 +1,82 @@
+"""The ``snakewar`` command, run as a user runs it (a real subprocess)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from snakewar.cli import main; sys.exit(main())",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONIOENCODING": "utf-8", "COLUMNS": "120", "PATH": ""},
+    )
+
+
+def test_play_default_game_is_reproducible() -> None:
+    first = run("play", "-r", "42")
+    assert first.returncode == 0, first.stderr
+    assert "seed 42" in first.stdout
+    assert "was the winner" in first.stdout or "draw" in first.stdout
+    assert run("play", "-r", "42").stdout == first.stdout
+
+
+def test_play_viewmap_draws_every_turn() -> None:
+    out = run("play", "-r", "3", "-v", "-W", "7", "-H", "7", "builtin:random", "random")
+    assert out.returncode == 0, out.stderr
+    turns = out.stdout.count("\nturn ")
+    assert turns >= 3
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("play", "-m", "nowhere"), "unknown map 'nowhere'"),
+        (("play", "-g", "squad"), "unknown ruleset 'squad'"),
+        (("play", "builtin:hunter2"), "unknown snake 'builtin:hunter2'"),
+        (("play", "-m", "arcade_maze"), "19x21"),
+        (("maps", "info", "nowhere"), "unknown map 'nowhere'"),
+    ],
+)
+def test_bad_input_is_one_error_line(args: tuple[str, ...], needle: str) -> None:
+    out = run(*args)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_maps_list_shows_all_25_maps() -> None:
+    out = run("maps", "list")
+    assert out.returncode == 0, out.stderr
+    for map_id in (
+        "standard",
+        "hz_castle_wall_xl",
+        "hz_rivers_bridges_lg",
+        "solo_maze",
+        "snail_mode",
+    ):
+        assert map_id in out.stdout
+
+
+def test_maps_info() -> None:
+    out = run("maps", "info", "royale", "arcade_maze")
+    assert out.returncode == 0, out.stderr
+    assert "name:        Royale" in out.stdout and "sizes:       19x21" in out.stdout
+
+
+def test_bench_rules_prints_turns_per_second() -> None:
+    out = run("bench", "rules", "--games", "3", "--repeat", "1")
+    assert out.returncode == 0, out.stderr
+    last = out.stdout.strip().splitlines()[-1]
+    assert last.endswith(" turns/s") and int(last.split()[0]) > 0

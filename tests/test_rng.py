@@ -1,0 +1,104 @@
+"""The Go-compatible random source against Go's own outputs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from snakewar.engine.rng import MAX_RAND, MIN_RAND, GoRand, wrap_int64
+from snakewar.testing.battlesnake_conformance import default_dir
+
+VECTORS_PATH = default_dir() / "go_math_rand_vectors.json"
+VECTORS = json.loads(VECTORS_PATH.read_text()) if VECTORS_PATH.exists() else []
+
+
+def test_vectors_present() -> None:
+    assert len(VECTORS) >= 6, f"missing {VECTORS_PATH}"
+
+
+@pytest.mark.parametrize("vec", VECTORS, ids=[str(v["seed"]) for v in VECTORS])
+def test_go_vectors(vec: dict) -> None:
+    seed = vec["seed"]
+    r = GoRand(seed)
+    assert [str(r.int63()) for _ in range(5)] == vec["int63_x5_as_strings"]
+    r = GoRand(seed)
+    assert [r.intn(100) for _ in range(20)] == vec["intn_100_x20"]
+    r = GoRand(seed)
+    assert [r.intn(4) for _ in range(20)] == vec["intn_4_x20"]
+    r = GoRand(seed)
+    assert [r.range(2, 9) for _ in range(10)] == vec["range_2_9_x10"]
+    for n in (4, 8, 12, 121):
+        items = list(range(n))
+        GoRand(seed).shuffle_list(items)
+        assert items == vec[f"shuffle_{n}"]
+        swapped = list(range(n))
+
+        def swap(i: int, j: int, swapped: list[int] = swapped) -> None:
+            swapped[i], swapped[j] = swapped[j], swapped[i]
+
+        GoRand(seed).shuffle(n, swap)
+        assert swapped == vec[f"shuffle_{n}"]
+
+
+@pytest.mark.parametrize("draws_before", [0, 1, 3, 300, 333, 334, 400, 606, 607, 1300])
+def test_fast_shuffle_matches_the_plain_algorithm_anywhere_in_the_stream(draws_before: int) -> None:
+    # shuffle_list inlines the source and fills it with numpy; shuffle() is the plain port.
+    fast, plain = GoRand(77), GoRand(77)
+    for _ in range(draws_before):
+        fast.int63()
+        plain.int63()
+    a, b = list(range(150)), list(range(150))
+    fast.shuffle_list(a)
+
+    def swap(i: int, j: int) -> None:
+        b[i], b[j] = b[j], b[i]
+
+    for i in range(149, 0, -1):
+        swap(i, plain.fast_int31n(i + 1))
+    assert a == b
+    assert [fast.int63() for _ in range(700)] == [plain.int63() for _ in range(700)]
+
+
+def test_seed_reduction_matches_go() -> None:
+    # Go reduces the seed modulo 2**31-1 keeping the dividend's sign, then folds negatives up.
+    assert [GoRand(2**31 - 1 + 5).intn(1000) for _ in range(1)] == [GoRand(5).intn(1000)]
+    assert GoRand(-5).int63() == GoRand(2**31 - 1 - 5).int63()
+    # A seed that reduces to 0 is replaced by a fixed constant, as in Go.
+    assert GoRand(0).int63() == GoRand(2**31 - 1).int63()
+
+
+def test_large_intn_uses_int63n() -> None:
+    r = GoRand(9)
+    values = [r.intn(2**40) for _ in range(50)]
+    assert all(0 <= v < 2**40 for v in values)
+    assert max(values) > 2**31
+
+
+@pytest.mark.parametrize("bad", [0, -3])
+def test_intn_rejects_non_positive(bad: int) -> None:
+    with pytest.raises(ValueError, match=str(bad)):
+        GoRand(1).intn(bad)
+
+
+def test_min_and_max_rand() -> None:
+    assert MIN_RAND.intn(10) == 0 and MIN_RAND.range(3, 8) == 3
+    assert MAX_RAND.intn(10) == 9 and MAX_RAND.range(3, 8) == 8
+    items = [1, 2, 3, 4]
+    MIN_RAND.shuffle_list(items)
+    assert items == [1, 2, 3, 4]
+    MAX_RAND.shuffle_list(items)
+    assert items == [2, 3, 4, 1]
+    swapped = [1, 2, 3, 4]
+
+    def swap(i: int, j: int) -> None:
+        swapped[i], swapped[j] = swapped[j], swapped[i]
+
+    MAX_RAND.shuffle(4, swap)
+    assert swapped == [2, 3, 4, 1]
+
+
+def test_wrap_int64() -> None:
+    assert wrap_int64(2**63 - 1) == 2**63 - 1
+    assert wrap_int64(2**63) == -(2**63)
+    assert wrap_int64(-1) == -1
