@@ -59,12 +59,16 @@ _FILL_THRESHOLD = 24
 
 def _all_words(seed: int) -> list[int]:
     """All 607 seeded words for a reduced seed (``1 <= seed < 2**31 - 1``)."""
+    return _word_array(seed).tolist()  # type: ignore[no-any-return]
+
+
+def _word_array(seed: int) -> Any:
+    """All 607 seeded words as a numpy ``uint64`` array."""
     import numpy as np  # imported here: only long shuffles need it
 
     x = (_pow_array() * seed) % _INT32_MAX  # < 2**62: exact in int64
     u = x.view(np.uint64)  # non-negative, so the bits are the same
-    words = (u[:, 0] << np.uint64(40)) ^ (u[:, 1] << np.uint64(20)) ^ u[:, 2] ^ _cooked_array()
-    return words.tolist()  # type: ignore[no-any-return]
+    return (u[:, 0] << np.uint64(40)) ^ (u[:, 1] << np.uint64(20)) ^ u[:, 2] ^ _cooked_array()
 
 
 @functools.cache
@@ -271,6 +275,41 @@ class GoRand:
             swap(i, self.fast_int31n(i + 1))
             i -= 1
 
+    def _shuffle_vectorized(self, items: MutableSequence[_T]) -> bool:
+        # While fewer than 273 (the lag) values have been drawn, every draw adds two
+        # words that no earlier draw wrote, so a whole shuffle's draws can be
+        # computed at once.  Returns False, changing nothing, when that does not
+        # hold or Lemire's method would reject a draw (a 1-in-10-million event).
+        import numpy as np
+
+        m = len(items) - 1
+        if self._draws + m > _RNG_TAP:  # _draws never undercounts
+            return False
+        words = _word_array(self._seed)
+        k = np.arange(1, m + 1)
+        feed_idx = self._feed - k
+        tap_idx = (self._tap - k) % _RNG_LEN
+        x = words[feed_idx] + words[tap_idx]  # wraps modulo 2**64, as Go's int64 does
+        v = (x & np.uint64(_MASK63)) >> np.uint64(31)
+        ns = np.arange(m + 1, 1, -1, dtype=np.uint64)
+        prod = v * ns
+        low = prod & np.uint64(0xFFFFFFFF)
+        if (low < ns).any() and (low < (np.uint64(1 << 32) - ns) % ns).any():
+            return False
+        for i, j in zip(range(m, 0, -1), (prod >> np.uint64(32)).tolist(), strict=True):
+            items[i], items[j] = items[j], items[i]
+        fresh = words.copy()
+        fresh[feed_idx] = x
+        vec: list[int | None] = fresh.tolist()
+        old = self._vec
+        top = _RNG_LEN - _RNG_TAP
+        vec[self._feed : top] = old[self._feed : top]  # words earlier draws wrote
+        self._vec = vec
+        self._feed -= m
+        self._tap = int(tap_idx[-1])
+        self._draws += m
+        return True
+
     def shuffle_list(self, items: MutableSequence[_T]) -> None:
         """Shuffle ``items`` in place with the same permutation as :meth:`shuffle`."""
         # The hot path of food spawning: Go's Shuffle with Lemire's int31n and the
@@ -279,6 +318,8 @@ class GoRand:
         if n_items < 2:
             return
         if n_items > _FILL_THRESHOLD:
+            if self._shuffle_vectorized(items):
+                return
             self._fill()
         vec = self._vec
         tap, feed = self._tap, self._feed

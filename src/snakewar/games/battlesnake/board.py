@@ -46,6 +46,7 @@ BOARD_SIZE_MEDIUM = 11
 BOARD_SIZE_LARGE = 19
 
 _new_point = Point._make
+_new_snake = tuple.__new__
 
 
 class MutableSnake:
@@ -77,13 +78,18 @@ class MutableSnake:
 
     def freeze(self) -> Snake:
         """Return the immutable :class:`Snake`."""
-        return Snake(
-            self.id,
-            tuple(self.body),
-            self.health,
-            self.eliminated_cause,
-            self.eliminated_by,
-            self.eliminated_on_turn,
+        # tuple.__new__ skips the named tuple's generated __new__: this runs for
+        # every snake twice a turn.
+        return _new_snake(
+            Snake,
+            (
+                self.id,
+                tuple(self.body),
+                self.health,
+                self.eliminated_cause,
+                self.eliminated_by,
+                self.eliminated_on_turn,
+            ),
         )
 
     def __repr__(self) -> str:

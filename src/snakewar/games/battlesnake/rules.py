@@ -443,6 +443,13 @@ def normalize_moves(moves: Moves) -> list[tuple[str, str]]:
     Raises:
         InvalidStateError: if an entry is not a pair of strings.
     """
+    if isinstance(moves, dict):
+        pairs = list(moves.items())
+        for sid, move in pairs:
+            if type(sid) is not str or not isinstance(move, str):
+                break
+        else:
+            return pairs  # the common case: a plain {id: move} dict of strings
     items = moves.items() if isinstance(moves, Mapping) else moves
     out: list[tuple[str, str]] = []
     for item in items:

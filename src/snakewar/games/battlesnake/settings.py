@@ -73,6 +73,8 @@ class Settings:
 
     params: Mapping[str, str] = field(default_factory=dict)
     seed: int = 0
+    # Parsed once: the rules read some settings every turn.
+    _ints: dict[str, int | None] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Keep a private copy: callers may mutate the dict they passed.
@@ -83,6 +85,7 @@ class Settings:
                 raise SettingsError(
                     f"setting {key!r}: raw settings map strings to strings, got {value!r}"
                 )
+        object.__setattr__(self, "_ints", {k: go_atoi(v) for k, v in self.params.items()})
         if type(self.seed) is not int or not _INT64_MIN <= self.seed <= _INT64_MAX:
             raise SettingsError(f"seed {self.seed!r} is not a 64-bit integer")
 
@@ -103,10 +106,7 @@ class Settings:
 
     def get_int(self, key: str, default: int) -> int:
         """Return ``key`` as an int; ``default`` if it is missing or not an integer."""
-        raw = self.params.get(key)
-        if raw is None:
-            return default
-        value = go_atoi(raw)
+        value = self._ints.get(key)
         return default if value is None else value
 
     def get_bool(self, key: str, default: bool) -> bool:
