@@ -119,9 +119,10 @@ def test_empty_body_is_the_reference_execute_error() -> None:
     assert info.value.reason == "snake is length zero"
 
 
-def test_too_many_snakes_is_a_map_setup_error() -> None:
+@pytest.mark.parametrize(("map_id", "size"), [("standard", 19), ("standard", 7), ("empty", 9)])
+def test_too_many_snakes_is_a_map_setup_error(map_id: str, size: int) -> None:
     with pytest.raises(MapSetupError, match="17"):
-        setup_board("standard", Settings(seed=1), 19, 19, [f"s{i}" for i in range(17)])
+        setup_board(map_id, Settings(seed=1), size, size, [f"s{i}" for i in range(17)])
 
 
 @pytest.mark.parametrize(

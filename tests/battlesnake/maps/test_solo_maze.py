@@ -165,3 +165,13 @@ def test_evil_mode_moves_food_the_head_gets_near() -> None:
 def test_evil_mode_leaves_distant_food() -> None:
     state = _evil_state(Point(9, 4))  # distance 5
     assert update(state) == state
+
+
+def test_new_food_also_avoids_the_previous_levels_walls() -> None:
+    # The reference checks the food against the old hazards plus the new maze.
+    for seed in range(1, 40):
+        s = S.with_seed(seed)
+        start = setup_board("solo_maze", s, 11, 11, ["a"])
+        eaten = BoardState(5, 11, 11, start.snakes, (), start.hazards)
+        after = update(eaten, s)
+        assert not set(after.food) & set(start.hazards)

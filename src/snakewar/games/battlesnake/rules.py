@@ -20,7 +20,7 @@ consequences that matter most (all as in the reference):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from snakewar.errors import InvalidStateError, StepError, UnknownRulesetError, choices_text
@@ -254,10 +254,6 @@ def eliminate_snakes_standard(board: MutableBoard, settings: Settings, moves: Mo
     snakes = board.snakes
     turn = board.turn + 1
     w, h = board.width, board.height
-    # Longest first, ties in board order: Go's sort.Slice is a stable insertion
-    # sort for up to 12 elements; Python's sort is stable for any count.
-    by_length = sorted(snakes, key=lambda s: -len(s.body))
-
     for s in snakes:
         if s.eliminated_cause:
             continue
@@ -280,7 +276,10 @@ def eliminate_snakes_standard(board: MutableBoard, settings: Settings, moves: Mo
     heads = {s.body[0] for s in alive}
     if len(heads) == len(alive) and occupied.isdisjoint(heads):
         return False
-    others = [o for o in by_length if not o.eliminated_cause]
+    # Longest first, ties in board order: Go's sort.Slice is a stable insertion
+    # sort for up to 12 elements; Python's sort is stable for any count.  Lengths
+    # do not change in this stage, so sorting only the alive snakes is the same.
+    others = sorted(alive, key=lambda o: -len(o.body))
     collisions: list[tuple[MutableSnake, str, str]] = []
     for s in alive:
         body = s.body
@@ -475,6 +474,16 @@ class Ruleset:
     name: str
     stages: tuple[str, ...]
     settings: Settings
+    _fns: tuple[Stage, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            fns = tuple(STAGES[name] for name in self.stages)
+        except KeyError as exc:
+            raise UnknownRulesetError(
+                f"unknown stage {exc.args[0]!r} (expected one of {choices_text(STAGES)})"
+            ) from None
+        object.__setattr__(self, "_fns", fns)
 
     def execute(self, state: BoardState, moves: Moves) -> tuple[bool, BoardState]:
         """Apply one turn of rules; returns ``(game_over, new_state)``.
@@ -499,7 +508,11 @@ class Ruleset:
             StepError: as :meth:`execute`.
         """
         settings = self.settings
-        return any(STAGES[name](board, settings, moves) for name in self.stages)
+        # A plain loop, not any(): no generator frame on the hottest path.
+        for stage in self._fns:  # noqa: SIM110
+            if stage(board, settings, moves):
+                return True
+        return False
 
 
 def named_ruleset(name: str, settings: Settings | None = None, solo: bool = False) -> Ruleset:

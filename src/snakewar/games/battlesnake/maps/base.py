@@ -191,12 +191,32 @@ def check_size(meta: MapMeta, board: BoardView) -> None:
         )
 
 
+STANDARD_MAX_SNAKES = 16
+
+
+def check_standard_snake_limit(board: BoardView) -> None:
+    """Refuse more than 16 snakes, as the reference's standard setup does.
+
+    Default placement alone would accept more on some boards (random placement on
+    a non-square or 7x7 board), so the limit is checked explicitly.
+
+    Raises:
+        MapSetupError: with more than 16 snakes.
+    """
+    if len(board.snakes) > STANDARD_MAX_SNAKES:
+        raise MapSetupError(
+            f"too many snakes: {len(board.snakes)} (the standard setup takes at most "
+            f"{STANDARD_MAX_SNAKES})"
+        )
+
+
 def setup_standard(board: MutableBoard, settings: Settings) -> None:
     """Standard setup: default snake placement and setup food, drawn from ``GetRand(0)``.
 
     Raises:
         MapSetupError: if the snakes or food do not fit.
     """
+    check_standard_snake_limit(board)
     rand = settings.get_rand(0)
     ids = [s.id for s in board.snakes]
     placed = create_default_board_state(rand, board.width, board.height, ids)

@@ -78,8 +78,10 @@ class HealingPoolsMap(GameMap):
     If ``last`` holds hazards that are not pools of the layout, something else
     rebuilds the hazards every turn (the royale ruleset does, starting at turn N);
     the earlier removal turns then each drew ``Intn(size of the royale zone)``
-    instead.  This reproduces the reference exactly for every recorded game;
-    it cannot reproduce a CLI process that ran other games before.
+    instead.  This matches every recorded game (whose removals happen not to
+    tell it apart from a fresh source per removal, so the replay rests on Go's
+    semantics of one global stream); a CLI process that ran other games before
+    is not reproducible.
     """
 
     meta = MapMeta(

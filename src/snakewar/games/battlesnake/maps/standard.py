@@ -8,6 +8,7 @@ from snakewar.games.battlesnake.maps.base import (
     BoardSizes,
     GameMap,
     MapMeta,
+    check_standard_snake_limit,
     setup_standard,
     spawn_food_standard,
 )
@@ -61,6 +62,7 @@ class EmptyMap(GameMap):
         """Place the snakes the default way; no food."""
         from snakewar.games.battlesnake.board import place_snakes_automatically
 
+        check_standard_snake_limit(board)
         place_snakes_automatically(settings.get_rand(0), board, [s.id for s in board.snakes])
 
     def post_update_board(self, last: BoardView, settings: Settings, edit: MutableBoard) -> None:
