@@ -12,9 +12,9 @@ from snakewar.games.battlesnake.maps.base import (
     BoardSizes,
     GameMap,
     MapMeta,
+    setup_standard,
     spawn_food_standard,
 )
-from snakewar.games.battlesnake.maps.sinkholes import setup_standard_limited
 from snakewar.games.battlesnake.rules import royale_hazards
 from snakewar.games.battlesnake.settings import SHRINK_EVERY_N_TURNS, Settings
 from snakewar.games.battlesnake.types import BoardView, Point
@@ -104,7 +104,7 @@ class HealingPoolsMap(GameMap):
                 fit, or if the board is not 7x7, 11x11 or 19x19.
         """
         # The reference runs the standard setup before it looks at the size.
-        setup_standard_limited(self.meta.id, board, settings)
+        setup_standard(board, settings)
         for p in pool_layout(settings, board.width, board.height):
             board.add_hazard(p)
 

@@ -1,13 +1,7 @@
-"""The sinkholes map: a rounded hazard pit in the centre that deepens every N turns.
-
-Also home of :func:`setup_standard_limited`, the standard setup preceded by the
-reference ``StandardMap``'s own snake limit, which the maps here that reuse the
-standard setup share.
-"""
+"""The sinkholes map: a rounded hazard pit in the centre that deepens every N turns."""
 
 from __future__ import annotations
 
-from snakewar.errors import MapSetupError
 from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.maps.base import (
     TAG_HAZARD_PLACEMENT,
@@ -20,31 +14,10 @@ from snakewar.games.battlesnake.maps.base import (
 from snakewar.games.battlesnake.settings import SHRINK_EVERY_N_TURNS, Settings
 from snakewar.games.battlesnake.types import BoardView, Point
 
-__all__ = ["STANDARD_MAX_SNAKES", "SinkholesMap", "setup_standard_limited", "sinkhole_ring"]
-
-STANDARD_MAX_SNAKES = 16
-"""The most snakes the reference's standard setup accepts (``StandardMap`` max players)."""
+__all__ = ["SinkholesMap", "sinkhole_ring"]
 
 _START_TURN = 1
 _DEFAULT_PERIOD = 10
-
-
-def setup_standard_limited(map_id: str, board: MutableBoard, settings: Settings) -> None:
-    """Standard setup, refusing more than 16 snakes first as the reference's StandardMap does.
-
-    The default placement alone would accept more snakes on some boards (random
-    placement on a 7x7 board), so the limit is checked explicitly.
-
-    Raises:
-        MapSetupError: with more than 16 snakes, or if the snakes or food do not fit.
-    """
-    n = len(board.snakes)
-    if n > STANDARD_MAX_SNAKES:
-        raise MapSetupError(
-            f"map {map_id!r}: too many snakes: {n} (the standard setup takes at most "
-            f"{STANDARD_MAX_SNAKES})"
-        )
-    setup_standard(board, settings)
 
 
 def sinkhole_ring(center: Point, offset: int) -> list[Point]:
@@ -96,7 +69,7 @@ class SinkholesMap(GameMap):
         Raises:
             MapSetupError: with more than 16 snakes, or if the snakes or food do not fit.
         """
-        setup_standard_limited(self.meta.id, board, settings)
+        setup_standard(board, settings)
 
     def post_update_board(self, last: BoardView, settings: Settings, edit: MutableBoard) -> None:
         """Spawn food, then add the centre or the next ring on its turn."""

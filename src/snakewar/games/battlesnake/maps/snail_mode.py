@@ -9,9 +9,9 @@ from snakewar.games.battlesnake.maps.base import (
     BoardSizes,
     GameMap,
     MapMeta,
+    setup_standard,
     spawn_food_standard,
 )
-from snakewar.games.battlesnake.maps.sinkholes import setup_standard_limited
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.types import BoardView, Point
 
@@ -58,7 +58,7 @@ class SnailModeMap(GameMap):
         Raises:
             MapSetupError: with more than 16 snakes, or if the snakes or food do not fit.
         """
-        setup_standard_limited(self.meta.id, board, settings)
+        setup_standard(board, settings)
 
     def post_update_board(self, last: BoardView, settings: Settings, edit: MutableBoard) -> None:
         """Spawn food, fade the trails, store the new tails, restore the stored ones."""
