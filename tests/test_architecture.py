@@ -14,6 +14,10 @@ FORBIDDEN = (
     "random",
     "snakewar.cli",
     "snakewar.bots",
+    "snakewar.referee",
+    "snakewar.replay",
+    "starlette",
+    "uvicorn",
 )
 
 

@@ -1,5 +1,95 @@
-"""Built-in bots that play in-process (no HTTP)."""
+"""Built-in bots and the snake SDK.
 
+Every built-in bot is a :class:`~snakewar.bots.base.Bot`: it plays in-process
+(``builtin:NAME`` in ``snakewar play``) or as an API v1 server
+(``snakewar bot serve NAME``).  Options go after a ``?``, as in
+``builtin:hunter?budget=100``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import parse_qsl
+
+from snakewar.bots.base import Bot, SnakeMetadata, request_rng
 from snakewar.bots.random_safe import RandomSafeBot, random_safe_moves, safe_moves
+from snakewar.errors import SnakewarError, choices_text
 
-__all__ = ["RandomSafeBot", "random_safe_moves", "safe_moves"]
+__all__ = [
+    "Bot",
+    "RandomSafeBot",
+    "SnakeMetadata",
+    "UnknownBotError",
+    "bot_names",
+    "make_bot",
+    "random_safe_moves",
+    "register_bot",
+    "request_rng",
+    "safe_moves",
+]
+
+BotFactory = Callable[..., Bot]
+
+
+class UnknownBotError(SnakewarError, LookupError):
+    """Raised for a built-in bot name or option that does not exist."""
+
+
+_BOTS: dict[str, BotFactory] = {}
+
+
+def register_bot(name: str, factory: BotFactory) -> None:
+    """Register a built-in bot under ``name`` (``factory(**options)`` builds one)."""
+    _BOTS[name] = factory
+
+
+def bot_names() -> list[str]:
+    """The built-in bots' names, sorted."""
+    _load()
+    return sorted(_BOTS)
+
+
+def make_bot(spec: str) -> Bot:
+    """Build a built-in bot from ``NAME`` or ``NAME?key=value&...``.
+
+    Option values are passed as integers when they look like one.
+
+    Raises:
+        UnknownBotError: for an unknown name or an option the bot does not take.
+    """
+    _load()
+    name, _, query = spec.removeprefix("builtin:").partition("?")
+    factory = _BOTS.get(name)
+    if factory is None:
+        raise UnknownBotError(
+            f"unknown built-in bot {name!r} (expected one of {choices_text(sorted(_BOTS))})"
+        )
+    options: dict[str, int | str] = {}
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        options[key] = int(value) if value.lstrip("-").isdigit() else value
+    try:
+        return factory(**options)
+    except TypeError as exc:
+        raise UnknownBotError(f"built-in bot {name!r}: bad options {query!r} ({exc})") from None
+    except ValueError as exc:
+        raise UnknownBotError(f"built-in bot {name!r}: {exc}") from None
+
+
+def _load() -> None:
+    if _BOTS:
+        return
+    register_bot("random", RandomSafeBot)
+    # The other built-ins live in their own modules; import them lazily so that
+    # importing snakewar.bots stays cheap.
+    try:
+        from snakewar.bots.greedy import GreedyBot
+
+        register_bot("greedy", GreedyBot)
+    except ImportError:  # pragma: no cover - only while the module is being written
+        pass
+    try:
+        from snakewar.bots.hunter import HunterBot
+
+        register_bot("hunter", HunterBot)
+    except ImportError:  # pragma: no cover
+        pass

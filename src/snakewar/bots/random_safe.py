@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from snakewar.bots.base import Bot, SnakeMetadata, request_rng
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
+from snakewar.games.battlesnake.wire import SnakeRequest
 
 __all__ = ["RandomSafeBot", "random_safe_moves", "safe_moves"]
 
@@ -59,16 +61,17 @@ def random_safe_moves(
     return moves
 
 
-class RandomSafeBot:
-    """Plays a uniformly random safe move; seeded, so games are reproducible."""
+class RandomSafeBot(Bot):
+    """``random``: a uniformly random safe move (``up`` when none is safe).
+
+    Its randomness comes from :func:`~snakewar.bots.base.request_rng`, so a game
+    replays exactly from its seed.
+    """
 
     name = "random"
+    metadata = SnakeMetadata(author="snakewar", color="#9e9e9e", head="default", tail="default")
 
-    def __init__(self, seed: int | None = None, wrapped: bool = False) -> None:
-        self._rng = random.Random(seed)
-        self._wrapped = wrapped
-
-    def move(self, state: BoardState, you: str) -> str:
-        """Return this bot's move for snake ``you``."""
-        options = safe_moves(state, state.snake(you), self._wrapped)
-        return self._rng.choice(options) if options else "up"
+    def move(self, request: SnakeRequest) -> str:
+        """Return a random safe move."""
+        options = safe_moves(request.board, request.you, request.wrapped)
+        return request_rng(request).choice(options) if options else "up"

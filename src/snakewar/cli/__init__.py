@@ -13,6 +13,7 @@ import typer
 
 from snakewar import __version__
 from snakewar.cli.bench import bench_app
+from snakewar.cli.bot import bot_app
 from snakewar.cli.maps import maps_app
 from snakewar.cli.play import play
 from snakewar.errors import SnakewarError
@@ -30,6 +31,7 @@ app = typer.Typer(
 app.command(help="Play a game between snakes in the terminal.")(play)
 app.add_typer(maps_app, name="maps")
 app.add_typer(bench_app, name="bench")
+app.add_typer(bot_app, name="bot")
 
 
 def _version(value: bool) -> None:

@@ -1,165 +1,447 @@
-"""``snakewar play``: run a game in the terminal.
+"""``snakewar play``: referee games between snakes, one to watch or many to measure.
 
-The flags follow the official CLI (``battlesnake play``).  Snakes are given in one
-list, in the order they are placed; the same seed and snake list always give the
-same game (snake ids are ``snake-1`` … ``snake-N`` in that order, and every
-built-in bot's randomness derives from the seed).
+The flags follow the official CLI (``battlesnake play``): ``-W -H -n -u -t -s -g
+-m -r -d -D -o -v -c`` and the settings flags, with the same meanings.  Beyond it:
+
+* snakes are given in one list (URLs, ``builtin:NAME``, ``legacy:URL``) and ``-u``
+  URLs are appended to it; they are placed in that order;
+* the same seed and snakes give the same game (ids derive from the seed), and the
+  seed is always printed;
+* shouts are relayed; latencies, statuses and timeouts are summarised;
+* ``--replay FILE`` writes Snakewar's replay file, ``-o FILE`` the official JSONL;
+* ``--games N --workers K`` plays a batch and prints win rates with 95% intervals.
 """
 
 from __future__ import annotations
 
-import random
+import asyncio
+import json
+import os
 import secrets
 import sys
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from snakewar.errors import SnakewarError
 
-__all__ = ["SnakeSpec", "parse_snake", "play"]
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
 
-BUILTIN_BOTS = ("random",)
+    from snakewar.referee.batch import MatchSpec
+    from snakewar.referee.records import GameRecord, TurnRecord
+    from snakewar.referee.stats import BatchStats
 
+__all__ = ["DEFAULT_SNAKES", "OutputPathError", "play"]
 
-class SnakeSpecError(SnakewarError, ValueError):
-    """Raised for a snake argument that is neither a built-in name nor a URL."""
-
-
-@dataclass(frozen=True, slots=True)
-class SnakeSpec:
-    """One snake of the command line: a built-in bot, for now."""
-
-    kind: str
-    target: str
+DEFAULT_SNAKES = ("builtin:random",) * 4
+"""Who plays when no snake is given."""
 
 
-def parse_snake(text: str) -> SnakeSpec:
-    """Parse ``builtin:NAME`` (or a bare built-in name).
+class OutputPathError(SnakewarError, OSError):
+    """Raised before a game when an output file cannot be written."""
+
+
+def check_writable(path: str, what: str) -> Path:
+    """Fail early, naming the path, if ``path`` cannot be written.
 
     Raises:
-        SnakeSpecError: for anything else, naming the value and the choices.
+        OutputPathError: if the directory is missing or read-only, or the path is a directory.
     """
-    name = text.removeprefix("builtin:")
-    if name in BUILTIN_BOTS:
-        return SnakeSpec("builtin", name)
-    if text.startswith(("http://", "https://")):
-        raise SnakeSpecError(
-            f"snake {text!r}: HTTP snakes need the referee, which this release does not "
-            "include yet (use built-in snakes: "
-            + ", ".join(f"'builtin:{b}'" for b in BUILTIN_BOTS)
-            + ")"
-        )
-    raise SnakeSpecError(
-        f"unknown snake {text!r} (expected one of "
-        + ", ".join(f"'builtin:{b}'" for b in BUILTIN_BOTS)
-        + ")"
-    )
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise OutputPathError(f"{what} {path!r} is a directory (expected a file path)")
+    if not parent.is_dir():
+        raise OutputPathError(f"{what} {path!r}: directory {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise OutputPathError(f"{what} {path!r} is not writable")
+    return target
 
 
 def play(
     snakes: list[str] = typer.Argument(
-        None, metavar="[SNAKE]...", help="Snakes in placement order (default: 4x builtin:random)."
+        None,
+        metavar="[SNAKE]...",
+        help="Snakes in placement order: URLs, builtin:NAME or legacy:URL "
+        "(default: hunter, greedy, random, random).",
     ),
     names: list[str] = typer.Option([], "-n", "--name", help="Snake names, in order."),
+    urls: list[str] = typer.Option([], "-u", "--url", help="Snake URLs (added after SNAKEs)."),
     width: int = typer.Option(11, "-W", "--width", help="Board width."),
     height: int = typer.Option(11, "-H", "--height", help="Board height."),
+    timeout: int = typer.Option(500, "-t", "--timeout", help="Move timeout in ms (0: 500)."),
+    sequential: bool = typer.Option(
+        False, "-s", "--sequential", help="Ask snakes one after the other."
+    ),
     gametype: str = typer.Option("standard", "-g", "--gametype", help="Ruleset."),
     map_id: str = typer.Option(
         "standard", "-m", "--map", help="Map id (see 'snakewar maps list')."
     ),
     seed: int | None = typer.Option(None, "-r", "--seed", help="Seed (default: random, printed)."),
-    viewmap: bool = typer.Option(False, "-v", "--viewmap", help="Draw the board every turn."),
-    color: bool = typer.Option(False, "-c", "--color", help="Draw in colour."),
     delay: int = typer.Option(0, "-d", "--delay", help="Milliseconds to pause after each turn."),
+    duration: int = typer.Option(0, "-D", "--duration", help="Minimum turn duration in ms."),
+    output: str | None = typer.Option(
+        None, "-o", "--output", help="Write the game as the official CLI's JSONL."
+    ),
+    replay: str | None = typer.Option(None, "--replay", help="Write a Snakewar replay file."),
+    viewmap: bool = typer.Option(False, "-v", "--viewmap", help="Print the board every turn."),
+    color: bool = typer.Option(False, "-c", "--color", help="Draw in colour."),
+    live: bool | None = typer.Option(
+        None, "--live/--no-live", help="Live board and scoreboard (default: on a terminal)."
+    ),
     max_turns: int | None = typer.Option(None, "--max-turns", help="Stop after this many turns."),
     food_spawn_chance: int = typer.Option(15, "--foodSpawnChance"),
     minimum_food: int = typer.Option(1, "--minimumFood"),
     hazard_damage: int = typer.Option(14, "--hazardDamagePerTurn"),
     shrink_every: int = typer.Option(25, "--shrinkEveryNTurns"),
+    games: int = typer.Option(1, "--games", help="Play a batch of this many games."),
+    workers: int = typer.Option(1, "--workers", help="Worker processes for a batch."),
+    json_out: str | None = typer.Option(
+        None, "--json", help="Write the results as JSON to this file ('-': stdout)."
+    ),
+    replay_dir: str | None = typer.Option(
+        None, "--replay-dir", help="In a batch, write each game's replay into this directory."
+    ),
 ) -> None:
-    """Play a game between built-in snakes and show it in the terminal."""
+    """Referee games between snakes: watch one, or measure many."""
     from rich.console import Console
-    from rich.table import Table
 
-    from snakewar.bots.random_safe import RandomSafeBot
-    from snakewar.games.battlesnake import Game, GameConfig, Settings, render_board
+    from snakewar.referee.batch import MatchSpec
+    from snakewar.referee.runner import snake_kind
 
-    specs = [parse_snake(s) for s in (snakes or ["builtin:random"] * 4)]
+    specs = list(snakes or ()) + list(urls)
+    if not specs:
+        specs = list(DEFAULT_SNAKES)
+    for spec in specs:
+        snake_kind(spec)  # fail on a bad argument before anything else
     if len(names) > len(specs):
-        raise SnakeSpecError(f"{len(names)} names given for {len(specs)} snakes")
-    ids = [f"snake-{i + 1}" for i in range(len(specs))]
-    display = {
-        sid: (names[i] if i < len(names) else f"{specs[i].target}-{i + 1}")
-        for i, sid in enumerate(ids)
-    }
+        raise SnakewarError(f"{len(names)} names given for {len(specs)} snakes")
+    if timeout < 0:
+        raise SnakewarError(f"timeout {timeout}: expected a number of milliseconds >= 0")
+    if games < 1:
+        raise SnakewarError(f"--games {games}: expected at least 1")
+    if workers < 1:
+        raise SnakewarError(f"--workers {workers}: expected at least 1")
+    if games > 1 and (output or replay):
+        raise SnakewarError("-o/--output and --replay write one game; use --replay-dir in a batch")
+    for path, what in ((output, "output file"), (replay, "replay file")):
+        if path:
+            check_writable(path, what)
+    if json_out and json_out != "-":
+        check_writable(json_out, "JSON file")
+    if replay_dir is not None and not Path(replay_dir).is_dir():
+        raise OutputPathError(f"replay directory {replay_dir!r} does not exist")
+
     game_seed = seed if seed is not None else secrets.randbits(62) + 1
-    settings = Settings(
-        {
+    match = MatchSpec(
+        snakes=tuple(specs),
+        names=tuple(names),
+        ruleset=gametype,
+        map=map_id,
+        width=width,
+        height=height,
+        params={
             "foodSpawnChance": str(food_spawn_chance),
             "minimumFood": str(minimum_food),
             "damagePerTurn": str(hazard_damage),
             "shrinkEveryNTurns": str(shrink_every),
         },
-        game_seed,
+        timeout_ms=timeout or 500,
+        sequential=sequential,
+        max_turns=max_turns,
     )
-    config = GameConfig(ruleset=gametype, map=map_id, width=width, height=height, settings=settings)
-    game = Game(config, ids)
-    wrapped = "wrapped" in gametype
-    # Each bot's randomness comes from the game seed and its seat, for reproducibility.
-    bots = {
-        sid: RandomSafeBot(random.Random(f"{game_seed}:{i}").getrandbits(64), wrapped)
-        for i, sid in enumerate(ids)
-    }
-    console = Console(highlight=False)
-    draw: Callable[[], str] = lambda: render_board(  # noqa: E731
-        game.state,
-        color=color,
-        unicode=sys.stdout.encoding.lower().startswith("utf"),
-        names=display,
-    )
-    if viewmap:
-        console.print(draw(), markup=False)
-    reason = "game_over"
-    while not game.is_over:
-        if max_turns is not None and game.state.turn >= max_turns:
-            reason = "max_turns"
-            break
-        moves = {sid: bots[sid].move(game.state, sid) for sid in game.alive_ids()}
-        game.step(moves)
-        if viewmap:
-            console.print(draw(), markup=False)
-        if delay > 0:
-            time.sleep(delay / 1000)
-    result = game.result(reason)
-    if not viewmap:
-        console.print(draw(), markup=False)
-    table = Table(title=f"Game over after {result.turns} turns", title_justify="left")
-    for column in ("snake", "name", "length", "health", "result"):
-        table.add_column(column)
-    for snake in result.final_state.snakes:
-        outcome = (
-            f"{snake.eliminated_cause}"
-            + (
-                f" by {snake.eliminated_by}"
-                if snake.eliminated_by and snake.eliminated_by != snake.id
-                else ""
-            )
-            + f" on turn {snake.eliminated_on_turn}"
-            if snake.eliminated_cause
-            else ("winner" if result.winner == snake.id else "alive")
-        )
-        table.add_row(snake.id, display[snake.id], str(len(snake.body)), str(snake.health), outcome)
-    console.print(table)
-    if result.winner:
-        console.print(f"{display[result.winner]} ({result.winner}) was the winner.")
-    elif result.is_draw:
-        console.print("It was a draw.")
-    elif reason == "max_turns":
-        console.print(f"Stopped at the turn limit ({max_turns}).")
+    _check_config(match, game_seed)
+    # With JSON on stdout, everything for people goes to stderr.
+    console = Console(highlight=False, stderr=json_out == "-")
+    if not console.is_terminal:
+        console.width = max(console.width, 150)  # logs and pipes: no squeezed tables
+    if games == 1:
+        record = _play_one(match, game_seed, console, viewmap, color, live, delay, duration)
+        if output:
+            from snakewar.replay import write_official_jsonl
+
+            write_official_jsonl(record, output)
+        if replay:
+            from snakewar.replay import write_replay
+
+            write_replay(record, replay)
+        _print_summary(console, record)
+        if json_out:
+            from snakewar.referee.stats import summarize
+
+            _write_json(json_out, _summary_json(summarize(record)), console)
+    else:
+        stats = _play_batch(match, game_seed, games, workers, replay_dir, console)
+        if json_out:
+            data = stats.to_json() | {"first_seed": game_seed, "config": _match_json(match)}
+            _write_json(json_out, data, console)
+    extra = f" --games {games}" if games > 1 else ""
     console.print(
-        f"ruleset {gametype}, map {map_id}, {width}x{height}, seed {game_seed} "
-        f"(replay with: snakewar play -r {game_seed} ...)"
+        f"ruleset {gametype}, map {map_id}, {width}x{height}, seed {game_seed}"
+        f" (same game again: snakewar play -r {game_seed}{extra} ...)"
     )
+
+
+def _check_config(match: MatchSpec, seed: int) -> None:
+    """Set the board up once, so impossible settings fail before any snake is called."""
+    from snakewar.games.battlesnake import Game
+    from snakewar.referee.records import derive_ids
+
+    Game(match.config(seed), derive_ids(seed, len(match.snakes))[1])
+
+
+def _play_one(
+    match: MatchSpec,
+    seed: int,
+    console: Console,
+    viewmap: bool,
+    color: bool,
+    live: bool | None,
+    delay: int,
+    duration: int,
+) -> GameRecord:
+    from rich.live import Live
+
+    from snakewar.referee.clients import new_http_client
+    from snakewar.referee.runner import connect, play_game
+
+    use_live = (console.is_terminal if live is None else live) and not viewmap
+    unicode = (sys.stdout.encoding or "").lower().startswith("utf")
+
+    async def run() -> GameRecord:
+        async with new_http_client() as http:
+            snakes = await connect(match.snakes, match.names, http, match.timeout_ms)
+            live_view: Live | None = None
+
+            def on_turn(record: GameRecord, turn: TurnRecord) -> None:
+                if viewmap:
+                    console.print(_board_text(record, turn, color, unicode), markup=False)
+                if live_view is not None:
+                    live_view.update(_frame(record, turn, color, unicode))
+
+            kwargs: dict[str, Any] = {
+                "timeout_ms": match.timeout_ms,
+                "sequential": match.sequential,
+                "max_turns": match.max_turns,
+                "delay_ms": delay,
+                "duration_ms": duration,
+                "on_turn": on_turn,
+            }
+            if use_live:
+                with Live(console=console, auto_refresh=False, transient=False) as live_view:
+                    rec = await play_game(match.config(seed), snakes, **kwargs)
+                    live_view.refresh()
+                return rec
+            return await play_game(match.config(seed), snakes, **kwargs)
+
+    record = asyncio.run(run())
+    if not viewmap and not use_live:
+        console.print(_board_text(record, None, color, unicode), markup=False)
+    return record
+
+
+def _names(record: GameRecord) -> dict[str, str]:
+    return {e.id: e.name for e in record.snakes}
+
+
+def _board_text(record: GameRecord, turn: TurnRecord | None, color: bool, unicode: bool) -> str:
+    from snakewar.games.battlesnake import render_board
+
+    state = turn.after if turn is not None else record.final_state
+    return render_board(
+        state,
+        color=color,
+        unicode=unicode,
+        colors={e.id: e.color for e in record.snakes},
+        names=_names(record),
+    )
+
+
+def _frame(record: GameRecord, turn: TurnRecord, color: bool, unicode: bool) -> RenderableType:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    board = Text.from_ansi(_board_text(record, turn, color, unicode))
+    table = Table(box=None, pad_edge=False)
+    for column in ("snake", "len", "hp", "move", "ms", "status", "shout"):
+        table.add_column(column)
+    state = turn.after
+    for entry in record.snakes:
+        snake = state.snake(entry.id)
+        call = turn.calls.get(entry.id)
+        table.add_row(
+            entry.name,
+            str(len(snake.body)),
+            str(snake.health) if not snake.eliminated_cause else snake.eliminated_cause,
+            call.move if call else "",
+            str(call.latency_ms) if call else "",
+            str(call.status) if call else "",
+            call.shout[:40] if call else "",
+            style="dim" if snake.eliminated_cause else None,
+        )
+    return Group(board, table)
+
+
+def _outcome_text(record: GameRecord, snake_id: str) -> str:
+    result = record.result
+    snake = record.final_state.snake(snake_id)
+    if result is not None and result.winner == snake_id:
+        return "winner"
+    if not snake.eliminated_cause:
+        return "alive"
+    names = _names(record)
+    by = snake.eliminated_by
+    by_text = f" by {names.get(by, by)}" if by and by != snake_id else ""
+    return f"{snake.eliminated_cause}{by_text} on turn {snake.eliminated_on_turn}"
+
+
+def _print_summary(console: Console, record: GameRecord) -> None:
+    from rich.table import Table
+
+    from snakewar.referee.stats import percentile, summarize
+
+    summary = summarize(record)
+    result = record.result
+    turns = record.final_state.turn
+    table = Table(title=f"Game {record.id} after {turns} turns", title_justify="left")
+    for column in ("#", "snake", "source", "length", "result", "p50 ms", "p95 ms", "max ms"):
+        table.add_column(column, justify="right" if "ms" in column or column == "#" else "left")
+    table.add_column("failures")
+    for entry, outcome in zip(record.snakes, summary.snakes, strict=True):
+        lat = outcome.latencies
+        failures = ", ".join(f"{n} {k}" for k, n in sorted(outcome.statuses.items())) or "-"
+        table.add_row(
+            str(outcome.seat + 1),
+            entry.name,
+            entry.source,
+            str(outcome.length),
+            _outcome_text(record, entry.id),
+            f"{percentile(lat, 50):.0f}",
+            f"{percentile(lat, 95):.0f}",
+            str(max(lat, default=0)),
+            failures,
+        )
+    console.print(table)
+    if result is not None and result.winner:
+        console.print(
+            f"Game completed after {turns} turns. "
+            f"{record.snake(result.winner).name} was the winner."
+        )
+    elif result is not None and result.is_draw:
+        console.print(f"Game completed after {turns} turns. It was a draw.")
+    elif result is not None and result.reason == "max_turns":
+        console.print(f"Stopped at the turn limit after {turns} turns.")
+    else:
+        console.print(f"Game completed after {turns} turns.")
+
+
+def _play_batch(
+    match: MatchSpec,
+    seed: int,
+    games: int,
+    workers: int,
+    replay_dir: str | None,
+    console: Console,
+) -> BatchStats:
+    import time
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from snakewar.referee.batch import run_batch
+
+    # Connect once here, so an unreachable snake fails before any worker starts.
+    _check_reachable(match)
+    started = time.perf_counter()
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("games", total=games)
+        stats = run_batch(
+            match,
+            [seed + i for i in range(games)],
+            workers=workers,
+            replay_dir=replay_dir,
+            on_game=lambda _: progress.advance(task),
+        )
+    elapsed = time.perf_counter() - started
+    _print_batch(console, stats, elapsed)
+    return stats
+
+
+def _check_reachable(match: MatchSpec) -> None:
+    from snakewar.referee.clients import new_http_client
+    from snakewar.referee.runner import connect
+
+    async def run() -> None:
+        async with new_http_client() as http:
+            await connect(match.snakes, match.names, http, match.timeout_ms)
+
+    asyncio.run(run())
+
+
+def _print_batch(console: Console, stats: BatchStats, elapsed: float) -> None:
+    from rich.table import Table
+
+    table = Table(
+        title=f"{stats.games} games, {stats.draws} draws, {stats.mean_turns:.1f} turns on average",
+        title_justify="left",
+    )
+    for column in ("#", "snake", "W", "D", "L", "win rate (95% CI)", "length"):
+        table.add_column(column, justify="left" if column in ("snake",) else "right")
+    for column in ("eliminations", "p50/p95/max ms", "failures"):
+        table.add_column(column)
+    for seat in stats.seats:
+        lo, hi = seat.win_interval
+        causes = ", ".join(f"{n} {c}" for c, n in seat.causes.most_common()) or "-"
+        failures = ", ".join(f"{n} {k}" for k, n in seat.statuses.most_common()) or "-"
+        table.add_row(
+            str(seat.seat + 1),
+            seat.name,
+            str(seat.wins),
+            str(seat.draws),
+            str(seat.losses + seat.unfinished),
+            f"{seat.win_rate:6.1%} ({lo:.1%}-{hi:.1%})",
+            f"{seat.mean_length:.1f}",
+            causes,
+            f"{seat.latency(50):.0f}/{seat.latency(95):.0f}/{max(seat.latencies, default=0)}",
+            failures,
+        )
+    console.print(table)
+    rate = stats.games / elapsed * 60 if elapsed > 0 else 0.0
+    console.print(f"{stats.games} games in {elapsed:.1f} s ({rate:.1f} games/min)")
+
+
+def _match_json(match: MatchSpec) -> dict[str, Any]:
+    return {
+        "snakes": list(match.snakes),
+        "names": list(match.names),
+        "ruleset": match.ruleset,
+        "map": match.map,
+        "width": match.width,
+        "height": match.height,
+        "settings": dict(match.params),
+        "timeout": match.timeout_ms,
+    }
+
+
+def _summary_json(summary: Any) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    data: dict[str, Any] = asdict(summary)
+    return data
+
+
+def _write_json(path: str, data: dict[str, Any], console: Console) -> None:
+    text = json.dumps(data, indent=2, sort_keys=True)
+    if path == "-":
+        sys.stdout.write(text + "\n")
+    else:
+        Path(path).write_text(text + "\n", encoding="utf-8")

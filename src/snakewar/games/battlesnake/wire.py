@@ -26,12 +26,18 @@ from snakewar.games.battlesnake.types import MAX_BOARD_SIZE, BoardState, Point, 
 
 __all__ = [
     "API_VERSION",
+    "MAX_SHOUT_LENGTH",
+    "MOVES",
     "GameInfo",
+    "MoveReply",
     "SnakeInfo",
+    "SnakeRequest",
+    "api_schema",
     "board_from_api",
     "board_to_api",
     "game_from_api",
     "game_to_api",
+    "move_reply_from_api",
     "point_from_api",
     "request_from_api",
     "request_to_api",
@@ -297,3 +303,108 @@ def request_from_api(value: Any) -> tuple[GameInfo, BoardState, str, dict[str, S
     state, infos = board_from_api(obj.get("board"), turn)
     you, _ = snake_from_api(obj.get("you"), "you")
     return game, state, you.id, infos
+
+
+@dataclass(frozen=True, slots=True)
+class SnakeRequest:
+    """A decoded ``/start``, ``/move`` or ``/end`` body: what one snake sees.
+
+    ``board`` holds only the snakes that are alive (the API never shows the
+    others), so ``you`` may be missing from it in ``/end``; ``you`` is always the
+    recipient's own snake.  ``infos`` carries names, latencies, shouts and
+    customizations by snake id.
+    """
+
+    game: GameInfo
+    turn: int
+    board: BoardState
+    you: Snake
+    infos: Mapping[str, SnakeInfo] = field(default_factory=dict)
+
+    @property
+    def wrapped(self) -> bool:
+        """Whether the board wraps around its edges (the wrapped rulesets)."""
+        return self.game.ruleset_name.startswith("wrapped")
+
+    @property
+    def opponents(self) -> tuple[Snake, ...]:
+        """The other snakes on the board."""
+        return tuple(s for s in self.board.snakes if s.id != self.you.id)
+
+    def to_api(self) -> dict[str, Any]:
+        """Return the JSON body."""
+        return {
+            "game": game_to_api(self.game),
+            "turn": self.turn,
+            "board": board_to_api(self.board, self.infos),
+            "you": snake_to_api(self.you, self.infos.get(self.you.id)),
+        }
+
+    @classmethod
+    def from_api(cls, value: Any) -> SnakeRequest:
+        """Parse a JSON body.
+
+        Raises:
+            WireFormatError: if it is malformed, naming the bad field.
+        """
+        obj = _obj(value, "request")
+        game = game_from_api(obj.get("game"), "game")
+        turn = _int(obj, "turn", "request")
+        if turn < 0:
+            raise _fail("request.turn", "a non-negative integer", turn)
+        board, infos = board_from_api(obj.get("board"), turn)
+        you, you_info = snake_from_api(obj.get("you"), "you")
+        if you.id not in infos:
+            infos[you.id] = you_info
+        return cls(game, turn, board, you, infos)
+
+
+MOVES = ("up", "down", "left", "right")
+"""The four move strings, exactly as the API spells them (case matters)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MoveReply:
+    """A snake's answer to ``/move``."""
+
+    move: str
+    shout: str = ""
+
+    def to_api(self) -> dict[str, Any]:
+        """Return the JSON reply (``shout`` only when there is one)."""
+        out: dict[str, Any] = {"move": self.move}
+        if self.shout:
+            out["shout"] = self.shout[:MAX_SHOUT_LENGTH]
+        return out
+
+
+def move_reply_from_api(value: Any) -> MoveReply:
+    """Validate a ``/move`` reply: ``move`` must be one of :data:`MOVES`.
+
+    A missing or non-string ``shout`` is ignored (the official engine treats it as
+    optional); a long one is cut to :data:`MAX_SHOUT_LENGTH` characters.
+
+    Raises:
+        WireFormatError: if there is no valid move.
+    """
+    obj = _obj(value, "reply")
+    move = obj.get("move")
+    if move not in MOVES:
+        raise _fail("reply.move", "one of " + ", ".join(repr(m) for m in MOVES), move)
+    shout = obj.get("shout")
+    return MoveReply(str(move), shout[:MAX_SHOUT_LENGTH] if isinstance(shout, str) else "")
+
+
+def api_schema() -> dict[str, Any]:
+    """The API v1 JSON Schema shipped with Snakewar (strict: every field, nothing else).
+
+    ``$defs`` holds ``SnakeRequest`` (the ``/start``, ``/move`` and ``/end`` bodies),
+    ``MoveResponse`` and ``Metadata``.  Tools can validate what they send or receive
+    against it; Snakewar's own tests validate every request the referee sends.
+    """
+    import json
+    from importlib.resources import files
+
+    text = files("snakewar.games.battlesnake").joinpath("api_v1.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema

@@ -1,0 +1,159 @@
+"""Many games between the same snakes: batch evaluation on worker processes.
+
+A :class:`MatchSpec` is everything about a game except its seed; it is small and
+picklable, so worker processes receive it and play games ``seed, seed + 1, ...``
+each with its own event loop and HTTP client.  Only a :class:`GameSummary` comes
+back (and, when asked, the worker writes the game's replay file itself).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from snakewar.games.battlesnake.game import GameConfig
+from snakewar.games.battlesnake.settings import Settings
+from snakewar.referee.clients import new_http_client
+from snakewar.referee.records import GameRecord
+from snakewar.referee.runner import TurnCallback, connect, play_game
+from snakewar.referee.stats import BatchStats, GameSummary, summarize
+
+__all__ = ["MatchSpec", "play_match", "run_batch"]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """A game without its seed: the snakes (in placement order) and the settings."""
+
+    snakes: tuple[str, ...]
+    names: tuple[str, ...] = ()
+    ruleset: str = "standard"
+    map: str = "standard"
+    width: int = 11
+    height: int = 11
+    params: Mapping[str, str] = field(default_factory=dict)
+    timeout_ms: int = 500
+    sequential: bool = False
+    max_turns: int | None = None
+    source: str = ""
+
+    def config(self, seed: int) -> GameConfig:
+        """The game config for ``seed``."""
+        return GameConfig(
+            ruleset=self.ruleset,
+            map=self.map,
+            width=self.width,
+            height=self.height,
+            settings=Settings(dict(self.params), seed),
+        )
+
+
+async def play_match(
+    spec: MatchSpec,
+    seed: int,
+    http: httpx.AsyncClient | None = None,
+    on_turn: TurnCallback | None = None,
+) -> GameRecord:
+    """Connect to the snakes and play one game with ``seed``.
+
+    Raises:
+        SnakeUnreachableError, SnakeSpecError, UnknownBotError, RulesError: as
+        :func:`~snakewar.referee.runner.connect` and :func:`~snakewar.referee.runner.play_game`.
+    """
+    if http is None:
+        async with new_http_client() as own:
+            return await play_match(spec, seed, own, on_turn)
+    snakes = await connect(spec.snakes, spec.names, http, spec.timeout_ms)
+    return await play_game(
+        spec.config(seed),
+        snakes,
+        timeout_ms=spec.timeout_ms,
+        sequential=spec.sequential,
+        max_turns=spec.max_turns,
+        source=spec.source,
+        on_turn=on_turn,
+    )
+
+
+def _replay_path(directory: Path, seed: int) -> Path:
+    return directory / f"game-{seed}.jsonl"
+
+
+def _save(record: GameRecord, replay_dir: str | None) -> None:
+    if replay_dir is not None:
+        from snakewar.replay import write_replay
+
+        write_replay(record, _replay_path(Path(replay_dir), record.config.seed))
+
+
+def _worker_game(spec: MatchSpec, seed: int, replay_dir: str | None) -> GameSummary:
+    """Run in a worker process: one whole game."""
+    record = asyncio.run(play_match(spec, seed))
+    _save(record, replay_dir)
+    return summarize(record)
+
+
+def run_batch(
+    spec: MatchSpec,
+    seeds: Sequence[int],
+    *,
+    workers: int = 1,
+    replay_dir: str | None = None,
+    on_game: Callable[[GameSummary], None] | None = None,
+) -> BatchStats:
+    """Play one game per seed and add them up.
+
+    ``workers=1`` plays the games one after the other in this process; more use a
+    pool of that many processes, each playing one game at a time.  Results are
+    counted in completion order; the totals do not depend on it.
+
+    Raises:
+        SnakewarError: the first error a game raised (an unreachable snake, a bad
+            setting); nothing a snake does *during* a game raises.
+    """
+    # Seat names are filled in from the first game (unnamed snakes get default names).
+    stats = BatchStats.empty([""] * len(spec.snakes), spec.snakes)
+    if workers <= 1:
+
+        async def serial() -> None:
+            async with new_http_client() as http:
+                for seed in seeds:
+                    record = await play_match(spec, seed, http)
+                    _save(record, replay_dir)
+                    summary = summarize(record)
+                    _name_seats(stats, summary)
+                    stats.add(summary)
+                    if on_game is not None:
+                        on_game(summary)
+
+        asyncio.run(serial())
+        return stats
+    # "spawn" gives each worker a clean interpreter: no inherited event loop,
+    # sockets or threads from the parent.
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = [pool.submit(_worker_game, spec, seed, replay_dir) for seed in seeds]
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                summary = future.result()
+                _name_seats(stats, summary)
+                stats.add(summary)
+                if on_game is not None:
+                    on_game(summary)
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+    return stats
+
+
+def _name_seats(stats: BatchStats, summary: GameSummary) -> None:
+    # Seat names are only known once the snakes are connected (default names).
+    for outcome in summary.snakes:
+        stats.seats[outcome.seat].name = outcome.name

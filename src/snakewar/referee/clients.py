@@ -1,0 +1,535 @@
+"""Talking to snakes: over HTTP (API v1 and the legacy 2017/2018 APIs) or in-process.
+
+Every client turns whatever a snake does into a :class:`CallOutcome`: a timeout,
+a refused or reset connection, a non-200 status, a body that is too large, not
+JSON, or holds no valid move.  Nothing a snake does raises, except at
+:meth:`SnakeClient.info` time (before a game), where an unreachable snake is an
+error the user must hear about (:class:`SnakeUnreachableError`).
+
+Time limits cover the whole call, from connecting to reading the last byte, as in
+the official engine; a snake that hangs costs the game at most the timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Mapping
+from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from snakewar import __version__
+from snakewar.bots.base import Bot, SnakeMetadata
+from snakewar.errors import SnakewarError, WireFormatError
+from snakewar.games.battlesnake.wire import (
+    MAX_SHOUT_LENGTH,
+    MoveReply,
+    SnakeRequest,
+    move_reply_from_api,
+)
+from snakewar.referee.records import CallOutcome, CallStatus
+
+__all__ = [
+    "MAX_REPLY_BYTES",
+    "HttpSnakeClient",
+    "InProcessClient",
+    "LegacySnakeClient",
+    "SnakeClient",
+    "SnakeUnreachableError",
+    "check_url",
+    "new_http_client",
+]
+
+MAX_REPLY_BYTES = 64 * 1024
+"""Largest reply body read from a snake; a move reply is a few dozen bytes."""
+
+MIN_INFO_TIMEOUT_MS = 2000
+"""``GET /`` before a game waits at least this long: servers may be cold."""
+
+
+class SnakeUnreachableError(SnakewarError, ConnectionError):
+    """Raised before a game when a snake's URL cannot be reached or answers nonsense."""
+
+
+class SnakeClient(Protocol):
+    """One snake, as the referee sees it.  One client per snake per game."""
+
+    source: str
+    """What the user gave: a URL, ``legacy:URL`` or ``builtin:NAME``."""
+
+    async def info(self) -> SnakeMetadata:
+        """Fetch the snake's metadata (``GET /``).
+
+        Raises:
+            SnakeUnreachableError: if the snake cannot be reached or its reply is invalid.
+        """
+        ...
+
+    async def start(self, request: SnakeRequest) -> CallOutcome:
+        """Send ``/start``; the reply is ignored."""
+        ...
+
+    async def move(self, request: SnakeRequest) -> CallOutcome:
+        """Ask for a move.  ``outcome.move`` is empty unless the reply was valid."""
+        ...
+
+    async def end(self, request: SnakeRequest) -> CallOutcome:
+        """Send ``/end``; the reply is ignored."""
+        ...
+
+
+def new_http_client() -> httpx.AsyncClient:
+    """The shared HTTP client: connection reuse, no redirects, our timeouts only."""
+    return httpx.AsyncClient(
+        timeout=None,  # every call is bounded by the referee's own deadline
+        follow_redirects=False,
+        limits=httpx.Limits(max_connections=None, max_keepalive_connections=256),
+        headers={"User-Agent": f"snakewar/{__version__}", "Content-Type": "application/json"},
+    )
+
+
+def check_url(url: str) -> str:
+    """Check that ``url`` is an absolute http(s) URL with a host; return it.
+
+    Raises:
+        SnakeUnreachableError: naming the URL and what was expected.
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise SnakeUnreachableError(f"snake URL {url!r} is malformed ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise SnakeUnreachableError(
+            f"snake URL {url!r} is malformed (expected http://HOST[:PORT][/PATH])"
+        )
+    del port
+    return url
+
+
+def _join(url: str, name: str) -> str:
+    # The reference joins with path.Join(url.Path, name): "/a/" + "move" -> "/a/move".
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/") + "/" + name if name else (parts.path or "/")
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+
+
+class _Reply:
+    __slots__ = ("body", "error", "http_status", "latency_ms", "status")
+
+    def __init__(
+        self,
+        status: CallStatus,
+        latency_ms: int,
+        http_status: int | None = None,
+        body: bytes = b"",
+        error: str = "",
+    ) -> None:
+        self.status = status
+        self.latency_ms = latency_ms
+        self.http_status = http_status
+        self.body = body
+        self.error = error
+
+    def outcome(self, move: str = "", shout: str = "") -> CallOutcome:
+        return CallOutcome(self.status, self.latency_ms, self.http_status, self.error, move, shout)
+
+
+async def _call(
+    http: httpx.AsyncClient,
+    method: str,
+    url: str,
+    body: Mapping[str, Any] | None,
+    timeout_ms: int,
+    max_bytes: int = MAX_REPLY_BYTES,
+) -> _Reply:
+    """One HTTP call under one deadline; every failure becomes a status."""
+    content = None if body is None else json.dumps(body, separators=(",", ":")).encode()
+    started = time.perf_counter()
+
+    def elapsed() -> int:
+        return round((time.perf_counter() - started) * 1000)
+
+    http_status: int | None = None
+    try:
+        async with asyncio.timeout(timeout_ms / 1000):
+            async with http.stream(method, url, content=content) as response:
+                http_status = response.status_code
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > max_bytes:
+                        return _Reply(
+                            CallStatus.TOO_LARGE,
+                            elapsed(),
+                            http_status,
+                            error=f"reply larger than {max_bytes} bytes",
+                        )
+                    chunks.append(chunk)
+    except TimeoutError:
+        return _Reply(
+            CallStatus.TIMEOUT,
+            timeout_ms,
+            http_status,
+            error=f"no complete reply within {timeout_ms} ms",
+        )
+    except httpx.HTTPError as exc:
+        return _Reply(
+            CallStatus.CONNECTION_ERROR,
+            elapsed(),
+            http_status,
+            error=f"{type(exc).__name__}: {exc}"[:200] or type(exc).__name__,
+        )
+    latency = elapsed()
+    if http_status != 200:
+        return _Reply(
+            CallStatus.HTTP_STATUS, latency, http_status, error=f"HTTP status {http_status}"
+        )
+    return _Reply(CallStatus.OK, latency, http_status, b"".join(chunks))
+
+
+def _parse_json(reply: _Reply) -> Any:
+    """Decode a reply body; on failure turn ``reply`` into a BAD_JSON reply."""
+    try:
+        return json.loads(reply.body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        reply.status = CallStatus.BAD_JSON
+        reply.error = f"reply is not JSON ({exc})"[:200]
+        return None
+
+
+def _move_outcome(reply: _Reply) -> CallOutcome:
+    if reply.status is not CallStatus.OK:
+        return reply.outcome()
+    data = _parse_json(reply)
+    if reply.status is not CallStatus.OK:
+        return reply.outcome()
+    try:
+        parsed = move_reply_from_api(data)
+    except WireFormatError as exc:
+        reply.status = CallStatus.INVALID_MOVE
+        reply.error = str(exc)[:200]
+        return reply.outcome()
+    return reply.outcome(parsed.move, parsed.shout)
+
+
+class HttpSnakeClient:
+    """A snake speaking API v1 over HTTP."""
+
+    def __init__(
+        self,
+        url: str,
+        http: httpx.AsyncClient,
+        timeout_ms: int = 500,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
+    ) -> None:
+        self.source = check_url(url)
+        self.url = url
+        self._http = http
+        self.timeout_ms = timeout_ms
+        self.max_reply_bytes = max_reply_bytes
+
+    async def info(self) -> SnakeMetadata:
+        """``GET /``: the snake's metadata.
+
+        Raises:
+            SnakeUnreachableError: on any failure, naming the URL and the problem.
+        """
+        reply = await _call(
+            self._http,
+            "GET",
+            _join(self.url, ""),
+            None,
+            max(self.timeout_ms, MIN_INFO_TIMEOUT_MS),
+            self.max_reply_bytes,
+        )
+        if reply.status is CallStatus.OK:
+            data = _parse_json(reply)
+            if reply.status is CallStatus.OK:
+                try:
+                    return SnakeMetadata.from_api(data)
+                except WireFormatError as exc:
+                    raise SnakeUnreachableError(
+                        f"snake {self.url}: GET / gave an invalid reply ({exc})"
+                    ) from None
+        raise SnakeUnreachableError(f"snake {self.url}: GET / failed ({reply.error})")
+
+    async def start(self, request: SnakeRequest) -> CallOutcome:
+        """``POST /start``."""
+        return (await self._post("start", request.to_api())).outcome()
+
+    async def move(self, request: SnakeRequest) -> CallOutcome:
+        """``POST /move``."""
+        return _move_outcome(await self._post("move", request.to_api()))
+
+    async def end(self, request: SnakeRequest) -> CallOutcome:
+        """``POST /end``."""
+        return (await self._post("end", request.to_api())).outcome()
+
+    async def _post(self, name: str, body: Mapping[str, Any]) -> _Reply:
+        return await _call(
+            self._http, "POST", _join(self.url, name), body, self.timeout_ms, self.max_reply_bytes
+        )
+
+
+class LegacySnakeClient:
+    """A snake speaking the 2017 or 2018 API, translated from API v1 requests.
+
+    Differences the adapter bridges:
+
+    * 2017 and 2018 put the origin at the top left (``y`` grows downwards), API v1
+      at the bottom left: ``y`` is mirrored.  Move names keep their on-screen
+      meaning, so ``"up"`` needs no translation.
+    * There is no ``GET /``: the snake's name, colour and head/tail types come from
+      its ``/start`` reply; ``taunt`` plays the role of ``shout``.
+    * 2018 wraps lists and points as ``{"object": "list", "data": [...]}`` and
+      ``{"object": "point", "x", "y"}``, and game ids are integers; 2017 uses
+      ``[x, y]`` pairs, ``health_points`` and ``you`` as an id.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        http: httpx.AsyncClient,
+        timeout_ms: int = 500,
+        api: int = 2018,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
+    ) -> None:
+        if api not in (2017, 2018):
+            raise ValueError(f"legacy API {api!r}: expected 2017 or 2018")
+        self.source = f"legacy{api}:{check_url(url)}"
+        self.url = url
+        self.api = api
+        self._http = http
+        self.timeout_ms = timeout_ms
+        self.max_reply_bytes = max_reply_bytes
+        self.metadata = SnakeMetadata(apiversion=str(api))
+        self.name = ""
+
+    async def info(self) -> SnakeMetadata:
+        """Check that the server answers at all (legacy snakes have no ``GET /``).
+
+        Raises:
+            SnakeUnreachableError: if nothing answers at the URL.
+        """
+        reply = await _call(
+            self._http,
+            "GET",
+            _join(self.url, ""),
+            None,
+            max(self.timeout_ms, MIN_INFO_TIMEOUT_MS),
+            self.max_reply_bytes,
+        )
+        # Any HTTP answer (404 included) proves a server is there.
+        if reply.status in (CallStatus.CONNECTION_ERROR, CallStatus.TIMEOUT):
+            raise SnakeUnreachableError(f"snake {self.url}: not reachable ({reply.error})")
+        return self.metadata
+
+    def _game_id(self, request: SnakeRequest) -> int | str:
+        if self.api == 2017:
+            return request.game.id
+        # 2018 game ids were integers; derive a stable one from our id.
+        return int(request.game.id.replace("-", "")[:8] or "0", 16)
+
+    def _point(self, x: int, y: int, height: int) -> Any:
+        if self.api == 2017:
+            return [x, height - 1 - y]
+        return {"object": "point", "x": x, "y": height - 1 - y}
+
+    def _snake(self, request: SnakeRequest, snake_id: str) -> dict[str, Any]:
+        snake = request.you if snake_id == request.you.id else request.board.snake(snake_id)
+        info = request.infos.get(snake_id)
+        name = info.name if info else snake_id
+        taunt = info.shout if info else ""
+        h = request.board.height
+        points = [self._point(p.x, p.y, h) for p in snake.body]
+        if self.api == 2017:
+            return {
+                "id": snake.id,
+                "name": name,
+                "health_points": snake.health,
+                "coords": points,
+                "taunt": taunt,
+            }
+        return {
+            "object": "snake",
+            "id": snake.id,
+            "name": name,
+            "taunt": taunt,
+            "health": snake.health,
+            "length": len(points),
+            "body": {"object": "list", "data": points},
+        }
+
+    def world(self, request: SnakeRequest) -> dict[str, Any]:
+        """The legacy ``/move`` body for ``request``."""
+        board = request.board
+        h = board.height
+        snakes = [self._snake(request, s.id) for s in board.snakes]
+        food = [self._point(p.x, p.y, h) for p in board.food]
+        if self.api == 2017:
+            return {
+                "game_id": self._game_id(request),
+                "turn": request.turn,
+                "width": board.width,
+                "height": board.height,
+                "snakes": snakes,
+                "food": food,
+                "you": request.you.id,
+                "dead_snakes": [],
+            }
+        return {
+            "object": "world",
+            "id": self._game_id(request),
+            "width": board.width,
+            "height": board.height,
+            "turn": request.turn,
+            "snakes": {"object": "list", "data": snakes},
+            "food": {"object": "list", "data": food},
+            "you": self._snake(request, request.you.id),
+        }
+
+    async def start(self, request: SnakeRequest) -> CallOutcome:
+        """``POST /start`` with ``{game_id, width, height}``; the reply names the snake."""
+        body = {
+            "game_id": self._game_id(request),
+            "width": request.board.width,
+            "height": request.board.height,
+        }
+        reply = await _call(
+            self._http,
+            "POST",
+            _join(self.url, "start"),
+            body,
+            self.timeout_ms,
+            self.max_reply_bytes,
+        )
+        if reply.status is CallStatus.OK:
+            data = _parse_json(reply)
+            if isinstance(data, dict):
+                self._read_start(data)
+        return reply.outcome()
+
+    def _read_start(self, data: Mapping[str, Any]) -> None:
+        def text(key: str) -> str:
+            value = data.get(key)
+            return value[:256] if isinstance(value, str) else ""
+
+        color = text("color")
+        # Accept 2018's "#rrggbb" and the #rgb shorthand some 2017 snakes sent.
+        if len(color) == 4 and color.startswith("#"):
+            color = "#" + "".join(c * 2 for c in color[1:])
+        meta = SnakeMetadata.from_api(
+            {
+                "apiversion": str(self.api),
+                "color": color,
+                "head": text("head_type"),
+                "tail": text("tail_type"),
+            }
+        )
+        self.metadata = meta
+        self.name = text("name")
+
+    async def move(self, request: SnakeRequest) -> CallOutcome:
+        """``POST /move`` with the legacy world; ``taunt`` becomes the shout."""
+        reply = await _call(
+            self._http,
+            "POST",
+            _join(self.url, "move"),
+            self.world(request),
+            self.timeout_ms,
+            self.max_reply_bytes,
+        )
+        if reply.status is not CallStatus.OK:
+            return reply.outcome()
+        data = _parse_json(reply)
+        if reply.status is not CallStatus.OK:
+            return reply.outcome()
+        if isinstance(data, dict) and "shout" not in data and isinstance(data.get("taunt"), str):
+            data = {"move": data.get("move"), "shout": data["taunt"]}
+        try:
+            parsed = move_reply_from_api(data)
+        except WireFormatError as exc:
+            reply.status = CallStatus.INVALID_MOVE
+            reply.error = str(exc)[:200]
+            return reply.outcome()
+        return reply.outcome(parsed.move, parsed.shout)
+
+    async def end(self, request: SnakeRequest) -> CallOutcome:
+        """``POST /end`` (2018 had one; 2017 snakes simply answer 404, which is recorded)."""
+        return (
+            await _call(
+                self._http,
+                "POST",
+                _join(self.url, "end"),
+                self.world(request),
+                self.timeout_ms,
+                self.max_reply_bytes,
+            )
+        ).outcome()
+
+
+class InProcessClient:
+    """A :class:`~snakewar.bots.base.Bot` played in this process, without HTTP.
+
+    Calls run in a worker thread so that a slow bot never blocks the event loop
+    (other snakes' replies keep being read on time).  A call that takes longer than
+    the game's timeout counts as a timeout, as it would over HTTP; an exception in
+    the bot is a ``bot-error`` status.
+    """
+
+    def __init__(self, bot: Bot, source: str, timeout_ms: int = 500) -> None:
+        self.bot = bot
+        self.source = source
+        self.timeout_ms = timeout_ms
+
+    async def info(self) -> SnakeMetadata:
+        """The bot's metadata."""
+        return self.bot.info()
+
+    async def _run(self, fn: Any, request: SnakeRequest) -> tuple[CallOutcome, Any]:
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self.timeout_ms / 1000):
+                value = await asyncio.to_thread(fn, request)
+        except TimeoutError:
+            return CallOutcome(
+                CallStatus.TIMEOUT,
+                self.timeout_ms,
+                error=f"no reply within {self.timeout_ms} ms",
+            ), None
+        except Exception as exc:  # a bot's bug is data about the bot, not a referee crash
+            return CallOutcome(
+                CallStatus.BOT_ERROR,
+                round((time.perf_counter() - started) * 1000),
+                error=f"{type(exc).__name__}: {exc}"[:200],
+            ), None
+        return CallOutcome(latency_ms=round((time.perf_counter() - started) * 1000)), value
+
+    async def start(self, request: SnakeRequest) -> CallOutcome:
+        """Call the bot's ``start``."""
+        return (await self._run(self.bot.start, request))[0]
+
+    async def move(self, request: SnakeRequest) -> CallOutcome:
+        """Call the bot's ``move`` and validate its answer like an HTTP reply."""
+        outcome, value = await self._run(self.bot.move, request)
+        if not outcome.ok:
+            return outcome
+        reply = value if isinstance(value, MoveReply) else MoveReply(value)
+        try:
+            parsed = move_reply_from_api({"move": reply.move, "shout": reply.shout})
+        except WireFormatError as exc:
+            return CallOutcome(CallStatus.INVALID_MOVE, outcome.latency_ms, error=str(exc)[:200])
+        return CallOutcome(
+            latency_ms=outcome.latency_ms,
+            move=parsed.move,
+            shout=parsed.shout[:MAX_SHOUT_LENGTH],
+        )
+
+    async def end(self, request: SnakeRequest) -> CallOutcome:
+        """Call the bot's ``end``."""
+        return (await self._run(self.bot.end, request))[0]

@@ -1,0 +1,161 @@
+"""What the referee records: per call, per turn and per game.
+
+Everything a snake did wrong is a :class:`CallStatus` value in a record, never an
+exception.  These records are what replay files, summaries, batch statistics and
+the server store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from snakewar.games.battlesnake.game import GameConfig, GameResult
+from snakewar.games.battlesnake.types import BoardState
+
+__all__ = [
+    "CallOutcome",
+    "CallStatus",
+    "GameRecord",
+    "SnakeEntry",
+    "TurnRecord",
+    "derive_ids",
+]
+
+
+class CallStatus(StrEnum):
+    """How one request to a snake went."""
+
+    OK = "ok"
+    TIMEOUT = "timeout"
+    """No complete reply within the game's timeout."""
+    CONNECTION_ERROR = "connection-error"
+    """The connection was refused, reset or closed early."""
+    HTTP_STATUS = "http-status"
+    """The reply's HTTP status was not 200."""
+    BAD_JSON = "bad-json"
+    """The reply was not a JSON document."""
+    INVALID_MOVE = "invalid-move"
+    """The reply was JSON but held no valid move (or was otherwise malformed)."""
+    TOO_LARGE = "too-large"
+    """The reply was larger than the referee accepts."""
+    BOT_ERROR = "bot-error"
+    """An in-process bot raised an exception."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallOutcome:
+    """The result of one request to one snake.
+
+    ``latency_ms`` is the time from sending the request to having the whole reply
+    (the timeout, for a timeout).  ``move`` is the move the snake *played*: the
+    reply's move when ``status`` is OK, otherwise the snake's last valid move
+    (``up`` at first), as the official engine does.  ``http_status`` is ``None``
+    for in-process bots and when no HTTP reply arrived.
+    """
+
+    status: CallStatus = CallStatus.OK
+    latency_ms: int = 0
+    http_status: int | None = None
+    error: str = ""
+    move: str = ""
+    shout: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the snake answered correctly."""
+        return self.status is CallStatus.OK
+
+
+@dataclass(frozen=True, slots=True)
+class SnakeEntry:
+    """A snake taking part in a game: its id, name, where it lives and its metadata.
+
+    ``source`` is what the user gave (``builtin:hunter``, a URL, ``legacy:URL``).
+    """
+
+    id: str
+    name: str
+    source: str
+    author: str = ""
+    color: str = "#888888"
+    head: str = "default"
+    tail: str = "default"
+    version: str = ""
+    apiversion: str = "1"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """One turn: the calls made on ``state_before`` and the state they led to.
+
+    ``turn`` is the turn number of the state the snakes saw (``after.turn`` is
+    ``turn + 1``).  ``calls`` has one outcome per snake that was asked, in board
+    order; ``outcome.move`` is what was played.
+    """
+
+    turn: int
+    calls: dict[str, CallOutcome]
+    after: BoardState
+
+    @property
+    def moves(self) -> dict[str, str]:
+        """The moves played, by snake id."""
+        return {sid: call.move for sid, call in self.calls.items()}
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """A whole refereed game.
+
+    ``initial`` is the turn-0 state; ``turns[i].after`` the state after turn ``i``.
+    ``start`` and ``end`` hold the outcome of each snake's ``/start`` and ``/end``.
+    """
+
+    id: str
+    config: GameConfig
+    timeout_ms: int
+    snakes: list[SnakeEntry]
+    initial: BoardState
+    turns: list[TurnRecord] = field(default_factory=list)
+    start: dict[str, CallOutcome] = field(default_factory=dict)
+    end: dict[str, CallOutcome] = field(default_factory=dict)
+    result: GameResult | None = None
+    source: str = ""
+
+    @property
+    def final_state(self) -> BoardState:
+        """The last state of the game so far."""
+        return self.turns[-1].after if self.turns else self.initial
+
+    def snake(self, snake_id: str) -> SnakeEntry:
+        """Return the entry of ``snake_id``.
+
+        Raises:
+            KeyError: if no such snake plays.
+        """
+        for entry in self.snakes:
+            if entry.id == snake_id:
+                return entry
+        raise KeyError(snake_id)
+
+
+def derive_ids(seed: int, count: int) -> tuple[str, list[str]]:
+    """Return ``(game_id, snake_ids)`` derived from the seed alone.
+
+    The official CLI draws fresh UUIDs, so its games cannot be replayed from the
+    seed; Snakewar derives them (UUID-shaped, so snakes that expect UUIDs are
+    happy), which makes the same seed and snake list give the identical game.
+
+    >>> derive_ids(7, 2) == derive_ids(7, 2)
+    True
+    """
+    game_id = _uuid(f"snakewar-game:{seed}")
+    return game_id, [_uuid(f"snakewar-snake:{seed}:{i}") for i in range(count)]
+
+
+def _uuid(text: str) -> str:
+    digest = hashlib.sha256(text.encode()).digest()
+    return str(uuid.UUID(bytes=digest[:16], version=4))

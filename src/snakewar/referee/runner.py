@@ -1,0 +1,318 @@
+"""The referee: plays one game between snakes, the way the official engine does.
+
+1. ``GET /`` every snake (done by :func:`connect`, once, before any game).
+2. Set up the board from the seed; ``POST /start`` to every snake, in parallel.
+3. Each turn: ``POST /move`` to every alive snake in parallel (or one after the
+   other with ``sequential``), each bounded by the timeout; a snake that fails in
+   any way plays its last valid move (``up`` at first), as the official engine does,
+   and the failure is recorded.  Shouts are relayed to everyone on the next turn.
+4. ``POST /end`` to every snake with the final state.
+
+Unlike the official CLI, the referee knows the game is over *before* asking for
+moves, so no ``/move`` round is wasted after the decisive turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+
+import httpx
+
+from snakewar.bots import make_bot
+from snakewar.errors import SnakewarError
+from snakewar.games.battlesnake.game import Game, GameConfig
+from snakewar.games.battlesnake.types import BoardState
+from snakewar.games.battlesnake.wire import MAX_SHOUT_LENGTH, GameInfo, SnakeInfo, SnakeRequest
+from snakewar.referee.clients import (
+    HttpSnakeClient,
+    InProcessClient,
+    LegacySnakeClient,
+    SnakeClient,
+    SnakeUnreachableError,
+    check_url,
+)
+from snakewar.referee.records import CallOutcome, GameRecord, SnakeEntry, TurnRecord, derive_ids
+
+__all__ = [
+    "ConnectedSnake",
+    "SnakeSpecError",
+    "TurnCallback",
+    "connect",
+    "make_client",
+    "play_game",
+    "snake_kind",
+]
+
+TurnCallback = Callable[[GameRecord, TurnRecord], Awaitable[None] | None]
+"""Called after every turn (e.g. to draw it, store it or stream it)."""
+
+
+class SnakeSpecError(SnakewarError, ValueError):
+    """Raised for a snake argument that is neither a built-in bot nor a URL."""
+
+
+def snake_kind(spec: str) -> tuple[str, str]:
+    """Classify a snake argument: ``("builtin"|"http"|"legacy2017"|"legacy2018", target)``.
+
+    Accepted forms: ``builtin:NAME[?options]`` (or a bare built-in name),
+    ``http(s)://...``, and ``legacy:URL`` / ``legacy2018:URL`` / ``legacy2017:URL``
+    for snakes written for the 2017/2018 APIs.
+
+    Raises:
+        SnakeSpecError: for anything else.
+    """
+    from snakewar.bots import bot_names
+
+    for prefix, kind in (
+        ("legacy2017:", "legacy2017"),
+        ("legacy2018:", "legacy2018"),
+        ("legacy:", "legacy2018"),
+    ):
+        if spec.startswith(prefix):
+            return kind, spec[len(prefix) :]
+    if spec.startswith(("http://", "https://")):
+        return "http", spec
+    name = spec.removeprefix("builtin:")
+    if spec.startswith("builtin:") or name.partition("?")[0] in bot_names():
+        return "builtin", name
+    raise SnakeSpecError(
+        f"snake {spec!r}: expected a URL (http://...), builtin:NAME "
+        f"(one of {', '.join(bot_names())}) or legacy:URL"
+    )
+
+
+def make_client(spec: str, http: httpx.AsyncClient, timeout_ms: int) -> SnakeClient:
+    """Build the client for one snake argument (see :func:`snake_kind`).
+
+    Raises:
+        SnakeSpecError: for an unusable argument.
+        UnknownBotError: for an unknown built-in bot.
+        SnakeUnreachableError: for a malformed URL.
+    """
+    kind, target = snake_kind(spec)
+    if kind == "builtin":
+        return InProcessClient(make_bot(target), f"builtin:{target}", timeout_ms)
+    if kind == "http":
+        return HttpSnakeClient(target, http, timeout_ms)
+    check_url(target)
+    return LegacySnakeClient(target, http, timeout_ms, api=int(kind[-4:]))
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectedSnake:
+    """A snake whose metadata is known, ready to play."""
+
+    client: SnakeClient
+    name: str
+    metadata_author: str
+    color: str
+    head: str
+    tail: str
+    version: str
+    apiversion: str
+
+
+async def connect(
+    specs: Sequence[str],
+    names: Sequence[str],
+    http: httpx.AsyncClient,
+    timeout_ms: int = 500,
+) -> list[ConnectedSnake]:
+    """Build a client for every snake and fetch its metadata (in parallel).
+
+    Unnamed snakes are called after their source: the bot name or the URL's host.
+
+    Raises:
+        SnakeSpecError, UnknownBotError: for a bad argument.
+        SnakeUnreachableError: if a snake cannot be reached; names the first one.
+    """
+    if len(names) > len(specs):
+        raise SnakeSpecError(f"{len(names)} names given for {len(specs)} snakes")
+    clients = [make_client(spec, http, timeout_ms) for spec in specs]
+    metas = await asyncio.gather(*(c.info() for c in clients), return_exceptions=True)
+    out: list[ConnectedSnake] = []
+    for i, (client, meta) in enumerate(zip(clients, metas, strict=True)):
+        if isinstance(meta, BaseException):
+            if isinstance(meta, SnakeUnreachableError):
+                raise meta
+            raise SnakeUnreachableError(f"snake {client.source}: {meta}") from meta
+        name = names[i] if i < len(names) and names[i] else _default_name(client.source, i)
+        out.append(
+            ConnectedSnake(
+                client,
+                name,
+                meta.author,
+                meta.color,
+                meta.head,
+                meta.tail,
+                meta.version,
+                meta.apiversion,
+            )
+        )
+    return out
+
+
+def _default_name(source: str, index: int) -> str:
+    base = source.removeprefix("builtin:").partition("?")[0]
+    if "://" in base:
+        base = base.split("://", 1)[1].split("/", 1)[0]
+    return f"{base}-{index + 1}"
+
+
+async def play_game(
+    config: GameConfig,
+    snakes: Sequence[ConnectedSnake],
+    *,
+    timeout_ms: int = 500,
+    sequential: bool = False,
+    max_turns: int | None = None,
+    delay_ms: int = 0,
+    duration_ms: int = 0,
+    source: str = "",
+    on_turn: TurnCallback | None = None,
+    initial_state: BoardState | None = None,
+) -> GameRecord:
+    """Referee one game and return its record.
+
+    Snake ids are derived from the seed (:func:`~snakewar.referee.records.derive_ids`)
+    and snakes are placed in the order given, so the same seed, snakes and replies
+    give the identical game.  ``delay_ms`` sleeps after each turn; ``duration_ms``
+    makes each turn last at least that long (the official ``-d`` and ``-D``).
+
+    Raises:
+        RulesError: if the game cannot be set up (bad sizes, too many snakes for
+            the map, unknown ruleset or map).  Nothing a snake does raises.
+    """
+    game_id, ids = derive_ids(config.seed, len(snakes))
+    game = Game(config, ids, initial_state)
+    info = GameInfo(
+        id=game_id,
+        ruleset_name=config.ruleset,
+        settings=config.settings,
+        map=config.map,
+        timeout=timeout_ms,
+        source=source,
+    )
+    entries = [
+        SnakeEntry(
+            id=sid,
+            name=s.name,
+            source=s.client.source,
+            author=s.metadata_author,
+            color=s.color,
+            head=s.head,
+            tail=s.tail,
+            version=s.version,
+            apiversion=s.apiversion,
+        )
+        for sid, s in zip(ids, snakes, strict=True)
+    ]
+    clients = {sid: s.client for sid, s in zip(ids, snakes, strict=True)}
+    infos = {
+        e.id: SnakeInfo(
+            name=e.name, latency="0", color=e.color, head=e.head, tail=e.tail, author=e.author
+        )
+        for e in entries
+    }
+    record = GameRecord(
+        id=game_id,
+        config=config,
+        timeout_ms=timeout_ms,
+        snakes=entries,
+        initial=game.state,
+        source=source,
+    )
+
+    record.start = await _round(
+        "start", clients, info, game.state, list(clients), infos, sequential
+    )
+    _refresh_legacy(record, clients, infos)
+    last_move = dict.fromkeys(ids, "up")
+    reason = "game_over"
+    while not game.is_over:
+        if max_turns is not None and game.state.turn >= max_turns:
+            reason = "max_turns"
+            break
+        started = time.perf_counter()
+        state = game.state
+        alive = game.alive_ids()
+        calls = await _round("move", clients, info, state, alive, infos, sequential)
+        played: dict[str, CallOutcome] = {}
+        for sid in alive:
+            call = calls[sid]
+            if call.ok:
+                last_move[sid] = call.move
+            else:
+                call = replace(call, move=last_move[sid])
+            played[sid] = call
+            infos[sid] = replace(
+                infos[sid],
+                latency=str(call.latency_ms),
+                shout=call.shout[:MAX_SHOUT_LENGTH],
+            )
+        step = game.step({sid: c.move for sid, c in played.items()})
+        assert step.after is not None  # is_over was false, so the turn was played
+        turn = TurnRecord(state.turn, played, step.after)
+        record.turns.append(turn)
+        if on_turn is not None:
+            maybe = on_turn(record, turn)
+            if inspect.isawaitable(maybe):
+                await maybe
+        pause = delay_ms / 1000
+        if duration_ms:
+            pause = max(pause, duration_ms / 1000 - (time.perf_counter() - started))
+        if pause > 0:
+            await asyncio.sleep(pause)
+    record.result = game.result(reason)
+    record.end = await _round("end", clients, info, game.state, list(clients), infos, sequential)
+    return record
+
+
+def _refresh_legacy(
+    record: GameRecord, clients: dict[str, SnakeClient], infos: dict[str, SnakeInfo]
+) -> None:
+    """Legacy snakes say their name and colour in the ``/start`` reply."""
+    for i, entry in enumerate(record.snakes):
+        client = clients[entry.id]
+        if isinstance(client, LegacySnakeClient) and record.start[entry.id].ok:
+            meta = client.metadata
+            record.snakes[i] = replace(entry, color=meta.color, head=meta.head, tail=meta.tail)
+            infos[entry.id] = replace(
+                infos[entry.id], color=meta.color, head=meta.head, tail=meta.tail
+            )
+
+
+async def _round(
+    kind: str,
+    clients: dict[str, SnakeClient],
+    info: GameInfo,
+    state: BoardState,
+    ids: Sequence[str],
+    infos: dict[str, SnakeInfo],
+    sequential: bool,
+) -> dict[str, CallOutcome]:
+    """Send one kind of request to the snakes ``ids`` and collect the outcomes."""
+    # Snakes see only the snakes still alive; ``you`` is always the recipient itself.
+    visible = state.replace(snakes=tuple(s for s in state.snakes if not s.eliminated_cause))
+    frozen_infos = dict(infos)
+    requests = {
+        sid: SnakeRequest(info, state.turn, visible, state.snake(sid), frozen_infos) for sid in ids
+    }
+
+    async def call(sid: str) -> CallOutcome:
+        client = clients[sid]
+        request = requests[sid]
+        if kind == "move":
+            return await client.move(request)
+        if kind == "start":
+            return await client.start(request)
+        return await client.end(request)
+
+    if sequential:
+        return {sid: await call(sid) for sid in ids}
+    results = await asyncio.gather(*(call(sid) for sid in ids))
+    return dict(zip(ids, results, strict=True))

@@ -1,0 +1,236 @@
+"""The referee against real snake servers on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator, Sequence
+
+import jsonschema
+import pytest
+
+from snakewar.games.battlesnake import GameConfig, Settings
+from snakewar.games.battlesnake.wire import api_schema
+from snakewar.referee.clients import SnakeUnreachableError, new_http_client
+from snakewar.referee.records import CallStatus, GameRecord
+from snakewar.referee.runner import SnakeSpecError, connect, play_game
+
+from .snake_servers import SnakeServers
+
+SCHEMA = api_schema()
+REQUEST_VALIDATOR = jsonschema.Draft202012Validator(
+    {"$ref": "#/$defs/SnakeRequest", "$defs": SCHEMA["$defs"]}
+)
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[SnakeServers]:
+    with SnakeServers() as running:
+        yield running
+
+
+def play(
+    specs: Sequence[str],
+    seed: int = 1,
+    timeout_ms: int = 500,
+    names: Sequence[str] = (),
+    max_turns: int | None = 40,
+    **kwargs: object,
+) -> GameRecord:
+    async def run() -> GameRecord:
+        async with new_http_client() as http:
+            snakes = await connect(specs, names, http, timeout_ms)
+            return await play_game(
+                GameConfig(settings=Settings.defaults(seed=seed)),
+                snakes,
+                timeout_ms=timeout_ms,
+                max_turns=max_turns,
+                **kwargs,  # type: ignore[arg-type]
+            )
+
+    return asyncio.run(run())
+
+
+def test_request_bodies_follow_api_v1(servers: SnakeServers) -> None:
+    servers.received.clear()
+    record = play([servers.url("good"), servers.url("good2"), "builtin:random"], seed=11)
+    assert record.result is not None
+    for name in ("good", "good2"):
+        starts = servers.bodies(name, "start")
+        moves = servers.bodies(name, "move")
+        ends = servers.bodies(name, "end")
+        assert len(starts) == 1 and len(ends) == 1
+        assert len(moves) == sum(
+            1 for t in record.turns if record.snakes[0 if name == "good" else 1].id in t.calls
+        )
+        for body in starts + moves + ends:
+            REQUEST_VALIDATOR.validate(body)
+            assert body["game"]["id"] == record.id
+            assert body["game"]["timeout"] == 500
+            assert body["game"]["map"] == "standard"
+            assert body["game"]["ruleset"]["name"] == "standard"
+            assert body["game"]["ruleset"]["settings"]["foodSpawnChance"] == 15
+            assert body["game"]["ruleset"]["settings"]["royale"] == {"shrinkEveryNTurns": 25}
+        assert starts[0]["turn"] == 0
+        for body in moves:
+            # Only alive snakes are on the board, and the recipient is one of them.
+            ids = [s["id"] for s in body["board"]["snakes"]]
+            assert body["you"]["id"] in ids
+            state = record.initial if body["turn"] == 0 else record.turns[body["turn"] - 1].after
+            assert ids == [s.id for s in state.snakes if not s.eliminated_cause]
+            assert body["you"]["body"] == [
+                {"x": p.x, "y": p.y} for p in state.snake(body["you"]["id"]).body
+            ]
+        assert ends[0]["turn"] == record.final_state.turn
+    good_id = record.snakes[0].id
+    # Metadata becomes customizations; names default from the source.
+    first_move = servers.bodies("good2", "move")[0]
+    good_view = next(s for s in first_move["board"]["snakes"] if s["id"] == good_id)
+    assert good_view["customizations"] == {"color": "#123456", "head": "smile", "tail": "bolt"}
+    assert good_view["shout"] == "" and good_view["latency"] == "0"
+    # Shouts and latencies are relayed on the next turn.
+    second = servers.bodies("good2", "move")[1]
+    good_view = next(s for s in second["board"]["snakes"] if s["id"] == good_id)
+    assert good_view["shout"] == "good says 0"
+    assert good_view["latency"] == str(record.turns[0].calls[good_id].latency_ms)
+
+
+def test_every_failure_is_a_status_and_plays_the_default_move(servers: SnakeServers) -> None:
+    kinds = ["good", "slow", "hang", "garbage", "invalid", "status500", "huge", "crash"]
+    timeout = 250
+    started = time.perf_counter()
+    record = play([servers.url(k) for k in kinds], seed=5, timeout_ms=timeout)
+    elapsed = time.perf_counter() - started
+    ids = {kind: entry.id for kind, entry in zip(kinds, record.snakes, strict=True)}
+    first = record.turns[0].calls
+    expected = {
+        "good": CallStatus.OK,
+        "slow": CallStatus.TIMEOUT,
+        "hang": CallStatus.TIMEOUT,
+        "garbage": CallStatus.BAD_JSON,
+        "invalid": CallStatus.INVALID_MOVE,
+        "status500": CallStatus.HTTP_STATUS,
+        "huge": CallStatus.TOO_LARGE,
+        "crash": CallStatus.CONNECTION_ERROR,
+    }
+    for kind, status in expected.items():
+        call = first[ids[kind]]
+        assert call.status is status, (kind, call)
+        if status is not CallStatus.OK:
+            assert call.move == "up", (kind, call)  # no valid move yet: "up"
+            assert call.error
+    assert first[ids["status500"]].http_status == 500
+    assert first[ids["hang"]].latency_ms == timeout
+    assert first[ids["good"]].http_status == 200
+    # A hanging snake never costs a turn more than the timeout (plus slack for a busy CI).
+    assert elapsed < len(record.turns) * (timeout / 1000 + 0.25) + 2
+    assert record.result is not None
+
+
+def test_failed_turns_repeat_the_last_valid_move(servers: SnakeServers) -> None:
+    record = play([servers.url("flaky"), servers.url("good")], seed=3)
+    flaky = record.snakes[0].id
+    played = [t.calls[flaky] for t in record.turns if flaky in t.calls]
+    assert len(played) >= 4
+    for turn, call in enumerate(played):
+        if turn % 2:
+            assert call.status is CallStatus.HTTP_STATUS and call.http_status == 503
+            assert call.move == played[turn - 1].move
+        else:
+            assert call.status is CallStatus.OK
+
+
+def test_long_shouts_are_cut_to_256(servers: SnakeServers) -> None:
+    servers.received.clear()
+    record = play([servers.url("longshout"), servers.url("good")], seed=4)
+    loud = record.snakes[0].id
+    assert len(record.turns[0].calls[loud].shout) == 256
+    second = servers.bodies("good", "move")[1]
+    view = next(s for s in second["board"]["snakes"] if s["id"] == loud)
+    assert view["shout"] == "x" * 256
+
+
+def test_start_errors_are_recorded_not_fatal(servers: SnakeServers) -> None:
+    record = play([servers.url("startfail"), servers.url("good")], seed=8)
+    assert record.start[record.snakes[0].id].status is CallStatus.HTTP_STATUS
+    assert record.start[record.snakes[1].id].ok
+    assert record.turns[0].calls[record.snakes[0].id].ok
+
+
+@pytest.mark.parametrize("api", [2017, 2018])
+def test_legacy_snakes_play(servers: SnakeServers, api: int) -> None:
+    name = f"legacy{api}"
+    servers.received.clear()
+    record = play([f"legacy{api}:{servers.url(name)}", servers.url("good")], seed=21)
+    legacy = record.snakes[0]
+    assert legacy.source == f"legacy{api}:{servers.url(name)}"
+    assert legacy.color == "#aabbcc" and legacy.head == "fang" and legacy.tail == "curled"
+    start = servers.bodies(name, "start")[0]
+    assert set(start) == {"game_id", "width", "height"}
+    moves = servers.bodies(name, "move")
+    assert moves
+    for body in moves:
+        turn = body["turn"]
+        state = record.initial if turn == 0 else record.turns[turn - 1].after
+        me = state.snake(legacy.id)
+        if api == 2018:
+            assert body["object"] == "world" and isinstance(body["id"], int)
+            assert body["snakes"]["object"] == "list"
+            you_body = body["you"]["body"]
+            assert you_body["object"] == "list"
+            points = [(p["x"], p["y"]) for p in you_body["data"]]
+            assert all(p["object"] == "point" for p in you_body["data"])
+            assert body["food"]["object"] == "list"
+        else:
+            assert body["you"] == legacy.id and body["game_id"] == record.id
+            you = next(s for s in body["snakes"] if s["id"] == legacy.id)
+            points = [tuple(p) for p in you["coords"]]
+            assert "health_points" in you
+        # Legacy boards count y from the top.
+        assert points == [(p.x, state.height - 1 - p.y) for p in me.body]
+    calls = [t.calls[legacy.id] for t in record.turns if legacy.id in t.calls]
+    assert all(c.ok for c in calls)
+    assert calls[0].shout == "taunt 0"
+    # The legacy snake's moves are safe in its own coordinates, so it never hits a wall.
+    final = record.final_state.snake(legacy.id)
+    assert final.eliminated_cause != "wall-collision"
+
+
+def test_hanging_snake_does_not_slow_another_game(servers: SnakeServers) -> None:
+    async def run() -> tuple[float, float, GameRecord]:
+        async with new_http_client() as http:
+            slow_snakes = await connect([servers.url("hang"), servers.url("good")], [], http, 300)
+            fast_snakes = await connect([servers.url("good"), servers.url("good2")], [], http, 300)
+
+            async def timed(snakes: list, seed: int) -> tuple[float, GameRecord]:  # type: ignore[type-arg]
+                started = time.perf_counter()
+                rec = await play_game(
+                    GameConfig(settings=Settings.defaults(seed=seed)),
+                    snakes,
+                    timeout_ms=300,
+                    max_turns=20,
+                )
+                return time.perf_counter() - started, rec
+
+            (t_slow, _), (t_fast, fast) = await asyncio.gather(
+                timed(slow_snakes, 1), timed(fast_snakes, 2)
+            )
+            return t_slow, t_fast, fast
+
+    t_slow, t_fast, fast = asyncio.run(run())
+    turns = len(fast.turns)
+    assert turns >= 5
+    # The fast game's turns are bounded by its own snakes, far below the 300 ms timeout.
+    assert t_fast / turns < 0.15, (t_fast, turns)
+    assert all(c.ok for t in fast.turns for c in t.calls.values())
+    del t_slow
+
+
+def test_unreachable_and_malformed_urls_fail_before_the_game(servers: SnakeServers) -> None:
+    sock_port = servers.drop_port + 1  # nothing listens there (very likely)
+    with pytest.raises(SnakeUnreachableError, match=rf"127\.0\.0\.1:{sock_port}"):
+        play([f"http://127.0.0.1:{sock_port}", servers.url("good")])
+    with pytest.raises(SnakeUnreachableError, match="malformed"):
+        play(["http://", servers.url("good")])
+    with pytest.raises(SnakeSpecError, match="ftp://x"):
+        play(["ftp://x"])
