@@ -12,11 +12,19 @@ from __future__ import annotations
 
 import random
 import statistics
+import subprocess
 import time
 
 import typer
 
-__all__ = ["bench_app", "bench_rules", "measure_rules"]
+__all__ = [
+    "bench_app",
+    "bench_referee",
+    "bench_rules",
+    "measure_referee",
+    "measure_rules",
+    "start_bot_servers",
+]
 
 bench_app = typer.Typer(help="Measure throughput.", no_args_is_help=True)
 
@@ -91,3 +99,132 @@ def bench_rules(
     typer.echo(f"engine + move generation: {statistics.median(move_rates):,.0f} turns/s")
     typer.echo(f"per repetition (engine only): {', '.join(f'{x:,.0f}' for x in rates)}")
     typer.echo(f"{statistics.median(rates):.0f} turns/s")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def start_bot_servers(names: list[str]) -> tuple[list[str], list[subprocess.Popen[bytes]]]:
+    """Start one ``snakewar bot serve`` process per name; return URLs and processes."""
+    import sys
+
+    import httpx
+
+    urls: list[str] = []
+    procs: list[subprocess.Popen[bytes]] = []
+    for name in names:
+        port = _free_port()
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "snakewar", "bot", "serve", name, "--port", str(port)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        urls.append(f"http://127.0.0.1:{port}")
+    deadline = time.monotonic() + 30
+    for url in urls:
+        while True:
+            try:
+                httpx.get(url + "/", timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+    return urls, procs
+
+
+def measure_referee(
+    specs: list[str], games: int, seed: int, timeout_ms: int = 500
+) -> tuple[list[float], list[float]]:
+    """Play ``games`` games; per turn return (turn time, time waiting for the slowest snake)."""
+    import asyncio
+
+    from snakewar.games.battlesnake import GameConfig, Settings
+    from snakewar.referee import connect, new_http_client, play_game
+    from snakewar.referee.records import GameRecord, TurnRecord
+
+    turn_times: list[float] = []
+    waits: list[float] = []
+
+    async def run() -> None:
+        async with new_http_client() as http:
+            snakes = await connect(specs, [], http, timeout_ms)
+            last = [0.0]
+
+            def on_turn(record: GameRecord, turn: TurnRecord) -> None:
+                now = time.perf_counter()
+                # Turn 0 also holds /start; only later turns are pure move rounds.
+                if turn.turn > 0:
+                    turn_times.append(now - last[0])
+                    waits.append(max(c.latency_ms for c in turn.calls.values()) / 1000)
+                last[0] = now
+
+            for g in range(games):
+                await play_game(
+                    GameConfig(settings=Settings.defaults(seed=seed + g)),
+                    snakes,
+                    timeout_ms=timeout_ms,
+                    on_turn=on_turn,
+                )
+
+    asyncio.run(run())
+    return turn_times, waits
+
+
+@bench_app.command("referee")
+def bench_referee(
+    bot: str = typer.Option("random", "--bot", help="Built-in bot behind each HTTP snake."),
+    snakes: int = typer.Option(4, "--snakes"),
+    games: int = typer.Option(20, "--games", help="Games for the per-turn figures."),
+    batch: int = typer.Option(40, "--batch", help="Games for the games/min figure."),
+    workers: int = typer.Option(2, "--workers", help="Worker processes for the batch."),
+    seed: int = typer.Option(1, "--seed"),
+) -> None:
+    """Referee overhead per turn and batch throughput against local HTTP bots.
+
+    Each snake is a ``snakewar bot serve`` process on loopback.  Overhead per turn
+    is the turn's wall time minus the slowest snake's round trip: building and
+    encoding requests, reading replies, the rules, bookkeeping.
+    """
+    from snakewar.referee import MatchSpec, run_batch
+
+    urls, procs = start_bot_servers([bot] * snakes)
+    try:
+        measure_referee(urls, 2, seed + 10_000)  # warm-up: connections, imports
+        turn_times, waits = measure_referee(urls, games, seed)
+        overhead = [t - w for t, w in zip(turn_times, waits, strict=True)]
+        local_turns, _ = measure_referee([f"builtin:{bot}"] * snakes, games, seed)
+        typer.echo(f"{snakes} HTTP snakes (builtin:{bot} servers), {len(turn_times)} turns")
+        typer.echo(
+            f"turn time: median {statistics.median(turn_times) * 1000:.2f} ms, "
+            f"slowest snake's round trip: median {statistics.median(waits) * 1000:.2f} ms"
+        )
+        typer.echo(
+            f"referee overhead per turn: median {statistics.median(overhead) * 1000:.2f} ms, "
+            f"mean {statistics.fmean(overhead) * 1000:.2f} ms"
+        )
+        typer.echo(
+            f"same games in-process (builtin:{bot}, no HTTP): "
+            f"median {statistics.median(local_turns) * 1000:.2f} ms per turn"
+        )
+        spec = MatchSpec(snakes=tuple(urls))
+        started = time.perf_counter()
+        stats = run_batch(spec, [seed + i for i in range(batch)], workers=workers)
+        elapsed = time.perf_counter() - started
+        typer.echo(
+            f"batch: {stats.games} games, {stats.mean_turns:.0f} turns on average, "
+            f"--workers {workers}: {stats.games / elapsed * 60:.0f} games/min"
+        )
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(10)
