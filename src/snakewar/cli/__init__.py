@@ -16,6 +16,7 @@ from snakewar.cli.bench import bench_app
 from snakewar.cli.bot import bot_app
 from snakewar.cli.maps import maps_app
 from snakewar.cli.play import play
+from snakewar.cli.replay import replay_app
 from snakewar.errors import SnakewarError
 
 __all__ = ["app", "main"]
@@ -32,6 +33,7 @@ app.command(help="Play a game between snakes in the terminal.")(play)
 app.add_typer(maps_app, name="maps")
 app.add_typer(bench_app, name="bench")
 app.add_typer(bot_app, name="bot")
+app.add_typer(replay_app, name="replay")
 
 
 def _version(value: bool) -> None:

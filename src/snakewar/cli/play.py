@@ -186,10 +186,17 @@ def play(
 
 def _check_config(match: MatchSpec, seed: int) -> None:
     """Set the board up once, so impossible settings fail before any snake is called."""
+    from snakewar.errors import MapSetupError
     from snakewar.games.battlesnake import Game
     from snakewar.referee.records import derive_ids
 
-    Game(match.config(seed), derive_ids(seed, len(match.snakes))[1])
+    try:
+        Game(match.config(seed), derive_ids(seed, len(match.snakes))[1])
+    except MapSetupError as exc:
+        raise MapSetupError(
+            f"cannot set up {len(match.snakes)} snakes on a {match.width}x{match.height} board "
+            f"with map {match.map!r}: {exc}"
+        ) from None
 
 
 def _play_one(

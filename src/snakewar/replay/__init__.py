@@ -1,0 +1,70 @@
+"""Replay files: Snakewar's own format, its verification, and the official CLI's JSONL.
+
+* :func:`write_replay` / :func:`read_replay` / :func:`load_replay`: Snakewar's
+  versioned JSON Lines format (documented in :mod:`snakewar.replay.format`); a
+  record written and read back is equal to the original.
+* :func:`verify_replay`: play the game again from its seed and recorded moves
+  and compare every frame, the result and the digest.
+* :func:`write_official_jsonl` / :func:`read_official_jsonl`: the file that
+  ``battlesnake play --output`` writes (:mod:`snakewar.replay.official`).
+
+Every problem with a file is a :class:`ReplayError` (a ``ValueError``) with a
+one-line message naming the file, the line and the field.
+"""
+
+from snakewar.replay._lines import MAX_FILE_BYTES, MAX_LINE_BYTES, ReplayError, ReplaySource
+from snakewar.replay.format import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    Replay,
+    config_to_dict,
+    header_dict,
+    load_replay,
+    read_replay,
+    replay_digest,
+    replay_lines,
+    result_dict,
+    turn_dict,
+    write_replay,
+)
+from snakewar.replay.official import (
+    OfficialFrame,
+    OfficialReplay,
+    OfficialResult,
+    official_game_info,
+    official_jsonl_lines,
+    read_official_jsonl,
+    sniff_replay,
+    write_official_jsonl,
+)
+from snakewar.replay.verify import VerifyReport, state_differences, verify_replay
+
+__all__ = [
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "MAX_FILE_BYTES",
+    "MAX_LINE_BYTES",
+    "OfficialFrame",
+    "OfficialReplay",
+    "OfficialResult",
+    "Replay",
+    "ReplayError",
+    "ReplaySource",
+    "VerifyReport",
+    "config_to_dict",
+    "header_dict",
+    "load_replay",
+    "official_game_info",
+    "official_jsonl_lines",
+    "read_official_jsonl",
+    "read_replay",
+    "replay_digest",
+    "replay_lines",
+    "result_dict",
+    "sniff_replay",
+    "state_differences",
+    "turn_dict",
+    "verify_replay",
+    "write_official_jsonl",
+    "write_replay",
+]
