@@ -186,3 +186,23 @@ def test_max_turns_stops_a_game() -> None:
         max_turns=7,
     )
     assert result.reason == "max_turns" and result.turns == 7
+
+
+def test_game_resumed_after_turn_zero_skips_the_initialization_call() -> None:
+    from snakewar.games.battlesnake import BoardState, Game, GameConfig, Point, Settings, Snake
+
+    state = BoardState(
+        5,
+        11,
+        11,
+        (
+            Snake("a", (Point(1, 1), Point(1, 2), Point(1, 3)), 1),
+            Snake("b", (Point(5, 5), Point(5, 6), Point(5, 7)), 50),
+        ),
+        (Point(2, 1),),
+    )
+    game = Game(GameConfig(settings=Settings.defaults(seed=1)), ["a", "b"], state)
+    assert game.state == state  # no move-less turn was played (health 1 would starve)
+    after = game.step({"a": "right", "b": "up"}).after
+    assert after is not None and after.turn == 6
+    assert after.snake("a").health == 100 and not after.snake("a").eliminated_cause

@@ -62,7 +62,7 @@ class SnakeServers:
     def __init__(self) -> None:
         self.received: Received = defaultdict(list)
         self.lock = threading.Lock()
-        self._sock = socket.socket()
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._sock.bind(("127.0.0.1", 0))
         self.port = self._sock.getsockname()[1]
         config = uvicorn.Config(
@@ -76,7 +76,7 @@ class SnakeServers:
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
         )
-        self._drop_sock = socket.socket()
+        self._drop_sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._drop_sock.bind(("127.0.0.1", 0))
         self._drop_sock.listen(64)
         self._drop_sock.settimeout(0.1)  # so the accept loop notices the stop flag

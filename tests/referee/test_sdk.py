@@ -41,7 +41,7 @@ def broken(request: SnakeRequest) -> str:
 
 
 def serve_in_thread(bot: FunctionBot) -> tuple[str, uvicorn.Server, threading.Thread]:
-    sock = socket.socket()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(
         uvicorn.Config(bot.app, log_level="error", access_log=False, lifespan="off")
@@ -124,7 +124,7 @@ def test_invalid_move_from_a_function_is_a_server_error_not_a_bad_reply() -> Non
 
 
 def test_bot_serve_command_serves_a_builtin() -> None:
-    sock = socket.socket()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()

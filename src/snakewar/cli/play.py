@@ -314,8 +314,11 @@ def _print_summary(console: Console, record: GameRecord) -> None:
     result = record.result
     turns = record.final_state.turn
     table = Table(title=f"Game {record.id} after {turns} turns", title_justify="left")
-    for column in ("#", "snake", "source", "length", "result", "p50 ms", "p95 ms", "max ms"):
-        table.add_column(column, justify="right" if "ms" in column or column == "#" else "left")
+    table.add_column("#", justify="right")
+    table.add_column("snake", no_wrap=True, min_width=8)
+    table.add_column("len", justify="right")
+    table.add_column("result", ratio=1)
+    table.add_column("ms p50/p95/max", justify="right", no_wrap=True)
     table.add_column("failures")
     for entry, outcome in zip(record.snakes, summary.snakes, strict=True):
         lat = outcome.latencies
@@ -323,12 +326,9 @@ def _print_summary(console: Console, record: GameRecord) -> None:
         table.add_row(
             str(outcome.seat + 1),
             entry.name,
-            entry.source,
             str(outcome.length),
             _outcome_text(record, entry.id),
-            f"{percentile(lat, 50):.0f}",
-            f"{percentile(lat, 95):.0f}",
-            str(max(lat, default=0)),
+            f"{percentile(lat, 50):.0f}/{percentile(lat, 95):.0f}/{max(lat, default=0)}",
             failures,
         )
     console.print(table)

@@ -13,6 +13,7 @@ the official engine; a snake that hangs costs the game at most the timeout.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import time
 from collections.abc import Mapping
@@ -82,10 +83,16 @@ class SnakeClient(Protocol):
 
 
 def new_http_client() -> httpx.AsyncClient:
-    """The shared HTTP client: connection reuse, no redirects, our timeouts only."""
+    """The shared HTTP client: connection reuse, no redirects, our timeouts only.
+
+    Proxy settings from the environment are ignored (``trust_env=False``): a proxy
+    between the referee and a snake would add to the snake's measured latency,
+    and snakes on loopback must never be sent through one.
+    """
     return httpx.AsyncClient(
         timeout=None,  # every call is bounded by the referee's own deadline
         follow_redirects=False,
+        trust_env=False,
         limits=httpx.Limits(max_connections=None, max_keepalive_connections=256),
         headers={"User-Agent": f"snakewar/{__version__}", "Content-Type": "application/json"},
     )
@@ -332,8 +339,9 @@ class LegacySnakeClient:
     def _game_id(self, request: SnakeRequest) -> int | str:
         if self.api == 2017:
             return request.game.id
-        # 2018 game ids were integers; derive a stable one from our id.
-        return int(request.game.id.replace("-", "")[:8] or "0", 16)
+        # 2018 game ids were integers; derive a stable one from ours.
+        digest = hashlib.sha256(request.game.id.encode()).digest()
+        return int.from_bytes(digest[:4], "big")
 
     def _point(self, x: int, y: int, height: int) -> Any:
         if self.api == 2017:

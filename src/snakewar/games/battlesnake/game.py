@@ -147,8 +147,9 @@ class Game:
     ) -> None:
         """Set up the board and run the initialization call.
 
-        ``initial_state`` skips the map's setup and starts from a given board (still
-        passed through the initialization call), e.g. a scenario or a puzzle.
+        ``initial_state`` skips the map's setup and starts from a given board, e.g. a
+        scenario or a puzzle.  At turn 0 it still goes through the initialization
+        call; a later turn is taken as it is.
 
         Raises:
             UnknownRulesetError, UnknownMapError: for unknown names.
@@ -166,8 +167,14 @@ class Game:
             initial_state.validate()
             self.setup_state = initial_state
         self.ruleset: Ruleset = config.make_ruleset(len(self.setup_state.snakes))
-        over, self.state = self.ruleset.execute(self.setup_state, ())
-        self._over = over
+        if self.setup_state.turn > 0:
+            # A game resumed mid-way (a puzzle, a tester position): the initialization
+            # call belongs to turn 0 only; run there, it would play a move-less turn.
+            self.state = self.setup_state
+            self._over = False
+        else:
+            over, self.state = self.ruleset.execute(self.setup_state, ())
+            self._over = over
         self._map_memory = self.map.new_memory()
         # Every reference map's pre-update is a no-op; skip its copies when not overridden.
         self._has_pre_update = type(self.map).pre_update_board is not GameMap.pre_update_board
