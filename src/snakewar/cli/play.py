@@ -401,27 +401,32 @@ def _print_batch(console: Console, stats: BatchStats, elapsed: float) -> None:
         title=f"{stats.games} games, {stats.draws} draws, {stats.mean_turns:.1f} turns on average",
         title_justify="left",
     )
-    for column in ("#", "snake", "W", "D", "L", "win rate (95% CI)", "length"):
-        table.add_column(column, justify="left" if column in ("snake",) else "right")
-    for column in ("eliminations", "p50/p95/max ms", "failures"):
-        table.add_column(column)
+    table.add_column("#", justify="right")
+    table.add_column("snake", no_wrap=True, min_width=8)
+    for column in ("W", "D", "L"):
+        table.add_column(column, justify="right")
+    table.add_column("win rate (95% CI)", justify="right", no_wrap=True)
+    table.add_column("len", justify="right")
+    table.add_column("ms p50/p95/max", justify="right", no_wrap=True)
+    notes = []
     for seat in stats.seats:
         lo, hi = seat.win_interval
-        causes = ", ".join(f"{n} {c}" for c, n in seat.causes.most_common()) or "-"
-        failures = ", ".join(f"{n} {k}" for k, n in seat.statuses.most_common()) or "-"
+        causes = ", ".join(f"{n} {c}" for c, n in seat.causes.most_common()) or "none"
+        failures = ", ".join(f"{n} {k}" for k, n in seat.statuses.most_common()) or "none"
+        notes.append(f"{seat.seat + 1} {seat.name}: eliminations {causes}; failed moves {failures}")
         table.add_row(
             str(seat.seat + 1),
             seat.name,
             str(seat.wins),
             str(seat.draws),
             str(seat.losses + seat.unfinished),
-            f"{seat.win_rate:6.1%} ({lo:.1%}-{hi:.1%})",
+            f"{seat.win_rate:.0%} ({lo:.0%}-{hi:.0%})",
             f"{seat.mean_length:.1f}",
-            causes,
             f"{seat.latency(50):.0f}/{seat.latency(95):.0f}/{max(seat.latencies, default=0)}",
-            failures,
         )
     console.print(table)
+    for note in notes:
+        console.print(note, markup=False)
     rate = stats.games / elapsed * 60 if elapsed > 0 else 0.0
     console.print(f"{stats.games} games in {elapsed:.1f} s ({rate:.1f} games/min)")
 
