@@ -23,12 +23,14 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_play_default_game_is_reproducible() -> None:
-    first = run("play", "-r", "42")
+def test_play_seeded_game_is_reproducible() -> None:
+    # Deterministic bots: the time-budgeted hunter searches as deep as time allows.
+    snakes = ("greedy", "random", "hunter?depth=1", "random")
+    first = run("play", "-r", "42", *snakes)
     assert first.returncode == 0, first.stderr
     assert "seed 42" in first.stdout
     assert "was the winner" in first.stdout or "draw" in first.stdout
-    second = run("play", "-r", "42")
+    second = run("play", "-r", "42", *snakes)
 
     def game_part(stdout: str) -> list[str]:
         # The board and the outcome; latencies in the summary table vary run to run.

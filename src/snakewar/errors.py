@@ -13,7 +13,18 @@ working::
     │   ├── MapSetupError                a map refuses the board size or snake count
     │   └── StepError                    the reference engine's own Execute errors
     ├── WireFormatError (ValueError)     a payload that is not Battlesnake API JSON
-    └── UnknownGameError (LookupError)   a game name that is not registered
+    ├── UnknownGameError (LookupError)   a game name that is not registered
+    │
+    │   defined next to the code that raises them:
+    ├── bots.UnknownBotError (LookupError)        a built-in bot name or option that does not exist
+    ├── bots._board.BotOptionError (ValueError)   a bot option value out of range
+    ├── referee.SnakeSpecError (ValueError)       a snake argument that is no URL or bot
+    ├── referee.SnakeUnreachableError (ConnectionError)
+    │                                    a snake URL that is malformed or does not answer ``GET /``
+    ├── replay.ReplayError (ValueError)  a replay file that is missing, damaged or foreign
+    ├── tester.UnknownCategoryError (LookupError)  a tester category that does not exist
+    ├── cli.play.OutputPathError (OSError)         an output path that cannot be written
+    └── cli.replay.ReplayCommandError (ValueError) a replay command that cannot be done
 
 A misbehaving bot is never an exception: the referee records it as a status value.
 Messages are lowercase, name the bad value with ``!r`` and, where there is a fixed

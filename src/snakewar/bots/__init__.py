@@ -78,18 +78,11 @@ def make_bot(spec: str) -> Bot:
 def _load() -> None:
     if _BOTS:
         return
+    # Imported here, not at the top: the search bots are larger modules, and
+    # `import snakewar.bots` (the SDK, the referee) should stay cheap.
+    from snakewar.bots.greedy import GreedyBot
+    from snakewar.bots.hunter import HunterBot
+
     register_bot("random", RandomSafeBot)
-    # The other built-ins live in their own modules; import them lazily so that
-    # importing snakewar.bots stays cheap.
-    try:
-        from snakewar.bots.greedy import GreedyBot
-
-        register_bot("greedy", GreedyBot)
-    except ImportError:  # pragma: no cover - only while the module is being written
-        pass
-    try:
-        from snakewar.bots.hunter import HunterBot
-
-        register_bot("hunter", HunterBot)
-    except ImportError:  # pragma: no cover
-        pass
+    register_bot("greedy", GreedyBot)
+    register_bot("hunter", HunterBot)

@@ -17,6 +17,7 @@ from snakewar.cli.bot import bot_app
 from snakewar.cli.maps import maps_app
 from snakewar.cli.play import play
 from snakewar.cli.replay import replay_app
+from snakewar.cli.tester import test_snake
 from snakewar.errors import SnakewarError
 
 __all__ = ["app", "main"]
@@ -34,6 +35,9 @@ app.add_typer(maps_app, name="maps")
 app.add_typer(bench_app, name="bench")
 app.add_typer(bot_app, name="bot")
 app.add_typer(replay_app, name="replay")
+app.command("test", help="Test a snake: health checks and positions with known right moves.")(
+    test_snake
+)
 
 
 def _version(value: bool) -> None:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_SNAKES", "OutputPathError", "play"]
 
-DEFAULT_SNAKES = ("builtin:random",) * 4
+DEFAULT_SNAKES = ("builtin:hunter", "builtin:greedy", "builtin:random", "builtin:random")
 """Who plays when no snake is given."""
 
 

@@ -1,0 +1,57 @@
+"""The snake tester: health checks and a suite of positions with known right moves.
+
+``snakewar test URL`` (see :mod:`snakewar.cli.tester`) and the server use
+:func:`run_tester`, which works with any snake client (HTTP, legacy or a built-in
+bot in-process)::
+
+    import asyncio
+    from snakewar.referee.clients import new_http_client
+    from snakewar.referee.runner import make_client
+    from snakewar.tester import run_tester
+
+    async def check(url: str) -> None:
+        async with new_http_client() as http:
+            report = await run_tester(make_client(url, http, 500))
+        print(report.summary())
+
+The scenarios (:mod:`snakewar.tester.scenarios`) are pure data, proven against the
+rules engine by the test suite.
+"""
+
+from snakewar.tester.runner import (
+    DEFAULT_PARALLEL,
+    CheckResult,
+    ScenarioResult,
+    TesterReport,
+    VariantResult,
+    category_totals,
+    run_tester,
+)
+from snakewar.tester.scenarios import (
+    CATEGORIES,
+    SCENARIOS,
+    SYMMETRIES,
+    Scenario,
+    Symmetry,
+    UnknownCategoryError,
+    rules_acceptable_moves,
+    scenarios_in,
+)
+
+__all__ = [
+    "CATEGORIES",
+    "DEFAULT_PARALLEL",
+    "SCENARIOS",
+    "SYMMETRIES",
+    "CheckResult",
+    "Scenario",
+    "ScenarioResult",
+    "Symmetry",
+    "TesterReport",
+    "UnknownCategoryError",
+    "VariantResult",
+    "category_totals",
+    "rules_acceptable_moves",
+    "run_tester",
+    "scenarios_in",
+]

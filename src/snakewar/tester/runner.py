@@ -1,0 +1,594 @@
+"""Run the snake tester against one snake: health checks, then the scenario suite.
+
+:func:`run_tester` drives any :class:`~snakewar.referee.clients.SnakeClient`
+(an HTTP snake, a legacy one, or a built-in bot in-process) and returns a
+:class:`TesterReport`; nothing the snake does raises.
+
+1. **Health checks**: ``GET /`` (status, latency, and the reply's schema: a JSON
+   object with ``apiversion`` the string ``"1"``; bad customizations are noted,
+   not failed), then ``POST /start``, ``POST /move`` (a valid move within the
+   timeout) and ``POST /end`` on a fresh 11x11 game.
+2. **Scenarios**: every scenario of :mod:`snakewar.tester.scenarios` in its 8
+   symmetric variants; each variant is a game of its own (``/start``, one
+   ``/move``, ``/end``) and passes when the move is one of the acceptable ones.
+
+If nothing answers at all (every health call refused, reset or timed out), the
+snake is *unreachable*: the scenarios are skipped and :attr:`TesterReport.reachable`
+is false (the CLI turns that into an error, exit status 2).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from snakewar.bots.base import SnakeMetadata
+from snakewar.errors import WireFormatError
+from snakewar.games.battlesnake.ascii import render_board
+from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.types import BoardState, Point, Snake
+from snakewar.games.battlesnake.wire import API_VERSION, GameInfo, SnakeInfo, SnakeRequest
+from snakewar.referee.clients import (
+    MAX_REPLY_BYTES,
+    MIN_INFO_TIMEOUT_MS,
+    HttpSnakeClient,
+    LegacySnakeClient,
+    SnakeClient,
+    SnakeUnreachableError,
+    new_http_client,
+)
+from snakewar.referee.records import CallOutcome, CallStatus
+from snakewar.tester.scenarios import YOU, Scenario, scenarios_in
+
+__all__ = [
+    "DEFAULT_PARALLEL",
+    "LEGACY_SKIPPED",
+    "CheckResult",
+    "ScenarioResult",
+    "TesterReport",
+    "VariantResult",
+    "category_totals",
+    "run_tester",
+]
+
+DEFAULT_PARALLEL = 4
+"""Scenario games in flight at once (a real snake serves several games at a time)."""
+
+_NO_ANSWER = (CallStatus.CONNECTION_ERROR, CallStatus.TIMEOUT)
+LEGACY_SKIPPED = ("hazards", "wrapped")
+"""Categories the 2017/2018 APIs cannot describe (no hazards, no ruleset names);
+skipped for legacy snakes unless asked for by name."""
+
+_INVALID_METADATA = "invalid-metadata"
+"""The status of a ``GET /`` reply that is JSON but not valid API v1 metadata."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """One health check: a call to one endpoint and what was wrong with it.
+
+    ``detail`` says what failed (or, for a pass, a short summary); ``notes`` are
+    problems that do not fail the check (e.g. an invalid colour).
+    """
+
+    name: str
+    passed: bool
+    status: str
+    latency_ms: int | None = None
+    http_status: int | None = None
+    detail: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def answered(self) -> bool:
+        """Whether the snake answered at all (any HTTP reply, or an in-process bot)."""
+        return self.status not in _NO_ANSWER
+
+    def to_dict(self) -> dict[str, Any]:
+        """The check as JSON."""
+        return {
+            "name": self.name,
+            "passed": self.passed,
+            "status": self.status,
+            "latency_ms": self.latency_ms,
+            "http_status": self.http_status,
+            "detail": self.detail,
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class VariantResult:
+    """One symmetric variant of a scenario: the move given and whether it was right.
+
+    ``move`` is empty when the snake gave no valid move (then ``status`` and
+    ``error`` say why).
+    """
+
+    scenario: Scenario
+    passed: bool
+    move: str
+    status: str
+    latency_ms: int
+    error: str = ""
+
+    @property
+    def variant(self) -> str:
+        """The symmetry's name (``identity``, ``rot90``, ...)."""
+        return self.scenario.variant
+
+    def board(self, *, unicode: bool = True) -> str:
+        """The variant's board, drawn; the tested snake is named ``you``."""
+        return render_board(self.scenario.state, unicode=unicode, names={YOU: "you (tested)"})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The variant's result as JSON."""
+        return {
+            "variant": self.variant,
+            "passed": self.passed,
+            "move": self.move,
+            "acceptable": sorted(self.scenario.acceptable),
+            "status": self.status,
+            "latency_ms": self.latency_ms,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioResult:
+    """A scenario's 8 variants."""
+
+    scenario: Scenario
+    variants: tuple[VariantResult, ...]
+
+    @property
+    def passed(self) -> bool:
+        """Whether every variant passed."""
+        return all(v.passed for v in self.variants)
+
+    @property
+    def passed_count(self) -> int:
+        """How many variants passed."""
+        return sum(v.passed for v in self.variants)
+
+    @property
+    def first_failure(self) -> VariantResult | None:
+        """The first variant that failed, in symmetry order."""
+        return next((v for v in self.variants if not v.passed), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The scenario's result as JSON (the first failure with its board)."""
+        failure = self.first_failure
+        out: dict[str, Any] = {
+            "id": self.scenario.id,
+            "category": self.scenario.category,
+            "title": self.scenario.title,
+            "passed": self.passed,
+            "variants_passed": self.passed_count,
+            "variants_total": len(self.variants),
+            "variants": [v.to_dict() for v in self.variants],
+            "first_failure": None,
+        }
+        if failure is not None:
+            out["first_failure"] = {
+                **failure.to_dict(),
+                "ruleset": failure.scenario.ruleset,
+                "board": failure.board(unicode=False).splitlines(),
+                "state": failure.scenario.state.to_dict(),
+            }
+        return out
+
+
+@dataclass(slots=True)
+class TesterReport:
+    """Everything the tester found out about one snake."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    source: str
+    timeout_ms: int
+    checks: list[CheckResult] = field(default_factory=list)
+    scenarios: list[ScenarioResult] = field(default_factory=list)
+    reachable: bool = True
+    unreachable_reason: str = ""
+    elapsed_s: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    """What the reader should know beyond the results (e.g. skipped categories)."""
+
+    @property
+    def passed(self) -> bool:
+        """Whether the snake is reachable and passed every check and scenario."""
+        return (
+            self.reachable
+            and all(c.passed for c in self.checks)
+            and all(s.passed for s in self.scenarios)
+        )
+
+    @property
+    def exit_code(self) -> int:
+        """0 if everything passed, 1 if anything failed, 2 if the snake is unreachable."""
+        if not self.reachable:
+            return 2
+        return 0 if self.passed else 1
+
+    def summary(self) -> str:
+        """One line: what passed, out of what."""
+        if not self.reachable:
+            return f"UNREACHABLE: {self.unreachable_reason}"
+        checks = sum(c.passed for c in self.checks)
+        scen = sum(s.passed for s in self.scenarios)
+        pos = sum(s.passed_count for s in self.scenarios)
+        total_pos = sum(len(s.variants) for s in self.scenarios)
+        verdict = "PASS" if self.passed else "FAIL"
+        return (
+            f"{verdict}: {checks}/{len(self.checks)} health checks, "
+            f"{scen}/{len(self.scenarios)} scenarios ({pos}/{total_pos} positions) "
+            f"in {self.elapsed_s:.2f} s"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole report as JSON (what ``snakewar test --json`` prints)."""
+        return {
+            "source": self.source,
+            "timeout_ms": self.timeout_ms,
+            "reachable": self.reachable,
+            "unreachable_reason": self.unreachable_reason,
+            "passed": self.passed,
+            "exit_code": self.exit_code,
+            "summary": self.summary(),
+            "elapsed_s": round(self.elapsed_s, 3),
+            "notes": list(self.notes),
+            "checks": [c.to_dict() for c in self.checks],
+            "scenarios": [s.to_dict() for s in self.scenarios],
+        }
+
+
+CheckCallback = Callable[[CheckResult], Awaitable[None] | None]
+ScenarioCallback = Callable[[ScenarioResult], Awaitable[None] | None]
+
+
+async def _notify(callback: Callable[[Any], Awaitable[None] | None] | None, item: Any) -> None:
+    if callback is not None:
+        maybe = callback(item)
+        if maybe is not None:
+            await maybe
+
+
+async def run_tester(
+    client: SnakeClient,
+    *,
+    categories: Iterable[str] | None = None,
+    scenarios: bool = True,
+    timeout_ms: int | None = None,
+    parallel: int = DEFAULT_PARALLEL,
+    on_check: CheckCallback | None = None,
+    on_scenario: ScenarioCallback | None = None,
+) -> TesterReport:
+    """Test one snake: health checks, then (unless ``scenarios=False``) the scenarios.
+
+    Args:
+        client: The snake (see :func:`snakewar.referee.runner.make_client`).
+        categories: Only the scenarios of these categories (default: all).
+        scenarios: False to run the health checks only.
+        timeout_ms: The game timeout sent to the snake (default: the client's).
+        parallel: Scenario games in flight at once.
+        on_check: Called with each health check as it completes (e.g. to show it live).
+        on_scenario: Called with each scenario once its 8 variants are done.
+
+    Returns:
+        The report; nothing the snake does raises.
+
+    Raises:
+        UnknownCategoryError: for an unknown category (before any call).
+    """
+    wanted = None if categories is None else list(categories)
+    chosen = scenarios_in(wanted) if scenarios else []
+    timeout = timeout_ms if timeout_ms is not None else getattr(client, "timeout_ms", 500)
+    report = TesterReport(client.source, timeout)
+    if isinstance(client, LegacySnakeClient) and wanted is None and chosen:
+        chosen = [s for s in chosen if s.category not in LEGACY_SKIPPED]
+        report.notes.append(
+            f"legacy API: {' and '.join(LEGACY_SKIPPED)} scenarios skipped "
+            "(the 2017/2018 APIs cannot describe them)"
+        )
+    started = time.perf_counter()
+
+    for check in (
+        _check_info,
+        _check_start,
+        _check_move,
+        _check_end,
+    ):
+        result = await check(client, timeout)
+        report.checks.append(result)
+        await _notify(on_check, result)
+
+    if not any(c.answered for c in report.checks):
+        report.reachable = False
+        first = report.checks[0]
+        report.unreachable_reason = f"{first.name}: {first.detail}"
+        report.elapsed_s = time.perf_counter() - started
+        return report
+
+    gate = asyncio.Semaphore(max(1, parallel))
+
+    async def one(scenario: Scenario) -> ScenarioResult:
+        results = await asyncio.gather(
+            *(_play_variant(client, v, timeout, gate) for v in scenario.variants())
+        )
+        result = ScenarioResult(scenario, tuple(results))
+        await _notify(on_scenario, result)
+        return result
+
+    report.scenarios = list(await asyncio.gather(*(one(s) for s in chosen)))
+    report.elapsed_s = time.perf_counter() - started
+    return report
+
+
+async def _play_variant(
+    client: SnakeClient,
+    variant: Scenario,
+    timeout_ms: int,
+    gate: asyncio.Semaphore,
+) -> VariantResult:
+    """One variant as a game of its own: ``/start``, ``/move``, ``/end``."""
+    # The game id is a UUID fixed by the scenario and variant, so that a snake whose
+    # choices depend on the game id (seeded tie-breaks) gets the same report every run.
+    request = variant.request(timeout_ms)
+    async with gate:
+        # Snakes may keep per-game state from /start; its outcome is judged by the
+        # health check, not here.
+        await client.start(request)
+        outcome = await client.move(request)
+        await client.end(request)
+    passed = outcome.ok and outcome.move in variant.acceptable
+    error = outcome.error
+    if outcome.ok and not passed:
+        error = f"moved {outcome.move!r}, expected one of {sorted(variant.acceptable)}"
+    return VariantResult(
+        variant,
+        passed,
+        outcome.move if outcome.ok else "",
+        outcome.status,
+        outcome.latency_ms,
+        error,
+    )
+
+
+# -- health checks ---------------------------------------------------------------------
+
+
+def _health_request(timeout_ms: int, turn: int = 0) -> SnakeRequest:
+    """A fresh standard 11x11 game: two snakes on their start squares, centre food."""
+    you = Snake(YOU, (Point(1, 1),) * 3)
+    rival = Snake("rival", (Point(9, 9),) * 3)
+    state = BoardState(turn, 11, 11, (you, rival), (Point(0, 2), Point(10, 8), Point(5, 5)), ())
+    game = GameInfo(
+        id=str(uuid.uuid5(uuid.NAMESPACE_URL, "snakewar-test/health")),
+        ruleset_name="standard",
+        settings=Settings.defaults(),
+        map="standard",
+        timeout=timeout_ms,
+        source="snakewar-test",
+    )
+    infos = {YOU: SnakeInfo(name="you"), "rival": SnakeInfo(name="rival", color="#3f51b5")}
+    return SnakeRequest(game, turn, state, you, infos)
+
+
+def _from_outcome(name: str, outcome: CallOutcome, timeout_ms: int) -> CheckResult:
+    notes: list[str] = []
+    if outcome.ok and outcome.latency_ms > timeout_ms * 0.8:
+        notes.append(f"slow: {outcome.latency_ms} ms of a {timeout_ms} ms timeout")
+    return CheckResult(
+        name,
+        outcome.ok,
+        str(outcome.status),
+        outcome.latency_ms,
+        outcome.http_status,
+        outcome.error,
+        tuple(notes),
+    )
+
+
+async def _check_start(client: SnakeClient, timeout_ms: int) -> CheckResult:
+    outcome = await client.start(_health_request(timeout_ms))
+    return _from_outcome("POST /start", outcome, timeout_ms)
+
+
+async def _check_move(client: SnakeClient, timeout_ms: int) -> CheckResult:
+    outcome = await client.move(_health_request(timeout_ms))
+    result = _from_outcome("POST /move", outcome, timeout_ms)
+    if result.passed:
+        return CheckResult(
+            result.name,
+            True,
+            result.status,
+            result.latency_ms,
+            result.http_status,
+            f"move {outcome.move!r}",
+            result.notes,
+        )
+    return result
+
+
+async def _check_end(client: SnakeClient, timeout_ms: int) -> CheckResult:
+    outcome = await client.end(_health_request(timeout_ms, turn=1))
+    return _from_outcome("POST /end", outcome, timeout_ms)
+
+
+async def _check_info(client: SnakeClient, timeout_ms: int) -> CheckResult:
+    """``GET /``: reachable, 200, and a valid API v1 metadata object."""
+    name = "GET /"
+    if isinstance(client, HttpSnakeClient):
+        return await _check_info_http(client.url, timeout_ms)
+    started = time.perf_counter()
+    try:
+        meta = await client.info()
+    except SnakeUnreachableError as exc:
+        return CheckResult(name, False, str(CallStatus.CONNECTION_ERROR), detail=str(exc))
+    except Exception as exc:  # a built-in bot's bug is a failed check, not a crash
+        return CheckResult(
+            name, False, str(CallStatus.BOT_ERROR), detail=f"{type(exc).__name__}: {exc}"[:200]
+        )
+    latency = round((time.perf_counter() - started) * 1000)
+    if isinstance(client, LegacySnakeClient):
+        return CheckResult(
+            name,
+            True,
+            str(CallStatus.OK),
+            latency,
+            detail=f"legacy {client.api} API: no metadata at GET /, but the server answers",
+        )
+    problems, notes = _metadata_problems(meta.to_api())
+    return CheckResult(
+        name,
+        not problems,
+        str(CallStatus.OK) if not problems else _INVALID_METADATA,
+        latency,
+        detail="; ".join(problems) or _metadata_summary(meta),
+        notes=tuple(notes),
+    )
+
+
+def _metadata_summary(meta: SnakeMetadata) -> str:
+    parts = [f"apiversion {meta.apiversion!r}"]
+    if meta.author:
+        parts.append(f"author {meta.author!r}")
+    parts.append(f"color {meta.color}")
+    if meta.version:
+        parts.append(f"version {meta.version!r}")
+    return ", ".join(parts)
+
+
+def _metadata_problems(data: Any) -> tuple[list[str], list[str]]:
+    """Failures and notes for a ``GET /`` reply, checked against the API v1 schema."""
+    if not isinstance(data, dict):
+        return [f"reply is not a JSON object (got {type(data).__name__})"], []
+    problems: list[str] = []
+    notes: list[str] = []
+    version = data.get("apiversion")
+    if version is None:
+        problems.append(f"'apiversion' is missing (expected {API_VERSION!r})")
+    elif not isinstance(version, str):
+        problems.append(f"'apiversion' is {version!r}, expected the string {API_VERSION!r}")
+    elif version != API_VERSION:
+        problems.append(f"'apiversion' is {version!r}, expected {API_VERSION!r}")
+    for key in ("author", "color", "head", "tail", "version"):
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            notes.append(f"{key!r} is {value!r}, expected a string (ignored)")
+    color = data.get("color")
+    if isinstance(color, str) and color:
+        try:
+            ok = SnakeMetadata.from_api({"apiversion": "1", "color": color}).color == color
+        except WireFormatError:  # pragma: no cover - apiversion is given
+            ok = False
+        if not ok:
+            notes.append(f"'color' {color!r} is not #rrggbb (shown as #888888)")
+    return problems, notes
+
+
+def _root_url(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", parts.query, ""))
+
+
+async def _check_info_http(url: str, timeout_ms: int) -> CheckResult:
+    """Our own ``GET /`` so that the raw reply's schema can be checked."""
+    name = "GET /"
+    limit = max(timeout_ms, MIN_INFO_TIMEOUT_MS)
+    started = time.perf_counter()
+    http_status: int | None = None
+    body = b""
+    async with new_http_client() as http:
+        try:
+            async with asyncio.timeout(limit / 1000):
+                async with http.stream("GET", _root_url(url)) as response:
+                    http_status = response.status_code
+                    async for chunk in response.aiter_bytes():
+                        body += chunk
+                        if len(body) > MAX_REPLY_BYTES:
+                            return CheckResult(
+                                name,
+                                False,
+                                str(CallStatus.TOO_LARGE),
+                                round((time.perf_counter() - started) * 1000),
+                                http_status,
+                                f"reply larger than {MAX_REPLY_BYTES} bytes",
+                            )
+        except TimeoutError:
+            return CheckResult(
+                name,
+                False,
+                str(CallStatus.TIMEOUT),
+                limit,
+                http_status,
+                f"no complete reply within {limit} ms",
+            )
+        except httpx.HTTPError as exc:
+            return CheckResult(
+                name,
+                False,
+                str(CallStatus.CONNECTION_ERROR),
+                round((time.perf_counter() - started) * 1000),
+                http_status,
+                f"{type(exc).__name__}: {exc}"[:200] or type(exc).__name__,
+            )
+    latency = round((time.perf_counter() - started) * 1000)
+    if http_status != 200:
+        return CheckResult(
+            name,
+            False,
+            str(CallStatus.HTTP_STATUS),
+            latency,
+            http_status,
+            f"HTTP status {http_status} (expected 200)",
+        )
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return CheckResult(
+            name,
+            False,
+            str(CallStatus.BAD_JSON),
+            latency,
+            http_status,
+            f"reply is not JSON ({exc}): {body[:60]!r}",
+        )
+    problems, notes = _metadata_problems(data)
+    if problems:
+        return CheckResult(
+            name,
+            False,
+            _INVALID_METADATA,
+            latency,
+            http_status,
+            "; ".join(problems),
+            tuple(notes),
+        )
+    return CheckResult(
+        name,
+        True,
+        str(CallStatus.OK),
+        latency,
+        http_status,
+        _metadata_summary(SnakeMetadata.from_api(data)),
+        tuple(notes),
+    )
+
+
+def category_totals(results: Sequence[ScenarioResult]) -> dict[str, tuple[int, int]]:
+    """Per category: ``(scenarios passed, scenarios)``, in report order."""
+    out: dict[str, tuple[int, int]] = {}
+    for r in results:
+        passed, total = out.get(r.scenario.category, (0, 0))
+        out[r.scenario.category] = (passed + r.passed, total + 1)
+    return out
