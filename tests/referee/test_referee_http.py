@@ -234,3 +234,27 @@ def test_unreachable_and_malformed_urls_fail_before_the_game(servers: SnakeServe
         play(["http://", servers.url("good")])
     with pytest.raises(SnakeSpecError, match="ftp://x"):
         play(["ftp://x"])
+
+
+def test_sequential_asks_one_snake_after_the_other(servers: SnakeServers) -> None:
+    timeout = 200
+    timings = []
+    for sequential in (False, True):
+        started = time.perf_counter()
+        record = play(
+            [servers.url("slow"), servers.url("hang")],
+            timeout_ms=timeout,
+            max_turns=2,
+            sequential=sequential,
+        )
+        timings.append((time.perf_counter() - started) / len(record.turns))
+    parallel, one_by_one = timings
+    # Both snakes time out every turn: in parallel a turn costs one timeout, in sequence two.
+    assert parallel < 1.6 * timeout / 1000 <= 2 * timeout / 1000 <= one_by_one + 0.01
+
+
+def test_duration_sets_a_minimum_turn_time() -> None:
+    started = time.perf_counter()
+    record = play(["random", "random"], seed=2, max_turns=5, duration_ms=80)
+    assert len(record.turns) == 5
+    assert time.perf_counter() - started >= 5 * 0.08
