@@ -17,6 +17,7 @@ from snakewar.cli.bot import bot_app
 from snakewar.cli.maps import maps_app
 from snakewar.cli.play import play
 from snakewar.cli.replay import replay_app
+from snakewar.cli.serve import serve
 from snakewar.cli.tester import test_snake
 from snakewar.errors import SnakewarError
 
@@ -35,6 +36,7 @@ app.add_typer(maps_app, name="maps")
 app.add_typer(bench_app, name="bench")
 app.add_typer(bot_app, name="bot")
 app.add_typer(replay_app, name="replay")
+app.command(help="Serve the web app: create and watch games in the browser.")(serve)
 app.command("test", help="Test a snake: health checks and positions with known right moves.")(
     test_snake
 )

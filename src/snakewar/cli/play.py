@@ -104,6 +104,9 @@ def play(
     replay_dir: str | None = typer.Option(
         None, "--replay-dir", help="In a batch, write each game's replay into this directory."
     ),
+    browser: bool = typer.Option(
+        False, "--browser", help="Watch the game in the browser (runs it on a local server)."
+    ),
 ) -> None:
     """Referee games between snakes: watch one, or measure many."""
     from rich.console import Console
@@ -153,6 +156,11 @@ def play(
         max_turns=max_turns,
     )
     _check_config(match, game_seed)
+    if browser:
+        if games > 1:
+            raise SnakewarError("--browser shows one game; leave out --games")
+        _play_in_browser(match, game_seed)
+        return
     # With JSON on stdout, everything for people goes to stderr.
     console = Console(highlight=False, stderr=json_out == "-")
     if not console.is_terminal:
@@ -457,3 +465,65 @@ def _write_json(path: str, data: dict[str, Any], console: Console) -> None:
         sys.stdout.write(text + "\n")
     else:
         Path(path).write_text(text + "\n", encoding="utf-8")
+
+
+def _play_in_browser(match: MatchSpec, seed: int) -> None:
+    """Run the game on a local server (stored like any server game) and open the viewer."""
+    import socket
+    import threading
+    import time
+    import webbrowser
+
+    import httpx
+    import uvicorn
+
+    from snakewar.server.app import ServerConfig, create_app
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(ServerConfig()), log_level="warning", access_log=False)
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise SnakewarError("the local server did not start")
+        time.sleep(0.02)
+    base = f"http://127.0.0.1:{port}"
+    body = {
+        "snakes": list(match.snakes),
+        "names": list(match.names),
+        "ruleset": match.ruleset,
+        "map": match.map,
+        "width": match.width,
+        "height": match.height,
+        "timeout": match.timeout_ms,
+        "seed": seed,
+        "foodSpawnChance": int(match.params["foodSpawnChance"]),
+        "minimumFood": int(match.params["minimumFood"]),
+        "hazardDamagePerTurn": int(match.params["damagePerTurn"]),
+        "shrinkEveryNTurns": int(match.params["shrinkEveryNTurns"]),
+    }
+    if match.max_turns is not None:
+        body["maxTurns"] = match.max_turns
+    try:
+        response = httpx.post(f"{base}/api/games", json=body, timeout=60)
+        if response.status_code >= 400:
+            raise SnakewarError(str(response.json().get("detail")))
+        game = response.json()
+        url = f"{base}{game['viewer']}"
+        typer.echo(f"watching at {url}", err=True)
+        webbrowser.open(url)
+        while game["status"] == "running":
+            time.sleep(0.2)
+            game = httpx.get(f"{base}/api/games/{game['id']}", timeout=10).json()
+        outcome = f"{game['winner']} was the winner" if game["winner"] else game["status"]
+        typer.echo(f"Game completed after {game['turn']} turns: {outcome}. Seed {seed}.")
+        if sys.stdin.isatty():
+            typer.echo(f"The game stays viewable at {url} until you press Enter.", err=True)
+            sys.stdin.readline()
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 
 from snakewar.games.battlesnake.game import GameConfig
-from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
 from snakewar.referee.clients import new_http_client
 from snakewar.referee.records import GameRecord
 from snakewar.referee.runner import TurnCallback, connect, play_game
@@ -29,7 +29,11 @@ __all__ = ["MatchSpec", "play_match", "run_batch"]
 
 @dataclass(frozen=True, slots=True)
 class MatchSpec:
-    """A game without its seed: the snakes (in placement order) and the settings."""
+    """A game without its seed: the snakes (in placement order) and the settings.
+
+    ``params`` are raw rules settings (``Settings.params``); the default is the
+    official CLI's (food spawn chance 15, minimum food 1, hazard damage 14, ...).
+    """
 
     snakes: tuple[str, ...]
     names: tuple[str, ...] = ()
@@ -37,7 +41,7 @@ class MatchSpec:
     map: str = "standard"
     width: int = 11
     height: int = 11
-    params: Mapping[str, str] = field(default_factory=dict)
+    params: Mapping[str, str] = field(default_factory=lambda: dict(CLI_DEFAULTS))
     timeout_ms: int = 500
     sequential: bool = False
     max_turns: int | None = None

@@ -40,6 +40,7 @@ from snakewar.referee.records import CallOutcome, GameRecord, SnakeEntry, TurnRe
 __all__ = [
     "ConnectedSnake",
     "SnakeSpecError",
+    "StartCallback",
     "TurnCallback",
     "connect",
     "make_client",
@@ -49,6 +50,8 @@ __all__ = [
 
 TurnCallback = Callable[[GameRecord, TurnRecord], Awaitable[None] | None]
 """Called after every turn (e.g. to draw it, store it or stream it)."""
+StartCallback = Callable[[GameRecord], Awaitable[None] | None]
+"""Called once the board is set up, before ``/start``."""
 
 
 class SnakeSpecError(SnakewarError, ValueError):
@@ -174,7 +177,9 @@ async def play_game(
     duration_ms: int = 0,
     source: str = "",
     on_turn: TurnCallback | None = None,
+    on_start: StartCallback | None = None,
     initial_state: BoardState | None = None,
+    game_id: str | None = None,
 ) -> GameRecord:
     """Referee one game and return its record.
 
@@ -182,12 +187,15 @@ async def play_game(
     and snakes are placed in the order given, so the same seed, snakes and replies
     give the identical game.  ``delay_ms`` sleeps after each turn; ``duration_ms``
     makes each turn last at least that long (the official ``-d`` and ``-D``).
+    ``on_start`` sees the record before ``/start`` is sent (e.g. to store it);
+    ``game_id`` overrides the derived id (a server runs the same seed twice).
 
     Raises:
         RulesError: if the game cannot be set up (bad sizes, too many snakes for
             the map, unknown ruleset or map).  Nothing a snake does raises.
     """
-    game_id, ids = derive_ids(config.seed, len(snakes))
+    derived_id, ids = derive_ids(config.seed, len(snakes))
+    game_id = game_id or derived_id
     game = Game(config, ids, initial_state)
     info = GameInfo(
         id=game_id,
@@ -227,6 +235,10 @@ async def play_game(
         source=source,
     )
 
+    if on_start is not None:
+        maybe_start = on_start(record)
+        if inspect.isawaitable(maybe_start):
+            await maybe_start
     record.start = await _round(
         "start", clients, info, game.state, list(clients), infos, sequential
     )

@@ -1,0 +1,21 @@
+"""The Snakewar web server: REST API, the official board's engine API, pages, storage.
+
+``create_app(ServerConfig(...))`` returns the ASGI application that
+``snakewar serve`` runs with uvicorn.
+"""
+
+from snakewar.server.app import CreateGame, ServerConfig, create_app
+from snakewar.server.manager import GameLimitError, GameManager, LiveGame
+from snakewar.server.safety import ForbiddenSnakeError, RateLimiter, check_public_url
+
+__all__ = [
+    "CreateGame",
+    "ForbiddenSnakeError",
+    "GameLimitError",
+    "GameManager",
+    "LiveGame",
+    "RateLimiter",
+    "ServerConfig",
+    "check_public_url",
+    "create_app",
+]

@@ -1,0 +1,96 @@
+"""Limits for a public server: forbidden snake addresses and per-client rate limits.
+
+In ``--public`` mode anyone may ask the server to call a URL, so a snake URL that
+resolves to a loopback, private, link-local, multicast, reserved or cloud-metadata
+address is refused: otherwise the server could be used to reach its own internal
+network (server-side request forgery).  Every address a name resolves to is
+checked, not only the first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import time
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from snakewar.errors import SnakewarError
+
+__all__ = ["ForbiddenSnakeError", "RateLimiter", "check_public_url"]
+
+
+class ForbiddenSnakeError(SnakewarError, PermissionError):
+    """Raised in public mode for a snake URL that points at a non-public address."""
+
+
+def _forbidden(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    checks = (
+        ("loopback", address.is_loopback),
+        ("private", address.is_private),
+        ("link-local", address.is_link_local),
+        ("multicast", address.is_multicast),
+        ("reserved", address.is_reserved),
+        ("unspecified", address.is_unspecified),
+        # Shared (100.64/10, some clouds' metadata services), documentation, ...
+        ("non-public", not address.is_global),
+    )
+    for name, bad in checks:
+        if bad:
+            return name
+    return None
+
+
+async def check_public_url(url: str) -> None:
+    """Refuse ``url`` if its host is, or resolves to, a non-public address.
+
+    Raises:
+        ForbiddenSnakeError: naming the URL and the kind of address.
+    """
+    host = urlsplit(url).hostname or ""
+    try:
+        literal = ipaddress.ip_address(host)
+        addresses = [literal]
+    except ValueError:
+        try:
+            infos = await asyncio.get_running_loop().getaddrinfo(
+                host, None, type=socket.SOCK_STREAM
+            )
+        except OSError as exc:
+            raise ForbiddenSnakeError(
+                f"snake URL {url!r}: host {host!r} does not resolve ({exc})"
+            ) from None
+        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+    for address in addresses:
+        kind = _forbidden(address)
+        if kind is not None:
+            raise ForbiddenSnakeError(
+                f"snake URL {url!r} resolves to {kind} address {address}; a public server "
+                "only calls public addresses"
+            )
+
+
+@dataclass
+class RateLimiter:
+    """A token bucket per client: ``burst`` requests at once, ``per_minute`` sustained."""
+
+    per_minute: float = 30.0
+    burst: int = 10
+    _buckets: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def allow(self, client: str, now: float | None = None) -> bool:
+        """Take a token for ``client``; False if it has none left."""
+        now = time.monotonic() if now is None else now
+        tokens, last = self._buckets.get(client, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - last) * self.per_minute / 60)
+        if tokens < 1:
+            self._buckets[client] = (tokens, now)
+            return False
+        self._buckets[client] = (tokens - 1, now)
+        if len(self._buckets) > 10_000:  # forget idle clients; bounded memory
+            cutoff = now - 3600
+            self._buckets = {k: v for k, v in self._buckets.items() if v[1] > cutoff}
+        return True

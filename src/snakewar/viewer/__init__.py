@@ -1,0 +1,48 @@
+"""Snakewar's board viewer: static HTML, JavaScript and CSS shipped in the package.
+
+The viewer is plain files (ES modules, no build step, no CDN), so it works
+offline and any static file server can serve it; ``snakewar``'s web server
+mounts :func:`static_dir`.  Open ``board.html`` with:
+
+* ``?engine=URL&game=ID`` to watch a game from an engine that serves the
+  official board's API (``GET /games/{id}``, ``GET /games/{id}/frames``, and
+  the websocket ``/games/{id}/events``); ``engine`` defaults to the page's origin;
+* ``?replay=1`` to open a replay file from disk (a Snakewar replay, plain or
+  gzipped, or the official CLI's JSONL), or ``?replay=URL`` to fetch one;
+* and optionally ``turn``, ``autoplay``, ``fps``, ``loop``, ``theme``
+  (``light``, ``dark``, ``system``), ``showCoords``, ``title``,
+  ``showControls``, ``showScoreboard``, ``showScrubber``.
+
+The modules in ``static/``: ``frames.js`` (data shapes and replay conversion,
+pure), ``sprites.js`` (head and tail shapes), ``render.js`` (the board as SVG),
+``scoreboard.js``, ``player.js`` (playback), ``controls.js`` (buttons and
+keys), ``live.js`` (the engine API) and ``viewer.js`` (the page).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["ASSETS", "BOARD_PAGE", "static_dir"]
+
+BOARD_PAGE = "board.html"
+"""The viewer's page, relative to :func:`static_dir`."""
+
+ASSETS: tuple[str, ...] = (
+    BOARD_PAGE,
+    "viewer.css",
+    "viewer.js",
+    "frames.js",
+    "sprites.js",
+    "render.js",
+    "scoreboard.js",
+    "player.js",
+    "controls.js",
+    "live.js",
+)
+"""Every file the viewer needs, relative to :func:`static_dir`."""
+
+
+def static_dir() -> Path:
+    """Return the directory holding the viewer's static files (``board.html`` and its assets)."""
+    return Path(__file__).resolve().parent / "static"

@@ -1,0 +1,183 @@
+// Talking to an engine that serves the official board's API:
+//   GET  {engine}/games/{id}                       -> {"Game": {...}, "LastFrame": Frame|null}
+//   GET  {engine}/games/{id}/frames?offset=&limit= -> {"Count": n, "Frames": [Frame...]}
+//   WS   {engine}/games/{id}/events                -> {"Type": "frame", "Data": Frame} ...
+//                                                     then {"Type": "game_end", "Data": {...}}
+
+import { normalizeFrame, normalizeGame } from "./frames.js";
+
+const PAGE = 100;
+/** The close code Snakewar's server gives the events socket of an unknown game. */
+export const GAME_NOT_FOUND = 4404;
+
+function gamesUrl(engine, id, suffix = "") {
+  const base = String(engine).replace(/\/+$/, "");
+  return `${base}/games/${encodeURIComponent(id)}${suffix}`;
+}
+
+/** The URL of `GET /games/{id}` on `engine`. */
+export function gameUrl(engine, id) {
+  return gamesUrl(engine, id);
+}
+
+/** The URL of one page of `GET /games/{id}/frames`. */
+export function framesUrl(engine, id, offset, limit = PAGE) {
+  return gamesUrl(engine, id, `/frames?offset=${offset}&limit=${limit}`);
+}
+
+/** The websocket URL of `/games/{id}/events` (http -> ws, https -> wss). */
+export function eventsUrl(engine, id) {
+  const url = new URL(gamesUrl(engine, id, "/events"));
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  return url.toString();
+}
+
+/** The reconnect delay after `attempt` failures: doubling from 0.5 s up to 15 s, with jitter. */
+export function backoffDelay(attempt, random = Math.random) {
+  const base = Math.min(15000, 500 * 2 ** Math.min(attempt, 10));
+  // Jitter spreads reconnects of many viewers after a server restart.
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+async function getJson(url, fetchImpl) {
+  const response = await fetchImpl(url, { headers: { Accept: "application/json" } });
+  if (!response.ok) {
+    throw new Error(`${url}: HTTP ${response.status}`);
+  }
+  return response.json();
+}
+
+/** `GET /games/{id}`: `{game, lastFrame}`, normalized. */
+export async function fetchGame(engine, id, fetchImpl = fetch) {
+  const body = await getJson(gameUrl(engine, id), fetchImpl);
+  const game = normalizeGame(body?.Game);
+  const lastFrame = body?.LastFrame ? normalizeFrame(body.LastFrame) : null;
+  return { game, lastFrame };
+}
+
+/**
+ * Every frame of a finished game through `/frames`, page by page; `onFrames`
+ * gets each page as it arrives.  Stops at a short or empty page (the meaning of
+ * `Count` differs between engines, so it is not relied on).
+ */
+export async function fetchAllFrames(engine, id, onFrames, fetchImpl = fetch) {
+  let offset = 0;
+  for (;;) {
+    const body = await getJson(framesUrl(engine, id, offset), fetchImpl);
+    const page = Array.isArray(body?.Frames) ? body.Frames : [];
+    if (page.length > 0) {
+      onFrames(page.map(normalizeFrame));
+    }
+    if (page.length < PAGE) {
+      return;
+    }
+    offset += page.length;
+  }
+}
+
+/**
+ * The events websocket of one game, reconnecting with backoff while the game
+ * runs.  The server replays every frame to a new connection, so the caller
+ * de-duplicates by Turn (frames.insertFrame).
+ */
+export class EventStream {
+  /**
+   * @param {string} url the websocket URL (eventsUrl)
+   * @param {object} handlers `onFrame(frame)`, `onEnd(data)`, `onStatus(text)`, `onMissing()`
+   * @param {object} [env] `WebSocket`, `schedule`, `cancel` (for tests)
+   */
+  constructor(url, handlers, env = {}) {
+    this.url = url;
+    this.handlers = handlers;
+    this.Socket = env.WebSocket ?? globalThis.WebSocket;
+    this.schedule = env.schedule ?? ((fn, ms) => setTimeout(fn, ms));
+    this.cancel = env.cancel ?? ((h) => clearTimeout(h));
+    this.socket = null;
+    this.attempt = 0;
+    this.ended = false;
+    this.stopped = false;
+    this.retry = null;
+  }
+
+  status(text) {
+    this.handlers.onStatus?.(text);
+  }
+
+  start() {
+    this.stopped = false;
+    this.connect();
+  }
+
+  /** Close for good (the page is leaving, or the game is over). */
+  stop() {
+    this.stopped = true;
+    if (this.retry !== null) {
+      this.cancel(this.retry);
+      this.retry = null;
+    }
+    this.socket?.close();
+  }
+
+  connect() {
+    this.status(this.attempt === 0 ? "connecting" : "reconnecting");
+    let socket;
+    try {
+      socket = new this.Socket(this.url);
+    } catch (error) {
+      this.status(`cannot connect: ${error.message}`);
+      this.reconnectLater();
+      return;
+    }
+    this.socket = socket;
+    socket.addEventListener("open", () => {
+      this.attempt = 0;
+      this.status("live");
+    });
+    socket.addEventListener("message", (event) => this.receive(event.data));
+    socket.addEventListener("close", (event) => {
+      if (this.socket === socket) {
+        this.socket = null;
+      }
+      if (event.code === GAME_NOT_FOUND) {
+        // Retrying cannot help: the server does not know this game.
+        this.stopped = true;
+        this.status("game not found");
+        this.handlers.onMissing?.();
+        return;
+      }
+      if (!this.ended && !this.stopped) {
+        this.reconnectLater();
+      }
+    });
+  }
+
+  receive(data) {
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      // One bad message must not take the stream down; the next frames still count.
+      return;
+    }
+    if (message?.Type === "frame" && message.Data) {
+      this.handlers.onFrame?.(normalizeFrame(message.Data));
+    } else if (message?.Type === "game_end") {
+      this.ended = true;
+      this.status("game over");
+      this.handlers.onEnd?.(message.Data ?? {});
+      this.socket?.close();
+    }
+  }
+
+  reconnectLater() {
+    const delay = backoffDelay(this.attempt);
+    this.attempt += 1;
+    this.status(`disconnected; retrying in ${Math.ceil(delay / 1000)} s`);
+    this.retry = this.schedule(() => {
+      this.retry = null;
+      if (!this.stopped && !this.ended) {
+        this.connect();
+      }
+    }, delay);
+  }
+}

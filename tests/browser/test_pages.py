@@ -1,0 +1,167 @@
+"""The web app in a real browser: Debian's chromium driven by Playwright.
+
+The server runs on loopback with a SQLite database; screenshots of each step go
+to ``$SNAKEWAR_ARTIFACTS`` (default ``test-artifacts/``) for people to look at.
+CI (``.ci/run``) installs chromium and sets ``SNAKEWAR_REQUIRE_BROWSER=1``, so
+there a missing browser fails instead of skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from snakewar.server import ServerConfig, create_app
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = Path(os.environ.get("SNAKEWAR_ARTIFACTS", "test-artifacts"))
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("SNAKEWAR_REQUIRE_BROWSER"):
+        raise RuntimeError(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
+    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = tmp_path_factory.mktemp("db") / "games.db"
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    app = create_app(ServerConfig(database_url=f"sqlite:///{db}"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="error", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield opened
+    context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def test_create_a_game_in_the_form_and_watch_it_to_the_end(base_url: str, page: Page) -> None:
+    page.goto(base_url + "/")
+    page.get_by_test_id("start-game").click()
+    expect(page).to_have_url(re.compile(r"/new$"))
+    page.get_by_test_id("snakes").fill("builtin:random\nbuiltin:greedy")
+    expect(page.get_by_test_id("map")).to_have_value("standard")
+    page.locator("input[name=width]").fill("7")
+    page.locator("input[name=height]").fill("7")
+    page.locator("input[name=seed]").fill("5")
+    shot(page, "new-game-form")
+    page.get_by_test_id("create").click()
+    expect(page).to_have_url(re.compile(r"/view/[0-9a-f-]+$"))
+    board = page.frame_locator("[data-testid=board-frame]")
+    expect(board.get_by_test_id("game-status")).to_contain_text("Game over", timeout=30_000)
+    expect(board.get_by_test_id("snake-row")).to_have_count(2)
+    expect(board.get_by_test_id("snake-name").first).to_have_text(re.compile("random-1|greedy-2"))
+    shot(page, "game-over")
+    # The finished game is on the home page.
+    page.goto(base_url + "/")
+    expect(page.get_by_test_id("recent-games").locator("tr").first).to_contain_text("greedy-2")
+
+
+def test_step_with_the_keyboard_and_permalink(base_url: str, page: Page) -> None:
+    import httpx
+
+    game = httpx.post(
+        base_url + "/api/games", json={"snakes": ["random", "random"], "seed": 9}
+    ).json()
+    while httpx.get(f"{base_url}/api/games/{game['id']}").json()["status"] == "running":
+        time.sleep(0.1)
+    page.goto(f"{base_url}/static/viewer/board.html?engine={base_url}&game={game['id']}&turn=3")
+    turn = page.get_by_test_id("turn")
+    expect(turn).to_have_text("Turn 3")
+    page.locator("body").press("ArrowRight")
+    expect(turn).to_have_text("Turn 4")
+    page.locator("body").press("ArrowLeft")
+    page.locator("body").press("ArrowLeft")
+    expect(turn).to_have_text("Turn 2")
+    page.locator("body").press("t")
+    expect(turn).to_have_text(re.compile(r"Turn \d+"))
+    last = int(turn.inner_text().split()[1])
+    assert last > 4
+    page.locator("body").press("r")
+    expect(turn).to_have_text("Turn 0")
+    expect(page).to_have_url(re.compile(r"turn=0"))
+    shot(page, "keyboard-stepping")
+
+
+def test_open_a_replay_file_and_check_the_scoreboard(
+    base_url: str, page: Page, tmp_path: Path
+) -> None:
+    replay = tmp_path / "game.jsonl"
+    subprocess.run(
+        [sys.executable, "-m", "snakewar", "play", "random", "greedy", "-r", "4", "-n", "alpha",
+         "-n", "beta", "--no-live", "--replay", str(replay)],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    page.goto(base_url + "/replay")
+    page.get_by_test_id("replay-file").set_input_files(str(replay))
+    names = page.get_by_test_id("snake-name")
+    expect(names).to_have_count(2)
+    expect(page.get_by_test_id("scoreboard")).to_contain_text("alpha")
+    expect(page.get_by_test_id("scoreboard")).to_contain_text("beta")
+    page.locator("body").press("t")
+    expect(page.get_by_test_id("game-status")).to_contain_text("Game over")
+    expect(page.get_by_test_id("snake-status").first).to_be_visible()
+    shot(page, "replay-file")
+
+
+def test_tester_page_shows_each_check(base_url: str, page: Page) -> None:
+    page.goto(base_url + "/test")
+    page.get_by_test_id("tester-url").fill("builtin:hunter?depth=1")
+    page.get_by_test_id("run-tests").click()
+    expect(page.get_by_test_id("tester-summary")).to_contain_text("PASS", timeout=60_000)
+    rows = page.get_by_test_id("tester-results").locator("tr")
+    expect(rows).to_have_count(4 + 33)
+    shot(page, "tester")

@@ -1,0 +1,270 @@
+"""The web server: REST API, engine API and live websockets (ASGI and real HTTP)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+
+from snakewar.server import RateLimiter, ServerConfig, check_public_url, create_app
+from snakewar.server.safety import ForbiddenSnakeError
+
+GAME = {"snakes": ["builtin:random", "builtin:random"], "seed": 7, "width": 7, "height": 7}
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(ServerConfig(database_url="memory"))) as test_client:
+        yield test_client
+
+
+def wait_finished(client: TestClient, game_id: str, timeout: float = 20) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        game = client.get(f"/api/games/{game_id}").json()
+        if game["status"] != "running":
+            return game
+        time.sleep(0.05)
+    raise AssertionError(f"game {game_id} did not finish")
+
+
+def test_create_watch_and_list_a_game(client: TestClient) -> None:
+    created = client.post("/api/games", json=GAME)
+    assert created.status_code == 201, created.text
+    game = created.json()
+    assert game["status"] in ("running", "complete") and game["seed"] == 7
+    assert [s["name"] for s in game["snakes"]] == ["random-1", "random-2"]
+    finished = wait_finished(client, game["id"])
+    assert finished["status"] == "complete"
+    info = client.get(f"/games/{game['id']}").json()
+    assert info["Game"]["ID"] == game["id"] and info["Game"]["Width"] == 7
+    assert info["LastFrame"]["Turn"] == finished["turn"]
+    page = client.get(f"/games/{game['id']}/frames", params={"offset": 2, "limit": 3}).json()
+    assert page["Count"] == finished["turn"] + 1
+    assert [f["Turn"] for f in page["Frames"]] == [2, 3, 4]
+    snake = page["Frames"][0]["Snakes"][0]
+    engine_keys = "ID Name Body Health Death Color HeadType TailType Latency Shout Author"
+    assert set(snake) >= {*engine_keys.split(), "StatusCode", "Error"}
+    listed = client.get("/api/games").json()
+    assert [g["id"] for g in listed["games"]] == [game["id"]] and listed["live"] == []
+
+
+def test_many_spectators_get_every_frame_then_game_end(client: TestClient) -> None:
+    game = client.post("/api/games", json={**GAME, "timeout": 500}).json()
+    streams = []
+    for _ in range(3):
+        with client.websocket_connect(f"/games/{game['id']}/events") as ws:
+            messages = []
+            while True:
+                message = ws.receive_json()
+                messages.append(message)
+                if message["Type"] == "game_end":
+                    break
+            streams.append(messages)
+    turns = [[m["Data"]["Turn"] for m in s if m["Type"] == "frame"] for s in streams]
+    assert turns[0] == list(range(len(turns[0]))) and len(turns[0]) > 2
+    assert turns[0] == turns[1] == turns[2]
+    assert streams[0][-1]["Data"]["Status"] == "complete"
+
+
+def test_validation_errors_name_the_field(client: TestClient) -> None:
+    bad = client.post("/api/games", json={"snakes": ["random"], "width": "wide"})
+    assert bad.status_code == 422
+    assert any(d["loc"][-1] == "width" for d in bad.json()["detail"])
+    unknown = client.post("/api/games", json={"snakes": ["random"], "colour": "red"})
+    assert unknown.status_code == 422 and unknown.json()["detail"][0]["loc"][-1] == "colour"
+    too_big = client.post("/api/games", json={"snakes": ["random"], "width": 40})
+    assert too_big.status_code == 422 and "width: 40" in too_big.json()["detail"]
+    no_bot = client.post("/api/games", json={"snakes": ["builtin:nobody"]})
+    assert no_bot.status_code == 400 and "nobody" in no_bot.json()["detail"]
+    bad_map = client.post("/api/games", json={"snakes": ["random"], "map": "arcade_maze"})
+    assert bad_map.status_code == 400 and "19x21" in bad_map.json()["detail"]
+    assert client.get("/games/nope").status_code == 404
+
+
+def test_cancel_and_rematch(client: TestClient) -> None:
+    slow = {**GAME, "snakes": ["builtin:random"] * 2, "width": 11, "height": 11}
+    game = client.post("/api/games", json=slow).json()
+    cancelled = client.post(f"/api/games/{game['id']}/cancel")
+    assert cancelled.status_code in (200, 409)
+    if cancelled.status_code == 200:
+        assert cancelled.json()["status"] == "cancelled"
+    again = client.post(f"/api/games/{game['id']}/rematch")
+    assert again.status_code == 201
+    assert again.json()["id"] != game["id"] and again.json()["ruleset"] == "standard"
+
+
+def test_openapi_describes_the_api(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    for path in ("/api/games", "/api/games/{game_id}", "/api/games/{game_id}/cancel",
+                 "/api/games/{game_id}/rematch", "/api/games/{game_id}/replay",
+                 "/games/{game_id}", "/games/{game_id}/frames"):  # fmt: skip
+        assert path in spec["paths"], path
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8000",
+        "http://localhost:8000",
+        "http://10.1.2.3/",
+        "http://192.168.0.10/",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]:8000/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://100.100.100.200/",
+    ],
+)
+def test_public_mode_refuses_private_addresses(url: str) -> None:
+    with pytest.raises(ForbiddenSnakeError, match="address"):
+        asyncio.run(check_public_url(url))
+    app = create_app(ServerConfig(database_url="memory", public=True))
+    with TestClient(app) as test_client:
+        response = test_client.post("/api/games", json={"snakes": [url, "random"]})
+        assert response.status_code == 400 and "public server" in response.json()["detail"]
+
+
+def test_public_mode_allows_public_addresses() -> None:
+    asyncio.run(check_public_url("http://8.8.8.8/"))
+
+
+def test_rate_limit_per_client() -> None:
+    limiter = RateLimiter(per_minute=60, burst=3)
+    assert [limiter.allow("a", now=0.0) for _ in range(4)] == [True, True, True, False]
+    assert limiter.allow("b", now=0.0)
+    assert limiter.allow("a", now=1.0)  # one token back after a second at 60/min
+    assert not limiter.allow("a", now=1.0)
+
+
+def test_public_mode_rate_limits_game_creation() -> None:
+    app = create_app(ServerConfig(database_url="memory", public=True, games_per_minute=1))
+    with TestClient(app) as test_client:
+        codes = [
+            test_client.post("/api/games", json={**GAME, "snakes": ["random"]}).status_code
+            for _ in range(12)
+        ]
+    assert codes[:10] == [201] * 10 and codes[10:] == [429, 429]
+
+
+def test_over_real_http_with_a_websocket() -> None:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(ServerConfig(database_url="memory")), log_level="error")
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.01)
+        base = f"http://127.0.0.1:{port}"
+        game = httpx.post(f"{base}/api/games", json=GAME).json()
+
+        async def watch() -> list[int]:
+            import json
+
+            from websockets.asyncio.client import connect as ws_connect
+
+            turns = []
+            async with ws_connect(f"ws://127.0.0.1:{port}/games/{game['id']}/events") as ws:
+                async for raw in ws:
+                    message = json.loads(raw)
+                    if message["Type"] == "game_end":
+                        break
+                    turns.append(message["Data"]["Turn"])
+            return turns
+
+        turns = asyncio.run(watch())
+        assert turns == list(range(len(turns))) and len(turns) > 2
+        assert httpx.get(f"{base}/games/{game['id']}").json()["Game"]["Status"] == "complete"
+    finally:
+        server.should_exit = True
+        thread.join(5)
+
+
+# -- with storage ---------------------------------------------------------------------
+
+
+def test_stored_games_survive_the_server(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    with TestClient(create_app(ServerConfig(database_url=url))) as first:
+        game = first.post("/api/games", json=GAME).json()
+        finished = wait_finished(first, game["id"])
+    # A new server process on the same database serves the finished game.
+    with TestClient(create_app(ServerConfig(database_url=url))) as second:
+        listed = second.get("/api/games").json()
+        assert [g["id"] for g in listed["games"]] == [game["id"]]
+        assert listed["games"][0]["status"] == "complete"
+        info = second.get(f"/games/{game['id']}").json()
+        assert info["Game"]["Status"] == "complete" and info["Game"]["Seed"] == 7
+        assert info["LastFrame"]["Turn"] == finished["turn"]
+        frames = second.get(f"/games/{game['id']}/frames", params={"limit": 1000}).json()
+        assert frames["Count"] == finished["turn"] + 1
+        with second.websocket_connect(f"/games/{game['id']}/events") as ws:
+            kinds = []
+            while True:
+                message = ws.receive_json()
+                kinds.append(message["Type"])
+                if message["Type"] == "game_end":
+                    break
+        assert kinds.count("frame") == finished["turn"] + 1
+        replay = second.get(f"/api/games/{game['id']}/replay")
+        assert replay.status_code == 200
+
+    from snakewar.replay import read_replay, verify_replay
+
+    record = read_replay(replay.text.splitlines())
+    assert verify_replay(record).ok and record.id == game["id"]
+
+
+def test_a_killed_server_leaves_its_running_game_aborted_with_frames(tmp_path: Any) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    db = tmp_path / "games.db"
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    env = {**os.environ, "SNAKEWAR_DATABASE_URL": f"sqlite:///{db}"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "snakewar", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(200):
+            try:
+                httpx.get(base + "/api/bots")
+                break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        # The hunter thinks ~250 ms a turn: the game is still running when the server dies.
+        game = httpx.post(
+            base + "/api/games", json={"snakes": ["hunter", "hunter"], "seed": 3}, timeout=30
+        ).json()
+        while httpx.get(f"{base}/api/games/{game['id']}").json()["turn"] < 3:
+            time.sleep(0.1)
+    finally:
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
+    with TestClient(create_app(ServerConfig(database_url=f"sqlite:///{db}"))) as client:
+        stored = client.get(f"/api/games/{game['id']}").json()
+        assert stored["status"] == "aborted"
+        frames = client.get(f"/games/{game['id']}/frames").json()
+        assert frames["Count"] >= 4
+        assert [f["Turn"] for f in frames["Frames"]] == list(range(frames["Count"]))
+        assert client.get(f"/games/{game['id']}").json()["Game"]["Status"] == "aborted"
