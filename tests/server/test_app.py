@@ -167,7 +167,10 @@ def test_over_real_http_with_a_websocket() -> None:
         while not server.started:
             time.sleep(0.01)
         base = f"http://127.0.0.1:{port}"
-        game = httpx.post(f"{base}/api/games", json=GAME).json()
+        # Spectators connect before the game starts moving: hunter thinks ~250 ms a turn.
+        game = httpx.post(
+            f"{base}/api/games", json={**GAME, "snakes": ["hunter", "random"], "maxTurns": 12}
+        ).json()
 
         async def watch() -> list[int]:
             import json
@@ -183,8 +186,13 @@ def test_over_real_http_with_a_websocket() -> None:
                     turns.append(message["Data"]["Turn"])
             return turns
 
-        turns = asyncio.run(watch())
-        assert turns == list(range(len(turns))) and len(turns) > 2
+        async def watch_all() -> list[list[int]]:
+            return list(await asyncio.gather(*(watch() for _ in range(6))))
+
+        streams = asyncio.run(watch_all())
+        for turns in streams:
+            assert turns == list(range(len(turns))) and len(turns) > 2
+        assert len({len(t) for t in streams}) == 1
         assert httpx.get(f"{base}/games/{game['id']}").json()["Game"]["Status"] == "complete"
     finally:
         server.should_exit = True
@@ -268,3 +276,44 @@ def test_a_killed_server_leaves_its_running_game_aborted_with_frames(tmp_path: A
         assert frames["Count"] >= 4
         assert [f["Turn"] for f in frames["Frames"]] == list(range(frames["Count"]))
         assert client.get(f"/games/{game['id']}").json()["Game"]["Status"] == "aborted"
+
+
+def test_local_mode_plays_loopback_snakes() -> None:
+    from tests.referee.snake_servers import SnakeServers
+
+    with (
+        SnakeServers() as servers,
+        TestClient(create_app(ServerConfig(database_url="memory"))) as client,
+    ):
+        game = client.post(
+            "/api/games", json={**GAME, "snakes": [servers.url("good"), "random"]}
+        ).json()
+        finished = wait_finished(client, game["id"])
+        assert finished["status"] == "complete"
+        assert servers.bodies("good", "move")
+
+
+def test_play_browser_runs_the_game_on_a_local_server(tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {
+        **os.environ,
+        "SNAKEWAR_DATABASE_URL": f"sqlite:///{tmp_path / 'games.db'}",
+        "BROWSER": "true",  # webbrowser runs `true URL`: nothing opens
+    }
+    out = subprocess.run(
+        [sys.executable, "-m", "snakewar", "play", "random", "random", "-r", "4", "--browser"],
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "watching at http://127.0.0.1:" in out.stderr
+    assert "Game completed after" in out.stdout and "Seed 4" in out.stdout
+    # The game is stored: a server on the same database lists it.
+    with TestClient(create_app(ServerConfig(database_url=env["SNAKEWAR_DATABASE_URL"]))) as client:
+        assert client.get("/api/games").json()["games"][0]["status"] == "complete"
