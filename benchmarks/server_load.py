@@ -35,11 +35,14 @@ def percentile(values: list[float], q: float) -> float:
 async def spectate(port: int, game_id: str, delays: list[float]) -> tuple[int, bool]:
     turns: list[int] = []
     async with connect(f"ws://127.0.0.1:{port}/games/{game_id}/events", max_size=None) as ws:
+        connected = time.time()
         async for raw in ws:
             message = json.loads(raw)
             if message["Type"] == "game_end":
                 break
-            delays.append(time.time() - message["Time"])
+            # Frames made before we connected are history replayed on connect, not live delay.
+            if message["Time"] >= connected:
+                delays.append(time.time() - message["Time"])
             turns.append(message["Data"]["Turn"])
     return len(turns), turns == list(range(len(turns)))
 
@@ -74,7 +77,8 @@ async def run(args: argparse.Namespace) -> None:
             )
             ids = []
             for response in created:
-                response.raise_for_status()
+                if response.status_code != 201:
+                    raise SystemExit(f"game creation failed: {response.json()['detail']}")
                 ids.append(response.json()["id"])
             delays: list[float] = []
             results = await asyncio.gather(

@@ -317,3 +317,14 @@ def test_play_browser_runs_the_game_on_a_local_server(tmp_path: Any) -> None:
     # The game is stored: a server on the same database lists it.
     with TestClient(create_app(ServerConfig(database_url=env["SNAKEWAR_DATABASE_URL"]))) as client:
         assert client.get("/api/games").json()["games"][0]["status"] == "complete"
+
+
+def test_concurrent_game_limit_is_a_clear_429() -> None:
+    app = create_app(ServerConfig(database_url="memory", max_concurrent_games=1))
+    with TestClient(app) as client:
+        first = client.post("/api/games", json={**GAME, "snakes": ["hunter", "hunter"]})
+        assert first.status_code == 201
+        second = client.post("/api/games", json=GAME)
+        assert second.status_code == 429
+        assert "max_concurrent_games=1" in second.json()["detail"]
+        client.post(f"/api/games/{first.json()['id']}/cancel")
