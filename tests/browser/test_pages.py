@@ -165,3 +165,54 @@ def test_tester_page_shows_each_check(base_url: str, page: Page) -> None:
     rows = page.get_by_test_id("tester-results").locator("tr")
     expect(rows).to_have_count(4 + 33)
     shot(page, "tester")
+
+
+def test_an_aborted_game_stays_viewable(browser: Browser, tmp_path: Path) -> None:
+    import asyncio
+
+    from snakewar.referee import MatchSpec, play_match
+    from snakewar.server.store import Store
+
+    db = f"sqlite:///{tmp_path / 'games.db'}"
+    from concurrent.futures import ThreadPoolExecutor
+
+    # Playwright's sync API owns this thread's event loop: play the game on another thread.
+    with ThreadPoolExecutor(1) as pool:
+        record = pool.submit(
+            lambda: asyncio.run(play_match(MatchSpec(snakes=("random", "random")), 12))
+        ).result()
+    # Store the first 5 turns as a server would have before dying mid-game.
+    partial = type(record)(
+        id=record.id,
+        config=record.config,
+        timeout_ms=record.timeout_ms,
+        snakes=record.snakes,
+        initial=record.initial,
+        turns=record.turns[:5],
+        start=record.start,
+    )
+    with Store(db) as store:
+        store.create_game(partial, "running")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(ServerConfig(database_url=db)), log_level="error")
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.02)
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{port}/view/{record.id}")
+        board = page.frame_locator("[data-testid=board-frame]")
+        expect(board.get_by_test_id("snake-row")).to_have_count(2)
+        board.locator("body").press("t")
+        expect(board.get_by_test_id("turn")).to_have_text("Turn 5")
+        shot(page, "aborted-game")
+        context.close()
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -37,7 +37,9 @@ form { display: grid; gap: .7em; background: var(--card); padding: 1em;
 label { display: grid; gap: .2em; font-weight: 600; }
 .row { display: grid; grid-template-columns: repeat(auto-fit, minmax(140px, 1fr)); gap: .7em; }
 input, select, textarea, button { font: inherit; padding: .35em .5em; border-radius: 5px;
-  border: 1px solid var(--border); background: var(--bg); color: var(--fg); }
+  border: 1px solid var(--border); background: var(--bg); color: var(--fg);
+  box-sizing: border-box; width: 100%; min-width: 0; }
+a button { width: auto; }
 button { background: var(--accent); color: #fff; border: none; cursor: pointer; font-weight: 600; }
 .error { color: #c62828; white-space: pre-wrap; }
 .muted { color: var(--muted); font-weight: normal; }
@@ -155,7 +157,10 @@ function showMap() {{
   const sizes = m.sizes === "any" ? "any size" : m.sizes.map(s => s.join("x")).join(", ");
   document.getElementById("map-info").textContent =
     `${{m.description}} Sizes: ${{sizes}}. Players: ${{m.min_players}}-${{m.max_players}}.`;
-  if (m.sizes !== "any" && m.sizes.length) {{
+  // Keep the chosen size when the map allows it; otherwise take the map's first size.
+  const fits = m.sizes === "any" ||
+    m.sizes.some(([w, h]) => w === +form.width.value && h === +form.height.value);
+  if (!fits && m.sizes.length) {{
     form.width.value = m.sizes[0][0]; form.height.value = m.sizes[0][1];
   }}
 }}
