@@ -227,6 +227,11 @@ def test_stored_games_survive_the_server(tmp_path: Any) -> None:
         assert kinds.count("frame") == finished["turn"] + 1
         replay = second.get(f"/api/games/{game['id']}/replay")
         assert replay.status_code == 200
+        # A rematch of a game from an earlier server process: same snakes and settings.
+        again = second.post(f"/api/games/{game['id']}/rematch")
+        assert again.status_code == 201, again.text
+        assert [s["name"] for s in again.json()["snakes"]] == ["random-1", "random-2"]
+        assert again.json()["width"] == 7 and again.json()["seed"] != 7
 
     from snakewar.replay import read_replay, verify_replay
 

@@ -99,6 +99,24 @@ def _game_summary(live: LiveGame) -> dict[str, Any]:
     }
 
 
+def _spec_from_row(row: Any) -> MatchSpec:
+    """The match of a stored game (same snakes, names and settings), for a rematch."""
+    header = row.config
+    config = header.get("config", {})
+    snakes = header.get("snakes", [])
+    return MatchSpec(
+        snakes=tuple(str(s["source"]) for s in snakes),
+        names=tuple(str(s["name"]) for s in snakes),
+        ruleset=str(config.get("ruleset", row.ruleset)),
+        map=str(config.get("map", row.map)),
+        width=int(config.get("width", row.width)),
+        height=int(config.get("height", row.height)),
+        params={str(k): str(v) for k, v in config.get("settings", {}).items()},
+        timeout_ms=int(header.get("timeout", row.timeout_ms)),
+        source=row.source,
+    )
+
+
 def _row_game_info(row: Any) -> dict[str, Any]:
     """The engine API's ``Game`` object of a stored game."""
     from snakewar.games.battlesnake.settings import Settings
@@ -283,9 +301,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def rematch(game_id: str, request: Request) -> dict[str, Any]:
         """A new game with the same snakes and settings and a new seed."""
         live = manager().games.get(game_id)
-        if live is None:
-            raise HTTPException(404, f"game {game_id!r} is not known to this server process")
-        return _game_summary(await manager().create(live.spec))
+        spec = live.spec if live is not None else _spec_from_row(_stored(game_id))
+        return _game_summary(await manager().create(spec))
 
     @app.get("/api/games/{game_id}/replay", tags=["games"], response_class=PlainTextResponse)
     async def export_replay(game_id: str) -> PlainTextResponse:
