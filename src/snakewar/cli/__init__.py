@@ -31,7 +31,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-app.command(help="Play a game between snakes in the terminal.")(play)
+app.command(help="Referee games between snakes: watch one, or measure many with --games.")(play)
 app.add_typer(maps_app, name="maps")
 app.add_typer(bench_app, name="bench")
 app.add_typer(bot_app, name="bot")
