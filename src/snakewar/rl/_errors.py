@@ -1,0 +1,19 @@
+"""The exceptions of :mod:`snakewar.rl` (importable without the ``rl`` extra)."""
+
+from __future__ import annotations
+
+from snakewar.errors import SnakewarError
+
+__all__ = ["EnvConfigError", "EnvStepError", "MissingExtraError"]
+
+
+class MissingExtraError(SnakewarError, ImportError):
+    """Raised by ``import snakewar.rl`` when PettingZoo or Gymnasium is not installed."""
+
+
+class EnvConfigError(SnakewarError, ValueError):
+    """Raised for an environment option or observation setting that cannot be used."""
+
+
+class EnvStepError(SnakewarError, ValueError):
+    """Raised for a step an environment cannot take (a bad action, a finished episode)."""
