@@ -18,6 +18,13 @@ FORBIDDEN = (
     "snakewar.replay",
     "starlette",
     "uvicorn",
+    "fastapi",
+    "sqlalchemy",
+    "snakewar.server",
+    "snakewar.sim",
+    "snakewar.rl",
+    "pettingzoo",
+    "gymnasium",
 )
 
 
@@ -49,3 +56,12 @@ def test_battlesnake_all_is_exact() -> None:
         "GameSpec",
     }
     assert set(bs.__all__) == public - modules
+
+
+def test_base_install_does_not_import_the_rl_extra() -> None:
+    code = (
+        "import sys; import snakewar.cli, snakewar.referee, snakewar.server;"
+        "print(','.join(m for m in ('pettingzoo', 'gymnasium') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
