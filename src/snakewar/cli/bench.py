@@ -228,3 +228,50 @@ def bench_referee(
             proc.terminate()
         for proc in procs:
             proc.wait(10)
+
+
+@bench_app.command("sim")
+def bench_sim(
+    batches: str = typer.Option("1,64,1024,8192", "--batches", help="Batch sizes B."),
+    sizes: str = typer.Option("11,19", "--sizes", help="Square board sizes."),
+    snakes: int = typer.Option(4, "--snakes"),
+    seconds: float = typer.Option(2.0, "--seconds", help="Timed stepping per measurement."),
+    workers: str = typer.Option("1,2", "--workers", help="Worker process counts."),
+) -> None:
+    """The batched simulator's turns/s next to the rules engine's, same run.
+
+    A turn is one step of one game; moves (random safe moves) are chosen outside
+    the timed part, as in ``bench rules``.  With 2 workers, two processes each
+    step their own batch at the same time and their rates are added.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from snakewar.sim.bench import measure
+
+    measure_rules(5, 99)  # warm-up
+    turns, engine, _ = measure_rules(60, 1)
+    rules_rate = turns / engine
+    table = Table(title="snakewar.sim, standard ruleset, random safe moves", title_justify="left")
+    for column in ("board", "B", "workers", "turns/s", "snake-moves/s", "vs rules engine"):
+        table.add_column(column, justify="right")
+    best = 0.0
+    for size in (int(s) for s in sizes.split(",")):
+        for batch in (int(b) for b in batches.split(",")):
+            for count in (int(w) for w in workers.split(",")):
+                result = measure(batch, size, size, snakes, seconds, workers=count)
+                rate = float(result["turns_per_second"])
+                moves = float(result["snake_moves_per_second"])
+                best = max(best, rate)
+                table.add_row(
+                    f"{size}x{size}",
+                    str(batch),
+                    str(count),
+                    f"{rate:,.0f}",
+                    f"{moves:,.0f}",
+                    f"{rate / rules_rate:,.1f}x",
+                )
+    console = Console(highlight=False)
+    console.print(table)
+    console.print(f"rules engine (same run, 11x11, 4 snakes): {rules_rate:,.0f} turns/s")
+    typer.echo(f"{best:.0f} turns/s")

@@ -1,0 +1,152 @@
+"""Throughput of the batched simulator: turns per second with random safe moves.
+
+A *turn* is one step of one game.  Moves are chosen outside the timed part; the
+timed part is :meth:`BatchSim.step` (rules, food spawning and the auto-resets of
+finished games).  Fast randomness.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from snakewar.errors import SnakewarError
+from snakewar.sim.core import BatchSim
+
+__all__ = ["measure"]
+
+
+class BenchError(SnakewarError):
+    """A benchmark was asked for with impossible parameters."""
+
+
+def _run(
+    batch: int,
+    width: int,
+    height: int,
+    snakes: int,
+    seconds: float | None,
+    steps: int | None,
+    seed: int,
+    ruleset: str,
+    map_id: str,
+) -> dict[str, Any]:
+    sim = BatchSim(
+        batch,
+        width,
+        height,
+        snakes,
+        ruleset,
+        map_id,
+        seeds=[seed * 1_000_003 + i for i in range(batch)],
+        randomness="fast",
+    )
+    rng = np.random.default_rng(seed)
+    stepping = 0.0
+    choosing = 0.0
+    done = 0
+    n = 0
+    moves = 0
+    start = time.perf_counter()
+    while True:
+        t0 = time.perf_counter()
+        # Snake-moves: one per alive snake per step (counted outside the timed part).
+        moves += int(sim.alive().sum())
+        actions = sim.random_safe_actions(rng)
+        t1 = time.perf_counter()
+        result = sim.step(actions)
+        t2 = time.perf_counter()
+        choosing += t1 - t0
+        stepping += t2 - t1
+        done += int(result.done.sum())
+        n += 1
+        if steps is not None and n >= steps:
+            break
+        if seconds is not None and t2 - start >= seconds:
+            break
+    turns = n * batch
+    return {
+        "batch": batch,
+        "width": width,
+        "height": height,
+        "snakes": snakes,
+        "ruleset": ruleset,
+        "map": map_id,
+        "steps": n,
+        "turns": turns,
+        "games_finished": done,
+        "step_seconds": stepping,
+        "choose_seconds": choosing,
+        "turns_per_second": turns / stepping if stepping > 0 else 0.0,
+        "snake_moves": moves,
+        "snake_moves_per_second": moves / stepping if stepping > 0 else 0.0,
+    }
+
+
+def _run_job(job: tuple[Any, ...]) -> dict[str, Any]:
+    return _run(*job)
+
+
+def measure(
+    batch: int,
+    width: int = 11,
+    height: int = 11,
+    snakes: int = 4,
+    seconds_or_steps: float | int = 3.0,
+    workers: int = 1,
+    ruleset: str = "standard",
+    map: str = "standard",
+) -> dict[str, Any]:
+    """Measure simulator turns per second.
+
+    Args:
+        batch: games per simulator.
+        width: board width.
+        height: board height.
+        snakes: snakes per game.
+        seconds_or_steps: a float is a time budget in seconds, an int a number of steps.
+        workers: processes, each with its own simulator of ``batch`` games; their
+            rates are added (the figure of a machine with that many cores busy).
+        ruleset: the ruleset played.
+        map: the map played.
+
+    Returns:
+        ``turns_per_second`` (sum over workers), ``turns``, ``steps``, ``games_finished``,
+        ``step_seconds`` (max over workers), ``choose_seconds`` and the parameters.
+
+    Raises:
+        BenchError: for ``workers < 1`` or a non-positive budget.
+    """
+    if workers < 1:
+        raise BenchError(f"workers={workers} (expected at least 1)")
+    if seconds_or_steps <= 0:
+        raise BenchError(f"seconds_or_steps={seconds_or_steps} (expected a positive budget)")
+    if isinstance(seconds_or_steps, int):
+        seconds, steps = None, seconds_or_steps
+    else:
+        seconds, steps = float(seconds_or_steps), None
+    args = (batch, width, height, snakes, seconds, steps)
+    if workers == 1:
+        out = _run(*args, 0, ruleset, map)
+        out["workers"] = 1
+        return out
+    with ProcessPoolExecutor(workers) as pool:
+        jobs = [(*args, w, ruleset, map) for w in range(workers)]
+        parts = list(pool.map(_run_job, jobs))
+    total = dict(parts[0])
+    for key in (
+        "turns",
+        "steps",
+        "games_finished",
+        "choose_seconds",
+        "turns_per_second",
+        "snake_moves",
+        "snake_moves_per_second",
+    ):
+        total[key] = sum(p[key] for p in parts)
+    total["step_seconds"] = max(p["step_seconds"] for p in parts)
+    total["workers"] = workers
+    return total
