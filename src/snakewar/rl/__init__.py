@@ -4,6 +4,8 @@
 * :class:`BattlesnakeEnv`: Gymnasium ``Env``, one learner against bots or policies
   (also registered as ``snakewar/Battlesnake-v0`` for ``gymnasium.make``).
 * :func:`make_vector_env`: a ``SyncVectorEnv`` of :class:`BattlesnakeEnv`.
+* :class:`SimVectorEnv`: a ``VectorEnv`` over the batched simulator (``snakewar.sim``):
+  one learner per game against random safe snakes, all games stepped at once.
 * :mod:`snakewar.rl.observation`: the board planes and action masks, pure numpy.
 
 All run the exact rules engine.  Install with ``pip install "snakewar[rl]"``.
@@ -39,6 +41,7 @@ from snakewar.rl.observation import (
     encode_observation,
 )
 from snakewar.rl.parallel import BattlesnakeParallelEnv
+from snakewar.rl.sim_vector import SimVectorEnv
 from snakewar.rl.single import BattlesnakeEnv, OpponentPolicy
 from snakewar.rl.vector import make_vector_env
 
@@ -61,6 +64,7 @@ __all__ = [
     "OpponentPolicy",
     "Plane",
     "Rewards",
+    "SimVectorEnv",
     "action_mask",
     "encode_board",
     "encode_observation",

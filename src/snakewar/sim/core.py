@@ -511,6 +511,20 @@ class BatchSim:
 
     # -- public API -----------------------------------------------------------------------
 
+    def restart(self, slots: Sequence[int]) -> None:
+        """Start new games in ``slots`` now (seed :func:`next_seed` of the old one).
+
+        For environments whose episode ends before the game does, e.g. when the
+        learning snake is eliminated while others play on.
+        """
+        chosen = np.asarray(sorted(set(int(g) for g in slots)), dtype=np.int64)
+        if chosen.size == 0:
+            return
+        for g in chosen.tolist():
+            self.seeds[g] = next_seed(int(self.seeds[g]))
+        self.episode[chosen] += 1
+        self._reset_slots(chosen)
+
     def reset(self, seeds: Sequence[int] | None = None) -> None:
         """Start new games in every slot (with new ``seeds`` if given); episodes restart at 0.
 
