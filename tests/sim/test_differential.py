@@ -11,8 +11,8 @@ from snakewar.games.battlesnake import Game, GameConfig, Settings
 from snakewar.games.battlesnake.types import BoardState
 from snakewar.sim import MOVE_NAMES, BatchSim
 
-SCALE = 5
-"""Games per case are multiplied by this (about 1,200 games in all)."""
+SCALE = 10
+"""Games per case are multiplied by this (2,400 games in all)."""
 
 CASES = [
     # ruleset, map, size, snakes, games
