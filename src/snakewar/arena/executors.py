@@ -1,0 +1,403 @@
+"""Game executors: where the arena's games are played.
+
+An :class:`Executor` takes :class:`GameJob` s (a :class:`~snakewar.referee.batch.MatchSpec`
+plus a seed, under a unique ``job_id``) and returns one :class:`GameOutcome` per
+job, in the order the jobs were given, calling ``on_result`` as each game ends.
+A game that cannot be played (an unknown bot, an unreachable snake, a worker
+that keeps dying) becomes an outcome with ``error`` set; it never stops the
+other games.  Three executors share this contract:
+
+* :class:`InProcessExecutor`: games on one asyncio event loop in this process,
+  ``concurrency`` at a time (the default; best for HTTP snakes).
+* :class:`ProcessPoolExecutor`: a local pool of ``spawn`` worker processes, one
+  game per task (built-in bots are CPU-bound, so this uses several cores).
+* :class:`RayExecutor`: one Ray task per game, on a local or remote Ray cluster
+  (the optional extra ``pip install "snakewar[ray]"``).
+
+A game depends only on its spec and seed, so for deterministic bots the
+summaries are the same whichever executor plays them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import dataclasses
+import importlib
+import multiprocessing
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from snakewar.errors import SnakewarError
+from snakewar.referee.batch import MatchSpec, play_match
+from snakewar.referee.clients import new_http_client
+from snakewar.referee.stats import GameSummary, summarize
+from snakewar.replay.format import replay_lines
+
+__all__ = [
+    "Executor",
+    "ExecutorError",
+    "GameFn",
+    "GameJob",
+    "GameOutcome",
+    "InProcessExecutor",
+    "MissingRayError",
+    "OnResult",
+    "ProcessPoolExecutor",
+    "RayExecutor",
+    "measure_games_per_minute",
+    "play_job",
+    "play_job_async",
+]
+
+
+class ExecutorError(SnakewarError, ValueError):
+    """Raised for an executor setting or a job list that cannot be used."""
+
+
+class MissingRayError(SnakewarError, ImportError):
+    """Raised when :class:`RayExecutor` runs without Ray installed."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameJob:
+    """One game to play: a match spec and a seed, named by a unique ``job_id``."""
+
+    job_id: str
+    spec: MatchSpec
+    seed: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """What became of one :class:`GameJob`.
+
+    Exactly one of ``summary`` and ``error`` is set.  ``attempts`` counts the
+    times the game was started (more than one only after a worker died).
+    """
+
+    job_id: str
+    seed: int
+    summary: GameSummary | None
+    replay: list[str] | None = None
+    """The replay's lines (see :func:`~snakewar.replay.format.replay_lines`), when asked."""
+    attempts: int = 1
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the game was played to a summary."""
+        return self.error is None
+
+
+OnResult = Callable[[GameOutcome], None]
+"""Called with each outcome as it arrives (in completion order)."""
+
+GameFn = Callable[[GameJob, bool], GameOutcome]
+"""Plays one job in a worker (``(job, replays) -> outcome``); :func:`play_job` by default."""
+
+
+def _failed(job: GameJob, error: str, attempts: int = 1) -> GameOutcome:
+    return GameOutcome(job.job_id, job.seed, None, None, attempts, error)
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+async def play_job_async(
+    job: GameJob, replays: bool = False, http: httpx.AsyncClient | None = None
+) -> GameOutcome:
+    """Play one job on the running event loop.
+
+    Every exception the game raises becomes the outcome's ``error``: one job that
+    cannot run (a bad snake argument, an unreachable URL) must not sink a batch.
+    """
+    try:
+        record = await play_match(job.spec, job.seed, http)
+        summary = summarize(record)
+        replay = replay_lines(record) if replays else None
+    except Exception as exc:  # reported in the outcome, see docstring
+        return _failed(job, _describe(exc))
+    return GameOutcome(job.job_id, job.seed, summary, replay)
+
+
+def play_job(job: GameJob, replays: bool = False) -> GameOutcome:
+    """Play one job on its own event loop (what worker processes and Ray tasks run)."""
+    return asyncio.run(play_job_async(job, replays))
+
+
+def _check_jobs(jobs: Sequence[GameJob]) -> list[GameJob]:
+    seen: set[str] = set()
+    for job in jobs:
+        if job.job_id in seen:
+            raise ExecutorError(f"duplicate job id {job.job_id!r}; every job needs its own id")
+        seen.add(job.job_id)
+    return list(jobs)
+
+
+def _check_positive(what: str, value: int | None) -> None:
+    if value is not None and value < 1:
+        raise ExecutorError(f"{what} {value!r} is out of range; expected at least 1")
+
+
+class Executor(ABC):
+    """Plays :class:`GameJob` s somewhere; subclasses choose where."""
+
+    def run(
+        self,
+        jobs: Sequence[GameJob],
+        *,
+        on_result: OnResult | None = None,
+        replays: bool = False,
+    ) -> list[GameOutcome]:
+        """Play every job and return their outcomes in job order.
+
+        Args:
+            jobs: the games; their ``job_id`` s must be unique.
+            on_result: called in this thread with each outcome as it arrives.
+            replays: also return each game's replay lines.
+
+        Raises:
+            ExecutorError: for duplicate job ids.
+            MissingRayError: for :class:`RayExecutor` without Ray installed.
+        """
+        ordered = _check_jobs(jobs)
+        results: dict[str, GameOutcome] = {}
+
+        def deliver(outcome: GameOutcome) -> None:
+            # A job is reported once even if a retried task also finished late.
+            if outcome.job_id in results:
+                return
+            results[outcome.job_id] = outcome
+            if on_result is not None:
+                on_result(outcome)
+
+        self._execute(ordered, replays, deliver)
+        for job in ordered:
+            if job.job_id not in results:  # pragma: no cover - each backend delivers every job
+                deliver(_failed(job, "the executor returned no result for this job"))
+        return [results[job.job_id] for job in ordered]
+
+    @abstractmethod
+    def _execute(self, jobs: list[GameJob], replays: bool, deliver: OnResult) -> None:
+        """Play ``jobs`` and hand every outcome to ``deliver``."""
+
+
+class InProcessExecutor(Executor):
+    """Games on one asyncio event loop in this process, ``concurrency`` at a time.
+
+    Built-in bots run in worker threads, so concurrency mostly helps HTTP snakes,
+    whose games spend their time waiting on the network.
+
+    Raises:
+        ExecutorError: if ``concurrency`` is below 1.
+    """
+
+    def __init__(self, concurrency: int = 1) -> None:
+        _check_positive("concurrency", concurrency)
+        self.concurrency = concurrency
+
+    def _execute(self, jobs: list[GameJob], replays: bool, deliver: OnResult) -> None:
+        asyncio.run(self.run_async(jobs, replays, deliver))
+
+    async def run_async(self, jobs: Sequence[GameJob], replays: bool, deliver: OnResult) -> None:
+        """Play ``jobs`` on the running loop, handing each outcome to ``deliver``.
+
+        For callers that already run an event loop (:meth:`run` starts its own).
+        """
+        limit = asyncio.Semaphore(self.concurrency)
+        async with new_http_client() as http:
+
+            async def one(job: GameJob) -> None:
+                async with limit:
+                    outcome = await play_job_async(job, replays, http)
+                deliver(outcome)
+
+            async with asyncio.TaskGroup() as group:
+                for job in jobs:
+                    group.create_task(one(job))
+
+
+class ProcessPoolExecutor(Executor):
+    """A local pool of ``workers`` processes (``spawn``), one game per task.
+
+    A worker that dies breaks the whole pool (that is how
+    :mod:`concurrent.futures` works), so the unfinished games are resubmitted to
+    a fresh pool, each counting one more attempt; after ``max_retries`` broken
+    pools they are reported as failed.
+
+    Args:
+        workers: pool size.
+        max_retries: fresh pools after a worker death.
+        game_fn: the function each task runs; must be picklable (module level).
+
+    Raises:
+        ExecutorError: if ``workers`` is below 1 or ``max_retries`` below 0.
+    """
+
+    def __init__(self, workers: int = 2, *, max_retries: int = 1, game_fn: GameFn = play_job):
+        _check_positive("workers", workers)
+        _check_positive("max_retries + 1", max_retries + 1)
+        self.workers = workers
+        self.max_retries = max_retries
+        self.game_fn = game_fn
+
+    def _execute(self, jobs: list[GameJob], replays: bool, deliver: OnResult) -> None:
+        # "spawn" gives each worker a clean interpreter: no inherited event loop,
+        # sockets or threads from the parent.
+        context = multiprocessing.get_context("spawn")
+        pending = {job.job_id: job for job in jobs}
+        attempts = dict.fromkeys(pending, 0)
+        while pending:
+            with concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=context) as pool:
+                futures = {}
+                for job in pending.values():
+                    attempts[job.job_id] += 1
+                    futures[pool.submit(self.game_fn, job, replays)] = job
+                try:
+                    for future in concurrent.futures.as_completed(futures):
+                        job = futures[future]
+                        try:
+                            outcome = future.result()
+                        except BrokenProcessPool:
+                            continue  # retried below, with the other unfinished games
+                        except Exception as exc:  # e.g. an unpicklable result
+                            outcome = _failed(job, _describe(exc))
+                        del pending[job.job_id]
+                        deliver(dataclasses.replace(outcome, attempts=attempts[job.job_id]))
+                except BaseException:
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise
+            for job in list(pending.values()):
+                if attempts[job.job_id] > self.max_retries:
+                    del pending[job.job_id]
+                    error = f"a worker process died; gave up after {attempts[job.job_id]} attempts"
+                    deliver(_failed(job, error, attempts[job.job_id]))
+
+
+def _import_ray() -> Any:
+    try:
+        return importlib.import_module("ray")
+    except ImportError as exc:
+        raise MissingRayError(
+            f'RayExecutor needs Ray ({exc.name} is missing): pip install "snakewar[ray]"'
+        ) from exc
+
+
+# Errors that mean the task's process or node went away, not that the game failed:
+# only these are worth playing again.
+_RETRYABLE = ("WorkerCrashedError", "NodeDiedError", "OutOfMemoryError", "ObjectLostError")
+
+
+def _ray_task(game_fn: GameFn, job: GameJob, replays: bool) -> GameOutcome:
+    # The game function travels as an argument so that any picklable callable
+    # (not only a plain function, which is all ``ray.remote`` accepts) can be used.
+    return game_fn(job, replays)
+
+
+class RayExecutor(Executor):
+    """One Ray task per game, collected with ``ray.wait`` as they finish.
+
+    Ray is started here (``ray.init(address=..., num_cpus=...)``) unless it is
+    already initialised.  Tasks are submitted with Ray's ``max_retries=0`` and
+    retried by this executor instead: Ray's own retries are invisible to the
+    driver, and the outcome's ``attempts`` must be exact.  A game whose worker
+    died is played again up to ``max_retries`` times, then reported as failed.
+
+    Args:
+        address: ``None`` starts a local Ray, ``"auto"`` joins the running
+            cluster, ``"ray://HOST:PORT"`` connects a Ray client.
+        num_cpus: CPUs for a local Ray (``None``: all of them).
+        max_retries: replays of a game after its worker died.
+        game_fn: the function each task runs.
+
+    Raises:
+        ExecutorError: if ``num_cpus`` is below 1 or ``max_retries`` below 0.
+    """
+
+    def __init__(
+        self,
+        address: str | None = None,
+        num_cpus: int | None = None,
+        *,
+        max_retries: int = 2,
+        game_fn: GameFn = play_job,
+    ) -> None:
+        _check_positive("num_cpus", num_cpus)
+        _check_positive("max_retries + 1", max_retries + 1)
+        self.address = address
+        self.num_cpus = num_cpus
+        self.max_retries = max_retries
+        self.game_fn = game_fn
+
+    def _execute(self, jobs: list[GameJob], replays: bool, deliver: OnResult) -> None:
+        ray = _import_ray()
+        if not ray.is_initialized():
+            ray.init(
+                address=self.address,
+                num_cpus=self.num_cpus,
+                include_dashboard=False,
+                ignore_reinit_error=True,
+                log_to_driver=False,
+            )
+        task = ray.remote(num_cpus=1, max_retries=0)(_ray_task)
+        retryable = tuple(getattr(ray.exceptions, name) for name in _RETRYABLE)
+        game_fn = ray.put(self.game_fn)
+        attempts: dict[str, int] = {}
+        running: dict[Any, GameJob] = {}
+
+        def submit(job: GameJob) -> None:
+            attempts[job.job_id] = attempts.get(job.job_id, 0) + 1
+            running[task.remote(game_fn, job, replays)] = job
+
+        for job in jobs:
+            submit(job)
+        try:
+            while running:
+                done, _ = ray.wait(list(running), num_returns=1)
+                for ref in done:
+                    job = running.pop(ref)
+                    tries = attempts[job.job_id]
+                    try:
+                        outcome = ray.get(ref)
+                    except ray.exceptions.RayError as exc:
+                        if isinstance(exc, retryable) and tries <= self.max_retries:
+                            submit(job)
+                            continue
+                        outcome = _failed(
+                            job, f"ray task failed after {tries} attempts: {_describe(exc)}"
+                        )
+                    deliver(dataclasses.replace(outcome, attempts=tries))
+        except BaseException:
+            for ref in running:
+                ray.cancel(ref, force=True)
+            raise
+
+
+def measure_games_per_minute(
+    executor: Executor, n: int, spec: MatchSpec, *, first_seed: int = 0
+) -> float:
+    """Play ``n`` games of ``spec`` (seeds ``first_seed, ...``) and return games per minute.
+
+    The time includes the executor's start-up (a process pool's spawn, Ray's
+    first tasks), as a user running ``n`` games would see it.
+
+    Raises:
+        ExecutorError: if ``n`` is below 1 or any game failed (its error is named).
+    """
+    _check_positive("n", n)
+    jobs = [GameJob(f"bench-{first_seed + i}", spec, first_seed + i) for i in range(n)]
+    start = time.perf_counter()
+    outcomes = executor.run(jobs)
+    elapsed = time.perf_counter() - start
+    failed = [o for o in outcomes if not o.ok]
+    if failed:
+        raise ExecutorError(f"{len(failed)} of {n} games failed; first: {failed[0].error}")
+    return n * 60.0 / elapsed

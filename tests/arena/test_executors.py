@@ -1,0 +1,260 @@
+"""Executors play the same games to the same results, and report every job once."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from snakewar.arena.executors import (
+    Executor,
+    ExecutorError,
+    GameJob,
+    GameOutcome,
+    InProcessExecutor,
+    MissingRayError,
+    ProcessPoolExecutor,
+    RayExecutor,
+    measure_games_per_minute,
+    play_job,
+)
+from snakewar.referee.batch import MatchSpec
+from snakewar.referee.stats import GameSummary
+
+HAS_RAY = importlib.util.find_spec("ray") is not None
+needs_ray = pytest.mark.skipif(
+    not HAS_RAY, reason='Ray is not installed: pip install "snakewar[ray]"'
+)
+
+DUEL = MatchSpec(("builtin:random", "builtin:greedy"), width=7, height=7)
+TRIO = MatchSpec(("builtin:greedy", "builtin:hunter?depth=1", "builtin:random"), width=7, height=7)
+BROKEN = MatchSpec(("builtin:random", "builtin:no-such-bot"), width=7, height=7)
+
+
+def jobs_for(spec: MatchSpec, seeds: range, prefix: str = "g") -> list[GameJob]:
+    return [GameJob(f"{prefix}-{seed}", spec, seed) for seed in seeds]
+
+
+def digest(summary: GameSummary | None) -> tuple[object, ...]:
+    """What must not depend on the executor (latencies do, so they are left out)."""
+    assert summary is not None
+    return (
+        summary.seed,
+        summary.winner_seat,
+        summary.is_draw,
+        summary.turns,
+        summary.reason,
+        tuple(
+            (s.seat, s.result, s.length, s.health, s.cause, s.eliminated_by, s.eliminated_on_turn)
+            for s in summary.snakes
+        ),
+    )
+
+
+class CrashOnce:
+    """A game function whose worker process dies the first time it plays ``target``.
+
+    The marker file outlives the dead process, so the retry plays normally.
+    """
+
+    def __init__(self, marker: Path, target: str) -> None:
+        self.marker = str(marker)
+        self.target = target
+
+    def __call__(self, job: GameJob, replays: bool) -> GameOutcome:
+        if job.job_id == self.target and not os.path.exists(self.marker):
+            Path(self.marker).write_text("crashed")
+            os._exit(1)
+        return play_job(job, replays)
+
+
+class CrashAlways:
+    """A game function whose worker process always dies on ``target``."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def __call__(self, job: GameJob, replays: bool) -> GameOutcome:
+        if job.job_id == self.target:
+            os._exit(1)
+        return play_job(job, replays)
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[None]:
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def local_duel() -> list[GameOutcome]:
+    """The 200-game evaluation played in this process: the reference results."""
+    return InProcessExecutor(concurrency=4).run(jobs_for(DUEL, range(200)))
+
+
+def test_in_process_results_are_real_games(local_duel: list[GameOutcome]) -> None:
+    assert [o.job_id for o in local_duel] == [f"g-{seed}" for seed in range(200)]
+    assert all(o.ok and o.attempts == 1 and o.replay is None for o in local_duel)
+    winners = {o.summary.winner_seat for o in local_duel if o.summary}
+    turns = {o.summary.turns for o in local_duel if o.summary}
+    # Varied games, so that equal results elsewhere mean something.
+    assert {0, 1} <= winners
+    assert len(turns) > 10
+
+
+def test_concurrency_does_not_change_results(local_duel: list[GameOutcome]) -> None:
+    serial = InProcessExecutor().run(jobs_for(DUEL, range(30)))
+    assert [digest(o.summary) for o in serial] == [digest(o.summary) for o in local_duel[:30]]
+
+
+def test_process_pool_matches_in_process(local_duel: list[GameOutcome]) -> None:
+    seen: list[str] = []
+    outcomes = ProcessPoolExecutor(2).run(
+        jobs_for(DUEL, range(40)), on_result=lambda o: seen.append(o.job_id)
+    )
+    assert sorted(seen) == sorted(o.job_id for o in outcomes)
+    assert [digest(o.summary) for o in outcomes] == [digest(o.summary) for o in local_duel[:40]]
+
+
+@needs_ray
+def test_ray_matches_in_process_on_200_games(
+    ray_cluster: None, local_duel: list[GameOutcome]
+) -> None:
+    seen: list[str] = []
+    outcomes = RayExecutor().run(
+        jobs_for(DUEL, range(200)), on_result=lambda o: seen.append(o.job_id)
+    )
+    assert len(seen) == 200 and set(seen) == {f"g-{seed}" for seed in range(200)}
+    assert [o.job_id for o in outcomes] == [o.job_id for o in local_duel]
+    assert all(o.ok and o.attempts == 1 for o in outcomes)
+    assert [digest(o.summary) for o in outcomes] == [digest(o.summary) for o in local_duel]
+
+
+@needs_ray
+def test_three_snake_games_with_hunter_match_across_executors(ray_cluster: None) -> None:
+    jobs = jobs_for(TRIO, range(8))
+    local = InProcessExecutor(concurrency=2).run(jobs)
+    remote = RayExecutor().run(jobs)
+    assert all(o.ok for o in local)
+    assert [digest(o.summary) for o in remote] == [digest(o.summary) for o in local]
+
+
+def failing_batch() -> list[GameJob]:
+    return [*jobs_for(DUEL, range(3)), GameJob("bad", BROKEN, 7), *jobs_for(DUEL, range(3, 5))]
+
+
+def check_failing_batch(outcomes: list[GameOutcome]) -> None:
+    assert [o.job_id for o in outcomes] == ["g-0", "g-1", "g-2", "bad", "g-3", "g-4"]
+    bad = outcomes[3]
+    assert not bad.ok and bad.summary is None and bad.seed == 7 and bad.attempts == 1
+    assert bad.error is not None and "no-such-bot" in bad.error
+    assert all(o.ok and o.summary is not None for i, o in enumerate(outcomes) if i != 3)
+
+
+def test_unplayable_job_is_an_error_outcome_in_process() -> None:
+    check_failing_batch(InProcessExecutor(concurrency=3).run(failing_batch()))
+
+
+def test_unplayable_job_is_an_error_outcome_in_a_pool() -> None:
+    check_failing_batch(ProcessPoolExecutor(2).run(failing_batch()))
+
+
+@needs_ray
+def test_unplayable_job_is_an_error_outcome_on_ray(ray_cluster: None) -> None:
+    check_failing_batch(RayExecutor().run(failing_batch()))
+
+
+@needs_ray
+def test_ray_worker_death_is_retried_and_counted_once(ray_cluster: None, tmp_path: Path) -> None:
+    marker = tmp_path / "crashed"
+    jobs = jobs_for(DUEL, range(6))
+    seen: list[str] = []
+    outcomes = RayExecutor(game_fn=CrashOnce(marker, "g-2")).run(
+        jobs, on_result=lambda o: seen.append(o.job_id)
+    )
+    assert marker.exists()  # the worker really died once
+    assert sorted(seen) == sorted(j.job_id for j in jobs)  # reported once each
+    assert [o.attempts for o in outcomes] == [1, 1, 2, 1, 1, 1]
+    assert all(o.ok for o in outcomes)
+    expected = InProcessExecutor().run(jobs)
+    assert [digest(o.summary) for o in outcomes] == [digest(o.summary) for o in expected]
+
+
+@needs_ray
+def test_ray_worker_that_keeps_dying_is_reported_failed(ray_cluster: None) -> None:
+    jobs = jobs_for(DUEL, range(3))
+    seen: list[str] = []
+    outcomes = RayExecutor(max_retries=1, game_fn=CrashAlways("g-1")).run(
+        jobs, on_result=lambda o: seen.append(o.job_id)
+    )
+    assert sorted(seen) == ["g-0", "g-1", "g-2"]
+    dead = outcomes[1]
+    assert not dead.ok and dead.attempts == 2 and dead.summary is None
+    assert dead.error is not None and "WorkerCrashedError" in dead.error
+    assert outcomes[0].ok and outcomes[2].ok
+
+
+def test_pool_worker_death_is_retried(tmp_path: Path) -> None:
+    marker = tmp_path / "crashed"
+    jobs = jobs_for(DUEL, range(4))
+    seen: list[str] = []
+    outcomes = ProcessPoolExecutor(2, game_fn=CrashOnce(marker, "g-1")).run(
+        jobs, on_result=lambda o: seen.append(o.job_id)
+    )
+    assert marker.exists()
+    assert sorted(seen) == ["g-0", "g-1", "g-2", "g-3"]
+    assert all(o.ok for o in outcomes)
+    assert outcomes[1].attempts == 2
+
+
+def test_pool_gives_up_after_max_retries() -> None:
+    outcomes = ProcessPoolExecutor(1, max_retries=1, game_fn=CrashAlways("g-0")).run(
+        jobs_for(DUEL, range(2))
+    )
+    assert not outcomes[0].ok and outcomes[0].attempts == 2
+    assert outcomes[0].error is not None and "worker process died" in outcomes[0].error
+
+
+def test_replays_are_returned_when_asked() -> None:
+    (outcome,) = InProcessExecutor().run(jobs_for(DUEL, range(5, 6)), replays=True)
+    assert outcome.replay is not None and outcome.summary is not None
+    header = json.loads(outcome.replay[0])
+    assert header["format"] == "snakewar-replay" and header["config"]["seed"] == 5
+    assert json.loads(outcome.replay[-1])["result"]["turns"] == outcome.summary.turns
+    assert len(outcome.replay) == outcome.summary.turns + 2
+
+
+@pytest.mark.parametrize("executor", [InProcessExecutor(), ProcessPoolExecutor(1)])
+def test_duplicate_job_ids_are_refused(executor: Executor) -> None:
+    with pytest.raises(ExecutorError, match="duplicate job id 'g-1'"):
+        executor.run([*jobs_for(DUEL, range(3)), GameJob("g-1", DUEL, 9)])
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ExecutorError, match="concurrency 0"):
+        InProcessExecutor(concurrency=0)
+    with pytest.raises(ExecutorError, match="workers 0"):
+        ProcessPoolExecutor(0)
+    with pytest.raises(ExecutorError, match="num_cpus -1"):
+        RayExecutor(num_cpus=-1)
+
+
+def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # makes ``import ray`` fail
+    with pytest.raises(MissingRayError, match=r'pip install "snakewar\[ray\]"'):
+        RayExecutor().run(jobs_for(DUEL, range(1)))
+
+
+def test_measure_games_per_minute() -> None:
+    rate = measure_games_per_minute(InProcessExecutor(concurrency=2), 10, DUEL)
+    assert 0 < rate < 10 * 60 / 0.001  # at most a millisecond a game would be absurd
+    with pytest.raises(ExecutorError, match="1 of 1 games failed; first: UnknownBotError"):
+        measure_games_per_minute(InProcessExecutor(), 1, BROKEN)
