@@ -326,6 +326,23 @@ class Leaderboard:
         for snake in players:
             self.games[snake] = self.games.get(snake, 0) + 1
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: ratings, games played and history (the model is not stored)."""
+        return {
+            "ratings": {snake: rating.to_dict() for snake, rating in self.ratings.items()},
+            "games": dict(self.games),
+            "history": self.history.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], model: RatingModel | None = None) -> Leaderboard:
+        """Rebuild a leaderboard from :meth:`to_dict`."""
+        board = cls(model)
+        board.ratings = {s: Rating.from_dict(r) for s, r in data["ratings"].items()}
+        board.games = {str(s): int(n) for s, n in data["games"].items()}
+        board.history = RatingHistory.from_dict(data["history"])
+        return board
+
     def rows(self) -> list[LeaderboardRow]:
         """Snakes by display rating, best first (ties: higher ``mu``, then name)."""
         ordered = sorted(self.ratings.items(), key=lambda kv: (-kv[1].display, -kv[1].mu, kv[0]))

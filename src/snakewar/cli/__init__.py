@@ -14,6 +14,7 @@ import typer
 from snakewar import __version__
 from snakewar.cli.bench import bench_app
 from snakewar.cli.bot import bot_app
+from snakewar.cli.ladder import ladder_app
 from snakewar.cli.maps import maps_app
 from snakewar.cli.play import play
 from snakewar.cli.replay import replay_app
@@ -36,6 +37,7 @@ app.add_typer(maps_app, name="maps")
 app.add_typer(bench_app, name="bench")
 app.add_typer(bot_app, name="bot")
 app.add_typer(replay_app, name="replay")
+app.add_typer(ladder_app, name="ladder")
 app.command(help="Serve the web app: create and watch games in the browser.")(serve)
 app.command("test", help="Test a snake: health checks and positions with known right moves.")(
     test_snake

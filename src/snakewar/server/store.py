@@ -173,6 +173,17 @@ class FrameModel(Base):
     replay_line: Mapped[dict[str, Any] | None] = mapped_column(_JSON, nullable=True)
 
 
+class LadderModel(Base):
+    """A row of ``ladders``: a ladder's whole state as JSON (snakes, ratings, history)."""
+
+    __tablename__ = "ladders"
+
+    name: Mapped[str] = mapped_column(sa.String(100), primary_key=True)
+    created_at: Mapped[dt.datetime] = mapped_column(sa.DateTime(timezone=True))
+    updated_at: Mapped[dt.datetime] = mapped_column(sa.DateTime(timezone=True))
+    state: Mapped[dict[str, Any]] = mapped_column(_JSON)
+
+
 @dataclass(frozen=True, slots=True)
 class GameRow:
     """One stored game's columns (a plain value: no database session behind it).
@@ -586,6 +597,32 @@ class Store:
             result = session.execute(sa.delete(GameModel).where(GameModel.id == game_id))
             if not cast(CursorResult[Any], result).rowcount:
                 raise GameNotFoundError(game_id)
+
+    # -- ladders --------------------------------------------------------------------------
+
+    def save_ladder(self, name: str, state: dict[str, Any]) -> None:
+        """Create or replace the ladder ``name`` with ``state`` (a JSON-ready dict)."""
+        if not name or len(name) > 100:
+            raise StoreError(f"ladder name {name!r}: expected 1 to 100 characters")
+        now = _now()
+        with self._session() as session:
+            row = session.get(LadderModel, name)
+            if row is None:
+                session.add(LadderModel(name=name, created_at=now, updated_at=now, state=state))
+            else:
+                row.state = state
+                row.updated_at = now
+
+    def load_ladder(self, name: str) -> dict[str, Any] | None:
+        """The state of the ladder ``name``, or ``None`` if there is none."""
+        with self._session() as session:
+            row = session.get(LadderModel, name)
+            return None if row is None else dict(row.state)
+
+    def list_ladders(self) -> list[str]:
+        """Every ladder's name, sorted."""
+        with self._session() as session:
+            return list(session.scalars(sa.select(LadderModel.name).order_by(LadderModel.name)))
 
     @staticmethod
     def _insert_frames(session: Session, record: GameRecord, first: int) -> None:

@@ -1,0 +1,150 @@
+"""``snakewar ladder``: a local ladder on SQLite, like Halite's ``hlt gym``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+__all__ = ["ladder_app"]
+
+ladder_app = typer.Typer(
+    help="Ladders: snakes that keep playing each other, rated with OpenSkill (mu - 3 sigma).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+_DB = typer.Option(
+    None, "--database", help="SQLAlchemy URL (default: the server's SQLite database)."
+)
+
+
+def _store(database: str | None) -> Any:
+    from snakewar.server.store import Store
+
+    return Store(database)
+
+
+@ladder_app.command("create")
+def create(
+    name: str = typer.Argument(..., help="The ladder's name."),
+    gametype: str = typer.Option("standard", "-g", "--gametype"),
+    map_id: str = typer.Option("standard", "-m", "--map"),
+    width: int = typer.Option(11, "-W", "--width"),
+    height: int = typer.Option(11, "-H", "--height"),
+    timeout: int = typer.Option(500, "-t", "--timeout"),
+    game_size: int = typer.Option(2, "--game-size", help="Snakes per game (2-8)."),
+    max_turns: int | None = typer.Option(None, "--max-turns"),
+    seed: int = typer.Option(1, "--seed", help="Seeds the matchmaker and the games."),
+    database: str | None = _DB,
+) -> None:
+    """Create a ladder with one game config."""
+    from snakewar.arena.ladder import Ladder, LadderConfig, LadderError
+    from snakewar.games.battlesnake import Game, GameConfig, Settings
+    from snakewar.referee.records import derive_ids
+
+    config = LadderConfig(gametype, map_id, width, height, timeout_ms=timeout,
+                          game_size=game_size, max_turns=max_turns)  # fmt: skip
+    Game(GameConfig(gametype, map_id, width, height, Settings(config.params, 1)),
+         derive_ids(1, game_size)[1])  # fmt: skip
+    with _store(database) as store:
+        if store.load_ladder(name) is not None:
+            raise LadderError(f"a ladder named {name!r} already exists")
+        store.save_ladder(name, Ladder(name, config, seed).to_dict())
+    typer.echo(f"created ladder {name!r}: {gametype}, {map_id}, {width}x{height}, "
+               f"{game_size} snakes per game")  # fmt: skip
+
+
+@ladder_app.command("add")
+def add(
+    name: str = typer.Argument(..., help="The ladder."),
+    snake: str = typer.Argument(..., help="A URL, builtin:NAME or legacy:URL."),
+    as_name: str | None = typer.Option(None, "--name", "-n", help="The snake's name."),
+    database: str | None = _DB,
+) -> None:
+    """Add a snake to a ladder."""
+    from snakewar.arena.ladder import load_ladder
+
+    with _store(database) as store:
+        ladder = load_ladder(store, name)
+        entry = ladder.add(snake, as_name)
+        store.save_ladder(name, ladder.to_dict())
+    typer.echo(f"added {entry.name!r} ({entry.source}) to {name!r}")
+
+
+@ladder_app.command("run")
+def run(
+    name: str = typer.Argument(..., help="The ladder."),
+    games: int = typer.Option(20, "--games", help="Games to play."),
+    parallel: int = typer.Option(4, "--parallel", help="Games per round."),
+    executor: str = typer.Option("inprocess", "--executor", help="inprocess, pool or ray."),
+    workers: int = typer.Option(2, "--workers", help="Processes for the pool executor."),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="A Ray cluster."),
+    database: str | None = _DB,
+) -> None:
+    """Play games: matchmaking by rating, health checks, rating updates."""
+    from rich.progress import Progress
+
+    from snakewar.arena.executors import (
+        InProcessExecutor,
+        ProcessPoolExecutor,
+        RayExecutor,
+    )
+    from snakewar.arena.ladder import LadderError, load_ladder
+
+    if games < 1:
+        raise LadderError(f"--games {games}: expected at least 1")
+    chosen: Any
+    if executor == "inprocess":
+        chosen = InProcessExecutor(concurrency=parallel)
+    elif executor == "pool":
+        chosen = ProcessPoolExecutor(workers)
+    elif executor == "ray":
+        chosen = RayExecutor(ray_address)
+    else:
+        raise LadderError(f"--executor {executor!r}: expected 'inprocess', 'pool' or 'ray'")
+    with _store(database) as store:
+        ladder = load_ladder(store, name)
+        with Progress(transient=True) as progress:
+            task = progress.add_task("games", total=games)
+            ladder.run(games, store, executor=chosen, parallel=parallel,
+                       on_game=lambda _: progress.advance(task))  # fmt: skip
+    _show(ladder)
+
+
+@ladder_app.command("show")
+def show(name: str = typer.Argument(..., help="The ladder."), database: str | None = _DB) -> None:
+    """Standings: rating (mu - 3 sigma), mu, sigma, games; paused snakes."""
+    from snakewar.arena.ladder import load_ladder
+
+    with _store(database) as store:
+        _show(load_ladder(store, name))
+
+
+@ladder_app.command("list")
+def list_ladders(database: str | None = _DB) -> None:
+    """The ladders in the database."""
+    with _store(database) as store:
+        for name in store.list_ladders():
+            typer.echo(name)
+
+
+def _show(ladder: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"ladder {ladder.name}: {len(ladder.games)} games", title_justify="left")
+    for column in ("#", "snake", "rating", "mu", "sigma", "games", "status"):
+        table.add_column(column, justify="left" if column in ("snake", "status") else "right")
+    rated = set()
+    for row in ladder.standings():
+        rated.add(row.snake)
+        entry = ladder.entries.get(row.snake)
+        table.add_row(str(row.rank), row.snake, f"{row.display:.2f}", f"{row.rating.mu:.2f}",
+                      f"{row.rating.sigma:.2f}", str(row.games),
+                      entry.note if entry and entry.paused else "active")  # fmt: skip
+    for entry in ladder.entries.values():
+        if entry.name not in rated:
+            table.add_row("-", entry.name, "-", "-", "-", "0",
+                          entry.note if entry.paused else "active")  # fmt: skip
+    Console(highlight=False).print(table)
