@@ -216,3 +216,19 @@ def test_an_aborted_game_stays_viewable(browser: Browser, tmp_path: Path) -> Non
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def test_ladder_page_shows_standings_and_rating_chart(base_url: str, page: Page) -> None:
+    import httpx
+
+    assert httpx.post(f"{base_url}/api/ladders", json={"name": "web", "width": 7, "height": 7})
+    for snake in ("random", "greedy"):
+        httpx.post(f"{base_url}/api/ladders/web/snakes", json={"snake": snake})
+    page.goto(f"{base_url}/ladders/web")
+    page.get_by_test_id("ladder-run").click()  # plays 10 games in the background
+    expect(page.get_by_test_id("ladder-summary")).to_have_text("10 games", timeout=30_000)
+    expect(page.get_by_test_id("standings").locator("tr")).to_have_count(2)
+    expect(page.get_by_test_id("standings").locator("tr").first).to_contain_text("greedy")
+    expect(page.get_by_test_id("rating-chart").locator("polyline")).to_have_count(2)
+    expect(page.get_by_test_id("ladder-games").locator("tr")).to_have_count(10)
+    shot(page, "ladder")

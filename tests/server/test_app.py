@@ -333,3 +333,39 @@ def test_concurrent_game_limit_is_a_clear_429() -> None:
         assert second.status_code == 429
         assert "max_concurrent_games=1" in second.json()["detail"]
         client.post(f"/api/games/{first.json()['id']}/cancel")
+
+
+def test_ladders_over_the_api(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    with TestClient(create_app(ServerConfig(database_url=url))) as client:
+        created = client.post("/api/ladders", json={"name": "web", "width": 7, "height": 7})
+        assert created.status_code == 201, created.text
+        assert client.post("/api/ladders", json={"name": "web"}).status_code == 409
+        bad = client.post("/api/ladders", json={"name": "x y"})
+        assert bad.status_code == 422 and bad.json()["detail"][0]["loc"][-1] == "name"
+        for snake in ("random", "greedy"):
+            assert client.post("/api/ladders/web/snakes", json={"snake": snake}).status_code == 201
+        assert client.post("/api/ladders/web/run", json={"games": 6}).status_code == 202
+        deadline = time.monotonic() + 30
+        while True:
+            data = client.get("/api/ladders/web").json()
+            if not data["running"] and data["games_played"] == 6:
+                break
+            assert time.monotonic() < deadline, data
+            time.sleep(0.1)
+        assert [s["snake"] for s in data["standings"]] == ["greedy", "random"]
+        assert set(data["history"]) == {"greedy", "random"}
+        game = data["recent_games"][0]
+        assert client.get(f"/games/{game['game_id']}").json()["Game"]["Status"] == "complete"
+        page = client.get("/ladders/web")
+        assert page.status_code == 200 and "rating-chart" in page.text
+        assert client.get("/ladders/nowhere").status_code == 404
+        assert [x["name"] for x in client.get("/api/ladders").json()] == ["web"]
+
+
+def test_public_ladders_refuse_private_snakes(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    with TestClient(create_app(ServerConfig(database_url=url, public=True))) as client:
+        client.post("/api/ladders", json={"name": "pub"})
+        refused = client.post("/api/ladders/pub/snakes", json={"snake": "http://10.0.0.1/"})
+        assert refused.status_code == 400 and "public server" in refused.json()["detail"]

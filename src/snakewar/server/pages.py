@@ -55,7 +55,8 @@ def _page(title: str, body: str) -> HTMLResponse:
 <title>{html.escape(title)} · Snakewar</title><style>{_STYLE}</style></head><body>
 <header><a class="brand" href="/">Snakewar</a><a href="/new" data-testid="nav-new">New game</a>
 <a href="/replay" data-testid="nav-replay">Open a replay</a>
-<a href="/test" data-testid="nav-test">Test a snake</a><a href="/docs">API</a></header>
+<a href="/test" data-testid="nav-test">Test a snake</a>
+<a href="/ladders" data-testid="nav-ladders">Ladders</a><a href="/docs">API</a></header>
 <main>{body}</main></body></html>"""
     )
 
@@ -71,7 +72,10 @@ class TestRequest(BaseModel):
 
 def add_pages(app: FastAPI, state: dict[str, Any]) -> None:
     """Add the pages, the tester API and the viewer's static files to ``app``."""
+    from snakewar.server.arena_routes import add_arena_routes
     from snakewar.viewer import static_dir
+
+    add_arena_routes(app, state, _page)
 
     static = static_dir()
     if Path(static).is_dir():

@@ -1,0 +1,294 @@
+"""Ladders on the server: REST API and pages (standings, rating chart, recent games).
+
+A ladder run plays in a worker thread (the arena's executors run their own event
+loop), one run per ladder at a time; the pages poll the API, so standings and the
+chart update while games are played.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from typing import Any
+
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["add_arena_routes"]
+
+
+class CreateLadder(BaseModel):
+    """A new ladder and its game config."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$")
+    ruleset: str = Field("standard", max_length=32)
+    map: str = Field("standard", max_length=64)
+    width: int = Field(11, ge=1, le=25)
+    height: int = Field(11, ge=1, le=25)
+    timeout: int = Field(500, ge=1, le=2000)
+    game_size: int = Field(2, ge=2, le=8)
+    seed: int = Field(1, ge=0, le=2**62)
+
+
+class AddSnake(BaseModel):
+    """A snake joining a ladder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    snake: str = Field(min_length=1, max_length=2048, description="URL, builtin:NAME or legacy:URL")
+    name: str | None = Field(None, min_length=1, max_length=64)
+
+
+class RunLadder(BaseModel):
+    """How many games to play now."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    games: int = Field(10, ge=1, le=1000)
+
+
+def _ladder_json(ladder: Any, running: bool) -> dict[str, Any]:
+    rows = ladder.standings()
+    history = ladder.board.history.to_dict()
+    standings = []
+    for row in rows:
+        entry = ladder.entries.get(row.snake)
+        standings.append(
+            {
+                "rank": row.rank,
+                "snake": row.snake,
+                "rating": row.display,
+                "mu": row.rating.mu,
+                "sigma": row.rating.sigma,
+                "games": row.games,
+                "paused": bool(entry and entry.paused),
+                "note": entry.note if entry else "",
+                "source": entry.source if entry else "",
+            }
+        )
+    rated = {row.snake for row in rows}
+    for entry in ladder.entries.values():
+        if entry.name not in rated:
+            standings.append(
+                {
+                    "rank": None,
+                    "snake": entry.name,
+                    "rating": None,
+                    "mu": None,
+                    "sigma": None,
+                    "games": 0,
+                    "paused": entry.paused,
+                    "note": entry.note,
+                    "source": entry.source,
+                }
+            )
+    return {
+        "name": ladder.name,
+        "running": running,
+        "config": ladder.to_dict()["config"],
+        "games_played": len(ladder.games),
+        "standings": standings,
+        "history": history,
+        "recent_games": [
+            {**game, "viewer": f"/view/{game['game_id']}"} for game in reversed(ladder.games[-20:])
+        ],
+    }
+
+
+def add_arena_routes(app: FastAPI, state: dict[str, Any], page: Any) -> None:
+    """Add the ladder API and pages (``page(title, body)`` renders the site's layout)."""
+    running: set[str] = set()
+
+    def store() -> Any:
+        current = state.get("store")
+        if current is None:
+            raise HTTPException(503, "ladders need a database (this server runs without one)")
+        return current
+
+    def load(name: str) -> Any:
+        from snakewar.arena.ladder import LadderError, load_ladder
+
+        try:
+            return load_ladder(store(), name)
+        except LadderError as exc:
+            raise HTTPException(404, str(exc)) from None
+
+    @app.get("/api/ladders", tags=["ladders"])
+    async def list_ladders() -> list[dict[str, Any]]:
+        """Every ladder with its size and games played."""
+        out = []
+        for name in store().list_ladders():
+            ladder = load(name)
+            out.append(
+                {
+                    "name": name,
+                    "snakes": len(ladder.entries),
+                    "games_played": len(ladder.games),
+                    "running": name in running,
+                }
+            )
+        return out
+
+    @app.post("/api/ladders", status_code=201, tags=["ladders"])
+    async def create_ladder(body: CreateLadder) -> dict[str, Any]:
+        """Create a ladder."""
+        from snakewar.arena.ladder import Ladder, LadderConfig
+        from snakewar.games.battlesnake import Game, GameConfig, Settings
+        from snakewar.referee.records import derive_ids
+
+        if store().load_ladder(body.name) is not None:
+            raise HTTPException(409, f"a ladder named {body.name!r} already exists")
+        config = LadderConfig(
+            body.ruleset,
+            body.map,
+            body.width,
+            body.height,
+            timeout_ms=body.timeout,
+            game_size=body.game_size,
+        )
+        # Fails with a 400 naming the problem if the ruleset, map or size cannot play.
+        Game(
+            GameConfig(body.ruleset, body.map, body.width, body.height, Settings(config.params, 1)),
+            derive_ids(1, body.game_size)[1],
+        )
+        ladder = Ladder(body.name, config, body.seed)
+        store().save_ladder(body.name, ladder.to_dict())
+        return _ladder_json(ladder, False)
+
+    @app.post("/api/ladders/{name}/snakes", status_code=201, tags=["ladders"])
+    async def add_snake(name: str, body: AddSnake) -> dict[str, Any]:
+        """Add a snake to a ladder (public servers refuse private addresses)."""
+        from snakewar.referee.runner import snake_kind
+        from snakewar.server.safety import check_public_url
+
+        if name in running:
+            raise HTTPException(409, f"ladder {name!r} is running; add snakes between runs")
+        kind, target = snake_kind(body.snake)
+        if state.get("public") and kind != "builtin":
+            await check_public_url(target)
+        ladder = load(name)
+        ladder.add(body.snake, body.name)
+        store().save_ladder(name, ladder.to_dict())
+        return _ladder_json(ladder, False)
+
+    @app.get("/api/ladders/{name}", tags=["ladders"])
+    async def get_ladder(name: str) -> dict[str, Any]:
+        """Standings (rating = mu - 3 sigma), rating history and the recent games."""
+        return _ladder_json(load(name), name in running)
+
+    @app.post("/api/ladders/{name}/run", status_code=202, tags=["ladders"])
+    async def run_ladder(name: str, body: RunLadder) -> dict[str, Any]:
+        """Play ``games`` more games in the background."""
+        ladder = load(name)
+        if name in running:
+            raise HTTPException(409, f"ladder {name!r} is already running")
+        running.add(name)
+
+        def play() -> None:
+            try:
+                ladder.run(body.games, store())
+            finally:
+                running.discard(name)
+
+        task = asyncio.get_running_loop().run_in_executor(None, play)
+        state.setdefault("ladder_tasks", set()).add(task)
+        task.add_done_callback(state["ladder_tasks"].discard)
+        return {"name": name, "running": True, "games": body.games}
+
+    @app.get("/ladders", response_class=HTMLResponse, include_in_schema=False)
+    async def ladders_page() -> HTMLResponse:
+        rows = "".join(
+            f'<tr><td><a href="/ladders/{html.escape(ladder["name"])}">'
+            f"{html.escape(ladder['name'])}</a></td><td>{ladder['snakes']} snakes</td>"
+            f"<td>{ladder['games_played']} games</td></tr>"
+            for ladder in await list_ladders()
+        )
+        result: HTMLResponse = page(
+            "Ladders",
+            f"""<h1>Ladders</h1><table data-testid="ladders">{rows}</table>
+<p class="muted">Create one with <code>snakewar ladder create</code> or
+<code>POST /api/ladders</code>.</p>""",
+        )
+        return result
+
+    @app.get("/ladders/{name}", response_class=HTMLResponse, include_in_schema=False)
+    async def ladder_page(name: str) -> HTMLResponse:
+        load(name)
+        safe = html.escape(name)
+        result: HTMLResponse = page(
+            f"Ladder {name}",
+            f"""<h1>Ladder {safe}</h1>
+<p><span id="summary" data-testid="ladder-summary"></span>
+<button id="run" data-testid="ladder-run" style="width:auto">Play 10 games</button></p>
+<table><thead><tr><th>#</th><th>snake</th><th>rating</th><th>mu</th><th>sigma</th>
+<th>games</th><th>status</th></tr></thead><tbody id="standings" data-testid="standings"></tbody>
+</table>
+<h2>Ratings over games</h2>
+<svg id="chart" data-testid="rating-chart" viewBox="0 0 600 240" width="100%" height="240"
+  role="img" aria-label="rating history"></svg>
+<h2>Recent games</h2><table><tbody id="games" data-testid="ladder-games"></tbody></table>
+<script>
+const NAME = {name!r};
+const PALETTE = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6"];
+function cell(text) {{ const td = document.createElement("td"); td.textContent = text; return td; }}
+function chart(history) {{
+  const svg = document.getElementById("chart");
+  svg.replaceChildren();
+  const series = Object.entries(history);
+  let lo = Infinity, hi = -Infinity, longest = 1;
+  for (const [, points] of series) {{
+    longest = Math.max(longest, points.length);
+    for (const p of points) {{
+      const d = p.mu - 3 * p.sigma; lo = Math.min(lo, d); hi = Math.max(hi, d);
+    }}
+  }}
+  if (!isFinite(lo)) return;
+  if (hi - lo < 1) {{ hi += 1; lo -= 1; }}
+  series.forEach(([snake, points], i) => {{
+    const line = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
+    line.setAttribute("fill", "none");
+    line.setAttribute("stroke", PALETTE[i % PALETTE.length]);
+    line.setAttribute("stroke-width", "2");
+    line.setAttribute("points", points.map((p, k) => {{
+      const d = p.mu - 3 * p.sigma;
+      return `${{10 + 580 * k / Math.max(longest - 1, 1)}},${{230 - 220 * (d - lo) / (hi - lo)}}`;
+    }}).join(" "));
+    const title = document.createElementNS("http://www.w3.org/2000/svg", "title");
+    title.textContent = snake; line.append(title); svg.append(line);
+  }});
+}}
+async function refresh() {{
+  const data = await (await fetch(`/api/ladders/${{NAME}}`)).json();
+  document.getElementById("summary").textContent =
+    `${{data.games_played}} games` + (data.running ? " - playing now" : "");
+  document.getElementById("standings").replaceChildren(...data.standings.map(s => {{
+    const tr = document.createElement("tr");
+    for (const v of [s.rank ?? "-", s.snake, s.rating?.toFixed(2) ?? "-", s.mu?.toFixed(2) ?? "-",
+                     s.sigma?.toFixed(2) ?? "-", s.games, s.paused ? s.note : "active"])
+      tr.append(cell(v));
+    return tr;
+  }}));
+  document.getElementById("games").replaceChildren(...data.recent_games.map(g => {{
+    const tr = document.createElement("tr");
+    tr.append(cell(g.placement.map(group => group.join(" = ")).join(" > ")));
+    tr.append(cell(`${{g.turns}} turns`));
+    const td = document.createElement("td"); const a = document.createElement("a");
+    a.href = g.viewer; a.textContent = "watch"; td.append(a); tr.append(td);
+    return tr;
+  }}));
+  const history = {{}};
+  for (const [snake, points] of Object.entries(data.history)) history[snake] = points;
+  chart(history);
+}}
+document.getElementById("run").addEventListener("click", async () => {{
+  await fetch(`/api/ladders/${{NAME}}/run`, {{method: "POST",
+    headers: {{"Content-Type": "application/json"}}, body: JSON.stringify({{games: 10}})}});
+  refresh();
+}});
+refresh(); setInterval(refresh, 2000);
+</script>""",
+        )
+        return result
