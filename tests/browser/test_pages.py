@@ -232,3 +232,18 @@ def test_ladder_page_shows_standings_and_rating_chart(base_url: str, page: Page)
     expect(page.get_by_test_id("rating-chart").locator("polyline")).to_have_count(2)
     expect(page.get_by_test_id("ladder-games").locator("tr")).to_have_count(10)
     shot(page, "ladder")
+
+
+def test_bracket_page_updates_to_the_champion(base_url: str, page: Page) -> None:
+    import httpx
+
+    created = httpx.post(
+        f"{base_url}/api/tournaments",
+        json={"name": "cup", "snakes": ["greedy", "random", "random", "hunter?depth=1"],
+              "width": 7, "height": 7},
+    ).json()  # fmt: skip
+    page.goto(f"{base_url}{created['page']}")
+    expect(page.get_by_test_id("tournament-status")).to_contain_text("Champion", timeout=60_000)
+    expect(page.get_by_test_id("match")).to_have_count(3)
+    expect(page.get_by_test_id("tournament-standings").locator("tr")).to_have_count(4)
+    shot(page, "bracket")

@@ -369,3 +369,38 @@ def test_public_ladders_refuse_private_snakes(tmp_path: Any) -> None:
         client.post("/api/ladders", json={"name": "pub"})
         refused = client.post("/api/ladders/pub/snakes", json={"snake": "http://10.0.0.1/"})
         assert refused.status_code == 400 and "public server" in refused.json()["detail"]
+
+
+def test_tournaments_over_the_api(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    with TestClient(create_app(ServerConfig(database_url=url))) as client:
+        created = client.post(
+            "/api/tournaments",
+            json={
+                "name": "cup",
+                "format": "single_elimination",
+                "snakes": ["hunter?depth=1", "greedy", "random", "random"],
+                "width": 7,
+                "height": 7,
+            },
+        )
+        assert created.status_code == 201, created.text
+        tid = created.json()["id"]
+        deadline = time.monotonic() + 60
+        while True:
+            data = client.get(f"/api/tournaments/{tid}").json()
+            if data["finished"] and not data["running"]:
+                break
+            assert time.monotonic() < deadline, data
+            time.sleep(0.1)
+        assert data["champion"] in {"hunter", "greedy", "random", "random-2"}
+        played = [m for m in data["matches"] if m["status"] == "done"]
+        assert len(played) == 3 and all(m["games"] for m in played)
+        game = played[-1]["games"][0]["game_id"]
+        assert client.get(f"/games/{game}").json()["Game"]["Status"] == "complete"
+        export = client.get(f"/api/tournaments/{tid}/export")
+        assert export.status_code == 200 and "attachment" in export.headers["content-disposition"]
+        assert client.get(f"/tournaments/{tid}").status_code == 200
+        assert client.get("/api/tournaments/nope").status_code == 404
+        bad = client.post("/api/tournaments", json={"name": "x", "snakes": ["random"]})
+        assert bad.status_code == 422 and bad.json()["detail"][0]["loc"][-1] == "snakes"

@@ -20,6 +20,7 @@ from snakewar.cli.play import play
 from snakewar.cli.replay import replay_app
 from snakewar.cli.serve import serve
 from snakewar.cli.tester import test_snake
+from snakewar.cli.tournament import tournament_app
 from snakewar.errors import SnakewarError
 
 __all__ = ["app", "main"]
@@ -38,6 +39,7 @@ app.add_typer(bench_app, name="bench")
 app.add_typer(bot_app, name="bot")
 app.add_typer(replay_app, name="replay")
 app.add_typer(ladder_app, name="ladder")
+app.add_typer(tournament_app, name="tournament")
 app.command(help="Serve the web app: create and watch games in the browser.")(serve)
 app.command("test", help="Test a snake: health checks and positions with known right moves.")(
     test_snake

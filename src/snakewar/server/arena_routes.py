@@ -12,7 +12,7 @@ import html
 from typing import Any
 
 from fastapi import FastAPI, HTTPException
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["add_arena_routes"]
@@ -40,6 +40,25 @@ class AddSnake(BaseModel):
 
     snake: str = Field(min_length=1, max_length=2048, description="URL, builtin:NAME or legacy:URL")
     name: str | None = Field(None, min_length=1, max_length=64)
+
+
+class CreateTournament(BaseModel):
+    """A new tournament: snakes by seed (best first) and the format."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=100)
+    format: str = Field("single_elimination", max_length=32)
+    snakes: list[str] = Field(min_length=2, max_length=64)
+    names: list[str] = Field(default_factory=list, max_length=64)
+    heat_size: int = Field(2, ge=2, le=8)
+    best_of: int = Field(1, ge=1, le=9)
+    ruleset: str = Field("standard", max_length=32)
+    map: str = Field("standard", max_length=64)
+    width: int = Field(11, ge=1, le=25)
+    height: int = Field(11, ge=1, le=25)
+    timeout: int = Field(500, ge=1, le=2000)
+    seed: int = Field(1, ge=0, le=2**62)
 
 
 class RunLadder(BaseModel):
@@ -197,6 +216,141 @@ def add_arena_routes(app: FastAPI, state: dict[str, Any], page: Any) -> None:
         state.setdefault("ladder_tasks", set()).add(task)
         task.add_done_callback(state["ladder_tasks"].discard)
         return {"name": name, "running": True, "games": body.games}
+
+    # -- tournaments ------------------------------------------------------------------
+
+    def load_run(tid: str) -> Any:
+        from snakewar.arena.tournament_runner import TournamentRunError, load_tournament
+
+        try:
+            return load_tournament(store(), tid)
+        except TournamentRunError as exc:
+            raise HTTPException(404, str(exc)) from None
+
+    @app.post("/api/tournaments", status_code=201, tags=["tournaments"])
+    async def create_tournament(body: CreateTournament) -> dict[str, Any]:
+        """Create a tournament and start playing it in the background."""
+        from snakewar.arena.ladder import LadderConfig
+        from snakewar.arena.tournament_runner import TournamentRun
+        from snakewar.referee.runner import snake_kind
+        from snakewar.server.safety import check_public_url
+
+        if len(body.names) > len(body.snakes):
+            raise HTTPException(422, f"names: {len(body.names)} given for {len(body.snakes)}")
+        for snake in body.snakes:
+            kind, target = snake_kind(snake)
+            if state.get("public") and kind != "builtin":
+                await check_public_url(target)
+        config = LadderConfig(
+            body.ruleset, body.map, body.width, body.height, timeout_ms=body.timeout
+        )
+        pairs = [
+            (snake, body.names[i] if i < len(body.names) else None)
+            for i, snake in enumerate(body.snakes)
+        ]
+        run = TournamentRun.create(
+            body.name,
+            body.format,
+            pairs,
+            config=config,
+            seed=body.seed,
+            heat_size=body.heat_size,
+            best_of=body.best_of,
+        )
+        run.save(store())
+        running.add(run.id)
+
+        def play() -> None:
+            try:
+                run.run(store())
+            finally:
+                running.discard(run.id)
+
+        task = asyncio.get_running_loop().run_in_executor(None, play)
+        state.setdefault("arena_tasks", set()).add(task)
+        task.add_done_callback(state["arena_tasks"].discard)
+        return {**run.export(), "running": True, "page": f"/tournaments/{run.id}"}
+
+    @app.get("/api/tournaments", tags=["tournaments"])
+    async def list_tournaments() -> list[dict[str, Any]]:
+        """Every tournament's id and name."""
+        return [
+            {"id": tid, "name": name, "page": f"/tournaments/{tid}", "running": tid in running}
+            for tid, name in store().list_tournaments()
+        ]
+
+    @app.get("/api/tournaments/{tid}", tags=["tournaments"])
+    async def get_tournament(tid: str) -> dict[str, Any]:
+        """Standings, champion and every match with its games (the bracket)."""
+        return {**load_run(tid).export(), "running": tid in running}
+
+    @app.get("/api/tournaments/{tid}/export", tags=["tournaments"])
+    async def export_tournament(tid: str) -> JSONResponse:
+        """The results as a JSON file."""
+        return JSONResponse(
+            load_run(tid).export(),
+            headers={"Content-Disposition": f'attachment; filename="{tid}.json"'},
+        )
+
+    @app.get("/tournaments/{tid}", response_class=HTMLResponse, include_in_schema=False)
+    async def tournament_page(tid: str) -> HTMLResponse:
+        load_run(tid)
+        result: HTMLResponse = page(
+            "Tournament",
+            f"""<h1 id="title" data-testid="tournament-title">Tournament</h1>
+<p><span id="status" data-testid="tournament-status"></span>
+<a href="/api/tournaments/{html.escape(tid)}/export" data-testid="tournament-export">Export
+results</a></p>
+<div id="bracket" data-testid="bracket" style="display:flex;gap:1.2em;overflow-x:auto"></div>
+<h2>Standings</h2><table><tbody id="standings" data-testid="tournament-standings"></tbody></table>
+<script>
+const TID = {tid!r};
+function el(tag, text, cls) {{
+  const e = document.createElement(tag); if (text !== undefined) e.textContent = text;
+  if (cls) e.className = cls; return e;
+}}
+async function refresh() {{
+  const data = await (await fetch(`/api/tournaments/${{TID}}`)).json();
+  document.getElementById("title").textContent = `${{data.name}} (${{data.format}})`;
+  document.getElementById("status").textContent = data.finished
+    ? `Champion: ${{data.champion}}` : (data.running ? "Playing now" : "Waiting");
+  const rounds = new Map();
+  for (const m of data.matches) {{
+    const key = `${{m.bracket}} ${{m.round}}`;
+    if (!rounds.has(key)) rounds.set(key, []);
+    rounds.get(key).push(m);
+  }}
+  const columns = [];
+  for (const [key, matches] of rounds) {{
+    const col = el("div"); col.append(el("h3", key));
+    for (const m of matches) {{
+      const box = el("div"); box.dataset.testid = "match";
+      box.style.cssText = "border:1px solid var(--border);border-radius:6px;padding:.4em;" +
+        "margin-bottom:.6em;background:var(--card);min-width:11em";
+      for (const name of m.entrants) {{
+        const won = m.advanced.includes(name);
+        const line = el("div", `${{name ?? "?"}} ${{m.wins?.[name] ?? ""}}`, won ? "pass" : "");
+        box.append(line);
+      }}
+      if (m.status === "bye") box.append(el("div", "bye", "muted"));
+      m.games.forEach((g, i) => {{
+        const a = el("a", `game ${{i + 1}}`); a.href = `/view/${{g.game_id}}`;
+        box.append(a, document.createTextNode(" "));
+      }});
+      col.append(box);
+    }}
+    columns.push(col);
+  }}
+  document.getElementById("bracket").replaceChildren(...columns);
+  document.getElementById("standings").replaceChildren(...data.standings.map(s => {{
+    const tr = el("tr"); tr.append(el("td", s.place), el("td", s.entrant)); return tr;
+  }}));
+  if (!data.finished) setTimeout(refresh, 1500);
+}}
+refresh();
+</script>""",
+        )
+        return result
 
     @app.get("/ladders", response_class=HTMLResponse, include_in_schema=False)
     async def ladders_page() -> HTMLResponse:

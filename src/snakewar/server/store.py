@@ -184,6 +184,18 @@ class LadderModel(Base):
     state: Mapped[dict[str, Any]] = mapped_column(_JSON)
 
 
+class TournamentModel(Base):
+    """A row of ``tournaments``: a tournament run's whole state as JSON (bracket, games)."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[str] = mapped_column(sa.String(100), primary_key=True)
+    name: Mapped[str] = mapped_column(sa.Text)
+    created_at: Mapped[dt.datetime] = mapped_column(sa.DateTime(timezone=True))
+    updated_at: Mapped[dt.datetime] = mapped_column(sa.DateTime(timezone=True))
+    state: Mapped[dict[str, Any]] = mapped_column(_JSON)
+
+
 @dataclass(frozen=True, slots=True)
 class GameRow:
     """One stored game's columns (a plain value: no database session behind it).
@@ -623,6 +635,38 @@ class Store:
         """Every ladder's name, sorted."""
         with self._session() as session:
             return list(session.scalars(sa.select(LadderModel.name).order_by(LadderModel.name)))
+
+    # -- tournaments ----------------------------------------------------------------------
+
+    def save_tournament(self, tid: str, name: str, state: dict[str, Any]) -> None:
+        """Create or replace the tournament ``tid`` (named ``name``) with ``state``."""
+        if not tid or len(tid) > 100:
+            raise StoreError(f"tournament id {tid!r}: expected 1 to 100 characters")
+        now = _now()
+        with self._session() as session:
+            row = session.get(TournamentModel, tid)
+            if row is None:
+                session.add(
+                    TournamentModel(id=tid, name=name, created_at=now, updated_at=now, state=state)
+                )
+            else:
+                row.name = name
+                row.state = state
+                row.updated_at = now
+
+    def load_tournament(self, tid: str) -> dict[str, Any] | None:
+        """The state of the tournament ``tid``, or ``None`` if there is none."""
+        with self._session() as session:
+            row = session.get(TournamentModel, tid)
+            return None if row is None else dict(row.state)
+
+    def list_tournaments(self) -> list[tuple[str, str]]:
+        """Every tournament as ``(id, name)``, oldest first."""
+        with self._session() as session:
+            query = sa.select(TournamentModel.id, TournamentModel.name).order_by(
+                TournamentModel.created_at, TournamentModel.id
+            )
+            return [(tid, name) for tid, name in session.execute(query)]
 
     @staticmethod
     def _insert_frames(session: Session, record: GameRecord, first: int) -> None:

@@ -1,0 +1,159 @@
+"""Tournament runs: real games through a bracket, storage, resuming, export and the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from snakewar.arena.executors import InProcessExecutor
+from snakewar.arena.ladder import LadderConfig
+from snakewar.arena.ratings import Rating
+from snakewar.arena.tournament_runner import (
+    TournamentRun,
+    TournamentRunError,
+    load_tournament,
+)
+from snakewar.cli import main
+from snakewar.replay import read_replay, verify_replay
+from snakewar.server.store import Store
+
+SMALL = LadderConfig(width=7, height=7, max_turns=150)
+BOTS: list[tuple[str, str | None]] = [
+    ("random", None),
+    ("greedy", None),
+    ("hunter?depth=1", None),
+    ("random", "chaos"),
+]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(f"sqlite:///{tmp_path / 'tournament.db'}")
+
+
+def test_single_elimination_runs_to_the_end_with_every_game_stored(store: Store) -> None:
+    run = TournamentRun.create("cup", "single_elimination", BOTS, config=SMALL, seed=4)
+    assert run.snakes == {
+        "random": "builtin:random",
+        "greedy": "builtin:greedy",
+        "hunter": "builtin:hunter?depth=1",
+        "chaos": "builtin:random",
+    }
+    steps: list[int] = []
+    played = run.run(store, InProcessExecutor(concurrency=2), on_step=lambda _, n: steps.append(n))
+    assert run.is_finished and sum(steps) == played
+    assert run.tournament.champion in run.snakes
+    # Two semifinals then a final, each decided by one game that is not a draw (a draw
+    # is played again, so a match may have more games).
+    assert set(run.games) == {"R1-1", "R1-2", "R2-1"}
+    assert played == sum(len(g) for g in run.games.values())
+    final = run.tournament.match("R2-1")
+    assert final.order[0] == run.tournament.champion
+    semis_winners = {run.tournament.match(m).order[0] for m in ("R1-1", "R1-2")}
+    assert set(final.entrants) == semis_winners
+    seeds = set()
+    for match_id, games in run.games.items():
+        match = run.tournament.match(match_id)
+        assert len(games) == len(match.games)
+        for game in games:
+            assert sorted(game["seats"]) == sorted(match.entrants)
+            record = read_replay(store.export_replay_lines(game["game_id"]))
+            assert record.config.seed == game["seed"] == run.game_seed(match_id, games.index(game))
+            assert [s.name for s in record.snakes] == game["seats"]
+            assert verify_replay(record).ok
+            seeds.add(game["seed"])
+    assert len(seeds) == played
+    # Saved after the last step, and the export names every game.
+    again = load_tournament(store, run.id)
+    assert again.to_dict() == run.to_dict()
+    exported = json.loads(json.dumps(run.export()))
+    assert exported["champion"] == run.tournament.champion and exported["finished"]
+    assert exported["standings"][0]["entrant"] == run.tournament.champion
+    assert {m["id"]: [g["game_id"] for g in m["games"]] for m in exported["matches"]} == {
+        mid: [g["game_id"] for g in games] for mid, games in run.games.items()
+    }
+    assert run.step(store) == 0
+
+
+def test_round_robin_of_three_plays_three_matches(store: Store) -> None:
+    run = TournamentRun.create(
+        "rr", "round_robin", [("greedy", None), ("hunter?depth=1", None), ("random", None)],
+        config=SMALL, seed=2,
+    )  # fmt: skip
+    run.run(store)
+    assert run.is_finished
+    assert len(run.tournament.matches) == 3 and set(run.games) == set(run.tournament.matches)
+    pairs = {frozenset(run.tournament.match(m).entrants) for m in run.games}
+    assert pairs == {
+        frozenset(p) for p in (("greedy", "hunter"), ("greedy", "random"), ("hunter", "random"))
+    }
+    assert sum(s.points for s in run.tournament.standings()) == 3
+
+
+def test_resuming_a_saved_run_plays_the_same_games(tmp_path: Path) -> None:
+    bots: list[tuple[str, str | None]] = [
+        ("greedy", "g1"), ("hunter?depth=1", "h1"), ("greedy", "g2"), ("hunter?depth=1", "h2"),
+    ]  # fmt: skip
+    whole = Store(f"sqlite:///{tmp_path / 'whole.db'}")
+    parts = Store(f"sqlite:///{tmp_path / 'parts.db'}")
+    first = TournamentRun.create(
+        "same", "double_elimination", bots, config=SMALL, seed=9, tid="same-1"
+    )
+    second = TournamentRun.create(
+        "same", "double_elimination", bots, config=SMALL, seed=9, tid="same-1"
+    )
+    first.run(whole)
+    assert second.step(parts) == 2
+    resumed = load_tournament(parts, "same-1")
+    assert resumed.to_dict() == second.to_dict()
+    assert not resumed.is_finished and len(resumed.games) == 2
+    resumed.run(parts)
+    assert resumed.export() == first.export()
+    assert resumed.tournament.champion == first.tournament.champion
+
+
+def test_seeding_by_rating_and_bad_input(store: Store) -> None:
+    ratings = {"hunter": Rating(30, 1), "greedy": Rating(25, 1)}
+    run = TournamentRun.create("seeded", "swiss", BOTS, config=SMALL, ratings=ratings)
+    assert run.tournament.entrants == ["hunter", "greedy", "random", "chaos"]
+    with pytest.raises(TournamentRunError, match="snake name 'x'"):
+        TournamentRun.create("dup", "round_robin", [("random", "x"), ("greedy", "x")])
+    with pytest.raises(TournamentRunError, match="no tournament with id 'nope'"):
+        load_tournament(store, "nope")
+
+
+def test_tournament_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = ["--database", f"sqlite:///{tmp_path / 'cli.db'}"]
+    create = ["tournament", "create", "Local cup", "--format", "single_elimination",
+              "--snake", "random", "--snake", "greedy", "--snake", "hunter?depth=1",
+              "--name", "r", "-W", "7", "-H", "7", "--seed", "3", *db]  # fmt: skip
+    assert main(create) == 0
+    tid = capsys.readouterr().out.strip()
+    assert tid.startswith("local-cup-")
+    assert main(["tournament", "list", *db]) == 0
+    assert capsys.readouterr().out == f"{tid}\tLocal cup\n"
+    assert main(["tournament", "run", tid, *db]) == 0
+    out = capsys.readouterr().out
+    assert "finished" in out and "champion:" in out and "Final (main):" in out
+    assert main(["tournament", "show", tid, *db]) == 0
+    assert "Round 1 (main):" in capsys.readouterr().out
+    target = tmp_path / "results.json"
+    assert main(["tournament", "export", tid, "-o", str(target), *db]) == 0
+    results = json.loads(target.read_text())
+    assert results["finished"] and results["champion"] in {"r", "greedy", "hunter"}
+    assert all(g["seed"] > 0 for m in results["matches"] for g in m["games"])
+    capsys.readouterr()
+    assert main(["tournament", "show", "nowhere", *db]) == 2
+    assert "no tournament with id 'nowhere'" in capsys.readouterr().err
+
+
+def test_a_game_that_cannot_be_played_stops_the_run_with_the_run_saved(store: Store) -> None:
+    run = TournamentRun.create(
+        "gone", "round_robin", [("greedy", None), ("http://127.0.0.1:9", "gone")], config=SMALL
+    )
+    with pytest.raises(TournamentRunError, match=r"1 game\(s\) could not be played \(RR1-1: "):
+        run.run(store)
+    again = load_tournament(store, run.id)
+    assert again.games == {} and [m.id for m in again.tournament.pending_matches()] == ["RR1-1"]
