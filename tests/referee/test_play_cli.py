@@ -152,3 +152,26 @@ def test_bad_input_is_one_clear_line(
     assert main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and needle in err[0], err
+
+
+def test_batch_on_ray_matches_the_local_batch(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    import subprocess
+    import sys
+
+    results = []
+    for extra in ([], ["--ray-address", "local"]):
+        out = tmp_path / f"r{len(results)}.json"
+        args = ["play", "random", "greedy", "-r", "11", "--games", "12", "-W", "7", "-H", "7"]
+        done = subprocess.run(
+            [sys.executable, "-m", "snakewar", *args, *extra, "--json", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert done.returncode == 0, done.stderr
+        data = json.loads(out.read_text())
+        results.append(
+            [(s["wins"], s["draws"], s["losses"], s["mean_length"]) for s in data["seats"]]
+        )
+    assert results[0] == results[1]

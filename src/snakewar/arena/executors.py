@@ -41,6 +41,7 @@ from snakewar.referee.stats import GameSummary, summarize
 from snakewar.replay.format import replay_lines
 
 __all__ = [
+    "EXECUTOR_KINDS",
     "Executor",
     "ExecutorError",
     "GameFn",
@@ -51,6 +52,7 @@ __all__ = [
     "OnResult",
     "ProcessPoolExecutor",
     "RayExecutor",
+    "make_executor",
     "measure_games_per_minute",
     "play_job",
     "play_job_async",
@@ -401,3 +403,27 @@ def measure_games_per_minute(
     if failed:
         raise ExecutorError(f"{len(failed)} of {n} games failed; first: {failed[0].error}")
     return n * 60.0 / elapsed
+
+
+EXECUTOR_KINDS = ("inprocess", "pool", "ray")
+"""The names :func:`make_executor` accepts."""
+
+
+def make_executor(
+    kind: str, *, concurrency: int = 4, workers: int = 2, ray_address: str | None = None
+) -> Executor:
+    """Build an executor by name: ``inprocess``, ``pool`` or ``ray`` (``ray_address``).
+
+    Raises:
+        ExecutorError: for an unknown name.
+        MissingRayError: for ``ray`` without the ``ray`` extra installed.
+    """
+    if kind == "inprocess":
+        return InProcessExecutor(concurrency=concurrency)
+    if kind == "pool":
+        return ProcessPoolExecutor(workers)
+    if kind == "ray":
+        return RayExecutor(ray_address)
+    raise ExecutorError(
+        f"executor {kind!r}: expected one of " + ", ".join(repr(k) for k in EXECUTOR_KINDS)
+    )

@@ -80,36 +80,40 @@ def run(
     executor: str = typer.Option("inprocess", "--executor", help="inprocess, pool or ray."),
     workers: int = typer.Option(2, "--workers", help="Processes for the pool executor."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="A Ray cluster."),
+    every: float | None = typer.Option(
+        None, "--every", help="Keep going: play --games games every this many seconds."
+    ),
     database: str | None = _DB,
 ) -> None:
     """Play games: matchmaking by rating, health checks, rating updates."""
+    import time
+
     from rich.progress import Progress
 
-    from snakewar.arena.executors import (
-        InProcessExecutor,
-        ProcessPoolExecutor,
-        RayExecutor,
-    )
+    from snakewar.arena.executors import make_executor
     from snakewar.arena.ladder import LadderError, load_ladder
 
     if games < 1:
         raise LadderError(f"--games {games}: expected at least 1")
-    chosen: Any
-    if executor == "inprocess":
-        chosen = InProcessExecutor(concurrency=parallel)
-    elif executor == "pool":
-        chosen = ProcessPoolExecutor(workers)
-    elif executor == "ray":
-        chosen = RayExecutor(ray_address)
-    else:
-        raise LadderError(f"--executor {executor!r}: expected 'inprocess', 'pool' or 'ray'")
-    with _store(database) as store:
-        ladder = load_ladder(store, name)
-        with Progress(transient=True) as progress:
-            task = progress.add_task("games", total=games)
-            ladder.run(games, store, executor=chosen, parallel=parallel,
-                       on_game=lambda _: progress.advance(task))  # fmt: skip
-    _show(ladder)
+    if every is not None and every <= 0:
+        raise LadderError(f"--every {every}: expected a number of seconds > 0")
+    chosen = make_executor(executor, concurrency=parallel, workers=workers, ray_address=ray_address)
+    while True:
+        started = time.monotonic()
+        with _store(database) as store:
+            ladder = load_ladder(store, name)
+            with Progress(transient=True) as progress:
+                task = progress.add_task("games", total=games)
+
+                def advance(_: object, task: Any = task, progress: Any = progress) -> None:
+                    progress.advance(task)
+
+                ladder.run(games, store, executor=chosen, parallel=parallel, on_game=advance)
+        _show(ladder)
+        if every is None:
+            return
+        # On a schedule: the next batch starts `every` seconds after this one started.
+        time.sleep(max(0.0, every - (time.monotonic() - started)))
 
 
 @ladder_app.command("show")

@@ -98,6 +98,11 @@ def play(
     shrink_every: int = typer.Option(25, "--shrinkEveryNTurns"),
     games: int = typer.Option(1, "--games", help="Play a batch of this many games."),
     workers: int = typer.Option(1, "--workers", help="Worker processes for a batch."),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        help="Play the batch as tasks on a Ray cluster ('auto', 'ray://HOST:PORT', or 'local').",
+    ),
     json_out: str | None = typer.Option(
         None, "--json", help="Write the results as JSON to this file ('-': stdout)."
     ),
@@ -181,7 +186,7 @@ def play(
 
             _write_json(json_out, _summary_json(summarize(record)), console)
     else:
-        stats = _play_batch(match, game_seed, games, workers, replay_dir, console)
+        stats = _play_batch(match, game_seed, games, workers, replay_dir, console, ray_address)
         if json_out:
             data = stats.to_json() | {"first_seed": game_seed, "config": _match_json(match)}
             _write_json(json_out, data, console)
@@ -360,6 +365,7 @@ def _play_batch(
     workers: int,
     replay_dir: str | None,
     console: Console,
+    ray_address: str | None = None,
 ) -> BatchStats:
     import time
 
@@ -379,15 +385,49 @@ def _play_batch(
         transient=True,
     ) as progress:
         task = progress.add_task("games", total=games)
-        stats = run_batch(
-            match,
-            [seed + i for i in range(games)],
-            workers=workers,
-            replay_dir=replay_dir,
-            on_game=lambda _: progress.advance(task),
-        )
+        seeds = [seed + i for i in range(games)]
+        if ray_address is not None:
+            stats = _ray_batch(
+                match, seeds, ray_address, replay_dir, lambda: progress.advance(task)
+            )
+        else:
+            stats = run_batch(
+                match,
+                seeds,
+                workers=workers,
+                replay_dir=replay_dir,
+                on_game=lambda _: progress.advance(task),
+            )
     elapsed = time.perf_counter() - started
     _print_batch(console, stats, elapsed)
+    return stats
+
+
+def _ray_batch(
+    match: MatchSpec,
+    seeds: list[int],
+    address: str,
+    replay_dir: str | None,
+    advance: Any,
+) -> BatchStats:
+    """The batch as Ray tasks: one game per task, results counted as they come."""
+    from snakewar.arena.executors import GameJob, RayExecutor
+    from snakewar.referee.stats import BatchStats
+
+    stats = BatchStats.empty([""] * len(match.snakes), match.snakes)
+    executor = RayExecutor(None if address == "local" else address)
+    jobs = [GameJob(f"game-{s}", match, s) for s in seeds]
+    outcomes = executor.run(jobs, on_result=lambda _: advance(), replays=replay_dir is not None)
+    for outcome in outcomes:
+        if outcome.summary is None:
+            raise SnakewarError(f"game with seed {outcome.seed} failed: {outcome.error}")
+        for snake in outcome.summary.snakes:
+            stats.seats[snake.seat].name = snake.name
+        stats.add(outcome.summary)
+        if replay_dir is not None and outcome.replay is not None:
+            Path(replay_dir, f"game-{outcome.seed}.jsonl").write_text(
+                "\n".join(outcome.replay) + "\n", encoding="utf-8"
+            )
     return stats
 
 

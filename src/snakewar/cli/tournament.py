@@ -84,17 +84,23 @@ def create(
 def run(
     tid: str = typer.Argument(..., help="The tournament's id."),
     parallel: int = typer.Option(4, "--parallel", help="Games played at once."),
+    executor: str = typer.Option("inprocess", "--executor", help="inprocess, pool or ray."),
+    workers: int = typer.Option(2, "--workers", help="Processes for the pool executor."),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="A Ray cluster."),
     database: str | None = _DB,
 ) -> None:
     """Play the tournament to the end (it is saved after every round of games)."""
-    from snakewar.arena.executors import InProcessExecutor
+    from snakewar.arena.executors import make_executor
     from snakewar.arena.tournament_runner import TournamentRunError, load_tournament
 
     if parallel < 1:
         raise TournamentRunError(f"--parallel {parallel}: expected at least 1")
     with _store(database) as store:
         t = load_tournament(store, tid)
-        t.run(store, InProcessExecutor(concurrency=parallel),
+        chosen = make_executor(
+            executor, concurrency=parallel, workers=workers, ray_address=ray_address
+        )
+        t.run(store, chosen,
               on_step=lambda r, n: typer.echo(f"played {n} game(s); "
                                               f"{len(r.tournament.pending_matches())} "
                                               "match(es) pending"))  # fmt: skip
