@@ -32,6 +32,21 @@ going to the lowest-ranked entrant without one. A win or a bye is a point. Every
 is deterministic; equal Swiss scores are ordered by seed, or by a hash of ``seed`` when
 one is given.
 
+**Heats in round robin and Swiss** (``heat_size`` k of 3 to 8): a heat is decided by game
+wins as above (one place to win), and its order is by game wins, then by placement
+points summed over its games, then seed. A heat then awards each entrant one point per
+heat opponent ordered below it and half a point per opponent level with it (equal game
+wins and placement points): k-1 for first down to 0, ties sharing the average. Placement
+points in a game work the same way. Swiss ranks entrants by score, gives a bye (worth
+k-1, a heat win, as a 1v1 bye is a win) to the lowest-ranked entrant without one when
+exactly one would be left over, and cuts the rest into heats of k in rank order (the last
+one smaller), searching for heats without repeated meetings (a bounded backtracking
+search, then adjacent swaps). Round robin plans rounds greedily until every pair has
+shared a heat at least once: each round fills heats of k (the last one smaller, a single
+leftover sits out) starting from the entrant with the most unmet opponents and adding
+whoever meets the most new opponents. Standings are by points, then Buchholz
+(opponents' points, summed over heats), game wins minus losses and seed.
+
 :meth:`Tournament.to_dict` is JSON-ready (its rounds, matches, entrants and results
 draw the bracket); :meth:`Tournament.from_dict` rebuilds it by replaying its reports.
 """
@@ -160,17 +175,18 @@ class Standing:
     """One entrant's line in the standings.
 
     ``place`` is shared by entrants that cannot be told apart (for example the losers
-    of the semifinals). ``points`` are match wins (byes included).
+    of the semifinals). ``points`` are match wins (byes included), or heat points in
+    round robin and Swiss with heats (halves for ties).
     """
 
     place: int
     entrant: str
     seed: int
-    points: int
+    points: float
     losses: int
     game_wins: int
     game_losses: int
-    buchholz: int
+    buchholz: float
     eliminated_in: str | None
 
     def to_dict(self) -> dict[str, Any]:
@@ -248,7 +264,7 @@ class Tournament:
         Args:
             format: one of :data:`FORMATS`.
             entrants: 2 to 64 distinct names, ordered by seed (best first).
-            heat_size: snakes per match, 2 to 8 (elimination); 2 for the others.
+            heat_size: snakes per match, 2 to 8; 2 for double elimination.
             best_of: games per match, odd: a match is won with ``best_of // 2 + 1``.
             advance: snakes going on from each heat before the final;
                 ``heat_size // 2`` by default; must divide ``heat_size``.
@@ -277,7 +293,7 @@ class Tournament:
             raise TournamentError(f"entrant {dup!r} appears more than once")
         if not _is(heat_size, int) or not 2 <= heat_size <= MAX_HEAT:
             raise TournamentError(f"heat size must be 2 to {MAX_HEAT}, not {heat_size!r}")
-        if format != "single_elimination" and heat_size != 2:
+        if format == "double_elimination" and heat_size != 2:
             raise TournamentError(
                 f"{format} plays 1v1 matches: heat size must be 2, not {heat_size}"
             )
@@ -317,6 +333,14 @@ class Tournament:
         """The tournament format."""
         return str(self.config["format"])
 
+    def _by_seed(self, names: Iterable[str]) -> list[str]:
+        return sorted(names, key=self._seed.__getitem__)
+
+    @property
+    def _heats(self) -> bool:
+        """Round robin or Swiss with heats of more than two snakes."""
+        return self.format in ("round_robin", "swiss") and self.config["heat_size"] > 2
+
     def _add_round(self, name: str, bracket: str, matches: list[Match]) -> None:
         self.rounds.append(_Round(name, bracket, [m.id for m in matches]))
         for m in matches:
@@ -326,6 +350,8 @@ class Tournament:
         fmt = self.format
         if fmt in ("single_elimination", "double_elimination"):
             self._build_elimination(fmt == "double_elimination")
+        elif fmt == "round_robin" and self._heats:
+            self._build_round_robin_heats()
         elif fmt == "round_robin":
             self._build_round_robin()
         # Swiss rounds are paired one at a time in _update.
@@ -460,6 +486,45 @@ class Tournament:
             # Circle method: the first slot stays, the others rotate by one.
             slots = [slots[0], slots[-1], *slots[1:-1]]
 
+    def _build_round_robin_heats(self) -> None:
+        heat = self.config["heat_size"]
+        names = self.entrants
+        unmet = {e: {o for o in names if o != e} for e in names}
+        rnd = 0
+        while any(unmet.values()):
+            free = list(names)
+            matches: list[Match] = []
+            while len(free) >= 2:
+                # Start from whoever has the most opponents still to meet.
+                first = max(free, key=lambda e: (len(unmet[e]), -self._seed[e]))
+                members = [first]
+                free.remove(first)
+                while len(members) < heat and free:
+                    best = max(
+                        free,
+                        key=lambda e: (
+                            sum(1 for x in members if x in unmet[e]),
+                            len(unmet[e]),
+                            -self._seed[e],
+                        ),
+                    )
+                    members.append(best)
+                    free.remove(best)
+                for a, b in itertools.combinations(members, 2):
+                    unmet[a].discard(b)
+                    unmet[b].discard(a)
+                matches.append(
+                    Match(
+                        id=f"RR{rnd + 1}-{len(matches) + 1}",
+                        round=rnd,
+                        advance=1,
+                        feeds=[*self._by_seed(members)],
+                        eliminates=False,
+                    )
+                )
+            self._add_round(f"Round {rnd + 1}", "main", matches)
+            rnd += 1
+
     # ---------------------------------------------------------------- progress
 
     def _produced(self, feed: _Feed) -> str | None:
@@ -569,7 +634,11 @@ class Tournament:
         m.wins = wins
         self.reports.append((match_id, games))
         if self._decided(m, wins):
-            m.order = sorted(m.entrants, key=lambda e: (-wins[e], self._seed[e]))
+            if self._heats:
+                placed = _placement_points(m.entrants, m.games)
+                m.order = sorted(m.entrants, key=lambda e: (-wins[e], -placed[e], self._seed[e]))
+            else:
+                m.order = sorted(m.entrants, key=lambda e: (-wins[e], self._seed[e]))
             m.status = "done"
             self._update()
         return m
@@ -590,6 +659,9 @@ class Tournament:
         rnd = len(self.rounds)
         if rnd >= self.config["swiss_rounds"]:
             return False
+        if self._heats:
+            self._swiss_heats(rnd)
+            return True
         points = self._points()
         order = sorted(self.entrants, key=lambda e: (-points[e], self._tiebreak(e, rnd)))
         met = {frozenset(m.entrants) for m in self.matches.values() if len(m.entrants) == 2}
@@ -605,12 +677,50 @@ class Tournament:
         self._add_round(f"Round {rnd + 1}", "main", matches)
         return True
 
+    def _swiss_heats(self, rnd: int) -> None:
+        heat = self.config["heat_size"]
+        points = self._points()
+        order = sorted(self.entrants, key=lambda e: (-points[e], self._tiebreak(e, rnd)))
+        met = {
+            frozenset(pair)
+            for m in self.matches.values()
+            for pair in itertools.combinations(m.entrants, 2)
+        }
+        had_bye = {m.entrants[0] for m in self.matches.values() if len(m.entrants) == 1}
+        bye_match: list[Match] = []
+        if len(order) > heat and len(order) % heat == 1:
+            bye = next((e for e in reversed(order) if e not in had_bye), order[-1])
+            order.remove(bye)
+            bye_match.append(Match(f"S{rnd + 1}-bye", rnd, 1, [bye], eliminates=False))
+        sizes = [heat] * (len(order) // heat)
+        if len(order) % heat:
+            sizes.append(len(order) % heat)
+        heats = _group(order, sizes, met)
+        matches = [
+            Match(
+                f"S{rnd + 1}-{i + 1}",
+                rnd,
+                1,
+                [*self._by_seed(members)],
+                eliminates=False,
+            )
+            for i, members in enumerate(heats)
+        ]
+        self._add_round(f"Round {rnd + 1}", "main", matches + bye_match)
+
     # ---------------------------------------------------------------- results
 
-    def _points(self) -> dict[str, int]:
-        points = dict.fromkeys(self.entrants, 0)
+    def _points(self) -> dict[str, float]:
+        points: dict[str, float] = dict.fromkeys(self.entrants, 0)
+        heats = self._heats
         for m in self.matches.values():
-            if m.status in ("done", "bye"):
+            if heats and m.status == "done":
+                for e, p in _heat_points(m).items():
+                    points[e] += p
+            elif heats and m.status == "bye":
+                for e in m.entrants:
+                    points[e] += self.config["heat_size"] - 1
+            elif m.status in ("done", "bye"):
                 for e in m.advanced:
                     points[e] += 1
         return points
@@ -674,18 +784,20 @@ class Tournament:
             for e in self._eliminated(m):
                 out_stage[e], out_in[e] = (m.stage, m.order.index(e)), m.id
         if self.format in ("round_robin", "swiss"):
-            buch = {
-                e: sum(points[o] for o in opponents[e]) if self.format == "swiss" else 0
+            buch: dict[str, float] = {
+                e: sum(points[o] for o in opponents[e])
+                if self.format == "swiss" or self._heats
+                else 0
                 for e in self.entrants
             }
 
-            def rr_key(e: str) -> tuple[int, ...]:
+            def rr_key(e: str) -> tuple[float, ...]:
                 return (-points[e], -buch[e], -(gw[e] - gl[e]))
 
             ordered = sorted(self.entrants, key=lambda e: (*rr_key(e), self._seed[e]))
             keys: dict[str, tuple[Any, ...]] = {e: rr_key(e) for e in self.entrants}
         else:
-            buch = dict.fromkeys(self.entrants, 0)
+            buch = dict.fromkeys(self.entrants, 0.0)
             big = (1 << 30, 0)
 
             def el_key(e: str) -> tuple[int, int]:
@@ -761,7 +873,7 @@ class Tournament:
         return t
 
 
-def _fold(order: list[str], points: Mapping[str, int]) -> list[str]:
+def _fold(order: list[str], points: Mapping[str, float]) -> list[str]:
     """Reorder each score group so neighbours are its top half against its bottom half.
 
     ``[1, 2, 3, 4]`` with equal scores becomes ``[1, 3, 2, 4]`` (the Dutch system: the
@@ -801,3 +913,94 @@ def _pair(order: list[str], met: set[frozenset[str]]) -> list[tuple[str, str]]:
         return found
     # No rematch-free pairing (or too costly to find): pair neighbours by score.
     return [(order[i], order[i + 1]) for i in range(0, len(order), 2)]
+
+
+def _heat_points(m: Match) -> dict[str, float]:
+    """A decided heat's points: one per opponent ordered below, half per one level."""
+    placed = _placement_points(m.entrants, m.games)
+    key = {e: (m.wins[e], placed[e]) for e in m.entrants}
+    return {
+        e: sum(
+            1.0 if key[e] > key[o] else 0.5 if key[e] == key[o] else 0.0
+            for o in m.entrants
+            if o != e
+        )
+        for e in m.entrants
+    }
+
+
+def _placement_points(entrants: Sequence[str], games: Sequence[Placement]) -> dict[str, float]:
+    """Placement points over ``games``: per game, one per snake placed below, half per tie."""
+    out: dict[str, float] = dict.fromkeys(entrants, 0.0)
+    for game in games:
+        below = len(entrants)
+        for group in game:
+            below -= len(group)
+            for e in group:
+                out[e] += below + (len(group) - 1) / 2
+    return out
+
+
+def _group(order: list[str], sizes: list[int], met: set[frozenset[str]]) -> list[list[str]]:
+    """Cut ``order`` into heats of ``sizes`` avoiding pairs in ``met`` where possible.
+
+    A bounded backtracking search keeps each heat as close to rank order as it can;
+    when it finds nothing, the plain cut is improved by swapping entrants between
+    adjacent heats while that lowers the number of repeated pairs.
+    """
+    budget = [20000]
+
+    def clash(heat: Sequence[str], e: str) -> bool:
+        return any(frozenset((x, e)) in met for x in heat)
+
+    def fill(heat: list[str], rest: list[str], start: int, index: int) -> list[list[str]] | None:
+        if len(heat) == sizes[index]:
+            tail = search([e for e in rest if e not in heat], index + 1)
+            return None if tail is None else [heat, *tail]
+        for i in range(start, len(rest)):
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            if clash(heat, rest[i]):
+                continue
+            found = fill([*heat, rest[i]], rest, i + 1, index)
+            if found is not None:
+                return found
+        return None
+
+    def search(rest: list[str], index: int) -> list[list[str]] | None:
+        if not rest:
+            return []
+        return fill([rest[0]], rest, 1, index)
+
+    found = search(order, 0)
+    if found is not None:
+        return found
+    heats: list[list[str]] = []
+    pos = 0
+    for size in sizes:
+        heats.append(order[pos : pos + size])
+        pos += size
+
+    def repeats(heat: Sequence[str]) -> int:
+        return sum(1 for a, b in itertools.combinations(heat, 2) if frozenset((a, b)) in met)
+
+    improved = True
+    passes = 0
+    while improved and passes < 50:
+        improved, passes = False, passes + 1
+        for h in range(len(heats) - 1):
+            a, b = heats[h], heats[h + 1]
+            base = repeats(a) + repeats(b)
+            best: tuple[int, int, int] | None = None
+            for i, j in itertools.product(range(len(a)), range(len(b))):
+                na = [*a[:i], b[j], *a[i + 1 :]]
+                nb = [*b[:j], a[i], *b[j + 1 :]]
+                cost = repeats(na) + repeats(nb)
+                if cost < base and (best is None or cost < best[0]):
+                    best = (cost, i, j)
+            if best is not None:
+                _, i, j = best
+                a[i], b[j] = b[j], a[i]
+                improved = True
+    return heats
