@@ -373,7 +373,7 @@ def test_round_trip_through_json(fmt: str) -> None:
         ({"best_of": 0}, "best of must be a positive odd number, not 0"),
         ({"heat_size": 4, "advance": 3}, "advance must divide heat size 4"),
         ({"heat_size": 4, "advance": 4}, "advance must divide heat size 4"),
-        ({"format": "double_elimination", "heat_size": 4}, "heat size must be 2, not 4"),
+        ({"format": "double_elimination", "heat_size": 9}, "heat size must be 2 to 8, not 9"),
         ({"format": "swiss", "rounds": 8}, "swiss rounds must be 1 to 7 for 8 entrants, not 8"),
     ],
 )

@@ -20,10 +20,13 @@ and more than every other snake; its order is by game wins, then seed. The top
 1 and 4 (or 1, 4, 5, 8 in 4-snake heats) only from the semifinal, and so on. A field
 smaller than the bracket leaves out its lowest seeds, so the top seeds get the byes: a
 heat with no more snakes than places to advance is not played. Double elimination
-(1v1 only) drops each winners'-bracket loser into the losers' bracket, alternating the
+in 1v1 drops each winners'-bracket loser into the losers' bracket, alternating the
 drop order so that early rematches are avoided, and ends with a grand final between the
 two brackets' champions, reset (played again) when the losers'-bracket champion wins
-the first one, unless ``grand_final_reset=False``.
+the first one, unless ``grand_final_reset=False``. With heats, each winners' heat drops
+all but its top ``advance`` into the losers' bracket, whose heats mix those drops with
+its survivors (top ``advance`` go on, the rest are out); the grand final is one heat of
+the ``advance`` champions of each bracket (1v1, with the reset, when ``advance`` is 1).
 
 **Round robin** (1v1) pairs every two entrants exactly once (circle method); **Swiss**
 (1v1) pairs entrants with equal scores round by round, the top half of a score group
@@ -264,12 +267,12 @@ class Tournament:
         Args:
             format: one of :data:`FORMATS`.
             entrants: 2 to 64 distinct names, ordered by seed (best first).
-            heat_size: snakes per match, 2 to 8; 2 for double elimination.
+            heat_size: snakes per match, 2 to 8.
             best_of: games per match, odd: a match is won with ``best_of // 2 + 1``.
             advance: snakes going on from each heat before the final;
                 ``heat_size // 2`` by default; must divide ``heat_size``.
             grand_final_reset: double elimination: replay the grand final when the
-                losers' bracket champion wins it.
+                losers' bracket champion wins it (1v1 grand finals only).
             rounds: Swiss rounds, ``ceil(log2(entrants))`` by default.
             seed: Swiss only: orders equal scores by a hash of it instead of by seed.
 
@@ -293,10 +296,6 @@ class Tournament:
             raise TournamentError(f"entrant {dup!r} appears more than once")
         if not _is(heat_size, int) or not 2 <= heat_size <= MAX_HEAT:
             raise TournamentError(f"heat size must be 2 to {MAX_HEAT}, not {heat_size!r}")
-        if format == "double_elimination" and heat_size != 2:
-            raise TournamentError(
-                f"{format} plays 1v1 matches: heat size must be 2, not {heat_size}"
-            )
         if not _is(best_of, int) or best_of < 1 or best_of % 2 == 0:
             raise TournamentError(f"best of must be a positive odd number, not {best_of!r}")
         adv = heat_size // 2 if advance is None else advance
@@ -383,7 +382,9 @@ class Tournament:
                     Match(
                         id=f"{prefix}{r + 1}-{j + 1}",
                         round=len(self.rounds),
-                        advance=1 if last else adv,
+                        # Heats keep ``adv`` in the winners' final: they meet the
+                        # losers' champions in the grand final.
+                        advance=1 if last and (not double or heat == 2) else adv,
                         feeds=feeds,
                         eliminates=not double,
                         stage=r + 1,
@@ -394,8 +395,75 @@ class Tournament:
             else:
                 name = "Final" if last else f"Round {r + 1}"
             self._add_round(name, "winners" if double else "main", matches)
-        if double:
+        if double and heat == 2:
             self._build_losers(size, count)
+        elif double:
+            self._build_losers_heats([len(level) for level in levels])
+
+    def _build_losers_heats(self, wmatches: list[int]) -> None:
+        """Losers' bracket for heats: drops and survivors share heats of ``heat_size``.
+
+        After each winners' round its dropped entrants (all but the top ``advance`` of
+        each heat) join the losers'-bracket survivors; that pool is cut into heats in
+        order, whose top ``advance`` survive and whose others are out. Once the winners'
+        bracket is over, the survivors keep playing heats until ``advance`` are left. Slots
+        that stay empty (byes upstream) make smaller heats or byes.
+        """
+        heat, adv = self.config["heat_size"], self.config["advance"]
+        survivors: list[str | _Feed] = []
+        stage = 0
+
+        def add(pool: list[str | _Feed]) -> list[str | _Feed]:
+            nonlocal stage
+            stage += 1
+            chunks = [pool[i : i + heat] for i in range(0, len(pool), heat)]
+            matches = [
+                Match(
+                    id=f"L{stage}-{i + 1}",
+                    round=len(self.rounds),
+                    advance=adv,
+                    feeds=chunk,
+                    stage=stage,
+                )
+                for i, chunk in enumerate(chunks)
+            ]
+            self._add_round(f"Losers round {stage}", "losers", matches)
+            return [_Feed(m.id, "win", p) for m in matches for p in range(adv)]
+
+        for r, count in enumerate(wmatches):
+            drops: list[str | _Feed] = [
+                _Feed(f"W{r + 1}-{j + 1}", "lose", p)
+                for j in range(count)
+                for p in range(heat - adv)
+            ]
+            if r % 2:
+                # Alternate the drop order so early rematches are less likely.
+                drops.reverse()
+            survivors = add(survivors + drops)
+        while len(survivors) > adv:
+            survivors = add(survivors)
+        self.rounds[-1].name = "Losers final"
+        wfinal = f"W{len(wmatches)}-1"
+        reset = self.config["grand_final_reset"] and adv == 1
+        gf = Match(
+            id="GF1",
+            round=len(self.rounds),
+            advance=1,
+            feeds=[*(_Feed(wfinal, "win", p) for p in range(adv)), *survivors],
+            eliminates=not reset,
+            stage=stage + 1,
+        )
+        self._add_round("Grand final", "final", [gf])
+        if reset:
+            again = Match(
+                id="GF2",
+                round=len(self.rounds),
+                advance=1,
+                feeds=[_Feed("GF1", "win", 0), _Feed("GF1", "lose", 0)],
+                stage=stage + 1,
+                reset_of="GF1",
+            )
+            self._add_round("Grand final reset", "final", [again])
 
     def _build_losers(self, size: int, wrounds: int) -> None:
         lb_champ: _Feed = _Feed(f"W{wrounds}-1", "lose", 0)
