@@ -17,16 +17,17 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from snakewar.arena.executors import Executor, GameJob, InProcessExecutor
 from snakewar.arena.ratings import Leaderboard, LeaderboardRow, placement_from_summary
 from snakewar.errors import SnakewarError
-from snakewar.games.battlesnake.settings import CLI_DEFAULTS
-from snakewar.referee.batch import MatchSpec
-from snakewar.referee.runner import snake_kind
+from snakewar.games.battlesnake.game import GameConfig
+from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
+from snakewar.referee.batch import MatchSpec, check_setup
+from snakewar.referee.runner import canonical_source, default_snake_name
 
 __all__ = ["Ladder", "LadderConfig", "LadderEntry", "LadderError"]
 
@@ -54,6 +55,61 @@ class LadderConfig:
     def __post_init__(self) -> None:
         if not 2 <= self.game_size <= 8:
             raise LadderError(f"game size {self.game_size}: expected 2 to 8 snakes per game")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "ruleset": self.ruleset,
+            "map": self.map,
+            "width": self.width,
+            "height": self.height,
+            "params": dict(self.params),
+            "timeout_ms": self.timeout_ms,
+            "game_size": self.game_size,
+            "max_turns": self.max_turns,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LadderConfig:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            ruleset=data["ruleset"],
+            map=data["map"],
+            width=data["width"],
+            height=data["height"],
+            params=dict(data["params"]),
+            timeout_ms=data["timeout_ms"],
+            game_size=data["game_size"],
+            max_turns=data["max_turns"],
+        )
+
+    def match_spec(
+        self, sources: Sequence[str], names: Sequence[str], source: str = ""
+    ) -> MatchSpec:
+        """The match between the snakes ``sources`` (named ``names``) with this config."""
+        return MatchSpec(
+            snakes=tuple(sources),
+            names=tuple(names),
+            ruleset=self.ruleset,
+            map=self.map,
+            width=self.width,
+            height=self.height,
+            params=dict(self.params),
+            timeout_ms=self.timeout_ms,
+            max_turns=self.max_turns,
+            source=source,
+        )
+
+    def check(self) -> None:
+        """Fail now if a game of ``game_size`` snakes cannot be set up with this config.
+
+        Raises:
+            RulesError: as :func:`snakewar.referee.batch.check_setup`.
+        """
+        game = GameConfig(
+            self.ruleset, self.map, self.width, self.height, Settings(dict(self.params), 1)
+        )
+        check_setup(game, self.game_size)
 
 
 @dataclass(slots=True)
@@ -83,20 +139,10 @@ class Ladder:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (what the store keeps)."""
-        c = self.config
         return {
             "name": self.name,
             "seed": self.seed,
-            "config": {
-                "ruleset": c.ruleset,
-                "map": c.map,
-                "width": c.width,
-                "height": c.height,
-                "params": dict(c.params),
-                "timeout_ms": c.timeout_ms,
-                "game_size": c.game_size,
-                "max_turns": c.max_turns,
-            },
+            "config": self.config.to_dict(),
             "entries": [
                 {
                     "name": e.name,
@@ -114,17 +160,7 @@ class Ladder:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Ladder:
         """Rebuild a ladder from :meth:`to_dict`."""
-        c = data["config"]
-        config = LadderConfig(
-            ruleset=c["ruleset"],
-            map=c["map"],
-            width=c["width"],
-            height=c["height"],
-            params=dict(c["params"]),
-            timeout_ms=c["timeout_ms"],
-            game_size=c["game_size"],
-            max_turns=c["max_turns"],
-        )
+        config = LadderConfig.from_dict(data["config"])
         entries = {e["name"]: LadderEntry(**e) for e in data["entries"]}
         return cls(
             data["name"],
@@ -142,13 +178,12 @@ class Ladder:
             LadderError: if the name is taken.
             SnakeSpecError: if ``source`` is not a snake.
         """
-        kind, target = snake_kind(source)
+        canonical = canonical_source(source)
         if name is None:
-            base = target.partition("?")[0] if kind == "builtin" else target.split("//")[-1]
-            name = base.split("/")[0]
+            name = default_snake_name(source)
         if name in self.entries:
             raise LadderError(f"ladder {self.name!r} already has a snake named {name!r}")
-        entry = LadderEntry(name, source if kind != "builtin" else f"builtin:{target}")
+        entry = LadderEntry(name, canonical)
         self.entries[name] = entry
         return entry
 
@@ -201,19 +236,8 @@ class Ladder:
 
     def spec_for(self, names: list[str]) -> MatchSpec:
         """The match between ``names``."""
-        c = self.config
-        return MatchSpec(
-            snakes=tuple(self.entries[n].source for n in names),
-            names=tuple(names),
-            ruleset=c.ruleset,
-            map=c.map,
-            width=c.width,
-            height=c.height,
-            params=dict(c.params),
-            timeout_ms=c.timeout_ms,
-            max_turns=c.max_turns,
-            source=f"ladder:{self.name}",
-        )
+        sources = [self.entries[n].source for n in names]
+        return self.config.match_spec(sources, names, f"ladder:{self.name}")
 
     def check_health(self) -> None:
         """``GET /`` every HTTP snake; pause those that fail, resume those that answer."""

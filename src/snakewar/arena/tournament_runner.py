@@ -23,7 +23,7 @@ import random
 import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from snakewar.arena.executors import Executor, GameJob, InProcessExecutor
@@ -31,15 +31,13 @@ from snakewar.arena.ladder import LadderConfig
 from snakewar.arena.ratings import Rating, placement_from_summary
 from snakewar.arena.tournaments import Tournament, seed_by_rating
 from snakewar.errors import SnakewarError
-from snakewar.referee.batch import MatchSpec
-from snakewar.referee.runner import snake_kind
+from snakewar.referee.runner import canonical_source, default_snake_name
 
 __all__ = [
     "MAX_DRAWS",
     "TournamentRun",
     "TournamentRunError",
     "load_tournament",
-    "snake_name",
 ]
 
 MAX_DRAWS = 20
@@ -50,41 +48,9 @@ class TournamentRunError(SnakewarError, ValueError):
     """Raised for a tournament run that does not exist, cannot be set up or cannot go on."""
 
 
-def snake_name(source: str) -> str:
-    """The default name of a snake: the bot's name, or the URL's host.
-
-    >>> snake_name("hunter?depth=1"), snake_name("https://snake.example/api")
-    ('hunter', 'snake.example')
-
-    Raises:
-        SnakeSpecError: if ``source`` is not a snake.
-    """
-    kind, target = snake_kind(source)
-    base = target.partition("?")[0] if kind == "builtin" else target.split("//")[-1]
-    return base.split("/")[0]
-
-
-def _canonical(source: str) -> str:
-    kind, target = snake_kind(source)
-    return f"builtin:{target}" if kind == "builtin" else source
-
-
 def _new_id(name: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "tournament"
     return f"{slug}-{secrets.token_hex(4)}"
-
-
-def _config_dict(c: LadderConfig) -> dict[str, Any]:
-    return {
-        "ruleset": c.ruleset,
-        "map": c.map,
-        "width": c.width,
-        "height": c.height,
-        "params": dict(c.params),
-        "timeout_ms": c.timeout_ms,
-        "game_size": c.game_size,
-        "max_turns": c.max_turns,
-    }
 
 
 @dataclass
@@ -147,14 +113,11 @@ class TournamentRun:
             SnakeSpecError: a source that is not a snake.
             SnakewarError: a game config the rules refuse (via the rules' own errors).
         """
-        from snakewar.games.battlesnake import Game, GameConfig, Settings
-        from snakewar.referee.records import derive_ids
-
         if not name:
             raise TournamentRunError("tournament name '': expected a non-empty name")
         entries: dict[str, str] = {}
         for source, given in snakes:
-            canonical = _canonical(source)
+            canonical = canonical_source(source)
             if given is not None:
                 if not given or given in entries:
                     raise TournamentRunError(
@@ -162,27 +125,15 @@ class TournamentRun:
                     )
                 entries[given] = canonical
                 continue
-            base = snake_name(source)
+            base = default_snake_name(source)
             chosen, n = base, 1
             while chosen in entries:
                 n += 1
                 chosen = f"{base}-{n}"
             entries[chosen] = canonical
         base_config = config or LadderConfig()
-        game_config = LadderConfig(
-            **{**_config_dict(base_config), "game_size": max(2, min(heat_size, 8))}
-        )
-        # Check the config against the rules now, not at the first game.
-        Game(
-            GameConfig(
-                game_config.ruleset,
-                game_config.map,
-                game_config.width,
-                game_config.height,
-                Settings(dict(game_config.params), 1),
-            ),
-            derive_ids(1, game_config.game_size)[1],
-        )
+        game_config = replace(base_config, game_size=max(2, min(heat_size, 8)))
+        game_config.check()  # against the rules now, not at the first game
         order = list(entries)
         if ratings is not None:
             order = seed_by_rating(order, ratings)
@@ -205,7 +156,7 @@ class TournamentRun:
             "id": self.id,
             "name": self.name,
             "seed": self.seed,
-            "config": _config_dict(self.config),
+            "config": self.config.to_dict(),
             "snakes": [{"name": n, "source": s} for n, s in self.snakes.items()],
             "match_games": {mid: list(games) for mid, games in self.games.items()},
             "tournament": self.tournament.to_dict(),
@@ -220,7 +171,7 @@ class TournamentRun:
             TournamentError: a tournament whose reports do not fit.
         """
         try:
-            config = LadderConfig(**{**data["config"], "params": dict(data["config"]["params"])})
+            config = LadderConfig.from_dict(data["config"])
             snakes = {s["name"]: s["source"] for s in data["snakes"]}
             games = {mid: list(g) for mid, g in data["match_games"].items()}
             tournament = Tournament.from_dict(data["tournament"])
@@ -250,18 +201,8 @@ class TournamentRun:
         seats = list(entrants)
         # Seat order from the game's seed: no seat advantage for the better seed.
         random.Random(seed).shuffle(seats)
-        c = self.config
-        spec = MatchSpec(
-            snakes=tuple(self.snakes[n] for n in seats),
-            names=tuple(seats),
-            ruleset=c.ruleset,
-            map=c.map,
-            width=c.width,
-            height=c.height,
-            params=dict(c.params),
-            timeout_ms=c.timeout_ms,
-            max_turns=c.max_turns,
-            source=f"tournament:{self.id}",
+        spec = self.config.match_spec(
+            [self.snakes[n] for n in seats], seats, f"tournament:{self.id}"
         )
         return GameJob(f"{self.id}:{match_id}:{number}", spec, seed), seats
 
@@ -388,7 +329,7 @@ class TournamentRun:
             "name": self.name,
             "format": t.format,
             "seed": self.seed,
-            "config": _config_dict(self.config),
+            "config": self.config.to_dict(),
             "snakes": [{"name": n, "source": s} for n, s in self.snakes.items()],
             "finished": t.is_finished,
             "champion": t.champion,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -99,7 +100,7 @@ def request_rng(request: SnakeRequest, salt: str = "") -> random.Random:
     return random.Random(f"{salt}:{request.game.id}:{request.you.id}:{request.turn}")
 
 
-class Bot:
+class Bot(ABC):
     """A snake written in Python.  Subclass it and override :meth:`move`.
 
     ``start`` and ``end`` do nothing by default.  A bot may be asked to play many
@@ -122,12 +123,12 @@ class Bot:
         """Return the ``GET /`` reply."""
         return self.metadata
 
-    def start(self, request: SnakeRequest) -> None:
+    def start(self, request: SnakeRequest) -> None:  # noqa: B027 - an optional hook, not abstract
         """Called once at the start of each game."""
 
+    @abstractmethod
     def move(self, request: SnakeRequest) -> MoveReply | str:
         """Return the move (``up``, ``down``, ``left`` or ``right``) or a :class:`MoveReply`."""
-        raise NotImplementedError
 
-    def end(self, request: SnakeRequest) -> None:
+    def end(self, request: SnakeRequest) -> None:  # noqa: B027 - an optional hook, not abstract
         """Called once at the end of each game, with the final state."""

@@ -40,13 +40,10 @@ def create(
 ) -> None:
     """Create a ladder with one game config."""
     from snakewar.arena.ladder import Ladder, LadderConfig, LadderError
-    from snakewar.games.battlesnake import Game, GameConfig, Settings
-    from snakewar.referee.records import derive_ids
 
     config = LadderConfig(gametype, map_id, width, height, timeout_ms=timeout,
                           game_size=game_size, max_turns=max_turns)  # fmt: skip
-    Game(GameConfig(gametype, map_id, width, height, Settings(config.params, 1)),
-         derive_ids(1, game_size)[1])  # fmt: skip
+    config.check()
     with _store(database) as store:
         if store.load_ladder(name) is not None:
             raise LadderError(f"a ladder named {name!r} already exists")

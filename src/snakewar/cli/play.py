@@ -160,7 +160,7 @@ def play(
         sequential=sequential,
         max_turns=max_turns,
     )
-    _check_config(match, game_seed)
+    match.check(game_seed)  # impossible settings fail before any snake is called
     if browser:
         if games > 1:
             raise SnakewarError("--browser shows one game; leave out --games")
@@ -195,21 +195,6 @@ def play(
         f"ruleset {gametype}, map {map_id}, {width}x{height}, seed {game_seed}"
         f" (same game again: snakewar play -r {game_seed}{extra} ...)"
     )
-
-
-def _check_config(match: MatchSpec, seed: int) -> None:
-    """Set the board up once, so impossible settings fail before any snake is called."""
-    from snakewar.errors import MapSetupError
-    from snakewar.games.battlesnake import Game
-    from snakewar.referee.records import derive_ids
-
-    try:
-        Game(match.config(seed), derive_ids(seed, len(match.snakes))[1])
-    except MapSetupError as exc:
-        raise MapSetupError(
-            f"cannot set up {len(match.snakes)} snakes on a {match.width}x{match.height} board "
-            f"with map {match.map!r}: {exc}"
-        ) from None
 
 
 def _play_one(

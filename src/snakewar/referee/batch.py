@@ -17,14 +17,31 @@ from pathlib import Path
 
 import httpx
 
-from snakewar.games.battlesnake.game import GameConfig
+from snakewar.errors import MapSetupError
+from snakewar.games.battlesnake.game import Game, GameConfig
 from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
 from snakewar.referee.clients import new_http_client
-from snakewar.referee.records import GameRecord
+from snakewar.referee.records import GameRecord, derive_ids
 from snakewar.referee.runner import TurnCallback, connect, play_game
 from snakewar.referee.stats import BatchStats, GameSummary, summarize
 
-__all__ = ["MatchSpec", "play_match", "run_batch"]
+__all__ = ["MatchSpec", "check_setup", "play_match", "run_batch"]
+
+
+def check_setup(config: GameConfig, snakes: int) -> None:
+    """Set a board up once, so impossible settings fail before any snake is called.
+
+    Raises:
+        RulesError: an unknown ruleset or map, a bad size; a map that cannot place
+            ``snakes`` snakes says so with the board and map named.
+    """
+    try:
+        Game(config, derive_ids(config.seed, snakes)[1])
+    except MapSetupError as exc:
+        raise MapSetupError(
+            f"cannot set up {snakes} snakes on a {config.width}x{config.height} board "
+            f"with map {config.map!r}: {exc}"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +63,10 @@ class MatchSpec:
     sequential: bool = False
     max_turns: int | None = None
     source: str = ""
+
+    def check(self, seed: int = 1) -> None:
+        """Fail now, naming the problem, if this match cannot be set up (:func:`check_setup`)."""
+        check_setup(self.config(seed), len(self.snakes))
 
     def config(self, seed: int) -> GameConfig:
         """The game config for ``seed``."""

@@ -42,7 +42,9 @@ __all__ = [
     "SnakeSpecError",
     "StartCallback",
     "TurnCallback",
+    "canonical_source",
     "connect",
+    "default_snake_name",
     "make_client",
     "play_game",
     "snake_kind",
@@ -143,7 +145,11 @@ async def connect(
             if isinstance(meta, SnakeUnreachableError):
                 raise meta
             raise SnakeUnreachableError(f"snake {client.source}: {meta}") from meta
-        name = names[i] if i < len(names) and names[i] else _default_name(client.source, i)
+        name = (
+            names[i]
+            if i < len(names) and names[i]
+            else f"{default_snake_name(client.source)}-{i + 1}"
+        )
         out.append(
             ConnectedSnake(
                 client,
@@ -159,11 +165,28 @@ async def connect(
     return out
 
 
-def _default_name(source: str, index: int) -> str:
-    base = source.removeprefix("builtin:").partition("?")[0]
-    if "://" in base:
-        base = base.split("://", 1)[1].split("/", 1)[0]
-    return f"{base}-{index + 1}"
+def default_snake_name(source: str) -> str:
+    """The name of an unnamed snake: the bot's name, or the URL's host.
+
+    >>> default_snake_name("hunter?depth=1"), default_snake_name("https://snake.example/api")
+    ('hunter', 'snake.example')
+
+    Raises:
+        SnakeSpecError: if ``source`` is not a snake.
+    """
+    kind, target = snake_kind(source)
+    base = target.partition("?")[0] if kind == "builtin" else target.split("//")[-1]
+    return base.split("/")[0]
+
+
+def canonical_source(source: str) -> str:
+    """``source`` with a bare built-in name written as ``builtin:NAME``.
+
+    Raises:
+        SnakeSpecError: if ``source`` is not a snake.
+    """
+    kind, target = snake_kind(source)
+    return f"builtin:{target}" if kind == "builtin" else source
 
 
 async def play_game(

@@ -155,8 +155,6 @@ def add_arena_routes(app: FastAPI, state: dict[str, Any], page: Any) -> None:
     async def create_ladder(body: CreateLadder) -> dict[str, Any]:
         """Create a ladder."""
         from snakewar.arena.ladder import Ladder, LadderConfig
-        from snakewar.games.battlesnake import Game, GameConfig, Settings
-        from snakewar.referee.records import derive_ids
 
         if store().load_ladder(body.name) is not None:
             raise HTTPException(409, f"a ladder named {body.name!r} already exists")
@@ -168,11 +166,7 @@ def add_arena_routes(app: FastAPI, state: dict[str, Any], page: Any) -> None:
             timeout_ms=body.timeout,
             game_size=body.game_size,
         )
-        # Fails with a 400 naming the problem if the ruleset, map or size cannot play.
-        Game(
-            GameConfig(body.ruleset, body.map, body.width, body.height, Settings(config.params, 1)),
-            derive_ids(1, body.game_size)[1],
-        )
+        config.check()  # a 400 naming the problem if the ruleset, map or size cannot play
         ladder = Ladder(body.name, config, body.seed)
         store().save_ladder(body.name, ladder.to_dict())
         return _ladder_json(ladder, False)

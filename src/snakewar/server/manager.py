@@ -155,7 +155,7 @@ class GameManager:
             )
         assert self._http is not None, "GameManager.start() was not awaited"
         seed = seed if seed is not None else secrets.randbits(62) + 1
-        spec.config(seed)  # settings errors surface here
+        spec.check(seed)  # impossible settings fail before any snake is called
         snakes = await connect(spec.snakes, spec.names, self._http, spec.timeout_ms)
         self._prune()
         live = LiveGame(str(uuid.uuid4()), spec, seed)
