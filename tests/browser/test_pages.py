@@ -11,18 +11,16 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 from snakewar.server import ServerConfig, create_app
+from tests.asgi_server import serve
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(os.environ.get("SNAKEWAR_ARTIFACTS", "test-artifacts"))
@@ -38,18 +36,8 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: 
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("db") / "games.db"
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    app = create_app(ServerConfig(database_url=f"sqlite:///{db}"))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="error", access_log=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with serve(create_app(ServerConfig(database_url=f"sqlite:///{db}"))) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -194,29 +182,16 @@ def test_an_aborted_game_stays_viewable(browser: Browser, tmp_path: Path) -> Non
     )
     with Store(db) as store:
         store.create_game(partial, "running")
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(ServerConfig(database_url=db)), log_level="error")
-    )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        while not server.started:
-            time.sleep(0.02)
+    with serve(create_app(ServerConfig(database_url=db))) as base:
         context = browser.new_context()
         page = context.new_page()
-        page.goto(f"http://127.0.0.1:{port}/view/{record.id}")
+        page.goto(f"{base}/view/{record.id}")
         board = page.frame_locator("[data-testid=board-frame]")
         expect(board.get_by_test_id("snake-row")).to_have_count(2)
         board.locator("body").press("t")
         expect(board.get_by_test_id("turn")).to_have_text("Turn 5")
         shot(page, "aborted-game")
         context.close()
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def test_ladder_page_shows_standings_and_rating_chart(base_url: str, page: Page) -> None:

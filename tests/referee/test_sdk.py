@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 
 import httpx
 import jsonschema
 import pytest
-import uvicorn
 
 from snakewar.bots.sdk import FunctionBot, snake
 from snakewar.games.battlesnake import GameConfig, Settings
 from snakewar.games.battlesnake.wire import MoveReply, SnakeRequest, api_schema
 from snakewar.referee import CallStatus, connect, new_http_client, play_game
+from tests.asgi_server import free_port, serve
 
 SEEN: list[SnakeRequest] = []
 
@@ -40,25 +38,10 @@ def broken(request: SnakeRequest) -> str:
     return "sideways"
 
 
-def serve_in_thread(bot: FunctionBot) -> tuple[str, uvicorn.Server, threading.Thread]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(
-        uvicorn.Config(bot.app, log_level="error", access_log=False, lifespan="off")
-    )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    return f"http://127.0.0.1:{sock.getsockname()[1]}", server, thread
-
-
 @pytest.fixture(scope="module")
 def walker_url() -> Iterator[str]:
-    url, server, thread = serve_in_thread(walker)
-    yield url
-    server.should_exit = True
-    thread.join(5)
+    with serve(walker.app, lifespan="off") as url:
+        yield url
 
 
 def test_decorated_function_is_a_bot_and_a_server(walker_url: str) -> None:
@@ -104,8 +87,7 @@ def test_server_rejects_bad_requests_with_a_named_field(walker_url: str) -> None
 
 
 def test_invalid_move_from_a_function_is_a_server_error_not_a_bad_reply() -> None:
-    url, server, thread = serve_in_thread(broken)
-    try:
+    with serve(broken.app, lifespan="off") as url:
 
         async def run() -> None:
             async with new_http_client() as http:
@@ -118,16 +100,10 @@ def test_invalid_move_from_a_function_is_a_server_error_not_a_bad_reply() -> Non
                 assert call.move == "up"
 
         asyncio.run(run())
-    finally:
-        server.should_exit = True
-        thread.join(5)
 
 
 def test_bot_serve_command_serves_a_builtin() -> None:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "snakewar.cli", "bot", "serve", "random", "--port", str(port)],
         stdout=subprocess.DEVNULL,

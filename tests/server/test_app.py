@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
 from snakewar.server import RateLimiter, ServerConfig, check_public_url, create_app
 from snakewar.server.safety import ForbiddenSnakeError
+from tests.asgi_server import free_port, serve
 
 GAME = {"snakes": ["builtin:random", "builtin:random"], "seed": 7, "width": 7, "height": 7}
 
@@ -155,18 +153,8 @@ def test_public_mode_rate_limits_game_creation() -> None:
 
 
 def test_over_real_http_with_a_websocket() -> None:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(ServerConfig(database_url="memory")), log_level="error")
-    )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        while not server.started:
-            time.sleep(0.01)
-        base = f"http://127.0.0.1:{port}"
+    with serve(create_app(ServerConfig(database_url="memory"))) as base:
+        port = base.rsplit(":", 1)[1]
         # Spectators connect before the game starts moving: hunter thinks ~250 ms a turn.
         game = httpx.post(
             f"{base}/api/games", json={**GAME, "snakes": ["hunter", "random"], "maxTurns": 12}
@@ -194,9 +182,6 @@ def test_over_real_http_with_a_websocket() -> None:
             assert turns == list(range(len(turns))) and len(turns) > 2
         assert len({len(t) for t in streams}) == 1
         assert httpx.get(f"{base}/games/{game['id']}").json()["Game"]["Status"] == "complete"
-    finally:
-        server.should_exit = True
-        thread.join(5)
 
 
 # -- with storage ---------------------------------------------------------------------
@@ -246,10 +231,7 @@ def test_a_killed_server_leaves_its_running_game_aborted_with_frames(tmp_path: A
     import sys
 
     db = tmp_path / "games.db"
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
+    port = free_port()
     env = {**os.environ, "SNAKEWAR_DATABASE_URL": f"sqlite:///{db}"}
     server = subprocess.Popen(
         [sys.executable, "-m", "snakewar", "serve", "--port", str(port)],
