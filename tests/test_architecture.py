@@ -31,7 +31,7 @@ FORBIDDEN = (
 def test_pure_core_imports_no_io_layer() -> None:
     code = (
         "import sys; before = set(sys.modules);"
-        "import snakewar.engine, snakewar.games.battlesnake;"
+        "import snakewar.engine, snakewar.games.battlesnake, snakewar.games.halite3;"
         f"bad = [m for m in {FORBIDDEN!r} if m in sys.modules and m not in before];"
         "print(','.join(bad))"
     )
@@ -65,3 +65,11 @@ def test_base_install_does_not_import_the_rl_extra() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_halite3_all_is_exact() -> None:
+    import snakewar.games.halite3 as h3
+
+    public = {name for name in vars(h3) if not name.startswith("_")}
+    modules = {"commands", "constants", "game", "mapgen", "protocol", "conformance"}
+    assert set(h3.__all__) == public - modules

@@ -1,0 +1,74 @@
+"""Halite III: the official engine's rules, map generator and protocol, exactly.
+
+A pure re-implementation of the official C++ engine (1.2.2.finals): the same maps from
+the same seed, the same turn resolution, ids, statistics and ranking, checked turn by
+turn against games recorded from the official engine (:mod:`.conformance`).
+
+    >>> from snakewar.games.halite3 import HaliteGame
+    >>> game = HaliteGame.create(seed=42, num_players=2, width=32, height=32)
+    >>> outcome = game.step({0: "g", 1: ""})
+    >>> [event.to_list() for event in outcome.events]
+    [['spawn', 0, 0, 8, 16]]
+"""
+
+from snakewar.games.halite3.commands import (
+    DIRECTIONS,
+    Command,
+    CommandParseError,
+    ConstructCommand,
+    MoveCommand,
+    SpawnCommand,
+    parse_commands,
+    serialize_commands,
+)
+from snakewar.games.halite3.constants import Constants, ConstantsError, turns_for_size
+from snakewar.games.halite3.game import (
+    CaptureEvent,
+    CollisionEvent,
+    ConstructEvent,
+    Dropoff,
+    Event,
+    GameResult,
+    HaliteError,
+    HaliteGame,
+    Player,
+    PlayerStatistics,
+    Ship,
+    SpawnEvent,
+    TurnOutcome,
+)
+from snakewar.games.halite3.mapgen import GeneratedMap, MapError, generate_map, size_for_seed
+from snakewar.games.halite3.protocol import frame_text, init_text
+
+__all__ = [
+    "DIRECTIONS",
+    "CaptureEvent",
+    "CollisionEvent",
+    "Command",
+    "CommandParseError",
+    "Constants",
+    "ConstantsError",
+    "ConstructCommand",
+    "ConstructEvent",
+    "Dropoff",
+    "Event",
+    "GameResult",
+    "GeneratedMap",
+    "HaliteError",
+    "HaliteGame",
+    "MapError",
+    "MoveCommand",
+    "Player",
+    "PlayerStatistics",
+    "Ship",
+    "SpawnCommand",
+    "SpawnEvent",
+    "TurnOutcome",
+    "frame_text",
+    "generate_map",
+    "init_text",
+    "parse_commands",
+    "serialize_commands",
+    "size_for_seed",
+    "turns_for_size",
+]

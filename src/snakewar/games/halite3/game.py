@@ -1,0 +1,1092 @@
+"""The Halite III turn engine, in the official engine's exact order (1.2.2.finals).
+
+One call to :meth:`HaliteGame.step` is one engine turn:
+
+0. inspiration, from the positions at the start of the turn;
+1. command lines are parsed; a missing line (timeout, crash) or an undecodable one
+   kills the player before anything is resolved;
+2. validation, players in id order and commands in the order sent; every player with a
+   fatal error is killed and validation runs again on the others;
+3. commit: construct, move, dump, spawn (players in *descending* id order inside each
+   step, which is how the engine's hash maps iterate);
+4. mining by every ship the turn did not touch;
+5. (capture, when enabled), statistics, and the end-of-game check.
+
+The engine is pure: no clock, no I/O.  Bots, timeouts and replays live in the referee.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from snakewar.engine.mt19937 import MT19937
+from snakewar.errors import SnakewarError
+from snakewar.games.halite3.commands import (
+    DIRECTIONS,
+    Command,
+    CommandParseError,
+    ConstructCommand,
+    MoveCommand,
+    SpawnCommand,
+    parse_commands,
+)
+from snakewar.games.halite3.constants import Constants, turns_for_size
+from snakewar.games.halite3.mapgen import generate_map, size_for_seed
+
+__all__ = [
+    "CollisionEvent",
+    "ConstructEvent",
+    "Dropoff",
+    "Event",
+    "GameResult",
+    "HaliteError",
+    "HaliteGame",
+    "Player",
+    "PlayerStatistics",
+    "Ship",
+    "SpawnEvent",
+    "TurnOutcome",
+]
+
+_DIRECTION_NAMES = {"n": "north", "s": "south", "e": "east", "w": "west", "o": "still"}
+
+
+class HaliteError(SnakewarError):
+    """A Halite III game was set up or driven with bad input."""
+
+
+@dataclass(slots=True)
+class Ship:
+    """A ship: ``cargo`` is the halite it carries; ``inspired`` is this turn's flag."""
+
+    id: int
+    owner: int
+    x: int
+    y: int
+    cargo: int = 0
+    inspired: bool = False
+
+
+@dataclass(slots=True)
+class Dropoff:
+    """A dropoff built by converting a ship (shipyards are not dropoffs)."""
+
+    id: int
+    owner: int
+    x: int
+    y: int
+    deposited: int = 0
+
+
+@dataclass(slots=True)
+class Player:
+    """A player's state.  ``energy`` is the halite it holds."""
+
+    id: int
+    shipyard: tuple[int, int]
+    energy: int
+    deposited: int = 0
+    shipyard_deposited: int = 0
+    terminated: bool = False
+    can_play: bool = True
+    ships: dict[int, Ship] = field(default_factory=dict)
+    dropoffs: list[Dropoff] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class PlayerStatistics:
+    """The engine's per-player statistics (see :meth:`to_json` for the replay's shape)."""
+
+    player_id: int
+    random_id: int
+    rank: int = 0
+    last_turn_alive: int = 0
+    last_turn_ship_spawn: int = 0
+    turn_productions: list[int] = field(default_factory=list)
+    total_production: int = 0
+    max_entity_distance: int = 0
+    total_distance: int = 0
+    total_entity_lifespan: int = 0
+    number_dropoffs: int = 0
+    interaction_opportunities: int = 0
+    ships_spawned: int = 0
+    ships_peak: int = 0
+    self_collisions: int = 0
+    all_collisions: int = 0
+    dropoff_collisions: int = 0
+    total_mined: int = 0
+    total_bonus: int = 0
+    total_dropped: int = 0
+    carried_at_end: int = 0
+    halite_per_dropoff: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The statistics object of the replay and of ``--results-as-json``."""
+        average = (
+            self.total_distance // self.total_entity_lifespan if self.total_entity_lifespan else 0
+        )
+        efficiency = self.total_production / self.total_mined if self.total_mined > 0 else 0.0
+        return {
+            "all_collisions": self.all_collisions,
+            "average_entity_distance": average,
+            "carried_at_end": self.carried_at_end,
+            "dropoff_collisions": self.dropoff_collisions,
+            "final_production": self.turn_productions[-1] if self.turn_productions else 0,
+            "halite_per_dropoff": [
+                [{"x": x, "y": y}, n] for (x, y), n in sorted(self.halite_per_dropoff.items())
+            ],
+            "interaction_opportunities": self.interaction_opportunities,
+            "last_turn_alive": self.last_turn_alive,
+            "last_turn_ship_spawn": self.last_turn_ship_spawn,
+            "max_entity_distance": self.max_entity_distance,
+            "mining_efficiency": efficiency,
+            "number_dropoffs": self.number_dropoffs,
+            "player_id": self.player_id,
+            "random_id": self.random_id,
+            "rank": self.rank,
+            "self_collisions": self.self_collisions,
+            "ships_peak": self.ships_peak,
+            "ships_spawned": self.ships_spawned,
+            "total_bonus": self.total_bonus,
+            "total_dropped": self.total_dropped,
+            "total_mined": self.total_mined,
+            "total_production": self.total_production,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SpawnEvent:
+    """A ship was built at a shipyard."""
+
+    owner: int
+    ship_id: int
+    x: int
+    y: int
+
+    def to_list(self) -> list[Any]:
+        """``["spawn", owner, ship_id, x, y]``."""
+        return ["spawn", self.owner, self.ship_id, self.x, self.y]
+
+    def to_replay(self) -> dict[str, Any]:
+        """The replay's ``spawn`` event."""
+        return {
+            "type": "spawn",
+            "location": {"x": self.x, "y": self.y},
+            "owner_id": self.owner,
+            "id": self.ship_id,
+            "energy": 0,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CollisionEvent:
+    """Ships destroyed on one cell (movers first, then the ship that stood there)."""
+
+    x: int
+    y: int
+    ships: tuple[int, ...]
+
+    def to_list(self) -> list[Any]:
+        """``["collision", x, y, [ship ids]]``."""
+        return ["collision", self.x, self.y, list(self.ships)]
+
+    def to_replay(self) -> dict[str, Any]:
+        """The replay's ``shipwreck`` event."""
+        return {
+            "type": "shipwreck",
+            "location": {"x": self.x, "y": self.y},
+            "ships": list(self.ships),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ConstructEvent:
+    """A ship became a dropoff."""
+
+    owner: int
+    ship_id: int
+    x: int
+    y: int
+    dropoff_id: int
+
+    def to_list(self) -> list[Any]:
+        """``["construct", owner, ship_id, x, y, dropoff_id]``."""
+        return ["construct", self.owner, self.ship_id, self.x, self.y, self.dropoff_id]
+
+    def to_replay(self) -> dict[str, Any]:
+        """The replay's ``construct`` event (its ``id`` is the ship's)."""
+        return {
+            "type": "construct",
+            "location": {"x": self.x, "y": self.y},
+            "owner_id": self.owner,
+            "id": self.ship_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureEvent:
+    """A ship changed owner (only when ``CAPTURE_ENABLED``)."""
+
+    x: int
+    y: int
+    old_owner: int
+    old_id: int
+    new_owner: int
+    new_id: int
+
+    def to_list(self) -> list[Any]:
+        """``["capture", x, y, old_owner, old_id, new_owner, new_id]``."""
+        return ["capture", self.x, self.y, self.old_owner, self.old_id, self.new_owner, self.new_id]
+
+    def to_replay(self) -> dict[str, Any]:
+        """The replay's ``capture`` event."""
+        return {
+            "type": "capture",
+            "location": {"x": self.x, "y": self.y},
+            "old_owner": self.old_owner,
+            "new_owner": self.new_owner,
+            "old_id": self.old_id,
+            "new_id": self.new_id,
+        }
+
+
+Event = SpawnEvent | CollisionEvent | ConstructEvent | CaptureEvent
+
+
+@dataclass(frozen=True, slots=True)
+class TurnOutcome:
+    """What happened during one turn (the state after it is on the game)."""
+
+    turn: int
+    inspired_at_start: tuple[int, ...]
+    accepted: tuple[int, ...]
+    killed: tuple[int, ...]
+    events: tuple[Event, ...]
+    cells: tuple[tuple[int, int, int], ...]
+    moves: Mapping[int, tuple[Command, ...]]
+    entities_at_start: Mapping[int, tuple[tuple[int, int, int, int, bool], ...]]
+    errors: Mapping[int, str]
+    energy: tuple[int, ...]
+    deposited: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """The end of a game: ranks (1 = best), scores and the engine's statistics."""
+
+    number_turns: int
+    ranks: tuple[int, ...]
+    scores: tuple[int, ...]
+    terminated: tuple[bool, ...]
+    statistics: tuple[dict[str, Any], ...]
+    final_inspired: tuple[int, ...]
+
+
+class _TurnLog:
+    """Per-player error log text, worded like the engine's ``errorlog`` files."""
+
+    __slots__ = ("entries", "turn")
+
+    def __init__(self, turn: int) -> None:
+        self.turn = turn
+        self.entries: dict[int, list[str]] = {}
+
+    def add(self, pid: int, level: str, message: str, context: str = "") -> None:
+        self.entries.setdefault(pid, []).append(f"{level}: {message}\n{context}")
+
+    def add_raw(self, pid: int, entry: str) -> None:
+        self.entries.setdefault(pid, []).append(entry)
+
+    def text(self, pid: int) -> str:
+        parts = self.entries.get(pid)
+        if not parts:
+            return ""
+        return f"\nTurn {self.turn}\n{'=' * 64}\n" + "".join(parts)
+
+
+def _context(commands: list[Command], index: int) -> str:
+    lines = [f"At command {index + 1} of {len(commands)}:"]
+    lines.extend(_context_lines(commands, index))
+    return "\n".join(lines) + "\n\n"
+
+
+def _context_blocks(commands: list[Command], indices: list[int]) -> str:
+    """The engine's context section: each other command with its neighbours, at most 5."""
+    shown = indices[:5]
+    text = "".join("\n".join(_context_lines(commands, i)) + "\n\n" for i in shown)
+    if len(indices) > 5:
+        text += f"(suppressing {len(indices) - 5} other commands)\n\n"
+    return text
+
+
+def _context_lines(commands: list[Command], index: int) -> list[str]:
+    start = max(0, index - 2)
+    end = min(len(commands), index + 3)
+    return [
+        f"{'>>> ' if i == index else '    '}{i + 1}   {commands[i].serial()}"
+        for i in range(start, end)
+    ]
+
+
+class HaliteGame:
+    """A Halite III game, turn by turn, exactly as the official engine plays it.
+
+    Create one with :meth:`create`; feed each turn's raw command lines to :meth:`step`.
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int,
+        width: int,
+        height: int,
+        halite: list[list[int]],
+        shipyards: list[tuple[int, int]],
+        constants: Constants,
+        max_turns: int,
+    ) -> None:
+        if len(shipyards) < 1:
+            raise HaliteError("a game needs at least 1 player")
+        if len(halite) != height or any(len(row) != width for row in halite):
+            raise HaliteError(f"the map must be {height} rows of {width} cells")
+        self.seed = seed
+        self.width = width
+        self.height = height
+        self.constants = constants
+        self.max_turns = max_turns
+        #: Turns played so far (the turn being resolved inside :meth:`step`).
+        self.turn = 0
+        self.over = False
+        self.number_turns = 0
+        self.initial_halite = [list(row) for row in halite]
+        n = width * height
+        self.halite: list[int] = [v for row in halite for v in row]
+        self.owner: list[int] = [-1] * n
+        self.occupant: list[int] = [-1] * n
+        self.ships: dict[int, Ship] = {}
+        self.dropoffs: list[Dropoff] = []
+        self.players: list[Player] = []
+        self.error_logs: dict[int, str] = {}
+        #: Every turn played, in order (what a replay is written from).
+        self.history: list[TurnOutcome] = []
+        self._next_ship = 0
+        self._next_dropoff = 0
+        #: Cells changed during the last turn: what the next frame tells bots.
+        self.changed_cells: set[int] = set()
+        rng = MT19937(seed)
+        self.stats: list[PlayerStatistics] = []
+        for pid, (x, y) in enumerate(shipyards):
+            self.players.append(Player(pid, (x, y), constants.INITIAL_ENERGY))
+            self.stats.append(PlayerStatistics(pid, rng.next_u32()))
+            self.error_logs[pid] = ""
+        self.map_total_halite = sum(self.halite)
+        for player in self.players:
+            pos = self._pos(*player.shipyard)
+            self.map_total_halite -= self.halite[pos]
+            self.halite[pos] = 0
+            self.owner[pos] = player.id
+            self.initial_halite[player.shipyard[1]][player.shipyard[0]] = 0
+        self._update_player_stats()
+        self._result: GameResult | None = None
+
+    @classmethod
+    def create(
+        cls,
+        seed: int,
+        num_players: int,
+        *,
+        width: int | None = None,
+        height: int | None = None,
+        map_players: int | None = None,
+        constants: Constants | None = None,
+        turn_limit: int | None = None,
+    ) -> HaliteGame:
+        """A new game on the official fractal map for ``seed``.
+
+        Args:
+            seed: the map seed (also the tie-break seed), as ``halite -s``.
+            num_players: bots in the game.
+            width: map width; by default the size the seed picks (32..64).
+            height: map height; by default the width when given, else the seed's size.
+            map_players: build the map for this many players (``-n``); the bots take the
+                first factories.  Defaults to ``num_players``.
+            constants: overrides (``-c``); defaults to the official constants.
+            turn_limit: the official ``--turn-limit``.
+        """
+        base = constants or Constants()
+        seed &= 0xFFFFFFFF
+        seed_size = size_for_seed(seed)
+        if width is None and height is None:
+            width = height = seed_size
+        elif width is None:
+            width = height
+        elif height is None:
+            height = width
+        assert width is not None and height is not None
+        map_players = map_players or num_players
+        if num_players < 1 or num_players > map_players:
+            raise HaliteError(f"{num_players} players do not fit a map for {map_players} players")
+        if map_players > base.MAX_PLAYERS:
+            raise HaliteError(f"at most {base.MAX_PLAYERS} players, got {map_players}")
+        generated = generate_map(
+            seed,
+            width,
+            height,
+            map_players,
+            persistence=base.PERSISTENCE,
+            factor_exp_1=base.FACTOR_EXP_1,
+            factor_exp_2=base.FACTOR_EXP_2,
+            min_production=base.MIN_CELL_PRODUCTION,
+            max_production=base.MAX_CELL_PRODUCTION,
+        )
+        if turn_limit is not None:
+            base = base.with_turn_limit(turn_limit)
+        max_turns = turns_for_size(width, height, base)
+        # The engine overwrites these with the seed's size and the adjusted turn count:
+        # that is what bots receive and what replays store.
+        effective = dataclasses.replace(
+            base, MAX_TURNS=max_turns, DEFAULT_MAP_WIDTH=seed_size, DEFAULT_MAP_HEIGHT=seed_size
+        )
+        return cls(
+            seed=seed,
+            width=width,
+            height=height,
+            halite=[list(row) for row in generated.halite],
+            shipyards=list(generated.factories[:num_players]),
+            constants=effective,
+            max_turns=max_turns,
+        )
+
+    # -- geometry ---------------------------------------------------------------------
+
+    def _pos(self, x: int, y: int) -> int:
+        return y * self.width + x
+
+    def distance(self, x1: int, y1: int, x2: int, y2: int) -> int:
+        """Toroidal Manhattan distance."""
+        dx = abs(x1 - x2)
+        dy = abs(y1 - y2)
+        return min(dx, self.width - dx) + min(dy, self.height - dy)
+
+    def cell(self, x: int, y: int) -> int:
+        """The halite on a cell."""
+        return self.halite[y * self.width + x]
+
+    def grid(self) -> list[list[int]]:
+        """The map as rows of halite."""
+        w = self.width
+        return [self.halite[r * w : (r + 1) * w] for r in range(self.height)]
+
+    @property
+    def num_players(self) -> int:
+        """How many players the game has."""
+        return len(self.players)
+
+    # -- the turn ---------------------------------------------------------------------
+
+    def step(
+        self, commands: Mapping[int, str | None], failures: Mapping[int, str] | None = None
+    ) -> TurnOutcome:
+        """Play one turn from each live player's raw command line.
+
+        Args:
+            commands: for every player not yet terminated, the line it sent (without the
+                newline), or ``None`` when it timed out, crashed or broke the protocol
+                (the engine kills it).  Lines for terminated players are ignored.
+            failures: for players whose line is ``None``, why (for the error log), e.g.
+                ``timed out after 2000 ms (when reading string)``.
+
+        Returns:
+            What happened; the new state is on the game.  The game is over when
+            :attr:`over` is true (see :meth:`result`).
+        """
+        if self.over:
+            raise HaliteError("the game is over; no more turns can be played")
+        c = self.constants
+        self.turn += 1
+        turn = self.turn
+        log = _TurnLog(turn)
+        self._update_inspiration()
+        inspired = tuple(sorted(s.id for s in self.ships.values() if s.inspired))
+        entities_at_start = {
+            p.id: tuple((s.id, s.x, s.y, s.cargo, s.inspired) for s in p.ships.values())
+            for p in self.players
+        }
+        killed: list[int] = []
+        parsed: dict[int, list[Command]] = {}
+        for player in self.players:
+            if player.terminated:
+                continue
+            pid = player.id
+            if pid not in commands:
+                raise HaliteError(f"no command line given for live player {pid} on turn {turn}")
+            line = commands[pid]
+            if line is None:
+                why = (failures or {}).get(pid, "communication error with bot: no reply")
+                log.add(pid, "error", why, "Last input received was:\n\n\n")
+                self._kill(pid)
+                killed.append(pid)
+                continue
+            try:
+                parsed[pid] = parse_commands(line)
+            except CommandParseError as exc:
+                log.add(pid, "error", exc.message, f"Last input received was:\n{line}\n\n")
+                self._kill(pid)
+                killed.append(pid)
+
+        events: list[Event] = []
+        touched: set[int] = set()
+        strict_offence = False
+        while parsed:
+            touched.clear()
+            self.changed_cells.clear()
+            offenders = self._validate(parsed, log)
+            if offenders:
+                for pid in sorted(offenders):
+                    self._kill(pid)
+                    killed.append(pid)
+                    del parsed[pid]
+                continue
+            strict_offence = self._commit(parsed, events, touched, log)
+            break
+        accepted = tuple(sorted(parsed))
+        moves = {pid: tuple(parsed[pid]) for pid in accepted}
+
+        if strict_offence:
+            # --strict: a warning aborts the game before mining (turn set to the limit).
+            self.turn = self.max_turns
+            outcome_cells: tuple[tuple[int, int, int], ...] = ()
+        else:
+            self._mine(touched)
+            if c.CAPTURE_ENABLED:
+                self._capture(events)
+            w = self.width
+            outcome_cells = tuple(
+                sorted((p % w, p // w, self.halite[p]) for p in self.changed_cells)
+            )
+            self._update_player_stats()
+        for pid, text in ((pid, log.text(pid)) for pid in log.entries):
+            self.error_logs[pid] += text
+        ended = self._game_ended()
+        if ended or self.turn >= self.max_turns:
+            self._finish()
+        outcome = TurnOutcome(
+            turn=turn,
+            inspired_at_start=inspired,
+            accepted=accepted,
+            killed=tuple(killed),
+            events=tuple(events),
+            cells=outcome_cells,
+            moves=moves,
+            entities_at_start=entities_at_start,
+            errors={pid: log.text(pid) for pid in log.entries},
+            energy=tuple(p.energy for p in self.players),
+            deposited=tuple(p.deposited for p in self.players),
+        )
+        self.history.append(outcome)
+        return outcome
+
+    def _kill(self, pid: int) -> None:
+        player = self.players[pid]
+        player.terminated = True
+        player.can_play = False
+        for ship in player.ships.values():
+            self.occupant[self._pos(ship.x, ship.y)] = -1
+            del self.ships[ship.id]
+        player.ships.clear()
+        player.energy = 0
+
+    def _validate(self, parsed: dict[int, list[Command]], log: _TurnLog) -> set[int]:
+        """Check every player's commands; log and return the players with fatal errors.
+
+        Errors are logged in the engine's order: commands to ships the player does not
+        own, overspending, several commands to one ship, building on a structure, and
+        more than one spawn.
+        """
+        c = self.constants
+        offenders: set[int] = set()
+        for pid in sorted(parsed):
+            player = self.players[pid]
+            commands = parsed[pid]
+            unknown: list[str] = []
+            spent = 0
+            first_over: int | None = None
+            seen: dict[int, list[int]] = {}
+            owned_cells: list[str] = []
+            spawns: list[int] = []
+            for index, command in enumerate(commands):
+                if isinstance(command, SpawnCommand):
+                    spawns.append(index)
+                    cost = c.NEW_ENTITY_ENERGY_COST
+                else:
+                    ship = player.ships.get(command.ship_id)
+                    if ship is None:
+                        verb = (
+                            f"move {_DIRECTION_NAMES[command.direction]}"
+                            if isinstance(command, MoveCommand)
+                            else "construct"
+                        )
+                        unknown.append(
+                            f"error: unknown entity {command.ship_id} was requested to {verb}\n"
+                            + _context(commands, index)
+                        )
+                        continue
+                    seen.setdefault(command.ship_id, []).append(index)
+                    if not isinstance(command, ConstructCommand):
+                        continue
+                    pos = self._pos(ship.x, ship.y)
+                    credit = self.halite[pos] + ship.cargo
+                    cost = 0 if credit >= c.DROPOFF_COST else c.DROPOFF_COST - credit
+                    if self.owner[pos] != -1:
+                        owned_cells.append(
+                            f"error: entity {ship.id} was directed to construct at"
+                            f" ({ship.x}, {ship.y}), but that cell was already owned by player"
+                            f" {self.owner[pos]}\n" + _context(commands, index)
+                        )
+                spent += cost
+                if spent > player.energy and first_over is None:
+                    first_over = index
+            entries = list(unknown)
+            if first_over is not None:
+                entries.append(
+                    f"error: player attempted to use {spent} halite, but only {player.energy}"
+                    " halite was available\n" + _context(commands, first_over)
+                )
+            for ship_id, indices in seen.items():
+                if len(indices) > 1:
+                    entries.append(
+                        f"error: entity {ship_id} received {len(indices)} commands on this turn,"
+                        " but only one is permitted\n"
+                        + _context(commands, indices[1])
+                        + "The other commands issued to this entity:\n"
+                        + _context_blocks(commands, [indices[0], *indices[2:]])
+                    )
+            entries.extend(owned_cells)
+            if len(spawns) > 1:
+                entries.append(
+                    "error: received more than one spawn command on this turn\n"
+                    + _context(commands, spawns[1])
+                    + "The other spawn commands issued on this turn:\n"
+                    + _context_blocks(commands, [spawns[0], *spawns[2:]])
+                )
+            if entries:
+                offenders.add(pid)
+                for entry in entries:
+                    log.add_raw(pid, entry)
+        return offenders
+
+    def _dump(self, pos: int, amount: int) -> None:
+        """Credit ``amount`` to the cell's owner (a structure), else drop it on the cell."""
+        owner = self.owner[pos]
+        if owner == -1:
+            self.halite[pos] += amount
+            self.map_total_halite += amount
+            return
+        player = self.players[owner]
+        player.energy += amount
+        player.deposited += amount
+        x, y = pos % self.width, pos // self.width
+        if (x, y) == player.shipyard:
+            player.shipyard_deposited += amount
+            return
+        for dropoff in player.dropoffs:
+            if dropoff.x == x and dropoff.y == y:
+                dropoff.deposited += amount
+                return
+        raise AssertionError("an owned cell that is neither a shipyard nor a dropoff")
+
+    def _commit(
+        self,
+        parsed: dict[int, list[Command]],
+        events: list[Event],
+        touched: set[int],
+        log: _TurnLog,
+    ) -> bool:
+        c = self.constants
+        strict = c.STRICT_ERRORS
+        offence = False
+        changed = self.changed_cells
+        order = sorted(parsed, reverse=True)
+        w, h = self.width, self.height
+
+        # Construct.
+        for pid in order:
+            player = self.players[pid]
+            for command in parsed[pid]:
+                if not isinstance(command, ConstructCommand):
+                    continue
+                ship = self.ships.pop(command.ship_id)
+                pos = self._pos(ship.x, ship.y)
+                self.owner[pos] = pid
+                dropoff = Dropoff(self._next_dropoff, pid, ship.x, ship.y)
+                self._next_dropoff += 1
+                player.dropoffs.append(dropoff)
+                self.dropoffs.append(dropoff)
+                self.map_total_halite -= self.halite[pos]
+                credit = self.halite[pos] + ship.cargo
+                self.halite[pos] = 0
+                self.occupant[pos] = -1
+                events.append(ConstructEvent(pid, ship.id, ship.x, ship.y, dropoff.id))
+                changed.add(pos)
+                self._dump(pos, credit)
+                player.energy -= c.DROPOFF_COST
+                del player.ships[ship.id]
+
+        # Move: lift every mover, then settle each destination.
+        destinations: dict[int, list[int]] = {}
+        movers: dict[int, tuple[int, int]] = {}
+        for pid in order:
+            player = self.players[pid]
+            commands = parsed[pid]
+            for index, command in enumerate(commands):
+                if not isinstance(command, MoveCommand) or command.direction == "o":
+                    continue
+                ship = self.ships[command.ship_id]
+                pos = self._pos(ship.x, ship.y)
+                ratio = c.INSPIRED_MOVE_COST_RATIO if ship.inspired else c.MOVE_COST_RATIO
+                required = self.halite[pos] // ratio
+                if ship.cargo < required:
+                    log.add(
+                        pid,
+                        "warning",
+                        f"entity {ship.id} was directed to use {required} halite to move"
+                        f" {_DIRECTION_NAMES[command.direction]}, but only {ship.cargo} halite"
+                        " was available",
+                        _context(commands, index),
+                    )
+                    offence = offence or strict
+                    continue
+                ship.cargo -= required
+                self.occupant[pos] = -1
+                dx, dy = DIRECTIONS[command.direction]
+                ship.x = (ship.x + dx) % w
+                ship.y = (ship.y + dy) % h
+                destinations.setdefault(self._pos(ship.x, ship.y), []).append(ship.id)
+                movers[ship.id] = (pid, index)
+                del player.ships[ship.id]
+        for dest, arriving in destinations.items():
+            standing = self.occupant[dest]
+            if standing != -1:
+                arriving.append(standing)
+                del self.players[self.ships[standing].owner].ships[standing]
+                self.occupant[dest] = -1
+        for dest, arriving in destinations.items():
+            if len(arriving) == 1:
+                ship = self.ships[arriving[0]]
+                self.occupant[dest] = ship.id
+                self.players[ship.owner].ships[ship.id] = ship
+                touched.add(ship.id)
+                continue
+            x, y = dest % w, dest // w
+            by_owner: dict[int, list[int]] = {}
+            for sid in arriving:
+                by_owner.setdefault(self.ships[sid].owner, []).append(sid)
+            for pid, own in by_owner.items():
+                if len(own) > 1:
+                    causes = [movers[s][1] for s in own if s in movers]
+                    if causes:
+                        names = ", ".join(str(s) for s in own)
+                        log.add(
+                            pid,
+                            "warning",
+                            f"owned entities {names} collided on cell ({x}, {y}) as the result"
+                            " of moves on this turn",
+                            _context(parsed[pid], causes[0])
+                            + (
+                                "Other commands that placed an entity on this cell:\n"
+                                + _context_blocks(parsed[pid], causes[1:])
+                                if len(causes) > 1
+                                else ""
+                            ),
+                        )
+                        offence = offence or strict
+            self._collision(dest, tuple(arriving), events)
+            for sid in arriving:
+                ship = self.ships.pop(sid)
+                self._dump(dest, ship.cargo)
+            changed.add(dest)
+
+        # Dump: every ship on its own structure deposits everything.
+        for ship in self.ships.values():
+            pos = self._pos(ship.x, ship.y)
+            if self.owner[pos] == ship.owner:
+                self._dump(pos, ship.cargo)
+                ship.cargo = 0
+                changed.add(pos)
+                touched.add(ship.id)
+
+        # Spawn.
+        for pid in order:
+            player = self.players[pid]
+            for command in parsed[pid]:
+                if not isinstance(command, SpawnCommand):
+                    continue
+                player.energy -= c.NEW_ENTITY_ENERGY_COST
+                x, y = player.shipyard
+                pos = self._pos(x, y)
+                ship = Ship(self._next_ship, pid, x, y)
+                self._next_ship += 1
+                touched.add(ship.id)
+                events.append(SpawnEvent(pid, ship.id, x, y))
+                stats = self.stats[pid]
+                stats.ships_spawned += 1
+                stats.last_turn_ship_spawn = self.turn
+                standing = self.occupant[pos]
+                if standing == -1:
+                    self.ships[ship.id] = ship
+                    player.ships[ship.id] = ship
+                    self.occupant[pos] = ship.id
+                    continue
+                existing = self.ships[standing]
+                if existing.owner == self.owner[pos]:
+                    log.add(
+                        pid,
+                        "warning",
+                        f"spawn on cell ({x}, {y}) collided with owned entity {existing.id}"
+                        " on that cell",
+                        _context(parsed[pid], parsed[pid].index(command)),
+                    )
+                    offence = offence or strict
+                self.ships[ship.id] = ship
+                self._collision(pos, (existing.id, ship.id), events)
+                self._dump(pos, existing.cargo)
+                del self.players[existing.owner].ships[existing.id]
+                del self.ships[existing.id]
+                del self.ships[ship.id]
+                self.occupant[pos] = -1
+        return offence
+
+    def _collision(self, pos: int, ship_ids: tuple[int, ...], events: list[Event]) -> None:
+        """Record a collision event and its statistics (before the ships are deleted)."""
+        w = self.width
+        events.append(CollisionEvent(pos % w, pos // w, ship_ids))
+        owner_here = self.owner[pos]
+        involved: dict[int, int] = {}
+        for sid in ship_ids:
+            ship = self.ships[sid]
+            stats = self.stats[ship.owner]
+            involved[ship.owner] = involved.get(ship.owner, 0) + 1
+            stats.all_collisions += 1
+            if owner_here == ship.owner:
+                stats.dropoff_collisions += 1
+            else:
+                stats.total_dropped += ship.cargo
+        for pid, count in involved.items():
+            if count > 1:
+                self.stats[pid].self_collisions += count
+
+    def _mine(self, touched: set[int]) -> None:
+        c = self.constants
+        cap = c.MAX_ENERGY
+        bonus = c.INSPIRED_BONUS_MULTIPLIER
+        halite = self.halite
+        w = self.width
+        changed = self.changed_cells
+        for ship in self.ships.values():
+            if ship.id in touched or ship.cargo >= cap:
+                continue
+            pos = ship.y * w + ship.x
+            cell = halite[pos]
+            ratio = c.INSPIRED_EXTRACT_RATIO if ship.inspired else c.EXTRACT_RATIO
+            extracted = math.ceil(cell / ratio)
+            gained = extracted
+            if extracted == 0 and cell > 0:
+                extracted = gained = cell
+            room = cap - ship.cargo
+            if extracted > room:
+                extracted = room
+            if ship.inspired and bonus > 0:
+                gained = int(gained + bonus * gained)
+            if room < gained:
+                gained = room
+            stats = self.stats[ship.owner]
+            stats.total_mined += extracted
+            if gained > extracted:
+                stats.total_bonus += gained - extracted
+            ship.cargo += gained
+            halite[pos] = cell - extracted
+            self.map_total_halite -= extracted
+            changed.add(pos)
+
+    def _update_inspiration(self) -> None:
+        c = self.constants
+        if not c.INSPIRATION_ENABLED:
+            return
+        radius = c.INSPIRATION_RADIUS
+        need = c.INSPIRATION_SHIP_COUNT
+        w, h = self.width, self.height
+        ships = list(self.ships.values())
+        small = w < 2 * radius + 1 or h < 2 * radius + 1
+        for ship in ships:
+            count = 0
+            sx, sy, owner = ship.x, ship.y, ship.owner
+            for other in ships:
+                if other.owner == owner:
+                    continue
+                dx = abs(other.x - sx)
+                dy = abs(other.y - sy)
+                dist = min(dx, w - dx) + min(dy, h - dy)
+                if dist > radius:
+                    continue
+                if small:
+                    # The engine scans the square of offsets around the ship, so on a map
+                    # narrower than the square a ship can be counted more than once.
+                    count += _offsets(other.x - sx, w, radius) * _offsets(other.y - sy, h, radius)
+                else:
+                    count += 1
+            ship.inspired = count >= need
+
+    def _capture(self, events: list[Event]) -> None:
+        c = self.constants
+        radius = c.CAPTURE_RADIUS
+        switches: dict[int, int] = {}
+        for player in self.players:
+            for ship in player.ships.values():
+                counts = dict.fromkeys(range(len(self.players)), 0)
+                for other in self.ships.values():
+                    if self.distance(ship.x, ship.y, other.x, other.y) <= radius:
+                        counts[other.owner] += 1
+                best, best_id = 0, -1
+                for pid in sorted(counts, reverse=True):
+                    if pid != player.id and counts[pid] > best:
+                        best, best_id = counts[pid], pid
+                if counts[player.id] + c.SHIPS_ABOVE_FOR_CAPTURE <= best:
+                    switches[self._pos(ship.x, ship.y)] = best_id
+        for pos in sorted(switches):
+            new_owner = switches[pos]
+            old = self.ships.pop(self.occupant[pos])
+            del self.players[old.owner].ships[old.id]
+            new = Ship(self._next_ship, new_owner, old.x, old.y, old.cargo)
+            self._next_ship += 1
+            self.ships[new.id] = new
+            self.players[new_owner].ships[new.id] = new
+            self.occupant[pos] = new.id
+            events.append(CaptureEvent(old.x, old.y, old.owner, old.id, new_owner, new.id))
+
+    def _can_play(self, player: Player) -> bool:
+        return bool(player.ships) or player.energy >= self.constants.NEW_ENTITY_ENERGY_COST
+
+    def _update_player_stats(self) -> None:
+        turn = self.turn
+        for stats in self.stats:
+            player = self.players[stats.player_id]
+            if player.terminated or not player.can_play:
+                stats.turn_productions.append(0)
+                continue
+            if self._can_play(player):
+                stats.last_turn_alive = turn
+                stats.carried_at_end = sum(s.cargo for s in player.ships.values())
+            stats.turn_productions.append(player.energy)
+            stats.number_dropoffs = len(player.dropoffs)
+            stats.ships_peak = max(stats.ships_peak, len(player.ships))
+            fx, fy = player.shipyard
+            for ship in player.ships.values():
+                d = self.distance(ship.x, ship.y, fx, fy)
+                if d > stats.max_entity_distance:
+                    stats.max_entity_distance = d
+                stats.total_distance += d
+                stats.total_entity_lifespan += 1
+                if self._possible_interaction(player.id, ship.x, ship.y):
+                    stats.interaction_opportunities += 1
+            stats.halite_per_dropoff[player.shipyard] = player.shipyard_deposited
+            stats.total_production = player.deposited
+            for dropoff in player.dropoffs:
+                stats.halite_per_dropoff[(dropoff.x, dropoff.y)] = dropoff.deposited
+
+    def _possible_interaction(self, pid: int, x: int, y: int) -> bool:
+        w, h = self.width, self.height
+        occupant, owner, ships = self.occupant, self.owner, self.ships
+        for dx, dy in _WITHIN_TWO:
+            pos = ((y + dy) % h) * w + (x + dx) % w
+            sid = occupant[pos]
+            if sid != -1 and ships[sid].owner != pid:
+                return True
+            if owner[pos] != -1 and owner[pos] != pid:
+                return True
+        return False
+
+    def _game_ended(self) -> bool:
+        if self.map_total_halite == 0:
+            return all(ship.cargo == 0 for ship in self.ships.values())
+        alive = 0
+        for player in self.players:
+            can = self._can_play(player)
+            if not player.terminated and player.can_play and not can:
+                player.can_play = False
+                self.stats[player.id].last_turn_alive = self.turn
+            if not player.terminated and can:
+                alive += 1
+        if alive > 1:
+            return False
+        return not (len(self.players) == 1 and alive == 1)
+
+    def _finish(self) -> None:
+        self.over = True
+        # The engine's turn counter is one past the last turn when it leaves the loop.
+        self.turn += 1
+        self.number_turns = self.turn
+        self._update_inspiration()
+        self._update_player_stats()
+        self.turn -= 1
+        ranked = sorted(self.stats, key=functools.cmp_to_key(_compare_stats))
+        ranked.reverse()
+        for index, stats in enumerate(ranked):
+            stats.rank = index + 1
+        self._result = GameResult(
+            number_turns=self.number_turns,
+            ranks=tuple(s.rank for s in self.stats),
+            scores=tuple(s.turn_productions[-1] for s in self.stats),
+            terminated=tuple(p.terminated for p in self.players),
+            statistics=tuple(s.to_json() for s in self.stats),
+            final_inspired=tuple(sorted(s.id for s in self.ships.values() if s.inspired)),
+        )
+
+    def result(self) -> GameResult:
+        """The final ranks, scores and statistics (only once the game is over)."""
+        if self._result is None:
+            raise HaliteError("the game is not over yet")
+        return self._result
+
+    def live_players(self) -> list[int]:
+        """Ids of the players not yet terminated (they get frames and send commands)."""
+        return [p.id for p in self.players if not p.terminated]
+
+    def snapshot_ships(self) -> list[tuple[int, int, int, int, int]]:
+        """``(id, owner, x, y, cargo)`` of every ship, sorted by id."""
+        return sorted((s.id, s.owner, s.x, s.y, s.cargo) for s in self.ships.values())
+
+
+def _offsets(delta: int, size: int, radius: int) -> int:
+    target = delta % size
+    return sum(1 for d in range(-radius, radius + 1) if d % size == target)
+
+
+_WITHIN_TWO: tuple[tuple[int, int], ...] = tuple(
+    (dx, dy) for dx in range(-2, 3) for dy in range(-2, 3) if abs(dx) + abs(dy) <= 2
+)
+
+
+def _compare_stats(a: PlayerStatistics, b: PlayerStatistics) -> int:
+    """The engine's ``operator<`` as a three-way comparison (negative: a ranks below b)."""
+    if a.last_turn_alive != b.last_turn_alive:
+        return -1 if a.last_turn_alive < b.last_turn_alive else 1
+    # Under --strict the official engine compares past the end of its per-turn arrays
+    # (undefined behaviour); start from the last recorded turn instead.
+    turn = min(a.last_turn_alive, len(a.turn_productions) - 1, len(b.turn_productions) - 1)
+    while a.turn_productions[turn] == b.turn_productions[turn]:
+        turn -= 1
+        if turn < 0:
+            if a.random_id == b.random_id:
+                return 0
+            return -1 if a.random_id < b.random_id else 1
+    return -1 if a.turn_productions[turn] < b.turn_productions[turn] else 1
+
+
+def iter_ship_rows(ships: Iterable[Ship]) -> list[list[int]]:
+    """``[id, owner, x, y, cargo]`` rows sorted by id (the oracle's ``ships`` field)."""
+    return sorted([s.id, s.owner, s.x, s.y, s.cargo] for s in ships)

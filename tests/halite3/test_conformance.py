@@ -1,0 +1,42 @@
+"""Conformance: every recorded official-engine game replays exactly, field by field.
+
+Reads every game under ``SNAKEWAR_HALITE_CONFORMANCE_DIR`` (default: the public set in
+``../shared/conformance/halite3/public``), builds the map from the seed, feeds each
+turn's recorded command lines to the engine and compares inspiration, kills, events,
+changed cells, ships, dropoffs, energy, deposits, then the final ranks, scores,
+statistics and error-log messages.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from snakewar.games.halite3.conformance import check_game, iter_oracle_games
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFORMANCE_DIR = Path(
+    os.environ.get(
+        "SNAKEWAR_HALITE_CONFORMANCE_DIR",
+        str(ROOT.parent / "shared" / "conformance" / "halite3" / "public"),
+    )
+)
+GAMES = list(iter_oracle_games(CONFORMANCE_DIR)) if CONFORMANCE_DIR.is_dir() else []
+
+
+def test_conformance_games_are_present() -> None:
+    if not GAMES and os.environ.get("SNAKEWAR_ALLOW_MISSING_CONFORMANCE") == "1":
+        pytest.skip(f"no Halite III conformance games under {CONFORMANCE_DIR}")
+    assert GAMES, (
+        f"no Halite III conformance games under {CONFORMANCE_DIR}; set "
+        "SNAKEWAR_HALITE_CONFORMANCE_DIR (or SNAKEWAR_ALLOW_MISSING_CONFORMANCE=1 to skip)"
+    )
+
+
+@pytest.mark.parametrize("path", GAMES, ids=[p.name.split(".")[0] for p in GAMES])
+def test_official_game_replays_exactly(path: Path) -> None:
+    check = check_game(path)
+    assert check.turns > 0
+    assert check.ok, "\n".join(str(m) for m in check.mismatches[:10])

@@ -1,0 +1,238 @@
+"""Engine rules the recorded games do not exercise, checked on small hand-made positions."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from snakewar.games.halite3 import (
+    CommandParseError,
+    Constants,
+    ConstantsError,
+    ConstructCommand,
+    HaliteError,
+    HaliteGame,
+    MoveCommand,
+    SpawnCommand,
+    parse_commands,
+    turns_for_size,
+)
+
+
+def small_game(
+    halite: list[list[int]],
+    shipyards: list[tuple[int, int]],
+    constants: Constants | None = None,
+    max_turns: int = 50,
+) -> HaliteGame:
+    c = constants or Constants()
+    return HaliteGame(
+        seed=7,
+        width=len(halite[0]),
+        height=len(halite),
+        halite=halite,
+        shipyards=shipyards,
+        constants=dataclasses.replace(c, MAX_TURNS=max_turns),
+        max_turns=max_turns,
+    )
+
+
+def flat(value: int, width: int = 16, height: int = 16) -> list[list[int]]:
+    return [[value] * width for _ in range(height)]
+
+
+# -- parsing ------------------------------------------------------------------------
+
+
+def test_parse_follows_the_engine_stream_rules() -> None:
+    assert parse_commands("") == []
+    assert parse_commands("g m 3 n c 4") == [
+        SpawnCommand(),
+        MoveCommand(3, "n"),
+        ConstructCommand(4),
+    ]
+    # No blank is needed before the direction, and tabs separate like spaces.
+    assert parse_commands("m 1n\tm\t2\to") == [MoveCommand(1, "n"), MoveCommand(2, "o")]
+    # A construct whose id cannot be read ends parsing silently.
+    assert parse_commands("g c abc m 1 n") == [SpawnCommand()]
+    assert parse_commands("m 1 s c") == [MoveCommand(1, "s")]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("m 5 o x 1 2", 'failed to decode bot message: "x" (at position 7)'),
+        ("m 13 q", 'failed to decode bot message: "q"'),
+        ("m abc n", 'failed to decode bot message: ""'),
+        ("m 5", 'failed to decode bot message: ""'),
+        ("G", 'failed to decode bot message: "G" (at position 1)'),
+    ],
+)
+def test_undecodable_lines_are_fatal(line: str, message: str) -> None:
+    with pytest.raises(CommandParseError) as info:
+        parse_commands(line)
+    assert info.value.message == message
+
+
+# -- constants and turns -------------------------------------------------------------
+
+
+def test_turn_count_follows_the_larger_side_and_is_not_clamped() -> None:
+    c = Constants()
+    assert [turns_for_size(s, s, c) for s in (32, 40, 48, 56, 64)] == [400, 425, 450, 475, 500]
+    assert turns_for_size(48, 32, c) == 450
+    assert turns_for_size(80, 80, c) == 550
+    assert turns_for_size(64, 64, c.with_turn_limit(37)) == 37
+
+
+def test_constants_round_trip_and_strict_overrides() -> None:
+    c = Constants()
+    assert Constants.loads(c.dumps()) == c
+    data = c.to_json()
+    del data["PERSISTENCE"]
+    with pytest.raises(ConstantsError, match="missing key 'PERSISTENCE'"):
+        Constants.from_json(data)
+    with pytest.raises(ConstantsError, match="MAX_ENERGY must be a int"):
+        Constants.from_json({**c.to_json(), "MAX_ENERGY": "lots"})
+    with pytest.raises(ConstantsError, match="not valid JSON"):
+        Constants.loads("{nope")
+    assert list(json.loads(c.dumps(game_seed=1))) == sorted(json.loads(c.dumps(game_seed=1)))
+
+
+def test_create_applies_turn_limit_and_the_seed_size_quirk() -> None:
+    game = HaliteGame.create(100201, 2, width=40, height=40, turn_limit=3)
+    assert game.max_turns == 3 and game.constants.MAX_TURNS == 3
+    assert game.constants.DEFAULT_MAP_WIDTH == 56  # the size this seed would have picked
+    for _ in range(3):
+        game.step({0: "", 1: ""})
+    assert game.over and game.result().number_turns == 4
+    with pytest.raises(HaliteError, match="game is over"):
+        game.step({0: "", 1: ""})
+
+
+def test_missing_command_line_for_a_live_player_is_an_error() -> None:
+    game = HaliteGame.create(5, 2, width=32, height=32)
+    with pytest.raises(HaliteError, match="no command line given for live player 1"):
+        game.step({0: ""})
+
+
+# -- turn resolution -----------------------------------------------------------------
+
+
+def test_simultaneous_spawns_and_constructs_number_from_the_highest_player() -> None:
+    game = small_game(flat(1), [(2, 2), (12, 2), (2, 12), (12, 12)])
+    outcome = game.step({0: "g", 1: "g", 2: "g", 3: "g"})
+    assert [(e.owner, e.ship_id) for e in outcome.events] == [(3, 0), (2, 1), (1, 2), (0, 3)]
+    game.step({0: "m 3 e", 1: "m 2 e", 2: "m 1 e", 3: "m 0 e"})
+    for player in game.players:
+        player.energy = 10_000
+    outcome = game.step({0: "c 3", 1: "c 2", 2: "", 3: "c 0"})
+    constructs = [e.to_list() for e in outcome.events]
+    assert constructs == [
+        ["construct", 3, 0, 13, 12, 0],
+        ["construct", 1, 2, 13, 2, 1],
+        ["construct", 0, 3, 3, 2, 2],
+    ]
+
+
+def test_conversion_credit_above_the_cost_is_a_net_gain() -> None:
+    halite = flat(0)
+    halite[5][5] = 3900
+    game = small_game(halite, [(5, 4), (12, 12)])
+    game.step({0: "g", 1: ""})
+    game.step({0: "m 0 s", 1: ""})  # the yard cell holds 0, so moving is free
+    ship = game.ships[0]
+    assert (ship.x, ship.y) == (5, 5)
+    ship.cargo = 900
+    energy = game.players[0].energy
+    outcome = game.step({0: "c 0", 1: ""})
+    assert outcome.events[0].to_list() == ["construct", 0, 0, 5, 5, 0]
+    assert game.players[0].energy == energy + 3900 + 900 - 4000
+    assert game.players[0].deposited == 4800
+    assert game.cell(5, 5) == 0 and game.owner[game.width * 5 + 5] == 0
+
+
+def test_overspending_kills_only_the_offender_and_the_others_commit() -> None:
+    game = small_game(flat(100), [(2, 2), (12, 12)])
+    game.players[0].energy = 900
+    outcome = game.step({0: "g", 1: "g"})
+    assert outcome.killed == (0,) and outcome.accepted == (1,)
+    assert [e.to_list() for e in outcome.events] == [["spawn", 1, 0, 12, 12]]
+    assert "player attempted to use 1000 halite, but only 900" in game.error_logs[0]
+    assert game.players[0].terminated and game.players[0].energy == 0
+
+
+def test_game_ends_when_the_map_and_all_cargo_are_empty() -> None:
+    game = small_game(flat(0), [(2, 2), (12, 12)])
+    game.step({0: "", 1: ""})
+    assert game.over
+    result = game.result()
+    assert result.number_turns == 2
+    # Tied on every turn: the seeded random ids decide.
+    assert sorted(result.ranks) == [1, 2]
+
+
+def test_one_player_game_runs_while_the_player_can_play() -> None:
+    game = small_game(flat(50), [(2, 2)], max_turns=30)
+    game.step({0: "g"})
+    while not game.over:
+        game.step({0: ""})
+    assert game.turn == 30
+    assert game.result().ranks == (1,)
+    broke = small_game(flat(50), [(2, 2)], max_turns=30)
+    broke.players[0].energy = 999
+    broke.step({0: ""})
+    assert broke.over and broke.turn == 1
+
+
+def test_two_player_game_ends_when_one_player_is_out_of_resources() -> None:
+    game = small_game(flat(10), [(2, 2), (12, 12)])
+    game.players[1].energy = 999
+    game.step({0: "", 1: ""})
+    assert game.over
+    result = game.result()
+    assert result.ranks == (1, 2)
+    assert result.scores == (5000, 0)  # a player out of resources scores 0
+    assert result.statistics[1]["last_turn_alive"] == 1
+    assert result.statistics[0]["last_turn_alive"] == 2
+
+
+def test_strict_mode_ends_the_game_on_a_warning() -> None:
+    constants = dataclasses.replace(Constants(), STRICT_ERRORS=True)
+    game = small_game(flat(1), [(2, 2), (12, 12)], constants=constants)
+    game.step({0: "g", 1: ""})
+    game.halite[2 * game.width + 2] = 500  # the ship now stands on halite it cannot pay to leave
+    game.step({0: "m 0 n", 1: ""})
+    assert game.over
+    assert "was directed to use 50 halite" in game.error_logs[0]
+
+
+def test_move_into_a_standing_ship_collides_and_drops_cargo_on_the_cell() -> None:
+    game = small_game(flat(1), [(2, 2), (12, 12)])
+    game.step({0: "g", 1: ""})
+    game.step({0: "m 0 e", 1: ""})
+    game.step({0: "g", 1: ""})
+    game.ships[0].cargo = 300
+    game.ships[1].cargo = 40
+    outcome = game.step({0: "m 1 e", 1: ""})
+    assert [e.to_list() for e in outcome.events] == [["collision", 3, 2, [1, 0]]]
+    assert game.cell(3, 2) == 340
+    assert "owned entities 1, 0 collided on cell (3, 2)" in game.error_logs[0]
+    stats = game.stats[0]
+    assert stats.self_collisions == 2 and stats.all_collisions == 2 and stats.total_dropped == 340
+
+
+def test_capture_flips_outnumbered_ships_when_enabled() -> None:
+    constants = dataclasses.replace(Constants(), CAPTURE_ENABLED=True)
+    game = small_game(flat(1), [(2, 2), (4, 2)], constants=constants)
+    game.step({0: "g", 1: "g"})  # ids: player 1 -> 0, player 0 -> 1
+    game.step({0: "", 1: "m 0 n g"})
+    game.step({0: "", 1: "m 2 s g"})
+    assert not [e for h in game.history for e in h.events if e.to_list()[0] == "capture"]
+    outcome = game.step({0: "", 1: "m 3 e g"})
+    # Four of player 1's ships within 3 cells of player 0's lone ship: it changes sides.
+    captures = [e.to_list() for e in outcome.events if e.to_list()[0] == "capture"]
+    assert captures == [["capture", 2, 2, 0, 1, 1, 5]]
+    assert game.ships[5].owner == 1 and 1 not in game.ships
