@@ -22,6 +22,12 @@ working::
     ├── referee.SnakeUnreachableError (ConnectionError)
     │                                    a snake URL that is malformed or does not answer ``GET /``
     ├── replay.ReplayError (ValueError)  a replay file that is missing, damaged or foreign
+    │   └── replay.hlt.HltReplayError    a Halite III .hlt file that cannot be read
+    ├── games.halite3.HaliteError        a Halite III game set up or driven with bad input
+    ├── games.halite3.ConstantsError     a Halite III constants file that is incomplete or mistyped
+    ├── games.halite3.MapError (ValueError)  a Halite III map size or player count that cannot be
+    │                                    generated
+    ├── bots.halite.UnknownHaliteBotError (LookupError)  a built-in Halite bot that does not exist
     ├── tester.UnknownCategoryError (LookupError)  a tester category that does not exist
     ├── cli.play.OutputPathError (OSError)         an output path that cannot be written
     └── cli.replay.ReplayCommandError (ValueError) a replay command that cannot be done

@@ -236,3 +236,38 @@ def test_capture_flips_outnumbered_ships_when_enabled() -> None:
     captures = [e.to_list() for e in outcome.events if e.to_list()[0] == "capture"]
     assert captures == [["capture", 2, 2, 0, 1, 1, 5]]
     assert game.ships[5].owner == 1 and 1 not in game.ships
+
+
+def _play_greedy_game(seed: int) -> tuple[list[object], object]:
+    from snakewar.bots.halite import make_halite_bot
+    from snakewar.bots.halite.kit import update_view_from_game, view_from_game
+
+    game = HaliteGame.create(seed, 4, width=40, height=40, turn_limit=160)
+    bots = [make_halite_bot("greedy", seed=seed) for _ in range(4)]
+    views = [view_from_game(game, pid) for pid in range(4)]
+    for bot, view in zip(bots, views, strict=True):
+        bot.setup(view)
+    while not game.over:
+        commands: dict[int, str | None] = {}
+        for pid in game.live_players():
+            update_view_from_game(views[pid], game)
+            commands[pid] = " ".join(bots[pid].turn(views[pid]))
+        game.step(commands)
+    crowded = max(sum(len(ships) for ships in o.entities_at_start.values()) for o in game.history)
+    return [
+        (o.inspired_at_start, o.cells, [e.to_list() for e in o.events], o.energy, crowded)
+        for o in game.history
+    ], game.result()
+
+
+def test_vectorised_distances_agree_with_the_plain_loops(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The recorded games have few ships; crowded games take the numpy path.
+    import snakewar.games.halite3.game as game_module
+
+    fast_turns, fast_result = _play_greedy_game(11)
+    assert max(len(t[0]) for t in fast_turns) > 0
+    assert fast_turns[0][-1] > game_module._VECTOR_MIN  # the game did take the numpy path
+    monkeypatch.setattr(game_module, "_VECTOR_MIN", 10**9)
+    plain_turns, plain_result = _play_greedy_game(11)
+    assert fast_turns == plain_turns
+    assert fast_result == plain_result

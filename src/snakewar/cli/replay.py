@@ -18,7 +18,7 @@ A file that cannot be read is one ``error:`` line, exit 2.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -317,12 +317,12 @@ def _draw(console: Console, show: _Show, index: int, *, color: bool, unicode: bo
 
 def _browse(
     console: Console,
-    show: _Show,
+    show: _Show | _HaliteShow,
     draw: Callable[[int], None],
     read: Callable[[str], str] = input,
 ) -> None:
     """The interactive viewer: one frame at a time, driven by short commands."""
-    frames = show.frames
+    frames: Sequence[_Frame | _HaliteFrame] = show.frames
     by_turn: Mapping[int, int] = {f.turn: i for i, f in enumerate(frames)}
     index, last, message = 0, len(frames) - 1, ""
     while True:
@@ -362,12 +362,120 @@ def _browse(
             message = f"unknown command {answer.strip()!r}"
 
 
+# -- Halite III (.hlt) -----------------------------------------------------------------
+
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_HEAT = " .:-=+*#%@"
+_PLAYER_STYLES = ("bold red", "bold cyan", "bold green", "bold magenta", "bold yellow", "bold blue")
+
+
+def _is_hlt(path: str) -> bool:
+    """A Halite III replay: a ``.hlt`` name, or zstd bytes (the official compression)."""
+    if path.endswith(".hlt"):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == _ZSTD_MAGIC
+    except OSError:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class _HaliteFrame:
+    turn: int
+
+
+@dataclass(slots=True)
+class _HaliteShow:
+    replay: Any
+    frames: list[_HaliteFrame]
+    summary: list[str]
+
+
+def _load_halite(path: str) -> _HaliteShow:
+    from snakewar.replay.hlt import read_hlt
+
+    replay = read_hlt(path)
+    frames = [_HaliteFrame(t) for t in range(len(replay.frames))]
+    names = [p.name for p in replay.players]
+    ranking = sorted(range(replay.num_players), key=lambda pid: replay.ranks[pid])
+    summary = [
+        f"Halite III game, seed {replay.seed}, {replay.width}x{replay.height}, "
+        f"{replay.num_players} players, {replay.turns_played} turns "
+        f"(engine {replay.engine_version})",
+        "Ranks: "
+        + ", ".join(
+            f"{replay.ranks[pid]}. {names[pid]} "
+            f"({replay.statistics[pid].get('final_production', 0)} halite)"
+            for pid in ranking
+        ),
+    ]
+    return _HaliteShow(replay, frames, summary)
+
+
+def _draw_halite(console: Console, show: _HaliteShow, index: int, *, color: bool) -> None:
+    """One frame: the map as a heat map of halite, ships as player digits, then a table.
+
+    Shipyards are capital letters (A = player 0), dropoffs lower-case ones.
+    """
+    from rich.table import Table
+    from rich.text import Text
+
+    replay = show.replay
+    turn = show.frames[index].turn
+    # Ships of frame t stand where turn t starts; draw them on the map before turn t.
+    grid = replay.grid_at(max(0, turn - 1))
+    cells: dict[tuple[int, int], tuple[str, int]] = {}
+    for p in replay.players:
+        cells[p.factory] = (chr(ord("A") + p.id % 26), p.id)
+    for d in replay.dropoffs_at(max(0, turn - 1)):
+        cells[(d.x, d.y)] = (chr(ord("a") + d.owner % 26), d.owner)
+    for ship in replay.ships_at(turn).values():
+        cells[(ship.x, ship.y)] = (str(ship.owner % 10), ship.owner)
+    top = max(1, replay.constants.get("MAX_CELL_PRODUCTION", 1000))
+    text = Text()
+    for y, row in enumerate(grid):
+        for x, value in enumerate(row):
+            mark = cells.get((x, y))
+            if mark is not None:
+                style = _PLAYER_STYLES[mark[1] % len(_PLAYER_STYLES)] if color else ""
+                text.append(mark[0], style=style)
+            else:
+                level = min(len(_HEAT) - 1, value * len(_HEAT) // (top + 1))
+                text.append(_HEAT[level], style="dim" if color else "")
+        text.append("\n")
+    last = len(show.frames) - 1
+    label = "initial state" if turn == 0 else "final state" if turn == last else f"turn {turn}"
+    console.print(f"{label} (frame {index + 1} of {len(show.frames)})", markup=False)
+    console.print(text, soft_wrap=True)
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("", "name", "halite", "ships", "dropoffs", "deposited", "rank"):
+        table.add_column(column)
+    energy = replay.energy_at(turn)
+    deposited = replay.deposited_at(turn)
+    ships = replay.ships_at(turn).values()
+    dropoffs = replay.dropoffs_at(turn)
+    for p in replay.players:
+        table.add_row(
+            chr(ord("A") + p.id % 26),
+            p.name,
+            str(energy[p.id]),
+            str(sum(1 for s in ships if s.owner == p.id)),
+            str(sum(1 for d in dropoffs if d.owner == p.id)),
+            str(deposited[p.id]),
+            str(replay.ranks[p.id]) if turn == last else "",
+        )
+    console.print(table)
+
+
 # -- commands --------------------------------------------------------------------------
 
 
 @replay_app.command("show")
 def show_command(
-    file: str = typer.Argument(..., metavar="FILE", help="A Snakewar replay or official JSONL."),
+    file: str = typer.Argument(
+        ..., metavar="FILE", help="A Snakewar replay, official JSONL or Halite III .hlt file."
+    ),
     turn: int | None = typer.Option(None, "-t", "--turn", help="Print this turn and exit."),
     all_frames: bool = typer.Option(False, "-a", "--all", help="Print every frame."),
     color: bool = typer.Option(False, "-c", "--color", help="Draw in colour."),
@@ -382,15 +490,26 @@ def show_command(
 
     if turn is not None and all_frames:
         raise ReplayCommandError("--turn and --all cannot be used together")
-    show = _load(file)
     console = Console(highlight=False, force_terminal=True if color else None)
     unicode = (sys.stdout.encoding or "").lower().replace("-", "").startswith("utf")
+    show: _Show | _HaliteShow
+    if _is_hlt(file):
+        halite = _load_halite(file)
+        show = halite
 
-    def draw(index: int) -> None:
-        _draw(console, show, index, color=color, unicode=unicode)
+        def draw(index: int) -> None:
+            _draw_halite(console, halite, index, color=color)
+
+    else:
+        snake_show = _load(file)
+        show = snake_show
+
+        def draw(index: int) -> None:
+            _draw(console, snake_show, index, color=color, unicode=unicode)
 
     if turn is not None:
-        matches = [i for i, f in enumerate(show.frames) if f.turn == turn]
+        listed: Sequence[_Frame | _HaliteFrame] = show.frames
+        matches = [i for i, f in enumerate(listed) if f.turn == turn]
         if not matches:
             raise ReplayCommandError(
                 f"turn {turn} is not in {file!r} "
@@ -411,11 +530,23 @@ def show_command(
 
 @replay_app.command("verify")
 def verify_command(
-    file: str = typer.Argument(..., metavar="FILE", help="A Snakewar replay."),
+    file: str = typer.Argument(
+        ..., metavar="FILE", help="A Snakewar replay or a Halite III .hlt replay."
+    ),
 ) -> None:
     """Play the game again from its seed and moves; print OK or the first difference."""
     from snakewar.replay import ReplayError, load_replay, sniff_replay, verify_replay
 
+    if _is_hlt(file):
+        from snakewar.replay.hlt import read_hlt
+        from snakewar.replay.hlt_verify import verify_hlt
+
+        result = verify_hlt(read_hlt(file))
+        if not result.ok:
+            typer.echo(f"FAILED: {result.message}")
+            raise typer.Exit(1)
+        typer.echo(result.message)
+        return
     if sniff_replay(file) == "official":
         raise ReplayError(
             f"{file} is an official CLI JSONL file: it records no seed, so it cannot be "

@@ -7,6 +7,9 @@
   and compare every frame, the result and the digest.
 * :func:`write_official_jsonl` / :func:`read_official_jsonl`: the file that
   ``battlesnake play --output`` writes (:mod:`snakewar.replay.official`).
+* :func:`replay_document` / :func:`write_hlt` / :func:`read_hlt`: Halite III's
+  official ``.hlt`` replays (:mod:`snakewar.replay.hlt`), and :func:`verify_hlt`,
+  which plays one again through the engine (:mod:`snakewar.replay.hlt_verify`).
 
 Every problem with a file is a :class:`ReplayError` (a ``ValueError``) with a
 one-line message naming the file, the line and the field.
@@ -27,6 +30,14 @@ from snakewar.replay.format import (
     turn_dict,
     write_replay,
 )
+from snakewar.replay.hlt import (
+    HltReplay,
+    HltReplayError,
+    read_hlt,
+    replay_document,
+    write_hlt,
+)
+from snakewar.replay.hlt_verify import HltVerifyReport, verify_hlt
 from snakewar.replay.official import (
     OfficialFrame,
     OfficialReplay,
@@ -44,6 +55,9 @@ __all__ = [
     "FORMAT_VERSION",
     "MAX_FILE_BYTES",
     "MAX_LINE_BYTES",
+    "HltReplay",
+    "HltReplayError",
+    "HltVerifyReport",
     "OfficialFrame",
     "OfficialReplay",
     "OfficialResult",
@@ -56,15 +70,19 @@ __all__ = [
     "load_replay",
     "official_game_info",
     "official_jsonl_lines",
+    "read_hlt",
     "read_official_jsonl",
     "read_replay",
     "replay_digest",
+    "replay_document",
     "replay_lines",
     "result_dict",
     "sniff_replay",
     "state_differences",
     "turn_dict",
+    "verify_hlt",
     "verify_replay",
+    "write_hlt",
     "write_official_jsonl",
     "write_replay",
 ]

@@ -406,7 +406,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         except WebSocketDisconnect:
             return
 
-    from snakewar.server.pages import add_pages
+    from snakewar.server.halite_routes import add_halite_routes
+    from snakewar.server.pages import _page, add_pages
 
     add_pages(app, state)
+    add_halite_routes(app, state, _page)
     return app

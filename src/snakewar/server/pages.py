@@ -56,7 +56,8 @@ def _page(title: str, body: str) -> HTMLResponse:
 <header><a class="brand" href="/">Snakewar</a><a href="/new" data-testid="nav-new">New game</a>
 <a href="/replay" data-testid="nav-replay">Open a replay</a>
 <a href="/test" data-testid="nav-test">Test a snake</a>
-<a href="/ladders" data-testid="nav-ladders">Ladders</a><a href="/docs">API</a></header>
+<a href="/ladders" data-testid="nav-ladders">Ladders</a>
+<a href="/halite" data-testid="nav-halite">Halite</a><a href="/docs">API</a></header>
 <main>{body}</main></body></html>"""
     )
 

@@ -1,7 +1,7 @@
 """Persistent games: a SQL store the server writes games into as they run.
 
 :class:`Store` keeps every game the server plays in a SQLite file (the default)
-or a PostgreSQL database, in two tables:
+or a PostgreSQL database, in these tables (and ``ladders`` and ``tournaments``):
 
 ``games``
     one row per game: ``id`` (the game id), ``created_at``, ``updated_at``,
@@ -17,6 +17,12 @@ or a PostgreSQL database, in two tables:
     engine-API frame (:func:`snakewar.server.frames.frame`) and ``replay_line``
     the replay turn line (:func:`~snakewar.replay.turn_dict`) that led to it,
     null for turn 0.
+
+``halite_games``
+    one row per stored Halite III game: a summary for listings (``source``,
+    ``seed``, ``width``, ``height``, ``num_players``, ``players`` (names),
+    ``ranks``, ``scores``, ``turns``) and ``replay``, the compressed ``.hlt``
+    bytes as the official engine writes them.
 
 So a stored game serves the official board's ``/frames`` directly, and
 :meth:`Store.export_replay_lines` rebuilds a Snakewar replay file from it,
@@ -37,6 +43,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -64,11 +71,13 @@ from snakewar.server.frames import frame
 __all__ = [
     "DATABASE_URL_ENV",
     "GAME_STATUSES",
+    "MAX_HALITE_REPLAY_BYTES",
     "MAX_LIST_LIMIT",
     "MIGRATIONS_DIR",
     "GameExistsError",
     "GameNotFoundError",
     "GameRow",
+    "HaliteGameRow",
     "Store",
     "StoreError",
     "alembic_config",
@@ -88,6 +97,9 @@ MAX_LIST_LIMIT: Final = 1000
 """The most games :meth:`Store.list_games` returns at once."""
 
 MAX_GAME_ID_LENGTH: Final = 100
+
+MAX_HALITE_REPLAY_BYTES: Final = 32 * 1024 * 1024
+"""The largest compressed Halite replay (``.hlt``) :meth:`Store.save_halite_game` keeps."""
 
 MIGRATIONS_DIR: Final = Path(__file__).with_name("migrations")
 """The packaged Alembic environment (``env.py``, ``versions/``)."""
@@ -196,6 +208,26 @@ class TournamentModel(Base):
     state: Mapped[dict[str, Any]] = mapped_column(_JSON)
 
 
+class HaliteGameModel(Base):
+    """A row of ``halite_games``: a Halite III game's summary and its ``.hlt`` replay."""
+
+    __tablename__ = "halite_games"
+    __table_args__ = (sa.Index("ix_halite_games_created_at", "created_at"),)
+
+    id: Mapped[str] = mapped_column(sa.String(MAX_GAME_ID_LENGTH), primary_key=True)
+    created_at: Mapped[dt.datetime] = mapped_column(sa.DateTime(timezone=True))
+    source: Mapped[str] = mapped_column(sa.Text)
+    seed: Mapped[int] = mapped_column(sa.BigInteger)
+    width: Mapped[int] = mapped_column(sa.Integer)
+    height: Mapped[int] = mapped_column(sa.Integer)
+    num_players: Mapped[int] = mapped_column(sa.Integer)
+    players: Mapped[list[str]] = mapped_column(_JSON)
+    ranks: Mapped[list[int]] = mapped_column(_JSON)
+    scores: Mapped[list[int]] = mapped_column(_JSON)
+    turns: Mapped[int] = mapped_column(sa.Integer)
+    replay: Mapped[bytes] = mapped_column(sa.LargeBinary)
+
+
 @dataclass(frozen=True, slots=True)
 class GameRow:
     """One stored game's columns (a plain value: no database session behind it).
@@ -234,6 +266,36 @@ class GameRow:
         inner = (self.result or {}).get("result")
         winner = inner.get("winner") if isinstance(inner, dict) else None
         return winner if isinstance(winner, str) else None
+
+
+@dataclass(frozen=True, slots=True)
+class HaliteGameRow:
+    """One stored Halite III game's summary (the replay itself: :meth:`Store.halite_replay_bytes`).
+
+    ``players``, ``ranks`` and ``scores`` are in player id order; ``turns`` is the
+    number of turns played; ``replay_size`` the compressed replay's length in bytes.
+    """
+
+    id: str
+    created_at: dt.datetime
+    source: str
+    seed: int
+    width: int
+    height: int
+    num_players: int
+    players: list[str]
+    ranks: list[int]
+    scores: list[int]
+    turns: int
+    replay_size: int
+
+    @property
+    def winner(self) -> str | None:
+        """The name of the player ranked first, if any."""
+        for name, rank in zip(self.players, self.ranks, strict=False):
+            if rank == 1:
+                return name
+        return None
 
 
 # -- URLs and Alembic ------------------------------------------------------------------
@@ -668,6 +730,127 @@ class Store:
             )
             return [(tid, name) for tid, name in session.execute(query)]
 
+    # -- Halite III games -----------------------------------------------------------------
+
+    def save_halite_game(
+        self,
+        replay: bytes,
+        *,
+        source: str,
+        seed: int,
+        width: int,
+        height: int,
+        players: Sequence[str],
+        ranks: Sequence[int],
+        scores: Sequence[int],
+        turns: int,
+        game_id: str | None = None,
+        created_at: dt.datetime | None = None,
+    ) -> str:
+        """Store a finished Halite III game: its summary and its compressed ``.hlt`` bytes.
+
+        The replay is stored as given (not checked here: the server checks uploads
+        with :func:`snakewar.server.halite_routes.save_hlt`, which also reads the
+        summary from the replay).
+
+        Args:
+            replay: the ``.hlt`` file's bytes (at most :data:`MAX_HALITE_REPLAY_BYTES`).
+            source: where the game comes from, e.g. ``"upload"`` or ``"ladder:NAME"``.
+            seed: the map generator's seed.
+            width: the map's width.
+            height: the map's height.
+            players: the players' names, in player id order.
+            ranks: each player's final rank (1 is the winner), same order.
+            scores: each player's final halite, same order.
+            turns: the number of turns played.
+            game_id: the id to store it under (default: a new UUID).
+            created_at: when the game was stored (default: now).
+
+        Returns:
+            The game's id.
+
+        Raises:
+            StoreError: for an oversized replay, mismatched lists or a bad id.
+            GameExistsError: if ``game_id`` is stored already.
+        """
+        if not replay:
+            raise StoreError("halite replay: expected the non-empty bytes of a .hlt file")
+        if len(replay) > MAX_HALITE_REPLAY_BYTES:
+            raise StoreError(
+                f"halite replay of {len(replay)} bytes is too large; expected at most "
+                f"{MAX_HALITE_REPLAY_BYTES}"
+            )
+        count = len(players)
+        if not 1 <= count <= 16 or len(ranks) != count or len(scores) != count:
+            raise StoreError(
+                f"halite game: {count} players, {len(ranks)} ranks and {len(scores)} scores; "
+                "expected 1 to 16 players and one rank and score each"
+            )
+        for name, value in (("width", width), ("height", height), ("turns", turns)):
+            _check_count(name, value, 0)
+        game_id = _check_id(game_id if game_id is not None else str(uuid.uuid4()))
+        created = _now() if created_at is None else _aware(created_at)
+        row = HaliteGameModel(
+            id=game_id,
+            created_at=created,
+            source=_text(str(source)),
+            seed=int(seed),
+            width=width,
+            height=height,
+            num_players=count,
+            players=[_text(str(p)) for p in players],
+            ranks=[int(r) for r in ranks],
+            scores=[int(s) for s in scores],
+            turns=turns,
+            replay=bytes(replay),
+        )
+        exists = GameExistsError(f"a halite game with id {game_id!r} is stored already")
+        try:
+            with self._session() as session:
+                if session.get(HaliteGameModel, game_id) is not None:
+                    raise exists
+                session.add(row)
+        except IntegrityError:
+            raise exists from None
+        return game_id
+
+    def get_halite_game(self, game_id: str) -> HaliteGameRow | None:
+        """The stored Halite game ``game_id``'s summary, or ``None`` if there is none."""
+        query = _halite_summary_query().where(HaliteGameModel.id == _check_id(game_id))
+        with self._session() as session:
+            found = session.execute(query).first()
+            return None if found is None else _halite_row(found)
+
+    def halite_replay_bytes(self, game_id: str) -> bytes:
+        """The stored ``.hlt`` bytes of the Halite game ``game_id``.
+
+        Raises:
+            GameNotFoundError: if the game is not stored.
+        """
+        query = sa.select(HaliteGameModel.replay).where(HaliteGameModel.id == _check_id(game_id))
+        with self._session() as session:
+            data = session.scalar(query)
+        if data is None:
+            raise GameNotFoundError(game_id)
+        return bytes(data)
+
+    def list_halite_games(self, limit: int = 50, offset: int = 0) -> list[HaliteGameRow]:
+        """Stored Halite games' summaries, newest first (the replays are not read).
+
+        Raises:
+            StoreError: for a bad limit (1 to :data:`MAX_LIST_LIMIT`) or offset.
+        """
+        _check_count("limit", limit, 1, MAX_LIST_LIMIT)
+        _check_count("offset", offset, 0)
+        query = (
+            _halite_summary_query()
+            .order_by(HaliteGameModel.created_at.desc(), HaliteGameModel.id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        with self._session() as session:
+            return [_halite_row(found) for found in session.execute(query)]
+
     @staticmethod
     def _insert_frames(session: Session, record: GameRecord, first: int) -> None:
         """Insert the record's frames from turn ``first`` on (0: the initial frame too)."""
@@ -949,4 +1132,40 @@ def _row(game: GameModel) -> GameRow:
         winner_name=game.winner_name,
         turns=game.turns,
         snakes=list(game.snakes),
+    )
+
+
+def _halite_summary_query() -> Any:
+    # Every column but the replay blob, and the blob's length (listings stay cheap).
+    m = HaliteGameModel
+    return sa.select(
+        m.id,
+        m.created_at,
+        m.source,
+        m.seed,
+        m.width,
+        m.height,
+        m.num_players,
+        m.players,
+        m.ranks,
+        m.scores,
+        m.turns,
+        sa.func.length(m.replay),
+    )
+
+
+def _halite_row(found: Any) -> HaliteGameRow:
+    return HaliteGameRow(
+        id=found[0],
+        created_at=_utc(found[1]),
+        source=found[2],
+        seed=found[3],
+        width=found[4],
+        height=found[5],
+        num_players=found[6],
+        players=list(found[7]),
+        ranks=list(found[8]),
+        scores=list(found[9]),
+        turns=found[10],
+        replay_size=int(found[11] or 0),
     )

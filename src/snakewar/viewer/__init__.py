@@ -39,6 +39,8 @@ ASSETS: tuple[str, ...] = (
     "player.js",
     "controls.js",
     "live.js",
+    "halite.js",
+    "halite.css",
 )
 """Every file the viewer needs, relative to :func:`static_dir`."""
 

@@ -87,6 +87,7 @@ class ConstructCommand:
 
 
 Command = SpawnCommand | MoveCommand | ConstructCommand
+_SPAWN = SpawnCommand()
 
 
 class CommandParseError(Exception):
@@ -150,12 +151,52 @@ class _Stream:
         return value
 
 
+def _parse_plain(line: str) -> list[Command] | None:
+    """The common case, blank-separated well-formed commands; ``None`` for anything else.
+
+    Splitting on blanks reads such a line exactly as the stream rules do; any token
+    that is not plainly ``g``, ``m <digits> <d>`` or ``c <digits>`` falls back to the
+    character-level parser, which also produces the engine's error messages.
+    """
+    tokens = line.split()
+    commands: list[Command] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        token = tokens[i]
+        if token == "g":
+            commands.append(_SPAWN)
+            i += 1
+        elif token == "m":
+            if i + 2 >= n:
+                return None
+            number, direction = tokens[i + 1], tokens[i + 2]
+            if not (number.isdigit() and len(number) < 19 and direction in DIRECTIONS):
+                return None
+            commands.append(MoveCommand(int(number), direction))
+            i += 3
+        elif token == "c":
+            if i + 1 >= n:
+                return None
+            number = tokens[i + 1]
+            if not (number.isdigit() and len(number) < 19):
+                return None
+            commands.append(ConstructCommand(int(number)))
+            i += 2
+        else:
+            return None
+    return commands
+
+
 def parse_commands(line: str) -> list[Command]:
     """Parse one turn's command line like the official engine.
 
     Raises:
         CommandParseError: an unknown command letter or direction (fatal to the bot).
     """
+    if line.isascii():
+        plain = _parse_plain(line)
+        if plain is not None:
+            return plain
     stream = _Stream(line)
     commands: list[Command] = []
     while True:

@@ -374,6 +374,9 @@ class HaliteGame:
         self.error_logs: dict[int, str] = {}
         #: Every turn played, in order (what a replay is written from).
         self.history: list[TurnOutcome] = []
+        # Bumped whenever ships may have moved; guards the inspiration cache.
+        self._version = 0
+        self._inspiration_cache: tuple[int, dict[int, int]] | None = None
         self._next_ship = 0
         self._next_dropoff = 0
         #: Cells changed during the last turn: what the next frame tells bots.
@@ -512,6 +515,7 @@ class HaliteGame:
         turn = self.turn
         log = _TurnLog(turn)
         self._update_inspiration()
+        self._version += 1
         inspired = tuple(sorted(s.id for s in self.ships.values() if s.inspired))
         entities_at_start = {
             p.id: tuple((s.id, s.x, s.y, s.cargo, s.inspired) for s in p.ships.values())
@@ -921,24 +925,27 @@ class HaliteGame:
         need = c.INSPIRATION_SHIP_COUNT
         w, h = self.width, self.height
         ships = list(self.ships.values())
-        small = w < 2 * radius + 1 or h < 2 * radius + 1
-        for ship in ships:
-            count = 0
-            sx, sy, owner = ship.x, ship.y, ship.owner
-            for other in ships:
-                if other.owner == owner:
-                    continue
-                dx = abs(other.x - sx)
-                dy = abs(other.y - sy)
-                dist = min(dx, w - dx) + min(dy, h - dy)
-                if dist > radius:
-                    continue
-                if small:
-                    # The engine scans the square of offsets around the ship, so on a map
-                    # narrower than the square a ship can be counted more than once.
-                    count += _offsets(other.x - sx, w, radius) * _offsets(other.y - sy, h, radius)
-                else:
-                    count += 1
+        if w < 2 * radius + 1 or h < 2 * radius + 1:
+            # The engine scans the square of offsets around the ship, so on a map
+            # narrower than the square a ship can be counted more than once.
+            for ship in ships:
+                count = 0
+                for other in ships:
+                    if other.owner != ship.owner and (
+                        self.distance(ship.x, ship.y, other.x, other.y) <= radius
+                    ):
+                        count += _offsets(other.x - ship.x, w, radius) * _offsets(
+                            other.y - ship.y, h, radius
+                        )
+                ship.inspired = count >= need
+            return
+        cache = self._inspiration_cache
+        if cache is not None and cache[0] == self._version:
+            counts = cache[1]
+            for ship in ships:
+                ship.inspired = counts[ship.id] >= need
+            return
+        for ship, count in zip(ships, _opponents_near(ships, w, h, radius), strict=True):
             ship.inspired = count >= need
 
     def _capture(self, events: list[Event]) -> None:
@@ -973,6 +980,7 @@ class HaliteGame:
 
     def _update_player_stats(self) -> None:
         turn = self.turn
+        interacting = self._interacting_ships()
         for stats in self.stats:
             player = self.players[stats.player_id]
             if player.terminated or not player.can_play:
@@ -985,18 +993,45 @@ class HaliteGame:
             stats.number_dropoffs = len(player.dropoffs)
             stats.ships_peak = max(stats.ships_peak, len(player.ships))
             fx, fy = player.shipyard
+            w, h = self.width, self.height
             for ship in player.ships.values():
-                d = self.distance(ship.x, ship.y, fx, fy)
+                dx = abs(ship.x - fx)
+                dy = abs(ship.y - fy)
+                d = min(dx, w - dx) + min(dy, h - dy)
                 if d > stats.max_entity_distance:
                     stats.max_entity_distance = d
                 stats.total_distance += d
                 stats.total_entity_lifespan += 1
-                if self._possible_interaction(player.id, ship.x, ship.y):
+                if ship.id in interacting:
                     stats.interaction_opportunities += 1
             stats.halite_per_dropoff[player.shipyard] = player.shipyard_deposited
             stats.total_production = player.deposited
             for dropoff in player.dropoffs:
                 stats.halite_per_dropoff[(dropoff.x, dropoff.y)] = dropoff.deposited
+
+    def _interacting_ships(self) -> set[int]:
+        """Ships with another player's ship or structure within 2 cells (a statistic).
+
+        The same distances give next turn's inspiration (no ship moves in between), so
+        they are kept for :meth:`_update_inspiration`.
+        """
+        ships = list(self.ships.values())
+        self._inspiration_cache = None
+        if not ships:
+            return set()
+        c = self.constants
+        w, h = self.width, self.height
+        radius = c.INSPIRATION_RADIUS
+        if len(ships) <= _VECTOR_MIN:
+            return {s.id for s in ships if self._possible_interaction(s.owner, s.x, s.y)}
+        exact = c.INSPIRATION_ENABLED and w >= 2 * radius + 1 and h >= 2 * radius + 1
+        near, inspiring = _opponents_near_radii(ships, w, h, (2, radius if exact else 2))
+        if exact:
+            self._inspiration_cache = (self._version, dict(zip(self.ships, inspiring, strict=True)))
+        structures = [(p.shipyard[0], p.shipyard[1], p.id) for p in self.players]
+        structures.extend((d.x, d.y, d.owner) for d in self.dropoffs)
+        by_structure = _opponents_near(ships, w, h, 2, others=structures)
+        return {s.id for s, a, b in zip(ships, near, by_structure, strict=True) if a > 0 or b > 0}
 
     def _possible_interaction(self, pid: int, x: int, y: int) -> bool:
         w, h = self.width, self.height
@@ -1059,6 +1094,73 @@ class HaliteGame:
     def snapshot_ships(self) -> list[tuple[int, int, int, int, int]]:
         """``(id, owner, x, y, cargo)`` of every ship, sorted by id."""
         return sorted((s.id, s.owner, s.x, s.y, s.cargo) for s in self.ships.values())
+
+
+_VECTOR_MIN = 32
+"""From this many ships on, pairwise distances are computed with numpy."""
+
+
+def _opponents_near(
+    ships: list[Ship],
+    width: int,
+    height: int,
+    radius: int,
+    others: list[tuple[int, int, int]] | None = None,
+) -> list[int]:
+    """For each ship, how many ``others`` (default: the ships) of another owner are near.
+
+    ``others`` are ``(x, y, owner)``; "near" is a toroidal Manhattan distance of at
+    most ``radius``.
+    """
+    return _opponents_near_radii(ships, width, height, (radius,), others)[0]
+
+
+def _opponents_near_radii(
+    ships: list[Ship],
+    width: int,
+    height: int,
+    radii: tuple[int, ...],
+    others: list[tuple[int, int, int]] | None = None,
+) -> list[list[int]]:
+    """:func:`_opponents_near` for several radii at once (one distance matrix).
+
+    Few ships are counted in Python, many with numpy: the pairwise distance matrix
+    costs far less than the Python loop once there are dozens of ships.
+    """
+    if others is None and len(ships) <= _VECTOR_MIN:
+        result = [[0] * len(ships) for _ in radii]
+        for i, ship in enumerate(ships):
+            sx, sy, owner = ship.x, ship.y, ship.owner
+            for other in ships:
+                if other.owner != owner:
+                    dx = abs(other.x - sx)
+                    dy = abs(other.y - sy)
+                    d = min(dx, width - dx) + min(dy, height - dy)
+                    for r, radius in enumerate(radii):
+                        if d <= radius:
+                            result[r][i] += 1
+        return result
+    # numpy loads the standard ``random`` module, which the pure core must not load
+    # merely by being imported: import it when a game needs it.
+    import numpy as np
+
+    n = len(ships)
+    xs = np.fromiter((s.x for s in ships), dtype=np.int32, count=n)
+    ys = np.fromiter((s.y for s in ships), dtype=np.int32, count=n)
+    owners = np.fromiter((s.owner for s in ships), dtype=np.int32, count=n)
+    if others is None:
+        ox, oy, oo = xs, ys, owners
+    else:
+        k = len(others)
+        ox = np.fromiter((o[0] for o in others), dtype=np.int32, count=k)
+        oy = np.fromiter((o[1] for o in others), dtype=np.int32, count=k)
+        oo = np.fromiter((o[2] for o in others), dtype=np.int32, count=k)
+    dx = np.abs(xs[:, None] - ox[None, :])
+    dy = np.abs(ys[:, None] - oy[None, :])
+    distance = np.minimum(dx, width - dx) + np.minimum(dy, height - dy)
+    # Same-owner pairs can never count: push them out of every radius.
+    distance[owners[:, None] == oo[None, :]] = width + height
+    return [(distance <= radius).sum(axis=1).tolist() for radius in radii]
 
 
 def _offsets(delta: int, size: int, radius: int) -> int:

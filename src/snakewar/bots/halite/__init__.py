@@ -1,0 +1,88 @@
+"""Built-in Halite III bots and the bot-side protocol kit.
+
+A bot plays in-process (a referee fills a :class:`~snakewar.bots.halite.kit.GameView`
+from the engine and calls :meth:`~snakewar.bots.halite.kit.HaliteBot.turn`) or as a
+subprocess speaking the official protocol: ``python -m snakewar.bots.halite NAME``.
+Options go after a ``?``, as in ``greedy?return_at=800``.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl
+
+from snakewar.bots.halite.greedy import GreedyBot
+from snakewar.bots.halite.kit import (
+    GameView,
+    HaliteBot,
+    PlayerView,
+    ShipView,
+    apply_frame,
+    parse_init,
+    run_stdio,
+    update_view_from_game,
+    view_from_game,
+)
+from snakewar.bots.halite.random_bot import RandomBot
+from snakewar.errors import SnakewarError, choices_text
+
+__all__ = [
+    "HALITE_BOTS",
+    "GameView",
+    "GreedyBot",
+    "HaliteBot",
+    "PlayerView",
+    "RandomBot",
+    "ShipView",
+    "UnknownHaliteBotError",
+    "apply_frame",
+    "halite_bot_names",
+    "make_halite_bot",
+    "parse_init",
+    "run_stdio",
+    "update_view_from_game",
+    "view_from_game",
+]
+
+#: The built-in Halite bots by name.
+HALITE_BOTS: dict[str, type[HaliteBot]] = {"random": RandomBot, "greedy": GreedyBot}
+
+
+class UnknownHaliteBotError(SnakewarError, LookupError):
+    """A built-in Halite bot name or option that does not exist."""
+
+
+def halite_bot_names() -> list[str]:
+    """The built-in Halite bots' names, sorted."""
+    return sorted(HALITE_BOTS)
+
+
+def make_halite_bot(spec: str, seed: int = 0) -> HaliteBot:
+    """Build a built-in Halite bot from ``NAME`` or ``NAME?key=value&...``.
+
+    A ``builtin:`` prefix is accepted.  Option values must be integers; a ``seed``
+    option overrides the ``seed`` argument.
+
+    Raises:
+        UnknownHaliteBotError: an unknown name, an option the bot does not take, or a
+            bad option value.
+    """
+    name, _, query = spec.removeprefix("builtin:").partition("?")
+    factory = HALITE_BOTS.get(name)
+    if factory is None:
+        raise UnknownHaliteBotError(
+            f"unknown halite bot {name!r} (expected one of {choices_text(halite_bot_names())})"
+        )
+    options: dict[str, int] = {"seed": seed}
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        try:
+            options[key] = int(value)
+        except ValueError:
+            raise UnknownHaliteBotError(
+                f"halite bot {name!r}: option {key}={value!r} is not an integer"
+            ) from None
+    try:
+        return factory(**options)
+    except TypeError:
+        raise UnknownHaliteBotError(f"halite bot {name!r}: unknown option in {query!r}") from None
+    except ValueError as exc:
+        raise UnknownHaliteBotError(f"halite bot {name!r}: {exc}") from None

@@ -1,0 +1,89 @@
+"""``snakewar replay`` on Halite III ``.hlt`` files: show, and verify against the engine."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import zstandard
+from typer.testing import CliRunner
+
+from snakewar.cli import app
+from snakewar.replay.hlt import read_hlt
+from snakewar.replay.hlt_verify import verify_hlt
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFORMANCE_DIR = Path(
+    os.environ.get(
+        "SNAKEWAR_HALITE_CONFORMANCE_DIR",
+        str(ROOT.parent / "shared" / "conformance" / "halite3" / "public"),
+    )
+)
+REPLAYS = sorted((CONFORMANCE_DIR / "replays").glob("*.hlt"))
+runner = CliRunner()
+MAIN = [sys.executable, "-c", "import sys; from snakewar.cli import main; sys.exit(main())"]
+
+
+@pytest.fixture
+def official() -> Path:
+    if not REPLAYS:
+        pytest.fail(f"no official .hlt replays under {CONFORMANCE_DIR / 'replays'}")
+    return next(p for p in REPLAYS if "4p" in p.name)
+
+
+@pytest.mark.parametrize("path", REPLAYS, ids=[p.stem for p in REPLAYS])
+def test_every_official_replay_verifies(path: Path) -> None:
+    report = verify_hlt(read_hlt(path))
+    assert report.ok, report.message
+
+
+def test_show_prints_a_turn_and_the_ranks(official: Path) -> None:
+    result = runner.invoke(app, ["replay", str(official), "--turn", "50"])
+    assert result.exit_code == 0, result.output
+    replay = read_hlt(official)
+    lines = result.output.splitlines()
+    assert lines[0].startswith("turn 50 ")
+    # The map is drawn one character per cell, shipyards as capital letters.
+    board = lines[1 : 1 + replay.height]
+    assert all(len(row) == replay.width for row in board)
+    assert sum(row.count("A") for row in board) == 1
+    for player in replay.players:
+        assert player.name in result.output
+    final = runner.invoke(app, ["replay", str(official), "--no-interactive"])
+    assert final.exit_code == 0, final.output
+    assert final.output.startswith("final state ")
+    winner = replay.players[replay.winner()].name
+    assert f"Ranks: 1. {winner} " in final.output
+
+
+def test_verify_command_passes_and_catches_a_tampered_replay(
+    official: Path, tmp_path: Path
+) -> None:
+    result = runner.invoke(app, ["replay", "verify", str(official)])
+    assert result.exit_code == 0 and result.output.startswith("OK: "), result.output
+    document = json.loads(zstandard.ZstdDecompressor().decompress(official.read_bytes()))
+    document["full_frames"][40]["energy"]["1"] += 1
+    tampered = tmp_path / "tampered.hlt"
+    tampered.write_text(json.dumps(document))
+    result = runner.invoke(app, ["replay", "verify", str(tampered)])
+    assert result.exit_code == 1
+    assert result.output.startswith("FAILED: turn 40: energy differs"), result.output
+
+
+def test_unreadable_hlt_is_one_error_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.hlt"
+    bad.write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 20)
+    result = subprocess.run(
+        [*MAIN, "replay", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
+    assert "bad.hlt" in result.stderr
