@@ -34,6 +34,7 @@ from typing import Any
 
 import httpx
 
+from snakewar.arena.halite import HaliteSpec, HaliteSummary, play_halite_spec
 from snakewar.errors import SnakewarError
 from snakewar.referee.batch import MatchSpec, play_match
 from snakewar.referee.clients import new_http_client
@@ -69,10 +70,14 @@ class MissingRayError(SnakewarError, ImportError):
 
 @dataclass(frozen=True, slots=True)
 class GameJob:
-    """One game to play: a match spec and a seed, named by a unique ``job_id``."""
+    """One game to play: a match spec and a seed, named by a unique ``job_id``.
+
+    The spec is a Battlesnake :class:`~snakewar.referee.batch.MatchSpec` or a Halite
+    III :class:`~snakewar.arena.halite.HaliteSpec`.
+    """
 
     job_id: str
-    spec: MatchSpec
+    spec: MatchSpec | HaliteSpec
     seed: int
 
 
@@ -86,7 +91,7 @@ class GameOutcome:
 
     job_id: str
     seed: int
-    summary: GameSummary | None
+    summary: GameSummary | HaliteSummary | None
     replay: list[str] | None = None
     """The replay's lines (see :func:`~snakewar.replay.format.replay_lines`), when asked."""
     attempts: int = 1
@@ -121,6 +126,12 @@ async def play_job_async(
     Every exception the game raises becomes the outcome's ``error``: one job that
     cannot run (a bad snake argument, an unreachable URL) must not sink a batch.
     """
+    if isinstance(job.spec, HaliteSpec):
+        try:
+            halite = await play_halite_spec(job.spec, job.seed)
+        except Exception as exc:  # reported in the outcome, see docstring
+            return _failed(job, _describe(exc))
+        return GameOutcome(job.job_id, job.seed, halite)
     try:
         record = await play_match(job.spec, job.seed, http)
         summary = summarize(record)

@@ -10,6 +10,12 @@ updates the ratings from the elimination order.
 Snakes that fail their health check (``GET /``), or fail most of their moves in a
 game, are paused; a paused snake is checked again before every round and resumes
 once it answers.  The ladder's whole state lives in the store's ``ladders`` table.
+
+A ladder plays one game, ``battlesnake`` (the default) or ``halite3``.  A Halite
+ladder's entrants are bot commands (``python3 MyBot.py``) or ``builtin:NAME``; its
+games are stored as official ``.hlt`` replays (``/halite`` shows them) and rated by
+the engine's ranks.  Its bots are not health-checked (they are local programs); a bot
+killed in a game is noted, and paused after two games in a row.
 """
 
 from __future__ import annotations
@@ -22,6 +28,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from snakewar.arena.executors import Executor, GameJob, InProcessExecutor
+from snakewar.arena.halite import (
+    HaliteSpec,
+    HaliteSummary,
+    halite_entrant,
+    halite_game_id,
+    store_halite_summary,
+)
 from snakewar.arena.ratings import Leaderboard, LeaderboardRow, placement_from_summary
 from snakewar.errors import SnakewarError
 from snakewar.games.battlesnake.game import GameConfig
@@ -29,7 +42,10 @@ from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
 from snakewar.referee.batch import MatchSpec, check_setup
 from snakewar.referee.runner import canonical_source, default_snake_name
 
-__all__ = ["Ladder", "LadderConfig", "LadderEntry", "LadderError"]
+__all__ = ["GAMES", "Ladder", "LadderConfig", "LadderEntry", "LadderError"]
+
+GAMES = ("battlesnake", "halite3")
+"""The games a ladder or tournament can play."""
 
 _FAILED_SHARE = 0.5
 """A snake whose share of failed moves in a game reaches this counts as failing."""
@@ -51,9 +67,18 @@ class LadderConfig:
     timeout_ms: int = 500
     game_size: int = 2
     max_turns: int | None = None
+    game: str = "battlesnake"
+    """``battlesnake`` or ``halite3`` (then ``width``/``height`` 0 let the seed pick)."""
 
     def __post_init__(self) -> None:
-        if not 2 <= self.game_size <= 8:
+        if self.game not in GAMES:
+            raise LadderError(f"game {self.game!r}: expected one of {', '.join(GAMES)}")
+        if self.game == "halite3":
+            if self.game_size not in (2, 4, 8):
+                raise LadderError(
+                    f"game size {self.game_size}: Halite games have 2, 4 or 8 players"
+                )
+        elif not 2 <= self.game_size <= 8:
             raise LadderError(f"game size {self.game_size}: expected 2 to 8 snakes per game")
 
     def to_dict(self) -> dict[str, Any]:
@@ -67,6 +92,7 @@ class LadderConfig:
             "timeout_ms": self.timeout_ms,
             "game_size": self.game_size,
             "max_turns": self.max_turns,
+            "game": self.game,
         }
 
     @classmethod
@@ -81,12 +107,23 @@ class LadderConfig:
             timeout_ms=data["timeout_ms"],
             game_size=data["game_size"],
             max_turns=data["max_turns"],
+            game=data.get("game", "battlesnake"),
         )
 
     def match_spec(
         self, sources: Sequence[str], names: Sequence[str], source: str = ""
-    ) -> MatchSpec:
+    ) -> MatchSpec | HaliteSpec:
         """The match between the snakes ``sources`` (named ``names``) with this config."""
+        if self.game == "halite3":
+            return HaliteSpec(
+                entrants=tuple(sources),
+                names=tuple(names),
+                width=self.width,
+                height=self.height,
+                turn_limit=self.max_turns,
+                turn_timeout_ms=self.timeout_ms,
+                source=source,
+            )
         return MatchSpec(
             snakes=tuple(sources),
             names=tuple(names),
@@ -105,7 +142,12 @@ class LadderConfig:
 
         Raises:
             RulesError: as :func:`snakewar.referee.batch.check_setup`.
+            HaliteSpecError: for a Halite map size that does not fit ``game_size``.
         """
+        if self.game == "halite3":
+            names = tuple(f"p{i}" for i in range(self.game_size))
+            self.match_spec(names, names).check()
+            return
         game = GameConfig(
             self.ruleset, self.map, self.width, self.height, Settings(dict(self.params), 1)
         )
@@ -178,9 +220,12 @@ class Ladder:
             LadderError: if the name is taken.
             SnakeSpecError: if ``source`` is not a snake.
         """
-        canonical = canonical_source(source)
+        if self.config.game == "halite3":
+            canonical, default = halite_entrant(source)
+        else:
+            canonical, default = canonical_source(source), None
         if name is None:
-            name = default_snake_name(source)
+            name = default or default_snake_name(source)
         if name in self.entries:
             raise LadderError(f"ladder {self.name!r} already has a snake named {name!r}")
         entry = LadderEntry(name, canonical)
@@ -234,13 +279,18 @@ class Ladder:
         rng.shuffle(chosen)  # placement order: no seat advantage for anyone
         return chosen
 
-    def spec_for(self, names: list[str]) -> MatchSpec:
+    def spec_for(self, names: list[str]) -> MatchSpec | HaliteSpec:
         """The match between ``names``."""
         sources = [self.entries[n].source for n in names]
         return self.config.match_spec(sources, names, f"ladder:{self.name}")
 
     def check_health(self) -> None:
-        """``GET /`` every HTTP snake; pause those that fail, resume those that answer."""
+        """``GET /`` every HTTP snake; pause those that fail, resume those that answer.
+
+        Halite bots are local programs with no health check: nothing changes.
+        """
+        if self.config.game == "halite3":
+            return
         from snakewar.referee.clients import new_http_client
         from snakewar.referee.runner import make_client
 
@@ -303,21 +353,30 @@ class Ladder:
                 jobs.append((GameJob(f"{self.name}:{index}", self.spec_for(names), seed), names))
             outcomes = executor.run([job for job, _ in jobs], replays=True)
             for (job, names), outcome in zip(jobs, outcomes, strict=True):
-                if not outcome.ok or outcome.summary is None or outcome.replay is None:
+                summary = outcome.summary
+                if isinstance(summary, HaliteSummary):
+                    game_id = store_halite_summary(
+                        store, summary, f"ladder:{self.name}", halite_game_id(job.job_id, job.seed)
+                    )
+                    self._judge_halite(summary, names)
+                elif outcome.ok and summary is not None and outcome.replay is not None:
+                    record = read_replay(outcome.replay)
+                    store.create_game(record, "complete")
+                    game_id = record.id
+                    self._judge_failures(summary, names)
+                else:
                     # The game could not be played (a snake vanished mid-round): skip it;
                     # the next health check pauses whoever is to blame.
                     continue
-                record = read_replay(outcome.replay)
-                store.create_game(record, "complete")
-                placement = placement_from_summary(outcome.summary, keys=names)
-                self.board.play(record.id, placement)
-                self._judge_failures(outcome.summary, names)
+                placement = placement_from_summary(summary, keys=names)
+                self.board.play(game_id, placement)
                 entry = {
-                    "game_id": record.id,
+                    "game": self.config.game,
+                    "game_id": game_id,
                     "seed": job.seed,
                     "snakes": names,
                     "placement": [list(group) for group in placement],
-                    "turns": outcome.summary.turns,
+                    "turns": summary.turns,
                 }
                 self.games.append(entry)
                 played += 1
@@ -340,6 +399,19 @@ class Ladder:
                 entry.failures += 1
                 entry.paused = True
                 entry.note = f"paused: {failed} of {calls} moves failed in a game"
+
+    def _judge_halite(self, summary: HaliteSummary, names: list[str]) -> None:
+        for pid, name in enumerate(names):
+            entry = self.entries[name]
+            why = summary.killed.get(pid)
+            if why is None:
+                entry.failures = 0
+                continue
+            entry.failures += 1
+            entry.note = f"killed in a game: {why}"[:300]
+            if entry.failures >= 2:
+                entry.paused = True
+                entry.note = f"paused: killed in {entry.failures} games in a row ({why})"[:300]
 
 
 def load_ladder(store: Any, name: str) -> Ladder:

@@ -25,6 +25,7 @@ from openskill.models import (
 from snakewar.errors import SnakewarError, choices_text
 
 if TYPE_CHECKING:
+    from snakewar.arena.halite import HaliteSummary
     from snakewar.games.battlesnake import BoardState
     from snakewar.referee.stats import GameSummary
 
@@ -231,8 +232,14 @@ def placement_from_state(state: BoardState, names: Mapping[str, str] | None = No
     return normalize_placement(_placement(pairs))
 
 
-def placement_from_summary(summary: GameSummary, keys: Sequence[str] | None = None) -> Placement:
-    """The placement of a game from its :class:`~snakewar.referee.stats.GameSummary`.
+def placement_from_summary(
+    summary: GameSummary | HaliteSummary, keys: Sequence[str] | None = None
+) -> Placement:
+    """The placement of a game from its summary (Battlesnake or Halite III).
+
+    A Battlesnake :class:`~snakewar.referee.stats.GameSummary` places snakes by when
+    they were eliminated; a :class:`~snakewar.arena.halite.HaliteSummary` by the
+    engine's ranks.
 
     Args:
         summary: the digest of a finished game.
@@ -241,6 +248,13 @@ def placement_from_summary(summary: GameSummary, keys: Sequence[str] | None = No
     Raises:
         RatingError: ``keys`` has the wrong length or repeats a key.
     """
+    from snakewar.arena.halite import HaliteSummary
+
+    if isinstance(summary, HaliteSummary):
+        try:
+            return normalize_placement(summary.placement(keys))
+        except SnakewarError as exc:
+            raise RatingError(str(exc)) from None
     if keys is not None and len(keys) != len(summary.snakes):
         raise RatingError(f"keys has {len(keys)} entries, expected {len(summary.snakes)}")
     pairs = [

@@ -27,6 +27,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from snakewar.arena.executors import Executor, GameJob, InProcessExecutor
+from snakewar.arena.halite import (
+    HaliteSummary,
+    halite_entrant,
+    halite_game_id,
+    store_halite_summary,
+)
 from snakewar.arena.ladder import LadderConfig
 from snakewar.arena.ratings import Rating, placement_from_summary
 from snakewar.arena.tournaments import Tournament, seed_by_rating
@@ -115,9 +121,14 @@ class TournamentRun:
         """
         if not name:
             raise TournamentRunError("tournament name '': expected a non-empty name")
+        base_config = config or LadderConfig()
         entries: dict[str, str] = {}
         for source, given in snakes:
-            canonical = canonical_source(source)
+            halite_name: str | None = None
+            if base_config.game == "halite3":
+                canonical, halite_name = halite_entrant(source)
+            else:
+                canonical = canonical_source(source)
             if given is not None:
                 if not given or given in entries:
                     raise TournamentRunError(
@@ -125,13 +136,12 @@ class TournamentRun:
                     )
                 entries[given] = canonical
                 continue
-            base = default_snake_name(source)
+            base = halite_name or default_snake_name(source)
             chosen, n = base, 1
             while chosen in entries:
                 n += 1
                 chosen = f"{base}-{n}"
             entries[chosen] = canonical
-        base_config = config or LadderConfig()
         game_config = replace(base_config, game_size=max(2, min(heat_size, 8)))
         game_config.check()  # against the rules now, not at the first game
         order = list(entries)
@@ -246,18 +256,26 @@ class TournamentRun:
         played = 0
         failures: list[str] = []
         for (match_id, job, seats), outcome in zip(jobs, outcomes, strict=True):
-            if not outcome.ok or outcome.summary is None or outcome.replay is None:
+            summary = outcome.summary
+            if isinstance(summary, HaliteSummary):
+                game_id = store_halite_summary(
+                    store, summary, f"tournament:{self.id}", halite_game_id(job.job_id, job.seed)
+                )
+            elif outcome.ok and summary is not None and outcome.replay is not None:
+                record = read_replay(outcome.replay)
+                self._store_game(store, record)
+                game_id = record.id
+            else:
                 failures.append(f"{match_id}: {outcome.error}")
                 continue
-            record = read_replay(outcome.replay)
-            self._store_game(store, record)
-            placement = placement_from_summary(outcome.summary, keys=seats)
+            placement = placement_from_summary(summary, keys=seats)
             game = {
-                "game_id": record.id,
+                "game": self.config.game,
+                "game_id": game_id,
                 "seed": job.seed,
                 "seats": seats,
                 "placement": [list(group) for group in placement],
-                "turns": outcome.summary.turns,
+                "turns": summary.turns,
             }
             self.games.setdefault(match_id, []).append(game)
             self.tournament.report(match_id, placement)

@@ -14,6 +14,7 @@ import typer
 from snakewar import __version__
 from snakewar.cli.bench import bench_app
 from snakewar.cli.bot import bot_app
+from snakewar.cli.halite import halite_app
 from snakewar.cli.ladder import ladder_app
 from snakewar.cli.maps import maps_app
 from snakewar.cli.play import play
@@ -39,6 +40,9 @@ app.add_typer(bench_app, name="bench")
 app.add_typer(bot_app, name="bot")
 app.add_typer(replay_app, name="replay")
 app.add_typer(ladder_app, name="ladder")
+app.add_typer(
+    halite_app, name="halite", help="Halite III: play games between bots like the official engine."
+)
 app.add_typer(tournament_app, name="tournament")
 app.command(help="Serve the web app: create and watch games in the browser.")(serve)
 app.command("test", help="Test a snake: health checks and positions with known right moves.")(

@@ -30,32 +30,68 @@ def create(
     name: str = typer.Argument(..., help="The ladder's name."),
     gametype: str = typer.Option("standard", "-g", "--gametype"),
     map_id: str = typer.Option("standard", "-m", "--map"),
-    width: int = typer.Option(11, "-W", "--width"),
-    height: int = typer.Option(11, "-H", "--height"),
-    timeout: int = typer.Option(500, "-t", "--timeout"),
-    game_size: int = typer.Option(2, "--game-size", help="Snakes per game (2-8)."),
+    width: int | None = typer.Option(
+        None, "-W", "--width", help="Board width (11; Halite: the seed picks, 32-64)."
+    ),
+    height: int | None = typer.Option(None, "-H", "--height", help="Board height."),
+    timeout: int | None = typer.Option(
+        None, "-t", "--timeout", help="Ms per move (500; Halite: 2000)."
+    ),
+    game_size: int = typer.Option(2, "--game-size", help="Players per game (2-8)."),
     max_turns: int | None = typer.Option(None, "--max-turns"),
     seed: int = typer.Option(1, "--seed", help="Seeds the matchmaker and the games."),
+    game: str = typer.Option("battlesnake", "--game", help="battlesnake or halite3."),
     database: str | None = _DB,
 ) -> None:
     """Create a ladder with one game config."""
-    from snakewar.arena.ladder import Ladder, LadderConfig, LadderError
+    from snakewar.arena.ladder import Ladder, LadderError
 
-    config = LadderConfig(gametype, map_id, width, height, timeout_ms=timeout,
-                          game_size=game_size, max_turns=max_turns)  # fmt: skip
+    config = _config(game, gametype, map_id, width, height, timeout, max_turns, game_size)
     config.check()
     with _store(database) as store:
         if store.load_ladder(name) is not None:
             raise LadderError(f"a ladder named {name!r} already exists")
         store.save_ladder(name, Ladder(name, config, seed).to_dict())
-    typer.echo(f"created ladder {name!r}: {gametype}, {map_id}, {width}x{height}, "
-               f"{game_size} snakes per game")  # fmt: skip
+    if config.game == "halite3":
+        size = f"{config.width}x{config.height or config.width}" if config.width else "seed-sized"
+        typer.echo(f"created ladder {name!r}: halite3, {size} maps, {game_size} players per game")
+    else:
+        typer.echo(f"created ladder {name!r}: {gametype}, {map_id}, "
+                   f"{config.width}x{config.height}, {game_size} snakes per game")  # fmt: skip
+
+
+def _config(
+    game: str,
+    gametype: str,
+    map_id: str,
+    width: int | None,
+    height: int | None,
+    timeout: int | None,
+    max_turns: int | None,
+    game_size: int = 2,
+) -> Any:
+    """The ladder/tournament game config from the command line's options."""
+    from snakewar.arena.ladder import LadderConfig
+
+    halite = game == "halite3"
+    return LadderConfig(
+        gametype,
+        map_id,
+        width if width is not None else 0 if halite else 11,
+        height if height is not None else 0 if halite else 11,
+        timeout_ms=timeout if timeout is not None else 2000 if halite else 500,
+        game_size=game_size,
+        max_turns=max_turns,
+        game=game,
+    )
 
 
 @ladder_app.command("add")
 def add(
     name: str = typer.Argument(..., help="The ladder."),
-    snake: str = typer.Argument(..., help="A URL, builtin:NAME or legacy:URL."),
+    snake: str = typer.Argument(
+        ..., help="A URL, builtin:NAME or legacy:URL (Halite: a bot command or builtin:NAME)."
+    ),
     as_name: str | None = typer.Option(None, "--name", "-n", help="The snake's name."),
     database: str | None = _DB,
 ) -> None:

@@ -397,18 +397,19 @@ def _ray_batch(
 ) -> BatchStats:
     """The batch as Ray tasks: one game per task, results counted as they come."""
     from snakewar.arena.executors import GameJob, RayExecutor
-    from snakewar.referee.stats import BatchStats
+    from snakewar.referee.stats import BatchStats, GameSummary
 
     stats = BatchStats.empty([""] * len(match.snakes), match.snakes)
     executor = RayExecutor(None if address == "local" else address)
     jobs = [GameJob(f"game-{s}", match, s) for s in seeds]
     outcomes = executor.run(jobs, on_result=lambda _: advance(), replays=replay_dir is not None)
     for outcome in outcomes:
-        if outcome.summary is None:
+        summary = outcome.summary
+        if summary is None or not isinstance(summary, GameSummary):
             raise SnakewarError(f"game with seed {outcome.seed} failed: {outcome.error}")
-        for snake in outcome.summary.snakes:
+        for snake in summary.snakes:
             stats.seats[snake.seat].name = snake.name
-        stats.add(outcome.summary)
+        stats.add(summary)
         if replay_dir is not None and outcome.replay is not None:
             Path(replay_dir, f"game-{outcome.seed}.jsonl").write_text(
                 "\n".join(outcome.replay) + "\n", encoding="utf-8"

@@ -37,7 +37,10 @@ def create(
         help="single_elimination, double_elimination, round_robin or swiss.",
     ),
     snakes: list[str] = typer.Option(
-        [], "--snake", "-s", help="A snake (URL, builtin:NAME or legacy:URL), best seed first."
+        [],
+        "--snake",
+        "-s",
+        help="A snake (URL, builtin:NAME or legacy:URL; Halite: a bot command), best seed first.",
     ),
     names: list[str] = typer.Option(
         [], "--name", "-n", help="Names for the snakes, in the order of --snake."
@@ -51,24 +54,29 @@ def create(
     ),
     gametype: str = typer.Option("standard", "-g", "--gametype"),
     map_id: str = typer.Option("standard", "-m", "--map"),
-    width: int = typer.Option(11, "-W", "--width"),
-    height: int = typer.Option(11, "-H", "--height"),
-    timeout: int = typer.Option(500, "-t", "--timeout"),
+    width: int | None = typer.Option(
+        None, "-W", "--width", help="Board width (11; Halite: the seed picks, 32-64)."
+    ),
+    height: int | None = typer.Option(None, "-H", "--height", help="Board height."),
+    timeout: int | None = typer.Option(
+        None, "-t", "--timeout", help="Ms per move (500; Halite: 2000)."
+    ),
     max_turns: int | None = typer.Option(None, "--max-turns"),
     seed: int = typer.Option(1, "--seed", help="The seed the games' seeds derive from."),
+    game: str = typer.Option("battlesnake", "--game", help="battlesnake or halite3."),
     database: str | None = _DB,
 ) -> None:
     """Create a tournament; prints its id."""
-    from snakewar.arena.ladder import LadderConfig, load_ladder
+    from snakewar.arena.ladder import load_ladder
     from snakewar.arena.tournament_runner import TournamentRun, TournamentRunError
+    from snakewar.cli.ladder import _config
 
     if len(names) > len(snakes):
         raise TournamentRunError(
             f"{len(names)} --name for {len(snakes)} --snake: expected at most one per snake"
         )
     given: list[str | None] = [*names, *([None] * (len(snakes) - len(names)))]
-    config = LadderConfig(gametype, map_id, width, height, timeout_ms=timeout,
-                          max_turns=max_turns)  # fmt: skip
+    config = _config(game, gametype, map_id, width, height, timeout, max_turns)
     options: dict[str, Any] = {} if rounds is None else {"rounds": rounds}
     with _store(database) as store:
         ratings = load_ladder(store, ladder).board.ratings if ladder is not None else None

@@ -112,9 +112,16 @@ def _ladder_json(ladder: Any, running: bool) -> dict[str, Any]:
         "standings": standings,
         "history": history,
         "recent_games": [
-            {**game, "viewer": f"/view/{game['game_id']}"} for game in reversed(ladder.games[-20:])
+            {**game, "viewer": _viewer_url(game)} for game in reversed(ladder.games[-20:])
         ],
     }
+
+
+def _viewer_url(game: dict[str, Any]) -> str:
+    """Where a ladder game is watched: the Halite viewer or the Battlesnake one."""
+    if game.get("game") == "halite3":
+        return f"/halite/games/{game['game_id']}"
+    return f"/view/{game['game_id']}"
 
 
 def add_arena_routes(app: FastAPI, state: dict[str, Any], page: Any) -> None:
@@ -328,7 +335,8 @@ async function refresh() {{
       }}
       if (m.status === "bye") box.append(el("div", "bye", "muted"));
       m.games.forEach((g, i) => {{
-        const a = el("a", `game ${{i + 1}}`); a.href = `/view/${{g.game_id}}`;
+        const a = el("a", `game ${{i + 1}}`);
+        a.href = (g.game === "halite3" ? "/halite/games/" : "/view/") + g.game_id;
         box.append(a, document.createTextNode(" "));
       }});
       col.append(box);

@@ -1,0 +1,395 @@
+r"""Referee a Halite III game between real bots, as the official engine does.
+
+An entrant is either a shell command (a bot process speaking the official protocol on
+stdin/stdout, see :mod:`snakewar.referee.process`) or ``builtin:NAME[?opts]`` (a
+built-in bot from :mod:`snakewar.bots.halite`, played in-process with no text protocol).
+
+The referee follows the engine (spec §3, §5):
+
+* the init message goes to every bot in parallel; each must answer its name (cut to 30
+  characters) within 30 s.  A bot that does not is killed before turn 1, as the engine
+  does (it never receives a frame; its error log has an ``Initialization Phase`` entry);
+* each turn the same frame goes to every player not yet terminated, and each must answer
+  one line within 2 s of the end of the write; a timeout, EOF or read failure kills it
+  with the engine's wording (``timed out after 2000 ms (when reading string)``,
+  ``communication error with bot: read failed, errno was: 0 (Success)``);
+* killed bots are ``SIGKILL``\ ed at once (their stderr is kept), and the remaining bots
+  are ``SIGKILL``\ ed when the game ends: bots are never told the game is over;
+* the per-player error logs are the engine's: the game's warnings and errors, plus
+  ``Bot error output was:`` with the bot's stderr when it is killed or the game ends.
+
+The pure engine (:class:`~snakewar.games.halite3.HaliteGame`) never reads the clock; this
+module does (the default seed, timeouts, ``execution_time``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from snakewar.errors import SnakewarError
+from snakewar.games.halite3 import Constants, HaliteGame, TurnOutcome, frame_text, init_text
+from snakewar.referee.process import MAX_LINE_BYTES, LineResult, LineStatus, ProcessBot
+
+if TYPE_CHECKING:
+    import os
+
+__all__ = [
+    "BUILTIN_PREFIX",
+    "NAME_MAX_LENGTH",
+    "HaliteEntrantError",
+    "HaliteMatch",
+    "play_halite",
+    "play_halite_sync",
+]
+
+BUILTIN_PREFIX = "builtin:"
+#: The engine cuts bot names to this many characters.
+NAME_MAX_LENGTH = 30
+_RULE = "=" * 64
+_EOF_MESSAGE = "communication error with bot: read failed, errno was: 0 (Success)"
+
+TurnCallback = Callable[[HaliteGame, TurnOutcome], None]
+
+
+class HaliteEntrantError(SnakewarError, ValueError):
+    """An entrant that is neither a command nor a known ``builtin:NAME``."""
+
+
+@dataclass
+class HaliteMatch:
+    """A finished game and what the referee saw of its bots.
+
+    Attributes:
+        game: the finished game (``game.result()`` has ranks and scores).
+        names: each player's name (the bot's answer, or the ``names`` override).
+        entrants: the entrant strings, by player id.
+        execution_time_ms: the game's wall time in ms (bots launched to bots killed),
+            as the engine's ``execution_time`` (it excludes writing the replay).
+        stderr: what each subprocess bot wrote to stderr (bounded), by player id.
+        failures: why a bot was killed at the protocol level (timeout, EOF, ...), by id.
+        failed_on: the turn of each protocol failure (0 = during init).
+        error_logs: the engine-style error log text of every player ("" when none).
+        turn_times: wall seconds of each turn, bots' replies included.
+        init_time: wall seconds from launching the bots to the last name received.
+        pgids: the process group id of each subprocess bot (all killed by the end).
+    """
+
+    game: HaliteGame
+    names: list[str]
+    entrants: list[str]
+    execution_time_ms: int
+    stderr: dict[int, str] = field(default_factory=dict)
+    failures: dict[int, str] = field(default_factory=dict)
+    failed_on: dict[int, int] = field(default_factory=dict)
+    error_logs: dict[int, str] = field(default_factory=dict)
+    turn_times: list[float] = field(default_factory=list)
+    init_time: float = 0.0
+    pgids: dict[int, int] = field(default_factory=dict)
+
+
+# -- seats: one per player --------------------------------------------------------------
+
+
+class _Seat:
+    """A player's connection: a subprocess or an in-process bot."""
+
+    name = ""
+
+    async def init(self, game: HaliteGame, pid: int, timeout: float | None) -> str | None:
+        """Send the init; return ``None`` and set :attr:`name`, or the failure message."""
+        raise NotImplementedError
+
+    async def kill(self) -> None:
+        """Stop the bot (idempotent)."""
+
+    def stderr_text(self) -> str:
+        return ""
+
+
+class _ProcessSeat(_Seat):
+    def __init__(self, bot: ProcessBot) -> None:
+        self.bot = bot
+
+    async def init(self, game: HaliteGame, pid: int, timeout: float | None) -> str | None:
+        reply = await self._exchange(init_text(game, pid), timeout)
+        if isinstance(reply, str):
+            return reply
+        self.name = reply.line[:NAME_MAX_LENGTH]
+        return None
+
+    async def turn(self, frame: str, timeout: float | None) -> LineResult | str:
+        return await self._exchange(frame, timeout)
+
+    async def _exchange(self, text: str, timeout: float | None) -> LineResult | str:
+        """Write ``text`` and read one line: the line, or the engine-worded failure."""
+        problem = await self.bot.send(text, timeout)
+        if problem is not None:
+            return f"communication error with bot: {problem}"
+        # The timeout runs from the end of the write, as the engine's does.
+        reply = await self.bot.read_line(timeout)
+        if reply.status is LineStatus.OK:
+            return reply
+        return _failure_message(reply, timeout)
+
+    async def kill(self) -> None:
+        await self.bot.kill()
+
+    def stderr_text(self) -> str:
+        return self.bot.stderr_text()
+
+
+def _failure_message(reply: LineResult, timeout: float | None) -> str:
+    if reply.status is LineStatus.TIMEOUT:
+        ms = round((timeout or 0.0) * 1000)
+        return f"timed out after {ms} ms (when reading string)"
+    if reply.status is LineStatus.EOF:
+        return _EOF_MESSAGE
+    if reply.status is LineStatus.TOO_LONG:
+        return f"communication error with bot: line longer than {MAX_LINE_BYTES} bytes"
+    return f"communication error with bot: read failed ({reply.detail})"
+
+
+class _InProcessSeat(_Seat):
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.view: Any = None
+        self.errors = ""
+
+    async def init(self, game: HaliteGame, pid: int, timeout: float | None) -> str | None:
+        from snakewar.bots.halite.kit import view_from_game
+
+        start = time.perf_counter()
+        try:
+            self.view = view_from_game(game, pid)
+            self.bot.setup(self.view)
+            name = str(self.bot.name).replace("\r", "").split("\n", 1)[0]
+        except Exception:  # a crashing built-in is a crashed bot, not a referee error
+            self.errors += traceback.format_exc()
+            return _EOF_MESSAGE
+        if timeout is not None and time.perf_counter() - start > timeout:
+            return f"timed out after {round(timeout * 1000)} ms (when reading string)"
+        self.name = name[:NAME_MAX_LENGTH]
+        return None
+
+    def turn(self, game: HaliteGame, timeout: float | None, update: Any) -> str | None:
+        """This turn's line, or ``None`` with :attr:`last_failure` set."""
+        start = time.perf_counter()
+        try:
+            update(self.view, game)
+            line = " ".join(self.bot.turn(self.view))
+        except Exception:
+            self.errors += traceback.format_exc()
+            self.last_failure = _EOF_MESSAGE
+            return None
+        # An in-process bot cannot be interrupted: one that overran is judged afterwards.
+        if timeout is not None and time.perf_counter() - start > timeout:
+            self.last_failure = f"timed out after {round(timeout * 1000)} ms (when reading string)"
+            return None
+        return line
+
+    last_failure = ""
+
+    def stderr_text(self) -> str:
+        return self.errors
+
+
+def _make_builtin(entrant: str, seed: int) -> Any:
+    from snakewar.bots.halite import make_halite_bot
+
+    return make_halite_bot(entrant[len(BUILTIN_PREFIX) :], seed=seed)
+
+
+# -- the game ----------------------------------------------------------------------------
+
+
+async def play_halite(
+    entrants: Sequence[str],
+    *,
+    seed: int | None = None,
+    width: int | None = None,
+    height: int | None = None,
+    map_players: int | None = None,
+    constants: Constants | None = None,
+    turn_limit: int | None = None,
+    timeouts: bool = True,
+    turn_timeout: float = 2.0,
+    init_timeout: float = 30.0,
+    cwd: str | os.PathLike[str] | None = None,
+    names: Sequence[str] | None = None,
+    on_turn: TurnCallback | None = None,
+) -> HaliteMatch:
+    """Play one Halite III game between ``entrants`` and return it with the bots' record.
+
+    Args:
+        entrants: one per player: a shell command, or ``builtin:NAME[?opts]``.
+        seed: the map seed (``-s``); ``None`` takes the clock's seconds, as the engine.
+        width: map width (``--width``); by default the size the seed picks.
+        height: map height (``--height``).
+        map_players: build the map for this many players (``-n``).
+        constants: constants (``-c``); the official ones by default.
+        turn_limit: ``--turn-limit``.
+        timeouts: ``False`` is ``--no-timeout``: wait for bots forever.
+        turn_timeout: seconds per turn, from the end of the frame's write.
+        init_timeout: seconds to answer the name after the init.
+        cwd: working directory for subprocess bots.
+        names: name overrides (``-o``), applied in player order after the game.
+        on_turn: called after each turn with the game and the turn's outcome.
+
+    Raises:
+        HaliteEntrantError: no entrants, or an empty entrant.
+        SnakewarError: an unknown built-in bot, or a map that cannot be made
+            (:class:`~snakewar.games.halite3.MapError`, ``HaliteError``).
+        OSError: a bot's shell cannot be started.
+    """
+    if not entrants:
+        raise HaliteEntrantError("a game needs at least 1 bot, got none")
+    if seed is None:
+        seed = int(time.time())
+    game = HaliteGame.create(
+        seed,
+        len(entrants),
+        width=width,
+        height=height,
+        map_players=map_players,
+        constants=constants,
+        turn_limit=turn_limit,
+    )
+    # Build every built-in first: a bad name fails before any process is started.
+    builtins: dict[int, Any] = {}
+    for pid, entrant in enumerate(entrants):
+        if not entrant.strip():
+            raise HaliteEntrantError(f"entrant {pid} is empty; expected a command or builtin:NAME")
+        if entrant.startswith(BUILTIN_PREFIX):
+            builtins[pid] = _make_builtin(entrant, game.seed)
+
+    turn_limit_s = turn_timeout if timeouts else None
+    init_limit_s = init_timeout if timeouts else None
+    seats: list[_Seat] = []
+    match = HaliteMatch(game=game, names=[""] * len(entrants), entrants=list(entrants),
+                        execution_time_ms=0)  # fmt: skip
+    start = time.perf_counter()
+    try:
+        for pid, entrant in enumerate(entrants):
+            if pid in builtins:
+                seats.append(_InProcessSeat(builtins[pid]))
+            else:
+                process = await ProcessBot.start(entrant, cwd=cwd)
+                seats.append(_ProcessSeat(process))
+                match.pgids[pid] = process.pgid
+        init_failures = await _initialize(game, seats, init_limit_s)
+        match.init_time = time.perf_counter() - start
+        for pid, seat in enumerate(seats):
+            match.names[pid] = seat.name
+        for pid, why in init_failures.items():
+            match.failures[pid] = why
+            match.failed_on[pid] = 0
+            await seats[pid].kill()
+        await _run_turns(game, seats, match, init_failures, turn_limit_s, on_turn)
+    finally:
+        await asyncio.gather(*(seat.kill() for seat in seats), return_exceptions=True)
+        match.execution_time_ms = round((time.perf_counter() - start) * 1000)
+        for pid, seat in enumerate(seats):
+            text = seat.stderr_text()
+            if text:
+                match.stderr[pid] = text
+    if names:
+        for pid, name in enumerate(names[: len(entrants)]):
+            match.names[pid] = name
+    match.error_logs = _error_logs(game, match, set(init_failures))
+    return match
+
+
+async def _initialize(
+    game: HaliteGame, seats: list[_Seat], timeout: float | None
+) -> dict[int, str]:
+    """Send every init in parallel; return the failure message of each bot that failed."""
+    results = await asyncio.gather(
+        *(seat.init(game, pid, timeout) for pid, seat in enumerate(seats))
+    )
+    return {pid: why for pid, why in enumerate(results) if why is not None}
+
+
+async def _run_turns(
+    game: HaliteGame,
+    seats: list[_Seat],
+    match: HaliteMatch,
+    init_failures: dict[int, str],
+    timeout: float | None,
+    on_turn: TurnCallback | None,
+) -> None:
+    from snakewar.bots.halite.kit import update_view_from_game
+
+    process_seats = [(pid, s) for pid, s in enumerate(seats) if isinstance(s, _ProcessSeat)]
+    local_seats = [(pid, s) for pid, s in enumerate(seats) if isinstance(s, _InProcessSeat)]
+    players = game.players
+    # Bots that failed init are killed before turn 1 by the engine; the pure engine
+    # kills them on turn 1 when given no line, with the same statistics.
+    pending_failures = dict(init_failures)
+    perf = time.perf_counter
+    while not game.over:
+        turn_start = perf()
+        commands: dict[int, str | None] = {}
+        failures: dict[int, str] = {}
+        for pid, why in pending_failures.items():
+            commands[pid] = None
+            failures[pid] = why
+        live_procs = [(pid, s) for pid, s in process_seats
+                      if not players[pid].terminated and pid not in commands]  # fmt: skip
+        if live_procs:
+            frame = frame_text(game)
+            replies = await asyncio.gather(*(s.turn(frame, timeout) for _, s in live_procs))
+            for (pid, _), reply in zip(live_procs, replies, strict=True):
+                if isinstance(reply, str):
+                    commands[pid] = None
+                    failures[pid] = reply
+                    match.failures[pid] = reply
+                    match.failed_on[pid] = game.turn + 1
+                else:
+                    commands[pid] = reply.line
+        for pid, seat in local_seats:
+            if players[pid].terminated or pid in commands:
+                continue
+            line = seat.turn(game, timeout, update_view_from_game)
+            commands[pid] = line
+            if line is None:
+                failures[pid] = seat.last_failure
+                match.failures[pid] = seat.last_failure
+                match.failed_on[pid] = game.turn + 1
+        pending_failures = {}
+        outcome = game.step(commands, failures)
+        for pid in outcome.killed:
+            await seats[pid].kill()
+        match.turn_times.append(perf() - turn_start)
+        if on_turn is not None:
+            on_turn(game, outcome)
+
+
+def _error_logs(game: HaliteGame, match: HaliteMatch, init_failed: set[int]) -> dict[int, str]:
+    """Each player's error log as the engine writes it (empty when nothing was logged)."""
+    logs: dict[int, str] = {}
+    for player in game.players:
+        pid = player.id
+        stderr = match.stderr.get(pid, "")
+        if pid in init_failed:
+            text = f"\nInitialization Phase\n{_RULE}\nerror: {match.failures[pid]}\n"
+        else:
+            text = game.error_logs.get(pid, "")
+        if stderr:
+            if player.terminated:
+                # The kill's turn is the log's last section: the engine adds it there.
+                text += f"Bot error output was:\n{stderr}\n"
+            else:
+                # Bots alive at the end are killed after the game, under "Game End".
+                text += f"\nGame End\n{_RULE}\nBot error output was:\n{stderr}\n"
+        logs[pid] = text
+    return logs
+
+
+def play_halite_sync(entrants: Sequence[str], **options: Any) -> HaliteMatch:
+    """:func:`play_halite` in a fresh event loop (for scripts and worker processes)."""
+    return asyncio.run(play_halite(entrants, **options))
