@@ -339,3 +339,130 @@ def conformance(
     typer.echo(f"{len(paths) - failed}/{len(paths)} games match ({turns} turns)")
     if failed:
         raise typer.Exit(1)
+
+
+@halite_app.command("eval")
+def evaluate(
+    bot_commands: list[str] = typer.Argument(
+        ..., help="2, 4 or 8 bots: commands or builtin:NAME[?opts] (e.g. two versions of yours)."
+    ),
+    games: int = typer.Option(20, "--games", "-i", help="Games to play.", min=1),
+    seed: int = typer.Option(1, "-s", "--seed", help="Seed of the first game (then +1 each)."),
+    width: int | None = typer.Option(None, "--width", help="Map width (default: by seed).", min=1),
+    height: int | None = typer.Option(None, "--height", help="Map height.", min=1),
+    turn_limit: int | None = typer.Option(None, "--turn-limit", help="Maximum turns.", min=1),
+    timeout: int = typer.Option(2000, "--timeout", help="Ms per turn for each bot.", min=1),
+    workers: int = typer.Option(1, "--workers", help="Games played at once.", min=1),
+    executor: str = typer.Option(
+        "auto", "--executor", help="auto, inprocess, pool or ray (auto: pool when --workers > 1)."
+    ),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="A Ray cluster."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+) -> None:
+    """Evaluate bots over many games, like ``hlt play -i N``: win ratios and scores.
+
+    Seats rotate from game to game so no bot keeps the same shipyard.
+    """
+    import json
+    import statistics
+
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from snakewar.arena.executors import GameJob, make_executor
+    from snakewar.arena.halite import HaliteSpec, HaliteSummary
+    from snakewar.errors import SnakewarError
+    from snakewar.referee.stats import wilson_interval
+
+    try:
+        bots = list(bot_commands)
+        if len(bots) not in (2, 4, 8):
+            raise _fail(f"{len(bots)} bots: expected 2, 4 or 8 (one Halite map per game)")
+        names = _unique_names(bots)
+        jobs = []
+        for g in range(games):
+            shift = g % len(bots)
+            order = bots[shift:] + bots[:shift]
+            seats = names[shift:] + names[:shift]
+            spec = HaliteSpec(
+                tuple(order), tuple(seats), width or 0, height or 0, turn_limit, timeout, "eval"
+            )
+            spec.check()
+            jobs.append(GameJob(f"eval-{g}", spec, seed + g))
+        kind = executor if executor != "auto" else "pool" if workers > 1 else "inprocess"
+        runner = make_executor(kind, concurrency=workers, workers=workers, ray_address=ray_address)
+        with Progress(transient=True, disable=as_json) as progress:
+            task = progress.add_task("games", total=games)
+            outcomes = runner.run(jobs, on_result=lambda _: progress.advance(task))
+    except SnakewarError as exc:
+        raise _fail(str(exc)) from None
+    per: dict[str, dict[str, Any]] = {
+        n: {"wins": 0, "games": 0, "ranks": [], "scores": [], "killed": 0} for n in names
+    }
+    failed = [o for o in outcomes if not isinstance(o.summary, HaliteSummary)]
+    for outcome in outcomes:
+        summary = outcome.summary
+        if not isinstance(summary, HaliteSummary):
+            continue
+        for pid, name in enumerate(summary.names):
+            row = per[name]
+            row["games"] += 1
+            row["wins"] += summary.ranks[pid] == 1
+            row["ranks"].append(summary.ranks[pid])
+            row["scores"].append(summary.scores[pid])
+            row["killed"] += pid in summary.killed
+    figures = []
+    for name, command in zip(names, bots, strict=True):
+        row = per[name]
+        n = row["games"]
+        low, high = wilson_interval(row["wins"], n) if n else (0.0, 0.0)
+        figures.append(
+            {
+                "name": name,
+                "bot": command,
+                "games": n,
+                "wins": row["wins"],
+                "win_ratio": row["wins"] / n if n else 0.0,
+                "win_ratio_95": [low, high],
+                "mean_rank": statistics.fmean(row["ranks"]) if n else None,
+                "mean_score": statistics.fmean(row["scores"]) if n else None,
+                "killed": row["killed"],
+            }
+        )
+    if as_json:
+        typer.echo(json.dumps({"games": games, "failed": len(failed), "bots": figures}, indent=2))
+    else:
+        table = Table(title=f"{games} Halite III games, seeds {seed}..{seed + games - 1}")
+        for column in ("bot", "wins", "win ratio (95%)", "mean rank", "mean score", "killed"):
+            table.add_column(column, justify="left" if column == "bot" else "right")
+        for f in figures:
+            low, high = f["win_ratio_95"]
+            table.add_row(
+                f["name"],
+                f"{f['wins']}/{f['games']}",
+                f"{f['win_ratio']:.0%} ({low:.0%}-{high:.0%})",
+                f"{f['mean_rank']:.2f}" if f["mean_rank"] is not None else "-",
+                f"{f['mean_score']:.0f}" if f["mean_score"] is not None else "-",
+                str(f["killed"]),
+            )
+        Console(highlight=False).print(table)
+    for outcome in failed:
+        typer.echo(f"game with seed {outcome.seed} could not be played: {outcome.error}", err=True)
+    if failed:
+        raise typer.Exit(1)
+
+
+def _unique_names(bots: list[str]) -> list[str]:
+    """Short names for the bots: the built-in's name or the command's last word."""
+    from snakewar.arena.halite import halite_entrant
+
+    names: list[str] = []
+    for bot in bots:
+        _, base = halite_entrant(bot)
+        name, n = base, 1
+        while name in names:
+            n += 1
+            name = f"{base}-{n}"
+        names.append(name)
+    return names

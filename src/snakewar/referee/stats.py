@@ -57,7 +57,11 @@ def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[floa
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # Exactly, the interval reaches 1 at n successes and 0 at none; in floating point
+    # it can miss by an ulp, and the interval must always contain ``p``.
+    low = 0.0 if successes <= 0 else max(0.0, min(p, centre - half))
+    high = 1.0 if successes >= n else min(1.0, max(p, centre + half))
+    return (low, high)
 
 
 @dataclass(frozen=True, slots=True)

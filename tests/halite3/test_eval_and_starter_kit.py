@@ -1,0 +1,75 @@
+"""Batch evaluation (``snakewar halite eval``) and a starter-kit bot in full games."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from snakewar.referee.halite import play_halite_sync
+from snakewar.replay.hlt import read_hlt, replay_document, write_hlt
+from snakewar.replay.hlt_verify import verify_hlt
+
+MAIN = [sys.executable, "-c", "import sys; from snakewar.cli import main; sys.exit(main())"]
+MY_BOT = Path(__file__).resolve().parent / "starter_kit" / "MyBot.py"
+
+
+def test_starter_kit_bot_plays_full_games_unchanged(tmp_path: Path) -> None:
+    # MyBot.py is written against the official Python starter kit's API (a clean-room
+    # copy of the kit sits next to it): it runs as `python3 MyBot.py`, as with the engine.
+    kit = f"cd {MY_BOT.parent} && {sys.executable} MyBot.py"
+    greedy = f"{sys.executable} -m snakewar.bots.halite greedy"
+    match = play_halite_sync([kit, greedy, kit, greedy], seed=77, width=32, height=32)
+    game = match.game
+    assert game.over
+    assert match.names[0] == "MyPythonBot" and match.names[1] == "greedy"
+    assert not match.failures, match.failures
+    assert not any(p.terminated for p in game.players)
+    assert game.turn == game.max_turns == 400  # four players: nobody runs out this fast
+    spawned = game.result().statistics[0]["ships_spawned"]
+    assert spawned > 0
+    path = write_hlt(replay_document(game, match.names), tmp_path / "kit.hlt")
+    assert verify_hlt(read_hlt(path)).ok
+
+
+def test_eval_reports_win_ratios_over_rotated_seats() -> None:
+    options = ["--games", "4", "--width", "32", "--turn-limit", "150", "--json"]
+    result = subprocess.run(
+        [*MAIN, "halite", "eval", "builtin:greedy", "builtin:random", *options],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["games"] == 4 and report["failed"] == 0
+    greedy, random_bot = report["bots"]
+    assert greedy["name"] == "greedy" and random_bot["name"] == "random"
+    assert greedy["games"] == random_bot["games"] == 4
+    assert greedy["wins"] + random_bot["wins"] == 4
+    assert greedy["wins"] > random_bot["wins"]
+    low, high = greedy["win_ratio_95"]
+    assert 0 <= low <= greedy["win_ratio"] <= high <= 1
+
+
+def test_eval_refuses_a_player_count_with_no_map() -> None:
+    result = subprocess.run(
+        [*MAIN, "halite", "eval", "builtin:greedy", "builtin:random", "builtin:random"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert result.stderr == "error: 3 bots: expected 2, 4 or 8 (one Halite map per game)\n"
+
+
+def test_wilson_interval_contains_the_ratio_at_the_extremes() -> None:
+    from snakewar.referee.stats import wilson_interval
+
+    for n in range(1, 200):
+        assert wilson_interval(n, n)[1] == 1.0
+        assert wilson_interval(0, n)[0] == 0.0
+        for wins in (0, n // 3, n):
+            low, high = wilson_interval(wins, n)
+            assert low <= wins / n <= high
