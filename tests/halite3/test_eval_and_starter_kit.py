@@ -73,3 +73,38 @@ def test_wilson_interval_contains_the_ratio_at_the_extremes() -> None:
         for wins in (0, n // 3, n):
             low, high = wilson_interval(wins, n)
             assert low <= wins / n <= high
+
+
+def test_play_strict_ends_the_game_on_the_first_warning(tmp_path: Path) -> None:
+    args = ["--seed", "3", "--width", "32", "--height", "32", "--no-replay", "--results-as-json"]
+    bots = ["builtin:random", "builtin:random"]
+    strict = subprocess.run(
+        [*MAIN, "halite", "play", "--strict", *args, *bots],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert strict.returncode == 0, strict.stderr
+    relaxed = subprocess.run(
+        [*MAIN, "halite", "play", *args, *bots],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    # The random bots make unaffordable moves: warnings in a normal game, the end under --strict.
+    logs = json.loads(relaxed.stdout)["error_logs"]
+    assert logs and "warning:" in (tmp_path / next(iter(logs.values()))).read_text()
+    assert json.loads(strict.stdout)["stats"] != json.loads(relaxed.stdout)["stats"]
+
+
+def test_play_refuses_map_types_other_than_fractal() -> None:
+    result = subprocess.run(
+        [*MAIN, "halite", "play", "-m", "basic", "builtin:random"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: map type 'basic': only 'fractal' is supported")

@@ -9,6 +9,7 @@ current directory), ``errorlog-…-<pid>.log`` files for players with log output
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from datetime import datetime
@@ -132,6 +133,12 @@ def play(
     print_constants: bool = typer.Option(
         False, "--print-constants", help="Print the constants JSON and exit."
     ),
+    strict: bool = typer.Option(
+        False, "--strict", help="Warnings (unaffordable moves, own collisions) end the game."
+    ),
+    map_type: str = typer.Option(
+        "fractal", "-m", "--map-type", help="Map generator: fractal (the official default)."
+    ),
     override_names: list[str] = typer.Option(
         None, "-o", "--override-names", help="Override the players' names, in order."
     ),
@@ -149,6 +156,13 @@ def play(
                 why = f"cannot read constants file {str(constants_file)!r}: {exc.strerror}"
                 raise _fail(why) from None
             constants = Constants.loads(text)
+        if strict:
+            constants = dataclasses.replace(constants, STRICT_ERRORS=True)
+        if map_type != "fractal":
+            raise _fail(
+                f"map type {map_type!r}: only 'fractal' is supported (the official default; "
+                "basic and blur_tile were never used in official play)"
+            )
         if print_constants:
             typer.echo(constants.dumps())
             return
