@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -95,15 +96,16 @@ class HaliteMatch:
 # -- seats: one per player --------------------------------------------------------------
 
 
-class _Seat:
+class _Seat(ABC):
     """A player's connection: a subprocess or an in-process bot."""
 
     name = ""
 
+    @abstractmethod
     async def init(self, game: HaliteGame, pid: int, timeout: float | None) -> str | None:
         """Send the init; return ``None`` and set :attr:`name`, or the failure message."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def kill(self) -> None:
         """Stop the bot (idempotent)."""
 
@@ -193,6 +195,9 @@ class _InProcessSeat(_Seat):
         return line
 
     last_failure = ""
+
+    async def kill(self) -> None:
+        """Nothing to stop: the bot runs in this process and holds no resources."""
 
     def stderr_text(self) -> str:
         return self.errors

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1022,8 +1022,6 @@ class HaliteGame:
         c = self.constants
         w, h = self.width, self.height
         radius = c.INSPIRATION_RADIUS
-        if len(ships) <= _VECTOR_MIN:
-            return {s.id for s in ships if self._possible_interaction(s.owner, s.x, s.y)}
         exact = c.INSPIRATION_ENABLED and w >= 2 * radius + 1 and h >= 2 * radius + 1
         near, inspiring = _opponents_near_radii(ships, w, h, (2, radius if exact else 2))
         if exact:
@@ -1032,18 +1030,6 @@ class HaliteGame:
         structures.extend((d.x, d.y, d.owner) for d in self.dropoffs)
         by_structure = _opponents_near(ships, w, h, 2, others=structures)
         return {s.id for s, a, b in zip(ships, near, by_structure, strict=True) if a > 0 or b > 0}
-
-    def _possible_interaction(self, pid: int, x: int, y: int) -> bool:
-        w, h = self.width, self.height
-        occupant, owner, ships = self.occupant, self.owner, self.ships
-        for dx, dy in _WITHIN_TWO:
-            pos = ((y + dy) % h) * w + (x + dx) % w
-            sid = occupant[pos]
-            if sid != -1 and ships[sid].owner != pid:
-                return True
-            if owner[pos] != -1 and owner[pos] != pid:
-                return True
-        return False
 
     def _game_ended(self) -> bool:
         if self.map_total_halite == 0:
@@ -1127,14 +1113,15 @@ def _opponents_near_radii(
     Few ships are counted in Python, many with numpy: the pairwise distance matrix
     costs far less than the Python loop once there are dozens of ships.
     """
-    if others is None and len(ships) <= _VECTOR_MIN:
+    if len(ships) <= _VECTOR_MIN:
+        points = others if others is not None else [(o.x, o.y, o.owner) for o in ships]
         result = [[0] * len(ships) for _ in radii]
         for i, ship in enumerate(ships):
             sx, sy, owner = ship.x, ship.y, ship.owner
-            for other in ships:
-                if other.owner != owner:
-                    dx = abs(other.x - sx)
-                    dy = abs(other.y - sy)
+            for px, py, other_owner in points:
+                if other_owner != owner:
+                    dx = abs(px - sx)
+                    dy = abs(py - sy)
                     d = min(dx, width - dx) + min(dy, height - dy)
                     for r, radius in enumerate(radii):
                         if d <= radius:
@@ -1168,11 +1155,6 @@ def _offsets(delta: int, size: int, radius: int) -> int:
     return sum(1 for d in range(-radius, radius + 1) if d % size == target)
 
 
-_WITHIN_TWO: tuple[tuple[int, int], ...] = tuple(
-    (dx, dy) for dx in range(-2, 3) for dy in range(-2, 3) if abs(dx) + abs(dy) <= 2
-)
-
-
 def _compare_stats(a: PlayerStatistics, b: PlayerStatistics) -> int:
     """The engine's ``operator<`` as a three-way comparison (negative: a ranks below b)."""
     if a.last_turn_alive != b.last_turn_alive:
@@ -1187,8 +1169,3 @@ def _compare_stats(a: PlayerStatistics, b: PlayerStatistics) -> int:
                 return 0
             return -1 if a.random_id < b.random_id else 1
     return -1 if a.turn_productions[turn] < b.turn_productions[turn] else 1
-
-
-def iter_ship_rows(ships: Iterable[Ship]) -> list[list[int]]:
-    """``[id, owner, x, y, cargo]`` rows sorted by id (the oracle's ``ships`` field)."""
-    return sorted([s.id, s.owner, s.x, s.y, s.cargo] for s in ships)

@@ -40,16 +40,10 @@ def frame_text(game: HaliteGame) -> str:
     parts = [f"{game.turn + 1}\n"]
     for player in game.players:
         parts.append(f"{player.id} {len(player.ships)} {len(player.dropoffs)} {player.energy}\n")
-        parts.extend(
-            f"{s.id} {s.x} {s.y} {s.cargo}\n" for s in sorted(player.ships.values(), key=_ship_id)
-        )
+        parts.extend(f"{s.id} {s.x} {s.y} {s.cargo}\n" for _, s in sorted(player.ships.items()))
         parts.extend(f"{d.id} {d.x} {d.y}\n" for d in player.dropoffs)
     w = game.width
     changed = sorted(game.changed_cells)
     parts.append(f"{len(changed)}\n")
     parts.extend(f"{p % w} {p // w} {game.halite[p]}\n" for p in changed)
     return "".join(parts)
-
-
-def _ship_id(ship: object) -> int:
-    return ship.id  # type: ignore[attr-defined, no-any-return]
