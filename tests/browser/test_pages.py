@@ -8,71 +8,19 @@ there a missing browser fails instead of skipping.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
+from tests.browser.browser_env import require_chromium, shot
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARTIFACTS = Path(os.environ.get("SNAKEWAR_ARTIFACTS", "test-artifacts"))
+require_chromium()
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("SNAKEWAR_REQUIRE_BROWSER"):
-        raise RuntimeError(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
-    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
-
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = tmp_path_factory.mktemp("db") / "games.db"
-    with serve(create_app(ServerConfig(database_url=f"sqlite:///{db}"))) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield opened
-    context.close()
-    assert not errors, f"JavaScript errors: {errors}"
-
-
-def shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 
 def test_create_a_game_in_the_form_and_watch_it_to_the_end(base_url: str, page: Page) -> None:

@@ -15,14 +15,8 @@ from pathlib import Path
 import pytest
 
 from snakewar.games.halite3.conformance import check_game, iter_oracle_games
+from tests.halite3.oracle import CONFORMANCE_DIR
 
-ROOT = Path(__file__).resolve().parents[2]
-CONFORMANCE_DIR = Path(
-    os.environ.get(
-        "SNAKEWAR_HALITE_CONFORMANCE_DIR",
-        str(ROOT.parent / "shared" / "conformance" / "halite3" / "public"),
-    )
-)
 GAMES = list(iter_oracle_games(CONFORMANCE_DIR)) if CONFORMANCE_DIR.is_dir() else []
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from snakewar.referee.halite import play_halite_sync
 from snakewar.replay.hlt import read_hlt, replay_document, write_hlt
 from snakewar.replay.hlt_verify import verify_hlt
+from tests.halite3.oracle import MAIN
 
-MAIN = [sys.executable, "-c", "import sys; from snakewar.cli import main; sys.exit(main())"]
 MY_BOT = Path(__file__).resolve().parent / "starter_kit" / "MyBot.py"
 
 

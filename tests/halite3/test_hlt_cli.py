@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,17 +13,10 @@ from typer.testing import CliRunner
 from snakewar.cli import app
 from snakewar.replay.hlt import read_hlt
 from snakewar.replay.hlt_verify import verify_hlt
+from tests.halite3.oracle import CONFORMANCE_DIR, MAIN
 
-ROOT = Path(__file__).resolve().parents[2]
-CONFORMANCE_DIR = Path(
-    os.environ.get(
-        "SNAKEWAR_HALITE_CONFORMANCE_DIR",
-        str(ROOT.parent / "shared" / "conformance" / "halite3" / "public"),
-    )
-)
 REPLAYS = sorted((CONFORMANCE_DIR / "replays").glob("*.hlt"))
 runner = CliRunner()
-MAIN = [sys.executable, "-c", "import sys; from snakewar.cli import main; sys.exit(main())"]
 
 
 @pytest.fixture

@@ -42,15 +42,8 @@ from snakewar.replay.hlt import (
     replay_filename,
     write_hlt,
 )
+from tests.halite3.oracle import ALLOW_MISSING, CONFORMANCE_DIR
 
-REPO = Path(__file__).parents[2]
-CONFORMANCE_DIR = Path(
-    os.environ.get(
-        "SNAKEWAR_HALITE_CONFORMANCE_DIR",
-        str(REPO.parent / "shared" / "conformance" / "halite3" / "public"),
-    )
-)
-ALLOW_MISSING = os.environ.get("SNAKEWAR_ALLOW_MISSING_CONFORMANCE") == "1"
 GAME_FILES = sorted((CONFORMANCE_DIR / "games").glob("*.jsonl.gz"))
 
 

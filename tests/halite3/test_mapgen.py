@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +13,7 @@ import pytest
 from snakewar.engine.mt19937 import MT19937
 from snakewar.errors import SnakewarError
 from snakewar.games.halite3.mapgen import GeneratedMap, MapError, generate_map, size_for_seed
-
-REPO = Path(__file__).parents[2]
-CONFORMANCE_DIR = Path(
-    os.environ.get(
-        "SNAKEWAR_HALITE_CONFORMANCE_DIR",
-        str(REPO.parent / "shared" / "conformance" / "halite3" / "public"),
-    )
-)
-ALLOW_MISSING = os.environ.get("SNAKEWAR_ALLOW_MISSING_CONFORMANCE") == "1"
+from tests.halite3.oracle import ALLOW_MISSING, CONFORMANCE_DIR
 
 
 def _game_files() -> list[Path]:

@@ -10,13 +10,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -32,7 +30,6 @@ from snakewar.server.store import GameExistsError, GameNotFoundError, Store, Sto
 
 zstandard = pytest.importorskip("zstandard")
 
-POSTGRES_ENV = "SNAKEWAR_TEST_POSTGRES_URL"
 REPLAYS = (
     (
         Path(os.environ.get("SNAKEWAR_HALITE_CONFORMANCE_DIR", ""))
@@ -61,35 +58,6 @@ def compress(doc: Any) -> bytes:
 
 
 # -- databases --------------------------------------------------------------------------
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A fresh database: a SQLite file, or a new schema in the PostgreSQL database."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'games.db'}"
-        return
-    base = os.environ.get(POSTGRES_ENV, "").strip()
-    if not base:
-        pytest.skip(f"PostgreSQL variant: set {POSTGRES_ENV} to a scratch database")
-    url = sa.make_url(base).set(drivername="postgresql+psycopg")
-    schema = f"snakewar_test_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(url, poolclass=sa.NullPool)
-    with admin.begin() as connection:
-        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        scoped = url.update_query_dict({"options": f"-csearch_path={schema}"})
-        yield scoped.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as connection:
-            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
-
-@pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    with Store(db_url) as opened:
-        yield opened
 
 
 @pytest.fixture

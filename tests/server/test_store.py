@@ -10,13 +10,10 @@ import asyncio
 import dataclasses
 import datetime as dt
 import json
-import os
 import subprocess
 import sys
 import textwrap
 import threading
-import uuid
-from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -52,7 +49,6 @@ from snakewar.server.store import (
     default_database_url,
 )
 
-POSTGRES_ENV = "SNAKEWAR_TEST_POSTGRES_URL"
 SPEC = MatchSpec(snakes=("random", "random"))
 
 # -- games ----------------------------------------------------------------------------
@@ -102,42 +98,6 @@ def at(minute: int) -> dt.datetime:
 
 
 # -- databases ------------------------------------------------------------------------
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A fresh, empty database: a SQLite file, or a new schema in the PostgreSQL database."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'games.db'}"
-        return
-    base = os.environ.get(POSTGRES_ENV, "").strip()
-    if not base:
-        pytest.skip(
-            f"PostgreSQL variant: set {POSTGRES_ENV} to a scratch database, e.g. "
-            "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-        )
-    url = sa.make_url(base).set(drivername="postgresql+psycopg")
-    schema = f"snakewar_test_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(url, poolclass=sa.NullPool)
-    with admin.begin() as connection:
-        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        # Every connection of the store works in the test's own schema.
-        scoped = url.update_query_dict({"options": f"-csearch_path={schema}"})
-        yield scoped.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as connection:
-            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
-
-@pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    opened = Store(db_url)
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def head_revision() -> str:
