@@ -52,8 +52,8 @@ def test_battlesnake_all_is_exact() -> None:
         "settings",
         "types",
         "wire",
-        "register_game",
-        "GameSpec",
+        "records",
+        "frames",
     }
     assert set(bs.__all__) == public - modules
 

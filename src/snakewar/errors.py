@@ -42,12 +42,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 __all__ = [
+    "BusyError",
+    "ConflictError",
+    "EntrantError",
+    "ForbiddenError",
     "InvalidStateError",
+    "LimitError",
     "MapSetupError",
+    "MatchSetupError",
+    "NotFoundError",
+    "OverLimitError",
+    "ParamsError",
     "RulesError",
     "SettingsError",
     "SnakewarError",
     "StepError",
+    "TooLargeError",
     "UnknownGameError",
     "UnknownMapError",
     "UnknownRulesetError",
@@ -106,3 +116,50 @@ class WireFormatError(SnakewarError, ValueError):
 
 class UnknownGameError(SnakewarError, LookupError):
     """Raised when a game name is not registered."""
+
+
+class NotFoundError(SnakewarError, LookupError):
+    """Raised when a stored game, ladder or tournament does not exist."""
+
+
+class ForbiddenError(SnakewarError, PermissionError):
+    """Raised for a request refused on purpose (an address a public server never calls)."""
+
+
+class ConflictError(SnakewarError):
+    """Raised when a request clashes with what exists (a name taken, a run going on)."""
+
+
+class LimitError(SnakewarError):
+    """Raised when a request goes past a limit of the server or the library."""
+
+
+class BusyError(LimitError, RuntimeError):
+    """Raised when too much is going on already (games running, requests per minute)."""
+
+
+class TooLargeError(LimitError, ValueError):
+    """Raised for a body, upload or file larger than accepted."""
+
+
+class OverLimitError(LimitError, ValueError):
+    """Raised for a value past what this server allows (a board size, a timeout)."""
+
+
+class MatchSetupError(SnakewarError, ValueError):
+    """Raised for a match that cannot be set up: its parameters or entrants."""
+
+
+class ParamsError(MatchSetupError):
+    """Raised for a game parameter that does not exist or has a bad value.
+
+    ``field`` names the parameter, so an API can say which field is wrong.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(message)
+
+
+class EntrantError(MatchSetupError):
+    """Raised for an entrant that is no bot of the game (a bad URL, command or name)."""

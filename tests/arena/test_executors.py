@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from snakewar.adapters.battlesnake import GAME, match_spec
 from snakewar.arena.executors import (
     Executor,
     ExecutorError,
@@ -23,7 +24,8 @@ from snakewar.arena.executors import (
     measure_games_per_minute,
     play_job,
 )
-from snakewar.referee.batch import MatchSpec
+from snakewar.engine.protocol import MatchSpec
+from snakewar.referee.batch import SnakeMatch
 from snakewar.referee.stats import GameSummary
 
 HAS_RAY = importlib.util.find_spec("ray") is not None
@@ -31,17 +33,28 @@ needs_ray = pytest.mark.skipif(
     not HAS_RAY, reason='Ray is not installed: pip install "snakewar[ray]"'
 )
 
-DUEL = MatchSpec(("builtin:random", "builtin:greedy"), width=7, height=7)
-TRIO = MatchSpec(("builtin:greedy", "builtin:hunter?depth=1", "builtin:random"), width=7, height=7)
-BROKEN = MatchSpec(("builtin:random", "builtin:no-such-bot"), width=7, height=7)
+DUEL = match_spec(SnakeMatch(("builtin:random", "builtin:greedy"), width=7, height=7))
+TRIO = match_spec(
+    SnakeMatch(("builtin:greedy", "builtin:hunter?depth=1", "builtin:random"), width=7, height=7)
+)
+BROKEN = match_spec(SnakeMatch(("builtin:random", "builtin:no-such-bot"), width=7, height=7))
 
 
 def jobs_for(spec: MatchSpec, seeds: range, prefix: str = "g") -> list[GameJob]:
     return [GameJob(f"{prefix}-{seed}", spec, seed) for seed in seeds]
 
 
-def digest(summary: GameSummary | None) -> tuple[object, ...]:
+def summary_of(outcome: GameOutcome) -> GameSummary | None:
+    """The Battlesnake digest an outcome's played game carries (``None`` when it failed)."""
+    if outcome.played is None:
+        return None
+    assert isinstance(outcome.played.details, GameSummary)
+    return outcome.played.details
+
+
+def digest(outcome: GameOutcome) -> tuple[object, ...]:
     """What must not depend on the executor (latencies do, so they are left out)."""
+    summary = summary_of(outcome)
     assert summary is not None
     return (
         summary.seed,
@@ -66,11 +79,11 @@ class CrashOnce:
         self.marker = str(marker)
         self.target = target
 
-    def __call__(self, job: GameJob, replays: bool) -> GameOutcome:
+    def __call__(self, job: GameJob) -> GameOutcome:
         if job.job_id == self.target and not os.path.exists(self.marker):
             Path(self.marker).write_text("crashed")
             os._exit(1)
-        return play_job(job, replays)
+        return play_job(job)
 
 
 class CrashAlways:
@@ -79,10 +92,10 @@ class CrashAlways:
     def __init__(self, target: str) -> None:
         self.target = target
 
-    def __call__(self, job: GameJob, replays: bool) -> GameOutcome:
+    def __call__(self, job: GameJob) -> GameOutcome:
         if job.job_id == self.target:
             os._exit(1)
-        return play_job(job, replays)
+        return play_job(job)
 
 
 @pytest.fixture(scope="module")
@@ -102,9 +115,10 @@ def local_duel() -> list[GameOutcome]:
 
 def test_in_process_results_are_real_games(local_duel: list[GameOutcome]) -> None:
     assert [o.job_id for o in local_duel] == [f"g-{seed}" for seed in range(200)]
-    assert all(o.ok and o.attempts == 1 and o.replay is None for o in local_duel)
-    winners = {o.summary.winner_seat for o in local_duel if o.summary}
-    turns = {o.summary.turns for o in local_duel if o.summary}
+    assert all(o.ok and o.attempts == 1 and o.played is not None for o in local_duel)
+    summaries = [summary_of(o) for o in local_duel]
+    winners = {s.winner_seat for s in summaries if s}
+    turns = {s.turns for s in summaries if s}
     # Varied games, so that equal results elsewhere mean something.
     assert {0, 1} <= winners
     assert len(turns) > 10
@@ -112,7 +126,7 @@ def test_in_process_results_are_real_games(local_duel: list[GameOutcome]) -> Non
 
 def test_concurrency_does_not_change_results(local_duel: list[GameOutcome]) -> None:
     serial = InProcessExecutor().run(jobs_for(DUEL, range(30)))
-    assert [digest(o.summary) for o in serial] == [digest(o.summary) for o in local_duel[:30]]
+    assert [digest(o) for o in serial] == [digest(o) for o in local_duel[:30]]
 
 
 def test_process_pool_matches_in_process(local_duel: list[GameOutcome]) -> None:
@@ -121,7 +135,7 @@ def test_process_pool_matches_in_process(local_duel: list[GameOutcome]) -> None:
         jobs_for(DUEL, range(40)), on_result=lambda o: seen.append(o.job_id)
     )
     assert sorted(seen) == sorted(o.job_id for o in outcomes)
-    assert [digest(o.summary) for o in outcomes] == [digest(o.summary) for o in local_duel[:40]]
+    assert [digest(o) for o in outcomes] == [digest(o) for o in local_duel[:40]]
 
 
 @needs_ray
@@ -135,7 +149,7 @@ def test_ray_matches_in_process_on_200_games(
     assert len(seen) == 200 and set(seen) == {f"g-{seed}" for seed in range(200)}
     assert [o.job_id for o in outcomes] == [o.job_id for o in local_duel]
     assert all(o.ok and o.attempts == 1 for o in outcomes)
-    assert [digest(o.summary) for o in outcomes] == [digest(o.summary) for o in local_duel]
+    assert [digest(o) for o in outcomes] == [digest(o) for o in local_duel]
 
 
 @needs_ray
@@ -144,7 +158,7 @@ def test_three_snake_games_with_hunter_match_across_executors(ray_cluster: None)
     local = InProcessExecutor(concurrency=2).run(jobs)
     remote = RayExecutor().run(jobs)
     assert all(o.ok for o in local)
-    assert [digest(o.summary) for o in remote] == [digest(o.summary) for o in local]
+    assert [digest(o) for o in remote] == [digest(o) for o in local]
 
 
 def failing_batch() -> list[GameJob]:
@@ -154,9 +168,9 @@ def failing_batch() -> list[GameJob]:
 def check_failing_batch(outcomes: list[GameOutcome]) -> None:
     assert [o.job_id for o in outcomes] == ["g-0", "g-1", "g-2", "bad", "g-3", "g-4"]
     bad = outcomes[3]
-    assert not bad.ok and bad.summary is None and bad.seed == 7 and bad.attempts == 1
+    assert not bad.ok and bad.played is None and bad.seed == 7 and bad.attempts == 1
     assert bad.error is not None and "no-such-bot" in bad.error
-    assert all(o.ok and o.summary is not None for i, o in enumerate(outcomes) if i != 3)
+    assert all(o.ok and o.played is not None for i, o in enumerate(outcomes) if i != 3)
 
 
 def test_unplayable_job_is_an_error_outcome_in_process() -> None:
@@ -185,7 +199,7 @@ def test_ray_worker_death_is_retried_and_counted_once(ray_cluster: None, tmp_pat
     assert [o.attempts for o in outcomes] == [1, 1, 2, 1, 1, 1]
     assert all(o.ok for o in outcomes)
     expected = InProcessExecutor().run(jobs)
-    assert [digest(o.summary) for o in outcomes] == [digest(o.summary) for o in expected]
+    assert [digest(o) for o in outcomes] == [digest(o) for o in expected]
 
 
 @needs_ray
@@ -197,7 +211,7 @@ def test_ray_worker_that_keeps_dying_is_reported_failed(ray_cluster: None) -> No
     )
     assert sorted(seen) == ["g-0", "g-1", "g-2"]
     dead = outcomes[1]
-    assert not dead.ok and dead.attempts == 2 and dead.summary is None
+    assert not dead.ok and dead.attempts == 2 and dead.played is None
     assert dead.error is not None and "WorkerCrashedError" in dead.error
     assert outcomes[0].ok and outcomes[2].ok
 
@@ -223,13 +237,21 @@ def test_pool_gives_up_after_max_retries() -> None:
     assert outcomes[0].error is not None and "worker process died" in outcomes[0].error
 
 
-def test_replays_are_returned_when_asked() -> None:
-    (outcome,) = InProcessExecutor().run(jobs_for(DUEL, range(5, 6)), replays=True)
-    assert outcome.replay is not None and outcome.summary is not None
-    header = json.loads(outcome.replay[0])
+def test_played_games_carry_their_replay() -> None:
+    (outcome,) = InProcessExecutor().run(jobs_for(DUEL, range(5, 6)))
+    summary = summary_of(outcome)
+    assert outcome.played is not None and summary is not None
+    lines = GAME.export(outcome.played.data).decode().splitlines()
+    header = json.loads(lines[0])
     assert header["format"] == "snakewar-replay" and header["config"]["seed"] == 5
-    assert json.loads(outcome.replay[-1])["result"]["turns"] == outcome.summary.turns
-    assert len(outcome.replay) == outcome.summary.turns + 2
+    assert json.loads(lines[-1])["result"]["turns"] == summary.turns
+    assert len(lines) == summary.turns + 2
+
+
+def test_jobs_can_name_their_game_id() -> None:
+    job = GameJob("named", DUEL, 5, game_id="ladder-game-1")
+    (outcome,) = InProcessExecutor().run([job])
+    assert outcome.played is not None and outcome.played.id == "ladder-game-1"
 
 
 @pytest.mark.parametrize("executor", [InProcessExecutor(), ProcessPoolExecutor(1)])

@@ -3,39 +3,46 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from snakewar.adapters.halite3 import GAME
+from snakewar.arena.config import MatchConfig
 from snakewar.arena.executors import GameJob, InProcessExecutor, ProcessPoolExecutor
-from snakewar.arena.halite import HaliteSpec, HaliteSpecError, HaliteSummary
-from snakewar.arena.ladder import Ladder, LadderConfig, LadderError
-from snakewar.arena.ratings import placement_from_summary
+from snakewar.arena.ladder import Ladder, LadderError, load_ladder
+from snakewar.arena.ratings import placement_from_game
 from snakewar.arena.tournament_runner import TournamentRun
+from snakewar.engine.protocol import Entrant, MatchSpec
+from snakewar.errors import ParamsError, UnknownGameError
 from snakewar.replay.hlt import read_hlt
 from snakewar.replay.hlt_verify import verify_hlt
-from snakewar.server.store import Store
+from snakewar.storage import Store
 
 # A real subprocess bot speaking the official protocol on stdin/stdout.
 PROCESS_RANDOM = f"{sys.executable} -m snakewar.bots.halite random"
-CONFIG = LadderConfig(width=32, height=32, max_turns=150, timeout_ms=2000, game="halite3")
+CONFIG = MatchConfig.create("halite3", {"width": 32, "height": 32}, max_turns=150, timeout_ms=2000)
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
+def store(tmp_path: Path) -> Iterator[Store]:
     with Store(f"sqlite:///{tmp_path / 'arena.db'}") as s:
         yield s
 
 
 def test_halite_config_checks_player_counts_and_sizes() -> None:
-    with pytest.raises(LadderError, match="Halite games have 2, 4 or 8 players"):
-        LadderConfig(game="halite3", game_size=3)
-    with pytest.raises(LadderError, match="game 'chess'"):
-        LadderConfig(game="chess")
-    with pytest.raises(HaliteSpecError, match="33"):
-        LadderConfig(width=33, height=32, game="halite3").check()
-    LadderConfig(game="halite3", width=0, height=0).check()  # the seed picks the size
-    assert LadderConfig.from_dict(CONFIG.to_dict()) == CONFIG
+    with pytest.raises(ParamsError, match="game size 3: a rated halite3 game has 2, 4, 8, 16"):
+        MatchConfig.create("halite3", game_size=3)
+    with pytest.raises(UnknownGameError, match="game 'chess'"):
+        MatchConfig.create("chess")
+    with pytest.raises(ParamsError, match="33") as bad:
+        MatchConfig.create("halite3", {"width": 33, "height": 32})
+    assert bad.value.field == "width"
+    with pytest.raises(ParamsError, match="halite3 has no parameter 'ruleset'"):
+        MatchConfig.create("halite3", {"ruleset": "standard"})
+    MatchConfig.create("halite3", {"width": 0, "height": 0})  # the seed picks the size
+    assert MatchConfig.from_dict(CONFIG.to_dict()) == CONFIG
 
 
 def test_halite_ladder_plays_rates_and_stores_official_replays(store: Store) -> None:
@@ -50,27 +57,33 @@ def test_halite_ladder_plays_rates_and_stores_official_replays(store: Store) -> 
     assert played == 6
     standings = ladder.standings()
     assert standings[0].snake == "greedy"
-    assert all(g["game"] == "halite3" for g in ladder.games)
-    stored = store.list_halite_games(limit=50, offset=0)
-    assert len(stored) == 6
-    first = ladder.games[0]
-    replay = read_hlt(store.halite_replay_bytes(first["game_id"]))
-    assert [p.name for p in replay.players] == first["snakes"]
+    stored = store.games.latest(50, game="halite3")
+    assert len(stored) == 6 and store.games.count() == 6
+    first = ladder.recent[0]
+    data = store.games.data(first.game_id)
+    assert data.replay is not None
+    replay = read_hlt(data.replay)
+    assert [p.name for p in replay.players] == list(first.seats)
     assert verify_hlt(replay).ok
     assert not any(e.paused for e in ladder.entries.values())
     # The ladder's state survives the store.
-    again = Ladder.from_dict(ladder.to_dict())
-    assert again.config.game == "halite3" and len(again.games) == 6
+    again = load_ladder(store, "h3")
+    assert again.config == CONFIG and again.games_played == 6
+    assert [r.snake for r in again.standings()] == [r.snake for r in standings]
 
 
 def test_halite_ladder_notes_and_pauses_a_bot_that_keeps_dying(store: Store) -> None:
-    config = LadderConfig(width=32, height=32, max_turns=10, timeout_ms=300, game="halite3")
+    config = MatchConfig.create(
+        "halite3", {"width": 32, "height": 32}, max_turns=10, timeout_ms=300
+    )
     ladder = Ladder("crashy", config, seed=2)
     ladder.add("builtin:greedy")
     ladder.add(f"{sys.executable} -c 'import sys; sys.exit(3)'", "crasher")
     ladder.run(2, store, parallel=1)
     crasher = ladder.entries["crasher"]
-    assert crasher.paused and "killed in 2 games" in crasher.note
+    assert crasher.paused and crasher.failures == 2
+    assert crasher.note.startswith("paused: killed: ") and "(2 games in a row)" in crasher.note
+    assert load_ladder(store, "crashy").entries["crasher"].paused
     assert ladder.standings()[0].snake == "greedy"
 
 
@@ -89,27 +102,33 @@ def test_halite_tournament_runs_to_a_winner(store: Store) -> None:
     standings = run.tournament.standings()
     assert standings[0].entrant == "greedy"
     games = [g for match in run.games.values() for g in match]
-    assert all(g["game"] == "halite3" for g in games)
-    assert len(store.list_halite_games(limit=50, offset=0)) == 3
+    stored = {row.id: row for row in store.games.latest(50)}
+    assert {g.game_id for g in games} == set(stored)
+    assert {row.game for row in stored.values()} == {"halite3"}
 
 
 def test_halite_jobs_run_in_worker_processes() -> None:
-    spec = CONFIG.match_spec(["builtin:greedy", "builtin:random"], ["g", "r"], "test")
-    assert isinstance(spec, HaliteSpec)
+    spec = CONFIG.match_spec(
+        [Entrant("builtin:greedy", "g"), Entrant("builtin:random", "r")], "test"
+    )
     jobs = [GameJob(f"job-{i}", spec, seed) for i, seed in enumerate((11, 12))]
     outcomes = ProcessPoolExecutor(workers=2).run(jobs)
     local = InProcessExecutor().run(jobs)
     for outcome, again in zip(outcomes, local, strict=True):
-        assert outcome.ok, outcome.error
-        assert isinstance(outcome.summary, HaliteSummary)
-        assert isinstance(again.summary, HaliteSummary)
+        assert outcome.played is not None, outcome.error
+        assert again.played is not None, again.error
         # Built-in bots are deterministic: the same game wherever it is played.
-        assert outcome.summary.ranks == again.summary.ranks
-        assert outcome.summary.scores == again.summary.scores
-        assert list(placement_from_summary(outcome.summary)[0]) == ["g"]
+        assert outcome.played.results == again.played.results
+        assert outcome.played.data.replay is not None
+        assert list(placement_from_game(outcome.played)[0]) == ["g"]
 
 
 def test_an_unplayable_halite_job_is_an_error_outcome() -> None:
-    spec = HaliteSpec(("builtin:nope", "builtin:random"), ("a", "b"), 32, 32, 5)
+    spec = MatchSpec(
+        "halite3",
+        (Entrant("builtin:nope", "a"), Entrant("builtin:random", "b")),
+        GAME.params_for(32, 32),
+        timeout_ms=5,
+    )
     [outcome] = InProcessExecutor().run([GameJob("bad", spec, 1)])
     assert not outcome.ok and "nope" in (outcome.error or "")

@@ -4,23 +4,27 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from snakewar.arena.ladder import Ladder, LadderConfig, LadderError, load_ladder
+from snakewar.adapters.battlesnake import GAME
+from snakewar.arena.config import MatchConfig
+from snakewar.arena.ladder import Ladder, LadderError, LadderNotFoundError, load_ladder
 from snakewar.cli import main
 from snakewar.replay import read_replay, verify_replay
-from snakewar.server.store import Store
+from snakewar.storage import Store
 
 from ..referee.snake_servers import SnakeServers
 
-SMALL = LadderConfig(width=7, height=7)
+SMALL = MatchConfig.create("battlesnake", {"width": 7, "height": 7})
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Store(f"sqlite:///{tmp_path / 'ladder.db'}")
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store(f"sqlite:///{tmp_path / 'ladder.db'}") as opened:
+        yield opened
 
 
 def test_ladder_ranks_hunter_above_greedy_above_random(store: Store) -> None:
@@ -35,10 +39,12 @@ def test_ladder_ranks_hunter_above_greedy_above_random(store: Store) -> None:
     ]
     # Saved and reloaded, with every game stored, replayable and verifiable.
     again = load_ladder(store, "bots")
-    assert [r.snake for r in again.standings()] == order and len(again.games) == 60
-    for game in again.games[:5]:
-        record = read_replay(store.export_replay_lines(game["game_id"]))
-        assert record.config.seed == game["seed"]
+    assert [r.snake for r in again.standings()] == order and again.games_played == 60
+    assert [g.number for g in again.recent] == list(range(40, 60))
+    assert again.board.history.to_dict() == ladder.board.history.to_dict()
+    for game in again.recent[:5]:
+        record = read_replay(GAME.export(store.games.data(game.game_id)))
+        assert record.config.seed == game.seed and record.id == game.game_id
         assert verify_replay(record).ok
 
 
@@ -47,8 +53,8 @@ def test_matchmaking_is_fair_and_prefers_close_ratings(store: Store) -> None:
     for i in range(6):
         ladder.add("random", f"r{i}")
     ladder.run(48, store)
-    games = Counter(name for g in ladder.games for name in g["snakes"])
-    assert set(games) == {f"r{i}" for i in range(6)}
+    games = Counter(ladder.board.games)
+    assert set(games) == {f"r{i}" for i in range(6)} and sum(games.values()) == 96
     # Fair share: 48 games x 2 seats over 6 snakes is 16 each; none is 25% off it.
     assert all(abs(count - 16) <= 4 for count in games.values()), games
     # With spread-out ratings, the anchor's opponent is usually its nearest rival.
@@ -72,20 +78,34 @@ def test_failing_snakes_are_paused_and_resumed(store: Store) -> None:
     ladder.run(4, store, parallel=2)
     remote = ladder.entries["remote"]
     assert remote.paused and "GET /" in remote.note
-    assert all("remote" not in g["snakes"] for g in ladder.games)
+    assert all("remote" not in g.seats for g in ladder.recent)
+    assert load_ladder(store, "health").entries["remote"].paused  # saved as it changed
     with servers:
         ladder.run(6, store, parallel=2)
         assert not ladder.entries["remote"].paused
-        assert any("remote" in g["snakes"] for g in ladder.games)
+        assert any("remote" in g.seats for g in ladder.recent)
 
 
 def test_too_few_active_snakes_is_a_clear_error(store: Store) -> None:
     ladder = Ladder("tiny", SMALL)
     ladder.add("random")
-    with pytest.raises(LadderError, match="1 active snakes; a game needs 2"):
+    with pytest.raises(LadderError, match="1 active entrants; a game needs 2"):
         ladder.run(1, store)
-    with pytest.raises(LadderError, match="already has a snake named 'random'"):
+    with pytest.raises(LadderError, match="already has an entrant named 'random'"):
         ladder.add("random")
+    with pytest.raises(LadderNotFoundError, match="no ladder named 'nope'"):
+        load_ladder(store, "nope")
+
+
+def test_two_ladders_with_the_same_seed_play_their_own_games(store: Store) -> None:
+    first, second = Ladder("one", SMALL, seed=9), Ladder("two", SMALL, seed=9)
+    for ladder in (first, second):
+        ladder.add("random")
+        ladder.add("greedy")
+        assert ladder.run(3, store) == 3
+    ids = [{g.game_id for g in ladder.recent} for ladder in (first, second)]
+    assert len(ids[0]) == len(ids[1]) == 3 and not ids[0] & ids[1]
+    assert store.games.count() == 6
 
 
 def test_ladder_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

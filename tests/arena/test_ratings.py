@@ -4,19 +4,19 @@ import math
 
 import pytest
 
+from snakewar.adapters.battlesnake import placement_from_state
 from snakewar.arena.ratings import (
     Leaderboard,
     Rating,
     RatingError,
     RatingHistory,
     RatingModel,
-    placement_from_state,
-    placement_from_summary,
+    placement_from_game,
     rate_game,
 )
+from snakewar.engine.protocol import EntrantResult, GameData, PlayedGame
 from snakewar.errors import SnakewarError
 from snakewar.games.battlesnake import BoardState, Point, Snake
-from snakewar.referee.stats import GameSummary, SnakeOutcome
 
 BETA = 25.0 / 6.0
 TAU = 25.0 / 300.0
@@ -126,7 +126,7 @@ def test_placement_from_state_orders_by_elimination_turn_with_ties() -> None:
     assert placement_from_state(state) == (("b",), ("c", "d"), ("a",))
     names = {"a": "A", "b": "B", "c": "C", "d": "D"}
     assert placement_from_state(state, names) == (("B",), ("C", "D"), ("A",))
-    with pytest.raises(RatingError, match="'d'"):
+    with pytest.raises(KeyError, match="'d'"):
         placement_from_state(state, {"a": "A", "b": "B", "c": "C"})
 
 
@@ -140,27 +140,31 @@ def test_placement_from_state_draw_is_one_group() -> None:
     assert placement_from_state(state) == (("a", "b"),)
 
 
-def _outcome(seat: int, name: str, result: str, cause: str, turn: int) -> SnakeOutcome:
-    return SnakeOutcome(seat, f"id{seat}", name, result, 3, 90, cause, "", turn, (), {})
-
-
-def test_placement_from_summary_uses_names_or_keys() -> None:
-    summary = GameSummary(
+def _played(*results: tuple[str, int]) -> PlayedGame:
+    return PlayedGame(
+        game="battlesnake",
+        id="g",
         seed=1,
         turns=50,
-        winner_seat=2,
-        is_draw=False,
-        reason="",
-        snakes=(
-            _outcome(0, "hunter", "loss", "wall-collision", 12),
-            _outcome(1, "greedy", "loss", "out-of-health", 49),
-            _outcome(2, "random", "win", "", 0),
+        results=tuple(
+            EntrantResult(seat, name, "builtin:random", rank)
+            for seat, (name, rank) in enumerate(results)
         ),
+        data=GameData(header={}),
     )
-    assert placement_from_summary(summary) == (("random",), ("greedy",), ("hunter",))
-    assert placement_from_summary(summary, ["h", "g", "r"]) == (("r",), ("g",), ("h",))
+
+
+def test_placement_from_game_uses_names_or_keys() -> None:
+    played = _played(("hunter", 3), ("greedy", 2), ("random", 1))
+    assert placement_from_game(played) == (("random",), ("greedy",), ("hunter",))
+    assert placement_from_game(played, ["h", "g", "r"]) == (("r",), ("g",), ("h",))
     with pytest.raises(RatingError, match="keys has 2 entries"):
-        placement_from_summary(summary, ["h", "g"])
+        placement_from_game(played, ["h", "g"])
+
+
+def test_placement_from_game_groups_ties() -> None:
+    played = _played(("a", 2), ("b", 1), ("c", 2), ("d", 4))
+    assert placement_from_game(played) == (("b",), ("a", "c"), ("d",))
 
 
 def test_leaderboard_sorts_by_display_and_keeps_history() -> None:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from snakewar.adapters.battlesnake import GAME
+from snakewar.arena.config import MatchConfig
 from snakewar.arena.executors import InProcessExecutor
-from snakewar.arena.ladder import LadderConfig
 from snakewar.arena.ratings import Rating
 from snakewar.arena.tournament_runner import (
     TournamentRun,
@@ -16,10 +17,11 @@ from snakewar.arena.tournament_runner import (
     load_tournament,
 )
 from snakewar.cli import main
+from snakewar.errors import EntrantError
 from snakewar.replay import read_replay, verify_replay
-from snakewar.server.store import Store
+from snakewar.storage import Store
 
-SMALL = LadderConfig(width=7, height=7, max_turns=150)
+SMALL = MatchConfig.create("battlesnake", {"width": 7, "height": 7}, max_turns=150)
 BOTS: list[tuple[str, str | None]] = [
     ("random", None),
     ("greedy", None),
@@ -58,21 +60,22 @@ def test_single_elimination_runs_to_the_end_with_every_game_stored(store: Store)
         match = run.tournament.match(match_id)
         assert len(games) == len(match.games)
         for game in games:
-            assert sorted(game["seats"]) == sorted(match.entrants)
-            record = read_replay(store.export_replay_lines(game["game_id"]))
-            assert record.config.seed == game["seed"] == run.game_seed(match_id, games.index(game))
-            assert [s.name for s in record.snakes] == game["seats"]
+            assert sorted(game.seats) == sorted(match.entrants)
+            record = read_replay(GAME.export(store.games.data(game.game_id)))
+            assert record.config.seed == game.seed == run.game_seed(match_id, game.number)
+            assert [s.name for s in record.snakes] == list(game.seats)
             assert verify_replay(record).ok
-            seeds.add(game["seed"])
+            seeds.add(game.seed)
     assert len(seeds) == played
-    # Saved after the last step, and the export names every game.
+    # Recorded game by game, and the export names every game.
     again = load_tournament(store, run.id)
-    assert again.to_dict() == run.to_dict()
+    assert again.tournament.to_dict() == run.tournament.to_dict()
+    assert again.export() == run.export()
     exported = json.loads(json.dumps(run.export()))
     assert exported["champion"] == run.tournament.champion and exported["finished"]
     assert exported["standings"][0]["entrant"] == run.tournament.champion
     assert {m["id"]: [g["game_id"] for g in m["games"]] for m in exported["matches"]} == {
-        mid: [g["game_id"] for g in games] for mid, games in run.games.items()
+        mid: [g.game_id for g in games] for mid, games in run.games.items()
     }
     assert run.step(store) == 0
 
@@ -107,7 +110,7 @@ def test_resuming_a_saved_run_plays_the_same_games(tmp_path: Path) -> None:
     first.run(whole)
     assert second.step(parts) == 2
     resumed = load_tournament(parts, "same-1")
-    assert resumed.to_dict() == second.to_dict()
+    assert resumed.tournament.to_dict() == second.tournament.to_dict()
     assert not resumed.is_finished and len(resumed.games) == 2
     resumed.run(parts)
     assert resumed.export() == first.export()
@@ -118,7 +121,7 @@ def test_seeding_by_rating_and_bad_input(store: Store) -> None:
     ratings = {"hunter": Rating(30, 1), "greedy": Rating(25, 1)}
     run = TournamentRun.create("seeded", "swiss", BOTS, config=SMALL, ratings=ratings)
     assert run.tournament.entrants == ["hunter", "greedy", "random", "chaos"]
-    with pytest.raises(TournamentRunError, match="snake name 'x'"):
+    with pytest.raises(EntrantError, match="entrant name 'x' is used twice"):
         TournamentRun.create("dup", "round_robin", [("random", "x"), ("greedy", "x")])
     with pytest.raises(TournamentRunError, match="no tournament with id 'nope'"):
         load_tournament(store, "nope")

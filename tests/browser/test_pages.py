@@ -38,11 +38,13 @@ def test_create_a_game_in_the_form_and_watch_it_to_the_end(base_url: str, page: 
     board = page.frame_locator("[data-testid=board-frame]")
     expect(board.get_by_test_id("game-status")).to_contain_text("Game over", timeout=30_000)
     expect(board.get_by_test_id("snake-row")).to_have_count(2)
-    expect(board.get_by_test_id("snake-name").first).to_have_text(re.compile("random-1|greedy-2"))
+    expect(board.get_by_test_id("snake-name").first).to_have_text(re.compile("random|greedy"))
     shot(page, "game-over")
     # The finished game is on the home page.
     page.goto(base_url + "/")
-    expect(page.get_by_test_id("recent-games").locator("tr").first).to_contain_text("greedy-2")
+    expect(page.get_by_test_id("recent-games").locator("tr").first).to_contain_text(
+        "random, greedy"
+    )
 
 
 def test_step_with_the_keyboard_and_permalink(base_url: str, page: Page) -> None:
@@ -107,8 +109,11 @@ def test_tester_page_shows_each_check(base_url: str, page: Page) -> None:
 def test_an_aborted_game_stays_viewable(browser: Browser, tmp_path: Path) -> None:
     import asyncio
 
-    from snakewar.referee import MatchSpec, play_match
-    from snakewar.server.store import Store
+    from snakewar.adapters.battlesnake import frames_of, listing
+    from snakewar.engine.protocol import GameData
+    from snakewar.referee import SnakeMatch, play_match
+    from snakewar.replay.format import header_dict
+    from snakewar.storage import Store
 
     db = f"sqlite:///{tmp_path / 'games.db'}"
     from concurrent.futures import ThreadPoolExecutor
@@ -116,20 +121,12 @@ def test_an_aborted_game_stays_viewable(browser: Browser, tmp_path: Path) -> Non
     # Playwright's sync API owns this thread's event loop: play the game on another thread.
     with ThreadPoolExecutor(1) as pool:
         record = pool.submit(
-            lambda: asyncio.run(play_match(MatchSpec(snakes=("random", "random")), 12))
+            lambda: asyncio.run(play_match(SnakeMatch(snakes=("random", "random")), 12))
         ).result()
     # Store the first 5 turns as a server would have before dying mid-game.
-    partial = type(record)(
-        id=record.id,
-        config=record.config,
-        timeout_ms=record.timeout_ms,
-        snakes=record.snakes,
-        initial=record.initial,
-        turns=record.turns[:5],
-        start=record.start,
-    )
     with Store(db) as store:
-        store.create_game(partial, "running")
+        data = GameData(header_dict(record), frames_of(record)[:6])
+        store.games.begin(listing(record), data)
     with serve(create_app(ServerConfig(database_url=db))) as base:
         context = browser.new_context()
         page = context.new_page()

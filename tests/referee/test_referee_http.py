@@ -10,9 +10,9 @@ import jsonschema
 import pytest
 
 from snakewar.games.battlesnake import GameConfig, Settings
+from snakewar.games.battlesnake.records import CallStatus, GameRecord
 from snakewar.games.battlesnake.wire import api_schema
 from snakewar.referee.clients import SnakeUnreachableError, new_http_client
-from snakewar.referee.records import CallStatus, GameRecord
 from snakewar.referee.runner import SnakeSpecError, connect, play_game
 
 from .snake_servers import SnakeServers

@@ -19,8 +19,7 @@ import pytest
 from snakewar.bots.random_safe import RandomSafeBot
 from snakewar.errors import SnakewarError
 from snakewar.games.battlesnake import Game, GameConfig, Settings
-from snakewar.games.battlesnake.wire import GameInfo, SnakeRequest
-from snakewar.referee.records import (
+from snakewar.games.battlesnake.records import (
     CallOutcome,
     CallStatus,
     GameRecord,
@@ -28,6 +27,7 @@ from snakewar.referee.records import (
     TurnRecord,
     derive_ids,
 )
+from snakewar.games.battlesnake.wire import GameInfo, SnakeRequest
 from snakewar.replay import (
     FORMAT_VERSION,
     ReplayError,
@@ -812,7 +812,7 @@ def _header_then_garbage() -> bytes:
     [
         (None, "does not exist"),
         (lambda: b"", "is empty"),
-        (lambda: b'{"hello": "world"}\n', "neither a Snakewar replay"),
+        (lambda: b'{"hello": "world"}\n', "not a replay file of any game; expected a Snakewar"),
         (lambda: b'{"format": "snakewar-replay", "version": 99}\n', "version 99 is newer"),
         (_header_then_garbage, "x.jsonl: line 2: not JSON"),
     ],

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from snakewar.server.store import Store
+from snakewar.storage import Store
 
 POSTGRES_ENV = "SNAKEWAR_TEST_POSTGRES_URL"
 

@@ -38,8 +38,9 @@ def test_create_watch_and_list_a_game(client: TestClient) -> None:
     created = client.post("/api/games", json=GAME)
     assert created.status_code == 201, created.text
     game = created.json()
-    assert game["status"] in ("running", "complete") and game["seed"] == 7
-    assert [s["name"] for s in game["snakes"]] == ["random-1", "random-2"]
+    assert game["status"] in ("running", "complete") and game["seed"] == "7"
+    assert game["game"] == "battlesnake" and game["viewer"] == f"/view/{game['id']}"
+    assert [s["name"] for s in game["entrants"]] == ["random", "random-2"]
     finished = wait_finished(client, game["id"])
     assert finished["status"] == "complete"
     info = client.get(f"/games/{game['id']}").json()
@@ -97,7 +98,7 @@ def test_cancel_and_rematch(client: TestClient) -> None:
         assert cancelled.json()["status"] == "cancelled"
     again = client.post(f"/api/games/{game['id']}/rematch")
     assert again.status_code == 201
-    assert again.json()["id"] != game["id"] and again.json()["ruleset"] == "standard"
+    assert again.json()["id"] != game["id"] and again.json()["params"]["ruleset"] == "standard"
 
 
 def test_openapi_describes_the_api(client: TestClient) -> None:
@@ -127,7 +128,7 @@ def test_public_mode_refuses_private_addresses(url: str) -> None:
     app = create_app(ServerConfig(database_url="memory", public=True))
     with TestClient(app) as test_client:
         response = test_client.post("/api/games", json={"snakes": [url, "random"]})
-        assert response.status_code == 400 and "public server" in response.json()["detail"]
+        assert response.status_code == 403 and "public server" in response.json()["detail"]
 
 
 def test_public_mode_allows_public_addresses() -> None:
@@ -215,8 +216,8 @@ def test_stored_games_survive_the_server(tmp_path: Any) -> None:
         # A rematch of a game from an earlier server process: same snakes and settings.
         again = second.post(f"/api/games/{game['id']}/rematch")
         assert again.status_code == 201, again.text
-        assert [s["name"] for s in again.json()["snakes"]] == ["random-1", "random-2"]
-        assert again.json()["width"] == 7 and again.json()["seed"] != 7
+        assert [s["name"] for s in again.json()["entrants"]] == ["random", "random-2"]
+        assert again.json()["width"] == 7 and again.json()["seed"] != "7"
 
     from snakewar.replay import read_replay, verify_replay
 
@@ -350,7 +351,8 @@ def test_public_ladders_refuse_private_snakes(tmp_path: Any) -> None:
     with TestClient(create_app(ServerConfig(database_url=url, public=True))) as client:
         client.post("/api/ladders", json={"name": "pub"})
         refused = client.post("/api/ladders/pub/snakes", json={"snake": "http://10.0.0.1/"})
-        assert refused.status_code == 400 and "public server" in refused.json()["detail"]
+        assert refused.status_code == 403 and "public server" in refused.json()["detail"]
+        assert client.get("/api/ladders/pub").json()["standings"] == []  # not added
 
 
 def test_tournaments_over_the_api(tmp_path: Any) -> None:

@@ -28,12 +28,12 @@ from starlette.routing import Mount, Route
 from snakewar.bots import make_bot
 from snakewar.bots.base import Bot
 from snakewar.bots.sdk import create_app
+from snakewar.games.battlesnake.records import CallStatus
 from snakewar.games.battlesnake.rules import named_ruleset
 from snakewar.games.battlesnake.settings import HAZARD_DAMAGE_PER_TURN
 from snakewar.games.battlesnake.types import Point
 from snakewar.games.battlesnake.wire import MOVES, SnakeRequest, api_schema
 from snakewar.referee.clients import HttpSnakeClient, new_http_client
-from snakewar.referee.records import CallStatus
 from snakewar.referee.runner import make_client
 from snakewar.tester import (
     CATEGORIES,

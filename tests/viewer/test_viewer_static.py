@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from snakewar.games.battlesnake.frames import game_info, record_frames
 from snakewar.replay import read_official_jsonl, read_replay
-from snakewar.server.frames import game_info, record_frames
 from snakewar.viewer import ASSETS, BOARD_PAGE, static_dir
 
 NODE = shutil.which("node")

@@ -1,14 +1,18 @@
-"""The arena: ratings of snakes from their games, tournaments, and where games run.
+"""The arena: ratings from games, ladders, tournaments, and where games run.
 
-:mod:`snakewar.arena.ratings` rates snakes with Weng-Lin (OpenSkill) models from game
+Game-agnostic: every game is played through its adapter (:mod:`snakewar.adapters`).
+:mod:`snakewar.arena.ratings` rates entrants with Weng-Lin (OpenSkill) models from game
 placements; :mod:`snakewar.arena.tournaments` runs elimination, round-robin and Swiss
 tournaments as pure state machines (neither plays a game nor does any I/O);
 :mod:`snakewar.arena.executors` runs many games through one interface: in-process
-(asyncio), a local process pool, or Ray (the ``ray`` extra).
+(asyncio), a local process pool, or Ray (the ``ray`` extra); :mod:`snakewar.arena.ladder`
+and :mod:`snakewar.arena.tournament_runner` play ladders and tournaments, kept by a
+store that implements :mod:`snakewar.arena.ports`.
 """
 
 from __future__ import annotations
 
+from snakewar.arena.config import MatchConfig, arena_game_id
 from snakewar.arena.executors import (
     Executor,
     ExecutorError,
@@ -28,8 +32,7 @@ from snakewar.arena.ratings import (
     RatingError,
     RatingHistory,
     RatingModel,
-    placement_from_state,
-    placement_from_summary,
+    placement_from_game,
     rate_game,
 )
 from snakewar.arena.tournaments import (
@@ -51,6 +54,7 @@ __all__ = [
     "Leaderboard",
     "LeaderboardRow",
     "Match",
+    "MatchConfig",
     "MissingRayError",
     "Placement",
     "ProcessPoolExecutor",
@@ -62,9 +66,9 @@ __all__ = [
     "Standing",
     "Tournament",
     "TournamentError",
+    "arena_game_id",
     "measure_games_per_minute",
-    "placement_from_state",
-    "placement_from_summary",
+    "placement_from_game",
     "rate_game",
     "seed_by_rating",
 ]

@@ -1,21 +1,22 @@
 """Game executors: where the arena's games are played.
 
-An :class:`Executor` takes :class:`GameJob` s (a :class:`~snakewar.referee.batch.MatchSpec`
-plus a seed, under a unique ``job_id``) and returns one :class:`GameOutcome` per
-job, in the order the jobs were given, calling ``on_result`` as each game ends.
-A game that cannot be played (an unknown bot, an unreachable snake, a worker
-that keeps dying) becomes an outcome with ``error`` set; it never stops the
-other games.  Three executors share this contract:
+An :class:`Executor` takes :class:`GameJob` s (a :class:`~snakewar.engine.protocol.MatchSpec`
+of any registered game, a seed and a unique ``job_id``) and returns one
+:class:`GameOutcome` per job, in the order the jobs were given, calling ``on_result`` as
+each game ends.  A game that cannot be played (an unknown bot, an unreachable snake, a
+worker that keeps dying) becomes an outcome with ``error`` set; it never stops the other
+games.  Three executors share this contract:
 
 * :class:`InProcessExecutor`: games on one asyncio event loop in this process,
-  ``concurrency`` at a time (the default; best for HTTP snakes).
+  ``concurrency`` at a time (the default; best for bots on the network).
 * :class:`ProcessPoolExecutor`: a local pool of ``spawn`` worker processes, one
   game per task (built-in bots are CPU-bound, so this uses several cores).
 * :class:`RayExecutor`: one Ray task per game, on a local or remote Ray cluster
   (the optional extra ``pip install "snakewar[ray]"``).
 
-A game depends only on its spec and seed, so for deterministic bots the
-summaries are the same whichever executor plays them.
+Every game is played by its game's adapter (:func:`snakewar.adapters.get_game`), so an
+executor never knows which game it runs.  A game depends only on its spec and seed, so
+for deterministic bots the results are the same whichever executor plays them.
 """
 
 from __future__ import annotations
@@ -32,14 +33,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
-from snakewar.arena.halite import HaliteSpec, HaliteSummary, play_halite_spec
+from snakewar.adapters import get_game
+from snakewar.engine.protocol import MatchHooks, MatchSpec, PlayedGame, PlaySession
 from snakewar.errors import SnakewarError
-from snakewar.referee.batch import MatchSpec, play_match
-from snakewar.referee.clients import new_http_client
-from snakewar.referee.stats import GameSummary, summarize
-from snakewar.replay.format import replay_lines
 
 __all__ = [
     "EXECUTOR_KINDS",
@@ -72,78 +68,70 @@ class MissingRayError(SnakewarError, ImportError):
 class GameJob:
     """One game to play: a match spec and a seed, named by a unique ``job_id``.
 
-    The spec is a Battlesnake :class:`~snakewar.referee.batch.MatchSpec` or a Halite
-    III :class:`~snakewar.arena.halite.HaliteSpec`.
+    ``game_id`` is the id the played game gets (default: the game derives one).
     """
 
     job_id: str
-    spec: MatchSpec | HaliteSpec
+    spec: MatchSpec
     seed: int
+    game_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class GameOutcome:
     """What became of one :class:`GameJob`.
 
-    Exactly one of ``summary`` and ``error`` is set.  ``attempts`` counts the
+    Exactly one of ``played`` and ``error`` is set.  ``attempts`` counts the
     times the game was started (more than one only after a worker died).
     """
 
     job_id: str
     seed: int
-    summary: GameSummary | HaliteSummary | None
-    replay: list[str] | None = None
-    """The replay's lines (see :func:`~snakewar.replay.format.replay_lines`), when asked."""
+    played: PlayedGame | None
     attempts: int = 1
     error: str | None = None
 
     @property
     def ok(self) -> bool:
-        """Whether the game was played to a summary."""
+        """Whether the game was played to the end."""
         return self.error is None
 
 
 OnResult = Callable[[GameOutcome], None]
 """Called with each outcome as it arrives (in completion order)."""
 
-GameFn = Callable[[GameJob, bool], GameOutcome]
-"""Plays one job in a worker (``(job, replays) -> outcome``); :func:`play_job` by default."""
+GameFn = Callable[[GameJob], GameOutcome]
+"""Plays one job in a worker; :func:`play_job` by default."""
 
 
 def _failed(job: GameJob, error: str, attempts: int = 1) -> GameOutcome:
-    return GameOutcome(job.job_id, job.seed, None, None, attempts, error)
+    return GameOutcome(job.job_id, job.seed, None, attempts, error)
 
 
 def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-async def play_job_async(
-    job: GameJob, replays: bool = False, http: httpx.AsyncClient | None = None
-) -> GameOutcome:
-    """Play one job on the running event loop.
+async def play_job_async(job: GameJob, session: PlaySession | None = None) -> GameOutcome:
+    """Play one job on the running event loop, sharing ``session``'s resources.
 
     Every exception the game raises becomes the outcome's ``error``: one job that
-    cannot run (a bad snake argument, an unreachable URL) must not sink a batch.
+    cannot run (a bad entrant, an unreachable bot) must not sink a batch.
     """
-    if isinstance(job.spec, HaliteSpec):
-        try:
-            halite = await play_halite_spec(job.spec, job.seed)
-        except Exception as exc:  # reported in the outcome, see docstring
-            return _failed(job, _describe(exc))
-        return GameOutcome(job.job_id, job.seed, halite)
+    if session is None:
+        async with PlaySession() as own:
+            return await play_job_async(job, own)
     try:
-        record = await play_match(job.spec, job.seed, http)
-        summary = summarize(record)
-        replay = replay_lines(record) if replays else None
+        adapter = get_game(job.spec.game)
+        played = await adapter.play(job.spec, job.seed, session, MatchHooks(game_id=job.game_id))
     except Exception as exc:  # reported in the outcome, see docstring
         return _failed(job, _describe(exc))
-    return GameOutcome(job.job_id, job.seed, summary, replay)
+    return GameOutcome(job.job_id, job.seed, played)
 
 
-def play_job(job: GameJob, replays: bool = False) -> GameOutcome:
+def play_job(job: GameJob) -> GameOutcome:
     """Play one job on its own event loop (what worker processes and Ray tasks run)."""
-    return asyncio.run(play_job_async(job, replays))
+    return asyncio.run(play_job_async(job))
 
 
 def _check_jobs(jobs: Sequence[GameJob]) -> list[GameJob]:
@@ -164,18 +152,13 @@ class Executor(ABC):
     """Plays :class:`GameJob` s somewhere; subclasses choose where."""
 
     def run(
-        self,
-        jobs: Sequence[GameJob],
-        *,
-        on_result: OnResult | None = None,
-        replays: bool = False,
+        self, jobs: Sequence[GameJob], *, on_result: OnResult | None = None
     ) -> list[GameOutcome]:
         """Play every job and return their outcomes in job order.
 
         Args:
             jobs: the games; their ``job_id`` s must be unique.
             on_result: called in this thread with each outcome as it arrives.
-            replays: also return each game's replay lines.
 
         Raises:
             ExecutorError: for duplicate job ids.
@@ -192,22 +175,22 @@ class Executor(ABC):
             if on_result is not None:
                 on_result(outcome)
 
-        self._execute(ordered, replays, deliver)
+        self._execute(ordered, deliver)
         for job in ordered:
             if job.job_id not in results:  # pragma: no cover - each backend delivers every job
                 deliver(_failed(job, "the executor returned no result for this job"))
         return [results[job.job_id] for job in ordered]
 
     @abstractmethod
-    def _execute(self, jobs: list[GameJob], replays: bool, deliver: OnResult) -> None:
+    def _execute(self, jobs: list[GameJob], deliver: OnResult) -> None:
         """Play ``jobs`` and hand every outcome to ``deliver``."""
 
 
 class InProcessExecutor(Executor):
     """Games on one asyncio event loop in this process, ``concurrency`` at a time.
 
-    Built-in bots run in worker threads, so concurrency mostly helps HTTP snakes,
-    whose games spend their time waiting on the network.
+    Concurrency mostly helps bots on the network (HTTP snakes), whose games spend
+    their time waiting.
 
     Raises:
         ExecutorError: if ``concurrency`` is below 1.
@@ -217,20 +200,20 @@ class InProcessExecutor(Executor):
         _check_positive("concurrency", concurrency)
         self.concurrency = concurrency
 
-    def _execute(self, jobs: list[GameJob], replays: bool, deliver: OnResult) -> None:
-        asyncio.run(self.run_async(jobs, replays, deliver))
+    def _execute(self, jobs: list[GameJob], deliver: OnResult) -> None:
+        asyncio.run(self.run_async(jobs, deliver))
 
-    async def run_async(self, jobs: Sequence[GameJob], replays: bool, deliver: OnResult) -> None:
+    async def run_async(self, jobs: Sequence[GameJob], deliver: OnResult) -> None:
         """Play ``jobs`` on the running loop, handing each outcome to ``deliver``.
 
         For callers that already run an event loop (:meth:`run` starts its own).
         """
         limit = asyncio.Semaphore(self.concurrency)
-        async with new_http_client() as http:
+        async with PlaySession() as session:
 
             async def one(job: GameJob) -> None:
                 async with limit:
-                    outcome = await play_job_async(job, replays, http)
+                    outcome = await play_job_async(job, session)
                 deliver(outcome)
 
             async with asyncio.TaskGroup() as group:
@@ -262,7 +245,7 @@ class ProcessPoolExecutor(Executor):
         self.max_retries = max_retries
         self.game_fn = game_fn
 
-    def _execute(self, jobs: list[GameJob], replays: bool, deliver: OnResult) -> None:
+    def _execute(self, jobs: list[GameJob], deliver: OnResult) -> None:
         # "spawn" gives each worker a clean interpreter: no inherited event loop,
         # sockets or threads from the parent.
         context = multiprocessing.get_context("spawn")
@@ -273,7 +256,7 @@ class ProcessPoolExecutor(Executor):
                 futures = {}
                 for job in pending.values():
                     attempts[job.job_id] += 1
-                    futures[pool.submit(self.game_fn, job, replays)] = job
+                    futures[pool.submit(self.game_fn, job)] = job
                 try:
                     for future in concurrent.futures.as_completed(futures):
                         job = futures[future]
@@ -309,10 +292,10 @@ def _import_ray() -> Any:
 _RETRYABLE = ("WorkerCrashedError", "NodeDiedError", "OutOfMemoryError", "ObjectLostError")
 
 
-def _ray_task(game_fn: GameFn, job: GameJob, replays: bool) -> GameOutcome:
+def _ray_task(game_fn: GameFn, job: GameJob) -> GameOutcome:
     # The game function travels as an argument so that any picklable callable
     # (not only a plain function, which is all ``ray.remote`` accepts) can be used.
-    return game_fn(job, replays)
+    return game_fn(job)
 
 
 class RayExecutor(Executor):
@@ -350,7 +333,7 @@ class RayExecutor(Executor):
         self.max_retries = max_retries
         self.game_fn = game_fn
 
-    def _execute(self, jobs: list[GameJob], replays: bool, deliver: OnResult) -> None:
+    def _execute(self, jobs: list[GameJob], deliver: OnResult) -> None:
         ray = _import_ray()
         if not ray.is_initialized():
             ray.init(
@@ -368,7 +351,7 @@ class RayExecutor(Executor):
 
         def submit(job: GameJob) -> None:
             attempts[job.job_id] = attempts.get(job.job_id, 0) + 1
-            running[task.remote(game_fn, job, replays)] = job
+            running[task.remote(game_fn, job)] = job
 
         for job in jobs:
             submit(job)

@@ -1,21 +1,18 @@
-"""Ladders: a set of snakes that keep playing each other, rated with OpenSkill.
+"""Ladders: a set of entrants that keep playing each other, rated with OpenSkill.
 
-A ladder is a list of snakes (URLs or built-in bots) and one game config.  Each
-game, the matchmaker takes the snake with the fewest games and the snakes whose
-rating is closest to it (with some random jitter, so pairings vary), plays the
-game through an :class:`~snakewar.arena.executors.Executor`, stores it like any
-server game (seed and config included, so it can be replayed and verified), and
-updates the ratings from the elimination order.
+A ladder is a list of entrants (bots of one game) and one :class:`MatchConfig`.  Each
+game, the matchmaker takes the entrant with the fewest games and the entrants whose
+rating is closest to it (with some random jitter, so pairings vary), plays the game
+through an :class:`~snakewar.arena.executors.Executor`, stores it like any other game
+(seed and settings included, so it can be replayed and verified), and updates the
+ratings from the game's placement.  Every game is recorded as it ends: the game, its
+players' new ratings and entries (:class:`~snakewar.arena.ports.LadderRepository`).
 
-Snakes that fail their health check (``GET /``), or fail most of their moves in a
-game, are paused; a paused snake is checked again before every round and resumes
-once it answers.  The ladder's whole state lives in the store's ``ladders`` table.
-
-A ladder plays one game, ``battlesnake`` (the default) or ``halite3``.  A Halite
-ladder's entrants are bot commands (``python3 MyBot.py``) or ``builtin:NAME``; its
-games are stored as official ``.hlt`` replays (``/halite`` shows them) and rated by
-the engine's ranks.  Its bots are not health-checked (they are local programs); a bot
-killed in a game is noted, and paused after two games in a row.
+Entrants of games whose bots can be checked ahead (:attr:`Catalogue.health_checked`,
+bots on the network) are checked before every round: one that fails is paused, and
+resumes once it answers.  An entrant that fails in games (:attr:`EntrantResult.failure`:
+most of its moves timed out, it crashed) is paused after the game's
+``failures_before_pause`` failing games in a row.
 """
 
 from __future__ import annotations
@@ -23,239 +20,161 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from snakewar.arena.config import MatchConfig, arena_game_id
 from snakewar.arena.executors import Executor, GameJob, InProcessExecutor
-from snakewar.arena.halite import (
-    HaliteSpec,
-    HaliteSummary,
-    halite_entrant,
-    halite_game_id,
-    store_halite_summary,
-)
-from snakewar.arena.ratings import Leaderboard, LeaderboardRow, placement_from_summary
-from snakewar.errors import SnakewarError
-from snakewar.games.battlesnake.game import GameConfig
-from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
-from snakewar.referee.batch import MatchSpec, check_setup
-from snakewar.referee.runner import canonical_source, default_snake_name
+from snakewar.arena.ratings import Leaderboard, LeaderboardRow, Placement, placement_from_game
+from snakewar.engine.protocol import Entrant, PlayedGame, PlaySession
+from snakewar.errors import ConflictError, NotFoundError, SnakewarError
 
-__all__ = ["GAMES", "Ladder", "LadderConfig", "LadderEntry", "LadderError"]
+if TYPE_CHECKING:
+    from snakewar.arena.ports import ArenaStore
 
-GAMES = ("battlesnake", "halite3")
-"""The games a ladder or tournament can play."""
-
-_FAILED_SHARE = 0.5
-"""A snake whose share of failed moves in a game reaches this counts as failing."""
+__all__ = [
+    "Ladder",
+    "LadderEntry",
+    "LadderError",
+    "LadderExistsError",
+    "LadderGame",
+    "LadderNotFoundError",
+    "load_ladder",
+]
 
 
 class LadderError(SnakewarError, ValueError):
-    """Raised for a ladder that does not exist or an impossible ladder setting."""
+    """Raised for an impossible ladder setting or a ladder that cannot go on."""
 
 
-@dataclass(frozen=True, slots=True)
-class LadderConfig:
-    """The game every ladder game plays."""
+class LadderNotFoundError(LadderError, NotFoundError):
+    """Raised when no ladder has the given name."""
 
-    ruleset: str = "standard"
-    map: str = "standard"
-    width: int = 11
-    height: int = 11
-    params: dict[str, str] = field(default_factory=lambda: dict(CLI_DEFAULTS))
-    timeout_ms: int = 500
-    game_size: int = 2
-    max_turns: int | None = None
-    game: str = "battlesnake"
-    """``battlesnake`` or ``halite3`` (then ``width``/``height`` 0 let the seed pick)."""
 
-    def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise LadderError(f"game {self.game!r}: expected one of {', '.join(GAMES)}")
-        if self.game == "halite3":
-            if self.game_size not in (2, 4, 8):
-                raise LadderError(
-                    f"game size {self.game_size}: Halite games have 2, 4 or 8 players"
-                )
-        elif not 2 <= self.game_size <= 8:
-            raise LadderError(f"game size {self.game_size}: expected 2 to 8 snakes per game")
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return {
-            "ruleset": self.ruleset,
-            "map": self.map,
-            "width": self.width,
-            "height": self.height,
-            "params": dict(self.params),
-            "timeout_ms": self.timeout_ms,
-            "game_size": self.game_size,
-            "max_turns": self.max_turns,
-            "game": self.game,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LadderConfig:
-        """Inverse of :meth:`to_dict`."""
-        return cls(
-            ruleset=data["ruleset"],
-            map=data["map"],
-            width=data["width"],
-            height=data["height"],
-            params=dict(data["params"]),
-            timeout_ms=data["timeout_ms"],
-            game_size=data["game_size"],
-            max_turns=data["max_turns"],
-            game=data.get("game", "battlesnake"),
-        )
-
-    def match_spec(
-        self, sources: Sequence[str], names: Sequence[str], source: str = ""
-    ) -> MatchSpec | HaliteSpec:
-        """The match between the snakes ``sources`` (named ``names``) with this config."""
-        if self.game == "halite3":
-            return HaliteSpec(
-                entrants=tuple(sources),
-                names=tuple(names),
-                width=self.width,
-                height=self.height,
-                turn_limit=self.max_turns,
-                turn_timeout_ms=self.timeout_ms,
-                source=source,
-            )
-        return MatchSpec(
-            snakes=tuple(sources),
-            names=tuple(names),
-            ruleset=self.ruleset,
-            map=self.map,
-            width=self.width,
-            height=self.height,
-            params=dict(self.params),
-            timeout_ms=self.timeout_ms,
-            max_turns=self.max_turns,
-            source=source,
-        )
-
-    def check(self) -> None:
-        """Fail now if a game of ``game_size`` snakes cannot be set up with this config.
-
-        Raises:
-            RulesError: as :func:`snakewar.referee.batch.check_setup`.
-            HaliteSpecError: for a Halite map size that does not fit ``game_size``.
-        """
-        if self.game == "halite3":
-            names = tuple(f"p{i}" for i in range(self.game_size))
-            self.match_spec(names, names).check()
-            return
-        game = GameConfig(
-            self.ruleset, self.map, self.width, self.height, Settings(dict(self.params), 1)
-        )
-        check_setup(game, self.game_size)
+class LadderExistsError(LadderError, ConflictError):
+    """Raised when a ladder's name is taken."""
 
 
 @dataclass(slots=True)
 class LadderEntry:
-    """A snake on a ladder."""
+    """An entrant on a ladder."""
 
     name: str
     source: str
     paused: bool = False
     failures: int = 0
-    """Consecutive failed checks or failing games."""
+    """Consecutive failed health checks or failing games."""
     note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "name": self.name,
+            "source": self.source,
+            "paused": self.paused,
+            "failures": self.failures,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class LadderGame:
+    """One rated game of a ladder.
+
+    Attributes:
+        number: the game's number on the ladder (0 first).
+        game_id: the stored game's id.
+        seed: its seed.
+        seats: the entrants' names in seat order.
+        placement: the names grouped by rank, best first.
+        turns: turns played.
+    """
+
+    number: int
+    game_id: str
+    seed: int
+    seats: tuple[str, ...]
+    placement: Placement
+    turns: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "number": self.number,
+            "game_id": self.game_id,
+            "seed": self.seed,
+            "snakes": list(self.seats),
+            "placement": [list(group) for group in self.placement],
+            "turns": self.turns,
+        }
 
 
 @dataclass
 class Ladder:
-    """A ladder's state: config, snakes, ratings with history, and its games."""
+    """A ladder's state: config, entrants, ratings with history, and its recent games.
+
+    Attributes:
+        name: the ladder's name.
+        config: the game every game plays.
+        seed: the seed the matchmaking and the games' seeds derive from.
+        entries: the entrants by name, in the order they joined.
+        board: ratings, games played and rating history.
+        games_played: rated games so far.
+        recent: the last games (as many as were loaded), oldest first.
+    """
 
     name: str
-    config: LadderConfig = field(default_factory=LadderConfig)
+    config: MatchConfig = field(default_factory=MatchConfig.create)
     seed: int = 1
     entries: dict[str, LadderEntry] = field(default_factory=dict)
     board: Leaderboard = field(default_factory=Leaderboard)
-    games: list[dict[str, Any]] = field(default_factory=list)
+    games_played: int = 0
+    recent: list[LadderGame] = field(default_factory=list)
 
-    # -- state ------------------------------------------------------------------------
+    @property
+    def source(self) -> str:
+        """The ``source`` of the ladder's games: ``ladder:NAME``."""
+        return f"ladder:{self.name}"
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (what the store keeps)."""
-        return {
-            "name": self.name,
-            "seed": self.seed,
-            "config": self.config.to_dict(),
-            "entries": [
-                {
-                    "name": e.name,
-                    "source": e.source,
-                    "paused": e.paused,
-                    "failures": e.failures,
-                    "note": e.note,
-                }
-                for e in self.entries.values()
-            ],
-            "leaderboard": self.board.to_dict(),
-            "games": self.games,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Ladder:
-        """Rebuild a ladder from :meth:`to_dict`."""
-        config = LadderConfig.from_dict(data["config"])
-        entries = {e["name"]: LadderEntry(**e) for e in data["entries"]}
-        return cls(
-            data["name"],
-            config,
-            data["seed"],
-            entries,
-            Leaderboard.from_dict(data["leaderboard"]),
-            list(data["games"]),
-        )
-
-    def add(self, source: str, name: str | None = None) -> LadderEntry:
-        """Add a snake (a URL, ``builtin:NAME`` or ``legacy:URL``).
+    def add(self, text: str, name: str | None = None) -> LadderEntry:
+        """Add an entrant: what a user typed (a URL, a command, ``builtin:NAME``...).
 
         Raises:
             LadderError: if the name is taken.
-            SnakeSpecError: if ``source`` is not a snake.
+            EntrantError: if ``text`` is no entrant of the ladder's game.
         """
-        if self.config.game == "halite3":
-            canonical, default = halite_entrant(source)
-        else:
-            canonical, default = canonical_source(source), None
-        if name is None:
-            name = default or default_snake_name(source)
-        if name in self.entries:
-            raise LadderError(f"ladder {self.name!r} already has a snake named {name!r}")
-        entry = LadderEntry(name, canonical)
-        self.entries[name] = entry
+        entrant = self.config.adapter.entrant(text, name)
+        if entrant.name in self.entries:
+            raise LadderError(f"ladder {self.name!r} already has an entrant named {entrant.name!r}")
+        entry = LadderEntry(entrant.name, entrant.source)
+        self.entries[entry.name] = entry
         return entry
 
     def standings(self) -> list[LeaderboardRow]:
-        """Snakes by displayed rating (mu - 3 sigma), best first."""
+        """Entrants by displayed rating (mu - 3 sigma), best first."""
         return self.board.rows()
 
     # -- playing ----------------------------------------------------------------------
 
     def active(self) -> list[str]:
-        """Names of the snakes that are not paused."""
+        """Names of the entrants that are not paused."""
         return [e.name for e in self.entries.values() if not e.paused]
 
     def matchmake(self, rng: random.Random, pending: Counter[str] | None = None) -> list[str]:
-        """Pick the next game's snakes: the least-played one and its closest rivals.
+        """Pick the next game's entrants: the least-played one and its closest rivals.
 
         ``pending`` counts games already matched but not yet played (the rest of
-        the round), so a round spreads its games over the snakes.
+        the round), so a round spreads its games over the entrants.
 
         Raises:
-            LadderError: if fewer active snakes than a game needs.
+            LadderError: if fewer active entrants than a game needs.
         """
         active = self.active()
         size = self.config.game_size
         if len(active) < size:
             raise LadderError(
-                f"ladder {self.name!r} has {len(active)} active snakes; a game needs {size}"
+                f"ladder {self.name!r} has {len(active)} active entrants; a game needs {size}"
             )
         rows = {row.snake: row for row in self.board.rows()}
         fresh = self.board.model.new_rating()
@@ -276,40 +195,36 @@ class Ladder:
             key=lambda n: (abs(display(n) - display(anchor)) + rng.gauss(0, 3.0), n),
         )
         chosen = [anchor, *others[: size - 1]]
-        rng.shuffle(chosen)  # placement order: no seat advantage for anyone
+        rng.shuffle(chosen)  # seat order: no seat advantage for anyone
         return chosen
 
-    def spec_for(self, names: list[str]) -> MatchSpec | HaliteSpec:
-        """The match between ``names``."""
-        sources = [self.entries[n].source for n in names]
-        return self.config.match_spec(sources, names, f"ladder:{self.name}")
+    def job(self, number: int, names: Sequence[str], seed: int) -> GameJob:
+        """The job of game ``number`` between ``names`` (in seat order)."""
+        entrants = [Entrant(self.entries[n].source, n) for n in names]
+        spec = self.config.match_spec(entrants, self.source)
+        game_id = arena_game_id(self.source, number, seed)
+        return GameJob(f"{self.name}:{number}", spec, seed, game_id)
 
-    def check_health(self) -> None:
-        """``GET /`` every HTTP snake; pause those that fail, resume those that answer.
+    def check_health(self) -> list[LadderEntry]:
+        """Check every entrant of a game whose bots can be checked; returns the changed entries.
 
-        Halite bots are local programs with no health check: nothing changes.
+        A failing entrant is paused; a paused one that answers resumes.
         """
-        if self.config.game == "halite3":
-            return
-        from snakewar.referee.clients import new_http_client
-        from snakewar.referee.runner import make_client
+        adapter = self.config.adapter
+        if not adapter.catalogue().health_checked:
+            return []
 
         async def check() -> dict[str, str | None]:
-            async with new_http_client() as http:
-                results: dict[str, str | None] = {}
-                for entry in self.entries.values():
-                    if entry.source.startswith("builtin:"):
-                        results[entry.name] = None
-                        continue
-                    try:
-                        await make_client(entry.source, http, self.config.timeout_ms).info()
-                        results[entry.name] = None
-                    except SnakewarError as exc:
-                        results[entry.name] = str(exc)
-                return results
+            async with PlaySession() as session:
+                return {
+                    entry.name: await adapter.health(Entrant(entry.source, entry.name), session)
+                    for entry in self.entries.values()
+                }
 
+        changed = []
         for name, problem in asyncio.run(check()).items():
             entry = self.entries[name]
+            before = entry.to_dict()
             if problem is None:
                 if entry.paused:
                     entry.note = "resumed: health check passed"
@@ -319,70 +234,52 @@ class Ladder:
                 entry.failures += 1
                 entry.paused = True
                 entry.note = f"paused: {problem}"[:300]
+            if entry.to_dict() != before:
+                changed.append(entry)
+        return changed
 
     def run(
         self,
         games: int,
-        store: Any,
+        store: ArenaStore,
         *,
         executor: Executor | None = None,
         parallel: int = 4,
-        on_game: Callable[[dict[str, Any]], None] | None = None,
+        on_game: Callable[[LadderGame], None] | None = None,
     ) -> int:
         """Play ``games`` more games (in rounds of ``parallel``); returns how many counted.
 
-        Each round starts with a health check.  Games are stored in ``store`` (any
-        object with ``create_game`` and ``save_ladder``, i.e. a
-        :class:`~snakewar.server.store.Store`) and the ladder is saved after each round.
-        """
-        from snakewar.replay import read_replay
+        The ladder and its entries are saved first; then each round starts with a
+        health check, and every game is stored and recorded as it ends.
 
+        Raises:
+            LadderError: too few active entrants, or no game of a round could be played.
+        """
         executor = executor or InProcessExecutor(concurrency=parallel)
+        store.ladders.save(self)
         played = 0
         while played < games:
-            self.check_health()
-            round_size = min(parallel, games - played)
+            for entry in self.check_health():
+                store.ladders.save_entry(self.name, entry)
             jobs: list[tuple[GameJob, list[str]]] = []
             pending: Counter[str] = Counter()
-            for _ in range(round_size):
-                index = len(self.games) + len(jobs)
-                rng = random.Random(f"{self.seed}:{index}")
+            for _ in range(min(parallel, games - played)):
+                number = self.games_played + len(jobs)
+                rng = random.Random(f"{self.seed}:{number}")
                 names = self.matchmake(rng, pending)
                 pending.update(names)
                 seed = rng.getrandbits(62) + 1
-                jobs.append((GameJob(f"{self.name}:{index}", self.spec_for(names), seed), names))
-            outcomes = executor.run([job for job, _ in jobs], replays=True)
+                jobs.append((self.job(number, names, seed), names))
+            outcomes = executor.run([job for job, _ in jobs])
             for (job, names), outcome in zip(jobs, outcomes, strict=True):
-                summary = outcome.summary
-                if isinstance(summary, HaliteSummary):
-                    game_id = store_halite_summary(
-                        store, summary, f"ladder:{self.name}", halite_game_id(job.job_id, job.seed)
-                    )
-                    self._judge_halite(summary, names)
-                elif outcome.ok and summary is not None and outcome.replay is not None:
-                    record = read_replay(outcome.replay)
-                    store.create_game(record, "complete")
-                    game_id = record.id
-                    self._judge_failures(summary, names)
-                else:
-                    # The game could not be played (a snake vanished mid-round): skip it;
+                if outcome.played is None:
+                    # The game could not be played (a bot vanished mid-round): skip it;
                     # the next health check pauses whoever is to blame.
                     continue
-                placement = placement_from_summary(summary, keys=names)
-                self.board.play(game_id, placement)
-                entry = {
-                    "game": self.config.game,
-                    "game_id": game_id,
-                    "seed": job.seed,
-                    "snakes": names,
-                    "placement": [list(group) for group in placement],
-                    "turns": summary.turns,
-                }
-                self.games.append(entry)
+                game = self._record(store, outcome.played, names, job.seed)
                 played += 1
                 if on_game is not None:
-                    on_game(entry)
-            store.save_ladder(self.name, self.to_dict())
+                    on_game(game)
             if not any(o.ok for o in outcomes):
                 raise LadderError(
                     f"ladder {self.name!r}: no game of the round could be played "
@@ -390,38 +287,51 @@ class Ladder:
                 )
         return played
 
-    def _judge_failures(self, summary: Any, names: list[str]) -> None:
-        for outcome in summary.snakes:
-            calls = len(outcome.latencies)
-            failed = sum(outcome.statuses.values())
-            entry = self.entries[names[outcome.seat]]
-            if calls and failed / calls >= _FAILED_SHARE:
-                entry.failures += 1
-                entry.paused = True
-                entry.note = f"paused: {failed} of {calls} moves failed in a game"
+    def _record(
+        self, store: ArenaStore, played: PlayedGame, names: list[str], seed: int
+    ) -> LadderGame:
+        store.games.save_played(played)
+        placement = placement_from_game(played, keys=names)
+        self.board.play(played.id, placement)
+        changed = self._judge(played, names)
+        game = LadderGame(self.games_played, played.id, seed, tuple(names), placement, played.turns)
+        self.games_played += 1
+        self.recent.append(game)
+        del self.recent[:-20]
+        ratings = {name: self.board.ratings[name] for name in names}
+        store.ladders.record_game(self.name, game, ratings, changed)
+        return game
 
-    def _judge_halite(self, summary: HaliteSummary, names: list[str]) -> None:
-        for pid, name in enumerate(names):
-            entry = self.entries[name]
-            why = summary.killed.get(pid)
-            if why is None:
+    def _judge(self, played: PlayedGame, names: list[str]) -> list[LadderEntry]:
+        """Count failing games; pause an entrant after the game's number in a row."""
+        limit = self.config.adapter.catalogue().failures_before_pause
+        changed = []
+        for result in played.results:
+            entry = self.entries[names[result.seat]]
+            before = entry.to_dict()
+            if not result.failure:
                 entry.failures = 0
-                continue
-            entry.failures += 1
-            entry.note = f"killed in a game: {why}"[:300]
-            if entry.failures >= 2:
-                entry.paused = True
-                entry.note = f"paused: killed in {entry.failures} games in a row ({why})"[:300]
+            else:
+                entry.failures += 1
+                if entry.failures >= limit:
+                    entry.paused = True
+                    streak = f" ({entry.failures} games in a row)" if entry.failures > 1 else ""
+                    entry.note = f"paused: {result.failure} in a game{streak}"[:300]
+                else:
+                    entry.note = f"failed in a game: {result.failure}"[:300]
+            if entry.to_dict() != before:
+                changed.append(entry)
+        return changed
 
 
-def load_ladder(store: Any, name: str) -> Ladder:
+def load_ladder(store: ArenaStore, name: str) -> Ladder:
     """Load the ladder ``name`` from ``store``.
 
     Raises:
-        LadderError: if there is no such ladder.
+        LadderNotFoundError: if there is no such ladder.
     """
-    data = store.load_ladder(name)
-    if data is None:
-        known = ", ".join(repr(n) for n in store.list_ladders()) or "none yet"
-        raise LadderError(f"no ladder named {name!r} (ladders: {known})")
-    return Ladder.from_dict(data)
+    ladder = store.ladders.get(name)
+    if ladder is None:
+        known = ", ".join(repr(n) for n in store.ladders.names()) or "none yet"
+        raise LadderNotFoundError(f"no ladder named {name!r} (ladders: {known})")
+    return ladder

@@ -25,9 +25,7 @@ from openskill.models import (
 from snakewar.errors import SnakewarError, choices_text
 
 if TYPE_CHECKING:
-    from snakewar.arena.halite import HaliteSummary
-    from snakewar.games.battlesnake import BoardState
-    from snakewar.referee.stats import GameSummary
+    from snakewar.engine.protocol import PlayedGame
 
 __all__ = [
     "DEFAULT_MU",
@@ -41,8 +39,7 @@ __all__ = [
     "RatingHistory",
     "RatingModel",
     "normalize_placement",
-    "placement_from_state",
-    "placement_from_summary",
+    "placement_from_game",
     "rate_game",
 ]
 
@@ -198,74 +195,20 @@ def rate_game(
     return (model or _DEFAULT_MODEL).rate(ratings, placement)
 
 
-def _placement(pairs: Iterable[tuple[str, bool, int]]) -> Placement:
-    """Group ``(key, alive, eliminated_on_turn)``: alive first, then later eliminations."""
-    by_rank: dict[tuple[int, int], list[str]] = {}
-    for key, alive, turn in pairs:
-        by_rank.setdefault((0, 0) if alive else (1, -turn), []).append(key)
-    return tuple(tuple(by_rank[rank]) for rank in sorted(by_rank))
-
-
-def placement_from_state(state: BoardState, names: Mapping[str, str] | None = None) -> Placement:
-    """The placement of a finished game from its final board.
-
-    Survivors share the first group (one winner, or several when a turn limit ended
-    the game), then snakes by elimination turn, later first; a same-turn elimination
-    is a tie.
+def placement_from_game(played: PlayedGame, keys: Sequence[str] | None = None) -> Placement:
+    """The placement of a played game (any game): its entrants grouped by rank, best first.
 
     Args:
-        state: the final board, with every snake that started (eliminated ones too).
-        names: optional map from snake id to the key to rate (for example the
-            snake's name); when given, it must name every snake on the board.
-
-    Raises:
-        RatingError: ``names`` misses a snake of the board.
-    """
-    pairs = []
-    for snake in state.snakes:
-        key = snake.id
-        if names is not None:
-            if snake.id not in names:
-                raise RatingError(f"snake id {snake.id!r} has no entry in names")
-            key = names[snake.id]
-        pairs.append((key, not snake.eliminated_cause, snake.eliminated_on_turn))
-    return normalize_placement(_placement(pairs))
-
-
-def placement_from_summary(
-    summary: GameSummary | HaliteSummary, keys: Sequence[str] | None = None
-) -> Placement:
-    """The placement of a game from its summary (Battlesnake or Halite III).
-
-    A Battlesnake :class:`~snakewar.referee.stats.GameSummary` places snakes by when
-    they were eliminated; a :class:`~snakewar.arena.halite.HaliteSummary` by the
-    engine's ranks.
-
-    Args:
-        summary: the digest of a finished game.
-        keys: the key to rate for each seat; the snakes' names when not given.
+        played: the game.
+        keys: the key to rate for each seat; the entrants' names when not given.
 
     Raises:
         RatingError: ``keys`` has the wrong length or repeats a key.
     """
-    from snakewar.arena.halite import HaliteSummary
-
-    if isinstance(summary, HaliteSummary):
-        try:
-            return normalize_placement(summary.placement(keys))
-        except SnakewarError as exc:
-            raise RatingError(str(exc)) from None
-    if keys is not None and len(keys) != len(summary.snakes):
-        raise RatingError(f"keys has {len(keys)} entries, expected {len(summary.snakes)}")
-    pairs = [
-        (
-            keys[o.seat] if keys is not None else o.name,
-            not o.cause,
-            o.eliminated_on_turn,
-        )
-        for o in summary.snakes
-    ]
-    return normalize_placement(_placement(pairs))
+    names = list(keys) if keys is not None else [r.name for r in played.results]
+    if len(names) != len(played.results):
+        raise RatingError(f"keys has {len(names)} entries, expected {len(played.results)}")
+    return normalize_placement([names[seat] for seat in group] for group in played.placement)
 
 
 @dataclass(slots=True)

@@ -1,46 +1,46 @@
 """Tournament runs: a :class:`~snakewar.arena.tournaments.Tournament` played with real games.
 
 A :class:`TournamentRun` couples the pure bracket (which never plays a game) with the
-snakes (a name and a source each, as on a ladder), one game config
-(:class:`~snakewar.arena.ladder.LadderConfig`) and a seed.  Each :meth:`TournamentRun.step`
-plays **one game of every pending match** through an
+entrants (a name and a source each, as on a ladder), one game config
+(:class:`~snakewar.arena.config.MatchConfig`, any registered game) and a seed.  Each
+:meth:`TournamentRun.step` plays **one game of every pending match** through an
 :class:`~snakewar.arena.executors.Executor` (so a round's matches share the executor's
-concurrency), stores each game like any server game, reports its placement (from the
-elimination order, keyed by entrant name) and saves the run in the store's
-``tournaments`` table.  One game per match per step, not a whole best-of-N, because a
-drawn game decides nothing and the match needs another: the bracket says when a match is
-decided, so the runner never guesses how many games are left.
+concurrency), stores each game, reports its placement (keyed by entrant name) and
+records it (:class:`~snakewar.arena.ports.TournamentRepository`).  One game per match
+per step, not a whole best-of-N, because a drawn game decides nothing and the match
+needs another: the bracket says when a match is decided, so the runner never guesses
+how many games are left.
 
-Every game's seed derives from the tournament's id and seed, the match id and the game's
-number in the match, so a run saved and loaded mid-way plays exactly the games it would
-have played, and two tournaments never share a game id (game ids derive from seeds).
+Every game's seed derives from the tournament's id and seed, the match id and the
+game's number in the match, and the bracket is rebuilt from the recorded games, so a
+run stopped at any point (even killed) resumes and plays exactly the games it would
+have played.  Game ids include the tournament's id: two tournaments never share one.
 """
 
 from __future__ import annotations
 
-import contextlib
 import random
 import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
+from snakewar.arena.config import MatchConfig, arena_game_id
 from snakewar.arena.executors import Executor, GameJob, InProcessExecutor
-from snakewar.arena.halite import (
-    HaliteSummary,
-    halite_entrant,
-    halite_game_id,
-    store_halite_summary,
-)
-from snakewar.arena.ladder import LadderConfig
-from snakewar.arena.ratings import Rating, placement_from_summary
+from snakewar.arena.ratings import Placement, Rating, placement_from_game
 from snakewar.arena.tournaments import Tournament, seed_by_rating
-from snakewar.errors import SnakewarError
-from snakewar.referee.runner import canonical_source, default_snake_name
+from snakewar.engine.protocol import Entrant, entrants_from_texts
+from snakewar.errors import ConflictError, NotFoundError, SnakewarError
+
+if TYPE_CHECKING:
+    from snakewar.arena.ports import ArenaStore
 
 __all__ = [
     "MAX_DRAWS",
+    "TournamentExistsError",
+    "TournamentGame",
+    "TournamentNotFoundError",
     "TournamentRun",
     "TournamentRunError",
     "load_tournament",
@@ -51,7 +51,15 @@ MAX_DRAWS = 20
 
 
 class TournamentRunError(SnakewarError, ValueError):
-    """Raised for a tournament run that does not exist, cannot be set up or cannot go on."""
+    """Raised for a tournament run that cannot be set up or cannot go on."""
+
+
+class TournamentNotFoundError(TournamentRunError, NotFoundError):
+    """Raised when no tournament has the given id."""
+
+
+class TournamentExistsError(TournamentRunError, ConflictError):
+    """Raised when a tournament's id is taken."""
 
 
 def _new_id(name: str) -> str:
@@ -59,21 +67,54 @@ def _new_id(name: str) -> str:
     return f"{slug}-{secrets.token_hex(4)}"
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentGame:
+    """One played game of a tournament match.
+
+    Attributes:
+        match_id: the match (heat) it belongs to.
+        number: its number in the match (0 first).
+        game_id: the stored game's id.
+        seed: its seed.
+        seats: the entrants' names in seat order.
+        placement: the names grouped by rank, best first.
+        turns: turns played.
+    """
+
+    match_id: str
+    number: int
+    game_id: str
+    seed: int
+    seats: tuple[str, ...]
+    placement: Placement
+    turns: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "game_id": self.game_id,
+            "seed": self.seed,
+            "seats": list(self.seats),
+            "placement": [list(group) for group in self.placement],
+            "turns": self.turns,
+        }
+
+
 @dataclass
 class TournamentRun:
-    """A tournament with its snakes, game config, seed and the games of each match.
+    """A tournament with its entrants, game config, seed and the games of each match.
 
-    ``games`` maps a match id to its games in order, each a dict with ``game_id``,
-    ``seed``, ``seats`` (entrant names in seat order), ``placement`` and ``turns``.
+    ``snakes`` maps each entrant's name to its source, in seed order (best first);
+    ``games`` maps a match id to its games in order.
     """
 
     id: str
     name: str
     tournament: Tournament
     snakes: dict[str, str]
-    config: LadderConfig = field(default_factory=LadderConfig)
+    config: MatchConfig = field(default_factory=MatchConfig.create)
     seed: int = 1
-    games: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    games: dict[str, list[TournamentGame]] = field(default_factory=dict)
 
     # -- creation -----------------------------------------------------------------------
 
@@ -84,7 +125,7 @@ class TournamentRun:
         format: str,
         snakes: Sequence[tuple[str, str | None]],
         *,
-        config: LadderConfig | None = None,
+        config: MatchConfig | None = None,
         seed: int = 1,
         heat_size: int = 2,
         best_of: int = 1,
@@ -98,15 +139,16 @@ class TournamentRun:
         Args:
             name: the tournament's display name.
             format: one of :data:`~snakewar.arena.tournaments.FORMATS`.
-            snakes: ``(source, name)`` per snake, by seed (best first): a URL,
-                ``builtin:NAME`` (or a bare bot name) or ``legacy:URL``; ``name`` ``None``
-                takes the bot's name or the URL's host (``-2``, ``-3``... when taken).
-            config: the game every game plays (default: standard 11x11); its
-                ``game_size`` is set to ``heat_size``.
+            snakes: ``(source, name)`` per entrant, by seed (best first), as a user
+                types them for the config's game (a URL, ``builtin:NAME``, a command);
+                ``name`` ``None`` takes the game's default name (``-2``, ``-3``... when
+                taken).
+            config: the game every game plays (default: the default game's defaults);
+                its ``game_size`` is set to ``heat_size``.
             seed: the seed the games' seeds derive from.
-            heat_size: snakes per match.
+            heat_size: entrants per match.
             best_of: games a match needs at most, odd.
-            advance: snakes going on from each heat (see :meth:`Tournament.create`).
+            advance: entrants going on from each heat (see :meth:`Tournament.create`).
             ratings: when given, entrants are seeded by these ratings (best first,
                 unrated ones last in given order) instead of by the order of ``snakes``.
             tid: the tournament's id (default: a slug of ``name`` and random hex).
@@ -114,36 +156,28 @@ class TournamentRun:
                 ``grand_final_reset``).
 
         Raises:
-            TournamentRunError: an empty or repeated name.
+            TournamentRunError: an empty name.
             TournamentError: tournament settings out of range.
-            SnakeSpecError: a source that is not a snake.
-            SnakewarError: a game config the rules refuse (via the rules' own errors).
+            EntrantError: a source that is no entrant, or a name given twice.
+            SnakewarError: a game config the game refuses.
         """
         if not name:
             raise TournamentRunError("tournament name '': expected a non-empty name")
-        base_config = config or LadderConfig()
-        entries: dict[str, str] = {}
-        for source, given in snakes:
-            halite_name: str | None = None
-            if base_config.game == "halite3":
-                canonical, halite_name = halite_entrant(source)
-            else:
-                canonical = canonical_source(source)
-            if given is not None:
-                if not given or given in entries:
-                    raise TournamentRunError(
-                        f"snake name {given!r}: expected a non-empty name not used yet"
-                    )
-                entries[given] = canonical
-                continue
-            base = halite_name or default_snake_name(source)
-            chosen, n = base, 1
-            while chosen in entries:
-                n += 1
-                chosen = f"{base}-{n}"
-            entries[chosen] = canonical
-        game_config = replace(base_config, game_size=max(2, min(heat_size, 8)))
-        game_config.check()  # against the rules now, not at the first game
+        base = config or MatchConfig.create()
+        adapter = base.adapter
+        entrants = entrants_from_texts(
+            adapter, [text for text, _ in snakes], [given for _, given in snakes]
+        )
+        entries = {e.name: e.source for e in entrants}
+        game_config = base
+        if heat_size != base.game_size:
+            game_config = MatchConfig.create(
+                base.game,
+                base.params,
+                game_size=heat_size,
+                timeout_ms=base.timeout_ms,
+                max_turns=base.max_turns,
+            )
         order = list(entries)
         if ratings is not None:
             order = seed_by_rating(order, ratings)
@@ -158,40 +192,15 @@ class TournamentRun:
         )
         return cls(tid or _new_id(name), name, tournament, entries, game_config, seed)
 
-    # -- state --------------------------------------------------------------------------
+    @property
+    def source(self) -> str:
+        """The ``source`` of the tournament's games: ``tournament:ID``."""
+        return f"tournament:{self.id}"
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (what the store keeps): the tournament's own dict and the run."""
-        return {
-            "id": self.id,
-            "name": self.name,
-            "seed": self.seed,
-            "config": self.config.to_dict(),
-            "snakes": [{"name": n, "source": s} for n, s in self.snakes.items()],
-            "match_games": {mid: list(games) for mid, games in self.games.items()},
-            "tournament": self.tournament.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TournamentRun:
-        """Rebuild a run from :meth:`to_dict`.
-
-        Raises:
-            TournamentRunError: data that is not a tournament run.
-            TournamentError: a tournament whose reports do not fit.
-        """
-        try:
-            config = LadderConfig.from_dict(data["config"])
-            snakes = {s["name"]: s["source"] for s in data["snakes"]}
-            games = {mid: list(g) for mid, g in data["match_games"].items()}
-            tournament = Tournament.from_dict(data["tournament"])
-            return cls(data["id"], data["name"], tournament, snakes, config, data["seed"], games)
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise TournamentRunError(f"tournament run data is missing or mistypes {exc}") from None
-
-    def save(self, store: Any) -> None:
-        """Save the run in ``store`` (a :class:`~snakewar.server.store.Store`)."""
-        store.save_tournament(self.id, self.name, self.to_dict())
+    def replay_game(self, game: TournamentGame) -> None:
+        """Take one recorded game into the bracket (what loading a stored run does)."""
+        self.games.setdefault(game.match_id, []).append(game)
+        self.tournament.report(game.match_id, game.placement)
 
     # -- playing ------------------------------------------------------------------------
 
@@ -211,39 +220,37 @@ class TournamentRun:
         seats = list(entrants)
         # Seat order from the game's seed: no seat advantage for the better seed.
         random.Random(seed).shuffle(seats)
-        spec = self.config.match_spec(
-            [self.snakes[n] for n in seats], seats, f"tournament:{self.id}"
-        )
-        return GameJob(f"{self.id}:{match_id}:{number}", spec, seed), seats
+        spec = self.config.match_spec([Entrant(self.snakes[n], n) for n in seats], self.source)
+        game_id = arena_game_id(self.source, f"{match_id}:{number}", seed)
+        return GameJob(f"{self.id}:{match_id}:{number}", spec, seed, game_id), seats
 
     def step(
         self,
-        store: Any,
+        store: ArenaStore,
         executor: Executor | None = None,
-        on_game: Callable[[str, dict[str, Any]], None] | None = None,
+        on_game: Callable[[TournamentGame], None] | None = None,
     ) -> int:
-        """Play one game of every pending match, report them and save the run.
+        """Play one game of every pending match, store, record and report them.
 
         Args:
-            store: where games and the run are saved (a
-                :class:`~snakewar.server.store.Store`).
+            store: where games and the run's progress are kept (the run is stored first,
+                if it is not yet).
             executor: plays the games (default: in process, 4 at a time).
-            on_game: called with ``(match_id, game)`` for each game played.
+            on_game: called with each game played.
 
         Returns:
             The number of games played (0 once the tournament is finished).
 
         Raises:
-            TournamentRunError: a game could not be played (a snake unreachable), or a
+            TournamentRunError: a game could not be played (an entrant unreachable), or a
                 match drew more than :data:`MAX_DRAWS` games beyond its best-of. The
-                games that were played are reported and saved first.
+                games that were played are recorded first.
         """
-        from snakewar.replay import read_replay
-
         executor = executor or InProcessExecutor(concurrency=4)
         pending = self.tournament.pending_matches()
         if not pending:
             return 0
+        store.tournaments.save(self)
         limit = self.tournament.config["best_of"] + MAX_DRAWS
         for match in pending:
             if len(self.games.get(match.id, [])) >= limit:
@@ -252,56 +259,38 @@ class TournamentRun:
                     f"expected it decided within best-of plus {MAX_DRAWS} draws"
                 )
         jobs = [(match.id, *self._job(match.id, match.entrants)) for match in pending]
-        outcomes = executor.run([job for _, job, _ in jobs], replays=True)
+        outcomes = executor.run([job for _, job, _ in jobs])
         played = 0
         failures: list[str] = []
         for (match_id, job, seats), outcome in zip(jobs, outcomes, strict=True):
-            summary = outcome.summary
-            if isinstance(summary, HaliteSummary):
-                game_id = store_halite_summary(
-                    store, summary, f"tournament:{self.id}", halite_game_id(job.job_id, job.seed)
-                )
-            elif outcome.ok and summary is not None and outcome.replay is not None:
-                record = read_replay(outcome.replay)
-                self._store_game(store, record)
-                game_id = record.id
-            else:
+            if outcome.played is None:
                 failures.append(f"{match_id}: {outcome.error}")
                 continue
-            placement = placement_from_summary(summary, keys=seats)
-            game = {
-                "game": self.config.game,
-                "game_id": game_id,
-                "seed": job.seed,
-                "seats": seats,
-                "placement": [list(group) for group in placement],
-                "turns": summary.turns,
-            }
-            self.games.setdefault(match_id, []).append(game)
-            self.tournament.report(match_id, placement)
+            store.games.save_played(outcome.played)
+            game = TournamentGame(
+                match_id,
+                len(self.games.get(match_id, [])),
+                outcome.played.id,
+                job.seed,
+                tuple(seats),
+                placement_from_game(outcome.played, keys=seats),
+                outcome.played.turns,
+            )
+            store.tournaments.record_game(self.id, game)
+            self.replay_game(game)
             played += 1
             if on_game is not None:
-                on_game(match_id, game)
-        self.save(store)
+                on_game(game)
         if failures:
             raise TournamentRunError(
                 f"tournament {self.id!r}: {len(failures)} game(s) could not be played "
-                f"({'; '.join(failures)[:500]}); run it again once the snakes answer"
+                f"({'; '.join(failures)[:500]}); run it again once the entrants answer"
             )
         return played
 
-    @staticmethod
-    def _store_game(store: Any, record: Any) -> None:
-        from snakewar.server.store import GameExistsError
-
-        # Stored already by an earlier step that stopped before saving the run: same
-        # seed, so same id and (for deterministic snakes) the same game; it stays.
-        with contextlib.suppress(GameExistsError):
-            store.create_game(record, "complete")
-
     def run(
         self,
-        store: Any,
+        store: ArenaStore,
         executor: Executor | None = None,
         on_step: Callable[[TournamentRun, int], None] | None = None,
     ) -> int:
@@ -326,6 +315,7 @@ class TournamentRun:
     def export(self) -> dict[str, Any]:
         """Results as a JSON-ready dict: standings, champion and every match with its games."""
         t = self.tournament
+        adapter = self.config.adapter
         matches = []
         for rnd in t.to_dict()["rounds"]:
             for m in rnd["matches"]:
@@ -339,7 +329,10 @@ class TournamentRun:
                         "wins": m["wins"],
                         "advanced": m["advanced"],
                         "lost": m["lost"],
-                        "games": list(self.games.get(m["id"], [])),
+                        "games": [
+                            {**g.to_dict(), "viewer": adapter.viewer_url(g.game_id)}
+                            for g in self.games.get(m["id"], [])
+                        ],
                     }
                 )
         return {
@@ -356,14 +349,14 @@ class TournamentRun:
         }
 
 
-def load_tournament(store: Any, tid: str) -> TournamentRun:
-    """Load the tournament run ``tid`` from ``store``.
+def load_tournament(store: ArenaStore, tid: str) -> TournamentRun:
+    """Load the tournament run ``tid`` from ``store`` (its bracket rebuilt from its games).
 
     Raises:
-        TournamentRunError: if there is no such tournament.
+        TournamentNotFoundError: if there is no such tournament.
     """
-    data = store.load_tournament(tid)
-    if data is None:
-        known = ", ".join(repr(i) for i, _ in store.list_tournaments()) or "none yet"
-        raise TournamentRunError(f"no tournament with id {tid!r} (tournaments: {known})")
-    return TournamentRun.from_dict(data)
+    run = store.tournaments.get(tid)
+    if run is None:
+        known = ", ".join(repr(i) for i, _ in store.tournaments.list_all()) or "none yet"
+        raise TournamentNotFoundError(f"no tournament with id {tid!r} (tournaments: {known})")
+    return run

@@ -20,6 +20,7 @@ __all__ = [
     "RandomSafeBot",
     "SnakeMetadata",
     "UnknownBotError",
+    "bot_descriptions",
     "bot_names",
     "make_bot",
     "random_safe_moves",
@@ -47,6 +48,15 @@ def bot_names() -> list[str]:
     """The built-in bots' names, sorted."""
     _load()
     return sorted(_BOTS)
+
+
+def bot_descriptions() -> dict[str, str]:
+    """Each built-in bot's one-line description (its class docstring's first line)."""
+    _load()
+    return {
+        name: (factory.__doc__ or "").strip().partition("\n")[0]
+        for name, factory in sorted(_BOTS.items())
+    }
 
 
 def make_bot(spec: str) -> Bot:

@@ -151,8 +151,8 @@ def measure_referee(
     import asyncio
 
     from snakewar.games.battlesnake import GameConfig, Settings
+    from snakewar.games.battlesnake.records import GameRecord, TurnRecord
     from snakewar.referee import connect, new_http_client, play_game
-    from snakewar.referee.records import GameRecord, TurnRecord
 
     turn_times: list[float] = []
     waits: list[float] = []
@@ -197,7 +197,7 @@ def bench_referee(
     is the turn's wall time minus the slowest snake's round trip: building and
     encoding requests, reading replies, the rules, bookkeeping.
     """
-    from snakewar.referee import MatchSpec, run_batch
+    from snakewar.referee import SnakeMatch, run_batch
 
     urls, procs = start_bot_servers([bot] * snakes)
     try:
@@ -218,7 +218,7 @@ def bench_referee(
             f"same games in-process (builtin:{bot}, no HTTP): "
             f"median {statistics.median(local_turns) * 1000:.2f} ms per turn"
         )
-        spec = MatchSpec(snakes=tuple(urls))
+        spec = SnakeMatch(snakes=tuple(urls))
         started = time.perf_counter()
         stats = run_batch(spec, [seed + i for i in range(batch)], workers=workers)
         elapsed = time.perf_counter() - started

@@ -384,8 +384,9 @@ def evaluate(
     from rich.progress import Progress
     from rich.table import Table
 
+    from snakewar.adapters.halite3 import GAME
     from snakewar.arena.executors import GameJob, make_executor
-    from snakewar.arena.halite import HaliteSpec, HaliteSummary
+    from snakewar.engine.protocol import MatchSpec, entrants_from_texts
     from snakewar.errors import SnakewarError
     from snakewar.referee.stats import wilson_interval
 
@@ -393,16 +394,21 @@ def evaluate(
         bots = list(bot_commands)
         if len(bots) not in (2, 4, 8):
             raise _fail(f"{len(bots)} bots: expected 2, 4 or 8 (one Halite map per game)")
-        names = _unique_names(bots)
+        entrants = list(entrants_from_texts(GAME, bots))
+        names = [e.name for e in entrants]
+        params = GAME.params_for(width, height)
         jobs = []
         for g in range(games):
             shift = g % len(bots)
-            order = bots[shift:] + bots[:shift]
-            seats = names[shift:] + names[:shift]
-            spec = HaliteSpec(
-                tuple(order), tuple(seats), width or 0, height or 0, turn_limit, timeout, "eval"
+            spec = MatchSpec(
+                GAME.name,
+                tuple(entrants[shift:] + entrants[:shift]),
+                params,
+                timeout_ms=timeout,
+                max_turns=turn_limit,
+                source="eval",
             )
-            spec.check()
+            GAME.check(spec)
             jobs.append(GameJob(f"eval-{g}", spec, seed + g))
         kind = executor if executor != "auto" else "pool" if workers > 1 else "inprocess"
         runner = make_executor(kind, concurrency=workers, workers=workers, ray_address=ray_address)
@@ -414,18 +420,17 @@ def evaluate(
     per: dict[str, dict[str, Any]] = {
         n: {"wins": 0, "games": 0, "ranks": [], "scores": [], "killed": 0} for n in names
     }
-    failed = [o for o in outcomes if not isinstance(o.summary, HaliteSummary)]
+    failed = [o for o in outcomes if o.played is None]
     for outcome in outcomes:
-        summary = outcome.summary
-        if not isinstance(summary, HaliteSummary):
+        if outcome.played is None:
             continue
-        for pid, name in enumerate(summary.names):
-            row = per[name]
+        for result in outcome.played.results:
+            row = per[result.name]
             row["games"] += 1
-            row["wins"] += summary.ranks[pid] == 1
-            row["ranks"].append(summary.ranks[pid])
-            row["scores"].append(summary.scores[pid])
-            row["killed"] += pid in summary.killed
+            row["wins"] += result.rank == 1
+            row["ranks"].append(result.rank)
+            row["scores"].append(result.score)
+            row["killed"] += bool(result.failure)
     figures = []
     for name, command in zip(names, bots, strict=True):
         row = per[name]
@@ -465,18 +470,3 @@ def evaluate(
         typer.echo(f"game with seed {outcome.seed} could not be played: {outcome.error}", err=True)
     if failed:
         raise typer.Exit(1)
-
-
-def _unique_names(bots: list[str]) -> list[str]:
-    """Short names for the bots: the built-in's name or the command's last word."""
-    from snakewar.arena.halite import halite_entrant
-
-    names: list[str] = []
-    for bot in bots:
-        _, base = halite_entrant(bot)
-        name, n = base, 1
-        while name in names:
-            n += 1
-            name = f"{base}-{n}"
-        names.append(name)
-    return names

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from snakewar.arena.config import MatchConfig
+    from snakewar.storage import Store
 
 __all__ = ["ladder_app"]
 
@@ -19,89 +24,103 @@ _DB = typer.Option(
 )
 
 
-def _store(database: str | None) -> Any:
-    from snakewar.server.store import Store
+def _store(database: str | None) -> Store:
+    from snakewar.storage import Store
 
     return Store(database)
+
+
+# Shortcuts for common parameters (any game parameter: --param KEY=VALUE).
+_GAME = typer.Option(None, "--game", help="The game (default: battlesnake); see 'snakewar games'.")
+_PARAMS = typer.Option(
+    [], "-p", "--param", help="A game parameter KEY=VALUE (repeat); see 'snakewar games'."
+)
 
 
 @ladder_app.command("create")
 def create(
     name: str = typer.Argument(..., help="The ladder's name."),
-    gametype: str = typer.Option("standard", "-g", "--gametype"),
-    map_id: str = typer.Option("standard", "-m", "--map"),
-    width: int | None = typer.Option(
-        None, "-W", "--width", help="Board width (11; Halite: the seed picks, 32-64)."
-    ),
-    height: int | None = typer.Option(None, "-H", "--height", help="Board height."),
+    game: str | None = _GAME,
+    params: list[str] = _PARAMS,
+    gametype: str | None = typer.Option(None, "-g", "--gametype", help="Same as -p ruleset=NAME."),
+    map_id: str | None = typer.Option(None, "-m", "--map", help="Same as -p map=ID."),
+    width: int | None = typer.Option(None, "-W", "--width", help="Same as -p width=N."),
+    height: int | None = typer.Option(None, "-H", "--height", help="Same as -p height=N."),
     timeout: int | None = typer.Option(
-        None, "-t", "--timeout", help="Ms per move (500; Halite: 2000)."
+        None, "-t", "--timeout", help="Ms per turn (default: the game's)."
     ),
-    game_size: int = typer.Option(2, "--game-size", help="Players per game (2-8)."),
+    game_size: int = typer.Option(2, "--game-size", help="Entrants per game."),
     max_turns: int | None = typer.Option(None, "--max-turns"),
     seed: int = typer.Option(1, "--seed", help="Seeds the matchmaker and the games."),
-    game: str = typer.Option("battlesnake", "--game", help="battlesnake or halite3."),
     database: str | None = _DB,
 ) -> None:
     """Create a ladder with one game config."""
-    from snakewar.arena.ladder import Ladder, LadderError
+    from snakewar.arena.ladder import Ladder
 
-    config = _config(game, gametype, map_id, width, height, timeout, max_turns, game_size)
-    config.check()
+    config = match_config(
+        game,
+        params,
+        {"ruleset": gametype, "map": map_id, "width": width, "height": height},
+        timeout=timeout,
+        max_turns=max_turns,
+        game_size=game_size,
+    )
     with _store(database) as store:
-        if store.load_ladder(name) is not None:
-            raise LadderError(f"a ladder named {name!r} already exists")
-        store.save_ladder(name, Ladder(name, config, seed).to_dict())
-    if config.game == "halite3":
-        size = f"{config.width}x{config.height or config.width}" if config.width else "seed-sized"
-        typer.echo(f"created ladder {name!r}: halite3, {size} maps, {game_size} players per game")
-    else:
-        typer.echo(f"created ladder {name!r}: {gametype}, {map_id}, "
-                   f"{config.width}x{config.height}, {game_size} snakes per game")  # fmt: skip
+        store.ladders.create(Ladder(name, config, seed))
+    typer.echo(
+        f"created ladder {name!r}: {config.adapter.catalogue().title}, "
+        f"{game_size} per game, {_describe(config.params)}"
+    )
 
 
-def _config(
-    game: str,
-    gametype: str,
-    map_id: str,
-    width: int | None,
-    height: int | None,
+def match_config(
+    game: str | None,
+    params: list[str],
+    shortcuts: dict[str, object],
+    *,
     timeout: int | None,
     max_turns: int | None,
     game_size: int = 2,
-) -> Any:
-    """The ladder/tournament game config from the command line's options."""
-    from snakewar.arena.ladder import LadderConfig
+) -> MatchConfig:
+    """The ladder or tournament config from the command line's options.
 
-    halite = game == "halite3"
-    return LadderConfig(
-        gametype,
-        map_id,
-        width if width is not None else 0 if halite else 11,
-        height if height is not None else 0 if halite else 11,
-        timeout_ms=timeout if timeout is not None else 2000 if halite else 500,
-        game_size=game_size,
-        max_turns=max_turns,
-        game=game,
+    Raises:
+        ParamsError: a ``--param`` that is not ``KEY=VALUE``, or any bad parameter.
+    """
+    from snakewar.arena.config import MatchConfig
+    from snakewar.errors import ParamsError
+
+    raw: dict[str, object] = {k: v for k, v in shortcuts.items() if v is not None}
+    for item in params:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ParamsError("--param", f"--param {item!r}: expected KEY=VALUE")
+        raw[key.strip()] = value
+    return MatchConfig.create(
+        game, raw, game_size=game_size, timeout_ms=timeout, max_turns=max_turns
     )
+
+
+def _describe(params: Mapping[str, object]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in params.items())
 
 
 @ladder_app.command("add")
 def add(
     name: str = typer.Argument(..., help="The ladder."),
     snake: str = typer.Argument(
-        ..., help="A URL, builtin:NAME or legacy:URL (Halite: a bot command or builtin:NAME)."
+        ..., help="An entrant: a URL, builtin:NAME, legacy:URL; a bot command for Halite."
     ),
-    as_name: str | None = typer.Option(None, "--name", "-n", help="The snake's name."),
+    as_name: str | None = typer.Option(None, "--name", "-n", help="The entrant's name."),
     database: str | None = _DB,
 ) -> None:
-    """Add a snake to a ladder."""
+    """Add an entrant (a snake, a bot) to a ladder."""
     from snakewar.arena.ladder import load_ladder
 
     with _store(database) as store:
         ladder = load_ladder(store, name)
         entry = ladder.add(snake, as_name)
-        store.save_ladder(name, ladder.to_dict())
+        store.ladders.save_entry(name, entry)
     typer.echo(f"added {entry.name!r} ({entry.source}) to {name!r}")
 
 
@@ -162,7 +181,7 @@ def show(name: str = typer.Argument(..., help="The ladder."), database: str | No
 def list_ladders(database: str | None = _DB) -> None:
     """The ladders in the database."""
     with _store(database) as store:
-        for name in store.list_ladders():
+        for name in store.ladders.names():
             typer.echo(name)
 
 
@@ -170,9 +189,9 @@ def _show(ladder: Any) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"ladder {ladder.name}: {len(ladder.games)} games", title_justify="left")
-    for column in ("#", "snake", "rating", "mu", "sigma", "games", "status"):
-        table.add_column(column, justify="left" if column in ("snake", "status") else "right")
+    table = Table(title=f"ladder {ladder.name}: {ladder.games_played} games", title_justify="left")
+    for column in ("#", "entrant", "rating", "mu", "sigma", "games", "status"):
+        table.add_column(column, justify="left" if column in ("entrant", "status") else "right")
     rated = set()
     for row in ladder.standings():
         rated.add(row.snake)

@@ -29,8 +29,8 @@ from snakewar.errors import SnakewarError
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
-    from snakewar.referee.batch import MatchSpec
-    from snakewar.referee.records import GameRecord, TurnRecord
+    from snakewar.games.battlesnake.records import GameRecord, TurnRecord
+    from snakewar.referee.batch import SnakeMatch
     from snakewar.referee.stats import BatchStats
 
 __all__ = ["DEFAULT_SNAKES", "OutputPathError", "play"]
@@ -116,7 +116,7 @@ def play(
     """Referee games between snakes: watch one, or measure many."""
     from rich.console import Console
 
-    from snakewar.referee.batch import MatchSpec
+    from snakewar.referee.batch import SnakeMatch
     from snakewar.referee.runner import snake_kind
 
     specs = list(snakes or ()) + list(urls)
@@ -143,7 +143,7 @@ def play(
         raise OutputPathError(f"replay directory {replay_dir!r} does not exist")
 
     game_seed = seed if seed is not None else secrets.randbits(62) + 1
-    match = MatchSpec(
+    match = SnakeMatch(
         snakes=tuple(specs),
         names=tuple(names),
         ruleset=gametype,
@@ -198,7 +198,7 @@ def play(
 
 
 def _play_one(
-    match: MatchSpec,
+    match: SnakeMatch,
     seed: int,
     console: Console,
     viewmap: bool,
@@ -344,7 +344,7 @@ def _print_summary(console: Console, record: GameRecord) -> None:
 
 
 def _play_batch(
-    match: MatchSpec,
+    match: SnakeMatch,
     seed: int,
     games: int,
     workers: int,
@@ -389,35 +389,36 @@ def _play_batch(
 
 
 def _ray_batch(
-    match: MatchSpec,
+    match: SnakeMatch,
     seeds: list[int],
     address: str,
     replay_dir: str | None,
     advance: Any,
 ) -> BatchStats:
     """The batch as Ray tasks: one game per task, results counted as they come."""
+    from snakewar.adapters.battlesnake import GAME, match_spec
     from snakewar.arena.executors import GameJob, RayExecutor
     from snakewar.referee.stats import BatchStats, GameSummary
 
     stats = BatchStats.empty([""] * len(match.snakes), match.snakes)
     executor = RayExecutor(None if address == "local" else address)
-    jobs = [GameJob(f"game-{s}", match, s) for s in seeds]
-    outcomes = executor.run(jobs, on_result=lambda _: advance(), replays=replay_dir is not None)
+    spec = match_spec(match)
+    jobs = [GameJob(f"game-{s}", spec, s) for s in seeds]
+    outcomes = executor.run(jobs, on_result=lambda _: advance())
     for outcome in outcomes:
-        summary = outcome.summary
-        if summary is None or not isinstance(summary, GameSummary):
+        played = outcome.played
+        summary = played.details if played is not None else None
+        if played is None or not isinstance(summary, GameSummary):
             raise SnakewarError(f"game with seed {outcome.seed} failed: {outcome.error}")
         for snake in summary.snakes:
             stats.seats[snake.seat].name = snake.name
         stats.add(summary)
-        if replay_dir is not None and outcome.replay is not None:
-            Path(replay_dir, f"game-{outcome.seed}.jsonl").write_text(
-                "\n".join(outcome.replay) + "\n", encoding="utf-8"
-            )
+        if replay_dir is not None:
+            Path(replay_dir, f"game-{outcome.seed}.jsonl").write_bytes(GAME.export(played.data))
     return stats
 
 
-def _check_reachable(match: MatchSpec) -> None:
+def _check_reachable(match: SnakeMatch) -> None:
     from snakewar.referee.clients import new_http_client
     from snakewar.referee.runner import connect
 
@@ -465,7 +466,7 @@ def _print_batch(console: Console, stats: BatchStats, elapsed: float) -> None:
     console.print(f"{stats.games} games in {elapsed:.1f} s ({rate:.1f} games/min)")
 
 
-def _match_json(match: MatchSpec) -> dict[str, Any]:
+def _match_json(match: SnakeMatch) -> dict[str, Any]:
     return {
         "snakes": list(match.snakes),
         "names": list(match.names),
@@ -493,7 +494,7 @@ def _write_json(path: str, data: dict[str, Any], console: Console) -> None:
         Path(path).write_text(text + "\n", encoding="utf-8")
 
 
-def _play_in_browser(match: MatchSpec, seed: int) -> None:
+def _play_in_browser(match: SnakeMatch, seed: int) -> None:
     """Run the game on a local server (stored like any server game) and open the viewer."""
     import socket
     import threading
@@ -503,7 +504,7 @@ def _play_in_browser(match: MatchSpec, seed: int) -> None:
     import httpx
     import uvicorn
 
-    from snakewar.server.app import ServerConfig, create_app
+    from snakewar.server import ServerConfig, create_app
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))

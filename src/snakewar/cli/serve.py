@@ -25,7 +25,7 @@ def serve(
     import uvicorn
 
     from snakewar.errors import SnakewarError
-    from snakewar.server.app import ServerConfig, create_app
+    from snakewar.server import ServerConfig, create_app
 
     if not 0 < port < 65536:
         raise SnakewarError(f"port {port}: expected 1..65535")

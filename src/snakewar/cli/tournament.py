@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+from snakewar.cli.ladder import _GAME, _PARAMS, match_config
+
+if TYPE_CHECKING:
+    from snakewar.storage import Store
 
 __all__ = ["tournament_app"]
 
@@ -21,8 +26,8 @@ _DB = typer.Option(
 )
 
 
-def _store(database: str | None) -> Any:
-    from snakewar.server.store import Store
+def _store(database: str | None) -> Store:
+    from snakewar.storage import Store
 
     return Store(database)
 
@@ -40,43 +45,49 @@ def create(
         [],
         "--snake",
         "-s",
-        help="A snake (URL, builtin:NAME or legacy:URL; Halite: a bot command), best seed first.",
+        help="An entrant (URL, builtin:NAME or legacy:URL; a bot command for Halite), "
+        "best seed first.",
     ),
     names: list[str] = typer.Option(
-        [], "--name", "-n", help="Names for the snakes, in the order of --snake."
+        [], "--name", "-n", help="Names for the entrants, in the order of --snake."
     ),
-    heat_size: int = typer.Option(2, "--heat-size", help="Snakes per match."),
+    heat_size: int = typer.Option(2, "--heat-size", help="Entrants per match."),
     best_of: int = typer.Option(1, "--best-of", help="Games per match at most (odd)."),
-    advance: int | None = typer.Option(None, "--advance", help="Snakes going on per heat."),
+    advance: int | None = typer.Option(None, "--advance", help="Entrants going on per heat."),
     rounds: int | None = typer.Option(None, "--rounds", help="Swiss rounds."),
     ladder: str | None = typer.Option(
         None, "--seed-from-ladder", help="Seed entrants by their rating on this ladder."
     ),
-    gametype: str = typer.Option("standard", "-g", "--gametype"),
-    map_id: str = typer.Option("standard", "-m", "--map"),
-    width: int | None = typer.Option(
-        None, "-W", "--width", help="Board width (11; Halite: the seed picks, 32-64)."
-    ),
-    height: int | None = typer.Option(None, "-H", "--height", help="Board height."),
+    game: str | None = _GAME,
+    params: list[str] = _PARAMS,
+    gametype: str | None = typer.Option(None, "-g", "--gametype", help="Same as -p ruleset=NAME."),
+    map_id: str | None = typer.Option(None, "-m", "--map", help="Same as -p map=ID."),
+    width: int | None = typer.Option(None, "-W", "--width", help="Same as -p width=N."),
+    height: int | None = typer.Option(None, "-H", "--height", help="Same as -p height=N."),
     timeout: int | None = typer.Option(
-        None, "-t", "--timeout", help="Ms per move (500; Halite: 2000)."
+        None, "-t", "--timeout", help="Ms per turn (default: the game's)."
     ),
     max_turns: int | None = typer.Option(None, "--max-turns"),
     seed: int = typer.Option(1, "--seed", help="The seed the games' seeds derive from."),
-    game: str = typer.Option("battlesnake", "--game", help="battlesnake or halite3."),
     database: str | None = _DB,
 ) -> None:
     """Create a tournament; prints its id."""
     from snakewar.arena.ladder import load_ladder
     from snakewar.arena.tournament_runner import TournamentRun, TournamentRunError
-    from snakewar.cli.ladder import _config
 
     if len(names) > len(snakes):
         raise TournamentRunError(
-            f"{len(names)} --name for {len(snakes)} --snake: expected at most one per snake"
+            f"{len(names)} --name for {len(snakes)} --snake: expected at most one per entrant"
         )
     given: list[str | None] = [*names, *([None] * (len(snakes) - len(names)))]
-    config = _config(game, gametype, map_id, width, height, timeout, max_turns)
+    config = match_config(
+        game,
+        params,
+        {"ruleset": gametype, "map": map_id, "width": width, "height": height},
+        timeout=timeout,
+        max_turns=max_turns,
+        game_size=heat_size,
+    )
     options: dict[str, Any] = {} if rounds is None else {"rounds": rounds}
     with _store(database) as store:
         ratings = load_ladder(store, ladder).board.ratings if ladder is not None else None
@@ -84,7 +95,7 @@ def create(
                                    config=config, seed=seed, heat_size=heat_size,
                                    best_of=best_of, advance=advance, ratings=ratings,
                                    **options)  # fmt: skip
-        run.save(store)
+        store.tournaments.create(run)
     typer.echo(run.id)
 
 
@@ -148,7 +159,7 @@ def export(
 def list_tournaments(database: str | None = _DB) -> None:
     """The tournaments in the database: id and name."""
     with _store(database) as store:
-        for tid, name in store.list_tournaments():
+        for tid, name in store.tournaments.list_all():
             typer.echo(f"{tid}\t{name}")
 
 

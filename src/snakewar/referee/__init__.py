@@ -6,7 +6,15 @@ into ready clients, :func:`play_game` referees one game into a
 Whatever a snake does wrong is recorded as a :class:`CallStatus`; it never raises.
 """
 
-from snakewar.referee.batch import MatchSpec, play_match, run_batch
+from snakewar.games.battlesnake.records import (
+    CallOutcome,
+    CallStatus,
+    GameRecord,
+    SnakeEntry,
+    TurnRecord,
+    derive_ids,
+)
+from snakewar.referee.batch import SnakeMatch, play_match, run_batch
 from snakewar.referee.clients import (
     MAX_REPLY_BYTES,
     HttpSnakeClient,
@@ -15,14 +23,6 @@ from snakewar.referee.clients import (
     SnakeClient,
     SnakeUnreachableError,
     new_http_client,
-)
-from snakewar.referee.records import (
-    CallOutcome,
-    CallStatus,
-    GameRecord,
-    SnakeEntry,
-    TurnRecord,
-    derive_ids,
 )
 from snakewar.referee.runner import ConnectedSnake, SnakeSpecError, connect, play_game
 from snakewar.referee.stats import BatchStats, GameSummary, summarize, wilson_interval
@@ -38,9 +38,9 @@ __all__ = [
     "HttpSnakeClient",
     "InProcessClient",
     "LegacySnakeClient",
-    "MatchSpec",
     "SnakeClient",
     "SnakeEntry",
+    "SnakeMatch",
     "SnakeSpecError",
     "SnakeUnreachableError",
     "TurnRecord",

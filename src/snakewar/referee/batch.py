@@ -1,6 +1,6 @@
 """Many games between the same snakes: batch evaluation on worker processes.
 
-A :class:`MatchSpec` is everything about a game except its seed; it is small and
+A :class:`SnakeMatch` is everything about a game except its seed; it is small and
 picklable, so worker processes receive it and play games ``seed, seed + 1, ...``
 each with its own event loop and HTTP client.  Only a :class:`GameSummary` comes
 back (and, when asked, the worker writes the game's replay file itself).
@@ -19,13 +19,13 @@ import httpx
 
 from snakewar.errors import MapSetupError
 from snakewar.games.battlesnake.game import Game, GameConfig
+from snakewar.games.battlesnake.records import GameRecord, derive_ids
 from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
 from snakewar.referee.clients import new_http_client
-from snakewar.referee.records import GameRecord, derive_ids
 from snakewar.referee.runner import TurnCallback, connect, play_game
 from snakewar.referee.stats import BatchStats, GameSummary, summarize
 
-__all__ = ["MatchSpec", "check_setup", "play_match", "run_batch"]
+__all__ = ["SnakeMatch", "check_setup", "play_match", "run_batch"]
 
 
 def check_setup(config: GameConfig, snakes: int) -> None:
@@ -45,7 +45,7 @@ def check_setup(config: GameConfig, snakes: int) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class MatchSpec:
+class SnakeMatch:
     """A game without its seed: the snakes (in placement order) and the settings.
 
     ``params`` are raw rules settings (``Settings.params``); the default is the
@@ -80,7 +80,7 @@ class MatchSpec:
 
 
 async def play_match(
-    spec: MatchSpec,
+    spec: SnakeMatch,
     seed: int,
     http: httpx.AsyncClient | None = None,
     on_turn: TurnCallback | None = None,
@@ -117,7 +117,7 @@ def _save(record: GameRecord, replay_dir: str | None) -> None:
         write_replay(record, _replay_path(Path(replay_dir), record.config.seed))
 
 
-def _worker_game(spec: MatchSpec, seed: int, replay_dir: str | None) -> GameSummary:
+def _worker_game(spec: SnakeMatch, seed: int, replay_dir: str | None) -> GameSummary:
     """Run in a worker process: one whole game."""
     record = asyncio.run(play_match(spec, seed))
     _save(record, replay_dir)
@@ -125,7 +125,7 @@ def _worker_game(spec: MatchSpec, seed: int, replay_dir: str | None) -> GameSumm
 
 
 def run_batch(
-    spec: MatchSpec,
+    spec: SnakeMatch,
     seeds: Sequence[int],
     *,
     workers: int = 1,

@@ -25,13 +25,13 @@ import httpx
 from snakewar import __version__
 from snakewar.bots.base import Bot, SnakeMetadata
 from snakewar.errors import SnakewarError, WireFormatError
+from snakewar.games.battlesnake.records import CallOutcome, CallStatus
 from snakewar.games.battlesnake.wire import (
     MAX_SHOUT_LENGTH,
     MoveReply,
     SnakeRequest,
     move_reply_from_api,
 )
-from snakewar.referee.records import CallOutcome, CallStatus
 
 __all__ = [
     "MAX_REPLY_BYTES",

@@ -25,6 +25,13 @@ import httpx
 from snakewar.bots import make_bot
 from snakewar.errors import SnakewarError
 from snakewar.games.battlesnake.game import Game, GameConfig
+from snakewar.games.battlesnake.records import (
+    CallOutcome,
+    GameRecord,
+    SnakeEntry,
+    TurnRecord,
+    derive_ids,
+)
 from snakewar.games.battlesnake.types import BoardState
 from snakewar.games.battlesnake.wire import MAX_SHOUT_LENGTH, GameInfo, SnakeInfo, SnakeRequest
 from snakewar.referee.clients import (
@@ -35,7 +42,6 @@ from snakewar.referee.clients import (
     SnakeUnreachableError,
     check_url,
 )
-from snakewar.referee.records import CallOutcome, GameRecord, SnakeEntry, TurnRecord, derive_ids
 
 __all__ = [
     "ConnectedSnake",
@@ -206,7 +212,7 @@ async def play_game(
 ) -> GameRecord:
     """Referee one game and return its record.
 
-    Snake ids are derived from the seed (:func:`~snakewar.referee.records.derive_ids`)
+    Snake ids are derived from the seed (:func:`~snakewar.games.battlesnake.records.derive_ids`)
     and snakes are placed in the order given, so the same seed, snakes and replies
     give the identical game.  ``delay_ms`` sleeps after each turn; ``duration_ms``
     makes each turn last at least that long (the official ``-d`` and ``-D``).

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from snakewar.referee.records import CallStatus, GameRecord
+from snakewar.games.battlesnake.records import CallStatus, GameRecord
 
 __all__ = [
     "BatchStats",

@@ -7,6 +7,7 @@ Both replay readers (Snakewar's format and the official CLI's JSONL) read throug
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import zlib
@@ -35,8 +36,9 @@ MAX_FILE_BYTES = 512 * 1024 * 1024
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
-ReplaySource = str | os.PathLike[str] | Iterable[str]
-"""A path (``str`` or ``Path``), or the lines of a file as strings (``text.splitlines()``)."""
+ReplaySource = str | os.PathLike[str] | bytes | Iterable[str]
+"""A path (``str`` or ``Path``), a whole file's bytes, or its lines as strings
+(``text.splitlines()``)."""
 
 
 class ReplayError(SnakewarError, ValueError):
@@ -70,6 +72,19 @@ def source_name(source: ReplaySource) -> str:
     return "replay"
 
 
+def _open(source: str | os.PathLike[str] | bytes, name: str) -> IO[bytes]:
+    if isinstance(source, bytes):
+        return io.BytesIO(source)
+    try:
+        return Path(source).open("rb")
+    except FileNotFoundError:
+        raise ReplayError(f"replay file {name!r} does not exist") from None
+    except IsADirectoryError:
+        raise ReplayError(f"{name!r} is a directory, not a replay file") from None
+    except OSError as exc:
+        raise ReplayError(f"cannot read {name!r}: {exc.strerror or exc}") from None
+
+
 def _mib(n: int) -> str:
     mib = 1024 * 1024
     return f"{n // mib} MiB" if n % mib == 0 else f"{n} bytes"
@@ -79,7 +94,7 @@ def _raw_lines(
     source: ReplaySource, name: str, max_line_bytes: int, max_file_bytes: int
 ) -> Iterator[tuple[int, bytes, bool]]:
     """Yield ``(number, bytes without the newline, ended_with_newline)`` per line."""
-    if not isinstance(source, str | os.PathLike):
+    if not isinstance(source, str | os.PathLike | bytes):
         total = 0
         for number, text in enumerate(source, 1):
             if not isinstance(text, str):
@@ -94,15 +109,7 @@ def _raw_lines(
                 raise ReplayError(f"{name}: larger than {_mib(max_file_bytes)}; refused")
             yield number, data, True
         return
-    path = Path(source)
-    try:
-        raw_file: IO[bytes] = path.open("rb")
-    except FileNotFoundError:
-        raise ReplayError(f"replay file {name!r} does not exist") from None
-    except IsADirectoryError:
-        raise ReplayError(f"{name!r} is a directory, not a replay file") from None
-    except OSError as exc:
-        raise ReplayError(f"cannot read {name!r}: {exc.strerror or exc}") from None
+    raw_file = _open(source, name)
     with raw_file:
         stream: IO[bytes] | gzip.GzipFile = raw_file
         compressed = raw_file.read(2) == _GZIP_MAGIC
@@ -140,18 +147,20 @@ def json_lines(
     max_line_bytes: int = MAX_LINE_BYTES,
     max_file_bytes: int = MAX_FILE_BYTES,
     cut: list[int] | None = None,
+    name: str | None = None,
 ) -> Generator[JsonLine, None, None]:
     """Parse every non-blank line of ``source`` as JSON.
 
     A last line that has no newline and is not valid JSON is a file cut short
     while being written: it is dropped and its number appended to ``cut`` (when
-    given) instead of being an error.
+    given) instead of being an error.  ``name`` names the file in messages (default:
+    :func:`source_name`).
 
     Raises:
         ReplayError: for a missing or unreadable file, a line or file over the
             caps, a line that is not UTF-8 or not JSON.
     """
-    name = source_name(source)
+    name = name or source_name(source)
     pending: tuple[int, bytes, bool] | None = None
     for item in _raw_lines(source, name, max_line_bytes, max_file_bytes):
         # Hold one line back: only the very last line may be cut short.

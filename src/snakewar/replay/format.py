@@ -34,7 +34,7 @@ with ``id``, ``body``, ``health``, ``eliminated_cause``, ``eliminated_by``,
 
 ``turn`` is the turn of the state the snakes saw (0 on the first turn line) and
 ``state`` the state the moves led to (turn ``turn + 1``).  ``moves``, ``status``
-(a :class:`~snakewar.referee.records.CallStatus` value) and ``latency``
+(a :class:`~snakewar.games.battlesnake.records.CallStatus` value) and ``latency``
 (milliseconds) have one entry per snake asked, in board order; ``moves`` holds
 the move *played* (the snake's last valid move when its reply failed).  To keep
 lines short, ``http`` lists only the snakes that got an HTTP reply, ``error`` and
@@ -79,16 +79,16 @@ from typing import Any
 from snakewar import __version__
 from snakewar.errors import SnakewarError
 from snakewar.games.battlesnake.game import GameConfig, GameResult
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardState
-from snakewar.games.battlesnake.wire import MOVES
-from snakewar.referee.records import (
+from snakewar.games.battlesnake.records import (
     CallOutcome,
     CallStatus,
     GameRecord,
     SnakeEntry,
     TurnRecord,
 )
+from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.types import BoardState
+from snakewar.games.battlesnake.wire import MOVES
 from snakewar.replay._lines import (
     MAX_FILE_BYTES,
     MAX_LINE_BYTES,
@@ -607,6 +607,7 @@ def load_replay(
     *,
     max_line_bytes: int = MAX_LINE_BYTES,
     max_file_bytes: int = MAX_FILE_BYTES,
+    name: str | None = None,
 ) -> Replay:
     """Read a Snakewar replay with what the file says about itself.
 
@@ -614,15 +615,16 @@ def load_replay(
         source: a path, or the file's lines as strings.
         max_line_bytes: refuse longer lines.
         max_file_bytes: refuse larger (uncompressed) files.
+        name: the file's name in error messages (default: the path, or ``replay``).
 
     Raises:
         ReplayError: for a missing, empty, damaged or foreign file, an unsupported
             version, or a field of the wrong type (naming the line and field).
     """
-    name = source_name(source)
+    name = name or source_name(source)
     cut: list[int] = []
     lines = json_lines(
-        source, max_line_bytes=max_line_bytes, max_file_bytes=max_file_bytes, cut=cut
+        source, max_line_bytes=max_line_bytes, max_file_bytes=max_file_bytes, cut=cut, name=name
     )
     first = next(lines, None)
     if first is None:

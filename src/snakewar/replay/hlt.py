@@ -40,6 +40,7 @@ from typing import Any
 
 import zstandard
 
+from snakewar.errors import TooLargeError
 from snakewar.games.halite3.game import HaliteGame
 from snakewar.replay._lines import ReplayError
 
@@ -55,6 +56,7 @@ __all__ = [
     "HltReplay",
     "HltReplayError",
     "HltShip",
+    "HltTooLargeError",
     "encode_hlt",
     "read_hlt",
     "replay_document",
@@ -86,6 +88,10 @@ class HltReplayError(ReplayError):
 
     The message is one line naming the file and what was expected.
     """
+
+
+class HltTooLargeError(HltReplayError, TooLargeError):
+    """A ``.hlt`` replay larger than accepted, compressed or decompressed."""
 
 
 # -- writing --------------------------------------------------------------------------
@@ -447,6 +453,7 @@ def read_hlt(
     *,
     max_file_bytes: int = MAX_COMPRESSED_BYTES,
     max_json_bytes: int = MAX_JSON_BYTES,
+    name: str | None = None,
 ) -> HltReplay:
     """Read a ``.hlt`` replay, zstd-compressed or plain JSON, and check its structure.
 
@@ -454,27 +461,30 @@ def read_hlt(
         source: a path, or the file's bytes.
         max_file_bytes: refuse files larger than this.
         max_json_bytes: refuse JSON text (after decompression) larger than this.
+        name: the file's name in error messages (default: the path, or ``replay``).
 
     Raises:
         HltReplayError: the file is missing, too large, not zstd or JSON, truncated, of
             another format version, or lacks a field or has one of the wrong type.
     """
     if isinstance(source, bytes | bytearray | memoryview):
-        name = "replay"
+        name = name or "replay"
         data = bytes(source)
         if len(data) > max_file_bytes:
-            raise HltReplayError(
+            raise HltTooLargeError(
                 f"{name}: {len(data)} bytes is larger than the {max_file_bytes}-byte limit"
             )
     else:
-        name = os.fspath(source)
+        name = name or os.fspath(source)
         try:
             with open(name, "rb") as handle:
                 data = handle.read(max_file_bytes + 1)
         except OSError as exc:
             raise HltReplayError(f"{name}: cannot read the replay: {exc.strerror}") from None
         if len(data) > max_file_bytes:
-            raise HltReplayError(f"{name}: the file is larger than the {max_file_bytes}-byte limit")
+            raise HltTooLargeError(
+                f"{name}: the file is larger than the {max_file_bytes}-byte limit"
+            )
     text = _decompress(data, name, max_json_bytes)
     try:
         document = json.loads(text)
@@ -491,7 +501,7 @@ def _decompress(data: bytes, name: str, limit: int) -> bytes:
     if not data.startswith(_ZSTD_MAGIC):
         if data.lstrip()[:1] == b"{":
             if len(data) > limit:
-                raise HltReplayError(f"{name}: the JSON is larger than the {limit}-byte limit")
+                raise HltTooLargeError(f"{name}: the JSON is larger than the {limit}-byte limit")
             return data
         raise HltReplayError(
             f"{name}: not a Halite III replay: expected zstd-compressed or plain JSON, "
@@ -502,7 +512,7 @@ def _decompress(data: bytes, name: str, limit: int) -> bytes:
     except zstandard.ZstdError:
         raise HltReplayError(f"{name}: damaged zstd data: unreadable frame header") from None
     if size > limit:
-        raise HltReplayError(
+        raise HltTooLargeError(
             f"{name}: decompresses to {size} bytes, larger than the {limit}-byte limit"
         )
     if size >= 0:
@@ -519,7 +529,7 @@ def _decompress(data: bytes, name: str, limit: int) -> bytes:
             chunk = obj.decompress(data[start : start + _ZSTD_INPUT_CHUNK])
             total += len(chunk)
             if total > limit:
-                raise HltReplayError(f"{name}: decompresses to more than the {limit}-byte limit")
+                raise HltTooLargeError(f"{name}: decompresses to more than the {limit}-byte limit")
             parts.append(chunk)
             if obj.eof:
                 break

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from snakewar.errors import SnakewarError
+from snakewar.games.battlesnake.records import GameRecord
 from snakewar.games.battlesnake.types import BoardState, Snake
 from snakewar.games.battlesnake.wire import (
     GameInfo,
@@ -39,7 +40,6 @@ from snakewar.games.battlesnake.wire import (
     game_from_api,
     game_to_api,
 )
-from snakewar.referee.records import GameRecord
 from snakewar.replay._lines import (
     MAX_FILE_BYTES,
     MAX_LINE_BYTES,
@@ -189,6 +189,7 @@ def read_official_jsonl(
     *,
     max_line_bytes: int = MAX_LINE_BYTES,
     max_file_bytes: int = MAX_FILE_BYTES,
+    name: str | None = None,
 ) -> OfficialReplay:
     """Read an official CLI JSONL file (``battlesnake play --output``).
 
@@ -196,10 +197,10 @@ def read_official_jsonl(
         ReplayError: for a missing, empty, damaged or foreign file, or a line that
             is not the API object expected there (naming the line and field).
     """
-    name = source_name(source)
+    name = name or source_name(source)
     cut: list[int] = []
     lines = json_lines(
-        source, max_line_bytes=max_line_bytes, max_file_bytes=max_file_bytes, cut=cut
+        source, max_line_bytes=max_line_bytes, max_file_bytes=max_file_bytes, cut=cut, name=name
     )
     first = next(lines, None)
     if first is None:
@@ -264,15 +265,15 @@ def _result(name: str, line: JsonLine) -> OfficialResult:
     return OfficialResult(winner_id, winner_name, is_draw)
 
 
-def sniff_replay(source: ReplaySource) -> Literal["snakewar", "official"]:
+def sniff_replay(source: ReplaySource, name: str | None = None) -> Literal["snakewar", "official"]:
     """Tell a Snakewar replay from an official CLI JSONL file by its first line.
 
     Raises:
         ReplayError: for a missing or empty file, or one that is neither.
     """
-    name = source_name(source)
+    name = name or source_name(source)
     cut: list[int] = []
-    with closing(json_lines(source, cut=cut)) as lines:
+    with closing(json_lines(source, cut=cut, name=name)) as lines:
         first = next(lines, None)
     if first is None:
         if cut:

@@ -16,12 +16,12 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from snakewar.errors import SnakewarError
+from snakewar.errors import BusyError, ForbiddenError
 
-__all__ = ["ForbiddenSnakeError", "RateLimiter", "check_public_url"]
+__all__ = ["ForbiddenSnakeError", "RateLimitError", "RateLimiter", "check_public_url"]
 
 
-class ForbiddenSnakeError(SnakewarError, PermissionError):
+class ForbiddenSnakeError(ForbiddenError):
     """Raised in public mode for a snake URL that points at a non-public address."""
 
 
@@ -71,6 +71,10 @@ async def check_public_url(url: str) -> None:
                 f"snake URL {url!r} resolves to {kind} address {address}; a public server "
                 "only calls public addresses"
             )
+
+
+class RateLimitError(BusyError):
+    """Raised when a client asks for more than its rate allows."""
 
 
 @dataclass

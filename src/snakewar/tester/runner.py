@@ -33,6 +33,7 @@ import httpx
 from snakewar.bots.base import SnakeMetadata
 from snakewar.errors import WireFormatError
 from snakewar.games.battlesnake.ascii import render_board
+from snakewar.games.battlesnake.records import CallOutcome, CallStatus
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
 from snakewar.games.battlesnake.wire import API_VERSION, GameInfo, SnakeInfo, SnakeRequest
@@ -45,7 +46,6 @@ from snakewar.referee.clients import (
     SnakeUnreachableError,
     new_http_client,
 )
-from snakewar.referee.records import CallOutcome, CallStatus
 from snakewar.tester.scenarios import YOU, Scenario, scenarios_in
 
 __all__ = [

@@ -61,14 +61,29 @@ def default_dir() -> Path:
 
 
 def data_files(paths: list[Path]) -> list[Path]:
-    """Every ``*.jsonl.gz`` file under the given files and folders, sorted."""
+    """Every game-record file under the given files and folders, sorted.
+
+    In a folder, a game-record file is a ``*.jsonl.gz`` whose first record is a
+    ``game`` header; other data kept beside the games (the hand-made states, say) is
+    left out.  A file named directly is always taken.
+    """
     found: list[Path] = []
     for p in paths:
         if p.is_dir():
-            found.extend(sorted(p.rglob("*.jsonl.gz")))
+            found.extend(f for f in sorted(p.rglob("*.jsonl.gz")) if _holds_games(f))
         elif p.exists():
             found.append(p)
     return found
+
+
+def _holds_games(path: Path) -> bool:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        first = f.readline()
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and record.get("kind") == "game"
 
 
 def iter_games(path: Path) -> Iterator[tuple[Record, list[Record], Record]]:

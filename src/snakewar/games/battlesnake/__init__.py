@@ -8,7 +8,6 @@ driver, the API v1 wire format and a terminal renderer.  Nothing here does I/O.
 9
 """
 
-from snakewar.engine.registry import GameSpec, register_game
 from snakewar.games.battlesnake.ascii import render_board
 from snakewar.games.battlesnake.board import MutableBoard, MutableSnake
 from snakewar.games.battlesnake.game import (
@@ -45,18 +44,9 @@ from snakewar.games.battlesnake.types import (
     Snake,
 )
 
-SPEC = GameSpec(
-    name="battlesnake",
-    version=1,
-    title="Battlesnake",
-    description="Battlesnake's rules exactly (official engine v1.2.3 behaviour).",
-)
-register_game(SPEC)
-
 __all__ = [
     "CLI_DEFAULTS",
     "RULESETS",
-    "SPEC",
     "STAGES",
     "BoardSizes",
     "BoardState",

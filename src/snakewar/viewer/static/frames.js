@@ -254,7 +254,7 @@ function snakewarGame(header, status) {
 /**
  * One frame from a Snakewar STATE (`BoardState.to_dict()`), the header's snake
  * entries and the calls that led to it (`null` for turn 0).  This mirrors the
- * server's `snakewar.server.frames.frame`, so a replay file shows exactly what
+ * server's `snakewar.games.battlesnake.frames.frame`, so a replay file shows exactly what
  * the live game showed.
  */
 function snakewarFrame(state, line, entries, calls) {

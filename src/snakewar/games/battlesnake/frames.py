@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from snakewar.games.battlesnake.records import CallOutcome, GameRecord, SnakeEntry
+from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.types import BoardState, Point
-from snakewar.referee.records import CallOutcome, GameRecord, SnakeEntry
 
-__all__ = ["frame", "game_info", "record_frames"]
+__all__ = ["frame", "game_info", "game_info_from_header", "record_frames"]
 
 
 def _point(p: Point) -> dict[str, int]:
@@ -93,25 +94,67 @@ def frame(
 def game_info(record: GameRecord, status: str) -> dict[str, Any]:
     """The ``Game`` object of ``GET /games/{id}`` (status: running, complete, aborted...)."""
     config = record.config
-    settings = config.settings.to_api()
+    return _game_info(
+        record.id,
+        status,
+        config.ruleset,
+        config.map,
+        config.width,
+        config.height,
+        config.settings,
+        record.timeout_ms,
+        record.source,
+    )
+
+
+def game_info_from_header(header: Mapping[str, Any], status: str) -> dict[str, Any]:
+    """The ``Game`` object of a game from its replay header (a stored or running game)."""
+    config = header.get("config", {})
+    raw = config.get("settings", {})
+    settings = Settings({str(k): str(v) for k, v in raw.items()}, int(config.get("seed", 0)))
+    return _game_info(
+        str(header.get("id", "")),
+        status,
+        str(config.get("ruleset", "")),
+        str(config.get("map", "")),
+        int(config.get("width", 0)),
+        int(config.get("height", 0)),
+        settings,
+        int(header.get("timeout", 0)),
+        str(header.get("source", "")),
+    )
+
+
+def _game_info(
+    game_id: str,
+    status: str,
+    ruleset: str,
+    map_id: str,
+    width: int,
+    height: int,
+    settings: Settings,
+    timeout_ms: int,
+    source: str,
+) -> dict[str, Any]:
+    api = settings.to_api()
     return {
-        "ID": record.id,
+        "ID": game_id,
         "Status": status,
-        "Width": config.width,
-        "Height": config.height,
+        "Width": width,
+        "Height": height,
         "Ruleset": {
-            "name": config.ruleset,
-            "foodSpawnChance": str(settings["foodSpawnChance"]),
-            "minimumFood": str(settings["minimumFood"]),
-            "hazardDamagePerTurn": str(settings["hazardDamagePerTurn"]),
-            "shrinkEveryNTurns": str(settings["royale"]["shrinkEveryNTurns"]),
+            "name": ruleset,
+            "foodSpawnChance": str(api["foodSpawnChance"]),
+            "minimumFood": str(api["minimumFood"]),
+            "hazardDamagePerTurn": str(api["hazardDamagePerTurn"]),
+            "shrinkEveryNTurns": str(api["royale"]["shrinkEveryNTurns"]),
         },
-        "SnakeTimeout": record.timeout_ms,
-        "Source": record.source,
-        "RulesetName": config.ruleset,
+        "SnakeTimeout": timeout_ms,
+        "Source": source,
+        "RulesetName": ruleset,
         "RulesStages": [],
-        "Map": config.map,
-        "Seed": config.seed,
+        "Map": map_id,
+        "Seed": settings.seed,
     }
 
 

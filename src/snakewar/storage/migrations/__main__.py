@@ -1,4 +1,4 @@
-"""``python -m snakewar.server.migrations``: the store's migrations from the command line.
+"""``python -m snakewar.storage.migrations``: the store's migrations from the command line.
 
 A small front end to Alembic's commands with the packaged environment (no
 ``alembic.ini``).  ``revision`` numbers revisions ``0002``, ``0003``... and, unless
@@ -22,7 +22,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 
-from snakewar.server.store import (
+from snakewar.storage.database import (
     DATABASE_URL_ENV,
     alembic_config,
     resolve_database_url,
@@ -38,7 +38,7 @@ def next_revision_id() -> str:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m snakewar.server.migrations",
+        prog="python -m snakewar.storage.migrations",
         description="Manage the Snakewar game store's schema (Alembic, packaged migrations).",
     )
     sub = parser.add_subparsers(dest="command", required=True)

@@ -1,8 +1,8 @@
 """Alembic's environment for the game store, run by every migration command.
 
-:class:`~snakewar.server.store.Store` hands in its own connection (in
+:class:`~snakewar.storage.database.Database` hands in its own connection (in
 ``config.attributes["connection"]``); the command line
-(``python -m snakewar.server.migrations``) gives a URL instead.
+(``python -m snakewar.storage.migrations``) gives a URL instead.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import context
 
-from snakewar.server.store import Base
+from snakewar.storage.models import Base
 
 # Any fixed number: PostgreSQL's advisory lock key for "migrating the game store".
 _MIGRATION_LOCK_KEY = 0x534E414B  # "SNAK"

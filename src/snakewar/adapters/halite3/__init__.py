@@ -1,0 +1,345 @@
+"""Halite III as a plug-in of the game-agnostic layers.
+
+Entrants are bot programs speaking the official stdin/stdout protocol (a command line,
+run by :mod:`snakewar.referee.halite`) and built-in bots (``builtin:NAME[?options]``,
+played in-process); games are stored as the official ``.hlt`` replay file
+(:mod:`snakewar.replay.hlt`), which the web viewer draws.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from typing_extensions import override
+
+from snakewar.adapters.halite3.terminal import terminal_replay
+from snakewar.bots.halite import HALITE_BOTS, halite_bot_names, make_halite_bot
+from snakewar.engine.protocol import (
+    BotInfo,
+    Catalogue,
+    Entrant,
+    EntrantResult,
+    GameAdapter,
+    GameData,
+    MatchHooks,
+    MatchSpec,
+    Param,
+    PlayedGame,
+    PlaySession,
+    Reach,
+    ReplayCodec,
+    ReplayInfo,
+    TerminalReplay,
+    VerifyResult,
+)
+from snakewar.errors import EntrantError, ParamsError
+from snakewar.games.halite3 import HaliteGame, MapError
+from snakewar.referee.halite import HaliteMatch, play_halite
+from snakewar.replay.hlt import (
+    MAX_COMPRESSED_BYTES,
+    HltReplay,
+    HltReplayError,
+    encode_hlt,
+    read_hlt,
+    replay_document,
+)
+from snakewar.replay.hlt_verify import verify_hlt
+
+__all__ = ["GAME", "MAX_DOCUMENT_BYTES", "HaliteAdapter", "played_from_hlt", "read_checked_hlt"]
+
+PLAYER_COUNTS = (1, 2, 4, 8, 16)
+"""The player counts the official map generator makes maps for."""
+
+MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
+"""The largest decompressed replay document read (a 64x64, 4-player game is ~2 MB)."""
+
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_BUILTIN = "builtin:"
+
+
+def _catalogue() -> Catalogue:
+    return Catalogue(
+        name="halite3",
+        version=1,
+        title="Halite III",
+        description="Halite III's rules exactly (the official engine 1.2.2).",
+        params=(
+            Param(
+                "width", "int", 0, "Map width (0: the seed picks 32 to 64).", minimum=0, maximum=128
+            ),
+            Param("height", "int", 0, "Map height (0: as wide as it is).", minimum=0, maximum=128),
+        ),
+        bots=tuple(
+            BotInfo(name, (HALITE_BOTS[name].__doc__ or "").strip().partition("\n")[0])
+            for name in halite_bot_names()
+        ),
+        player_counts=PLAYER_COUNTS,
+        default_timeout_ms=2000,
+        entrant_help="a bot command (python3 MyBot.py) or builtin:NAME",
+        failures_before_pause=2,
+    )
+
+
+def _check_size(width: int, height: int, players: int) -> None:
+    if width:
+        try:
+            HaliteGame.create(1, players, width=width, height=height or None)
+        except MapError as exc:
+            raise ParamsError("width", str(exc)) from None
+
+
+def _failure(match: HaliteMatch, game: HaliteGame, pid: int) -> str:
+    """Why player ``pid`` was killed: the referee's words, or its error log's first error."""
+    why = match.failures.get(pid)
+    if why is None:
+        log = match.error_logs.get(pid, "") or game.error_logs.get(pid, "")
+        errors = [line for line in log.splitlines() if line.startswith("error:")]
+        why = errors[0][len("error: ") :] if errors else "killed"
+    return why
+
+
+def _title(width: int, height: int) -> str:
+    return f"{width}x{height} map"
+
+
+class _Replays(ReplayCodec):
+    """The official ``.hlt`` replay files (zstd-compressed JSON, or plain JSON)."""
+
+    name = "hlt"
+    looks_like = "a Halite III .hlt replay (zstd-compressed JSON, or plain JSON)"
+
+    @override
+    def sniff(self, head: bytes, name: str = "") -> bool:
+        if head.startswith(_ZSTD_MAGIC) or name.endswith(".hlt"):
+            return True
+        text = head.lstrip()[:4096]
+        return text[:1] == b"{" and b'"REPLAY_FILE_VERSION"' in text
+
+    @override
+    def describe(self, data: bytes, name: str = "replay") -> ReplayInfo:
+        replay = read_checked_hlt(data, name=name)
+        names = tuple(p.name for p in replay.players)
+        winner = names[replay.winner()] if replay.ranks else None
+        return ReplayInfo(
+            game=GAME.name,
+            format=self.name,
+            seed=replay.seed,
+            turns=replay.turns_played,
+            entrants=names,
+            summary=(_title(replay.width, replay.height), f"won by {winner}"),
+        )
+
+    @override
+    def verify(self, data: bytes, name: str = "replay") -> VerifyResult:
+        report = verify_hlt(read_hlt(data, name=name))
+        return VerifyResult(report.ok, report.message, report.turns)
+
+    @override
+    def terminal(self, data: bytes, name: str = "replay") -> TerminalReplay:
+        return terminal_replay(data, name)
+
+
+def read_checked_hlt(
+    data: bytes, *, name: str = "replay", max_bytes: int = MAX_COMPRESSED_BYTES
+) -> HltReplay:
+    """Read a ``.hlt`` file whose per-player scores a listing can use.
+
+    Raises:
+        HltReplayError: a file that is not a readable Halite III replay, in one line.
+    """
+    replay = read_hlt(data, max_file_bytes=max_bytes, max_json_bytes=MAX_DOCUMENT_BYTES, name=name)
+    for i, stats in enumerate(replay.statistics):
+        score = stats.get("final_production")
+        if not isinstance(score, int) or isinstance(score, bool):
+            raise HltReplayError(
+                f"{name}: game_statistics.player_statistics[{i}].final_production is "
+                f"{score!r}; expected an integer (the player's score)"
+            )
+    return replay
+
+
+def played_from_hlt(
+    data: bytes, *, game_id: str, source: str = "upload", max_bytes: int = MAX_COMPRESSED_BYTES
+) -> PlayedGame:
+    """A ``.hlt`` file (an upload, the official engine's) as a played game to store.
+
+    Raises:
+        HltReplayError: a file that is not a readable Halite III replay, in one line.
+    """
+    replay = read_checked_hlt(data, max_bytes=max_bytes)
+    names = [p.name for p in replay.players]
+    scores = [int(s["final_production"]) for s in replay.statistics]
+    results = tuple(
+        EntrantResult(seat=pid, name=name, source="", rank=rank, score=float(score))
+        for pid, (name, rank, score) in enumerate(zip(names, replay.ranks, scores, strict=True))
+    )
+    return PlayedGame(
+        game=GAME.name,
+        id=game_id,
+        seed=replay.seed,
+        turns=replay.turns_played,
+        results=results,
+        data=GameData(
+            header=_header(replay.seed, replay.width, replay.height, names),
+            result={"ranks": list(replay.ranks), "scores": scores, "killed": {}},
+            replay=data,
+        ),
+        title=_title(replay.width, replay.height),
+        width=replay.width,
+        height=replay.height,
+        source=source,
+    )
+
+
+def _header(seed: int, width: int, height: int, names: list[str]) -> dict[str, Any]:
+    return {"seed": seed, "width": width, "height": height, "players": names}
+
+
+class HaliteAdapter(GameAdapter):
+    """Halite III for the arena, storage, the server and the command line."""
+
+    def __init__(self) -> None:
+        self._catalogue: Catalogue | None = None
+        self._replays = _Replays()
+
+    @override
+    def catalogue(self) -> Catalogue:
+        if self._catalogue is None:
+            self._catalogue = _catalogue()
+        return self._catalogue
+
+    @override
+    def entrant(self, text: str, name: str | None = None) -> Entrant:
+        source = text.strip()
+        if not source:
+            raise EntrantError("a Halite entrant must be a command or builtin:NAME, got ''")
+        if source.startswith(_BUILTIN):
+            bot = make_halite_bot(source[len(_BUILTIN) :])
+            default = source[len(_BUILTIN) :].split("?")[0] or bot.name
+        else:
+            try:
+                words = shlex.split(source)
+            except ValueError:
+                words = source.split()
+            stem = os.path.splitext(os.path.basename(words[-1] if words else source))[0]
+            default = stem or "bot"
+        if name is not None and not name.strip():
+            raise EntrantError("an entrant's name must not be empty")
+        return Entrant(source, name.strip() if name is not None else default)
+
+    @override
+    def reach(self, entrant: Entrant) -> Reach:
+        return Reach("builtin") if entrant.source.startswith(_BUILTIN) else Reach("program")
+
+    @override
+    def check(self, spec: MatchSpec) -> None:
+        count = len(spec.entrants)
+        if count not in PLAYER_COUNTS:
+            raise EntrantError(f"{count} Halite players: expected 1, 2, 4, 8 or 16")
+        if spec.timeout_ms is not None and spec.timeout_ms < 1:
+            raise EntrantError(f"turn timeout {spec.timeout_ms} ms: expected at least 1")
+        _check_size(int(spec.params["width"]), int(spec.params["height"]), count)
+
+    @override
+    async def play(
+        self,
+        spec: MatchSpec,
+        seed: int,
+        session: PlaySession,
+        hooks: MatchHooks | None = None,
+    ) -> PlayedGame:
+        del session  # bots are local programs: nothing is shared between games
+        hooks = hooks or MatchHooks()
+        self.check(spec)
+        width = int(spec.params["width"]) or None
+        height = int(spec.params["height"]) or width
+        timeout_ms = spec.timeout_ms or self.catalogue().default_timeout_ms
+        names = list(spec.names)
+        match = await play_halite(
+            [e.source for e in spec.entrants],
+            seed=seed & 0xFFFFFFFF,
+            width=width,
+            height=height,
+            turn_limit=spec.max_turns,
+            turn_timeout=timeout_ms / 1000,
+            names=names,
+        )
+        game = match.game
+        result = game.result()
+        document = replay_document(game, names, execution_time_ms=match.execution_time_ms)
+        killed = {
+            pid: _failure(match, game, pid)
+            for pid, player in enumerate(game.players)
+            if player.terminated
+        }
+        results = tuple(
+            EntrantResult(
+                seat=pid,
+                name=names[pid],
+                source=entrant.source,
+                rank=result.ranks[pid],
+                score=float(result.scores[pid]),
+                failure=f"killed: {killed[pid]}" if pid in killed else "",
+            )
+            for pid, entrant in enumerate(spec.entrants)
+        )
+        game_id = hooks.game_id or halite_game_id(spec, seed)
+        return PlayedGame(
+            game=self.name,
+            id=game_id,
+            seed=game.seed,
+            turns=game.turn,
+            results=results,
+            data=GameData(
+                header=_header(game.seed, game.width, game.height, names),
+                result={
+                    "ranks": list(result.ranks),
+                    "scores": list(result.scores),
+                    "killed": {str(pid): why for pid, why in killed.items()},
+                },
+                replay=encode_hlt(document),
+            ),
+            title=_title(game.width, game.height),
+            width=game.width,
+            height=game.height,
+            source=spec.source,
+            spec=spec,
+            details=match,
+        )
+
+    @property
+    @override
+    def replays(self) -> ReplayCodec:
+        return self._replays
+
+    @override
+    def export(self, data: GameData) -> bytes:
+        if data.replay is None:
+            raise HltReplayError("stored Halite game has no replay file")
+        return data.replay
+
+    @override
+    def replay_filename(self, game_id: str) -> str:
+        return f"{game_id}.hlt"
+
+    @override
+    def viewer_url(self, game_id: str) -> str:
+        return f"/halite/games/{game_id}"
+
+    def params_for(self, width: int | None, height: int | None) -> Mapping[str, Any]:
+        """Normalised parameters for a map size (``None``: the seed picks)."""
+        return self.parse_params({"width": width or 0, "height": height or 0})
+
+
+def halite_game_id(spec: MatchSpec, seed: int) -> str:
+    """A stable id for a game: the same match and seed give the same id."""
+    text = "|".join([spec.source, *(e.source for e in spec.entrants), str(seed)])
+    return f"h{hashlib.sha256(text.encode()).hexdigest()[:31]}"
+
+
+GAME = HaliteAdapter()
+"""The Halite III adapter (the ``snakewar.games`` entry point ``halite3``)."""

@@ -1,0 +1,747 @@
+"""The game protocol: what a game gives the game-agnostic layers.
+
+Snakewar hosts several games (Battlesnake, Halite III) on one runner, one replay
+store, one arena and one web server.  Those layers never ask *which* game they
+handle: each game registers one :class:`GameAdapter`, and they go through it for
+everything that differs between games::
+
+    adapter.catalogue()             title, parameters, built-in bots, player counts
+    adapter.parse_params(raw)       checked, normalised parameters (JSON values)
+    adapter.entrant(text)           a checked entrant (bot URL, command, builtin:NAME)
+    adapter.check(spec)             fail now if the match cannot be set up
+    await adapter.play(spec, seed, session, hooks)
+                                    one game through the game's own referee, as a
+                                    :class:`PlayedGame`: ranks, failures, what to store
+    await adapter.health(entrant, session)
+                                    a reachability check (``None``: healthy)
+    adapter.replays                 the replay codec: sniff, describe, verify
+    adapter.export(stored)          a stored game as its replay file
+
+The values exchanged here are plain, picklable and JSON-friendly, so a game can be
+played in a worker process or a Ray task and stored by any storage backend.  This
+module is pure: no I/O, no clock, no global randomness (``play`` is declared here and
+implemented by the adapters, which do the I/O).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from snakewar.errors import EntrantError, ParamsError, choices_text
+
+__all__ = [
+    "BotInfo",
+    "Catalogue",
+    "Entrant",
+    "EntrantResult",
+    "Frame",
+    "GameAdapter",
+    "GameData",
+    "MatchHooks",
+    "MatchSpec",
+    "Param",
+    "ParamKind",
+    "PlaySession",
+    "PlayedGame",
+    "Reach",
+    "ReplayCodec",
+    "ReplayInfo",
+    "StoredGame",
+    "TerminalReplay",
+    "VerifyResult",
+    "entrants_from_texts",
+    "placement_from_ranks",
+]
+
+ParamKind = Literal["int", "str", "bool"]
+"""The JSON type of a parameter's value."""
+
+JSON = Any
+"""A JSON value (what ``json.loads`` returns)."""
+
+T = TypeVar("T")
+
+
+# -- the catalogue ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter of a game's matches (a board size, a ruleset, a setting).
+
+    Attributes:
+        name: the key in a match's ``params`` (and in request bodies).
+        kind: ``"int"``, ``"str"`` or ``"bool"``.
+        default: the value when not given.
+        help: one line for forms, ``--help`` and the API docs.
+        choices: the values a ``"str"`` parameter may take (empty: any).
+        minimum: the smallest ``"int"`` value (``None``: no bound).
+        maximum: the largest ``"int"`` value (``None``: no bound).
+    """
+
+    name: str
+    kind: ParamKind
+    default: int | str | bool
+    help: str = ""
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def parse(self, value: object) -> int | str | bool:
+        """Check and convert one value (a JSON value, or text from a command line).
+
+        Raises:
+            ParamsError: naming this parameter and what it expects.
+        """
+        if self.kind == "bool":
+            return self._parse_bool(value)
+        if self.kind == "int":
+            return self._parse_int(value)
+        if not isinstance(value, str):
+            raise ParamsError(self.name, f"{self.name}: expected text, got {value!r}")
+        if self.choices and value not in self.choices:
+            raise ParamsError(
+                self.name,
+                f"{self.name} {value!r} is not known; expected one of {choices_text(self.choices)}",
+            )
+        return value
+
+    def _parse_bool(self, value: object) -> bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+            return value.lower() in ("true", "1")
+        raise ParamsError(self.name, f"{self.name}: expected true or false, got {value!r}")
+
+    def _parse_int(self, value: object) -> int:
+        number: int | None = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, float) and value.is_integer() and math.isfinite(value):
+            number = int(value)
+        elif (
+            isinstance(value, str)
+            and value.strip().lstrip("+-").isdigit()
+            and len(value.strip()) <= 20  # no slow int() of huge digit strings
+        ):
+            number = int(value.strip())
+        if number is None:
+            raise ParamsError(self.name, f"{self.name}: expected an integer, got {value!r}")
+        low = -math.inf if self.minimum is None else self.minimum
+        high = math.inf if self.maximum is None else self.maximum
+        if not low <= number <= high:
+            raise ParamsError(
+                self.name,
+                f"{self.name} {number} is out of range; "
+                f"expected {_bounds(self.minimum, self.maximum)}",
+            )
+        return number
+
+    def to_dict(self) -> dict[str, JSON]:
+        """A JSON-ready description (for forms and the API)."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "default": self.default,
+            "help": self.help,
+            "choices": list(self.choices),
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+        }
+
+
+def _bounds(low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return f"{low} to {high}"
+    return f"at least {low}" if low is not None else f"at most {high}"
+
+
+@dataclass(frozen=True, slots=True)
+class BotInfo:
+    """A built-in bot of a game, usable as the entrant ``builtin:NAME``."""
+
+    name: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Catalogue:
+    """What a game offers: its parameters, built-in bots and limits.
+
+    Attributes:
+        name: the registry key (``battlesnake``, ``halite3``).
+        version: bumped when the rules change, so old replays keep their meaning.
+        title: the game's name for people.
+        description: one sentence.
+        params: the parameters of a match, in display order.
+        bots: the built-in bots.
+        player_counts: the numbers of entrants a game may have.
+        default_timeout_ms: each entrant's time per turn unless a match says otherwise.
+        entrant_help: what an entrant is, in a few words, for forms and errors.
+        failures_before_pause: consecutive failed games after which a ladder pauses an
+            entrant (a failed game: :attr:`EntrantResult.failure` is set).
+        is_default: the game a user gets without naming one (one game says so).
+        health_checked: whether :meth:`GameAdapter.health` can check entrants ahead of
+            a game (bots on the network); ladders check those before every round.
+        extras: more catalogue data for user interfaces (JSON), e.g. maps and sizes.
+    """
+
+    name: str
+    version: int
+    title: str
+    description: str
+    params: tuple[Param, ...]
+    bots: tuple[BotInfo, ...]
+    player_counts: tuple[int, ...]
+    default_timeout_ms: int
+    entrant_help: str
+    failures_before_pause: int = 1
+    is_default: bool = False
+    health_checked: bool = False
+    extras: Mapping[str, JSON] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        """The versioned id, e.g. ``battlesnake-v1``."""
+        return f"{self.name}-v{self.version}"
+
+    def param(self, name: str) -> Param:
+        """The parameter ``name``.
+
+        Raises:
+            ParamsError: if the game has no such parameter.
+        """
+        for param in self.params:
+            if param.name == name:
+                return param
+        raise ParamsError(
+            name,
+            f"{self.name} has no parameter {name!r}; expected one of "
+            f"{choices_text(p.name for p in self.params)}",
+        )
+
+    def parse_params(self, raw: Mapping[str, object]) -> dict[str, JSON]:
+        """Every parameter, from ``raw`` where given and the default elsewhere.
+
+        Raises:
+            ParamsError: an unknown name or a bad value, naming the field.
+        """
+        for name in raw:
+            self.param(name)
+        return {p.name: p.parse(raw[p.name]) if p.name in raw else p.default for p in self.params}
+
+    def to_dict(self) -> dict[str, JSON]:
+        """A JSON-ready description (``GET /api/catalogue``)."""
+        return {
+            "name": self.name,
+            "id": self.id,
+            "title": self.title,
+            "description": self.description,
+            "params": [p.to_dict() for p in self.params],
+            "bots": [{"name": b.name, "description": b.description} for b in self.bots],
+            "player_counts": list(self.player_counts),
+            "default_timeout_ms": self.default_timeout_ms,
+            "entrant_help": self.entrant_help,
+            "failures_before_pause": self.failures_before_pause,
+            "is_default": self.is_default,
+            "health_checked": self.health_checked,
+            "extras": dict(self.extras),
+        }
+
+
+# -- a match ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """One player of a match: where its bot is, and the name it plays under.
+
+    ``source`` is canonical (as :meth:`GameAdapter.entrant` returns it): a URL, a
+    command, ``builtin:NAME[?options]``...; the game decides what it means.
+    """
+
+    source: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """What playing an entrant involves, so a server can refuse what it must not do.
+
+    Attributes:
+        kind: ``"builtin"`` (a bot inside Snakewar), ``"remote"`` (a bot on the network,
+            at ``url``) or ``"program"`` (a program started on this machine: a command).
+        url: the address called, for a remote bot.
+    """
+
+    kind: Literal["builtin", "remote", "program"]
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """One game to play, without its seed.
+
+    Attributes:
+        game: the registry key of the game.
+        entrants: the players, in seat (placement) order.
+        params: the game's parameters, as :meth:`GameAdapter.parse_params` returns them.
+        timeout_ms: each entrant's time per turn (``None``: the game's default).
+        max_turns: stop after this many turns (``None``: the game's own end).
+        source: where the game comes from: ``custom``, ``ladder:NAME``,
+            ``tournament:ID``, ``eval``...
+    """
+
+    game: str
+    entrants: tuple[Entrant, ...]
+    params: Mapping[str, JSON]
+    timeout_ms: int | None = None
+    max_turns: int | None = None
+    source: str = ""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The entrants' names, by seat."""
+        return tuple(e.name for e in self.entrants)
+
+
+# -- what a played game gives ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One stored step of a game: what a viewer draws and the replay's line for it.
+
+    ``turn`` counts from 0 (the initial position); ``line`` is the replay line of the
+    turn that led here (``None`` for turn 0).
+    """
+
+    turn: int
+    view: Mapping[str, JSON]
+    line: Mapping[str, JSON] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameData:
+    """What storage keeps of a game, in the game's own JSON shapes.
+
+    A game keeps either its frames (streamed turn by turn, so that a running game can
+    be watched and a stopped one still read) or its whole replay file (``replay``),
+    or both.  :meth:`GameAdapter.export` turns it back into the replay file.
+
+    Attributes:
+        header: the game's header: settings, entrants (JSON).
+        frames: the frames so far, turn 0 first.
+        result: how it ended (JSON), ``None`` while it runs.
+        replay: the whole replay file, for games stored as one file.
+    """
+
+    header: Mapping[str, JSON]
+    frames: tuple[Frame, ...] = ()
+    result: Mapping[str, JSON] | None = None
+    replay: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EntrantResult:
+    """How one entrant did in one game.
+
+    Attributes:
+        seat: its position in :attr:`MatchSpec.entrants`.
+        name: its name.
+        source: its bot.
+        rank: 1 for the best; entrants with the same rank tied.
+        score: the game's score for it (length, halite...), if the game has one.
+        failure: why it failed in this game ("" when it played correctly): many
+            timed-out moves, a crash, a protocol error.  Ladders pause entrants
+            that keep failing.
+        color: its colour in viewers and listings ("" when the game has none).
+    """
+
+    seat: int
+    name: str
+    source: str
+    rank: int
+    score: float | None = None
+    failure: str = ""
+    color: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A game as storage lists it: everything but the data.
+
+    Attributes:
+        id: the game id.
+        game: the registry key of its game.
+        seed: its seed.
+        width: its board or map width.
+        height: its board or map height.
+        turns: turns played so far.
+        source: where it comes from (see :attr:`MatchSpec.source`).
+        title: one line for listings ("standard, standard map, 11x11").
+        entrants: each entrant, by seat.
+        colors: each entrant's colour in viewers ("" when the game has none), by seat.
+        ranks: each seat's rank once finished (empty before).
+        winner: the winner's name, if one entrant won alone.
+    """
+
+    id: str
+    game: str
+    seed: int
+    width: int
+    height: int
+    turns: int
+    source: str
+    title: str
+    entrants: tuple[Entrant, ...]
+    colors: tuple[str, ...] = ()
+    ranks: tuple[int, ...] = ()
+    winner: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedGame:
+    """One finished game: how each entrant did, and what to store.
+
+    Attributes:
+        game: the registry key of its game.
+        id: the game id.
+        seed: the seed it was played with.
+        turns: turns played.
+        results: one per entrant, by seat.
+        data: what storage keeps (:class:`GameData`).
+        title: one line for listings.
+        width: board or map width.
+        height: board or map height.
+        source: where it comes from.
+        spec: the match it played (``None`` for a game read from a replay file).
+        details: the game's own digest (picklable), for game-specific tools.
+    """
+
+    game: str
+    id: str
+    seed: int
+    turns: int
+    results: tuple[EntrantResult, ...]
+    data: GameData
+    title: str = ""
+    width: int = 0
+    height: int = 0
+    source: str = ""
+    spec: MatchSpec | None = None
+    details: object = None
+
+    @property
+    def placement(self) -> tuple[tuple[int, ...], ...]:
+        """Seats grouped by rank, best first; a group is a tie."""
+        return placement_from_ranks([r.rank for r in self.results])
+
+    @property
+    def winner(self) -> str | None:
+        """The name of the entrant ranked first alone, if any."""
+        first = [r for r in self.results if r.rank == 1]
+        return first[0].name if len(first) == 1 and len(self.results) > 1 else None
+
+    def stored(self) -> StoredGame:
+        """Its listing row."""
+        return StoredGame(
+            id=self.id,
+            game=self.game,
+            seed=self.seed,
+            width=self.width,
+            height=self.height,
+            turns=self.turns,
+            source=self.source,
+            title=self.title,
+            entrants=tuple(Entrant(r.source, r.name) for r in self.results),
+            colors=tuple(r.color for r in self.results),
+            ranks=tuple(r.rank for r in self.results),
+            winner=self.winner,
+        )
+
+
+def placement_from_ranks(ranks: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """Seats grouped by rank, best first.
+
+    >>> placement_from_ranks([2, 1, 2, 4])
+    ((1,), (0, 2), (3,))
+    """
+    groups: dict[int, list[int]] = {}
+    for seat, rank in enumerate(ranks):
+        groups.setdefault(rank, []).append(seat)
+    return tuple(tuple(groups[rank]) for rank in sorted(groups))
+
+
+# -- playing ---------------------------------------------------------------------------
+
+
+class PlaySession:
+    """Resources shared by the games played together (an HTTP connection pool...).
+
+    An executor opens one session for a batch of games and closes it afterwards; an
+    adapter asks for what it needs with :meth:`shared`, and registers how to release
+    it with :meth:`on_close`.
+    """
+
+    def __init__(self) -> None:
+        self._shared: dict[str, object] = {}
+        self._closers: list[Callable[[], Awaitable[None]]] = []
+
+    def shared(self, key: str, factory: Callable[[], T]) -> T:
+        """The resource ``key``, made by ``factory`` the first time it is asked for."""
+        if key not in self._shared:
+            self._shared[key] = factory()
+        found: T = self._shared[key]  # type: ignore[assignment]
+        return found
+
+    def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
+        """Await ``closer()`` when the session closes."""
+        self._closers.append(closer)
+
+    async def aclose(self) -> None:
+        """Release every resource (in reverse order of creation)."""
+        closers, self._closers = self._closers, []
+        for closer in reversed(closers):
+            await closer()
+        self._shared.clear()
+
+    async def __aenter__(self) -> PlaySession:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.aclose()
+
+
+OnStart = Callable[[StoredGame, GameData], Awaitable[None] | None]
+"""Called with the game's listing and its header and first frame, before the first turn."""
+OnFrame = Callable[[Frame], Awaitable[None] | None]
+"""Called with each new frame as it is played."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchHooks:
+    """How a caller follows a game while it is played (a server streams it live).
+
+    Attributes:
+        game_id: the id to give the game (default: the game derives one from the seed).
+        on_start: see :data:`OnStart`.
+        on_frame: see :data:`OnFrame`.
+    """
+
+    game_id: str | None = None
+    on_start: OnStart | None = None
+    on_frame: OnFrame | None = None
+
+
+# -- replays ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayInfo:
+    """What a replay file holds, in a few lines.
+
+    Attributes:
+        game: the registry key of its game.
+        format: the file format's name (``snakewar-replay``, ``official-jsonl``, ``hlt``).
+        seed: the game's seed.
+        turns: the turns it holds.
+        entrants: the players' names, by seat.
+        summary: a few lines for people (result, size, ...).
+    """
+
+    game: str
+    format: str
+    seed: int
+    turns: int
+    entrants: tuple[str, ...]
+    summary: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyResult:
+    """The outcome of playing a replay again through the engine.
+
+    ``ok`` when every recorded turn and the result came out the same; ``message``
+    says so in one line, or names the first difference; ``notes`` are remarks on the
+    file (a line cut short...).
+    """
+
+    ok: bool
+    message: str
+    turns: int = 0
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalReplay:
+    """A replay file ready for a terminal: the turn of each frame, and how to draw one.
+
+    ``draw(console, index, color, unicode)`` prints frame ``index`` (its turn is
+    ``turns[index]``) on a ``rich`` console; ``summary`` is a few lines for the end.
+    """
+
+    turns: tuple[int, ...]
+    draw: Callable[[Any, int, bool, bool], None]
+    summary: tuple[str, ...]
+
+
+class ReplayCodec(ABC):
+    """A game's replay files: recognise, read and verify them."""
+
+    name: str
+    """The format's name."""
+    media_type: str = "application/octet-stream"
+    """The files' media type (a download's ``Content-Type``)."""
+    looks_like: str = ""
+    """What the files look like, for people: said when a file is of no known format."""
+
+    @abstractmethod
+    def sniff(self, head: bytes, name: str = "") -> bool:
+        """Whether a file named ``name`` starting with ``head`` (its first KiBs) is this format."""
+
+    @abstractmethod
+    def describe(self, data: bytes, name: str = "replay") -> ReplayInfo:
+        """Read the file ``data`` (called ``name`` in error messages).
+
+        Raises:
+            ReplayError: a damaged or foreign file, in one line.
+        """
+
+    @abstractmethod
+    def terminal(self, data: bytes, name: str = "replay") -> TerminalReplay:
+        """The file ``data``, ready to show in a terminal.
+
+        Raises:
+            ReplayError: a file that cannot be read.
+        """
+
+    @abstractmethod
+    def verify(self, data: bytes, name: str = "replay") -> VerifyResult:
+        """Play the file ``data``'s game again through the engine and compare.
+
+        Raises:
+            ReplayError: a file that cannot be read.
+        """
+
+
+# -- the adapter -----------------------------------------------------------------------
+
+
+class GameAdapter(ABC):
+    """One game, as the game-agnostic layers use it (see the module docstring)."""
+
+    @abstractmethod
+    def catalogue(self) -> Catalogue:
+        """The game's catalogue."""
+
+    @property
+    def name(self) -> str:
+        """The registry key (the catalogue's name)."""
+        return self.catalogue().name
+
+    def parse_params(self, raw: Mapping[str, object]) -> dict[str, JSON]:
+        """Checked parameters: the catalogue's defaults with ``raw`` applied.
+
+        Raises:
+            ParamsError: an unknown name or a bad value, naming the field.
+        """
+        return self.catalogue().parse_params(raw)
+
+    @abstractmethod
+    def entrant(self, text: str, name: str | None = None) -> Entrant:
+        """A checked entrant from what a user typed, named ``name`` or by default.
+
+        Raises:
+            EntrantError: text that is no entrant of this game.
+        """
+
+    @abstractmethod
+    def reach(self, entrant: Entrant) -> Reach:
+        """What playing ``entrant`` involves (a bot inside, a URL called, a program run)."""
+
+    @abstractmethod
+    def check(self, spec: MatchSpec) -> None:
+        """Fail now, naming the problem, if ``spec`` cannot be played.
+
+        Raises:
+            SnakewarError: impossible parameters for this many entrants.
+        """
+
+    @abstractmethod
+    async def play(
+        self,
+        spec: MatchSpec,
+        seed: int,
+        session: PlaySession,
+        hooks: MatchHooks | None = None,
+    ) -> PlayedGame:
+        """Play one game through the game's own referee.
+
+        Whatever an entrant does wrong is recorded in its result; only a game that
+        cannot start (an unreachable bot, impossible parameters) raises.
+
+        Raises:
+            SnakewarError: the game cannot be started.
+        """
+
+    async def health(self, entrant: Entrant, session: PlaySession) -> str | None:
+        """Check that ``entrant`` can play; ``None`` if it can, else why not.
+
+        Only called for games whose catalogue says ``health_checked``; games whose bots
+        cannot be checked ahead (local programs) keep this default.
+        """
+        del entrant, session
+        return None
+
+    @property
+    @abstractmethod
+    def replays(self) -> ReplayCodec:
+        """The game's replay codec."""
+
+    @abstractmethod
+    def export(self, data: GameData) -> bytes:
+        """A stored game as its replay file (an unfinished game reads back as one).
+
+        Raises:
+            ReplayError: stored data that cannot make a replay.
+        """
+
+    def replay_filename(self, game_id: str) -> str:
+        """The file name a downloaded replay gets."""
+        return f"{game_id}.replay"
+
+    def viewer_url(self, game_id: str) -> str:
+        """Where the web app shows the game ``game_id``."""
+        return f"/view/{game_id}"
+
+
+def entrants_from_texts(
+    adapter: GameAdapter, texts: Iterable[str], names: Sequence[str | None] = ()
+) -> tuple[Entrant, ...]:
+    """Entrants from what users typed, named uniquely (``bot``, ``bot-2``, ``bot-3``).
+
+    Raises:
+        EntrantError: a text that is no entrant, or a given name used twice.
+    """
+    out: list[Entrant] = []
+    taken: set[str] = set()
+    for i, text in enumerate(texts):
+        given = names[i] if i < len(names) else None
+        entrant = adapter.entrant(text, given)
+        name = entrant.name
+        if given is not None:
+            if name in taken:
+                raise EntrantError(f"entrant name {name!r} is used twice")
+        else:
+            base, n = name, 1
+            while name in taken:
+                n += 1
+                name = f"{base}-{n}"
+        taken.add(name)
+        out.append(Entrant(entrant.source, name))
+    return tuple(out)

@@ -1,0 +1,61 @@
+"""Ladder and tournament runs in the background, a bounded number at a time.
+
+A run plays many games (through the arena's executors, which start their own event
+loop), so it runs on one of the worker's threads, never on the server's event loop;
+one run per ladder or tournament at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Callable
+
+from snakewar.errors import ConflictError
+
+__all__ = ["ArenaBusyError", "ArenaWorker"]
+
+
+class ArenaBusyError(ConflictError):
+    """Raised when a ladder or tournament is already running."""
+
+
+class ArenaWorker:
+    """Runs ladder and tournament runs on its own threads.
+
+    Args:
+        workers: runs played at once; more wait for a free thread.
+    """
+
+    def __init__(self, workers: int = 2) -> None:
+        self._pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="arena")
+        self._running: set[str] = set()
+        self._tasks: set[asyncio.Future[None]] = set()
+
+    def is_running(self, key: str) -> bool:
+        """Whether the run ``key`` (``ladder:NAME``, ``tournament:ID``) is going on."""
+        return key in self._running
+
+    def submit(self, key: str, run: Callable[[], object]) -> None:
+        """Start ``run()`` in the background as ``key`` (call from the event loop).
+
+        Raises:
+            ArenaBusyError: if ``key`` is running already.
+        """
+        if key in self._running:
+            raise ArenaBusyError(f"{key.replace(':', ' ', 1)!r} is running already")
+        self._running.add(key)
+
+        def play() -> None:
+            try:
+                run()
+            finally:
+                self._running.discard(key)
+
+        task = asyncio.get_running_loop().run_in_executor(self._pool, play)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def close(self) -> None:
+        """Stop accepting runs; runs not started yet are dropped."""
+        self._pool.shutdown(wait=False, cancel_futures=True)

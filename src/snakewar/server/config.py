@@ -1,0 +1,41 @@
+"""How a server runs: its database and, in public mode, its limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["MEMORY_DATABASE", "ServerConfig"]
+
+MEMORY_DATABASE = "memory"
+"""``database_url`` for a server that keeps nothing after it stops (SQLite in memory)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """How a server runs.  ``public`` turns on the protections for an open server.
+
+    Attributes:
+        database_url: a SQLAlchemy URL, :data:`MEMORY_DATABASE`, or ``None`` for the
+            default database (``$SNAKEWAR_DATABASE_URL`` or SQLite in the user's data
+            directory).
+        public: refuse non-public bot addresses and rate-limit game creation.
+        max_board: the largest board or map side a game may have.
+        max_snakes: the most entrants a game may have.
+        max_concurrent_games: the most games running at once.
+        max_timeout_ms: the longest time per turn.
+        max_turns: the most turns a game may last.
+        games_per_minute: per client, in public mode (a burst of 10 is allowed).
+        store_workers: threads that run database calls.
+        arena_workers: threads that run ladder and tournament runs.
+    """
+
+    database_url: str | None = None
+    public: bool = False
+    max_board: int = 25
+    max_snakes: int = 8
+    max_concurrent_games: int = 32
+    max_timeout_ms: int = 2000
+    max_turns: int = 5000
+    games_per_minute: float = 30.0
+    store_workers: int = 4
+    arena_workers: int = 2

@@ -1,0 +1,200 @@
+"""``/api/games``: create, list, get, cancel, rematch and export games of every game."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from snakewar.adapters import get_game
+from snakewar.engine.protocol import MatchSpec
+from snakewar.errors import ConflictError
+from snakewar.server.deps import ConfigDep, LimiterDep, ManagerDep, StoreDep
+from snakewar.server.manager import LiveGame
+from snakewar.server.matches import check_entrants, web_match
+from snakewar.server.safety import RateLimitError
+from snakewar.server.schemas import (
+    CreateGame,
+    EntrantOut,
+    GameList,
+    GameOut,
+    parse_seed,
+    request_params,
+)
+from snakewar.storage import GameNotFoundError, GameRow
+
+__all__ = ["live_out", "router", "row_out"]
+
+router = APIRouter(prefix="/api/games", tags=["games"])
+
+
+class GameNotRunningError(ConflictError):
+    """Raised when a game that is not running is asked to stop."""
+
+
+def live_out(live: LiveGame) -> GameOut:
+    """A live game as the API shows it."""
+    adapter = get_game(live.game)
+    listing = live.listing
+    played = live.played
+    if played is not None:
+        entrants = [EntrantOut(name=r.name, source=r.source, color=r.color) for r in played.results]
+        turn = played.turns
+    elif listing is not None:
+        colors = [*listing.colors, *[""] * len(listing.entrants)]
+        entrants = [
+            EntrantOut(name=e.name, source=e.source, color=colors[i])
+            for i, e in enumerate(listing.entrants)
+        ]
+        turn = max(len(live.views) - 1, 0)
+    else:
+        entrants = [EntrantOut(name=e.name, source=e.source) for e in live.spec.entrants]
+        turn = 0
+    params = dict(live.spec.params)
+    winner = played.winner if played is not None else None
+    return GameOut(
+        id=live.id,
+        game=live.game,
+        status=live.status,
+        error=live.error,
+        seed=str(live.seed),
+        title=listing.title if listing is not None else adapter.catalogue().title,
+        width=listing.width if listing is not None else int(params.get("width", 0) or 0),
+        height=listing.height if listing is not None else int(params.get("height", 0) or 0),
+        turn=turn,
+        entrants=entrants,
+        winner=winner,
+        is_draw=played is not None and len(played.placement) == 1 and len(played.results) > 1,
+        source=live.spec.source,
+        created_at=dt.datetime.fromtimestamp(live.created_at, dt.UTC).isoformat(),
+        viewer=adapter.viewer_url(live.id),
+        params=params,
+    )
+
+
+def _entrant(e: dict[str, str]) -> EntrantOut:
+    return EntrantOut(
+        name=str(e.get("name", "")), source=str(e.get("source", "")), color=str(e.get("color", ""))
+    )
+
+
+def row_out(row: GameRow) -> GameOut:
+    """A stored game as the API shows it."""
+    ranks = row.ranks or []
+    return GameOut(
+        id=row.id,
+        game=row.game,
+        status=row.status,
+        seed=str(row.seed),
+        title=row.title,
+        width=row.width,
+        height=row.height,
+        turn=row.turns,
+        entrants=[_entrant(e) for e in row.entrants],
+        winner=row.winner_name,
+        is_draw=row.finished and len(ranks) > 1 and len(set(ranks)) == 1,
+        source=row.source,
+        created_at=row.created_at.isoformat(),
+        viewer=get_game(row.game).viewer_url(row.id),
+        params=row.params,
+    )
+
+
+async def _stored(store: StoreDep, game_id: str) -> GameRow:
+    row = await store.run(store.store.games.get, game_id)
+    if row is None:
+        raise GameNotFoundError(game_id)
+    return row
+
+
+@router.post("", status_code=201)
+async def create_game(
+    body: CreateGame,
+    request: Request,
+    config: ConfigDep,
+    manager: ManagerDep,
+    limiter: LimiterDep,
+) -> GameOut:
+    """Start a game; it runs in the background.  Returns it as it starts."""
+    if config.public:
+        client = request.client.host if request.client else "unknown"
+        if not limiter.allow(client):
+            raise RateLimitError("too many games created from this address; wait a minute")
+    spec = await web_match(
+        config,
+        body.game,
+        body.snakes,
+        body.names,
+        request_params(body, body.params),
+        timeout_ms=body.timeout,
+        max_turns=body.max_turns,
+        source="custom",
+    )
+    return live_out(await manager.create(spec, parse_seed(body.seed)))
+
+
+@router.get("")
+async def list_games(
+    manager: ManagerDep,
+    store: StoreDep,
+    limit: int = Query(50, ge=1, le=500),
+    offset: int = Query(0, ge=0, le=2**62),
+    game: str | None = Query(None, max_length=32, description="Only games of this game."),
+) -> GameList:
+    """Live games first, then stored ones, newest first."""
+    live = [live_out(g) for g in manager.live_games() if game is None or g.game == game]
+    live_ids = {g.id for g in live}
+    rows = await store.run(store.store.games.latest, limit, offset, game=game)
+    return GameList(live=live, games=[row_out(r) for r in rows if r.id not in live_ids])
+
+
+@router.get("/{game_id}")
+async def get_one(game_id: str, manager: ManagerDep, store: StoreDep) -> GameOut:
+    """One game."""
+    live = manager.games.get(game_id)
+    if live is not None:
+        return live_out(live)
+    return row_out(await _stored(store, game_id))
+
+
+@router.post("/{game_id}/cancel")
+async def cancel_game(game_id: str, manager: ManagerDep, store: StoreDep) -> GameOut:
+    """Stop a running game (its frames so far are kept)."""
+    if not await manager.cancel(game_id):
+        await _stored(store, game_id)
+        raise GameNotRunningError(f"game {game_id!r} is not running")
+    return live_out(manager.games[game_id])
+
+
+@router.post("/{game_id}/rematch", status_code=201)
+async def rematch(game_id: str, config: ConfigDep, manager: ManagerDep, store: StoreDep) -> GameOut:
+    """A new game with the same entrants and settings and a new seed."""
+    live = manager.games.get(game_id)
+    spec: MatchSpec | None = live.spec if live is not None else None
+    if spec is None:
+        spec = (await _stored(store, game_id)).spec()
+    if spec is None:
+        raise GameNotRunningError(f"game {game_id!r} was read from a file: no match to play")
+    await check_entrants(get_game(spec.game), spec.entrants, config)
+    return live_out(await manager.create(spec))
+
+
+@router.get("/{game_id}/replay", response_class=Response)
+async def export_replay(game_id: str, manager: ManagerDep, store: StoreDep) -> Response:
+    """The game's replay file, in its game's format."""
+    row = await _stored(store, game_id)
+    adapter = get_game(row.game)
+    live = manager.games.get(game_id)
+    if live is not None and live.played is not None:
+        data = live.played.data
+    else:
+        data = await store.run(store.store.games.data, game_id)
+    payload = await store.run(adapter.export, data)
+    return Response(
+        payload,
+        media_type=adapter.replays.media_type,
+        headers={
+            "Content-Disposition": f'attachment; filename="{adapter.replay_filename(game_id)}"'
+        },
+    )

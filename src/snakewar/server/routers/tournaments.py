@@ -1,0 +1,108 @@
+"""``/api/tournaments``: create tournaments of any game, play them, read the bracket."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from snakewar.arena.config import MatchConfig
+from snakewar.arena.tournament_runner import TournamentRun, load_tournament
+from snakewar.engine.protocol import Entrant
+from snakewar.errors import OverLimitError
+from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep
+from snakewar.server.matches import check_entrants
+from snakewar.server.schemas import (
+    CreateTournament,
+    TournamentOut,
+    TournamentSummaryOut,
+    parse_seed,
+    request_params,
+)
+from snakewar.storage import Store
+
+__all__ = ["router", "tournament_out"]
+
+router = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
+
+
+def _key(tid: str) -> str:
+    return f"tournament:{tid}"
+
+
+def _page(tid: str) -> str:
+    return f"/tournaments/{tid}"
+
+
+def tournament_out(run: TournamentRun, running: bool) -> TournamentOut:
+    """A tournament as the API shows it (its export, with exact seeds)."""
+    data: dict[str, Any] = run.export()
+    data["seed"] = str(data["seed"])
+    for match in data["matches"]:
+        for game in match["games"]:
+            game["seed"] = str(game["seed"])
+    return TournamentOut.model_validate({**data, "running": running, "page": _page(run.id)})
+
+
+@router.post("", status_code=201)
+async def create_tournament(
+    body: CreateTournament, store: StoreDep, arena: ArenaDep, config: ConfigDep
+) -> TournamentOut:
+    """Create a tournament and start playing it in the background."""
+    if len(body.names) > len(body.snakes):
+        raise OverLimitError(f"names: {len(body.names)} given for {len(body.snakes)}")
+    match = MatchConfig.create(
+        body.game,
+        request_params(body, body.params),
+        game_size=body.heat_size,
+        timeout_ms=body.timeout,
+        max_turns=min(body.max_turns or config.max_turns, config.max_turns),
+    )
+    pairs = [
+        (snake, body.names[i] if i < len(body.names) else None)
+        for i, snake in enumerate(body.snakes)
+    ]
+    run = TournamentRun.create(
+        body.name,
+        body.format,
+        pairs,
+        config=match,
+        seed=parse_seed(body.seed) or 0,
+        heat_size=body.heat_size,
+        best_of=body.best_of,
+    )
+    entrants = [Entrant(source, name) for name, source in run.snakes.items()]
+    await check_entrants(match.adapter, entrants, config)
+    await store.run(store.store.tournaments.create, run)
+    target: Store = store.store
+    arena.submit(_key(run.id), lambda: run.run(target))
+    return tournament_out(run, True)
+
+
+@router.get("")
+async def list_tournaments(store: StoreDep, arena: ArenaDep) -> list[TournamentSummaryOut]:
+    """Every tournament's id and name, oldest first."""
+    rows = await store.run(store.store.tournaments.list_all)
+    return [
+        TournamentSummaryOut(
+            id=tid, name=name, page=_page(tid), running=arena.is_running(_key(tid))
+        )
+        for tid, name in rows
+    ]
+
+
+@router.get("/{tid}")
+async def get_tournament(tid: str, store: StoreDep, arena: ArenaDep) -> TournamentOut:
+    """Standings, champion and every match with its games (the bracket)."""
+    run = await store.run(load_tournament, store.store, tid)
+    return tournament_out(run, arena.is_running(_key(tid)))
+
+
+@router.get("/{tid}/export", responses={200: {"model": TournamentOut}})
+async def export_tournament(tid: str, store: StoreDep) -> JSONResponse:
+    """The results as a JSON file."""
+    run = await store.run(load_tournament, store.store, tid)
+    return JSONResponse(
+        run.export(), headers={"Content-Disposition": f'attachment; filename="{tid}.json"'}
+    )

@@ -1,0 +1,567 @@
+"""The JSON the server takes and gives: Pydantic models, so ``/openapi.json`` describes it all.
+
+Seeds travel as decimal strings in responses (JavaScript numbers lose 64-bit seeds) and
+are accepted as integers or decimal strings in requests.  Game parameters are the
+game's own (``GET /api/catalogue``): a request gives them in ``params``, or at the top
+level as a shorthand (``{"snakes": [...], "width": 7}``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from snakewar.errors import ParamsError
+
+__all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
+    "AddEntrant",
+    "BotOut",
+    "CatalogueOut",
+    "CheckOut",
+    "CreateGame",
+    "CreateLadder",
+    "CreateTournament",
+    "EngineFrame",
+    "EngineFrames",
+    "EngineGame",
+    "EngineGameInfo",
+    "EntrantOut",
+    "GameList",
+    "GameOut",
+    "LadderGameOut",
+    "LadderOut",
+    "LadderSummaryOut",
+    "MapOut",
+    "ParamOut",
+    "ProgramGameOut",
+    "RatingPointOut",
+    "RunAccepted",
+    "RunLadder",
+    "ScenarioOut",
+    "StandingOut",
+    "TestRequest",
+    "TesterReportOut",
+    "TournamentGameOut",
+    "TournamentMatchOut",
+    "TournamentOut",
+    "TournamentStandingOut",
+    "TournamentSummaryOut",
+    "UploadOut",
+    "parse_seed",
+    "request_params",
+]
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+Seed = int | str
+"""A seed in a request: an integer or its decimal string."""
+
+
+def parse_seed(value: object, field: str = "seed") -> int | None:
+    """A request's seed as an int64 (``None`` when not given).
+
+    Raises:
+        ParamsError: naming ``field``, for anything but an int64 or its decimal text.
+    """
+    if value is None or value == "":
+        return None
+    text = (
+        str(value).strip() if isinstance(value, str | int) and not isinstance(value, bool) else ""
+    )
+    digits = text.lstrip("+-")
+    if not digits.isdigit() or not digits.isascii() or len(digits) > 19:
+        raise ParamsError(
+            field, f"{field}: expected an integer (as a number or text), got {value!r}"
+        )
+    number = int(text)
+    if not INT64_MIN <= number <= INT64_MAX:
+        raise ParamsError(field, f"{field} {number} is out of range; expected a 64-bit integer")
+    return number
+
+
+def request_params(body: BaseModel, params: dict[str, Any]) -> dict[str, Any]:
+    """A request's game parameters: ``params`` and the top-level ones (its extra fields)."""
+    merged = dict(body.model_extra or {})
+    merged.update(params)
+    return merged
+
+
+# -- games -----------------------------------------------------------------------------
+
+
+class CreateGame(BaseModel):
+    """A new game: entrants (bots of the game) and the game's parameters."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    game: str | None = Field(None, max_length=32, description="The game (default: Battlesnake).")
+    snakes: list[str] = Field(
+        min_length=1, max_length=64, description="The entrants, in seat (placement) order."
+    )
+    names: list[str] = Field(default_factory=list, max_length=64)
+    seed: Seed | None = Field(None, description="An integer or its decimal text.")
+    timeout: int | None = Field(None, ge=1, le=60_000, description="Time per turn in ms.")
+    max_turns: int | None = Field(None, ge=1, alias="maxTurns")
+    params: dict[str, int | str | bool] = Field(
+        default_factory=dict, description="The game's parameters (GET /api/catalogue)."
+    )
+
+
+class EntrantOut(BaseModel):
+    """One entrant of a game."""
+
+    name: str
+    source: str
+    color: str = ""
+
+
+class GameOut(BaseModel):
+    """A game, running or stored."""
+
+    id: str
+    game: str
+    status: str
+    error: str = ""
+    seed: str
+    title: str
+    width: int
+    height: int
+    turn: int
+    entrants: list[EntrantOut]
+    winner: str | None = None
+    is_draw: bool = False
+    source: str = ""
+    created_at: str | None = None
+    viewer: str
+    params: dict[str, Any] | None = None
+
+
+class GameList(BaseModel):
+    """Live games, then stored ones."""
+
+    live: list[GameOut]
+    games: list[GameOut]
+
+
+# -- the official board's engine API --------------------------------------------------
+
+
+class EngineRuleset(BaseModel):
+    """The engine API's ruleset settings."""
+
+    name: str
+    foodSpawnChance: str
+    minimumFood: str
+    hazardDamagePerTurn: str
+    shrinkEveryNTurns: str
+
+
+class EngineGameInfo(BaseModel):
+    """The engine API's ``Game`` object."""
+
+    ID: str
+    Status: str
+    Width: int = 0
+    Height: int = 0
+    Ruleset: EngineRuleset | None = None
+    SnakeTimeout: int = 0
+    Source: str = ""
+    RulesetName: str = ""
+    RulesStages: list[str] = Field(default_factory=list)
+    Map: str = ""
+    Seed: int = 0
+
+
+class EnginePoint(BaseModel):
+    """A board point."""
+
+    X: int
+    Y: int
+
+
+class EngineDeath(BaseModel):
+    """Why and when a snake was eliminated."""
+
+    Cause: str
+    Turn: int
+    EliminatedBy: str
+
+
+class EngineSnake(BaseModel):
+    """A snake in a frame."""
+
+    ID: str
+    Name: str
+    Body: list[EnginePoint]
+    Health: int
+    Death: EngineDeath | None
+    Color: str
+    HeadType: str
+    TailType: str
+    Latency: str
+    Shout: str
+    Squad: str
+    Author: str
+    StatusCode: int
+    Error: str
+    IsBot: bool
+    IsEnvironment: bool
+
+
+class EngineFrame(BaseModel):
+    """One frame: the board after a turn."""
+
+    Turn: int
+    Snakes: list[EngineSnake]
+    Food: list[EnginePoint]
+    Hazards: list[EnginePoint]
+
+
+class EngineGame(BaseModel):
+    """``GET /games/{id}``: the game and its last frame."""
+
+    Game: EngineGameInfo
+    LastFrame: EngineFrame | None
+
+
+class EngineFrames(BaseModel):
+    """``GET /games/{id}/frames``: a page of frames."""
+
+    Count: int
+    Frames: list[EngineFrame]
+
+
+# -- the catalogue ---------------------------------------------------------------------
+
+
+class ParamOut(BaseModel):
+    """One parameter of a game."""
+
+    name: str
+    kind: str
+    default: int | str | bool
+    help: str
+    choices: list[str]
+    minimum: int | None
+    maximum: int | None
+
+
+class BotOut(BaseModel):
+    """A built-in bot."""
+
+    name: str
+    description: str
+
+
+class CatalogueOut(BaseModel):
+    """What a game offers."""
+
+    name: str
+    id: str
+    title: str
+    description: str
+    params: list[ParamOut]
+    bots: list[BotOut]
+    player_counts: list[int]
+    default_timeout_ms: int
+    entrant_help: str
+    failures_before_pause: int
+    is_default: bool
+    health_checked: bool
+    extras: dict[str, Any]
+
+
+class MapOut(BaseModel):
+    """A Battlesnake map with its sizes and player counts."""
+
+    id: str
+    name: str
+    description: str
+    min_players: int
+    max_players: int
+    sizes: str | list[list[int]]
+
+
+# -- ladders ---------------------------------------------------------------------------
+
+
+class CreateLadder(BaseModel):
+    """A new ladder: its game, the game's parameters and the limits."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$")
+    game: str | None = Field(None, max_length=32)
+    params: dict[str, int | str | bool] = Field(default_factory=dict)
+    timeout: int | None = Field(None, ge=1, le=60_000, description="Time per turn in ms.")
+    max_turns: int | None = Field(None, ge=1)
+    game_size: int = Field(2, ge=2, le=16)
+    seed: Seed = 1
+
+
+class AddEntrant(BaseModel):
+    """An entrant joining a ladder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    snake: str = Field(min_length=1, max_length=2048, description="What the game takes.")
+    name: str | None = Field(None, min_length=1, max_length=64)
+
+
+class RunLadder(BaseModel):
+    """How many games to play now."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    games: int = Field(10, ge=1, le=1000)
+
+
+class RunAccepted(BaseModel):
+    """A run started in the background."""
+
+    name: str
+    running: bool
+    games: int
+
+
+class StandingOut(BaseModel):
+    """One entrant's line on a ladder (rating ``None`` before its first game)."""
+
+    rank: int | None
+    snake: str
+    rating: float | None
+    mu: float | None
+    sigma: float | None
+    games: int
+    paused: bool
+    note: str
+    source: str
+
+
+class RatingPointOut(BaseModel):
+    """An entrant's rating after one game."""
+
+    game: str
+    mu: float
+    sigma: float
+
+
+class LadderGameOut(BaseModel):
+    """One rated game of a ladder."""
+
+    number: int
+    game_id: str
+    seed: str
+    snakes: list[str]
+    placement: list[list[str]]
+    turns: int
+    viewer: str
+
+
+class LadderOut(BaseModel):
+    """A ladder: standings, rating history and recent games."""
+
+    name: str
+    game: str
+    running: bool
+    config: dict[str, Any]
+    games_played: int
+    standings: list[StandingOut]
+    history: dict[str, list[RatingPointOut]]
+    recent_games: list[LadderGameOut]
+
+
+class LadderSummaryOut(BaseModel):
+    """A ladder in a list."""
+
+    name: str
+    game: str
+    snakes: int
+    games_played: int
+    running: bool
+
+
+# -- tournaments -----------------------------------------------------------------------
+
+
+class CreateTournament(BaseModel):
+    """A new tournament: entrants by seed (best first), the format and the game."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str = Field(min_length=1, max_length=100)
+    format: str = Field("single_elimination", max_length=32)
+    snakes: list[str] = Field(min_length=2, max_length=64)
+    names: list[str] = Field(default_factory=list, max_length=64)
+    heat_size: int = Field(2, ge=2, le=8)
+    best_of: int = Field(1, ge=1, le=9)
+    game: str | None = Field(None, max_length=32)
+    params: dict[str, int | str | bool] = Field(default_factory=dict)
+    timeout: int | None = Field(None, ge=1, le=60_000)
+    max_turns: int | None = Field(None, ge=1)
+    seed: Seed = 1
+
+
+class TournamentGameOut(BaseModel):
+    """One game of a match."""
+
+    game_id: str
+    seed: str
+    seats: list[str]
+    placement: list[list[str]]
+    turns: int
+    viewer: str
+
+
+class TournamentMatchOut(BaseModel):
+    """One match (heat) of the bracket."""
+
+    round: str
+    bracket: str
+    id: str
+    status: str
+    entrants: list[str]
+    wins: dict[str, int]
+    advanced: list[str]
+    lost: list[str]
+    games: list[TournamentGameOut]
+
+
+class TournamentStandingOut(BaseModel):
+    """One entrant's line in a tournament's standings."""
+
+    place: int
+    entrant: str
+    seed: int
+    points: float
+    losses: int
+    game_wins: int
+    game_losses: int
+    buchholz: float
+    eliminated_in: str | None
+
+
+class TournamentOut(BaseModel):
+    """A tournament: its bracket, standings and champion."""
+
+    id: str
+    name: str
+    format: str
+    seed: str
+    config: dict[str, Any]
+    snakes: list[dict[str, str]]
+    finished: bool
+    champion: str | None
+    standings: list[TournamentStandingOut]
+    matches: list[TournamentMatchOut]
+    running: bool
+    page: str
+
+
+class TournamentSummaryOut(BaseModel):
+    """A tournament in a list."""
+
+    id: str
+    name: str
+    page: str
+    running: bool
+
+
+# -- program games (Halite III replays) ------------------------------------------------
+
+
+class ProgramGameOut(BaseModel):
+    """A stored Halite III game."""
+
+    id: str
+    created_at: str
+    source: str
+    seed: str
+    width: int
+    height: int
+    num_players: int
+    players: list[str]
+    ranks: list[int]
+    scores: list[float]
+    winner: str | None
+    turns: int
+    replay_size: int
+    url: str
+    replay: str
+
+
+class UploadOut(BaseModel):
+    """A stored upload."""
+
+    id: str
+    url: str
+
+
+# -- the snake tester ------------------------------------------------------------------
+
+
+class TestRequest(BaseModel):
+    """A snake to test."""
+
+    __test__ = False  # not a pytest test class, despite the name
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(min_length=1, max_length=2048, description="URL, builtin:NAME or legacy:URL")
+    timeout: int = Field(500, ge=1, le=10_000)
+
+
+class CheckOut(BaseModel):
+    """One health check."""
+
+    name: str
+    passed: bool
+    status: str
+    latency_ms: int
+    http_status: int | None
+    detail: str
+    notes: list[str]
+
+
+class VariantOut(BaseModel):
+    """One symmetric variant of a scenario."""
+
+    variant: str
+    passed: bool
+    move: str
+    acceptable: list[str]
+    status: str
+    latency_ms: int
+    error: str
+
+
+class ScenarioOut(BaseModel):
+    """One scenario's variants (the first failure with its board)."""
+
+    id: str
+    category: str
+    title: str
+    passed: bool
+    variants_passed: int
+    variants_total: int
+    variants: list[VariantOut]
+    first_failure: dict[str, Any] | None
+
+
+class TesterReportOut(BaseModel):
+    """What the tester found out about one snake."""
+
+    source: str
+    timeout_ms: int
+    reachable: bool
+    unreachable_reason: str
+    passed: bool
+    exit_code: int
+    summary: str
+    elapsed_s: float
+    notes: list[str]
+    checks: list[CheckOut]
+    scenarios: list[ScenarioOut]

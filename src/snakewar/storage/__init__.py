@@ -1,0 +1,150 @@
+"""Persistence: games of every game, ladders and tournaments in SQLite or PostgreSQL.
+
+:class:`Store` opens a database (migrated to the newest schema on open) and offers one
+repository per aggregate::
+
+    store.games         played and running games with their frames (GameRepository)
+    store.ladders       ladders: entrants, rated games, rating history (LadderRepository)
+    store.tournaments   tournaments: entrants, games; brackets rebuilt (TournamentRepository)
+
+A :class:`Store` is an :class:`snakewar.arena.ports.ArenaStore`, so ladders and
+tournaments play straight into it.  It is synchronous and thread-safe; asynchronous code
+(the server) goes through :class:`AsyncStore`, which runs every call on the store's own
+worker threads, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+from snakewar.storage.database import (
+    DATABASE_URL_ENV,
+    MIGRATIONS_DIR,
+    Database,
+    StoreError,
+    alembic_config,
+    default_database_url,
+    resolve_database_url,
+)
+from snakewar.storage.games import (
+    MAX_LIST_LIMIT,
+    MAX_REPLAY_BYTES,
+    GameExistsError,
+    GameNotFoundError,
+    GameRepository,
+    GameRow,
+)
+from snakewar.storage.ladders import LadderRepository
+from snakewar.storage.models import GAME_STATUSES
+from snakewar.storage.tournaments import TournamentRepository
+
+__all__ = [
+    "DATABASE_URL_ENV",
+    "GAME_STATUSES",
+    "MAX_LIST_LIMIT",
+    "MAX_REPLAY_BYTES",
+    "MIGRATIONS_DIR",
+    "AsyncStore",
+    "Database",
+    "GameExistsError",
+    "GameNotFoundError",
+    "GameRepository",
+    "GameRow",
+    "LadderRepository",
+    "Store",
+    "StoreError",
+    "TournamentRepository",
+    "alembic_config",
+    "default_database_url",
+    "resolve_database_url",
+]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class Store:
+    """A database and its repositories (see the module docstring).
+
+    Args:
+        url: as :class:`~snakewar.storage.database.Database` takes it (``None``:
+            ``$SNAKEWAR_DATABASE_URL``, else SQLite in the user's data directory).
+
+    Raises:
+        StoreError: if the database cannot be opened or migrated.
+    """
+
+    def __init__(self, url: str | None = None) -> None:
+        self.db = Database(url)
+        self._games = GameRepository(self.db)
+        self._ladders = LadderRepository(self.db)
+        self._tournaments = TournamentRepository(self.db)
+
+    @property
+    def games(self) -> GameRepository:
+        """Played and running games."""
+        return self._games
+
+    @property
+    def ladders(self) -> LadderRepository:
+        """Ladders."""
+        return self._ladders
+
+    @property
+    def tournaments(self) -> TournamentRepository:
+        """Tournaments."""
+        return self._tournaments
+
+    @property
+    def url(self) -> str:
+        """The database URL, password hidden."""
+        return self.db.url
+
+    @property
+    def dialect(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self.db.dialect
+
+    def __repr__(self) -> str:
+        return f"Store({self.url!r})"
+
+    def close(self) -> None:
+        """Close every connection; the store cannot be used afterwards."""
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+class AsyncStore:
+    """A :class:`Store` for asynchronous code: calls run on the store's own threads.
+
+    The threads are the store's alone, so a slow query never takes a thread that
+    other work (games, uploads) needs, and the event loop never waits on the database::
+
+        row = await astore.run(astore.store.games.get, game_id)
+
+    Args:
+        store: the store.
+        workers: worker threads (database connections in use at once).
+    """
+
+    def __init__(self, store: Store, workers: int = 4) -> None:
+        self.store = store
+        self._pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="store")
+
+    async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``fn(*args, **kwargs)`` on a store thread; its result or exception."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, functools.partial(fn, *args, **kwargs))
+
+    def close(self) -> None:
+        """Stop the threads once the calls in progress are done."""
+        self._pool.shutdown(wait=True)

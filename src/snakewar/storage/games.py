@@ -1,0 +1,613 @@
+"""Stored games of every game: rows of ``games`` and their ``frames``.
+
+A game is stored as it runs (:meth:`GameRepository.begin`, :meth:`~GameRepository.add_frame`,
+:meth:`~GameRepository.finish`) or at once when it is over
+(:meth:`~GameRepository.save_played`).  Its data stays in the game's own JSON shapes
+(:class:`~snakewar.engine.protocol.GameData`); the game's adapter turns it back into a
+replay file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import CursorResult
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from snakewar.engine.protocol import (
+    Entrant,
+    Frame,
+    GameData,
+    MatchSpec,
+    PlayedGame,
+    StoredGame,
+)
+from snakewar.errors import ConflictError, NotFoundError, TooLargeError, choices_text
+from snakewar.storage.database import Database, StoreError, now, utc
+from snakewar.storage.models import GAME_STATUSES, MAX_ID_LENGTH, FrameModel, GameModel
+
+__all__ = [
+    "FINISHED_STATUSES",
+    "MAX_LIST_LIMIT",
+    "MAX_REPLAY_BYTES",
+    "GameExistsError",
+    "GameNotFoundError",
+    "GameRepository",
+    "GameRow",
+]
+
+FINISHED_STATUSES: Final = ("complete", "aborted", "cancelled")
+
+MAX_LIST_LIMIT: Final = 1000
+"""The most games :meth:`GameRepository.latest` returns at once."""
+
+MAX_REPLAY_BYTES: Final = 32 * 1024 * 1024
+"""The largest replay file kept whole (a ``.hlt``)."""
+
+
+class GameExistsError(StoreError, ConflictError):
+    """Raised when a game id is stored already."""
+
+
+class GameNotFoundError(NotFoundError):
+    """Raised when no game with the given id is stored."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        super().__init__(f"no stored game with id {game_id!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """One stored game's columns (a plain value: no database session behind it).
+
+    ``created_at`` and ``updated_at`` are timezone-aware (UTC); ``turns`` is the number
+    of turns stored; ``entrants`` has ``name``, ``source`` and ``color`` per seat;
+    ``header`` and ``result`` are the game's own JSON (``result`` ``None`` while it
+    runs); ``replay_size`` is the length of a replay kept whole (0 when none).
+    """
+
+    id: str
+    game: str
+    created_at: dt.datetime
+    updated_at: dt.datetime
+    status: str
+    seed: int
+    source: str
+    title: str
+    width: int
+    height: int
+    turns: int
+    params: dict[str, Any] | None
+    timeout_ms: int | None
+    max_turns: int | None
+    entrants: list[dict[str, str]]
+    header: dict[str, Any]
+    result: dict[str, Any] | None
+    ranks: list[int] | None
+    winner_name: str | None
+    replay_size: int
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game is over (complete, aborted or cancelled)."""
+        return self.status != "running"
+
+    def spec(self) -> MatchSpec | None:
+        """The match it played (for a rematch); ``None`` for a game read from a file."""
+        if self.params is None:
+            return None
+        return MatchSpec(
+            game=self.game,
+            entrants=tuple(Entrant(str(e["source"]), str(e["name"])) for e in self.entrants),
+            params=dict(self.params),
+            timeout_ms=self.timeout_ms,
+            max_turns=self.max_turns,
+            source=self.source,
+        )
+
+
+class GameRepository:
+    """The stored games of a :class:`~snakewar.storage.database.Database`."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # -- writing --
+
+    def begin(
+        self,
+        listing: StoredGame,
+        data: GameData,
+        *,
+        spec: MatchSpec | None = None,
+        created_at: dt.datetime | None = None,
+    ) -> GameRow:
+        """Store a game that starts now (status ``running``): its header and first frames.
+
+        Raises:
+            GameExistsError: if a game with this id is stored already.
+            StoreError: for a bad id.
+        """
+        return self._insert(listing, data, "running", spec, created_at)
+
+    def add_frame(self, game_id: str, frame: Frame) -> None:
+        """Store one more frame of a running game.
+
+        Storing a frame that is stored already does nothing, so a retry is safe.
+
+        Raises:
+            GameNotFoundError: if the game is not stored.
+            StoreError: if the frame would leave a gap (turn 5 before turn 4), or the
+                game is no longer running.
+        """
+        _check_frame(frame)
+        with self._db.session() as session:
+            game = _get(session, _check_id(game_id))
+            if frame.turn <= game.turns:
+                return  # stored already: idempotent
+            if game.status != "running":
+                raise StoreError(
+                    f"game {game_id!r} is {game.status}; frames are added to running games only"
+                )
+            if frame.turn > game.turns + 1:
+                raise StoreError(
+                    f"turn {frame.turn} of game {game_id!r} would leave a gap: "
+                    f"expected turn {game.turns + 1} (frames are stored in order)"
+                )
+            _insert_frames(session, game_id, [frame])
+            game.turns = frame.turn
+            game.updated_at = now()
+
+    def finish(self, game_id: str, status: str, played: PlayedGame | None = None) -> GameRow:
+        """Mark a game finished; with ``played``, store its result and any missing frames.
+
+        The header is stored again from ``played`` (what was learnt during the game stays).
+
+        Args:
+            game_id: the game.
+            status: ``complete`` (needs ``played``), ``aborted`` or ``cancelled``.
+            played: the finished game, when it was played to its end.
+
+        Raises:
+            GameNotFoundError: if the game is not stored.
+            StoreError: for a bad status, or a game with fewer frames than stored.
+        """
+        _check_finished_status(status)
+        if status == "complete" and played is None:
+            raise StoreError(f"game {game_id!r} has no result; status 'complete' needs one")
+        with self._db.session() as session:
+            game = _get(session, _check_id(game_id))
+            if played is not None:
+                frames = played.data.frames
+                if frames and frames[-1].turn < game.turns:
+                    raise StoreError(
+                        f"game {game_id!r} has {frames[-1].turn} turns but {game.turns} are "
+                        "stored; expected the whole game"
+                    )
+                _insert_frames(session, game_id, [f for f in frames if f.turn > game.turns])
+                created = game.created_at
+                for key, value in _played_values(played, status).items():
+                    setattr(game, key, value)
+                game.created_at = created
+            else:
+                game.status = status
+            game.updated_at = now()
+            session.flush()
+            return _row(game)
+
+    def save_played(
+        self, played: PlayedGame, *, status: str = "complete", created_at: dt.datetime | None = None
+    ) -> bool:
+        """Store a whole finished game at once; ``False`` if its id is stored already.
+
+        Raises:
+            StoreError: for a bad id or status, or a replay file over
+                :data:`MAX_REPLAY_BYTES`.
+        """
+        _check_finished_status(status)
+        try:
+            self._insert(played.stored(), played.data, status, played.spec, created_at, played)
+        except GameExistsError:
+            return False
+        return True
+
+    def _insert(
+        self,
+        listing: StoredGame,
+        data: GameData,
+        status: str,
+        spec: MatchSpec | None,
+        created_at: dt.datetime | None,
+        played: PlayedGame | None = None,
+    ) -> GameRow:
+        game_id = _check_id(listing.id)
+        created = now() if created_at is None else _aware(created_at)
+        values = _listing_values(listing, data, spec)
+        if played is not None:
+            values.update(_played_values(played, status))
+        values["status"] = status
+        exists = GameExistsError(f"a game with id {game_id!r} is stored already")
+        try:
+            with self._db.session() as session:
+                if session.get(GameModel, game_id) is not None:
+                    raise exists
+                game = GameModel(id=game_id, created_at=created, updated_at=created, **values)
+                session.add(game)
+                session.flush()
+                _insert_frames(session, game_id, list(data.frames))
+                return _row(game)
+        except IntegrityError:
+            # Another writer stored the same id between our check and our insert.
+            raise exists from None
+
+    def set_status(self, game_id: str, status: str) -> None:
+        """Set a game's status.
+
+        Raises:
+            GameNotFoundError: if the game is not stored.
+            StoreError: for a status that is not one of :data:`GAME_STATUSES`.
+        """
+        _check_status(status)
+        with self._db.session() as session:
+            game = _get(session, _check_id(game_id))
+            game.status = status
+            game.updated_at = now()
+
+    def mark_running_as_aborted(self) -> int:
+        """Mark every ``running`` game ``aborted``; return how many there were.
+
+        Called when a server starts: a game still running then was cut off by a crash
+        or a restart.  Its frames stay, so it can still be watched and exported.
+        """
+        with self._db.session() as session:
+            result = session.execute(
+                sa.update(GameModel)
+                .where(GameModel.status == "running")
+                .values(status="aborted", updated_at=now())
+                .execution_options(synchronize_session=False)
+            )
+            return cast(CursorResult[Any], result).rowcount
+
+    def delete(self, game_id: str) -> None:
+        """Delete a game and its frames.
+
+        Raises:
+            GameNotFoundError: if the game is not stored.
+        """
+        game_id = _check_id(game_id)
+        with self._db.session() as session:
+            session.execute(sa.delete(FrameModel).where(FrameModel.game_id == game_id))
+            result = session.execute(sa.delete(GameModel).where(GameModel.id == game_id))
+            if not cast(CursorResult[Any], result).rowcount:
+                raise GameNotFoundError(game_id)
+
+    # -- reading --
+
+    def get(self, game_id: str) -> GameRow | None:
+        """The stored game ``game_id``, or ``None`` if there is none."""
+        if not _valid_id(game_id):
+            return None
+        with self._db.session() as session:
+            found = session.execute(_summary_query().where(GameModel.id == game_id)).first()
+            return None if found is None else _summary_row(found)
+
+    def latest(
+        self,
+        limit: int = 50,
+        offset: int = 0,
+        *,
+        status: str | None = None,
+        game: str | None = None,
+    ) -> list[GameRow]:
+        """Stored games, newest first.
+
+        Args:
+            limit: at most this many (1 to :data:`MAX_LIST_LIMIT`).
+            offset: skip this many of the newest first.
+            status: only games with this status.
+            game: only games of this game (its registry key).
+
+        Raises:
+            StoreError: for a bad limit, offset or status.
+        """
+        _check_count("limit", limit, 1, MAX_LIST_LIMIT)
+        _check_count("offset", offset, 0, 2**62)
+        query = _summary_query()
+        if status is not None:
+            _check_status(status)
+            query = query.where(GameModel.status == status)
+        if game is not None:
+            query = query.where(GameModel.game == game)
+        query = (
+            query.order_by(GameModel.created_at.desc(), GameModel.id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        with self._db.session() as session:
+            return [_summary_row(found) for found in session.execute(query)]
+
+    def count(self, *, status: str | None = None, game: str | None = None) -> int:
+        """How many games are stored (with ``status`` and of ``game``, if given)."""
+        query = sa.select(sa.func.count()).select_from(GameModel)
+        if status is not None:
+            _check_status(status)
+            query = query.where(GameModel.status == status)
+        if game is not None:
+            query = query.where(GameModel.game == game)
+        with self._db.session() as session:
+            return int(session.scalar(query) or 0)
+
+    def frames(self, game_id: str, offset: int = 0, limit: int | None = None) -> list[Any]:
+        """A game's frames (what viewers draw) from turn ``offset`` on, in turn order.
+
+        Args:
+            game_id: the game.
+            offset: the first turn (>= 0); past the last frame gives an empty list.
+            limit: at most this many frames (>= 1), or all.
+
+        Raises:
+            GameNotFoundError: if the game is not stored.
+            StoreError: for a bad offset or limit.
+        """
+        game_id = _check_id(game_id)
+        _check_count("offset", offset, 0, 2**62)
+        if limit is not None:
+            _check_count("limit", limit, 1, 2**62)
+        query = (
+            sa.select(FrameModel.frame)
+            .where(FrameModel.game_id == game_id, FrameModel.turn >= offset)
+            .order_by(FrameModel.turn)
+        )
+        if limit is not None:
+            query = query.limit(limit)
+        with self._db.session() as session:
+            _require(session, game_id)
+            return list(session.scalars(query))
+
+    def frame_count(self, game_id: str) -> int:
+        """How many frames a game has.
+
+        Raises:
+            GameNotFoundError: if the game is not stored.
+        """
+        game_id = _check_id(game_id)
+        query = sa.select(sa.func.count()).where(FrameModel.game_id == game_id)
+        with self._db.session() as session:
+            _require(session, game_id)
+            return int(session.scalar(query) or 0)
+
+    def data(self, game_id: str, *, views: bool = False) -> GameData:
+        """A game's data, for its adapter to export: header, replay lines, result, replay.
+
+        Args:
+            game_id: the game.
+            views: also read each frame's view (not needed to export a replay).
+
+        Raises:
+            GameNotFoundError: if the game is not stored.
+        """
+        game_id = _check_id(game_id)
+        columns = [FrameModel.turn, FrameModel.replay_line]
+        if views:
+            columns.append(FrameModel.frame)
+        query = sa.select(*columns).where(FrameModel.game_id == game_id).order_by(FrameModel.turn)
+        with self._db.session() as session:
+            game = _get(session, game_id)
+            frames = tuple(
+                Frame(found[0], found[2] if views else {}, found[1])
+                for found in session.execute(query)
+            )
+            return GameData(game.header, frames, game.result, game.replay)
+
+
+# -- helpers ---------------------------------------------------------------------------
+
+
+def _listing_values(listing: StoredGame, data: GameData, spec: MatchSpec | None) -> dict[str, Any]:
+    frames = data.frames
+    colors = [*listing.colors, *[""] * len(listing.entrants)]
+    return {
+        "game": _text(listing.game),
+        "seed": int(listing.seed),
+        "source": _text(listing.source),
+        "title": _text(listing.title),
+        "width": int(listing.width),
+        "height": int(listing.height),
+        "turns": frames[-1].turn if frames else listing.turns,
+        "params": dict(spec.params) if spec is not None else None,
+        "timeout_ms": spec.timeout_ms if spec is not None else None,
+        "max_turns": spec.max_turns if spec is not None else None,
+        "entrants": [
+            {"name": _text(e.name), "source": _text(e.source), "color": _text(colors[seat])}
+            for seat, e in enumerate(listing.entrants)
+        ],
+        "header": dict(data.header),
+        "result": dict(data.result) if data.result is not None else None,
+        "replay": _replay(data.replay),
+    }
+
+
+def _played_values(played: PlayedGame, status: str) -> dict[str, Any]:
+    values = _listing_values(played.stored(), played.data, played.spec)
+    values.update(
+        status=status,
+        ranks=[r.rank for r in played.results],
+        winner_name=_text(played.winner) if played.winner is not None else None,
+        turns=played.turns,
+    )
+    if played.spec is None:
+        # A game stored while it ran keeps the match it was started with.
+        for key in ("params", "timeout_ms", "max_turns"):
+            del values[key]
+    return values
+
+
+def _replay(data: bytes | None) -> bytes | None:
+    if data is not None and len(data) > MAX_REPLAY_BYTES:
+        raise TooLargeError(
+            f"replay of {len(data)} bytes is too large; expected at most {MAX_REPLAY_BYTES}"
+        )
+    return None if data is None else bytes(data)
+
+
+def _check_status(status: object) -> None:
+    if status not in GAME_STATUSES:
+        raise StoreError(
+            f"game status {status!r} is not known; expected one of {choices_text(GAME_STATUSES)}"
+        )
+
+
+def _check_finished_status(status: object) -> None:
+    _check_status(status)
+    if status not in FINISHED_STATUSES:
+        raise StoreError(
+            f"finish status {status!r} is not a finished status; expected one of "
+            f"{choices_text(FINISHED_STATUSES)}"
+        )
+
+
+def _valid_id(game_id: object) -> bool:
+    return isinstance(game_id, str) and 0 < len(game_id) <= MAX_ID_LENGTH
+
+
+def _check_id(game_id: object) -> str:
+    if not _valid_id(game_id):
+        raise StoreError(
+            f"game id {game_id!r} is not valid; expected a non-empty string of at most "
+            f"{MAX_ID_LENGTH} characters"
+        )
+    return cast(str, game_id)
+
+
+def _check_count(name: str, value: object, minimum: int, maximum: int) -> None:
+    if type(value) is not int or not minimum <= value <= maximum:
+        raise StoreError(
+            f"{name} {value!r} is not valid; expected an integer from {minimum} to {maximum}"
+        )
+
+
+def _check_frame(frame: object) -> None:
+    if not isinstance(frame, Frame) or frame.turn < 0:
+        raise StoreError(f"frame {frame!r} is not valid; expected a Frame with turn >= 0")
+
+
+def _aware(when: object) -> dt.datetime:
+    if not isinstance(when, dt.datetime) or when.tzinfo is None:
+        raise StoreError(f"created_at {when!r} is not valid; expected a timezone-aware datetime")
+    return when.astimezone(dt.UTC)
+
+
+def _get(session: Session, game_id: str) -> GameModel:
+    game = session.get(GameModel, game_id)
+    if game is None:
+        raise GameNotFoundError(game_id)
+    return game
+
+
+def _require(session: Session, game_id: str) -> None:
+    found = session.scalar(sa.select(GameModel.id).where(GameModel.id == game_id))
+    if found is None:
+        raise GameNotFoundError(game_id)
+
+
+def _text(value: str) -> str:
+    """``value`` without NUL characters, which PostgreSQL text and JSONB cannot hold.
+
+    Only the listing columns go through this; the game's JSON keeps every character.
+    """
+    return value.replace("\x00", "")
+
+
+def _insert_frames(session: Session, game_id: str, frames: Sequence[Frame]) -> None:
+    """Insert frame rows, leaving any (game, turn) that is stored already as it is."""
+    if not frames:
+        return
+    rows: list[Mapping[str, Any]] = [
+        {
+            "game_id": game_id,
+            "turn": f.turn,
+            "frame": dict(f.view),
+            "replay_line": dict(f.line) if f.line is not None else None,
+        }
+        for f in frames
+    ]
+    keys = ["game_id", "turn"]
+    if session.get_bind().dialect.name == "postgresql":
+        statement: Any = postgresql.insert(FrameModel).on_conflict_do_nothing(index_elements=keys)
+    else:
+        statement = sqlite.insert(FrameModel).on_conflict_do_nothing(index_elements=keys)
+    session.execute(statement, rows)
+
+
+def _summary_query() -> Any:
+    # Every column but the replay blob, and the blob's length (listings stay cheap).
+    m = GameModel
+    return sa.select(
+        m.id,
+        m.game,
+        m.created_at,
+        m.updated_at,
+        m.status,
+        m.seed,
+        m.source,
+        m.title,
+        m.width,
+        m.height,
+        m.turns,
+        m.params,
+        m.timeout_ms,
+        m.max_turns,
+        m.entrants,
+        m.header,
+        m.result,
+        m.ranks,
+        m.winner_name,
+        sa.func.coalesce(sa.func.length(m.replay), 0),
+    )
+
+
+def _summary_row(found: Any) -> GameRow:
+    values = list(found)
+    values[2] = utc(values[2])
+    values[3] = utc(values[3])
+    values[14] = list(values[14])
+    values[19] = int(values[19] or 0)
+    return GameRow(*values)
+
+
+def _row(game: GameModel) -> GameRow:
+    return GameRow(
+        id=game.id,
+        game=game.game,
+        created_at=utc(game.created_at),
+        updated_at=utc(game.updated_at),
+        status=game.status,
+        seed=game.seed,
+        source=game.source,
+        title=game.title,
+        width=game.width,
+        height=game.height,
+        turns=game.turns,
+        params=game.params,
+        timeout_ms=game.timeout_ms,
+        max_turns=game.max_turns,
+        entrants=list(game.entrants),
+        header=game.header,
+        result=game.result,
+        ranks=game.ranks,
+        winner_name=game.winner_name,
+        replay_size=len(game.replay) if game.replay is not None else 0,
+    )
+
+
+def new_game_id() -> str:
+    """A fresh random game id (a UUID)."""
+    return str(uuid.uuid4())

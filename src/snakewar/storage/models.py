@@ -1,0 +1,254 @@
+"""The database schema: SQLAlchemy models of every table (``Base.metadata`` is the schema).
+
+Games of every game share one set of tables:
+
+``games``
+    one row per game: ``id``, ``game`` (the game's registry key), ``created_at``,
+    ``updated_at``, ``status`` (``running``, ``complete``, ``aborted``, ``cancelled``),
+    ``seed``, ``source`` (``custom``, ``ladder:NAME``, ``tournament:ID``, ``upload``...),
+    ``title`` (one line for listings), ``width``, ``height``, ``turns`` (turns stored
+    so far), the match it plays (``params``, ``timeout_ms``, ``max_turns``: what a
+    rematch needs), ``entrants`` (name, source and colour of each entrant, by seat),
+    ``header`` and ``result`` (the game's own JSON header and result), ``ranks`` and
+    ``winner_name`` once finished, and ``replay`` (the whole replay file, for games
+    kept as one file, e.g. Halite III's ``.hlt``).
+``frames``
+    one row per stored step of games kept frame by frame (Battlesnake): ``(game_id,
+    turn)`` is the key, ``frame`` what a viewer draws, ``replay_line`` the replay's
+    line for the turn that led to it (null for turn 0).
+
+Ladders and tournaments are rows, written game by game:
+
+``ladders``, ``ladder_entries``, ``ladder_games``, ``ladder_ratings``
+    a ladder's settings; its entrants (with their current rating); its rated games;
+    each player's rating after each game (the history charts draw).
+``tournaments``, ``tournament_entrants``, ``tournament_games``
+    a tournament's settings; its entrants by seed; its games in the order they were
+    played (the bracket is rebuilt from them).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+__all__ = [
+    "GAME_STATUSES",
+    "MAX_ID_LENGTH",
+    "Base",
+    "FrameModel",
+    "GameModel",
+    "LadderEntryModel",
+    "LadderGameModel",
+    "LadderModel",
+    "LadderRatingModel",
+    "TournamentEntrantModel",
+    "TournamentGameModel",
+    "TournamentModel",
+]
+
+GAME_STATUSES = ("running", "complete", "aborted", "cancelled")
+"""The values of ``games.status``."""
+
+MAX_ID_LENGTH = 100
+"""The longest game, ladder or tournament id."""
+
+# Plain JSON keeps the text as written: exported replay lines keep their key order on
+# PostgreSQL too, and JSON text may hold "\u0000" (JSONB refuses it).  Only the listing
+# summary, which later queries may search (games of an entrant), is JSONB.
+JSON = sa.JSON(none_as_null=True)
+JSON_SEARCHABLE = sa.JSON(none_as_null=True).with_variant(postgresql.JSONB(), "postgresql")
+WHEN = sa.DateTime(timezone=True)
+
+
+class Base(DeclarativeBase):
+    """The declarative base of the store's tables."""
+
+
+class GameModel(Base):
+    """A row of ``games``."""
+
+    __tablename__ = "games"
+    __table_args__ = (
+        sa.CheckConstraint(
+            "status IN ('running', 'complete', 'aborted', 'cancelled')", name="ck_games_status"
+        ),
+        sa.Index("ix_games_created_at", "created_at"),
+        sa.Index("ix_games_status_created_at", "status", "created_at"),
+        sa.Index("ix_games_game_created_at", "game", "created_at"),
+    )
+
+    id: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH), primary_key=True)
+    game: Mapped[str] = mapped_column(sa.String(32))
+    created_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    updated_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    status: Mapped[str] = mapped_column(sa.String(16))
+    seed: Mapped[int] = mapped_column(sa.BigInteger)
+    source: Mapped[str] = mapped_column(sa.Text)
+    title: Mapped[str] = mapped_column(sa.Text)
+    width: Mapped[int] = mapped_column(sa.Integer)
+    height: Mapped[int] = mapped_column(sa.Integer)
+    turns: Mapped[int] = mapped_column(sa.Integer)
+    params: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    timeout_ms: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
+    max_turns: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
+    entrants: Mapped[list[dict[str, str]]] = mapped_column(JSON_SEARCHABLE)
+    header: Mapped[dict[str, Any]] = mapped_column(JSON)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    ranks: Mapped[list[int] | None] = mapped_column(JSON, nullable=True)
+    winner_name: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    replay: Mapped[bytes | None] = mapped_column(sa.LargeBinary, nullable=True)
+
+
+class FrameModel(Base):
+    """A row of ``frames``."""
+
+    __tablename__ = "frames"
+
+    game_id: Mapped[str] = mapped_column(
+        sa.String(MAX_ID_LENGTH),
+        sa.ForeignKey("games.id", ondelete="CASCADE", name="fk_frames_game_id_games"),
+        primary_key=True,
+    )
+    turn: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    frame: Mapped[dict[str, Any]] = mapped_column(JSON)
+    replay_line: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+class LadderModel(Base):
+    """A row of ``ladders``: a ladder's settings."""
+
+    __tablename__ = "ladders"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH), unique=True)
+    game: Mapped[str] = mapped_column(sa.String(32))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON)
+    game_size: Mapped[int] = mapped_column(sa.Integer)
+    timeout_ms: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
+    max_turns: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
+    seed: Mapped[int] = mapped_column(sa.BigInteger)
+    games_played: Mapped[int] = mapped_column(sa.Integer)
+    created_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    updated_at: Mapped[dt.datetime] = mapped_column(WHEN)
+
+
+class LadderEntryModel(Base):
+    """A row of ``ladder_entries``: one entrant, its state and current rating."""
+
+    __tablename__ = "ladder_entries"
+    __table_args__ = (sa.UniqueConstraint("ladder_id", "name", name="uq_ladder_entries_name"),)
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    ladder_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("ladders.id", ondelete="CASCADE", name="fk_ladder_entries_ladder_id")
+    )
+    position: Mapped[int] = mapped_column(sa.Integer)
+    name: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH))
+    source: Mapped[str] = mapped_column(sa.Text)
+    paused: Mapped[bool] = mapped_column(sa.Boolean)
+    failures: Mapped[int] = mapped_column(sa.Integer)
+    note: Mapped[str] = mapped_column(sa.Text)
+    mu: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
+    sigma: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
+    games: Mapped[int] = mapped_column(sa.Integer)
+
+
+class LadderGameModel(Base):
+    """A row of ``ladder_games``: one rated game of a ladder."""
+
+    __tablename__ = "ladder_games"
+
+    ladder_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("ladders.id", ondelete="CASCADE", name="fk_ladder_games_ladder_id"),
+        primary_key=True,
+    )
+    number: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH))
+    seed: Mapped[int] = mapped_column(sa.BigInteger)
+    seats: Mapped[list[str]] = mapped_column(JSON)
+    placement: Mapped[list[list[str]]] = mapped_column(JSON)
+    turns: Mapped[int] = mapped_column(sa.Integer)
+    played_at: Mapped[dt.datetime] = mapped_column(WHEN)
+
+
+class LadderRatingModel(Base):
+    """A row of ``ladder_ratings``: an entrant's rating after one of its games."""
+
+    __tablename__ = "ladder_ratings"
+
+    ladder_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("ladders.id", ondelete="CASCADE", name="fk_ladder_ratings_ladder_id"),
+        primary_key=True,
+    )
+    number: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    entrant: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH), primary_key=True)
+    mu: Mapped[float] = mapped_column(sa.Float)
+    sigma: Mapped[float] = mapped_column(sa.Float)
+
+
+class TournamentModel(Base):
+    """A row of ``tournaments``: a tournament's settings."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH), primary_key=True)
+    name: Mapped[str] = mapped_column(sa.Text)
+    game: Mapped[str] = mapped_column(sa.String(32))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON)
+    timeout_ms: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
+    max_turns: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
+    seed: Mapped[int] = mapped_column(sa.BigInteger)
+    format: Mapped[str] = mapped_column(sa.String(32))
+    heat_size: Mapped[int] = mapped_column(sa.Integer)
+    best_of: Mapped[int] = mapped_column(sa.Integer)
+    advance: Mapped[int] = mapped_column(sa.Integer)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    updated_at: Mapped[dt.datetime] = mapped_column(WHEN)
+
+
+class TournamentEntrantModel(Base):
+    """A row of ``tournament_entrants``: one entrant and its seed."""
+
+    __tablename__ = "tournament_entrants"
+    __table_args__ = (
+        sa.UniqueConstraint("tournament_id", "name", name="uq_tournament_entrants_name"),
+    )
+
+    tournament_id: Mapped[str] = mapped_column(
+        sa.ForeignKey(
+            "tournaments.id", ondelete="CASCADE", name="fk_tournament_entrants_tournament_id"
+        ),
+        primary_key=True,
+    )
+    position: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH))
+    source: Mapped[str] = mapped_column(sa.Text)
+    seed_rank: Mapped[int] = mapped_column(sa.Integer)
+
+
+class TournamentGameModel(Base):
+    """A row of ``tournament_games``: one played game, in the order games were played."""
+
+    __tablename__ = "tournament_games"
+
+    tournament_id: Mapped[str] = mapped_column(
+        sa.ForeignKey(
+            "tournaments.id", ondelete="CASCADE", name="fk_tournament_games_tournament_id"
+        ),
+        primary_key=True,
+    )
+    ordinal: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    match_id: Mapped[str] = mapped_column(sa.String(32))
+    number: Mapped[int] = mapped_column(sa.Integer)
+    game_id: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH))
+    seed: Mapped[int] = mapped_column(sa.BigInteger)
+    seats: Mapped[list[str]] = mapped_column(JSON)
+    placement: Mapped[list[list[str]]] = mapped_column(JSON)
+    turns: Mapped[int] = mapped_column(sa.Integer)
+    played_at: Mapped[dt.datetime] = mapped_column(WHEN)

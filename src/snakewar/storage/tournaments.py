@@ -1,0 +1,215 @@
+"""Stored tournaments: settings, entrants by seed and games in the order they were played.
+
+Implements :class:`snakewar.arena.ports.TournamentRepository`.  The bracket itself is
+never stored: loading a tournament replays its games into a fresh bracket, so a run
+that was stopped (or killed) at any point resumes from exactly where it was.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from snakewar.arena.config import MatchConfig
+from snakewar.arena.ratings import normalize_placement
+from snakewar.arena.tournament_runner import (
+    TournamentExistsError,
+    TournamentGame,
+    TournamentNotFoundError,
+    TournamentRun,
+    TournamentRunError,
+)
+from snakewar.arena.tournaments import Tournament
+from snakewar.storage.database import Database, now
+from snakewar.storage.models import (
+    MAX_ID_LENGTH,
+    TournamentEntrantModel,
+    TournamentGameModel,
+    TournamentModel,
+)
+
+__all__ = ["TournamentRepository"]
+
+
+class TournamentRepository:
+    """The tournaments of a :class:`~snakewar.storage.database.Database`."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def create(self, run: TournamentRun) -> None:
+        """Store a new tournament: settings and entrants.
+
+        Raises:
+            TournamentRunError: if a tournament of that id exists, or the id is too long.
+        """
+        if not 0 < len(run.id) <= MAX_ID_LENGTH:
+            raise TournamentRunError(
+                f"tournament id {run.id!r}: expected 1 to {MAX_ID_LENGTH} characters"
+            )
+        t = run.tournament.config
+        stamp = now()
+        with self._db.session() as session:
+            if session.get(TournamentModel, run.id) is not None:
+                raise TournamentExistsError(f"a tournament with id {run.id!r} already exists")
+            session.add(
+                TournamentModel(
+                    id=run.id,
+                    name=run.name,
+                    game=run.config.game,
+                    params=dict(run.config.params),
+                    timeout_ms=run.config.timeout_ms,
+                    max_turns=run.config.max_turns,
+                    seed=run.seed,
+                    format=t["format"],
+                    heat_size=t["heat_size"],
+                    best_of=t["best_of"],
+                    advance=t["advance"],
+                    options={
+                        "grand_final_reset": t["grand_final_reset"],
+                        "swiss_rounds": t["swiss_rounds"],
+                        "swiss_seed": t["seed"],
+                    },
+                    created_at=stamp,
+                    updated_at=stamp,
+                )
+            )
+            session.flush()
+            by_seed = {name: rank for rank, name in enumerate(run.tournament.entrants)}
+            for position, (name, source) in enumerate(run.snakes.items()):
+                session.add(
+                    TournamentEntrantModel(
+                        tournament_id=run.id,
+                        position=position,
+                        name=name,
+                        source=source,
+                        seed_rank=by_seed[name],
+                    )
+                )
+
+    def save(self, run: TournamentRun) -> None:
+        """Store a tournament unless it is stored already (settings never change)."""
+        with self._db.session() as session:
+            if session.get(TournamentModel, run.id) is not None:
+                return
+        self.create(run)
+
+    def get(self, tid: str) -> TournamentRun | None:
+        """The tournament ``tid``, its bracket rebuilt from its games.
+
+        Raises:
+            TournamentError: stored games that do not fit the bracket.
+        """
+        if not 0 < len(tid) <= MAX_ID_LENGTH:
+            return None
+        with self._db.session() as session:
+            row = session.get(TournamentModel, tid)
+            if row is None:
+                return None
+            entrants = list(
+                session.scalars(
+                    sa.select(TournamentEntrantModel)
+                    .where(TournamentEntrantModel.tournament_id == tid)
+                    .order_by(TournamentEntrantModel.position)
+                )
+            )
+            games = list(
+                session.scalars(
+                    sa.select(TournamentGameModel)
+                    .where(TournamentGameModel.tournament_id == tid)
+                    .order_by(TournamentGameModel.ordinal)
+                )
+            )
+        options = row.options
+        tournament = Tournament.create(
+            row.format,
+            [e.name for e in sorted(entrants, key=lambda e: e.seed_rank)],
+            row.heat_size,
+            row.best_of,
+            row.advance,
+            grand_final_reset=bool(options.get("grand_final_reset", True)),
+            rounds=options.get("swiss_rounds"),
+            seed=options.get("swiss_seed"),
+        )
+        config = MatchConfig.from_dict(
+            {
+                "game": row.game,
+                "params": row.params,
+                "game_size": row.heat_size,
+                "timeout_ms": row.timeout_ms,
+                "max_turns": row.max_turns,
+            }
+        )
+        run = TournamentRun(
+            row.id, row.name, tournament, {e.name: e.source for e in entrants}, config, row.seed
+        )
+        for game in games:
+            run.replay_game(
+                TournamentGame(
+                    match_id=game.match_id,
+                    number=game.number,
+                    game_id=game.game_id,
+                    seed=game.seed,
+                    seats=tuple(game.seats),
+                    placement=normalize_placement(game.placement),
+                    turns=game.turns,
+                )
+            )
+        return run
+
+    def list_all(self) -> list[tuple[str, str]]:
+        """Every tournament as ``(id, name)``, oldest first."""
+        query = sa.select(TournamentModel.id, TournamentModel.name).order_by(
+            TournamentModel.created_at, TournamentModel.id
+        )
+        with self._db.session() as session:
+            return [(tid, name) for tid, name in session.execute(query)]
+
+    def record_game(self, tid: str, game: TournamentGame) -> None:
+        """Record one played game of a match (after the games recorded before it).
+
+        Raises:
+            TournamentRunError: if there is no such tournament.
+        """
+        stamp = now()
+        with self._db.session() as session:
+            row = _require(session, tid)
+            ordinal = session.scalar(
+                sa.select(sa.func.count())
+                .select_from(TournamentGameModel)
+                .where(TournamentGameModel.tournament_id == tid)
+            )
+            session.add(
+                TournamentGameModel(
+                    tournament_id=tid,
+                    ordinal=int(ordinal or 0),
+                    match_id=game.match_id,
+                    number=game.number,
+                    game_id=game.game_id,
+                    seed=game.seed,
+                    seats=list(game.seats),
+                    placement=[list(group) for group in game.placement],
+                    turns=game.turns,
+                    played_at=stamp,
+                )
+            )
+            row.updated_at = stamp
+
+    def delete(self, tid: str) -> None:
+        """Delete a tournament with its entrants and games (the games stay stored).
+
+        Raises:
+            TournamentRunError: if there is no such tournament.
+        """
+        with self._db.session() as session:
+            row = _require(session, tid)
+            for model in (TournamentGameModel, TournamentEntrantModel):
+                session.execute(sa.delete(model).where(model.tournament_id == tid))
+            session.delete(row)
+
+
+def _require(session: Session, tid: str) -> TournamentModel:
+    row = session.get(TournamentModel, tid) if 0 < len(tid) <= MAX_ID_LENGTH else None
+    if row is None:
+        raise TournamentNotFoundError(f"no tournament with id {tid!r}")
+    return row
