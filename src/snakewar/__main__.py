@@ -2,6 +2,6 @@
 
 import sys
 
-from snakewar.cli import main
+from snakewar.command import main
 
 sys.exit(main())

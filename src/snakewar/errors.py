@@ -2,35 +2,69 @@
 
 Every exception Snakewar raises on purpose derives from :class:`SnakewarError`, and
 each one also derives from the builtin that fits, so ``except ValueError`` keeps
-working::
+working.  The whole tree, each class under its first Snakewar base (``+X``: another
+Snakewar base); names without a module are in this module, the others are where
+they are raised (a test keeps this drawing equal to the classes)::
 
     SnakewarError
-    ├── RulesError (ValueError)          bad input handed to a rules engine
-    │   ├── InvalidStateError            a board, snake or move list that cannot be played
-    │   ├── UnknownRulesetError          a ruleset name that is not registered
-    │   ├── UnknownMapError              a map id that is not registered
-    │   ├── SettingsError                a setting value that cannot be used
-    │   ├── MapSetupError                a map refuses the board size or snake count
-    │   └── StepError                    the reference engine's own Execute errors
-    ├── WireFormatError (ValueError)     a payload that is not Battlesnake API JSON
-    ├── UnknownGameError (LookupError)   a game name that is not registered
-    │
-    │   defined next to the code that raises them:
-    ├── bots.UnknownBotError (LookupError)        a built-in bot name or option that does not exist
-    ├── bots._board.BotOptionError (ValueError)   a bot option value out of range
-    ├── referee.SnakeSpecError (ValueError)       a snake argument that is no URL or bot
-    ├── referee.SnakeUnreachableError (ConnectionError)
-    │                                    a snake URL that is malformed or does not answer ``GET /``
-    ├── replay.ReplayError (ValueError)  a replay file that is missing, damaged or foreign
-    │   └── replay.hlt.HltReplayError    a Halite III .hlt file that cannot be read
-    ├── games.halite3.HaliteError        a Halite III game set up or driven with bad input
-    ├── games.halite3.ConstantsError     a Halite III constants file that is incomplete or mistyped
-    ├── games.halite3.MapError (ValueError)  a Halite III map size or player count that cannot be
-    │                                    generated
-    ├── bots.halite.UnknownHaliteBotError (LookupError)  a built-in Halite bot that does not exist
-    ├── tester.UnknownCategoryError (LookupError)  a tester category that does not exist
-    ├── cli.play.OutputPathError (OSError)         an output path that cannot be written
-    └── cli.replay.ReplayCommandError (ValueError) a replay command that cannot be done
+    ├── RulesError (ValueError)                       bad input handed to a rules engine
+    │   ├── InvalidStateError                         a board, snake or moves that cannot be played
+    │   ├── UnknownRulesetError                       a ruleset name that is not registered
+    │   ├── UnknownMapError                           a map id that is not registered
+    │   ├── SettingsError                             a setting value that cannot be used
+    │   ├── MapSetupError                             a map refuses the board size or snake count
+    │   └── StepError                                 the reference engine's own Execute errors
+    ├── WireFormatError (ValueError)                  a payload that is not Battlesnake API JSON
+    ├── games.halite3.HaliteError                     a Halite III game driven with bad input
+    ├── games.halite3.ConstantsError                  a Halite III constants file that is wrong
+    ├── games.halite3.MapError (ValueError)           a Halite III map that cannot be generated
+    ├── games.halite3.CommandParseError (ValueError)  a bot's command line the engine cannot decode
+    ├── UnknownGameError (LookupError)                a game name that is not registered
+    ├── MatchSetupError (ValueError)                  a match that cannot be set up
+    │   ├── ParamsError                               a game parameter, naming the field
+    │   └── EntrantError                              an entrant that is no bot of the game
+    │       ├── UnknownBotError (LookupError)         a built-in bot or option that does not exist
+    │       ├── bots.BotOptionError                   a built-in bot option value out of range
+    │       ├── referee.SnakeSpecError                a snake argument that is no URL or bot
+    │       └── referee.halite.HaliteEntrantError     a Halite entrant that is empty
+    ├── referee.SnakeUnreachableError (ConnectionError)  a snake that does not answer before a game
+    ├── bots.halite.ProtocolError (ValueError)        a Halite frame a built-in bot cannot read
+    ├── replay.ReplayError (ValueError)               a replay file missing, damaged or foreign
+    │   └── replay.HltReplayError                     a Halite III .hlt file that cannot be read
+    │       └── replay.HltTooLargeError (+TooLargeError)  a .hlt larger than accepted
+    ├── storage.StoreError (ValueError)               a database that cannot be used, a bad request
+    │   └── storage.GameExistsError (+ConflictError)  a game id that is stored already
+    ├── arena.RatingError (ValueError)                a placement, rating or model that is wrong
+    ├── arena.TournamentError (ValueError)            a bracket that cannot be set up or reported to
+    ├── arena.ExecutorError (ValueError)              an executor setting or job list that is wrong
+    ├── arena.LadderError (ValueError)                a ladder setting that cannot be used
+    │   ├── arena.LadderNotFoundError (+NotFoundError)    no ladder of that name
+    │   └── arena.LadderExistsError (+ConflictError)      a ladder name that is taken
+    ├── arena.TournamentRunError (ValueError)         a tournament run that cannot go on
+    │   ├── arena.TournamentNotFoundError (+NotFoundError)  no tournament of that id
+    │   └── arena.TournamentExistsError (+ConflictError)    a tournament id that is taken
+    ├── sim.bench.BenchError                          a benchmark that cannot be run as asked
+    ├── rl.EnvConfigError (ValueError)                an environment option that cannot be used
+    ├── rl.EnvStepError (ValueError)                  a step an environment cannot take
+    ├── checkup.UnknownCategoryError (LookupError)    a tester category that does not exist
+    ├── MissingExtraError (ImportError)               an optional extra that is not installed
+    ├── NotFoundError (LookupError)                   a stored thing that does not exist (HTTP 404)
+    │   └── storage.GameNotFoundError                 no game of that id
+    ├── ConflictError                                 a clash with what exists (HTTP 409)
+    │   ├── server.arena.ArenaBusyError               a ladder or tournament already running
+    │   └── server.routers.games.GameNotRunningError  a game that is not running (or has no match)
+    ├── ForbiddenError (PermissionError)              refused on purpose (HTTP 403)
+    │   ├── server.ForbiddenSnakeError                an address a public server never calls
+    │   └── server.matches.ProgramEntrantError        a program a request may not start
+    ├── LimitError                                    past a limit
+    │   ├── BusyError (RuntimeError)                  too much going on already (HTTP 429)
+    │   │   ├── server.GameLimitError                 as many games running as allowed
+    │   │   └── server.safety.RateLimitError          more requests than a client's rate
+    │   ├── TooLargeError (ValueError)                a body, upload or file too large (HTTP 413)
+    │   └── OverLimitError (ValueError)               a value past this server's cap (HTTP 422)
+    ├── server.routers.halite.UploadError (ValueError)  an upload that holds no replay file
+    ├── cli.play.OutputPathError (OSError)            an output path that cannot be written
+    └── cli.replay.ReplayCommandError (ValueError)    a replay file or option that cannot be used
 
 A misbehaving bot is never an exception: the referee records it as a status value.
 Messages are lowercase, name the bad value with ``!r`` and, where there is a fixed
@@ -50,6 +84,7 @@ __all__ = [
     "LimitError",
     "MapSetupError",
     "MatchSetupError",
+    "MissingExtraError",
     "NotFoundError",
     "OverLimitError",
     "ParamsError",
@@ -58,6 +93,7 @@ __all__ = [
     "SnakewarError",
     "StepError",
     "TooLargeError",
+    "UnknownBotError",
     "UnknownGameError",
     "UnknownMapError",
     "UnknownRulesetError",
@@ -163,3 +199,14 @@ class ParamsError(MatchSetupError):
 
 class EntrantError(MatchSetupError):
     """Raised for an entrant that is no bot of the game (a bad URL, command or name)."""
+
+
+class UnknownBotError(EntrantError, LookupError):
+    """Raised for a built-in bot name or option that does not exist."""
+
+
+class MissingExtraError(SnakewarError, ImportError):
+    """Raised when a feature needs an optional extra that is not installed.
+
+    The message names the ``pip install "snakewar[EXTRA]"`` that adds it.
+    """

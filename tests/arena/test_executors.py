@@ -18,7 +18,7 @@ from snakewar.arena.executors import (
     GameJob,
     GameOutcome,
     InProcessExecutor,
-    MissingRayError,
+    MissingExtraError,
     ProcessPoolExecutor,
     RayExecutor,
     measure_games_per_minute,
@@ -271,7 +271,7 @@ def test_bad_settings_are_refused() -> None:
 
 def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # makes ``import ray`` fail
-    with pytest.raises(MissingRayError, match=r'pip install "snakewar\[ray\]"'):
+    with pytest.raises(MissingExtraError, match=r'pip install "snakewar\[ray\]"'):
         RayExecutor().run(jobs_for(DUEL, range(1)))
 
 

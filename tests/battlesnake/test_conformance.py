@@ -14,7 +14,7 @@ from snakewar.games.battlesnake.maps import map_ids
 from snakewar.games.battlesnake.rules import ruleset_names
 from snakewar.testing.battlesnake_conformance import (
     ConformanceReport,
-    check_game,
+    check_battlesnake_game,
     data_files,
     default_dir,
     iter_games,
@@ -33,7 +33,7 @@ def test_conformance_data_is_present() -> None:
 def test_conformance_file(path: Path) -> None:
     report = ConformanceReport()
     for header, turns, end in iter_games(path):
-        check_game(header, turns, end, report)
+        check_battlesnake_game(header, turns, end, report)
     CONFORMANCE_COUNTS.update(report.records)
     CONFORMANCE_SETUPS.append(report.setups)
     assert sum(report.games.values()) > 0, f"{path}: no games"

@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 
 from snakewar.bots.halite import (
-    GreedyBot,
+    GreedyMiner,
     HaliteBot,
     RandomBot,
-    UnknownHaliteBotError,
     apply_frame,
     halite_bot_names,
     make_halite_bot,
@@ -25,7 +24,7 @@ from snakewar.bots.halite import (
     update_view_from_game,
     view_from_game,
 )
-from snakewar.errors import SnakewarError
+from snakewar.errors import SnakewarError, UnknownBotError
 from snakewar.games.halite3 import CollisionEvent, HaliteGame, frame_text, init_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,8 +123,8 @@ def test_greedy_mirror_match_is_legal_and_banks_halite() -> None:
 
 def test_greedy_is_fast_with_many_ships_on_a_large_map() -> None:
     game = HaliteGame.create(3, 2, width=64, height=64)
-    bot = GreedyBot(seed=1)
-    other = GreedyBot(seed=2)
+    bot = GreedyMiner(seed=1)
+    other = GreedyMiner(seed=2)
     views = [view_from_game(game, 0), view_from_game(game, 1)]
     bot.setup(views[0])
     other.setup(views[1])
@@ -154,7 +153,7 @@ def test_bots_are_deterministic_given_a_seed() -> None:
 def test_registry_builds_bots_with_options() -> None:
     assert halite_bot_names() == ["greedy", "random"]
     bot = make_halite_bot("builtin:greedy?return_at=800&radius=5", seed=3)
-    assert isinstance(bot, GreedyBot)
+    assert isinstance(bot, GreedyMiner)
     assert (bot.return_at, bot.radius, bot.seed) == (800, 5, 3)
     assert isinstance(make_halite_bot("random"), RandomBot)
 
@@ -169,7 +168,7 @@ def test_registry_builds_bots_with_options() -> None:
     ],
 )
 def test_registry_rejects_bad_specs_in_one_line(spec: str, fragment: str) -> None:
-    with pytest.raises(UnknownHaliteBotError) as info:
+    with pytest.raises(UnknownBotError) as info:
         make_halite_bot(spec)
     assert isinstance(info.value, SnakewarError)
     assert fragment in str(info.value)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.games.halite3.conformance import check_game, iter_oracle_games
+from snakewar.testing.halite3_conformance import check_halite_game, iter_oracle_games
 from tests.halite3.oracle import CONFORMANCE_DIR
 
 GAMES = list(iter_oracle_games(CONFORMANCE_DIR)) if CONFORMANCE_DIR.is_dir() else []
@@ -31,6 +31,6 @@ def test_conformance_games_are_present() -> None:
 
 @pytest.mark.parametrize("path", GAMES, ids=[p.name.split(".")[0] for p in GAMES])
 def test_official_game_replays_exactly(path: Path) -> None:
-    check = check_game(path)
+    check = check_halite_game(path)
     assert check.turns > 0
     assert check.ok, "\n".join(str(m) for m in check.mismatches[:10])

@@ -29,7 +29,6 @@ import zstandard
 
 from snakewar.errors import SnakewarError
 from snakewar.games.halite3 import HaliteGame
-from snakewar.games.halite3.conformance import read_oracle
 from snakewar.replay import ReplayError
 from snakewar.replay.hlt import (
     DEFAULT_LEVEL,
@@ -42,6 +41,7 @@ from snakewar.replay.hlt import (
     replay_filename,
     write_hlt,
 )
+from snakewar.testing.halite3_conformance import read_oracle
 from tests.halite3.oracle import ALLOW_MISSING, CONFORMANCE_DIR
 
 GAME_FILES = sorted((CONFORMANCE_DIR / "games").glob("*.jsonl.gz"))

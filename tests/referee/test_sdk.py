@@ -105,7 +105,7 @@ def test_invalid_move_from_a_function_is_a_server_error_not_a_bad_reply() -> Non
 def test_bot_serve_command_serves_a_builtin() -> None:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "snakewar.cli", "bot", "serve", "random", "--port", str(port)],
+        [sys.executable, "-m", "snakewar", "bot", "serve", "random", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},

@@ -35,7 +35,7 @@ from typing import Any
 
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import MatchHooks, MatchSpec, PlayedGame, PlaySession
-from snakewar.errors import SnakewarError
+from snakewar.errors import MissingExtraError, SnakewarError
 
 __all__ = [
     "EXECUTOR_KINDS",
@@ -45,7 +45,6 @@ __all__ = [
     "GameJob",
     "GameOutcome",
     "InProcessExecutor",
-    "MissingRayError",
     "OnResult",
     "ProcessPoolExecutor",
     "RayExecutor",
@@ -58,10 +57,6 @@ __all__ = [
 
 class ExecutorError(SnakewarError, ValueError):
     """Raised for an executor setting or a job list that cannot be used."""
-
-
-class MissingRayError(SnakewarError, ImportError):
-    """Raised when :class:`RayExecutor` runs without Ray installed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +157,7 @@ class Executor(ABC):
 
         Raises:
             ExecutorError: for duplicate job ids.
-            MissingRayError: for :class:`RayExecutor` without Ray installed.
+            MissingExtraError: for :class:`RayExecutor` without Ray installed.
         """
         ordered = _check_jobs(jobs)
         results: dict[str, GameOutcome] = {}
@@ -282,7 +277,7 @@ def _import_ray() -> Any:
     try:
         return importlib.import_module("ray")
     except ImportError as exc:
-        raise MissingRayError(
+        raise MissingExtraError(
             f'RayExecutor needs Ray ({exc.name} is missing): pip install "snakewar[ray]"'
         ) from exc
 
@@ -410,7 +405,7 @@ def make_executor(
 
     Raises:
         ExecutorError: for an unknown name.
-        MissingRayError: for ``ray`` without the ``ray`` extra installed.
+        MissingExtraError: for ``ray`` without the ``ray`` extra installed.
     """
     if kind == "inprocess":
         return InProcessExecutor(concurrency=concurrency)

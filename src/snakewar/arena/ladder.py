@@ -6,7 +6,7 @@ rating is closest to it (with some random jitter, so pairings vary), plays the g
 through an :class:`~snakewar.arena.executors.Executor`, stores it like any other game
 (seed and settings included, so it can be replayed and verified), and updates the
 ratings from the game's placement.  Every game is recorded as it ends: the game, its
-players' new ratings and entries (:class:`~snakewar.arena.ports.LadderRepository`).
+players' new ratings and entries (:class:`~snakewar.arena.ports.SqlLadderRepository`).
 
 Entrants of games whose bots can be checked ahead (:attr:`Catalogue.health_checked`,
 bots on the network) are checked before every round: one that fails is paused, and

@@ -6,7 +6,7 @@ entrants (a name and a source each, as on a ladder), one game config
 :meth:`TournamentRun.step` plays **one game of every pending match** through an
 :class:`~snakewar.arena.executors.Executor` (so a round's matches share the executor's
 concurrency), stores each game, reports its placement (keyed by entrant name) and
-records it (:class:`~snakewar.arena.ports.TournamentRepository`).  One game per match
+records it (:class:`~snakewar.arena.ports.SqlTournamentRepository`).  One game per match
 per step, not a whole best-of-N, because a drawn game decides nothing and the match
 needs another: the bracket says when a match is decided, so the runner never guesses
 how many games are left.

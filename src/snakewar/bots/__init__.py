@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import parse_qsl
 
+from snakewar.bots._board import BotOptionError
 from snakewar.bots.base import Bot, SnakeMetadata, request_rng
 from snakewar.bots.random_safe import RandomSafeBot, random_safe_moves, safe_moves
-from snakewar.errors import SnakewarError, choices_text
+from snakewar.errors import UnknownBotError, choices_text
 
 __all__ = [
     "Bot",
+    "BotOptionError",
     "RandomSafeBot",
     "SnakeMetadata",
     "UnknownBotError",
@@ -30,10 +32,6 @@ __all__ = [
 ]
 
 BotFactory = Callable[..., Bot]
-
-
-class UnknownBotError(SnakewarError, LookupError):
-    """Raised for a built-in bot name or option that does not exist."""
 
 
 _BOTS: dict[str, BotFactory] = {}

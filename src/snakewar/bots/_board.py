@@ -21,7 +21,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
-from snakewar.errors import SnakewarError
+from snakewar.errors import EntrantError
 from snakewar.games.battlesnake.settings import HAZARD_DAMAGE_PER_TURN
 from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, BoardState, Point
 from snakewar.games.battlesnake.wire import SnakeRequest
@@ -53,7 +53,7 @@ SimSnake: TypeAlias = tuple[tuple[int, ...], int, int]
 Expand: TypeAlias = Callable[[int], int]
 
 
-class BotOptionError(SnakewarError, ValueError):
+class BotOptionError(EntrantError):
     """Raised for a built-in bot option with a value the bot cannot use."""
 
 

@@ -1,8 +1,9 @@
-"""The ``snakewar`` command.
+"""The ``snakewar`` command line (all of it but the server's ``serve``).
 
 Subcommands import what they need when they run, so ``snakewar --help`` stays fast.
 Every :class:`~snakewar.errors.SnakewarError` is printed as one ``error:`` line
-with exit status 2, never a traceback.
+with exit status 2, never a traceback.  The console script is
+:func:`snakewar.command.main`, which adds the server's command to :data:`app`.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ import typer
 from snakewar import __version__
 from snakewar.cli.bench import bench_app
 from snakewar.cli.bot import bot_app
+from snakewar.cli.checkup import test_snake
+from snakewar.cli.games import games_command
 from snakewar.cli.halite import halite_app
 from snakewar.cli.ladder import ladder_app
 from snakewar.cli.maps import maps_app
 from snakewar.cli.play import play
 from snakewar.cli.replay import replay_app
-from snakewar.cli.serve import serve
-from snakewar.cli.tester import test_snake
 from snakewar.cli.tournament import tournament_app
 from snakewar.errors import SnakewarError
 
@@ -35,6 +36,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 app.command(help="Referee games between snakes: watch one, or measure many with --games.")(play)
+app.command("games", help="The games: their parameters and built-in bots.")(games_command)
 app.add_typer(maps_app, name="maps")
 app.add_typer(bench_app, name="bench")
 app.add_typer(bot_app, name="bot")
@@ -44,7 +46,6 @@ app.add_typer(
     halite_app, name="halite", help="Halite III: play games between bots like the official engine."
 )
 app.add_typer(tournament_app, name="tournament")
-app.command(help="Serve the web app: create and watch games in the browser.")(serve)
 app.command("test", help="Test a snake: health checks and positions with known right moves.")(
     test_snake
 )

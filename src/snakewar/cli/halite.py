@@ -323,7 +323,7 @@ def conformance(
     from rich.console import Console
     from rich.progress import Progress
 
-    from snakewar.games.halite3.conformance import check_game, iter_oracle_games
+    from snakewar.testing.halite3_conformance import check_halite_game, iter_oracle_games
 
     if directory is None:
         env = os.environ.get(_CONFORMANCE_ENV)
@@ -341,7 +341,7 @@ def conformance(
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("checking", total=len(paths))
         for path in paths:
-            check = check_game(path)
+            check = check_halite_game(path)
             turns += check.turns
             if not check.ok:
                 failed += 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -67,10 +66,7 @@ def create(
     )
     with _store(database) as store:
         store.ladders.create(Ladder(name, config, seed))
-    typer.echo(
-        f"created ladder {name!r}: {config.adapter.catalogue().title}, "
-        f"{game_size} per game, {_describe(config.params)}"
-    )
+    typer.echo(f"created ladder {name!r}: {describe(config)}")
 
 
 def match_config(
@@ -101,8 +97,15 @@ def match_config(
     )
 
 
-def _describe(params: Mapping[str, object]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in params.items())
+def describe(config: MatchConfig) -> str:
+    """A config in a few words: the game, the entrants per game, non-default parameters."""
+    catalogue = config.adapter.catalogue()
+    changed = [
+        f"{p.name} {config.params[p.name]}"
+        for p in catalogue.params
+        if config.params.get(p.name, p.default) != p.default
+    ]
+    return ", ".join([catalogue.title, f"{config.game_size} per game", *changed])
 
 
 @ladder_app.command("add")

@@ -20,7 +20,7 @@ import os
 import secrets
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import typer
 
@@ -494,48 +494,72 @@ def _write_json(path: str, data: dict[str, Any], console: Console) -> None:
         Path(path).write_text(text + "\n", encoding="utf-8")
 
 
-def _play_in_browser(match: SnakeMatch, seed: int) -> None:
-    """Run the game on a local server (stored like any server game) and open the viewer."""
+def _free_port() -> int:
     import socket
-    import threading
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _play_in_browser(match: SnakeMatch, seed: int) -> None:
+    """Run the game on a local server (``snakewar serve``, stored like any server game)."""
+    import tempfile
+
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    # The server's messages go to a file, so a talkative server can never block on a pipe.
+    with tempfile.TemporaryFile() as log:
+        _browse_on_server(match, seed, base, port, log)
+
+
+def _browse_on_server(match: SnakeMatch, seed: int, base: str, port: int, log: IO[bytes]) -> None:
+    """Start ``snakewar serve`` on ``port``, play the game on it and follow it to its end."""
+    import subprocess
     import time
     import webbrowser
 
     import httpx
-    import uvicorn
 
-    from snakewar.server import ServerConfig, create_app
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(ServerConfig()), log_level="warning", access_log=False)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "snakewar", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
     )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            raise SnakewarError("the local server did not start")
-        time.sleep(0.02)
-    base = f"http://127.0.0.1:{port}"
-    body = {
+    body: dict[str, Any] = {
         "snakes": list(match.snakes),
         "names": list(match.names),
-        "ruleset": match.ruleset,
-        "map": match.map,
-        "width": match.width,
-        "height": match.height,
         "timeout": match.timeout_ms,
-        "seed": seed,
-        "foodSpawnChance": int(match.params["foodSpawnChance"]),
-        "minimumFood": int(match.params["minimumFood"]),
-        "hazardDamagePerTurn": int(match.params["damagePerTurn"]),
-        "shrinkEveryNTurns": int(match.params["shrinkEveryNTurns"]),
+        "seed": str(seed),
+        "params": {
+            "ruleset": match.ruleset,
+            "map": match.map,
+            "width": match.width,
+            "height": match.height,
+            "foodSpawnChance": int(match.params["foodSpawnChance"]),
+            "minimumFood": int(match.params["minimumFood"]),
+            "hazardDamagePerTurn": int(match.params["damagePerTurn"]),
+            "shrinkEveryNTurns": int(match.params["shrinkEveryNTurns"]),
+        },
     }
     if match.max_turns is not None:
         body["maxTurns"] = match.max_turns
     try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"{base}/api/catalogue", timeout=2)
+                break
+            except httpx.TransportError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    error = log.read().decode(errors="replace")
+                    raise SnakewarError(
+                        f"the local server did not start: {error.strip()[-300:]}"
+                    ) from None
+                time.sleep(0.05)
         response = httpx.post(f"{base}/api/games", json=body, timeout=60)
         if response.status_code >= 400:
             raise SnakewarError(str(response.json().get("detail")))
@@ -552,5 +576,9 @@ def _play_in_browser(match: SnakeMatch, seed: int) -> None:
             typer.echo(f"The game stays viewable at {url} until you press Enter.", err=True)
             sys.stdin.readline()
     finally:
-        server.should_exit = True
-        thread.join(10)
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(10)

@@ -24,6 +24,7 @@ from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
 from snakewar.referee.clients import new_http_client
 from snakewar.referee.runner import TurnCallback, connect, play_game
 from snakewar.referee.stats import BatchStats, GameSummary, summarize
+from snakewar.replay.format import write_replay
 
 __all__ = ["SnakeMatch", "check_setup", "play_match", "run_batch"]
 
@@ -112,8 +113,6 @@ def _replay_path(directory: Path, seed: int) -> Path:
 
 def _save(record: GameRecord, replay_dir: str | None) -> None:
     if replay_dir is not None:
-        from snakewar.replay import write_replay
-
         write_replay(record, _replay_path(Path(replay_dir), record.config.seed))
 
 

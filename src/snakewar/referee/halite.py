@@ -32,7 +32,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from snakewar.errors import SnakewarError
+from snakewar.bots.halite import make_halite_bot
+from snakewar.bots.halite.kit import update_view_from_game, view_from_game
+from snakewar.errors import EntrantError
 from snakewar.games.halite3 import Constants, HaliteGame, TurnOutcome, frame_text, init_text
 from snakewar.referee.process import MAX_LINE_BYTES, LineResult, LineStatus, ProcessBot
 
@@ -57,7 +59,7 @@ _EOF_MESSAGE = "communication error with bot: read failed, errno was: 0 (Success
 TurnCallback = Callable[[HaliteGame, TurnOutcome], None]
 
 
-class HaliteEntrantError(SnakewarError, ValueError):
+class HaliteEntrantError(EntrantError):
     """An entrant that is neither a command nor a known ``builtin:NAME``."""
 
 
@@ -163,8 +165,6 @@ class _InProcessSeat(_Seat):
         self.errors = ""
 
     async def init(self, game: HaliteGame, pid: int, timeout: float | None) -> str | None:
-        from snakewar.bots.halite.kit import view_from_game
-
         start = time.perf_counter()
         try:
             self.view = view_from_game(game, pid)
@@ -204,8 +204,6 @@ class _InProcessSeat(_Seat):
 
 
 def _make_builtin(entrant: str, seed: int) -> Any:
-    from snakewar.bots.halite import make_halite_bot
-
     return make_halite_bot(entrant[len(BUILTIN_PREFIX) :], seed=seed)
 
 
@@ -327,8 +325,6 @@ async def _run_turns(
     timeout: float | None,
     on_turn: TurnCallback | None,
 ) -> None:
-    from snakewar.bots.halite.kit import update_view_from_game
-
     process_seats = [(pid, s) for pid, s in enumerate(seats) if isinstance(s, _ProcessSeat)]
     local_seats = [(pid, s) for pid, s in enumerate(seats) if isinstance(s, _InProcessSeat)]
     players = game.players

@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 
 import httpx
 
-from snakewar.bots import make_bot
-from snakewar.errors import SnakewarError
+from snakewar.bots import bot_names, make_bot
+from snakewar.errors import EntrantError
 from snakewar.games.battlesnake.game import Game, GameConfig
 from snakewar.games.battlesnake.records import (
     CallOutcome,
@@ -62,7 +62,7 @@ StartCallback = Callable[[GameRecord], Awaitable[None] | None]
 """Called once the board is set up, before ``/start``."""
 
 
-class SnakeSpecError(SnakewarError, ValueError):
+class SnakeSpecError(EntrantError):
     """Raised for a snake argument that is neither a built-in bot nor a URL."""
 
 
@@ -76,8 +76,6 @@ def snake_kind(spec: str) -> tuple[str, str]:
     Raises:
         SnakeSpecError: for anything else.
     """
-    from snakewar.bots import bot_names
-
     for prefix, kind in (
         ("legacy2017:", "legacy2017"),
         ("legacy2018:", "legacy2018"),

@@ -33,6 +33,7 @@ from snakewar.replay.format import (
 from snakewar.replay.hlt import (
     HltReplay,
     HltReplayError,
+    HltTooLargeError,
     read_hlt,
     replay_document,
     write_hlt,
@@ -57,6 +58,7 @@ __all__ = [
     "MAX_LINE_BYTES",
     "HltReplay",
     "HltReplayError",
+    "HltTooLargeError",
     "HltVerifyReport",
     "OfficialFrame",
     "OfficialReplay",

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from snakewar.errors import SnakewarError
+from snakewar.errors import MissingExtraError, SnakewarError
 
 __all__ = ["EnvConfigError", "EnvStepError", "MissingExtraError"]
-
-
-class MissingExtraError(SnakewarError, ImportError):
-    """Raised by ``import snakewar.rl`` when PettingZoo or Gymnasium is not installed."""
 
 
 class EnvConfigError(SnakewarError, ValueError):

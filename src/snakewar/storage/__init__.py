@@ -3,9 +3,9 @@
 :class:`Store` opens a database (migrated to the newest schema on open) and offers one
 repository per aggregate::
 
-    store.games         played and running games with their frames (GameRepository)
-    store.ladders       ladders: entrants, rated games, rating history (LadderRepository)
-    store.tournaments   tournaments: entrants, games; brackets rebuilt (TournamentRepository)
+    store.games         played and running games with their frames (SqlGameRepository)
+    store.ladders       ladders: entrants, rated games, rating history (SqlLadderRepository)
+    store.tournaments   tournaments: entrants, games; brackets rebuilt (SqlTournamentRepository)
 
 A :class:`Store` is an :class:`snakewar.arena.ports.ArenaStore`, so ladders and
 tournaments play straight into it.  It is synchronous and thread-safe; asynchronous code
@@ -35,12 +35,12 @@ from snakewar.storage.games import (
     MAX_REPLAY_BYTES,
     GameExistsError,
     GameNotFoundError,
-    GameRepository,
     GameRow,
+    SqlGameRepository,
 )
-from snakewar.storage.ladders import LadderRepository
+from snakewar.storage.ladders import SqlLadderRepository
 from snakewar.storage.models import GAME_STATUSES
-from snakewar.storage.tournaments import TournamentRepository
+from snakewar.storage.tournaments import SqlTournamentRepository
 
 __all__ = [
     "DATABASE_URL_ENV",
@@ -52,12 +52,12 @@ __all__ = [
     "Database",
     "GameExistsError",
     "GameNotFoundError",
-    "GameRepository",
     "GameRow",
-    "LadderRepository",
+    "SqlGameRepository",
+    "SqlLadderRepository",
+    "SqlTournamentRepository",
     "Store",
     "StoreError",
-    "TournamentRepository",
     "alembic_config",
     "default_database_url",
     "resolve_database_url",
@@ -80,22 +80,22 @@ class Store:
 
     def __init__(self, url: str | None = None) -> None:
         self.db = Database(url)
-        self._games = GameRepository(self.db)
-        self._ladders = LadderRepository(self.db)
-        self._tournaments = TournamentRepository(self.db)
+        self._games = SqlGameRepository(self.db)
+        self._ladders = SqlLadderRepository(self.db)
+        self._tournaments = SqlTournamentRepository(self.db)
 
     @property
-    def games(self) -> GameRepository:
+    def games(self) -> SqlGameRepository:
         """Played and running games."""
         return self._games
 
     @property
-    def ladders(self) -> LadderRepository:
+    def ladders(self) -> SqlLadderRepository:
         """Ladders."""
         return self._ladders
 
     @property
-    def tournaments(self) -> TournamentRepository:
+    def tournaments(self) -> SqlTournamentRepository:
         """Tournaments."""
         return self._tournaments
 

@@ -1,8 +1,8 @@
 """Stored games of every game: rows of ``games`` and their ``frames``.
 
-A game is stored as it runs (:meth:`GameRepository.begin`, :meth:`~GameRepository.add_frame`,
-:meth:`~GameRepository.finish`) or at once when it is over
-(:meth:`~GameRepository.save_played`).  Its data stays in the game's own JSON shapes
+A game is stored as it runs (:meth:`SqlGameRepository.begin`, :meth:`~SqlGameRepository.add_frame`,
+:meth:`~SqlGameRepository.finish`) or at once when it is over
+(:meth:`~SqlGameRepository.save_played`).  Its data stays in the game's own JSON shapes
 (:class:`~snakewar.engine.protocol.GameData`); the game's adapter turns it back into a
 replay file.
 """
@@ -39,14 +39,14 @@ __all__ = [
     "MAX_REPLAY_BYTES",
     "GameExistsError",
     "GameNotFoundError",
-    "GameRepository",
     "GameRow",
+    "SqlGameRepository",
 ]
 
 FINISHED_STATUSES: Final = ("complete", "aborted", "cancelled")
 
 MAX_LIST_LIMIT: Final = 1000
-"""The most games :meth:`GameRepository.latest` returns at once."""
+"""The most games :meth:`SqlGameRepository.latest` returns at once."""
 
 MAX_REPLAY_BYTES: Final = 32 * 1024 * 1024
 """The largest replay file kept whole (a ``.hlt``)."""
@@ -114,7 +114,7 @@ class GameRow:
         )
 
 
-class GameRepository:
+class SqlGameRepository:
     """The stored games of a :class:`~snakewar.storage.database.Database`."""
 
     def __init__(self, db: Database) -> None:

@@ -1,6 +1,6 @@
 """Stored ladders: settings, entrants, rated games and rating history, as rows.
 
-Implements :class:`snakewar.arena.ports.LadderRepository`.  A game is recorded in one
+Implements :class:`snakewar.arena.ports.SqlLadderRepository`.  A game is recorded in one
 transaction with its players' new ratings and entries, so a ladder stopped at any
 point keeps every game it finished.
 """
@@ -32,10 +32,10 @@ from snakewar.storage.models import (
     LadderRatingModel,
 )
 
-__all__ = ["LadderRepository"]
+__all__ = ["SqlLadderRepository"]
 
 
-class LadderRepository:
+class SqlLadderRepository:
     """The ladders of a :class:`~snakewar.storage.database.Database`."""
 
     def __init__(self, db: Database) -> None:

@@ -1,6 +1,6 @@
 """Stored tournaments: settings, entrants by seed and games in the order they were played.
 
-Implements :class:`snakewar.arena.ports.TournamentRepository`.  The bracket itself is
+Implements :class:`snakewar.arena.ports.SqlTournamentRepository`.  The bracket itself is
 never stored: loading a tournament replays its games into a fresh bracket, so a run
 that was stopped (or killed) at any point resumes from exactly where it was.
 """
@@ -28,10 +28,10 @@ from snakewar.storage.models import (
     TournamentModel,
 )
 
-__all__ = ["TournamentRepository"]
+__all__ = ["SqlTournamentRepository"]
 
 
-class TournamentRepository:
+class SqlTournamentRepository:
     """The tournaments of a :class:`~snakewar.storage.database.Database`."""
 
     def __init__(self, db: Database) -> None:

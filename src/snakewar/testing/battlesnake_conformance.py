@@ -38,7 +38,13 @@ from snakewar.games.battlesnake.rules import named_ruleset, normalize_moves
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.types import BoardState
 
-__all__ = ["ConformanceReport", "check_game", "check_paths", "default_dir", "iter_games"]
+__all__ = [
+    "ConformanceReport",
+    "check_battlesnake_game",
+    "check_paths",
+    "default_dir",
+    "iter_games",
+]
 
 _UNORDERED_HAZARD_MAPS = frozenset({"snail_mode"})
 _UNREPRODUCIBLE_SETUP_FOOD = frozenset(
@@ -163,7 +169,9 @@ class ConformanceReport:
         return "\n".join(lines)
 
 
-def check_game(header: Record, turns: list[Record], end: Record, report: ConformanceReport) -> None:
+def check_battlesnake_game(
+    header: Record, turns: list[Record], end: Record, report: ConformanceReport
+) -> None:
     """Check one recorded game, adding counts and mismatches to ``report``."""
     gid = header["game_id"]
     map_id = header["map"]
@@ -273,7 +281,7 @@ def check_paths(
                 continue
             if only_ruleset and header["ruleset"] != only_ruleset:
                 continue
-            check_game(header, turns, end, report)
+            check_battlesnake_game(header, turns, end, report)
     return report
 
 

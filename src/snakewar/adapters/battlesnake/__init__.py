@@ -353,7 +353,7 @@ async def _call(hook: Any, *args: Any) -> None:
             await maybe
 
 
-class _Replays(ReplayCodec):
+class _SnakeReplays(ReplayCodec):
     """Snakewar's replay format and the official CLI's JSONL (``battlesnake play -o``)."""
 
     name = FORMAT_NAME
@@ -441,7 +441,7 @@ class BattlesnakeAdapter(GameAdapter):
 
     def __init__(self) -> None:
         self._catalogue: Catalogue | None = None
-        self._replays = _Replays()
+        self._replays = _SnakeReplays()
 
     @override
     def catalogue(self) -> Catalogue:

@@ -106,7 +106,7 @@ def _title(width: int, height: int) -> str:
     return f"{width}x{height} map"
 
 
-class _Replays(ReplayCodec):
+class _HltReplays(ReplayCodec):
     """The official ``.hlt`` replay files (zstd-compressed JSON, or plain JSON)."""
 
     name = "hlt"
@@ -204,7 +204,7 @@ class HaliteAdapter(GameAdapter):
 
     def __init__(self) -> None:
         self._catalogue: Catalogue | None = None
-        self._replays = _Replays()
+        self._replays = _HltReplays()
 
     @override
     def catalogue(self) -> Catalogue:

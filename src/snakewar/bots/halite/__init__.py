@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl
 
-from snakewar.bots.halite.greedy import GreedyBot
+from snakewar.bots.halite.greedy import GreedyMiner
 from snakewar.bots.halite.kit import (
     GameView,
     HaliteBot,
     PlayerView,
+    ProtocolError,
     ShipView,
     apply_frame,
     parse_init,
@@ -23,17 +24,17 @@ from snakewar.bots.halite.kit import (
     view_from_game,
 )
 from snakewar.bots.halite.random_bot import RandomBot
-from snakewar.errors import SnakewarError, choices_text
+from snakewar.errors import UnknownBotError, choices_text
 
 __all__ = [
     "HALITE_BOTS",
     "GameView",
-    "GreedyBot",
+    "GreedyMiner",
     "HaliteBot",
     "PlayerView",
+    "ProtocolError",
     "RandomBot",
     "ShipView",
-    "UnknownHaliteBotError",
     "apply_frame",
     "halite_bot_names",
     "make_halite_bot",
@@ -44,11 +45,7 @@ __all__ = [
 ]
 
 #: The built-in Halite bots by name.
-HALITE_BOTS: dict[str, type[HaliteBot]] = {"random": RandomBot, "greedy": GreedyBot}
-
-
-class UnknownHaliteBotError(SnakewarError, LookupError):
-    """A built-in Halite bot name or option that does not exist."""
+HALITE_BOTS: dict[str, type[HaliteBot]] = {"random": RandomBot, "greedy": GreedyMiner}
 
 
 def halite_bot_names() -> list[str]:
@@ -63,13 +60,13 @@ def make_halite_bot(spec: str, seed: int = 0) -> HaliteBot:
     option overrides the ``seed`` argument.
 
     Raises:
-        UnknownHaliteBotError: an unknown name, an option the bot does not take, or a
+        UnknownBotError: an unknown name, an option the bot does not take, or a
             bad option value.
     """
     name, _, query = spec.removeprefix("builtin:").partition("?")
     factory = HALITE_BOTS.get(name)
     if factory is None:
-        raise UnknownHaliteBotError(
+        raise UnknownBotError(
             f"unknown halite bot {name!r} (expected one of {choices_text(halite_bot_names())})"
         )
     options: dict[str, int] = {"seed": seed}
@@ -77,12 +74,12 @@ def make_halite_bot(spec: str, seed: int = 0) -> HaliteBot:
         try:
             options[key] = int(value)
         except ValueError:
-            raise UnknownHaliteBotError(
+            raise UnknownBotError(
                 f"halite bot {name!r}: option {key}={value!r} is not an integer"
             ) from None
     try:
         return factory(**options)
     except TypeError:
-        raise UnknownHaliteBotError(f"halite bot {name!r}: unknown option in {query!r}") from None
+        raise UnknownBotError(f"halite bot {name!r}: unknown option in {query!r}") from None
     except ValueError as exc:
-        raise UnknownHaliteBotError(f"halite bot {name!r}: {exc}") from None
+        raise UnknownBotError(f"halite bot {name!r}: {exc}") from None

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 from snakewar.bots.halite.kit import GameView, HaliteBot, ShipView
 
-__all__ = ["GreedyBot"]
+__all__ = ["GreedyMiner"]
 
 _ALL_DIRECTIONS = ("n", "s", "e", "w")
 
 
-class GreedyBot(HaliteBot):
+class GreedyMiner(HaliteBot):
     """A greedy miner/returner.
 
     Args:

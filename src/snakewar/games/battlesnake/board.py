@@ -43,7 +43,6 @@ __all__ = [
 
 BOARD_SIZE_SMALL = 7
 BOARD_SIZE_MEDIUM = 11
-BOARD_SIZE_LARGE = 19
 
 _new_point = Point._make
 _new_snake = tuple.__new__
@@ -162,10 +161,6 @@ class MutableBoard:
         )
 
     # -- the map editor ------------------------------------------------------------
-
-    def clear_food(self) -> None:
-        """Remove all food."""
-        self.food = []
 
     def clear_hazards(self) -> None:
         """Remove all hazards."""

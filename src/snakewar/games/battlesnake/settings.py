@@ -109,11 +109,6 @@ class Settings:
         value = self._ints.get(key)
         return default if value is None else value
 
-    def get_bool(self, key: str, default: bool) -> bool:
-        """Return ``key`` as a bool: ``default`` if missing, else ``value == "true"``."""
-        raw = self.params.get(key)
-        return default if raw is None else raw == "true"
-
     def get_rand(self, turn: int) -> Rand:
         """Return a fresh Go-compatible source seeded with ``seed + turn``.
 

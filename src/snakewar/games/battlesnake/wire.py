@@ -16,11 +16,13 @@ What the API carries (``client/models.go`` of the reference):
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from snakewar.errors import WireFormatError
+from snakewar.games.battlesnake.api_schema import API_V1_SCHEMA
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.types import MAX_BOARD_SIZE, BoardState, Point, Snake
 
@@ -400,11 +402,7 @@ def api_schema() -> dict[str, Any]:
 
     ``$defs`` holds ``SnakeRequest`` (the ``/start``, ``/move`` and ``/end`` bodies),
     ``MoveResponse`` and ``Metadata``.  Tools can validate what they send or receive
-    against it; Snakewar's own tests validate every request the referee sends.
+    against it; Snakewar's own tests validate every request the referee sends.  A copy:
+    changing it changes nothing here.
     """
-    import json
-    from importlib.resources import files
-
-    text = files("snakewar.games.battlesnake").joinpath("api_v1.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return copy.deepcopy(API_V1_SCHEMA)

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from snakewar.errors import SnakewarError
+
 __all__ = [
     "DIRECTIONS",
     "Command",
@@ -90,7 +92,7 @@ Command = SpawnCommand | MoveCommand | ConstructCommand
 _SPAWN = SpawnCommand()
 
 
-class CommandParseError(Exception):
+class CommandParseError(SnakewarError, ValueError):
     """A command line the engine cannot decode (the bot is killed).
 
     Attributes:

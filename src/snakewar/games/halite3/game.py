@@ -43,9 +43,9 @@ __all__ = [
     "ConstructEvent",
     "Dropoff",
     "Event",
-    "GameResult",
     "HaliteError",
     "HaliteGame",
+    "HaliteResult",
     "Player",
     "PlayerStatistics",
     "Ship",
@@ -276,7 +276,7 @@ class TurnOutcome:
 
 
 @dataclass(frozen=True, slots=True)
-class GameResult:
+class HaliteResult:
     """The end of a game: ranks (1 = best), scores and the engine's statistics."""
 
     number_turns: int
@@ -395,7 +395,7 @@ class HaliteGame:
             self.owner[pos] = player.id
             self.initial_halite[player.shipyard[1]][player.shipyard[0]] = 0
         self._update_player_stats()
-        self._result: GameResult | None = None
+        self._result: HaliteResult | None = None
 
     @classmethod
     def create(
@@ -1058,7 +1058,7 @@ class HaliteGame:
         ranked.reverse()
         for index, stats in enumerate(ranked):
             stats.rank = index + 1
-        self._result = GameResult(
+        self._result = HaliteResult(
             number_turns=self.number_turns,
             ranks=tuple(s.rank for s in self.stats),
             scores=tuple(s.turn_productions[-1] for s in self.stats),
@@ -1067,7 +1067,7 @@ class HaliteGame:
             final_inspired=tuple(sorted(s.id for s in self.ships.values() if s.inspired)),
         )
 
-    def result(self) -> GameResult:
+    def result(self) -> HaliteResult:
         """The final ranks, scores and statistics (only once the game is over)."""
         if self._result is None:
             raise HaliteError("the game is not over yet")

@@ -5,12 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from snakewar.adapters.battlesnake import GAME
+from snakewar.checkup import run_tester
 from snakewar.referee.clients import new_http_client
 from snakewar.referee.runner import make_client
 from snakewar.server.deps import ConfigDep
 from snakewar.server.matches import check_entrants
 from snakewar.server.schemas import TesterReportOut, TestRequest
-from snakewar.tester import run_tester
 
 __all__ = ["router"]
 

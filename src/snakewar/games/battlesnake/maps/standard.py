@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from snakewar.games.battlesnake.board import MutableBoard
+from snakewar.games.battlesnake.board import MutableBoard, place_snakes_automatically
 from snakewar.games.battlesnake.maps.base import (
     TAG_HAZARD_PLACEMENT,
     BoardSizes,
@@ -60,8 +60,6 @@ class EmptyMap(GameMap):
 
     def setup_board(self, board: MutableBoard, settings: Settings) -> None:
         """Place the snakes the default way; no food."""
-        from snakewar.games.battlesnake.board import place_snakes_automatically
-
         check_standard_snake_limit(board)
         place_snakes_automatically(settings.get_rand(0), board, [s.id for s in board.snakes])
 

@@ -28,14 +28,7 @@ from starlette.routing import Mount, Route
 from snakewar.bots import make_bot
 from snakewar.bots.base import Bot
 from snakewar.bots.sdk import create_app
-from snakewar.games.battlesnake.records import CallStatus
-from snakewar.games.battlesnake.rules import named_ruleset
-from snakewar.games.battlesnake.settings import HAZARD_DAMAGE_PER_TURN
-from snakewar.games.battlesnake.types import Point
-from snakewar.games.battlesnake.wire import MOVES, SnakeRequest, api_schema
-from snakewar.referee.clients import HttpSnakeClient, new_http_client
-from snakewar.referee.runner import make_client
-from snakewar.tester import (
+from snakewar.checkup import (
     CATEGORIES,
     SCENARIOS,
     SYMMETRIES,
@@ -48,8 +41,15 @@ from snakewar.tester import (
     run_tester,
     scenarios_in,
 )
-from snakewar.tester.runner import LEGACY_SKIPPED
-from snakewar.tester.scenarios import YOU
+from snakewar.checkup.runner import LEGACY_SKIPPED
+from snakewar.checkup.scenarios import YOU
+from snakewar.games.battlesnake.records import CallStatus
+from snakewar.games.battlesnake.rules import named_ruleset
+from snakewar.games.battlesnake.settings import HAZARD_DAMAGE_PER_TURN
+from snakewar.games.battlesnake.types import Point
+from snakewar.games.battlesnake.wire import MOVES, SnakeRequest, api_schema
+from snakewar.referee.clients import HttpSnakeClient, new_http_client
+from snakewar.referee.runner import make_client
 
 # -- the suite itself ---------------------------------------------------------------------
 

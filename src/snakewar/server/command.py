@@ -1,8 +1,14 @@
-"""``snakewar serve``: the web server (create and watch games in the browser)."""
+"""``snakewar serve``: the web server (create and watch games in the browser).
+
+The server's own command: :mod:`snakewar.command` adds it to the ``snakewar`` command
+line (which itself knows nothing of the server).
+"""
 
 from __future__ import annotations
 
 import typer
+
+from snakewar.errors import SnakewarError
 
 __all__ = ["serve"]
 
@@ -24,8 +30,8 @@ def serve(
     """Serve the web app: new games, live viewer, replays, the snake tester, the API."""
     import uvicorn
 
-    from snakewar.errors import SnakewarError
-    from snakewar.server import ServerConfig, create_app
+    from snakewar.server.app import create_app
+    from snakewar.server.config import ServerConfig
 
     if not 0 < port < 65536:
         raise SnakewarError(f"port {port}: expected 1..65535")

@@ -1,24 +1,24 @@
-"""The snake tester: health checks and a suite of positions with known right moves.
+"""A snake's checkup (the snake tester): health checks and positions with known right moves.
 
-``snakewar test URL`` (see :mod:`snakewar.cli.tester`) and the server use
+``snakewar test URL`` (see :mod:`snakewar.cli.checkup`) and the server use
 :func:`run_tester`, which works with any snake client (HTTP, legacy or a built-in
 bot in-process)::
 
     import asyncio
     from snakewar.referee.clients import new_http_client
     from snakewar.referee.runner import make_client
-    from snakewar.tester import run_tester
+    from snakewar.checkup import run_tester
 
     async def check(url: str) -> None:
         async with new_http_client() as http:
             report = await run_tester(make_client(url, http, 500))
         print(report.summary())
 
-The scenarios (:mod:`snakewar.tester.scenarios`) are pure data, proven against the
+The scenarios (:mod:`snakewar.checkup.scenarios`) are pure data, proven against the
 rules engine by the test suite.
 """
 
-from snakewar.tester.runner import (
+from snakewar.checkup.runner import (
     DEFAULT_PARALLEL,
     CheckResult,
     ScenarioResult,
@@ -27,7 +27,7 @@ from snakewar.tester.runner import (
     category_totals,
     run_tester,
 )
-from snakewar.tester.scenarios import (
+from snakewar.checkup.scenarios import (
     CATEGORIES,
     SCENARIOS,
     SYMMETRIES,

@@ -3,7 +3,7 @@
 The recordings are the ``halite3-oracle/1`` JSON Lines files (see the conformance
 README): a header (seed, size, constants, initial map, shipyards), one record per turn
 (the raw command lines and everything that happened) and a result record.  For each
-game :func:`check_game` builds the map from the seed, feeds every turn's recorded
+game :func:`check_halite_game` builds the map from the seed, feeds every turn's recorded
 command lines to :class:`~snakewar.games.halite3.game.HaliteGame` and reports each
 field that differs.  ``snakewar halite conformance DIR`` runs it from the command line.
 """
@@ -22,7 +22,7 @@ from snakewar.games.halite3.game import HaliteGame
 __all__ = [
     "GameCheck",
     "Mismatch",
-    "check_game",
+    "check_halite_game",
     "check_records",
     "iter_oracle_games",
     "read_oracle",
@@ -192,6 +192,6 @@ def _log_messages(text: str) -> list[str]:
     )
 
 
-def check_game(path: str | Path) -> GameCheck:
+def check_halite_game(path: str | Path) -> GameCheck:
     """Check one recording file (see :func:`check_records`)."""
     return check_records(*read_oracle(path))

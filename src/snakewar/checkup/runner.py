@@ -8,7 +8,7 @@
    object with ``apiversion`` the string ``"1"``; bad customizations are noted,
    not failed), then ``POST /start``, ``POST /move`` (a valid move within the
    timeout) and ``POST /end`` on a fresh 11x11 game.
-2. **Scenarios**: every scenario of :mod:`snakewar.tester.scenarios` in its 8
+2. **Scenarios**: every scenario of :mod:`snakewar.checkup.scenarios` in its 8
    symmetric variants; each variant is a game of its own (``/start``, one
    ``/move``, ``/end``) and passes when the move is one of the acceptable ones.
 
@@ -31,6 +31,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from snakewar.bots.base import SnakeMetadata
+from snakewar.checkup.scenarios import YOU, Scenario, scenarios_in
 from snakewar.errors import WireFormatError
 from snakewar.games.battlesnake.ascii import render_board
 from snakewar.games.battlesnake.records import CallOutcome, CallStatus
@@ -46,7 +47,6 @@ from snakewar.referee.clients import (
     SnakeUnreachableError,
     new_http_client,
 )
-from snakewar.tester.scenarios import YOU, Scenario, scenarios_in
 
 __all__ = [
     "DEFAULT_PARALLEL",

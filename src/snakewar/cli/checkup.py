@@ -19,7 +19,7 @@ from snakewar.errors import SnakewarError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from snakewar.tester.runner import TesterReport
+    from snakewar.checkup.runner import TesterReport
 
 __all__ = ["test_snake"]
 
@@ -51,10 +51,10 @@ def test_snake(
     """Test a snake: health checks, then positions with known right moves (8 symmetries each)."""
     from rich.console import Console
 
+    from snakewar.checkup.runner import run_tester
+    from snakewar.checkup.scenarios import scenarios_in
     from snakewar.referee.clients import new_http_client
     from snakewar.referee.runner import make_client
-    from snakewar.tester.runner import run_tester
-    from snakewar.tester.scenarios import scenarios_in
 
     if timeout < 1:
         raise SnakewarError(f"--timeout {timeout}: expected a number of milliseconds >= 1")
@@ -105,7 +105,7 @@ def print_report(console: Console, report: TesterReport) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from snakewar.tester.runner import category_totals
+    from snakewar.checkup.runner import category_totals
 
     def verdict(passed: bool) -> Text:
         return Text("PASS", style="bold green") if passed else Text("FAIL", style="bold red")

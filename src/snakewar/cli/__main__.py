@@ -1,7 +1,0 @@
-"""``python -m snakewar.cli``: the ``snakewar`` command without the console script."""
-
-import sys
-
-from snakewar.cli import main
-
-sys.exit(main())

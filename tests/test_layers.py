@@ -1,0 +1,271 @@
+"""The layer contract: every import in ``src/snakewar``, function-level ones too, follows the flow.
+
+    engine <- games <- sim / bots / referee / replay <- adapters <- arena / storage <- server / cli
+
+``LAYERS`` says which layers each layer may import; a test fails on any other edge,
+naming the file, the line and the import.  The game-agnostic layers reach games only
+through the registry (:mod:`snakewar.adapters`), never a game's own adapter, and the
+pure core (``engine``, ``games``) does no file or network I/O.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import snakewar
+
+SRC = Path(snakewar.__file__).resolve().parent
+
+LAYERS: dict[str, frozenset[str]] = {
+    # The pure core.
+    "engine": frozenset(),
+    "games": frozenset({"engine"}),
+    # Over the rules: simulators, bots, playing, replays, checkers.
+    "sim": frozenset({"engine", "games"}),
+    "bots": frozenset({"engine", "games"}),
+    "replay": frozenset({"engine", "games"}),
+    "referee": frozenset({"engine", "games", "bots", "replay"}),
+    "testing": frozenset({"engine", "games", "replay"}),
+    "checkup": frozenset({"engine", "games", "bots", "referee"}),
+    "rl": frozenset({"engine", "games", "sim", "bots"}),
+    "viewer": frozenset(),
+    # Each game bound to the protocol, and the registry of games.
+    "adapters": frozenset({"engine", "games", "bots", "referee", "replay"}),
+    # Game-agnostic: the arena and persistence.
+    "arena": frozenset({"engine", "adapters"}),
+    "storage": frozenset({"engine", "adapters", "arena"}),
+    # The two front ends, side by side, and the command that joins them.
+    "server": frozenset(
+        {
+            "engine",
+            "games",
+            "bots",
+            "referee",
+            "replay",
+            "adapters",
+            "arena",
+            "storage",
+            "checkup",
+            "viewer",
+        }
+    ),
+    "cli": frozenset(
+        {
+            "engine",
+            "games",
+            "bots",
+            "referee",
+            "replay",
+            "sim",
+            "adapters",
+            "arena",
+            "storage",
+            "checkup",
+            "testing",
+        }
+    ),
+    "command": frozenset({"cli", "server"}),
+    "__main__": frozenset({"command"}),
+}
+"""Each layer (a package or module of ``snakewar``) and the layers it may import."""
+
+SHARED = frozenset({"", "errors"})
+"""Everyone may import ``snakewar`` itself (its version) and the exception tree."""
+
+REGISTRY_ONLY = frozenset({"arena", "storage"})
+"""Layers that reach games through the registry only (``snakewar.adapters``, no game's module)."""
+
+PURE = frozenset({"engine", "games"})
+"""Layers with no I/O: no clock, no files, no network, no processes, no global randomness."""
+
+IO_MODULES = frozenset(
+    {
+        "asyncio", "concurrent", "fcntl", "glob", "gzip", "http", "httpx", "io", "multiprocessing",
+        "os", "pathlib", "random", "select", "shutil", "signal", "socket", "sqlite3", "subprocess",
+        "sys", "tempfile", "threading", "time", "urllib", "zipfile", "zstandard",
+        "importlib.resources", "importlib.metadata", "starlette", "fastapi", "uvicorn",
+        "sqlalchemy", "typer", "rich",
+    }
+)  # fmt: skip
+"""Modules that read or write files, the network, processes, the clock or global randomness."""
+
+IO_CALLS = frozenset({"open", "print", "input", "breakpoint", "exec", "eval", "__import__"})
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """One import statement: where it is and what it names."""
+
+    path: Path
+    line: int
+    module: str
+    nested: bool
+    """Inside a function (imported when the function runs)."""
+
+    def __str__(self) -> str:
+        where = "function-level " if self.nested else ""
+        return f"{self.path.relative_to(SRC.parent)}:{self.line}: {where}import of {self.module}"
+
+
+def layer_of(path: Path) -> str:
+    """The layer a source file belongs to: its top package or module under ``snakewar``."""
+    parts = path.relative_to(SRC).parts
+    if len(parts) == 1:
+        stem = Path(parts[0]).stem
+        return "" if stem == "__init__" else stem
+    return parts[0]
+
+
+def module_of(path: Path) -> str:
+    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _resolve(path: Path, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    package = module_of(path).split(".")
+    if path.name != "__init__.py":
+        package.pop()
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def imports_in(text: str, path: Path) -> Iterator[Import]:
+    """Every import in ``text`` (the source of ``path``), function-level ones too, absolute."""
+    tree = ast.parse(text, str(path))
+    nested_lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            nested_lines.update(
+                sub.lineno for sub in ast.walk(node) if isinstance(sub, ast.Import | ast.ImportFrom)
+            )
+    for node in ast.walk(tree):
+        nested = node.lineno in nested_lines if isinstance(node, ast.stmt) else False
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield Import(path, node.lineno, alias.name, nested)
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(path, node)
+            yield Import(path, node.lineno, base, nested)
+            if base == "snakewar":  # ``from snakewar import errors`` names a layer
+                for alias in node.names:
+                    if (SRC / alias.name).is_dir() or (SRC / f"{alias.name}.py").is_file():
+                        yield Import(path, node.lineno, f"snakewar.{alias.name}", nested)
+
+
+def imports_of(path: Path) -> Iterator[Import]:
+    """Every import in a source file."""
+    return imports_in(path.read_text(encoding="utf-8"), path)
+
+
+def target_layer(module: str) -> str | None:
+    """The layer an import reaches (``None``: not Snakewar's)."""
+    if module == "snakewar":
+        return ""
+    if not module.startswith("snakewar."):
+        return None
+    return module.split(".")[1]
+
+
+FILES = sorted(SRC.rglob("*.py"))
+ALL_IMPORTS = [item for path in FILES for item in imports_of(path)]
+
+
+def test_every_file_is_in_a_known_layer() -> None:
+    unknown = {layer_of(p) for p in FILES} - set(LAYERS) - SHARED
+    assert not unknown, f"layers missing from the table: {sorted(unknown)}"
+
+
+def test_the_table_has_no_cycle() -> None:
+    done: set[str] = set()
+
+    def visit(layer: str, trail: tuple[str, ...]) -> None:
+        assert layer not in trail, f"cycle: {' -> '.join((*trail, layer))}"
+        if layer in done:
+            return
+        for below in LAYERS.get(layer, frozenset()):
+            visit(below, (*trail, layer))
+        done.add(layer)
+
+    for layer in LAYERS:
+        visit(layer, ())
+
+
+def test_every_import_follows_the_flow() -> None:
+    wrong = []
+    for item in ALL_IMPORTS:
+        own = layer_of(item.path)
+        target = target_layer(item.module)
+        if target is None or target == own or target in SHARED:
+            continue
+        if target not in LAYERS.get(own, frozenset()):
+            wrong.append(f"{item}: {own or 'snakewar'} may not import {target}")
+    assert not wrong, "imports against the layer flow:\n" + "\n".join(wrong)
+
+
+def test_game_agnostic_layers_reach_games_through_the_registry_only() -> None:
+    wrong = [
+        str(item)
+        for item in ALL_IMPORTS
+        if layer_of(item.path) in REGISTRY_ONLY
+        and (
+            item.module.startswith("snakewar.adapters.") or item.module.startswith("snakewar.games")
+        )
+    ]
+    assert not wrong, "a game named outside the registry:\n" + "\n".join(wrong)
+
+
+def test_the_pure_core_does_no_io() -> None:
+    wrong = []
+    for item in ALL_IMPORTS:
+        if layer_of(item.path) not in PURE:
+            continue
+        top = item.module.split(".")[0]
+        if top in IO_MODULES or item.module in IO_MODULES:
+            wrong.append(f"{item}: I/O in the pure core")
+    for path in FILES:
+        if layer_of(path) not in PURE:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in IO_CALLS
+            ):
+                wrong.append(
+                    f"{path.relative_to(SRC.parent)}:{node.lineno}: calls {node.func.id}()"
+                )
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("snakewar/arena/x.py", "from snakewar.server import create_app"),
+        ("snakewar/arena/x.py", "def f():\n    from snakewar.storage import Store"),
+        ("snakewar/games/x.py", "from ..referee import runner"),
+        ("snakewar/cli/x.py", "import snakewar.server.app"),
+        ("snakewar/storage/x.py", "from snakewar import server"),
+    ],
+)
+def test_the_checker_sees_every_kind_of_import(source: str, line: str) -> None:
+    # The contract must catch what it is meant to catch: try it on planted sources.
+    path = SRC.parent / source
+    own = layer_of(path)
+    found = list(imports_in(line + "\n", path))
+    assert any(
+        (t := target_layer(i.module)) is not None
+        and t not in SHARED
+        and t != own
+        and t not in LAYERS[own]
+        for i in found
+    ), found
