@@ -171,3 +171,33 @@ def test_bracket_page_updates_to_the_champion(base_url: str, page: Page) -> None
     expect(page.get_by_test_id("match")).to_have_count(3)
     expect(page.get_by_test_id("tournament-standings").locator("tr")).to_have_count(4)
     shot(page, "bracket")
+
+
+BIG_SEED = "2618439174457646105"  # a JavaScript number makes it 2618439174457646000
+
+
+def test_a_64_bit_seed_from_the_form_is_kept_exactly(base_url: str, page: Page) -> None:
+    import httpx
+
+    page.goto(base_url + "/new")
+    page.get_by_test_id("snakes").fill("builtin:greedy\nbuiltin:greedy")
+    page.locator("input[name=width]").fill("7")
+    page.locator("input[name=height]").fill("7")
+    page.get_by_test_id("seed").fill(BIG_SEED)
+    page.get_by_test_id("create").click()
+    expect(page).to_have_url(re.compile(r"/view/[0-9a-f-]+$"))
+    game_id = page.url.rsplit("/", 1)[1]
+    assert httpx.get(f"{base_url}/api/games/{game_id}").json()["seed"] == BIG_SEED
+    board = page.frame_locator("[data-testid=board-frame]")
+    expect(board.get_by_test_id("game-info")).to_have_text(
+        f"standard · standard · 7×7 · seed {BIG_SEED}"
+    )
+    shot(page, "big-seed")
+
+
+def test_a_bad_seed_is_named_in_the_form(base_url: str, page: Page) -> None:
+    page.goto(base_url + "/new")
+    page.get_by_test_id("seed").fill("99999999999999999999")
+    page.get_by_test_id("create").click()
+    expect(page.get_by_test_id("error")).to_contain_text("seed: Input should be less than")
+    expect(page).to_have_url(re.compile(r"/new$"))

@@ -632,3 +632,26 @@ def test_the_event_stream_reconnects_deduplicates_and_stops_at_game_end(
     assert stream["pendingAfterEnd"] == 0
     assert stream["statuses"][-1] == "game over"
     assert js["missing"] == {"missing": True, "pending": 0}
+
+
+@needs_node
+def test_a_replays_64_bit_seed_is_read_exactly(tmp_path: Path) -> None:
+    seed = 2618439174457646105  # JSON.parse alone gives 2618439174457646000
+    replay, _ = _play(tmp_path, "big-seed", "random", "greedy", "-r", str(seed))
+    script = (
+        "const F = await import(process.argv[1] + 'frames.js');"
+        "const fs = await import('node:fs');"
+        "const text = await F.decodeReplayBytes(fs.readFileSync(process.argv[2]));"
+        "console.log(JSON.stringify(F.parseReplayText(text).game));"
+    )
+    assert NODE is not None
+    done = subprocess.run(
+        [NODE, "--input-type=module", "-e", script, static_dir().as_uri() + "/", str(replay)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    game = json.loads(done.stdout)
+    assert game["SeedString"] == str(seed)
+    assert game == {**game_info(read_replay(replay), "complete"), "Seed": game["Seed"]}

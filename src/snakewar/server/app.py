@@ -12,6 +12,9 @@ Routes:
 Every request body is validated; errors are JSON ``{"detail": ...}`` naming the
 field.  In public mode snake URLs must resolve to public addresses, game creation
 is rate-limited per client and sizes are capped.
+
+Seeds travel as decimal strings in the JSON the pages read (JavaScript rounds
+integers above 2**53); requests accept an integer or such a string.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from snakewar.referee.batch import MatchSpec
 from snakewar.referee.runner import snake_kind
 from snakewar.server.manager import GameLimitError, GameManager, LiveGame
 from snakewar.server.safety import RateLimiter, check_public_url
+from snakewar.server.seeds import SeedInput
 
 __all__ = ["CreateGame", "ServerConfig", "create_app"]
 
@@ -67,7 +71,7 @@ class CreateGame(BaseModel):
     width: int = Field(11, ge=1, le=255)
     height: int = Field(11, ge=1, le=255)
     timeout: int = Field(500, ge=1, le=60_000, description="Move timeout in ms.")
-    seed: int | None = Field(None, ge=-(2**63), le=2**63 - 1)
+    seed: SeedInput | None = None
     food_spawn_chance: int = Field(15, ge=0, le=100, alias="foodSpawnChance")
     minimum_food: int = Field(1, ge=0, le=1000, alias="minimumFood")
     hazard_damage: int = Field(14, ge=-100, le=100, alias="hazardDamagePerTurn")
@@ -83,7 +87,7 @@ def _game_summary(live: LiveGame) -> dict[str, Any]:
         "id": live.id,
         "status": live.status,
         "error": live.error,
-        "seed": live.seed,
+        "seed": str(live.seed),
         "ruleset": live.spec.ruleset,
         "map": live.spec.map,
         "width": live.spec.width,
@@ -141,6 +145,7 @@ def _row_game_info(row: Any) -> dict[str, Any]:
         "RulesStages": [],
         "Map": row.map,
         "Seed": row.seed,
+        "SeedString": str(row.seed),
     }
 
 
@@ -260,7 +265,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return {
             "id": row.id,
             "status": row.status,
-            "seed": row.seed,
+            "seed": str(row.seed),
             "ruleset": row.ruleset,
             "map": row.map,
             "width": row.width,

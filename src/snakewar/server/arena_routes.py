@@ -2,7 +2,8 @@
 
 A ladder run plays in a worker thread (the arena's executors run their own event
 loop), one run per ladder at a time; the pages poll the API, so standings and the
-chart update while games are played.
+chart update while games are played.  Seeds in the answers are decimal strings
+(:mod:`snakewar.server.seeds`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 from fastapi import FastAPI, HTTPException
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
+
+from snakewar.server.seeds import with_seed_strings
 
 __all__ = ["add_arena_routes"]
 
@@ -112,7 +115,8 @@ def _ladder_json(ladder: Any, running: bool) -> dict[str, Any]:
         "standings": standings,
         "history": history,
         "recent_games": [
-            {**game, "viewer": _viewer_url(game)} for game in reversed(ladder.games[-20:])
+            with_seed_strings({**game, "viewer": _viewer_url(game)})
+            for game in reversed(ladder.games[-20:])
         ],
     }
 
@@ -270,7 +274,9 @@ def add_arena_routes(app: FastAPI, state: dict[str, Any], page: Any) -> None:
         task = asyncio.get_running_loop().run_in_executor(None, play)
         state.setdefault("arena_tasks", set()).add(task)
         task.add_done_callback(state["arena_tasks"].discard)
-        return {**run.export(), "running": True, "page": f"/tournaments/{run.id}"}
+        return with_seed_strings(
+            {**run.export(), "running": True, "page": f"/tournaments/{run.id}"}
+        )
 
     @app.get("/api/tournaments", tags=["tournaments"])
     async def list_tournaments() -> list[dict[str, Any]]:
@@ -283,11 +289,11 @@ def add_arena_routes(app: FastAPI, state: dict[str, Any], page: Any) -> None:
     @app.get("/api/tournaments/{tid}", tags=["tournaments"])
     async def get_tournament(tid: str) -> dict[str, Any]:
         """Standings, champion and every match with its games (the bracket)."""
-        return {**load_run(tid).export(), "running": tid in running}
+        return with_seed_strings({**load_run(tid).export(), "running": tid in running})
 
     @app.get("/api/tournaments/{tid}/export", tags=["tournaments"])
     async def export_tournament(tid: str) -> JSONResponse:
-        """The results as a JSON file."""
+        """The results as a JSON file (seeds as numbers, as ``snakewar tournament`` writes)."""
         return JSONResponse(
             load_run(tid).export(),
             headers={"Content-Disposition": f'attachment; filename="{tid}.json"'},

@@ -112,6 +112,9 @@ def game_info(record: GameRecord, status: str) -> dict[str, Any]:
         "RulesStages": [],
         "Map": config.map,
         "Seed": config.seed,
+        # Snakewar's own, beside the official board's fields: the seed exactly, as a
+        # string, since JavaScript reads "Seed" as a double and rounds it above 2**53.
+        "SeedString": str(config.seed),
     }
 
 

@@ -195,7 +195,7 @@ def _summary_json(row: Any) -> dict[str, Any]:
         "id": row.id,
         "created_at": row.created_at.isoformat(),
         "source": row.source,
-        "seed": row.seed,
+        "seed": str(row.seed),
         "width": row.width,
         "height": row.height,
         "num_players": row.num_players,

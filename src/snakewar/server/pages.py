@@ -135,7 +135,8 @@ builtin:greedy</textarea></label>
 <p class="muted" id="map-info"></p>
 <div class="row">
 <label>Timeout (ms)<input name="timeout" type="number" value="500" min="1"></label>
-<label>Seed<input name="seed" type="number" placeholder="random"></label>
+<label>Seed<input name="seed" type="text" inputmode="numeric" pattern="-?[0-9]{{1,20}}"
+ placeholder="random" autocomplete="off" data-testid="seed"></label>
 <label>Food spawn %<input name="foodSpawnChance" type="number" value="15" min="0" max="100"></label>
 <label>Minimum food<input name="minimumFood" type="number" value="1" min="0"></label>
 <label>Hazard damage<input name="hazardDamagePerTurn" type="number" value="14"></label>
@@ -180,7 +181,8 @@ form.addEventListener("submit", async (event) => {{
     hazardDamagePerTurn: +form.hazardDamagePerTurn.value,
     shrinkEveryNTurns: +form.shrinkEveryNTurns.value,
   }};
-  if (form.seed.value !== "") body.seed = +form.seed.value;
+  // As typed: a 64-bit seed does not survive a JavaScript number.
+  if (form.seed.value.trim() !== "") body.seed = form.seed.value.trim();
   document.getElementById("error").textContent = "starting...";
   const response = await fetch("/api/games", {{method: "POST",
     headers: {{"Content-Type": "application/json"}}, body: JSON.stringify(body)}});

@@ -238,8 +238,8 @@ function showMessage(text, { error = false } = {}) {
 
 function describeGame(game) {
   const parts = [game.RulesetName, game.Map, `${game.Width}×${game.Height}`];
-  if (game.Seed !== null && game.Seed !== undefined) {
-    parts.push(`seed ${game.Seed}`);
+  if (game.SeedString !== null && game.SeedString !== undefined) {
+    parts.push(`seed ${game.SeedString}`);
   }
   return parts.filter(Boolean).join(" · ");
 }
