@@ -113,6 +113,7 @@ def test_upload_an_official_replay_and_scrub_to_the_final_scores(base_url: str, 
     row = page.get_by_test_id("halite-game").first
     expect(row).to_contain_text(names[0])
     expect(row).to_contain_text(f"won by {names[0]}")
+    shot(page, "halite-list")
 
 
 def test_a_bad_upload_shows_the_servers_one_line_error(

@@ -43,6 +43,7 @@ def test_create_a_game_in_the_form_and_watch_it_to_the_end(base_url: str, page: 
     # The finished game is on the home page.
     page.goto(base_url + "/")
     expect(page.get_by_test_id("recent-games").locator("tr").first).to_contain_text("greedy-2")
+    shot(page, "home")
 
 
 def test_step_with_the_keyboard_and_permalink(base_url: str, page: Page) -> None:
@@ -156,6 +157,14 @@ def test_ladder_page_shows_standings_and_rating_chart(base_url: str, page: Page)
     expect(page.get_by_test_id("rating-chart").locator("polyline")).to_have_count(2)
     expect(page.get_by_test_id("ladder-games").locator("tr")).to_have_count(10)
     shot(page, "ladder")
+    # The list of ladders links to it.
+    page.goto(f"{base_url}/ladders")
+    row = page.get_by_test_id("ladders").locator("tr", has_text="web")
+    expect(row).to_contain_text("2 snakes")
+    expect(row).to_contain_text("10 games")
+    shot(page, "ladders")
+    row.get_by_role("link", name="web").click()
+    expect(page).to_have_url(re.compile(r"/ladders/web$"))
 
 
 def test_bracket_page_updates_to_the_champion(base_url: str, page: Page) -> None:

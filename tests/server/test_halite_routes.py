@@ -25,7 +25,7 @@ from snakewar.server.halite_routes import (
     decode_hlt,
     save_hlt,
 )
-from snakewar.server.pages import _page
+from snakewar.server.routers import pages
 from snakewar.server.store import GameExistsError, GameNotFoundError, Store, StoreError
 
 zstandard = pytest.importorskip("zstandard")
@@ -67,11 +67,11 @@ def client(store: Store) -> Iterator[TestClient]:
 
 
 def small_app(store: Store | None, **options: Any) -> TestClient:
-    """Only the Halite routes, with the given caps (the server's defaults are 32 MiB)."""
+    """The Halite API, with the given caps (the server's defaults are 32 MiB), and the pages."""
     app = FastAPI()
-    add_halite_routes(
-        app, {"store": store, "public": options.pop("public", False)}, _page, **options
-    )
+    app.state.store = store
+    add_halite_routes(app, {"store": store, "public": options.pop("public", False)}, **options)
+    app.include_router(pages.router)
     return TestClient(app)
 
 
@@ -125,13 +125,16 @@ def test_an_uploaded_official_replay_is_listed_and_reads_back(client: TestClient
     assert original.content == data
     assert "attachment" in original.headers["content-disposition"]
 
+    # The list page is a shell whose module draws the API's list (the browser tests
+    # see the rows); the game's page names its players and embeds the viewer.
     page = client.get("/halite")
     assert page.status_code == 200
-    for player in expected["players"]:
-        assert player["name"] in page.text
-    assert f'href="/halite/games/{game_id}"' in page.text
+    assert '<script type="module" src="/static/viewer/pages/halite_games.js">' in page.text
+    assert listed[0]["url"] == f"/halite/games/{game_id}"
     viewer = client.get(f"/halite/games/{game_id}?turn=7")
     assert viewer.status_code == 200
+    for player in expected["players"]:
+        assert player["name"] in viewer.text
     assert f"/halite/board?game={game_id}&amp;turn=7" in viewer.text
     board = client.get("/halite/board")
     assert "/static/viewer/halite.js" in board.text
@@ -304,4 +307,8 @@ def test_a_server_without_a_database_says_so() -> None:
         response = bare.post("/api/halite/games", content=SMALL.read_bytes())
         assert response.status_code == 503
         assert "need a database" in detail(response)
+        # The list page still opens; its module shows the API's 503 in place of the list.
         assert bare.get("/halite").status_code == 200
+        listed = bare.get("/api/halite/games")
+        assert listed.status_code == 503 and "need a database" in detail(listed)
+        assert bare.get("/halite/games/some-id").status_code == 503

@@ -7,14 +7,16 @@ Routes:
 * ``/games/{id}``, ``/games/{id}/frames``, websocket ``/games/{id}/events``: the
   official board's engine API, so the official board, exporter and community
   tools can watch Snakewar games unchanged (CORS open on these).
-* ``/static/viewer/...``: the bundled viewer; pages at ``/``, ``/new``, ``/view/{id}``.
+* ``/static/viewer/...``: the bundled viewer, and the pages' modules and stylesheet;
+  the pages themselves (``/``, ``/new``, ``/view/{id}``, ...) are
+  :mod:`snakewar.server.routers.pages`.
+
+Seeds travel as decimal strings in the JSON the pages read (JavaScript rounds
+integers above 2**53); requests accept an integer or such a string.
 
 Every request body is validated; errors are JSON ``{"detail": ...}`` naming the
 field.  In public mode snake URLs must resolve to public addresses, game creation
 is rate-limited per client and sizes are capped.
-
-Seeds travel as decimal strings in the JSON the pages read (JavaScript rounds
-integers above 2**53); requests accept an integer or such a string.
 """
 
 from __future__ import annotations
@@ -168,6 +170,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         await manager.start()
         state["manager"] = manager
         state["store"] = store
+        # What the routers' dependencies read (snakewar.server.deps).
+        app.state.manager = manager
+        app.state.store = store
         try:
             yield
         finally:
@@ -181,6 +186,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         description="Create and watch Battlesnake games; the official board's engine API.",
         lifespan=lifespan,
     )
+    app.state.public = config.public
     app.add_middleware(
         CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"], allow_headers=["*"]
     )
@@ -411,9 +417,23 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         except WebSocketDisconnect:
             return
 
+    from snakewar.server.arena_routes import add_arena_routes
     from snakewar.server.halite_routes import add_halite_routes
-    from snakewar.server.pages import _page, add_pages
+    from snakewar.server.routers import pages, tester
 
-    add_pages(app, state)
-    add_halite_routes(app, state, _page)
+    add_arena_routes(app, state)
+    add_halite_routes(app, state)
+    app.include_router(tester.router)
+    app.include_router(pages.router)
+    mount_static(app)
     return app
+
+
+def mount_static(app: FastAPI) -> None:
+    """Serve the viewer's files (and the pages' modules and stylesheet)."""
+    from fastapi.staticfiles import StaticFiles
+
+    from snakewar.server.deps import STATIC_URL
+    from snakewar.viewer import static_dir
+
+    app.mount(STATIC_URL, StaticFiles(directory=static_dir()), name="viewer")

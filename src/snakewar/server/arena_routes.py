@@ -1,19 +1,18 @@
-"""Ladders on the server: REST API and pages (standings, rating chart, recent games).
+"""Ladders and tournaments on the server: the REST API.
 
 A ladder run plays in a worker thread (the arena's executors run their own event
-loop), one run per ladder at a time; the pages poll the API, so standings and the
-chart update while games are played.  Seeds in the answers are decimal strings
-(:mod:`snakewar.server.seeds`).
+loop), one run per ladder at a time; the pages (:mod:`snakewar.server.routers.pages`)
+poll the API, so standings and the chart update while games are played.  Seeds in
+the answers are decimal strings (:mod:`snakewar.server.seeds`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import html
 from typing import Any
 
 from fastapi import FastAPI, HTTPException
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from snakewar.server.seeds import with_seed_strings
@@ -128,8 +127,8 @@ def _viewer_url(game: dict[str, Any]) -> str:
     return f"/view/{game['game_id']}"
 
 
-def add_arena_routes(app: FastAPI, state: dict[str, Any], page: Any) -> None:
-    """Add the ladder API and pages (``page(title, body)`` renders the site's layout)."""
+def add_arena_routes(app: FastAPI, state: dict[str, Any]) -> None:
+    """Add the ladder and tournament API to ``app``."""
     running: set[str] = set()
 
     def store() -> Any:
@@ -298,159 +297,3 @@ def add_arena_routes(app: FastAPI, state: dict[str, Any], page: Any) -> None:
             load_run(tid).export(),
             headers={"Content-Disposition": f'attachment; filename="{tid}.json"'},
         )
-
-    @app.get("/tournaments/{tid}", response_class=HTMLResponse, include_in_schema=False)
-    async def tournament_page(tid: str) -> HTMLResponse:
-        load_run(tid)
-        result: HTMLResponse = page(
-            "Tournament",
-            f"""<h1 id="title" data-testid="tournament-title">Tournament</h1>
-<p><span id="status" data-testid="tournament-status"></span>
-<a href="/api/tournaments/{html.escape(tid)}/export" data-testid="tournament-export">Export
-results</a></p>
-<div id="bracket" data-testid="bracket" style="display:flex;gap:1.2em;overflow-x:auto"></div>
-<h2>Standings</h2><table><tbody id="standings" data-testid="tournament-standings"></tbody></table>
-<script>
-const TID = {tid!r};
-function el(tag, text, cls) {{
-  const e = document.createElement(tag); if (text !== undefined) e.textContent = text;
-  if (cls) e.className = cls; return e;
-}}
-async function refresh() {{
-  const data = await (await fetch(`/api/tournaments/${{TID}}`)).json();
-  document.getElementById("title").textContent = `${{data.name}} (${{data.format}})`;
-  document.getElementById("status").textContent = data.finished
-    ? `Champion: ${{data.champion}}` : (data.running ? "Playing now" : "Waiting");
-  const rounds = new Map();
-  for (const m of data.matches) {{
-    const key = `${{m.bracket}} ${{m.round}}`;
-    if (!rounds.has(key)) rounds.set(key, []);
-    rounds.get(key).push(m);
-  }}
-  const columns = [];
-  for (const [key, matches] of rounds) {{
-    const col = el("div"); col.append(el("h3", key));
-    for (const m of matches) {{
-      const box = el("div"); box.dataset.testid = "match";
-      box.style.cssText = "border:1px solid var(--border);border-radius:6px;padding:.4em;" +
-        "margin-bottom:.6em;background:var(--card);min-width:11em";
-      for (const name of m.entrants) {{
-        const won = m.advanced.includes(name);
-        const line = el("div", `${{name ?? "?"}} ${{m.wins?.[name] ?? ""}}`, won ? "pass" : "");
-        box.append(line);
-      }}
-      if (m.status === "bye") box.append(el("div", "bye", "muted"));
-      m.games.forEach((g, i) => {{
-        const a = el("a", `game ${{i + 1}}`);
-        a.href = (g.game === "halite3" ? "/halite/games/" : "/view/") + g.game_id;
-        box.append(a, document.createTextNode(" "));
-      }});
-      col.append(box);
-    }}
-    columns.push(col);
-  }}
-  document.getElementById("bracket").replaceChildren(...columns);
-  document.getElementById("standings").replaceChildren(...data.standings.map(s => {{
-    const tr = el("tr"); tr.append(el("td", s.place), el("td", s.entrant)); return tr;
-  }}));
-  if (!data.finished) setTimeout(refresh, 1500);
-}}
-refresh();
-</script>""",
-        )
-        return result
-
-    @app.get("/ladders", response_class=HTMLResponse, include_in_schema=False)
-    async def ladders_page() -> HTMLResponse:
-        rows = "".join(
-            f'<tr><td><a href="/ladders/{html.escape(ladder["name"])}">'
-            f"{html.escape(ladder['name'])}</a></td><td>{ladder['snakes']} snakes</td>"
-            f"<td>{ladder['games_played']} games</td></tr>"
-            for ladder in await list_ladders()
-        )
-        result: HTMLResponse = page(
-            "Ladders",
-            f"""<h1>Ladders</h1><table data-testid="ladders">{rows}</table>
-<p class="muted">Create one with <code>snakewar ladder create</code> or
-<code>POST /api/ladders</code>.</p>""",
-        )
-        return result
-
-    @app.get("/ladders/{name}", response_class=HTMLResponse, include_in_schema=False)
-    async def ladder_page(name: str) -> HTMLResponse:
-        load(name)
-        safe = html.escape(name)
-        result: HTMLResponse = page(
-            f"Ladder {name}",
-            f"""<h1>Ladder {safe}</h1>
-<p><span id="summary" data-testid="ladder-summary"></span>
-<button id="run" data-testid="ladder-run" style="width:auto">Play 10 games</button></p>
-<table><thead><tr><th>#</th><th>snake</th><th>rating</th><th>mu</th><th>sigma</th>
-<th>games</th><th>status</th></tr></thead><tbody id="standings" data-testid="standings"></tbody>
-</table>
-<h2>Ratings over games</h2>
-<svg id="chart" data-testid="rating-chart" viewBox="0 0 600 240" width="100%" height="240"
-  role="img" aria-label="rating history"></svg>
-<h2>Recent games</h2><table><tbody id="games" data-testid="ladder-games"></tbody></table>
-<script>
-const NAME = {name!r};
-const PALETTE = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6"];
-function cell(text) {{ const td = document.createElement("td"); td.textContent = text; return td; }}
-function chart(history) {{
-  const svg = document.getElementById("chart");
-  svg.replaceChildren();
-  const series = Object.entries(history);
-  let lo = Infinity, hi = -Infinity, longest = 1;
-  for (const [, points] of series) {{
-    longest = Math.max(longest, points.length);
-    for (const p of points) {{
-      const d = p.mu - 3 * p.sigma; lo = Math.min(lo, d); hi = Math.max(hi, d);
-    }}
-  }}
-  if (!isFinite(lo)) return;
-  if (hi - lo < 1) {{ hi += 1; lo -= 1; }}
-  series.forEach(([snake, points], i) => {{
-    const line = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
-    line.setAttribute("fill", "none");
-    line.setAttribute("stroke", PALETTE[i % PALETTE.length]);
-    line.setAttribute("stroke-width", "2");
-    line.setAttribute("points", points.map((p, k) => {{
-      const d = p.mu - 3 * p.sigma;
-      return `${{10 + 580 * k / Math.max(longest - 1, 1)}},${{230 - 220 * (d - lo) / (hi - lo)}}`;
-    }}).join(" "));
-    const title = document.createElementNS("http://www.w3.org/2000/svg", "title");
-    title.textContent = snake; line.append(title); svg.append(line);
-  }});
-}}
-async function refresh() {{
-  const data = await (await fetch(`/api/ladders/${{NAME}}`)).json();
-  document.getElementById("summary").textContent =
-    `${{data.games_played}} games` + (data.running ? " - playing now" : "");
-  document.getElementById("standings").replaceChildren(...data.standings.map(s => {{
-    const tr = document.createElement("tr");
-    for (const v of [s.rank ?? "-", s.snake, s.rating?.toFixed(2) ?? "-", s.mu?.toFixed(2) ?? "-",
-                     s.sigma?.toFixed(2) ?? "-", s.games, s.paused ? s.note : "active"])
-      tr.append(cell(v));
-    return tr;
-  }}));
-  document.getElementById("games").replaceChildren(...data.recent_games.map(g => {{
-    const tr = document.createElement("tr");
-    tr.append(cell(g.placement.map(group => group.join(" = ")).join(" > ")));
-    tr.append(cell(`${{g.turns}} turns`));
-    const td = document.createElement("td"); const a = document.createElement("a");
-    a.href = g.viewer; a.textContent = "watch"; td.append(a); tr.append(td);
-    return tr;
-  }}));
-  const history = {{}};
-  for (const [snake, points] of Object.entries(data.history)) history[snake] = points;
-  chart(history);
-}}
-document.getElementById("run").addEventListener("click", async () => {{
-  await fetch(`/api/ladders/${{NAME}}/run`, {{method: "POST",
-    headers: {{"Content-Type": "application/json"}}, body: JSON.stringify({{games: 10}})}});
-  refresh();
-}});
-refresh(); setInterval(refresh, 2000);
-</script>""",
-        )
-        return result

@@ -1,8 +1,7 @@
-"""Halite III games on the server: upload, storage, listing and the viewer pages.
+"""Halite III games on the server: upload, storage and listing (the REST API).
 
 Routes (added by :func:`add_halite_routes`):
 
-* ``GET /halite``: stored Halite games, newest first, and a form to upload a ``.hlt``.
 * ``POST /api/halite/games``: upload a ``.hlt`` (the raw request body, or a
   ``multipart/form-data`` field named ``file``); it is size-capped, checked and
   stored, and the answer is ``{"id", "url"}``.  A bad file is a 400 (413 when too
@@ -14,9 +13,9 @@ Routes (added by :func:`add_halite_routes`):
 * ``POST /api/halite/decode``: a ``.hlt`` in, its JSON document out, nothing
   stored (the viewer's "open a local file" page uses it: browsers cannot
   decompress zstd).
-* ``GET /halite/games/{id}``: the viewer page; ``GET /halite/view``: the viewer
-  with a file picker; ``GET /halite/board``: the viewer itself (``halite.js``),
-  which the pages embed.
+
+The pages (``/halite``, ``/halite/games/{id}``, ``/halite/view`` and the viewer
+itself, ``/halite/board``) are in :mod:`snakewar.server.routers.pages`.
 
 A replay is the official engine's file: one zstd-compressed JSON document,
 ``REPLAY_FILE_VERSION`` 3 (see the Halite III spec, section 6).  The browser gets
@@ -29,7 +28,6 @@ To store a game played here (a ladder game, say) call :func:`save_hlt` with the
 from __future__ import annotations
 
 import gzip
-import html
 import json
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -38,7 +36,7 @@ from email.policy import HTTP
 from typing import Any, Final
 
 from fastapi import FastAPI, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from snakewar.errors import SnakewarError
@@ -245,84 +243,19 @@ async def _read_body(request: Request, max_bytes: int) -> bytes:
     return bytes(body)
 
 
-_BOARD_HTML: Final = """<!doctype html>
-<html lang="en" data-theme="system">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark"><title>Snakewar Halite viewer</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="/static/viewer/viewer.css">
-<link rel="stylesheet" href="/static/viewer/halite.css">
-<script type="module" src="/static/viewer/halite.js"></script></head>
-<body><main class="viewer halite" data-testid="viewer">
-<section class="picker" data-testid="replay-picker" hidden>
-<label class="drop-zone" data-testid="drop-zone"><strong>Open a Halite III replay</strong>
-<span>Choose a <code>.hlt</code> file (or a plain JSON replay). A JSON replay is read in this
-browser; a <code>.hlt</code> is decompressed by this server and not stored.</span>
-<input type="file" data-testid="replay-file" accept=".hlt,.json"></label></section>
-<p class="message" data-testid="message" role="status" hidden></p>
-<div class="stage" data-testid="stage" hidden>
-<div class="board-column">
-<div class="board halite-board" data-testid="board">
-<canvas class="halite-canvas" data-testid="halite-canvas" role="img"
- aria-label="Halite map"></canvas>
-<div class="halite-tooltip" data-testid="halite-tooltip" hidden></div></div>
-<input class="scrubber" data-testid="scrubber" type="range" min="0" max="0" value="0" step="1"
- aria-label="Turn">
-<div class="controls" data-testid="controls">
-<button type="button" data-testid="btn-prev-elimination" title="Previous collision (q)"
- aria-label="Previous collision (q)"><svg viewBox="0 0 24 24" aria-hidden="true">
-<path d="M10 6v12L2 12z"/><path class="stroke" d="M13 8l8 8M21 8l-8 8"/></svg></button>
-<button type="button" data-testid="btn-first" title="First turn (r)" aria-label="First turn (r)">
-<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 5h2v14H6z M19 5v14L9 12z"/></svg></button>
-<button type="button" data-testid="btn-prev" title="Previous turn (←, a, j)"
- aria-label="Previous turn (←, a, j)"><svg viewBox="0 0 24 24" aria-hidden="true">
-<path d="M16 5v14L6 12z"/></svg></button>
-<button type="button" class="play" data-testid="btn-play" data-state="paused" title="Play (Space)"
- aria-label="Play (Space)"><svg class="icon-play" viewBox="0 0 24 24" aria-hidden="true">
-<path d="M7 4v16l13-8z"/></svg><svg class="icon-pause" viewBox="0 0 24 24" aria-hidden="true">
-<path d="M6 4h4v16H6z M14 4h4v16h-4z"/></svg></button>
-<button type="button" data-testid="btn-next" title="Next turn (→, d, l)"
- aria-label="Next turn (→, d, l)"><svg viewBox="0 0 24 24" aria-hidden="true">
-<path d="M8 5v14l10-7z"/></svg></button>
-<button type="button" data-testid="btn-last" title="Last turn (t)" aria-label="Last turn (t)">
-<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M16 5h2v14h-2z M5 5v14l10-7z"/></svg></button>
-<button type="button" data-testid="btn-next-elimination" title="Next collision (e)"
- aria-label="Next collision (e)"><svg viewBox="0 0 24 24" aria-hidden="true">
-<path class="stroke" d="M3 8l8 8M11 8l-8 8"/><path d="M14 6v12l8-6z"/></svg></button></div>
-<div class="settings">
-<label>Speed <select data-testid="fps" aria-label="Frames per second"></select></label>
-<label><input type="checkbox" data-testid="ships-toggle" checked> Ships</label>
-<label>Theme <select data-testid="theme" aria-label="Theme"><option value="system">System</option>
-<option value="light">Light</option><option value="dark">Dark</option></select></label>
-<button type="button" class="open" data-testid="btn-open" hidden>Open another file…</button>
-</div></div>
-<aside class="sidebar">
-<div class="game-header"><div class="turn" data-testid="turn">Turn 0</div>
-<div class="game-info" data-testid="game-info"></div>
-<div class="game-status" data-testid="game-status"></div></div>
-<ol class="scoreboard" data-testid="scoreboard" aria-label="Scoreboard"></ol>
-<div class="game-header halite-chart-box"><div class="game-info">Halite held, per turn</div>
-<svg class="halite-chart" data-testid="halite-chart" viewBox="0 0 300 150"
- preserveAspectRatio="none" role="img" aria-label="Halite per player over turns"></svg></div>
-</aside></div></main></body></html>
-"""
-
-
 def add_halite_routes(
     app: FastAPI,
     state: dict[str, Any],
-    page: Any,
     *,
     max_upload_bytes: int = MAX_UPLOAD_BYTES,
     uploads_per_minute: float = 10.0,
 ) -> None:
-    """Add the Halite routes and pages to ``app``.
+    """Add the Halite API to ``app``.
 
     Args:
         app: the application.
         state: the server's shared state: ``state["store"]`` (a store, or ``None``
             when the server runs without a database) and ``state["public"]``.
-        page: ``page(title, body) -> HTMLResponse``, the site's layout.
         max_upload_bytes: the largest ``.hlt`` accepted (uploads and decodes).
         uploads_per_minute: per client, in public mode (bursts of 5).
     """
@@ -427,74 +360,3 @@ def add_halite_routes(
                 headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"},
             )
         return Response(gzip.decompress(packed), media_type="application/json")
-
-    # -- pages --
-
-    @app.get("/halite", response_class=HTMLResponse, include_in_schema=False)
-    async def halite_page() -> HTMLResponse:
-        current = state.get("store")
-        rows = [] if current is None else await run_in_threadpool(current.list_halite_games, 100)
-        lines = []
-        for row in rows:
-            players = ", ".join(html.escape(p) for p in row.players)
-            winner = html.escape(row.winner or "-")
-            lines.append(
-                f'<tr data-testid="halite-game"><td>{players}</td><td>won by {winner}</td>'
-                f"<td>{row.width}x{row.height}</td><td>{row.turns} turns</td>"
-                f'<td class="muted">{html.escape(row.source)}</td>'
-                f'<td><a href="/halite/games/{html.escape(row.id)}">watch</a></td></tr>'
-            )
-        table = "".join(lines) or '<tr><td class="muted">No Halite games stored yet.</td></tr>'
-        result: HTMLResponse = page(
-            "Halite",
-            f"""<h1>Halite III games</h1>
-<form id="upload" data-testid="halite-upload-form">
-<label>Upload a replay <span class="muted">a <code>.hlt</code> file written by the official
-engine or by Snakewar (at most {max_upload_bytes // (1024 * 1024)} MiB)</span>
-<input type="file" name="file" accept=".hlt" required data-testid="halite-upload-file"></label>
-<button type="submit" data-testid="halite-upload">Upload and watch</button>
-<div class="error" id="error" data-testid="halite-upload-error"></div></form>
-<p><a href="/halite/view" data-testid="halite-open-local">Open a local replay without storing
-it</a></p>
-<h2>Stored games</h2><table data-testid="halite-games"><tbody>{table}</tbody></table>
-<script>
-const form = document.getElementById("upload");
-form.addEventListener("submit", async (event) => {{
-  event.preventDefault();
-  const file = form.file.files[0]; if (!file) return;
-  document.getElementById("error").textContent = "uploading...";
-  const response = await fetch("/api/halite/games", {{method: "POST",
-    headers: {{"Content-Type": "application/octet-stream"}}, body: file}});
-  const data = await response.json();
-  if (!response.ok) {{ document.getElementById("error").textContent = data.detail; return; }}
-  location.href = data.url;
-}});
-</script>""",
-        )
-        return result
-
-    @app.get("/halite/games/{game_id}", response_class=HTMLResponse, include_in_schema=False)
-    async def game_page(game_id: str, request: Request) -> HTMLResponse:
-        row = await run_in_threadpool(stored, game_id)
-        safe = html.escape(row.id)
-        src = f"/halite/board?game={safe}"
-        turn = request.query_params.get("turn")
-        if turn is not None and turn.isdigit():
-            src += f"&amp;turn={turn}"
-        title = " vs ".join(row.players)
-        result: HTMLResponse = page(
-            f"Halite: {title}",
-            f"""<p><a href="/halite">All Halite games</a> ·
-<a href="/api/halite/games/{safe}/replay.hlt" data-testid="halite-download">Download the
-replay (.hlt)</a></p>
-<iframe src="{src}" title="Halite board" data-testid="halite-frame" allow="fullscreen"></iframe>""",
-        )
-        return result
-
-    @app.get("/halite/view", include_in_schema=False)
-    async def view_local() -> RedirectResponse:
-        return RedirectResponse("/halite/board?replay=1")
-
-    @app.get("/halite/board", response_class=HTMLResponse, include_in_schema=False)
-    async def board() -> HTMLResponse:
-        return HTMLResponse(_BOARD_HTML)

@@ -13,6 +13,9 @@ mounts :func:`static_dir`.  Open ``board.html`` with:
   (``light``, ``dark``, ``system``), ``showCoords``, ``title``,
   ``showControls``, ``showScoreboard``, ``showScrubber``.
 
+The site's pages load their scripts from ``static/pages/`` (one ES module per
+page, plus ``dom.js`` and ``site.css``); see :mod:`snakewar.server.routers.pages`.
+
 The modules in ``static/``: ``frames.js`` (data shapes and replay conversion,
 pure), ``sprites.js`` (head and tail shapes), ``render.js`` (the board as SVG),
 ``scoreboard.js``, ``player.js`` (playback), ``controls.js`` (buttons and
@@ -41,8 +44,23 @@ ASSETS: tuple[str, ...] = (
     "live.js",
     "halite.js",
     "halite.css",
+    *(
+        f"pages/{name}"
+        for name in (
+            "site.css",
+            "dom.js",
+            "home.js",
+            "new_game.js",
+            "game.js",
+            "tester.js",
+            "ladders.js",
+            "ladder.js",
+            "tournament.js",
+            "halite_games.js",
+        )
+    ),
 )
-"""Every file the viewer needs, relative to :func:`static_dir`."""
+"""Every file the viewer and the site's pages need, relative to :func:`static_dir`."""
 
 
 def static_dir() -> Path:

@@ -1,0 +1,149 @@
+"""The HTML pages and the API docs, over ASGI: templates, modules, 404s, offline assets.
+
+What the pages' modules draw is checked under Node (``tests/viewer/test_pages_static.py``)
+and in chromium (``tests/browser``); here: each page is its template, loads only
+files the server has, runs no inline script and escapes what it shows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+import snakewar
+from snakewar.server import ServerConfig, create_app
+from snakewar.server.deps import TEMPLATES_DIR
+from snakewar.server.store import Store
+
+PAGES = {
+    "/": "pages/home.js",
+    "/new": "pages/new_game.js",
+    "/view/some-game": "pages/game.js",
+    "/test": "pages/tester.js",
+    "/ladders": "pages/ladders.js",
+    "/halite": "pages/halite_games.js",
+}
+NAV = ("nav-new", "nav-replay", "nav-test", "nav-ladders", "nav-halite", "nav-docs")
+
+
+@pytest.fixture
+def client(store: Store) -> Iterator[TestClient]:
+    with TestClient(create_app(ServerConfig(store=store))) as test_client:
+        yield test_client
+
+
+def local_urls(html: str) -> list[str]:
+    """Every ``src``/``href`` of a page (anchors to pages and the API excepted)."""
+    return re.findall(r'<(?:script|link|iframe)\b[^>]*\b(?:src|href)="([^"]+)"', html)
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_each_page_is_the_layout_with_its_module(client: TestClient, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    html = response.text
+    for test_id in NAV:
+        assert f'data-testid="{test_id}"' in html
+    assert f'<script type="module" src="/static/viewer/{PAGES[path]}"></script>' in html
+    assert '<link rel="stylesheet" href="/static/viewer/pages/site.css">' in html
+    for url in local_urls(html):
+        if url.startswith("/static/"):
+            assert client.get(url).status_code == 200, url
+
+
+def test_pages_run_no_inline_script_or_style(client: TestClient, store: Store) -> None:
+    store.save_ladder("web", _ladder())
+    paths = [*PAGES, "/ladders/web", "/halite/board"]
+    for path in paths:
+        html = client.get(path).text
+        assert not re.search(r"<script(?![^>]*\bsrc=)", html), path
+        assert not re.search(r"<style|\sstyle=|\son[a-z]+=", html), path
+
+
+def test_what_a_page_shows_is_escaped(client: TestClient) -> None:
+    html = client.get('/view/a"><b>x').text
+    assert "<b>x" not in html
+    assert 'data-game-id="a&#34;&gt;&lt;b&gt;x"' in html
+
+
+def test_the_game_page_embeds_the_viewer(client: TestClient) -> None:
+    html = client.get("/view/g-1?turn=12").text
+    (board,) = re.findall(r'<iframe src="([^"]+)"', html)
+    assert board.startswith("/static/viewer/board.html?")
+    query = board.split("?", 1)[1].replace("&amp;", "&")
+    assert query == "engine=http%3A%2F%2Ftestserver&game=g-1&autoplay=true&turn=12"
+    assert 'data-game-id="g-1"' in html
+    # Anything but digits in ?turn= is left out.
+    assert "turn=" not in client.get("/view/g-1?turn=x").text
+
+
+def test_redirects_to_the_viewers_file_pickers(client: TestClient) -> None:
+    replay = client.get("/replay", follow_redirects=False)
+    assert replay.headers["location"] == "/static/viewer/board.html?replay=1"
+    halite = client.get("/halite/view", follow_redirects=False)
+    assert halite.headers["location"] == "/halite/board?replay=1"
+
+
+def test_pages_of_missing_things_are_404(client: TestClient, store: Store) -> None:
+    for path, message in (
+        ("/ladders/nowhere", "no ladder named 'nowhere'"),
+        ("/tournaments/nope", "no tournament with id 'nope'"),
+        ("/halite/games/nope", "halite game 'nope' not found"),
+    ):
+        response = client.get(path)
+        assert response.status_code == 404, path
+        assert message in response.json()["detail"]
+    store.save_ladder("web", _ladder())
+    page = client.get("/ladders/web")
+    assert page.status_code == 200
+    assert 'data-name="web"' in page.text and "pages/ladder.js" in page.text
+
+
+def test_without_a_database_pages_about_stored_things_are_503() -> None:
+    with TestClient(create_app(ServerConfig(database_url="memory"))) as client:
+        for path in ("/ladders/x", "/tournaments/x", "/halite/games/x"):
+            response = client.get(path)
+            assert response.status_code == 503 and "database" in response.json()["detail"]
+        assert client.get("/ladders").status_code == 200
+
+
+def test_pages_stay_out_of_the_openapi_description(client: TestClient) -> None:
+    paths = set(client.get("/openapi.json").json()["paths"])
+    assert "/api/test" in paths
+    assert not paths & {*PAGES, "/docs", "/redoc", "/halite/board", "/view/{game_id}"}
+
+
+def test_no_page_html_is_left_in_python() -> None:
+    source = Path(snakewar.__file__).parent
+    tags = re.compile(r"<script|<div|<table|<form")
+    found = [
+        f"{path.relative_to(source)}:{number}"
+        for path in source.rglob("*.py")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if tags.search(line)
+    ]
+    assert found == []
+
+
+def test_every_template_is_used_and_extends_the_layout() -> None:
+    from snakewar.server.routers import pages
+
+    code = Path(pages.__file__).read_text(encoding="utf-8")
+    for template in TEMPLATES_DIR.glob("*.html"):
+        if template.name == "base.html":
+            continue
+        assert f'"{template.name}"' in code, f"{template.name} is not rendered by any page"
+        text = template.read_text(encoding="utf-8")
+        standalone = template.name == "halite_board.html"  # the viewer inside a frame
+        assert text.startswith('{% extends "base.html" %}') != standalone, template.name
+
+
+def _ladder() -> dict[str, object]:
+    from snakewar.arena.ladder import Ladder
+
+    return Ladder("web").to_dict()
