@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
 from tests.browser.browser_env import require_chromium, shot
@@ -210,3 +212,45 @@ def test_a_bad_seed_is_named_in_the_form(base_url: str, page: Page) -> None:
     page.get_by_test_id("create").click()
     expect(page.get_by_test_id("error")).to_contain_text("seed: Input should be less than")
     expect(page).to_have_url(re.compile(r"/new$"))
+
+
+def _finished_game(base_url: str) -> str:
+    import httpx
+
+    game = httpx.post(
+        base_url + "/api/games", json={"snakes": ["greedy", "greedy"], "seed": 3}
+    ).json()
+    while httpx.get(f"{base_url}/api/games/{game['id']}").json()["status"] == "running":
+        time.sleep(0.1)
+    return str(game["id"])
+
+
+def _inside(box: dict[str, float] | None, width: int, height: int) -> bool:
+    assert box is not None
+    return (
+        box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= width
+        and box["y"] + box["height"] <= height
+    )
+
+
+@pytest.mark.parametrize(
+    ("width", "height"), [(1366, 768), (1280, 900), (390, 844)], ids=["laptop", "desktop", "phone"]
+)
+def test_the_whole_viewer_fits_the_window(
+    base_url: str, browser: Browser, width: int, height: int
+) -> None:
+    game_id = _finished_game(base_url)
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(f"{base_url}/view/{game_id}")
+    board = page.frame_locator("[data-testid=board-frame]")
+    expect(board.get_by_test_id("snake-row")).to_have_count(2)
+    for test_id in ("board", "scrubber", "btn-play", "btn-first", "btn-last"):
+        box = board.get_by_test_id(test_id).bounding_box()
+        assert _inside(box, width, height), (test_id, box)
+    # The page itself does not scroll: everything is in the window.
+    assert page.evaluate("document.documentElement.scrollHeight") <= height
+    shot(page, f"game-{width}x{height}")
+    context.close()

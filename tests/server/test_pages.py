@@ -71,12 +71,12 @@ def test_what_a_page_shows_is_escaped(client: TestClient) -> None:
     assert 'data-game-id="a&#34;&gt;&lt;b&gt;x"' in html
 
 
-def test_the_game_page_embeds_the_viewer(client: TestClient) -> None:
+def test_the_game_page_embeds_the_viewer_fitted_to_its_frame(client: TestClient) -> None:
     html = client.get("/view/g-1?turn=12").text
     (board,) = re.findall(r'<iframe src="([^"]+)"', html)
     assert board.startswith("/static/viewer/board.html?")
     query = board.split("?", 1)[1].replace("&amp;", "&")
-    assert query == "engine=http%3A%2F%2Ftestserver&game=g-1&autoplay=true&turn=12"
+    assert query == "engine=http%3A%2F%2Ftestserver&game=g-1&autoplay=true&fit=true&turn=12"
     assert 'data-game-id="g-1"' in html
     # Anything but digits in ?turn= is left out.
     assert "turn=" not in client.get("/view/g-1?turn=x").text

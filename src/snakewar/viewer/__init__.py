@@ -11,7 +11,8 @@ mounts :func:`static_dir`.  Open ``board.html`` with:
   gzipped, or the official CLI's JSONL), or ``?replay=URL`` to fetch one;
 * and optionally ``turn``, ``autoplay``, ``fps``, ``loop``, ``theme``
   (``light``, ``dark``, ``system``), ``showCoords``, ``title``,
-  ``showControls``, ``showScoreboard``, ``showScrubber``.
+  ``showControls``, ``showScoreboard``, ``showScrubber``, and ``fit=true`` in a
+  frame of fixed size (the board then fits the frame's height, controls in view).
 
 The site's pages load their scripts from ``static/pages/`` (one ES module per
 page, plus ``dom.js`` and ``site.css``); see :mod:`snakewar.server.routers.pages`.

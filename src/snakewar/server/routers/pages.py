@@ -60,7 +60,7 @@ def view_game(
 ) -> HTMLResponse:
     """A game in the board viewer (live or stored), with rematch and download."""
     engine = str(request.base_url).rstrip("/")
-    params = {"engine": engine, "game": game_id, "autoplay": "true"}
+    params = {"engine": engine, "game": game_id, "autoplay": "true", "fit": "true"}
     board = static_url("board.html") + "?" + urlencode(_with_turn(params, turn))
     return _render(
         templates, request, "game.html", title=f"Game {game_id}", game_id=game_id, board=board

@@ -6,6 +6,8 @@
 //   replay=1             open a replay file from disk; replay=URL fetches one
 //   turn=N autoplay= fps= loop= theme=light|dark|system showCoords=
 //   title= showControls= showScoreboard= showScrubber=
+//   fit=true             in a frame of fixed size (Snakewar's own pages): fit the board
+//                        to the frame's height, so the controls stay in view
 
 import { bindControls, bindKeyboard } from "./controls.js";
 import {
@@ -478,8 +480,11 @@ function main() {
   enableFileDrop();
   if (embedded) {
     // In a frame sized from our RESIZE messages, the board must not size itself
-    // from the frame's height in turn, or the two would shrink each other.
-    document.documentElement.classList.add("embedded");
+    // from the frame's height in turn, or the two would shrink each other.  A
+    // frame of fixed size (?fit=true) is the other way round: fit into it.
+    if (flag("fit") !== true) {
+      document.documentElement.classList.add("embedded");
+    }
     if (typeof ResizeObserver === "function") {
       new ResizeObserver(postResize).observe(document.body);
     }
