@@ -118,6 +118,22 @@ def test_pages_stay_out_of_the_openapi_description(client: TestClient) -> None:
     assert not paths & {*PAGES, "/docs", "/redoc", "/halite/board", "/view/{game_id}"}
 
 
+def test_the_api_docs_load_their_files_from_this_server(client: TestClient) -> None:
+    for path, files in (
+        ("/docs", ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png")),
+        ("/redoc", ("redoc.standalone.js", "favicon.png")),
+    ):
+        html = client.get(path).text
+        assert "/openapi.json" in html
+        urls = set(re.findall(r"""(?:src|href)=['"]([^'"]+)['"]""", html))
+        assert urls == {f"/static/docs/{name}" for name in files}, path
+        assert not re.search(r"https?://", html), path
+        for url in urls:
+            assert client.get(url).status_code == 200, url
+    redirect = client.get("/docs/oauth2-redirect")
+    assert redirect.status_code == 200 and "oauth2" in redirect.text
+
+
 def test_no_page_html_is_left_in_python() -> None:
     source = Path(snakewar.__file__).parent
     tags = re.compile(r"<script|<div|<table|<form")

@@ -9,7 +9,8 @@ Routes:
   tools can watch Snakewar games unchanged (CORS open on these).
 * ``/static/viewer/...``: the bundled viewer, and the pages' modules and stylesheet;
   the pages themselves (``/``, ``/new``, ``/view/{id}``, ...) are
-  :mod:`snakewar.server.routers.pages`.
+  :mod:`snakewar.server.routers.pages`, the offline API docs
+  :mod:`snakewar.server.routers.docs`.
 
 Seeds travel as decimal strings in the JSON the pages read (JavaScript rounds
 integers above 2**53); requests accept an integer or such a string.
@@ -185,6 +186,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         version=__version__,
         description="Create and watch Battlesnake games; the official board's engine API.",
         lifespan=lifespan,
+        # Served from the package by routers.docs: FastAPI's own pages need a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.public = config.public
     app.add_middleware(
@@ -419,21 +423,24 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     from snakewar.server.arena_routes import add_arena_routes
     from snakewar.server.halite_routes import add_halite_routes
-    from snakewar.server.routers import pages, tester
+    from snakewar.server.routers import docs, pages, tester
 
     add_arena_routes(app, state)
     add_halite_routes(app, state)
     app.include_router(tester.router)
     app.include_router(pages.router)
+    app.include_router(docs.router)
     mount_static(app)
     return app
 
 
 def mount_static(app: FastAPI) -> None:
-    """Serve the viewer's files (and the pages' modules and stylesheet)."""
+    """Serve the viewer's files (and the pages' modules) and the API docs' files."""
     from fastapi.staticfiles import StaticFiles
 
     from snakewar.server.deps import STATIC_URL
+    from snakewar.server.routers.docs import mount_docs_static
     from snakewar.viewer import static_dir
 
     app.mount(STATIC_URL, StaticFiles(directory=static_dir()), name="viewer")
+    mount_docs_static(app)
