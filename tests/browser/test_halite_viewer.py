@@ -25,7 +25,7 @@ require_chromium()
 if not REPLAY.is_file():
     pytest.skip(f"official Halite replay {REPLAY} not found", allow_module_level=True)
 
-from playwright.sync_api import Page, expect  # noqa: E402
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 
 def document() -> dict[str, Any]:
@@ -113,6 +113,7 @@ def test_upload_an_official_replay_and_scrub_to_the_final_scores(base_url: str, 
     row = page.get_by_test_id("halite-game").first
     expect(row).to_contain_text(names[0])
     expect(row).to_contain_text(f"won by {names[0]}")
+    shot(page, "halite-list")
 
 
 def test_a_bad_upload_shows_the_servers_one_line_error(
@@ -132,3 +133,25 @@ def test_open_a_local_replay_without_storing_it(base_url: str, page: Page) -> No
     expect(page.get_by_test_id("halite-player-name")).to_have_count(2)
     page.locator("body").press("t")
     expect(page.get_by_test_id("game-status")).to_have_text("Game over")
+
+
+def test_the_halite_viewer_fits_a_laptop_window(base_url: str, browser: Browser) -> None:
+    import httpx
+
+    created = httpx.post(
+        f"{base_url}/api/halite/games",
+        content=REPLAY.read_bytes(),
+        headers={"Content-Type": "application/octet-stream"},
+    ).json()
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    page.goto(base_url + created["url"])
+    board = page.frame_locator("[data-testid=halite-frame]")
+    expect(board.get_by_test_id("halite-player-name")).to_have_count(2)
+    for test_id in ("halite-canvas", "scrubber", "btn-play", "btn-last"):
+        box = board.get_by_test_id(test_id).bounding_box()
+        assert box is not None and box["y"] >= 0 and box["x"] >= 0, test_id
+        assert box["y"] + box["height"] <= 768 and box["x"] + box["width"] <= 1366, (test_id, box)
+    assert page.evaluate("document.documentElement.scrollHeight") <= 768
+    shot(page, "halite-1366x768")
+    context.close()

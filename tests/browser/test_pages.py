@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
 from tests.browser.browser_env import require_chromium, shot
@@ -45,6 +47,7 @@ def test_create_a_game_in_the_form_and_watch_it_to_the_end(base_url: str, page: 
     expect(page.get_by_test_id("recent-games").locator("tr").first).to_contain_text(
         "random, greedy"
     )
+    shot(page, "home")
 
 
 def test_step_with_the_keyboard_and_permalink(base_url: str, page: Page) -> None:
@@ -153,6 +156,14 @@ def test_ladder_page_shows_standings_and_rating_chart(base_url: str, page: Page)
     expect(page.get_by_test_id("rating-chart").locator("polyline")).to_have_count(2)
     expect(page.get_by_test_id("ladder-games").locator("tr")).to_have_count(10)
     shot(page, "ladder")
+    # The list of ladders links to it.
+    page.goto(f"{base_url}/ladders")
+    row = page.get_by_test_id("ladders").locator("tr", has_text="web")
+    expect(row).to_contain_text("2 snakes")
+    expect(row).to_contain_text("10 games")
+    shot(page, "ladders")
+    row.get_by_role("link", name="web").click()
+    expect(page).to_have_url(re.compile(r"/ladders/web$"))
 
 
 def test_bracket_page_updates_to_the_champion(base_url: str, page: Page) -> None:
@@ -168,3 +179,75 @@ def test_bracket_page_updates_to_the_champion(base_url: str, page: Page) -> None
     expect(page.get_by_test_id("match")).to_have_count(3)
     expect(page.get_by_test_id("tournament-standings").locator("tr")).to_have_count(4)
     shot(page, "bracket")
+
+
+BIG_SEED = "2618439174457646105"  # a JavaScript number makes it 2618439174457646000
+
+
+def test_a_64_bit_seed_from_the_form_is_kept_exactly(base_url: str, page: Page) -> None:
+    import httpx
+
+    page.goto(base_url + "/new")
+    page.get_by_test_id("snakes").fill("builtin:greedy\nbuiltin:greedy")
+    page.locator("input[name=width]").fill("7")
+    page.locator("input[name=height]").fill("7")
+    page.get_by_test_id("seed").fill(BIG_SEED)
+    page.get_by_test_id("create").click()
+    expect(page).to_have_url(re.compile(r"/view/[0-9a-f-]+$"))
+    game_id = page.url.rsplit("/", 1)[1]
+    assert httpx.get(f"{base_url}/api/games/{game_id}").json()["seed"] == BIG_SEED
+    board = page.frame_locator("[data-testid=board-frame]")
+    expect(board.get_by_test_id("game-info")).to_have_text(
+        f"standard · standard · 7×7 · seed {BIG_SEED}"
+    )
+    shot(page, "big-seed")
+
+
+def test_a_bad_seed_is_named_in_the_form(base_url: str, page: Page) -> None:
+    page.goto(base_url + "/new")
+    page.get_by_test_id("seed").fill("99999999999999999999")
+    page.get_by_test_id("create").click()
+    expect(page.get_by_test_id("error")).to_contain_text("seed: Input should be less than")
+    expect(page).to_have_url(re.compile(r"/new$"))
+
+
+def _finished_game(base_url: str) -> str:
+    import httpx
+
+    game = httpx.post(
+        base_url + "/api/games", json={"snakes": ["greedy", "greedy"], "seed": 3}
+    ).json()
+    while httpx.get(f"{base_url}/api/games/{game['id']}").json()["status"] == "running":
+        time.sleep(0.1)
+    return str(game["id"])
+
+
+def _inside(box: dict[str, float] | None, width: int, height: int) -> bool:
+    assert box is not None
+    return (
+        box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= width
+        and box["y"] + box["height"] <= height
+    )
+
+
+@pytest.mark.parametrize(
+    ("width", "height"), [(1366, 768), (1280, 900), (390, 844)], ids=["laptop", "desktop", "phone"]
+)
+def test_the_whole_viewer_fits_the_window(
+    base_url: str, browser: Browser, width: int, height: int
+) -> None:
+    game_id = _finished_game(base_url)
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(f"{base_url}/view/{game_id}")
+    board = page.frame_locator("[data-testid=board-frame]")
+    expect(board.get_by_test_id("snake-row")).to_have_count(2)
+    for test_id in ("board", "scrubber", "btn-play", "btn-first", "btn-last"):
+        box = board.get_by_test_id(test_id).bounding_box()
+        assert _inside(box, width, height), (test_id, box)
+    # The page itself does not scroll: everything is in the window.
+    assert page.evaluate("document.documentElement.scrollHeight") <= height
+    shot(page, f"game-{width}x{height}")
+    context.close()

@@ -89,6 +89,50 @@ def test_validation_errors_name_the_field(client: TestClient) -> None:
     assert client.get("/games/nope").status_code == 404
 
 
+BIG_SEED = 2618439174457646105  # above 2**53: a JavaScript number rounds it to ...6000
+
+
+@pytest.mark.parametrize("sent", [BIG_SEED, str(BIG_SEED)], ids=["int", "string"])
+def test_seeds_travel_exactly_as_strings(client: TestClient, sent: int | str) -> None:
+    created = client.post("/api/games", json={**GAME, "seed": sent})
+    assert created.status_code == 201, created.text
+    game = created.json()
+    assert game["seed"] == str(BIG_SEED)
+    assert client.get(f"/api/games/{game['id']}").json()["seed"] == str(BIG_SEED)
+    wait_finished(client, game["id"])
+    listed = client.get("/api/games").json()["games"]
+    assert [g["seed"] for g in listed] == [str(BIG_SEED)]
+    # The engine API keeps the official board's number and adds the exact string.
+    info = client.get(f"/games/{game['id']}").json()["Game"]
+    assert info["Seed"] == BIG_SEED and info["SeedString"] == str(BIG_SEED)
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        pytest.param("9223372036854775808", id="over-int64"),
+        pytest.param(-(2**63) - 1, id="under-int64"),
+        pytest.param("12x", id="not-digits"),
+        pytest.param(" 12", id="space"),
+        pytest.param("1e5", id="exponent"),
+        pytest.param(5.5, id="float"),
+        pytest.param(True, id="bool"),
+        pytest.param([], id="list"),
+    ],
+)
+def test_a_bad_seed_is_a_422_naming_the_field(client: TestClient, seed: Any) -> None:
+    response = client.post("/api/games", json={**GAME, "seed": seed})
+    assert response.status_code == 422
+    assert [d["loc"] for d in response.json()["detail"]] == [["body", "seed"]]
+
+
+def test_the_extreme_seeds_are_accepted(client: TestClient) -> None:
+    for seed in (str(-(2**63)), 2**63 - 1, "0"):
+        created = client.post("/api/games", json={**GAME, "seed": seed})
+        assert created.status_code == 201, created.text
+        assert created.json()["seed"] == str(int(seed))
+
+
 def test_cancel_and_rematch(client: TestClient) -> None:
     slow = {**GAME, "snakes": ["builtin:random"] * 2, "width": 11, "height": 11}
     game = client.post("/api/games", json=slow).json()
@@ -200,6 +244,7 @@ def test_stored_games_survive_the_server(tmp_path: Any) -> None:
         assert listed["games"][0]["status"] == "complete"
         info = second.get(f"/games/{game['id']}").json()
         assert info["Game"]["Status"] == "complete" and info["Game"]["Seed"] == 7
+        assert info["Game"]["SeedString"] == "7"
         assert info["LastFrame"]["Turn"] == finished["turn"]
         frames = second.get(f"/games/{game['id']}/frames", params={"limit": 1000}).json()
         assert frames["Count"] == finished["turn"] + 1
@@ -340,6 +385,9 @@ def test_ladders_over_the_api(tmp_path: Any) -> None:
         assert set(data["history"]) == {"greedy", "random"}
         game = data["recent_games"][0]
         assert client.get(f"/games/{game['game_id']}").json()["Game"]["Status"] == "complete"
+        # Game seeds reach 2**62: exact strings, as the engine API has them.
+        engine = client.get(f"/games/{game['game_id']}").json()["Game"]
+        assert game["seed"] == engine["SeedString"] == str(engine["Seed"])
         page = client.get("/ladders/web")
         assert page.status_code == 200 and "rating-chart" in page.text
         assert client.get("/ladders/nowhere").status_code == 404
@@ -382,6 +430,9 @@ def test_tournaments_over_the_api(tmp_path: Any) -> None:
         assert len(played) == 3 and all(m["games"] for m in played)
         game = played[-1]["games"][0]["game_id"]
         assert client.get(f"/games/{game}").json()["Game"]["Status"] == "complete"
+        assert data["seed"] == "1"
+        engine = client.get(f"/games/{game}").json()["Game"]
+        assert played[-1]["games"][0]["seed"] == engine["SeedString"] == str(engine["Seed"])
         export = client.get(f"/api/tournaments/{tid}/export")
         assert export.status_code == 200 and "attachment" in export.headers["content-disposition"]
         assert client.get(f"/tournaments/{tid}").status_code == 200

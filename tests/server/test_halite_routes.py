@@ -91,6 +91,7 @@ def test_an_uploaded_official_replay_is_listed_and_reads_back(client: TestClient
     assert summary["scores"] == [s["final_production"] for s in stats]
     assert summary["winner"] == expected["players"][[s["rank"] for s in stats].index(1)]["name"]
     assert (summary["width"], summary["height"], summary["num_players"]) == (32, 32, 4)
+    # Seeds are decimal strings in the JSON pages read (JavaScript rounds 64-bit ones).
     assert summary["seed"] == str(expected["map_generator_seed"]) == "100415"
     assert summary["turns"] == expected["game_statistics"]["number_turns"] - 1 == 400
     assert summary["replay_size"] == len(data)
@@ -111,13 +112,16 @@ def test_an_uploaded_official_replay_is_listed_and_reads_back(client: TestClient
     assert original.content == data
     assert "attachment" in original.headers["content-disposition"]
 
+    # The list page is a shell whose module draws the API's list (the browser tests
+    # see the rows); the game's page names its players and embeds the viewer.
     page = client.get("/halite")
     assert page.status_code == 200
-    for player in expected["players"]:
-        assert player["name"] in page.text
-    assert f'href="/halite/games/{game_id}"' in page.text
+    assert '<script type="module" src="/static/viewer/pages/halite_games.js">' in page.text
+    assert listed[0]["url"] == f"/halite/games/{game_id}"
     viewer = client.get(f"/halite/games/{game_id}?turn=7")
     assert viewer.status_code == 200
+    for player in expected["players"]:
+        assert player["name"] in viewer.text
     assert f"/halite/board?game={game_id}&amp;turn=7" in viewer.text
     board = client.get("/halite/board")
     assert "/static/viewer/halite.js" in board.text

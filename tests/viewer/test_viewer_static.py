@@ -57,7 +57,12 @@ ROW_IDS = ("snake-row", "snake-name", "snake-length", "snake-health", "snake-lat
 
 
 def js_files() -> list[Path]:
-    return sorted(static_dir().glob("*.js"))
+    """The viewer's modules and the site's page modules (``pages/``)."""
+    return sorted(static_dir().rglob("*.js"))
+
+
+def shipped_files() -> set[str]:
+    return {p.relative_to(static_dir()).as_posix() for p in static_dir().rglob("*") if p.is_file()}
 
 
 # -- the files ---------------------------------------------------------------------------
@@ -72,14 +77,15 @@ def test_every_asset_exists_in_the_package() -> None:
     packaged = resources.files("snakewar.viewer").joinpath("static", BOARD_PAGE)
     assert packaged.is_file()
     # Nothing shipped is left out of ASSETS (the server and packagers rely on it).
-    assert {p.name for p in root.iterdir() if p.is_file()} == set(ASSETS)
+    assert shipped_files() == set(ASSETS)
 
 
 def test_the_page_loads_its_own_files_only() -> None:
     page = (static_dir() / BOARD_PAGE).read_text(encoding="utf-8")
     assert 'href="viewer.css"' in page
     assert '<script type="module" src="viewer.js">' in page
-    for path in static_dir().iterdir():
+    for name in shipped_files():
+        path = static_dir() / name
         text = path.read_text(encoding="utf-8")
         # The SVG namespace is an identifier, not a download.
         urls = set(re.findall(r"https?://[^\s\"'`)]+", text)) - {"http://www.w3.org/2000/svg"}
@@ -88,8 +94,8 @@ def test_the_page_loads_its_own_files_only() -> None:
 
 def test_every_relative_import_resolves() -> None:
     for path in js_files():
-        for target in re.findall(r'from\s+"(\./[^"]+)"', path.read_text(encoding="utf-8")):
-            assert (static_dir() / target).is_file(), f"{path.name} imports missing {target}"
+        for target in re.findall(r'from\s+"(\.\.?/[^"]+)"', path.read_text(encoding="utf-8")):
+            assert (path.parent / target).is_file(), f"{path.name} imports missing {target}"
 
 
 def test_the_main_controls_and_rows_carry_test_ids() -> None:
@@ -102,7 +108,7 @@ def test_the_main_controls_and_rows_carry_test_ids() -> None:
 
 
 @needs_node
-@pytest.mark.parametrize("path", js_files(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", js_files(), ids=lambda p: p.relative_to(static_dir()).as_posix())
 def test_module_parses(path: Path) -> None:
     assert NODE is not None
     done = subprocess.run([NODE, "--check", str(path)], capture_output=True, text=True)
@@ -632,3 +638,26 @@ def test_the_event_stream_reconnects_deduplicates_and_stops_at_game_end(
     assert stream["pendingAfterEnd"] == 0
     assert stream["statuses"][-1] == "game over"
     assert js["missing"] == {"missing": True, "pending": 0}
+
+
+@needs_node
+def test_a_replays_64_bit_seed_is_read_exactly(tmp_path: Path) -> None:
+    seed = 2618439174457646105  # JSON.parse alone gives 2618439174457646000
+    replay, _ = _play(tmp_path, "big-seed", "random", "greedy", "-r", str(seed))
+    script = (
+        "const F = await import(process.argv[1] + 'frames.js');"
+        "const fs = await import('node:fs');"
+        "const text = await F.decodeReplayBytes(fs.readFileSync(process.argv[2]));"
+        "console.log(JSON.stringify(F.parseReplayText(text).game));"
+    )
+    assert NODE is not None
+    done = subprocess.run(
+        [NODE, "--input-type=module", "-e", script, static_dir().as_uri() + "/", str(replay)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    game = json.loads(done.stdout)
+    assert game["SeedString"] == str(seed)
+    assert game == {**game_info(read_replay(replay), "complete"), "Seed": game["Seed"]}

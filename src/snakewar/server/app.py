@@ -9,7 +9,9 @@ Routes:
 * ``/games/{id}``, ``/games/{id}/frames``, websocket ``/games/{id}/events``: the
   official Battlesnake board's engine API, so the official board and community tools
   can watch Snakewar games unchanged (CORS open on these).
-* ``/static/viewer/...``: the bundled viewers; the pages (:mod:`.routers.pages`).
+* ``/static/viewer/...``: the bundled viewers and the pages' modules and stylesheet;
+  the pages themselves (``/``, ``/new``, ``/view/{id}``...) are :mod:`.routers.pages`
+  (Jinja2 templates), the offline API docs :mod:`.routers.docs`.
 
 Every request body is validated; errors are JSON ``{"detail": ...}`` naming the field
 (:mod:`snakewar.server.errors` maps exceptions to statuses).  The store, the live games
@@ -29,10 +31,12 @@ from fastapi.staticfiles import StaticFiles
 from snakewar import __version__
 from snakewar.server.arena import ArenaWorker
 from snakewar.server.config import MEMORY_DATABASE, ServerConfig
+from snakewar.server.deps import STATIC_URL
 from snakewar.server.errors import add_error_handlers
 from snakewar.server.manager import GameManager
 from snakewar.server.routers import (
     catalogue,
+    docs,
     engine,
     games,
     halite,
@@ -92,12 +96,16 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         description="Create and watch games of Battlesnake and Halite III; the official "
         "Battlesnake board's engine API.",
         lifespan=lifespan,
+        # Served from the package by routers.docs: FastAPI's own pages need a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     app.add_middleware(
         CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"], allow_headers=["*"]
     )
     add_error_handlers(app)
-    for module in (games, catalogue, engine, ladders, tournaments, halite, tester, pages):
+    for module in (games, catalogue, engine, ladders, tournaments, halite, tester, pages, docs):
         app.include_router(module.router)
-    app.mount("/static/viewer", StaticFiles(directory=static_dir()), name="viewer")
+    app.mount(STATIC_URL, StaticFiles(directory=static_dir()), name="viewer")
+    docs.mount_docs_static(app)
     return app

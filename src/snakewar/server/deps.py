@@ -1,14 +1,17 @@
-"""Typed dependencies of the routers: the config, the store, the game manager, the arena.
+"""Typed dependencies of the routers: config, store, live games, arena, page templates.
 
 ``create_app`` puts each on ``app.state`` at start-up; routes take them as
-``store: StoreDep`` and so on.
+``store: StoreDep`` and so on, and tests can override any of them.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Final
 
+import jinja2
 from fastapi import Depends, Request
+from fastapi.templating import Jinja2Templates
 
 from snakewar.server.arena import ArenaWorker
 from snakewar.server.config import ServerConfig
@@ -17,17 +20,55 @@ from snakewar.server.safety import RateLimiter
 from snakewar.storage import AsyncStore
 
 __all__ = [
+    "STATIC_URL",
+    "TEMPLATES_DIR",
     "ArenaDep",
     "ConfigDep",
     "LimiterDep",
     "ManagerDep",
     "StoreDep",
+    "TemplatesDep",
     "get_arena",
     "get_config",
     "get_limiter",
     "get_manager",
     "get_store",
+    "get_templates",
+    "make_templates",
+    "static_url",
 ]
+
+TEMPLATES_DIR: Final = Path(__file__).resolve().parent / "templates"
+"""The pages' Jinja2 templates (shipped in the wheel with the package)."""
+
+STATIC_URL: Final = "/static/viewer"
+"""Where the viewer's static files (and the pages' modules and stylesheet) are served."""
+
+
+def static_url(path: str) -> str:
+    """The URL of a file in the viewer's static folder (``pages/home.js``, ``viewer.css``)."""
+    return f"{STATIC_URL}/{path.lstrip('/')}"
+
+
+def make_templates() -> Jinja2Templates:
+    """The pages' templates: autoescaped, and an undefined name is an error, not ``""``."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals["static"] = static_url
+    return Jinja2Templates(env=env)
+
+
+_TEMPLATES: Final = make_templates()
+
+
+def get_templates() -> Jinja2Templates:
+    """The templates every page renders with."""
+    return _TEMPLATES
 
 
 def get_config(request: Request) -> ServerConfig:
@@ -65,3 +106,4 @@ StoreDep = Annotated[AsyncStore, Depends(get_store)]
 ManagerDep = Annotated[GameManager, Depends(get_manager)]
 ArenaDep = Annotated[ArenaWorker, Depends(get_arena)]
 LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
+TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]

@@ -8,11 +8,10 @@ level as a shorthand (``{"snakes": [...], "width": 7}``).
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from snakewar.errors import ParamsError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 __all__ = [
     "INT64_MAX",
@@ -41,6 +40,7 @@ __all__ = [
     "RunAccepted",
     "RunLadder",
     "ScenarioOut",
+    "Seed",
     "StandingOut",
     "TestRequest",
     "TesterReportOut",
@@ -50,37 +50,43 @@ __all__ = [
     "TournamentStandingOut",
     "TournamentSummaryOut",
     "UploadOut",
-    "parse_seed",
     "request_params",
 ]
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
-Seed = int | str
-"""A seed in a request: an integer or its decimal string."""
+_DECIMAL = re.compile(r"-?[0-9]{1,20}")
 
 
-def parse_seed(value: object, field: str = "seed") -> int | None:
-    """A request's seed as an int64 (``None`` when not given).
+def _seed_value(value: object) -> object:
+    """An int seed from an int or a decimal string; anything else is refused (a 422)."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError('expected an integer or a string of decimal digits, such as "42"')
+    if isinstance(value, str):
+        if not _DECIMAL.fullmatch(value):
+            raise ValueError(f'{value!r} is not a decimal integer; expected digits, such as "42"')
+        return int(value)
+    return value
 
-    Raises:
-        ParamsError: naming ``field``, for anything but an int64 or its decimal text.
-    """
-    if value is None or value == "":
-        return None
-    text = (
-        str(value).strip() if isinstance(value, str | int) and not isinstance(value, bool) else ""
-    )
-    digits = text.lstrip("+-")
-    if not digits.isdigit() or not digits.isascii() or len(digits) > 19:
-        raise ParamsError(
-            field, f"{field}: expected an integer (as a number or text), got {value!r}"
-        )
-    number = int(text)
-    if not INT64_MIN <= number <= INT64_MAX:
-        raise ParamsError(field, f"{field} {number} is out of range; expected a 64-bit integer")
-    return number
+
+Seed = Annotated[
+    int,
+    BeforeValidator(_seed_value),
+    Field(ge=INT64_MIN, le=INT64_MAX),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX},
+                {"type": "string", "pattern": "^-?[0-9]{1,20}$"},
+            ],
+            "description": "A 64-bit seed: an integer, or the same as a decimal string "
+            "(exact in JavaScript).",
+            "examples": ["2618439174457646105"],
+        }
+    ),
+]
+"""A request's seed: an integer or a decimal string, in the signed 64-bit range."""
 
 
 def request_params(body: BaseModel, params: dict[str, Any]) -> dict[str, Any]:
@@ -103,7 +109,7 @@ class CreateGame(BaseModel):
         min_length=1, max_length=64, description="The entrants, in seat (placement) order."
     )
     names: list[str] = Field(default_factory=list, max_length=64)
-    seed: Seed | None = Field(None, description="An integer or its decimal text.")
+    seed: Seed | None = None
     timeout: int | None = Field(None, ge=1, le=60_000, description="Time per turn in ms.")
     max_turns: int | None = Field(None, ge=1, alias="maxTurns")
     params: dict[str, int | str | bool] = Field(

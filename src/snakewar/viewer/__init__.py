@@ -11,7 +11,11 @@ mounts :func:`static_dir`.  Open ``board.html`` with:
   gzipped, or the official CLI's JSONL), or ``?replay=URL`` to fetch one;
 * and optionally ``turn``, ``autoplay``, ``fps``, ``loop``, ``theme``
   (``light``, ``dark``, ``system``), ``showCoords``, ``title``,
-  ``showControls``, ``showScoreboard``, ``showScrubber``.
+  ``showControls``, ``showScoreboard``, ``showScrubber``, and ``fit=true`` in a
+  frame of fixed size (the board then fits the frame's height, controls in view).
+
+The site's pages load their scripts from ``static/pages/`` (one ES module per
+page, plus ``dom.js`` and ``site.css``); see :mod:`snakewar.server.routers.pages`.
 
 The modules in ``static/``: ``frames.js`` (data shapes and replay conversion,
 pure), ``sprites.js`` (head and tail shapes), ``render.js`` (the board as SVG),
@@ -41,8 +45,23 @@ ASSETS: tuple[str, ...] = (
     "live.js",
     "halite.js",
     "halite.css",
+    *(
+        f"pages/{name}"
+        for name in (
+            "site.css",
+            "dom.js",
+            "home.js",
+            "new_game.js",
+            "game.js",
+            "tester.js",
+            "ladders.js",
+            "ladder.js",
+            "tournament.js",
+            "halite_games.js",
+        )
+    ),
 )
-"""Every file the viewer needs, relative to :func:`static_dir`."""
+"""Every file the viewer and the site's pages need, relative to :func:`static_dir`."""
 
 
 def static_dir() -> Path:

@@ -155,6 +155,9 @@ def _game_info(
         "RulesStages": [],
         "Map": map_id,
         "Seed": settings.seed,
+        # Snakewar's own, beside the official board's fields: the seed exactly, as a
+        # string, since JavaScript reads "Seed" as a double and rounds it above 2**53.
+        "SeedString": str(settings.seed),
     }
 
 

@@ -19,7 +19,6 @@ from snakewar.server.schemas import (
     EntrantOut,
     GameList,
     GameOut,
-    parse_seed,
     request_params,
 )
 from snakewar.storage import GameNotFoundError, GameRow
@@ -131,7 +130,7 @@ async def create_game(
         max_turns=body.max_turns,
         source="custom",
     )
-    return live_out(await manager.create(spec, parse_seed(body.seed)))
+    return live_out(await manager.create(spec, body.seed))
 
 
 @router.get("")

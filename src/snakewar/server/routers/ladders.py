@@ -25,7 +25,6 @@ from snakewar.server.schemas import (
     RunAccepted,
     RunLadder,
     StandingOut,
-    parse_seed,
     request_params,
 )
 from snakewar.storage import Store
@@ -120,7 +119,7 @@ async def create_ladder(body: CreateLadder, store: StoreDep, config: ConfigDep) 
         timeout_ms=body.timeout,
         max_turns=min(body.max_turns or config.max_turns, config.max_turns),
     )
-    ladder = Ladder(body.name, match, parse_seed(body.seed) or 0)
+    ladder = Ladder(body.name, match, body.seed)
     await store.run(store.store.ladders.create, ladder)
     return ladder_out(ladder, False)
 

@@ -17,7 +17,6 @@ from snakewar.server.schemas import (
     CreateTournament,
     TournamentOut,
     TournamentSummaryOut,
-    parse_seed,
     request_params,
 )
 from snakewar.storage import Store
@@ -68,7 +67,7 @@ async def create_tournament(
         body.format,
         pairs,
         config=match,
-        seed=parse_seed(body.seed) or 0,
+        seed=body.seed,
         heat_size=body.heat_size,
         best_of=body.best_of,
     )

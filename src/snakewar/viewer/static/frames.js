@@ -42,6 +42,40 @@ function atoi(value, fallback = 0) {
 }
 
 /**
+ * The exact decimal text of the integer `value` that JSON `text` holds under `key`.
+ * JSON.parse reads numbers as doubles, so a 64-bit seed above 2**53 comes out
+ * rounded: the digits are taken from the text instead, from the `key` entry whose
+ * value parses to `value`.  Null when `value` is not an integer.
+ */
+export function exactIntegerText(text, key, value) {
+  if (!Number.isInteger(value)) {
+    return null;
+  }
+  if (!Number.isSafeInteger(value) && typeof text === "string") {
+    const quoted = JSON.stringify(String(key)).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const entry = new RegExp(`${quoted}\\s*:\\s*(-?\\d+)(?![\\d.eE])`, "g");
+    for (const [, digits] of text.matchAll(entry)) {
+      if (Number(digits) === value) {
+        return digits;
+      }
+    }
+  }
+  return BigInt(value).toString();
+}
+
+/**
+ * A game's seed as a decimal string (exact): the engine API's `SeedString` when
+ * there is one, else its `Seed` number (exact only up to 2**53).  Null when neither.
+ */
+export function seedString(game) {
+  const text = game?.SeedString;
+  if (typeof text === "string" && /^-?\d{1,20}$/.test(text)) {
+    return text;
+  }
+  return Number.isInteger(game?.Seed) ? BigInt(game.Seed).toString() : null;
+}
+
+/**
  * A point from any of the shapes in use: the engine's {X, Y}, the snake API's
  * {x, y} or Snakewar's [x, y].  Returns null for anything else.
  */
@@ -125,6 +159,7 @@ export function normalizeGame(raw) {
     RulesStages: Array.isArray(g.RulesStages) ? g.RulesStages : [],
     Map: asString(g.Map),
     Seed: Number.isInteger(g.Seed) ? g.Seed : null,
+    SeedString: seedString(g),
   };
 }
 
@@ -197,7 +232,7 @@ export function parseJsonLines(text) {
       return;
     }
     try {
-      lines.push({ number: i + 1, value: JSON.parse(trimmed) });
+      lines.push({ number: i + 1, value: JSON.parse(trimmed), text: trimmed });
     } catch (error) {
       if (i === raw.length - 1) {
         cutLine = i + 1;
@@ -232,7 +267,7 @@ function rulesetFromSettings(name, settings) {
   };
 }
 
-function snakewarGame(header, status) {
+function snakewarGame(header, status, headerText) {
   const config = isObject(header.config) ? header.config : {};
   const settings = isObject(config.settings) ? config.settings : {};
   const ruleset = asString(config.ruleset, "standard");
@@ -248,6 +283,7 @@ function snakewarGame(header, status) {
     RulesStages: [],
     Map: asString(config.map, "standard"),
     Seed: Number.isInteger(config.seed) ? config.seed : null,
+    SeedString: exactIntegerText(headerText, "seed", config.seed),
   };
 }
 
@@ -376,7 +412,8 @@ export function snakewarReplayToGame(lines) {
     }
   }
   const notes = complete ? [] : ["no result line: an unfinished or cut game"];
-  return { game: snakewarGame(header, complete ? "complete" : "incomplete"), frames, result, notes };
+  const game = snakewarGame(header, complete ? "complete" : "incomplete", head.text);
+  return { game, frames, result, notes };
 }
 
 function officialSnake(raw) {
@@ -483,6 +520,7 @@ export function officialJsonlToGame(lines) {
     RulesStages: [],
     Map: asString(info.map, "standard"),
     Seed: null,
+    SeedString: null,
   };
   const notes = result ? [] : ["no winner line: an unfinished or cut game"];
   return { game, frames, result, notes };

@@ -6,6 +6,8 @@
 //   replay=1             open a replay file from disk; replay=URL fetches one
 //   turn=N autoplay= fps= loop= theme=light|dark|system showCoords=
 //   title= showControls= showScoreboard= showScrubber=
+//   fit=true             in a frame of fixed size (Snakewar's own pages): fit the board
+//                        to the frame's height, so the controls stay in view
 
 import { bindControls, bindKeyboard } from "./controls.js";
 import {
@@ -238,8 +240,8 @@ function showMessage(text, { error = false } = {}) {
 
 function describeGame(game) {
   const parts = [game.RulesetName, game.Map, `${game.Width}×${game.Height}`];
-  if (game.Seed !== null && game.Seed !== undefined) {
-    parts.push(`seed ${game.Seed}`);
+  if (game.SeedString !== null && game.SeedString !== undefined) {
+    parts.push(`seed ${game.SeedString}`);
   }
   return parts.filter(Boolean).join(" · ");
 }
@@ -478,8 +480,11 @@ function main() {
   enableFileDrop();
   if (embedded) {
     // In a frame sized from our RESIZE messages, the board must not size itself
-    // from the frame's height in turn, or the two would shrink each other.
-    document.documentElement.classList.add("embedded");
+    // from the frame's height in turn, or the two would shrink each other.  A
+    // frame of fixed size (?fit=true) is the other way round: fit into it.
+    if (flag("fit") !== true) {
+      document.documentElement.classList.add("embedded");
+    }
     if (typeof ResizeObserver === "function") {
       new ResizeObserver(postResize).observe(document.body);
     }

@@ -1,0 +1,112 @@
+// The new-game form: fills the map list from GET /api/maps, fits the board size to
+// the chosen map, and POSTs the game to /api/games.  The seed is sent as the
+// string typed: a 64-bit seed does not survive a JavaScript number.
+
+import { detailText, fetchJson, postJson } from "./dom.js";
+
+const NUMBER_FIELDS = [
+  "width",
+  "height",
+  "timeout",
+  "foodSpawnChance",
+  "minimumFood",
+  "hazardDamagePerTurn",
+  "shrinkEveryNTurns",
+];
+
+/**
+ * The POST /api/games body from the form's values (strings, by field name).
+ * Numbers are sent as numbers, except the seed: it goes as the string typed
+ * (trimmed; left out when empty, and the server picks one).
+ */
+export function buildBody(values) {
+  const body = {
+    snakes: String(values.snakes ?? "")
+      .split("\n")
+      .map((s) => s.trim())
+      .filter(Boolean),
+    ruleset: values.ruleset,
+    map: values.map,
+  };
+  for (const name of NUMBER_FIELDS) {
+    body[name] = Number(values[name]);
+  }
+  const seed = String(values.seed ?? "").trim();
+  if (seed !== "") {
+    body.seed = seed;
+  }
+  return body;
+}
+
+/** The line under the map list: description, sizes and player counts. */
+export function mapInfo(map) {
+  const sizes = map.sizes === "any" ? "any size" : map.sizes.map((s) => s.join("x")).join(", ");
+  return `${map.description} Sizes: ${sizes}. Players: ${map.min_players}-${map.max_players}.`;
+}
+
+/**
+ * The board size to use with `map`: the chosen `[width, height]` when the map
+ * allows it, otherwise the map's first size.
+ */
+export function fitSize(map, width, height) {
+  if (map.sizes === "any" || map.sizes.length === 0) {
+    return [width, height];
+  }
+  const fits = map.sizes.some(([w, h]) => w === width && h === height);
+  return fits ? [width, height] : [map.sizes[0][0], map.sizes[0][1]];
+}
+
+function formValues(form) {
+  return Object.fromEntries(
+    [...form.elements].filter((field) => field.name).map((field) => [field.name, field.value]),
+  );
+}
+
+async function start() {
+  const form = document.getElementById("new-game");
+  const error = document.getElementById("error");
+  const select = document.getElementById("map");
+  let maps = [];
+
+  const showMap = () => {
+    const map = maps.find((m) => m.id === select.value);
+    if (!map) {
+      return;
+    }
+    document.getElementById("map-info").textContent = mapInfo(map);
+    const [width, height] = fitSize(map, Number(form.width.value), Number(form.height.value));
+    form.width.value = width;
+    form.height.value = height;
+  };
+  select.addEventListener("change", showMap);
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "starting...";
+    const { ok, status, data } = await postJson("/api/games", buildBody(formValues(form)));
+    if (!ok) {
+      error.textContent = detailText(data, status);
+      return;
+    }
+    window.location.href = data.viewer;
+  });
+
+  const listed = await fetchJson("/api/maps");
+  if (!listed.ok) {
+    error.textContent = detailText(listed.data, listed.status);
+    return;
+  }
+  maps = listed.data;
+  for (const map of maps) {
+    const option = document.createElement("option");
+    option.value = map.id;
+    option.textContent = map.name;
+    option.selected = map.id === "standard";
+    select.append(option);
+  }
+  showMap();
+}
+
+if (typeof document !== "undefined") {
+  start();
+}

@@ -1,0 +1,159 @@
+"""The HTML pages and the API docs, over ASGI: templates, modules, 404s, offline assets.
+
+What the pages' modules draw is checked under Node (``tests/viewer/test_pages_static.py``)
+and in chromium (``tests/browser``); here: each page is its template, loads only
+files the server has, runs no inline script and escapes what it shows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+import snakewar
+from snakewar.arena.ladder import Ladder
+from snakewar.server import ServerConfig, create_app
+from snakewar.server.deps import TEMPLATES_DIR
+from snakewar.storage import Store
+
+PAGES = {
+    "/": "pages/home.js",
+    "/new": "pages/new_game.js",
+    "/view/some-game": "pages/game.js",
+    "/test": "pages/tester.js",
+    "/ladders": "pages/ladders.js",
+    "/halite": "pages/halite_games.js",
+}
+NAV = ("nav-new", "nav-replay", "nav-test", "nav-ladders", "nav-halite", "nav-docs")
+
+
+@pytest.fixture
+def client(store: Store) -> Iterator[TestClient]:
+    with TestClient(create_app(ServerConfig(), store=store)) as test_client:
+        yield test_client
+
+
+def local_urls(html: str) -> list[str]:
+    """Every ``src``/``href`` of a page (anchors to pages and the API excepted)."""
+    return re.findall(r'<(?:script|link|iframe)\b[^>]*\b(?:src|href)="([^"]+)"', html)
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_each_page_is_the_layout_with_its_module(client: TestClient, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    html = response.text
+    for test_id in NAV:
+        assert f'data-testid="{test_id}"' in html
+    assert f'<script type="module" src="/static/viewer/{PAGES[path]}"></script>' in html
+    assert '<link rel="stylesheet" href="/static/viewer/pages/site.css">' in html
+    for url in local_urls(html):
+        if url.startswith("/static/"):
+            assert client.get(url).status_code == 200, url
+
+
+def test_pages_run_no_inline_script_or_style(client: TestClient, store: Store) -> None:
+    store.ladders.create(Ladder("web"))
+    paths = [*PAGES, "/ladders/web", "/halite/board"]
+    for path in paths:
+        html = client.get(path).text
+        assert not re.search(r"<script(?![^>]*\bsrc=)", html), path
+        assert not re.search(r"<style|\sstyle=|\son[a-z]+=", html), path
+
+
+def test_what_a_page_shows_is_escaped(client: TestClient) -> None:
+    html = client.get('/view/a"><b>x').text
+    assert "<b>x" not in html
+    assert 'data-game-id="a&#34;&gt;&lt;b&gt;x"' in html
+
+
+def test_the_game_page_embeds_the_viewer_fitted_to_its_frame(client: TestClient) -> None:
+    html = client.get("/view/g-1?turn=12").text
+    (board,) = re.findall(r'<iframe src="([^"]+)"', html)
+    assert board.startswith("/static/viewer/board.html?")
+    query = board.split("?", 1)[1].replace("&amp;", "&")
+    assert query == "engine=http%3A%2F%2Ftestserver&game=g-1&autoplay=true&fit=true&turn=12"
+    assert 'data-game-id="g-1"' in html
+    # Anything but digits in ?turn= is left out.
+    assert "turn=" not in client.get("/view/g-1?turn=x").text
+
+
+def test_redirects_to_the_viewers_file_pickers(client: TestClient) -> None:
+    replay = client.get("/replay", follow_redirects=False)
+    assert replay.headers["location"] == "/static/viewer/board.html?replay=1"
+    halite = client.get("/halite/view", follow_redirects=False)
+    assert halite.headers["location"] == "/halite/board?replay=1"
+
+
+def test_pages_of_missing_things_are_404(client: TestClient, store: Store) -> None:
+    for path, message in (
+        ("/ladders/nowhere", "no ladder named 'nowhere'"),
+        ("/tournaments/nope", "no tournament with id 'nope'"),
+        ("/halite/games/nope", "no stored game with id 'nope'"),
+    ):
+        response = client.get(path)
+        assert response.status_code == 404, path
+        assert message in response.json()["detail"]
+    store.ladders.create(Ladder("web"))
+    page = client.get("/ladders/web")
+    assert page.status_code == 200
+    assert 'data-name="web"' in page.text and "pages/ladder.js" in page.text
+
+
+def test_a_server_keeping_nothing_still_has_its_pages() -> None:
+    with TestClient(create_app(ServerConfig(database_url="memory"))) as client:
+        for path in ("/ladders/x", "/tournaments/x", "/halite/games/x"):
+            assert client.get(path).status_code == 404, path
+        assert client.get("/ladders").status_code == 200
+
+
+def test_pages_stay_out_of_the_openapi_description(client: TestClient) -> None:
+    paths = set(client.get("/openapi.json").json()["paths"])
+    assert "/api/test" in paths
+    assert not paths & {*PAGES, "/docs", "/redoc", "/halite/board", "/view/{game_id}"}
+
+
+def test_the_api_docs_load_their_files_from_this_server(client: TestClient) -> None:
+    for path, files in (
+        ("/docs", ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png")),
+        ("/redoc", ("redoc.standalone.js", "favicon.png")),
+    ):
+        html = client.get(path).text
+        assert "/openapi.json" in html
+        urls = set(re.findall(r"""(?:src|href)=['"]([^'"]+)['"]""", html))
+        assert urls == {f"/static/docs/{name}" for name in files}, path
+        assert not re.search(r"https?://", html), path
+        for url in urls:
+            assert client.get(url).status_code == 200, url
+    redirect = client.get("/docs/oauth2-redirect")
+    assert redirect.status_code == 200 and "oauth2" in redirect.text
+
+
+def test_no_page_html_is_left_in_python() -> None:
+    source = Path(snakewar.__file__).parent
+    tags = re.compile(r"<script|<div|<table|<form")
+    found = [
+        f"{path.relative_to(source)}:{number}"
+        for path in source.rglob("*.py")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if tags.search(line)
+    ]
+    assert found == []
+
+
+def test_every_template_is_used_and_extends_the_layout() -> None:
+    from snakewar.server.routers import pages
+
+    code = Path(pages.__file__).read_text(encoding="utf-8")
+    for template in TEMPLATES_DIR.glob("*.html"):
+        if template.name == "base.html":
+            continue
+        assert f'"{template.name}"' in code, f"{template.name} is not rendered by any page"
+        text = template.read_text(encoding="utf-8")
+        standalone = template.name == "halite_board.html"  # the viewer inside a frame
+        assert text.startswith('{% extends "base.html" %}') != standalone, template.name

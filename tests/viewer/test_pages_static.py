@@ -1,0 +1,335 @@
+"""The site's page modules (``viewer/static/pages/``): their pure parts under Node.
+
+Each page module exports the logic that turns API answers into rows, chart lines,
+bracket columns or a request body; the DOM part only runs in a browser (the
+browser tests drive it).  Here Node imports the modules and runs the pure parts on
+API-shaped data, some of it real answers from the server.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from typing import Any
+
+import pytest
+
+from snakewar.viewer import static_dir
+
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed: the JS is not run")
+
+BIG_SEED = "2618439174457646105"  # a JavaScript number would make it ...6000
+
+NODE_SCRIPT = r"""
+const cfg = JSON.parse(process.argv[1]);
+const load = (name) => import(cfg.base + "pages/" + name);
+const D = await load("dom.js");
+const H = await load("home.js");
+const N = await load("new_game.js");
+const G = await load("game.js");
+const T = await load("tester.js");
+const LS = await load("ladders.js");
+const L = await load("ladder.js");
+const TO = await load("tournament.js");
+const HA = await load("halite_games.js");
+const F = await import(cfg.base + "frames.js");
+const out = {};
+
+out.detail = [
+  D.detailText({ detail: "game 'x' not found" }, 404),
+  D.detailText({ detail: [{ loc: ["body", "seed"], msg: "bad" }, { loc: ["query"], msg: "m" }] }),
+  D.detailText(null, 502),
+  D.detailText(null),
+];
+out.cells = [D.cellSpec("a"), D.cellSpec(3), D.cellSpec({ text: "w", href: "/x" }),
+  D.cellSpec(null)];
+
+out.home = cfg.games.games.map(H.gameRow);
+out.homeDraw = H.gameRow({ entrants: [], title: "solo · m · 1x2", turn: 0,
+  status: "complete", winner: null, is_draw: true, viewer: "/view/d" });
+
+const form = {
+  snakes: " builtin:a\n\nhttp://x/ \n", ruleset: "royale", map: "standard", width: "7",
+  height: "9", timeout: "500", seed: ` ${cfg.bigSeed} `, foodSpawnChance: "15", minimumFood: "1",
+  hazardDamagePerTurn: "14", shrinkEveryNTurns: "25",
+};
+out.body = N.buildBody(form);
+out.bodyJson = JSON.stringify(N.buildBody(form));
+out.bodyNoSeed = "seed" in N.buildBody({ ...form, seed: "  " });
+const maze = cfg.maps.find((m) => m.id === "healing_pools");
+const any = { id: "free", name: "Free", description: "Anything.", sizes: "any", min_players: 1,
+  max_players: 8 };
+out.maze = maze;
+out.fit = {
+  kept: N.fitSize(maze, maze.sizes.at(-1)[0], maze.sizes.at(-1)[1]),
+  changed: N.fitSize(maze, 1, 1),
+  any: N.fitSize(any, 4, 5),
+  info: N.mapInfo(maze),
+  anyInfo: N.mapInfo(any),
+};
+out.rematch = G.rematchUrl("a b/c");
+
+out.tester = T.resultRows({
+  checks: [{ name: "info", passed: true, detail: "" }, { name: "move", passed: false }],
+  scenarios: [{ category: "food", title: "eat", passed: true, variants_passed: 3,
+    variants_total: 4 }],
+});
+
+out.ladders = LS.ladderRows([{ name: "a b", snakes: 2, games_played: 5, running: true }]);
+out.noLadders = LS.ladderRows([]);
+
+out.standing = [
+  L.standingRow({ rank: 1, snake: "s", rating: 1.234, mu: 25, sigma: 8.3333, games: 3,
+    paused: false, note: "" }),
+  L.standingRow({ rank: null, snake: "new", rating: null, mu: null, sigma: null, games: 0,
+    paused: true, note: "unreachable" }),
+];
+out.recent = L.recentGameRow({ placement: [["a"], ["b", "c"]], turns: 12, viewer: "/view/g" });
+out.summary = [L.summaryText({ games_played: 4, running: true }),
+  L.summaryText({ games_played: 0, running: false })];
+out.chart = L.chartLines({
+  a: [{ mu: 25, sigma: 8 }, { mu: 27, sigma: 7 }, { mu: 30, sigma: 6 }],
+  b: [{ mu: 25, sigma: 8 }],
+});
+out.flatChart = L.chartLines({ a: [{ mu: 10, sigma: 0 }, { mu: 10, sigma: 0 }] });
+out.emptyChart = L.chartLines({});
+out.chartArea = L.CHART;
+
+const matches = [
+  { bracket: "winners", round: 1, id: "m1", status: "done", entrants: ["a", "b"],
+    wins: { a: 1, b: 0 }, advanced: ["a"], games: [{ game_id: "g1", viewer: "/view/g1" },
+      { game_id: "h 2", viewer: "/halite/games/h%202" }] },
+  { bracket: "winners", round: 1, id: "m2", status: "bye", entrants: ["c", null], wins: {},
+    advanced: ["c"], games: [] },
+  { bracket: "losers", round: 1, id: "m3", status: "pending", entrants: [null, null],
+    wins: {}, advanced: [], games: [] },
+  { bracket: "winners", round: 2, id: "m4", status: "pending", entrants: ["a", "c"],
+    wins: {}, advanced: [], games: [] },
+];
+out.rounds = TO.groupRounds(matches).map((r) => [r.key, r.matches.map((m) => m.id)]);
+out.boxes = matches.map(TO.matchBox);
+out.status = [TO.statusText({ finished: true, champion: "a" }),
+  TO.statusText({ finished: false, running: true }), TO.statusText({ finished: false })];
+out.tStandings = TO.standingRows([{ place: 1, entrant: "a" }, { place: 2, entrant: "b" }]);
+
+out.halite = HA.haliteRows([{ players: ["x", "<y>"], winner: "x", width: 32, height: 40,
+  turns: 400, source: "upload", url: "/halite/games/1" }]);
+out.haliteWinnerless = HA.haliteRow({ players: [], winner: null, width: 1, height: 1, turns: 0,
+  source: "s", url: "/u" }).cells[1];
+out.noHalite = HA.haliteRows([]);
+
+const header = `{"format":"snakewar-replay","config":{"seed":${cfg.bigSeed}}}`;
+out.exact = [
+  F.exactIntegerText(header, "seed", JSON.parse(header).config.seed),
+  F.exactIntegerText(`{"seed":7}`, "seed", 7),
+  F.exactIntegerText(`{"seed":"7"}`, "seed", "7"),
+  F.exactIntegerText(`{"name":"\\"seed\\":2618439174457646100","seed":1}`, "seed", 1),
+];
+out.seedString = [
+  F.seedString({ Seed: Number(cfg.bigSeed), SeedString: cfg.bigSeed }),
+  F.seedString({ Seed: 5 }),
+  F.seedString({ Seed: 5, SeedString: "five" }),
+  F.seedString({}),
+];
+console.log(JSON.stringify(out));
+"""
+
+
+@pytest.fixture(scope="module")
+def js() -> dict[str, Any]:
+    from fastapi.testclient import TestClient
+
+    from snakewar.server import ServerConfig, create_app
+
+    with TestClient(create_app(ServerConfig(database_url="memory"))) as client:
+        game = client.post(
+            "/api/games", json={"snakes": ["random", "greedy"], "seed": BIG_SEED, "width": 7}
+        ).json()
+        maps = client.get("/api/maps").json()
+        client.post(f"/api/games/{game['id']}/cancel")
+        games = client.get("/api/games").json()
+    config = {
+        "base": static_dir().as_uri() + "/",
+        "bigSeed": BIG_SEED,
+        "games": {"games": games["live"] + games["games"]},
+        "maps": maps,
+    }
+    assert NODE is not None
+    done = subprocess.run(
+        [NODE, "--input-type=module", "-e", NODE_SCRIPT, json.dumps(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    result["config"] = config
+    return result
+
+
+def test_api_errors_read_as_lines(js: dict[str, Any]) -> None:
+    assert js["detail"] == [
+        "game 'x' not found",
+        "seed: bad\nquery: m",
+        "the server answered 502",
+        "the server gave no answer",
+    ]
+    assert js["cells"] == [
+        {"text": "a", "cls": "", "href": None},
+        {"text": "3", "cls": "", "href": None},
+        {"text": "w", "cls": "", "href": "/x"},
+        {"text": "", "cls": "", "href": None},
+    ]
+
+
+def test_home_rows_from_the_games_api(js: dict[str, Any]) -> None:
+    (game,) = js["config"]["games"]["games"]
+    (row,) = js["home"]
+    assert row["cells"][:3] == [
+        "random, greedy",
+        "standard · standard · 7x11",
+        f"turn {game['turn']}",
+    ]
+    assert row["cells"][4] == {"text": "watch", "href": f"/view/{game['id']}"}
+    assert js["homeDraw"]["cells"][3] == "draw"
+
+
+def test_the_new_game_body_sends_the_seed_as_typed(js: dict[str, Any]) -> None:
+    assert js["body"] == {
+        "snakes": ["builtin:a", "http://x/"],
+        "ruleset": "royale",
+        "map": "standard",
+        "width": 7,
+        "height": 9,
+        "timeout": 500,
+        "foodSpawnChance": 15,
+        "minimumFood": 1,
+        "hazardDamagePerTurn": 14,
+        "shrinkEveryNTurns": 25,
+        "seed": BIG_SEED,
+    }
+    assert f'"seed":"{BIG_SEED}"' in js["bodyJson"]
+    assert js["bodyNoSeed"] is False
+
+
+def test_the_map_size_is_kept_when_the_map_allows_it(js: dict[str, Any]) -> None:
+    maze = js["maze"]
+    assert js["fit"]["kept"] == maze["sizes"][-1]
+    assert js["fit"]["changed"] == maze["sizes"][0]
+    assert js["fit"]["any"] == [4, 5]
+    sizes = ", ".join(f"{w}x{h}" for w, h in maze["sizes"])
+    assert js["fit"]["info"] == (
+        f"{maze['description']} Sizes: {sizes}. "
+        f"Players: {maze['min_players']}-{maze['max_players']}."
+    )
+    assert js["fit"]["anyInfo"] == "Anything. Sizes: any size. Players: 1-8."
+    assert js["rematch"] == "/api/games/a%20b%2Fc/rematch"
+
+
+def test_tester_rows(js: dict[str, Any]) -> None:
+    assert js["tester"] == [
+        {"cells": ["check", "info", {"text": "PASS", "cls": "pass"}, {"text": "", "cls": "muted"}]},
+        {"cells": ["check", "move", {"text": "FAIL", "cls": "fail"}, {"text": "", "cls": "muted"}]},
+        {
+            "cells": [
+                "food",
+                "eat",
+                {"text": "PASS", "cls": "pass"},
+                {"text": "3/4 positions", "cls": "muted"},
+            ]
+        },
+    ]
+
+
+def test_ladder_rows_and_standings(js: dict[str, Any]) -> None:
+    assert js["ladders"] == [
+        {
+            "cells": [
+                {"text": "a b", "href": "/ladders/a%20b"},
+                "2 snakes",
+                "5 games",
+                "playing now",
+            ]
+        }
+    ]
+    assert js["noLadders"] == [{"cells": [{"text": "No ladders yet.", "cls": "muted"}]}]
+    assert js["standing"] == [
+        {"cells": [1, "s", "1.23", "25.00", "8.33", 3, "active"]},
+        {"cells": ["-", "new", "-", "-", "-", 0, "unreachable"]},
+    ]
+    watch = {"text": "watch", "href": "/view/g"}
+    assert js["recent"] == {"cells": ["a > b = c", "12 turns", watch]}
+    assert js["summary"] == ["4 games - playing now", "0 games"]
+
+
+def _points(line: dict[str, Any]) -> list[tuple[float, float]]:
+    return [(float(x), float(y)) for x, y in (p.split(",") for p in line["points"].split())]
+
+
+def test_the_rating_chart_spans_its_area(js: dict[str, Any]) -> None:
+    area = js["chartArea"]
+    a, b = js["chart"]
+    assert (a["snake"], b["snake"]) == ("a", "b")
+    assert a["color"] != b["color"]
+    # Ratings (mu - 3 sigma): a goes 1, 6, 12; b is at 1.  Lowest at the bottom,
+    # highest at the top, games spread over the width of the longest history.
+    assert _points(a) == [
+        (area["left"], area["bottom"]),
+        ((area["left"] + area["right"]) / 2, area["bottom"] - 5 / 11 * 220),
+        (area["right"], area["top"]),
+    ]
+    assert _points(b) == [(area["left"], area["bottom"])]
+    # A flat history is drawn mid-height, not divided by zero.
+    (flat,) = js["flatChart"]
+    assert [y for _, y in _points(flat)] == [120.0, 120.0]
+    assert js["emptyChart"] == []
+
+
+def test_the_bracket_groups_matches_by_round(js: dict[str, Any]) -> None:
+    assert js["rounds"] == [
+        ["winners 1", ["m1", "m2"]],
+        ["losers 1", ["m3"]],
+        ["winners 2", ["m4"]],
+    ]
+    done, bye, empty, pending = js["boxes"]
+    assert done == {
+        "lines": [{"text": "a 1", "won": True}, {"text": "b 0", "won": False}],
+        "bye": False,
+        "games": [
+            {"text": "game 1", "href": "/view/g1"},
+            {"text": "game 2", "href": "/halite/games/h%202"},
+        ],
+    }
+    assert bye["bye"] is True and bye["lines"] == [
+        {"text": "c", "won": True},
+        {"text": "?", "won": False},
+    ]
+    assert empty["lines"] == [{"text": "?", "won": False}] * 2
+    assert pending["games"] == []
+    assert js["status"] == ["Champion: a", "Playing now", "Waiting"]
+    assert js["tStandings"] == [{"cells": [1, "a"]}, {"cells": [2, "b"]}]
+
+
+def test_halite_rows(js: dict[str, Any]) -> None:
+    assert js["halite"] == [
+        {
+            "testid": "halite-game",
+            "cells": [
+                "x, <y>",
+                "won by x",
+                "32x40",
+                "400 turns",
+                {"text": "upload", "cls": "muted"},
+                {"text": "watch", "href": "/halite/games/1"},
+            ],
+        }
+    ]
+    assert js["haliteWinnerless"] == "won by -"
+    assert js["noHalite"] == [{"cells": [{"text": "No Halite games stored yet.", "cls": "muted"}]}]
+
+
+def test_seeds_are_read_exactly(js: dict[str, Any]) -> None:
+    assert js["exact"] == [BIG_SEED, "7", None, "1"]
+    assert js["seedString"] == [BIG_SEED, "5", "5", None]
