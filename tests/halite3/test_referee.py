@@ -120,6 +120,22 @@ def test_process_bot_too_long_line_and_bounded_stderr() -> None:
     asyncio.run(scenario())
 
 
+def test_kill_is_prompt_when_the_bot_flooded_stdout() -> None:
+    # 4 MB unread behind a too-long line: asyncio pauses the pipe, and a wait() for the
+    # process (which also waits for its pipes) would never return.
+    async def scenario() -> float:
+        command = f"{PY} -c \"import sys, time; sys.stdout.write('x' * 5000000); time.sleep(30)\""
+        bot = await ProcessBot.start(command)
+        reply = await bot.read_line(10.0)
+        assert reply.status is LineStatus.TOO_LONG
+        start = time.monotonic()
+        await asyncio.wait_for(bot.kill(), 10)
+        assert bot.returncode is not None
+        return time.monotonic() - start
+
+    assert asyncio.run(scenario()) < 3
+
+
 def test_kill_ends_the_whole_process_group() -> None:
     async def scenario() -> int:
         bot = await ProcessBot.start("sleep 60 & sleep 60 & echo ready; wait")

@@ -307,17 +307,40 @@ class ProcessBot:
             if process.stdin is not None:
                 process.stdin.close()
         finally:
-            # Reap even when cancelled: shield the wait so no zombie is left behind.
-            await asyncio.shield(process.wait())
-            task = self._stderr_task
+            # Reap even when cancelled: shield it so no zombie or open pipe is left behind.
+            await asyncio.shield(self._reap())
+
+    async def _reap(self) -> None:
+        process = self._process
+        # Not ``process.wait()``: it also waits for every pipe to close, and a stdout the
+        # bot flooded stays paused (never at EOF) once nobody reads it, so it can hang.
+        # The exit status alone comes from the child watcher; SIGKILL makes it prompt.
+        while process.returncode is None:
+            await asyncio.sleep(0.005)
+        stdout = process.stdout
+        drains = [asyncio.get_running_loop().create_task(self._discard(stdout))]
+        if self._stderr_task is not None:
+            drains.append(self._stderr_task)
             self._stderr_task = None
-            if task is not None:
-                # A grandchild that left the group could hold stderr open: do not hang.
-                done, _ = await asyncio.wait({task}, timeout=1.0)
-                if not done:
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await task
+        # A grandchild that left the group could hold a pipe open: do not hang on it.
+        _, pending = await asyncio.wait(drains, timeout=1.0)
+        for task in pending:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        # asyncio has no public close for a subprocess; its transport's close() releases
+        # whatever pipe is still open (a no-op once all reached EOF).
+        transport = getattr(process, "_transport", None)
+        if transport is not None:
+            transport.close()
+
+    @staticmethod
+    async def _discard(stream: asyncio.StreamReader | None) -> None:
+        if stream is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            while await stream.read(_CHUNK):
+                pass
 
     def stderr_text(self) -> str:
         """What the bot wrote to stderr so far (bounded; dropped bytes are counted)."""
