@@ -7,14 +7,15 @@ import json
 import pytest
 
 from snakewar.engine.rng import MAX_RAND, MIN_RAND, GoRand, wrap_int64
-from snakewar.testing.battlesnake_conformance import default_dir
+from tests.conformance_data import battlesnake_dir, require
 
-VECTORS_PATH = default_dir() / "go_math_rand_vectors.json"
+VECTORS_PATH = battlesnake_dir() / "go_math_rand_vectors.json"
 VECTORS = json.loads(VECTORS_PATH.read_text()) if VECTORS_PATH.exists() else []
 
 
 def test_vectors_present() -> None:
-    assert len(VECTORS) >= 6, f"missing {VECTORS_PATH}"
+    require(VECTORS_PATH, "Go's math/rand test vectors")
+    assert len(VECTORS) >= 6, f"{VECTORS_PATH} holds {len(VECTORS)} vectors"
 
 
 @pytest.mark.parametrize("vec", VECTORS, ids=[str(v["seed"]) for v in VECTORS])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
@@ -27,11 +26,6 @@ from snakewar.arena.executors import (
 from snakewar.engine.protocol import MatchSpec
 from snakewar.referee.batch import SnakeMatch
 from snakewar.referee.stats import GameSummary
-
-HAS_RAY = importlib.util.find_spec("ray") is not None
-needs_ray = pytest.mark.skipif(
-    not HAS_RAY, reason='Ray is not installed: pip install "snakewar[ray]"'
-)
 
 DUEL = match_spec(SnakeMatch(("builtin:random", "builtin:greedy"), width=7, height=7))
 TRIO = match_spec(
@@ -138,7 +132,6 @@ def test_process_pool_matches_in_process(local_duel: list[GameOutcome]) -> None:
     assert [digest(o) for o in outcomes] == [digest(o) for o in local_duel[:40]]
 
 
-@needs_ray
 def test_ray_matches_in_process_on_200_games(
     ray_cluster: None, local_duel: list[GameOutcome]
 ) -> None:
@@ -152,7 +145,6 @@ def test_ray_matches_in_process_on_200_games(
     assert [digest(o) for o in outcomes] == [digest(o) for o in local_duel]
 
 
-@needs_ray
 def test_three_snake_games_with_hunter_match_across_executors(ray_cluster: None) -> None:
     jobs = jobs_for(TRIO, range(8))
     local = InProcessExecutor(concurrency=2).run(jobs)
@@ -181,12 +173,10 @@ def test_unplayable_job_is_an_error_outcome_in_a_pool() -> None:
     check_failing_batch(ProcessPoolExecutor(2).run(failing_batch()))
 
 
-@needs_ray
 def test_unplayable_job_is_an_error_outcome_on_ray(ray_cluster: None) -> None:
     check_failing_batch(RayExecutor().run(failing_batch()))
 
 
-@needs_ray
 def test_ray_worker_death_is_retried_and_counted_once(ray_cluster: None, tmp_path: Path) -> None:
     marker = tmp_path / "crashed"
     jobs = jobs_for(DUEL, range(6))
@@ -202,7 +192,6 @@ def test_ray_worker_death_is_retried_and_counted_once(ray_cluster: None, tmp_pat
     assert [digest(o) for o in outcomes] == [digest(o) for o in expected]
 
 
-@needs_ray
 def test_ray_worker_that_keeps_dying_is_reported_failed(ray_cluster: None) -> None:
     jobs = jobs_for(DUEL, range(3))
     seen: list[str] = []

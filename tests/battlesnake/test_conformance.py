@@ -1,7 +1,7 @@
 """Every record of the official engine's recorded games must match exactly.
 
-The folder comes from $SNAKEWAR_CONFORMANCE_DIR (default ../shared/conformance/battlesnake);
-every ``*.jsonl.gz`` under it is checked, one test per file.
+The folder comes from $SNAKEWAR_CONFORMANCE_DIR (default: the public and edge sets shipped
+in tests/data/battlesnake); every game-record file under it is checked, one test per file.
 """
 
 from __future__ import annotations
@@ -16,17 +16,17 @@ from snakewar.testing.battlesnake_conformance import (
     ConformanceReport,
     check_battlesnake_game,
     data_files,
-    default_dir,
     iter_games,
 )
+from tests.conformance_data import battlesnake_dir, require
 from tests.conftest import CONFORMANCE_COUNTS, CONFORMANCE_SETUPS
 
-DATA_DIR = default_dir()
+DATA_DIR = battlesnake_dir()
 FILES = data_files([DATA_DIR])
 
 
 def test_conformance_data_is_present() -> None:
-    assert FILES, f"no *.jsonl.gz conformance files under {DATA_DIR.resolve()}"
+    require(FILES, f"Battlesnake game records (*.jsonl.gz) under {DATA_DIR.resolve()}")
 
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(DATA_DIR)) for p in FILES])

@@ -1,6 +1,6 @@
 """Where the browser tests find chromium and put their screenshots.
 
-CI (``.ci/run``) installs Debian's chromium and sets ``SNAKEWAR_REQUIRE_BROWSER=1``, so
+CI (``.ci/run``) installs Debian's chromium and sets ``CI=1``, so
 there a missing browser fails instead of skipping.  Screenshots go to
 ``$SNAKEWAR_ARTIFACTS`` (default ``test-artifacts/``) for people to look at.
 """
@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.system_tools import IN_CI
+
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
@@ -24,9 +26,10 @@ ARTIFACTS = Path(os.environ.get("SNAKEWAR_ARTIFACTS", "test-artifacts"))
 def require_chromium() -> None:
     """Call at a test module's top: skip the module without chromium (fail under CI)."""
     if not Path(CHROMIUM).exists():
-        if os.environ.get("SNAKEWAR_REQUIRE_BROWSER"):
-            raise RuntimeError(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
-        pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+        message = f"chromium is not at {CHROMIUM} (Debian package chromium; .ci/run installs it)"
+        if IN_CI:
+            raise RuntimeError(message)
+        pytest.skip(message, allow_module_level=True)
 
 
 def shot(page: Page, name: str) -> None:

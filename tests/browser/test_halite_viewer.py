@@ -3,7 +3,7 @@
 An official replay (written by the official engine) is uploaded through the
 ``/halite`` form and watched in the viewer.  Screenshots go to
 ``$SNAKEWAR_ARTIFACTS`` (default ``test-artifacts/``).  With
-``SNAKEWAR_REQUIRE_BROWSER=1`` (CI) a missing browser fails instead of skipping.
+``CI=1`` (as in .ci/run) a missing browser fails instead of skipping.
 """
 
 from __future__ import annotations
@@ -13,17 +13,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.browser.browser_env import require_chromium, shot
+from tests.conformance_data import SHIPPED_HALITE_REPLAYS
 
-REPLAYS = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "halite3" / "public"
 # 2 players, 76 turns; player 1 ends holding 615 halite but scores 0 (it ran out of ships).
-REPLAY = REPLAYS / "replays" / "public-s100208-32x32-2p.hlt"
+REPLAY = SHIPPED_HALITE_REPLAYS / "public-s100208-32x32-2p.hlt"
 
 require_chromium()
-if not REPLAY.is_file():
-    pytest.skip(f"official Halite replay {REPLAY} not found", allow_module_level=True)
 
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 

@@ -2,7 +2,7 @@
 
 The server runs on loopback with a SQLite database; screenshots of each step go
 to ``$SNAKEWAR_ARTIFACTS`` (default ``test-artifacts/``) for people to look at.
-CI (``.ci/run``) installs chromium and sets ``SNAKEWAR_REQUIRE_BROWSER=1``, so
+CI (``.ci/run``) installs chromium and sets ``CI=1``, so
 there a missing browser fails instead of skipping.
 """
 
@@ -57,7 +57,9 @@ def test_step_with_the_keyboard_and_permalink(base_url: str, page: Page) -> None
     game = httpx.post(
         base_url + "/api/games", json={"snakes": ["greedy", "greedy"], "seed": 9}
     ).json()
+    deadline = time.monotonic() + 60
     while (info := httpx.get(f"{base_url}/api/games/{game['id']}").json())["status"] == "running":
+        assert time.monotonic() < deadline, "the game did not finish in a minute"
         time.sleep(0.1)
     last = info["turn"]
     assert last > 4
@@ -217,7 +219,9 @@ def _finished_game(base_url: str) -> str:
     game = httpx.post(
         base_url + "/api/games", json={"snakes": ["greedy", "greedy"], "seed": 3}
     ).json()
+    deadline = time.monotonic() + 60
     while httpx.get(f"{base_url}/api/games/{game['id']}").json()["status"] == "running":
+        assert time.monotonic() < deadline, "the game did not finish in a minute"
         time.sleep(0.1)
     return str(game["id"])
 

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-#: The recorded games: ``$SNAKEWAR_HALITE_CONFORMANCE_DIR`` or the public set beside the repo.
-CONFORMANCE_DIR = Path(
-    os.environ.get(
-        "SNAKEWAR_HALITE_CONFORMANCE_DIR",
-        str(REPO.parent / "shared" / "conformance" / "halite3" / "public"),
-    )
-)
-#: ``SNAKEWAR_ALLOW_MISSING_CONFORMANCE=1`` turns a missing set into skips.
-ALLOW_MISSING = os.environ.get("SNAKEWAR_ALLOW_MISSING_CONFORMANCE") == "1"
+from tests.conformance_data import halite_dir
+
+#: The recorded games: ``$SNAKEWAR_HALITE_CONFORMANCE_DIR`` or the set shipped in tests/data.
+CONFORMANCE_DIR = halite_dir()
 #: ``snakewar`` as a subprocess, with this interpreter: append the arguments.
-MAIN = [sys.executable, "-c", "import sys; from snakewar.cli import main; sys.exit(main())"]
+MAIN = [sys.executable, "-c", "import sys; from snakewar.command import main; sys.exit(main())"]

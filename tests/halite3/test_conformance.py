@@ -1,7 +1,7 @@
 """Conformance: every recorded official-engine game replays exactly, field by field.
 
-Reads every game under ``SNAKEWAR_HALITE_CONFORMANCE_DIR`` (default: the public set in
-``../shared/conformance/halite3/public``), builds the map from the seed, feeds each
+Reads every game under ``SNAKEWAR_HALITE_CONFORMANCE_DIR`` (default: the public set shipped
+in ``tests/data/halite3/public``), builds the map from the seed, feeds each
 turn's recorded command lines to the engine and compares inspiration, kills, events,
 changed cells, ships, dropoffs, energy, deposits, then the final ranks, scores,
 statistics and error-log messages.
@@ -9,24 +9,19 @@ statistics and error-log messages.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from snakewar.testing.halite3_conformance import check_halite_game, iter_oracle_games
+from tests.conformance_data import require
 from tests.halite3.oracle import CONFORMANCE_DIR
 
 GAMES = list(iter_oracle_games(CONFORMANCE_DIR)) if CONFORMANCE_DIR.is_dir() else []
 
 
 def test_conformance_games_are_present() -> None:
-    if not GAMES and os.environ.get("SNAKEWAR_ALLOW_MISSING_CONFORMANCE") == "1":
-        pytest.skip(f"no Halite III conformance games under {CONFORMANCE_DIR}")
-    assert GAMES, (
-        f"no Halite III conformance games under {CONFORMANCE_DIR}; set "
-        "SNAKEWAR_HALITE_CONFORMANCE_DIR (or SNAKEWAR_ALLOW_MISSING_CONFORMANCE=1 to skip)"
-    )
+    require(GAMES, f"Halite III conformance games under {CONFORMANCE_DIR}")
 
 
 @pytest.mark.parametrize("path", GAMES, ids=[p.name.split(".")[0] for p in GAMES])

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -42,21 +41,16 @@ from snakewar.replay.hlt import (
     write_hlt,
 )
 from snakewar.testing.halite3_conformance import read_oracle
-from tests.halite3.oracle import ALLOW_MISSING, CONFORMANCE_DIR
+from tests.conformance_data import require
+from tests.halite3.oracle import CONFORMANCE_DIR
+from tests.system_tools import tool
 
 GAME_FILES = sorted((CONFORMANCE_DIR / "games").glob("*.jsonl.gz"))
 
 
 @pytest.fixture(scope="module")
 def game_files() -> list[Path]:
-    if not GAME_FILES:
-        message = (
-            f"no Halite III conformance games under {CONFORMANCE_DIR / 'games'}; "
-            "set SNAKEWAR_HALITE_CONFORMANCE_DIR, or SNAKEWAR_ALLOW_MISSING_CONFORMANCE=1 to skip"
-        )
-        if ALLOW_MISSING:
-            pytest.skip(message)
-        pytest.fail(message)
+    require(GAME_FILES, f"Halite III conformance games under {CONFORMANCE_DIR / 'games'}")
     return GAME_FILES
 
 
@@ -328,11 +322,11 @@ def test_written_file_decompresses_with_zstandard_at_any_level(small: Played) ->
     assert len(encode_hlt(small.document, level=22)) < len(encode_hlt(small.document, level=1))
 
 
-@pytest.mark.skipif(shutil.which("zstd") is None, reason="the zstd command is not installed")
 def test_written_file_decompresses_with_the_zstd_cli(small: Played, tmp_path: Path) -> None:
+    zstd = tool("zstd")
     path = write_hlt(small.document, tmp_path / "r.hlt")
     out = subprocess.run(
-        ["zstd", "-dc", str(path)], capture_output=True, check=True, timeout=30
+        [zstd, "-dc", str(path)], capture_output=True, check=True, timeout=30
     ).stdout
     assert json.loads(out) == small.document
 

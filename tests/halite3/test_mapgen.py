@@ -13,7 +13,8 @@ import pytest
 from snakewar.engine.mt19937 import MT19937
 from snakewar.errors import SnakewarError
 from snakewar.games.halite3.mapgen import GeneratedMap, MapError, generate_map, size_for_seed
-from tests.halite3.oracle import ALLOW_MISSING, CONFORMANCE_DIR
+from tests.conformance_data import require
+from tests.halite3.oracle import CONFORMANCE_DIR
 
 
 def _game_files() -> list[Path]:
@@ -31,14 +32,7 @@ GAME_FILES = _game_files()
 
 @pytest.fixture(scope="module")
 def headers() -> list[dict[str, Any]]:
-    if not GAME_FILES:
-        message = (
-            f"no Halite III conformance games under {CONFORMANCE_DIR / 'games'}; "
-            "set SNAKEWAR_HALITE_CONFORMANCE_DIR, or SNAKEWAR_ALLOW_MISSING_CONFORMANCE=1 to skip"
-        )
-        if ALLOW_MISSING:
-            pytest.skip(message)
-        pytest.fail(message)
+    require(GAME_FILES, f"Halite III conformance games under {CONFORMANCE_DIR / 'games'}")
     return [_header(p) for p in GAME_FILES]
 
 

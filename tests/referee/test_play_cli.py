@@ -155,7 +155,6 @@ def test_bad_input_is_one_clear_line(
 
 
 def test_batch_on_ray_matches_the_local_batch(tmp_path: Path) -> None:
-    pytest.importorskip("ray")
     import subprocess
     import sys
 

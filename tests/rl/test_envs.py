@@ -6,13 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
-
-pytest.importorskip("pettingzoo")
-pytest.importorskip("gymnasium")
-
-import gymnasium
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import (  # type: ignore[import-untyped]
     parallel_api_test,

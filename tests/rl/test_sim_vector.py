@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("gymnasium")
-
 from snakewar.games.battlesnake import Game, GameConfig, Settings
 from snakewar.rl import EnvStepError, ObservationSpec, SimVectorEnv, encode_observation
 

@@ -11,6 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from snakewar.storage import Store
+from tests.system_tools import need
 
 POSTGRES_ENV = "SNAKEWAR_TEST_POSTGRES_URL"
 
@@ -22,11 +23,12 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield f"sqlite:///{tmp_path / 'games.db'}"
         return
     base = os.environ.get(POSTGRES_ENV, "").strip()
-    if not base:
-        pytest.skip(
-            f"PostgreSQL variant: set {POSTGRES_ENV} to a scratch database, e.g. "
-            "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-        )
+    need(
+        f"a PostgreSQL database in ${POSTGRES_ENV} (a scratch one, e.g. "
+        "postgresql+psycopg://postgres@127.0.0.1:5432/postgres)",
+        bool(base),
+        "postgresql",
+    )
     url = sa.make_url(base).set(drivername="postgresql+psycopg")
     schema = f"snakewar_test_{uuid.uuid4().hex[:12]}"
     admin = sa.create_engine(url, poolclass=sa.NullPool)

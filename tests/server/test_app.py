@@ -34,6 +34,17 @@ def wait_finished(client: TestClient, game_id: str, timeout: float = 20) -> dict
     raise AssertionError(f"game {game_id} did not finish")
 
 
+def read_until_game_end(ws: Any, most: int = 5000) -> list[dict[str, Any]]:
+    """Every message up to and including ``game_end``; a stream that never ends fails."""
+    messages: list[dict[str, Any]] = []
+    for _ in range(most):
+        message = ws.receive_json()
+        messages.append(message)
+        if message["Type"] == "game_end":
+            return messages
+    raise AssertionError(f"no game_end in {most} messages")
+
+
 def test_create_watch_and_list_a_game(client: TestClient) -> None:
     created = client.post("/api/games", json=GAME)
     assert created.status_code == 201, created.text
@@ -61,13 +72,7 @@ def test_many_spectators_get_every_frame_then_game_end(client: TestClient) -> No
     streams = []
     for _ in range(3):
         with client.websocket_connect(f"/games/{game['id']}/events") as ws:
-            messages = []
-            while True:
-                message = ws.receive_json()
-                messages.append(message)
-                if message["Type"] == "game_end":
-                    break
-            streams.append(messages)
+            streams.append(read_until_game_end(ws))
     turns = [[m["Data"]["Turn"] for m in s if m["Type"] == "frame"] for s in streams]
     assert turns[0] == list(range(len(turns[0]))) and len(turns[0]) > 2
     assert turns[0] == turns[1] == turns[2]
@@ -249,12 +254,7 @@ def test_stored_games_survive_the_server(tmp_path: Any) -> None:
         frames = second.get(f"/games/{game['id']}/frames", params={"limit": 1000}).json()
         assert frames["Count"] == finished["turn"] + 1
         with second.websocket_connect(f"/games/{game['id']}/events") as ws:
-            kinds = []
-            while True:
-                message = ws.receive_json()
-                kinds.append(message["Type"])
-                if message["Type"] == "game_end":
-                    break
+            kinds = [m["Type"] for m in read_until_game_end(ws)]
         assert kinds.count("frame") == finished["turn"] + 1
         replay = second.get(f"/api/games/{game['id']}/replay")
         assert replay.status_code == 200
@@ -297,7 +297,9 @@ def test_a_killed_server_leaves_its_running_game_aborted_with_frames(tmp_path: A
         game = httpx.post(
             base + "/api/games", json={"snakes": ["hunter", "hunter"], "seed": 3}, timeout=30
         ).json()
+        deadline = time.monotonic() + 60
         while httpx.get(f"{base}/api/games/{game['id']}").json()["turn"] < 3:
+            assert time.monotonic() < deadline, "the game did not reach turn 3 in a minute"
             time.sleep(0.1)
     finally:
         server.send_signal(signal.SIGKILL)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import zstandard
 from fastapi.testclient import TestClient
 
 from snakewar.adapters.halite3 import played_from_hlt
@@ -23,23 +23,10 @@ from snakewar.replay.hlt import read_hlt
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.routers import halite
 from snakewar.storage import GameExistsError, Store
+from tests.conformance_data import SHIPPED_HALITE_REPLAYS
 
-zstandard = pytest.importorskip("zstandard")
-
-REPLAYS = (
-    (
-        Path(os.environ.get("SNAKEWAR_HALITE_CONFORMANCE_DIR", ""))
-        if os.environ.get("SNAKEWAR_HALITE_CONFORMANCE_DIR")
-        else Path(__file__).resolve().parents[3] / "shared" / "conformance" / "halite3"
-    )
-    / "public"
-    / "replays"
-)
-SMALL = REPLAYS / "public-s100215-32x32-2p.hlt"  # 25 turns, 2 players
-FOUR = REPLAYS / "public-s100415-32x32-4p.hlt"  # 401 turns, 4 players
-
-if not SMALL.is_file():
-    pytest.skip(f"official Halite replays not found in {REPLAYS}", allow_module_level=True)
+SMALL = SHIPPED_HALITE_REPLAYS / "public-s100215-32x32-2p.hlt"  # 25 turns, 2 players
+FOUR = SHIPPED_HALITE_REPLAYS / "public-s100415-32x32-4p.hlt"  # 401 turns, 4 players
 
 
 def document(path: Path) -> dict[str, Any]:

@@ -11,15 +11,15 @@ from collections import defaultdict
 from typing import Any
 
 import numpy as np
-import pytest
 
 from snakewar.games.battlesnake import Settings
 from snakewar.games.battlesnake.rules import default_move
 from snakewar.games.battlesnake.types import BoardState
 from snakewar.sim import MAPS, MOVE_NAMES, RULESETS, BatchSim
-from snakewar.testing.battlesnake_conformance import data_files, default_dir, iter_games
+from snakewar.testing.battlesnake_conformance import data_files, iter_games
+from tests.conformance_data import battlesnake_dir, require
 
-FILES = data_files([default_dir()])
+FILES = data_files([battlesnake_dir()])
 
 GroupKey = tuple[str, str, int, int, tuple[str, ...], bool]
 
@@ -73,8 +73,7 @@ def _collect() -> dict[GroupKey, list[tuple[str, dict[str, Any], list[int], Sett
 
 
 def test_recorded_turns() -> None:
-    if not FILES:
-        pytest.skip(f"no conformance data under {default_dir().resolve()}")
+    require(FILES, f"Battlesnake game records under {battlesnake_dir().resolve()}")
     groups = _collect()
     checked = 0
     failures: list[str] = []

@@ -9,16 +9,12 @@ API-shaped data, some of it real answers from the server.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from typing import Any
 
 import pytest
 
 from snakewar.viewer import static_dir
-
-NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed: the JS is not run")
 
 BIG_SEED = "2618439174457646105"  # a JavaScript number would make it ...6000
 
@@ -138,7 +134,7 @@ console.log(JSON.stringify(out));
 
 
 @pytest.fixture(scope="module")
-def js() -> dict[str, Any]:
+def js(node: str) -> dict[str, Any]:
     from fastapi.testclient import TestClient
 
     from snakewar.server import ServerConfig, create_app
@@ -156,9 +152,8 @@ def js() -> dict[str, Any]:
         "games": {"games": games["live"] + games["games"]},
         "maps": maps,
     }
-    assert NODE is not None
     done = subprocess.run(
-        [NODE, "--input-type=module", "-e", NODE_SCRIPT, json.dumps(config)],
+        [node, "--input-type=module", "-e", NODE_SCRIPT, json.dumps(config)],
         capture_output=True,
         text=True,
         timeout=60,

@@ -12,7 +12,6 @@ import gzip
 import itertools
 import json
 import re
-import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -25,9 +24,6 @@ import pytest
 from snakewar.games.battlesnake.frames import game_info, record_frames
 from snakewar.replay import read_official_jsonl, read_replay
 from snakewar.viewer import ASSETS, BOARD_PAGE, static_dir
-
-NODE = shutil.which("node")
-needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed: the JS is not run")
 
 CELL = 20  # render.js's CELL
 
@@ -107,11 +103,9 @@ def test_the_main_controls_and_rows_carry_test_ids() -> None:
         assert f'data-testid="{test_id}"' in rows, test_id
 
 
-@needs_node
 @pytest.mark.parametrize("path", js_files(), ids=lambda p: p.relative_to(static_dir()).as_posix())
-def test_module_parses(path: Path) -> None:
-    assert NODE is not None
-    done = subprocess.run([NODE, "--check", str(path)], capture_output=True, text=True)
+def test_module_parses(path: Path, node: str) -> None:
+    done = subprocess.run([node, "--check", str(path)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
 
@@ -367,9 +361,7 @@ def games(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def js(games: dict[str, Path]) -> dict[str, Any]:
-    if NODE is None:
-        pytest.skip("node is not installed: the JS is not run")
+def js(games: dict[str, Path], node: str) -> dict[str, Any]:
     record = read_replay(games["snakewar"])
     config = {
         "base": static_dir().as_uri() + "/",
@@ -377,7 +369,7 @@ def js(games: dict[str, Path]) -> dict[str, Any]:
         "engineFrames": record_frames(record)[:3],
     }
     done = subprocess.run(
-        [NODE, "--input-type=module", "-e", NODE_SCRIPT, json.dumps(config)],
+        [node, "--input-type=module", "-e", NODE_SCRIPT, json.dumps(config)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -640,8 +632,7 @@ def test_the_event_stream_reconnects_deduplicates_and_stops_at_game_end(
     assert js["missing"] == {"missing": True, "pending": 0}
 
 
-@needs_node
-def test_a_replays_64_bit_seed_is_read_exactly(tmp_path: Path) -> None:
+def test_a_replays_64_bit_seed_is_read_exactly(tmp_path: Path, node: str) -> None:
     seed = 2618439174457646105  # JSON.parse alone gives 2618439174457646000
     replay, _ = _play(tmp_path, "big-seed", "random", "greedy", "-r", str(seed))
     script = (
@@ -650,9 +641,8 @@ def test_a_replays_64_bit_seed_is_read_exactly(tmp_path: Path) -> None:
         "const text = await F.decodeReplayBytes(fs.readFileSync(process.argv[2]));"
         "console.log(JSON.stringify(F.parseReplayText(text).game));"
     )
-    assert NODE is not None
     done = subprocess.run(
-        [NODE, "--input-type=module", "-e", script, static_dir().as_uri() + "/", str(replay)],
+        [node, "--input-type=module", "-e", script, static_dir().as_uri() + "/", str(replay)],
         capture_output=True,
         text=True,
         timeout=60,
