@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal
 
 import uvicorn
 
@@ -21,7 +21,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(app: Any, lifespan: str = "auto") -> Iterator[str]:
+def serve(app: Any, lifespan: Literal["auto", "on", "off"] = "auto") -> Iterator[str]:
     """Run ``app`` with uvicorn until the block ends; yields its base URL.
 
     The socket is made with an explicit TCP protocol: asyncio only turns Nagle's

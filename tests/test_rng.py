@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ def test_vectors_present() -> None:
 
 
 @pytest.mark.parametrize("vec", VECTORS, ids=[str(v["seed"]) for v in VECTORS])
-def test_go_vectors(vec: dict) -> None:
+def test_go_vectors(vec: dict[str, Any]) -> None:
     seed = vec["seed"]
     r = GoRand(seed)
     assert [str(r.int63()) for _ in range(5)] == vec["int63_x5_as_strings"]

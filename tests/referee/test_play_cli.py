@@ -121,7 +121,7 @@ def test_batch_prints_rates_and_writes_json(
 
 
 def test_batch_results_do_not_depend_on_workers(tmp_path: Path) -> None:
-    results = []
+    results: list[list[tuple[int, ...]]] = []
     for workers in ("1", "2"):
         out = tmp_path / f"w{workers}.json"
         args = ["play", "random", "random", "random", "-r", "9", "--games", "4"]
@@ -158,7 +158,7 @@ def test_batch_on_ray_matches_the_local_batch(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    results = []
+    results: list[list[tuple[float, ...]]] = []
     for extra in ([], ["--ray-address", "local"]):
         out = tmp_path / f"r{len(results)}.json"
         args = ["play", "random", "greedy", "-r", "11", "--games", "12", "-W", "7", "-H", "7"]

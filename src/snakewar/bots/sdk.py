@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -187,15 +187,33 @@ class FunctionBot(Bot):
         serve(self, host, port, log_level=log_level)
 
 
+@overload
+def snake(fn: MoveFunction, /) -> FunctionBot: ...
+
+
+@overload
 def snake(
-    fn: MoveFunction | None = None,
+    fn: None = None,
+    /,
     *,
     author: str = "",
     color: str = "#888888",
     head: str = "default",
     tail: str = "default",
     version: str = "",
-) -> Any:
+) -> Callable[[MoveFunction], FunctionBot]: ...
+
+
+def snake(
+    fn: MoveFunction | None = None,
+    /,
+    *,
+    author: str = "",
+    color: str = "#888888",
+    head: str = "default",
+    tail: str = "default",
+    version: str = "",
+) -> FunctionBot | Callable[[MoveFunction], FunctionBot]:
     """Decorator: make a :class:`FunctionBot` from a move function.
 
     Usable bare (``@snake``) or with customizations (``@snake(color="#ff0000")``).

@@ -30,6 +30,7 @@ __all__ = [
     "EntrantOut",
     "GameList",
     "GameOut",
+    "HaliteReplayDocumentOut",
     "LadderGameOut",
     "LadderOut",
     "LadderSummaryOut",
@@ -50,6 +51,7 @@ __all__ = [
     "TournamentStandingOut",
     "TournamentSummaryOut",
     "UploadOut",
+    "binary_download",
     "request_params",
 ]
 
@@ -498,6 +500,32 @@ class ProgramGameOut(BaseModel):
     replay_size: int
     url: str
     replay: str
+
+
+def binary_download(description: str, *media_types: str) -> dict[str, Any]:
+    """An OpenAPI response entry for a route that answers a file, not JSON."""
+    binary = {"schema": {"type": "string", "format": "binary"}}
+    return {"description": description, "content": {m: binary for m in media_types}}
+
+
+class HaliteReplayDocumentOut(BaseModel):
+    """A Halite III replay's JSON document, as the official engine writes it.
+
+    The server sends the document through unchanged (it is large, and the official
+    viewer reads it as is); this model names its top-level fields for the API docs.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    ENGINE_VERSION: str
+    REPLAY_FILE_VERSION: int
+    GAME_CONSTANTS: dict[str, Any]
+    map_generator_seed: int
+    number_of_players: int
+    players: list[dict[str, Any]]
+    production_map: dict[str, Any]
+    full_frames: list[dict[str, Any]]
+    game_statistics: dict[str, Any]
 
 
 class UploadOut(BaseModel):

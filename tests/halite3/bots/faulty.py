@@ -18,14 +18,14 @@ import sys
 import time
 
 
-def read_line():
+def read_line() -> str:
     line = sys.stdin.readline()
     if not line:
         sys.exit(0)
     return line
 
 
-def read_init():
+def read_init() -> int:
     read_line()  # constants JSON
     num_players, _my_id = map(int, read_line().split())
     for _ in range(num_players):
@@ -36,7 +36,7 @@ def read_init():
     return num_players
 
 
-def read_frame(num_players):
+def read_frame(num_players: int) -> int:
     turn = int(read_line())
     for _ in range(num_players):
         _pid, ships, dropoffs, _halite = map(int, read_line().split())
@@ -47,12 +47,12 @@ def read_frame(num_players):
     return turn
 
 
-def send(text):
+def send(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()
 
 
-def main():
+def main() -> None:
     mode = sys.argv[1]
     when = int(sys.argv[2]) if len(sys.argv) > 2 else {"timeout": 3, "crash": 2}.get(mode, 1)
     num_players = read_init()

@@ -19,6 +19,7 @@ from snakewar.server.schemas import (
     EntrantOut,
     GameList,
     GameOut,
+    binary_download,
     request_params,
 )
 from snakewar.storage import GameNotFoundError, GameRow
@@ -179,7 +180,14 @@ async def rematch(game_id: str, config: ConfigDep, manager: ManagerDep, store: S
     return live_out(await manager.create(spec))
 
 
-@router.get("/{game_id}/replay", response_class=Response)
+@router.get(
+    "/{game_id}/replay",
+    response_class=Response,
+    responses={
+        # The media type is the game's replay format's (x-ndjson, octet-stream...).
+        200: binary_download("The replay file, in its game's format.", "application/*")
+    },
+)
 async def export_replay(game_id: str, manager: ManagerDep, store: StoreDep) -> Response:
     """The game's replay file, in its game's format."""
     row = await _stored(store, game_id)

@@ -31,7 +31,12 @@ from snakewar.adapters.halite3 import GAME, played_from_hlt, read_checked_hlt
 from snakewar.errors import SnakewarError, TooLargeError
 from snakewar.server.deps import ConfigDep, StoreDep
 from snakewar.server.safety import RateLimiter, RateLimitError
-from snakewar.server.schemas import ProgramGameOut, UploadOut
+from snakewar.server.schemas import (
+    HaliteReplayDocumentOut,
+    ProgramGameOut,
+    UploadOut,
+    binary_download,
+)
 from snakewar.storage import MAX_REPLAY_BYTES, AsyncStore, GameNotFoundError, GameRow
 
 __all__ = ["MAX_UPLOAD_BYTES", "HaliteState", "UploadError", "router"]
@@ -162,7 +167,9 @@ async def upload_game(request: Request, config: ConfigDep, store: StoreDep) -> U
     return UploadOut(id=played.id, url=GAME.viewer_url(played.id))
 
 
-@router.post("/decode", responses={200: {"content": {"application/json": {}}}})
+@router.post(
+    "/decode", response_class=Response, responses={200: {"model": HaliteReplayDocumentOut}}
+)
 async def decode_game(request: Request, config: ConfigDep) -> Response:
     """A ``.hlt`` replay's JSON document (nothing is stored)."""
     data = await _read_body(request, config)
@@ -189,7 +196,11 @@ async def get_game(game_id: str, store: StoreDep) -> ProgramGameOut:
     return _out(await _stored(store, game_id))
 
 
-@router.get("/games/{game_id}/replay.hlt", response_class=Response)
+@router.get(
+    "/games/{game_id}/replay.hlt",
+    response_class=Response,
+    responses={200: binary_download("The .hlt file (zstd).", "application/octet-stream")},
+)
 async def download_game(game_id: str, store: StoreDep) -> Response:
     """The stored ``.hlt`` file."""
     await _stored(store, game_id)
@@ -213,7 +224,11 @@ def _gzipped_document(store: AsyncStore, cache: OrderedDict[str, bytes], game_id
     return packed
 
 
-@router.get("/games/{game_id}/replay", responses={200: {"content": {"application/json": {}}}})
+@router.get(
+    "/games/{game_id}/replay",
+    response_class=Response,
+    responses={200: {"model": HaliteReplayDocumentOut}},
+)
 async def replay_document(game_id: str, request: Request, store: StoreDep) -> Response:
     """The replay's JSON document, as the engine wrote it (gzip when accepted)."""
     await _stored(store, game_id)
