@@ -315,8 +315,7 @@ def bot(
 def conformance(
     directory: Path | None = typer.Argument(
         None,
-        help=f"Oracle folder (default: ${_CONFORMANCE_ENV} "
-        "or ../shared/conformance/halite3/public).",
+        help=f"Oracle folder (default: ${_CONFORMANCE_ENV}).",
     ),
 ) -> None:
     """Replay the official engine's recorded games and report every mismatch."""
@@ -327,9 +326,9 @@ def conformance(
 
     if directory is None:
         env = os.environ.get(_CONFORMANCE_ENV)
-        directory = (
-            Path(env) if env else Path("..") / "shared" / "conformance" / "halite3" / "public"
-        )
+        if not env:
+            raise _fail(f"no conformance folder given; expected a folder or ${_CONFORMANCE_ENV}")
+        directory = Path(env)
     if not directory.is_dir():
         raise _fail(f"conformance folder {str(directory)!r} does not exist")
     paths = list(iter_oracle_games(directory))

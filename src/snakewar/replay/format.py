@@ -10,7 +10,7 @@ with ``id``, ``body``, ``health``, ``eliminated_cause``, ``eliminated_by``,
 
 **Line 1, the header**::
 
-    {"format": "snakewar-replay", "version": 1, "game": "battlesnake",
+    {"format": "snakewar-replay", "version": 1, "game": GAME_NAME,
      "id": GAME_ID, "created": "2025-01-31T12:00:00Z", "snakewar": "0.1.0",
      "config": {"ruleset": "standard", "map": "standard", "width": 11, "height": 11,
                 "settings": {"foodSpawnChance": "15", ...}, "seed": 42, "solo": null},
@@ -20,6 +20,7 @@ with ``id``, ``body``, ``health``, ``eliminated_cause``, ``eliminated_by``,
      "initial": STATE,
      "start": {SNAKE_ID: OUTCOME, ...}}
 
+``GAME_NAME`` is the game's registered name (:data:`snakewar.games.battlesnake.NAME`).
 ``created`` (ISO 8601, UTC) and ``snakewar`` (the writer's version) are optional.
 ``config.settings`` holds the raw string settings under the rules' names
 (:attr:`Settings.params <snakewar.games.battlesnake.settings.Settings.params>`);
@@ -55,7 +56,7 @@ plus ``http``, ``error``, ``move`` and ``shout`` when they are set.
 **The digest** (:func:`replay_digest`) is the SHA-256 (hex) of the canonical JSON
 (sorted keys, no spaces, UTF-8) of what defines the game::
 
-    {"config": CONFIG, "game": "battlesnake", "initial": STATE,
+    {"config": CONFIG, "game": GAME_NAME, "initial": STATE,
      "result": {"isDraw", "reason", "turns", "winner"} or null,
      "snakes": [[SNAKE_ID, SOURCE], ...], "turns": [[TURN, MOVES, STATE], ...]}
 
@@ -78,6 +79,7 @@ from typing import Any
 
 from snakewar import __version__
 from snakewar.errors import SnakewarError
+from snakewar.games.battlesnake import NAME
 from snakewar.games.battlesnake.game import GameConfig, GameResult
 from snakewar.games.battlesnake.records import (
     CallOutcome,
@@ -119,7 +121,8 @@ FORMAT_NAME = "snakewar-replay"
 """The header's ``format`` value."""
 FORMAT_VERSION = 1
 """The newest format version this Snakewar reads, and the one it writes."""
-GAME_NAME = "battlesnake"
+GAME_NAME = NAME
+"""The header's ``game`` value: the game's registered name."""
 
 _STATUSES = frozenset(s.value for s in CallStatus)
 _HEX64 = re.compile(r"[0-9a-f]{64}\Z")

@@ -46,6 +46,7 @@ from snakewar.games.battlesnake.types import (
 
 __all__ = [
     "CLI_DEFAULTS",
+    "NAME",
     "RULESETS",
     "STAGES",
     "BoardSizes",
@@ -75,3 +76,6 @@ __all__ = [
     "run_game",
     "setup_board",
 ]
+
+NAME = "battlesnake"
+"""The game's registered name (replays, storage and the API carry it)."""

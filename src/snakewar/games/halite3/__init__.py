@@ -42,6 +42,7 @@ from snakewar.games.halite3.protocol import frame_text, init_text
 
 __all__ = [
     "DIRECTIONS",
+    "NAME",
     "CaptureEvent",
     "CollisionEvent",
     "Command",
@@ -72,3 +73,6 @@ __all__ = [
     "size_for_seed",
     "turns_for_size",
 ]
+
+NAME = "halite3"
+"""The game's registered name (replays, storage and the API carry it)."""
