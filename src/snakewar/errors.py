@@ -20,6 +20,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     ├── games.halite3.MapError (ValueError)           a Halite III map that cannot be generated
     ├── games.halite3.CommandParseError (ValueError)  a bot's command line the engine cannot decode
     ├── UnknownGameError (LookupError)                a game name that is not registered
+    ├── GameLoadError (ImportError)                   a game plug-in that cannot be loaded
     ├── MatchSetupError (ValueError)                  a match that cannot be set up
     │   ├── ParamsError                               a game parameter, naming the field
     │   └── EntrantError                              an entrant that is no bot of the game
@@ -80,6 +81,7 @@ __all__ = [
     "ConflictError",
     "EntrantError",
     "ForbiddenError",
+    "GameLoadError",
     "InvalidStateError",
     "LimitError",
     "MapSetupError",
@@ -152,6 +154,10 @@ class WireFormatError(SnakewarError, ValueError):
 
 class UnknownGameError(SnakewarError, LookupError):
     """Raised when a game name is not registered."""
+
+
+class GameLoadError(SnakewarError, ImportError):
+    """Raised when a game's entry point cannot be loaded, or loads no game adapter."""
 
 
 class NotFoundError(SnakewarError, LookupError):

@@ -52,7 +52,7 @@ def test_upload_an_official_replay_and_scrub_to_the_final_scores(base_url: str, 
     page.goto(base_url + "/halite")
     page.get_by_test_id("halite-upload-file").set_input_files(str(REPLAY))
     page.get_by_test_id("halite-upload").click()
-    expect(page).to_have_url(re.compile(r"/halite/games/[0-9a-f-]+$"))
+    expect(page).to_have_url(re.compile(r"/view/[0-9a-f-]+$"))
     board = page.frame_locator("[data-testid=halite-frame]")
 
     # The scoreboard names the players; the map is drawn (a heat map has many colours).

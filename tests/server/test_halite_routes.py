@@ -66,7 +66,7 @@ def test_an_uploaded_official_replay_is_listed_and_reads_back(client: TestClient
     )
     assert created.status_code == 201, created.text
     game_id = created.json()["id"]
-    assert created.json()["url"] == f"/halite/games/{game_id}"
+    assert created.json()["url"] == f"/view/{game_id}"
 
     listed = client.get("/api/halite/games").json()
     assert [g["id"] for g in listed] == [game_id]
@@ -104,17 +104,21 @@ def test_an_uploaded_official_replay_is_listed_and_reads_back(client: TestClient
     page = client.get("/halite")
     assert page.status_code == 200
     assert '<script type="module" src="/static/viewer/pages/halite_games.js">' in page.text
-    assert listed[0]["url"] == f"/halite/games/{game_id}"
-    viewer = client.get(f"/halite/games/{game_id}?turn=7")
+    assert listed[0]["url"] == f"/view/{game_id}"
+    viewer = client.get(f"/view/{game_id}?turn=7")
     assert viewer.status_code == 200
+    assert "<title>Halite III: " in viewer.text
     for player in expected["players"]:
         assert player["name"] in viewer.text
-    assert f"/halite/board?game={game_id}&amp;turn=7" in viewer.text
-    board = client.get("/halite/board")
-    assert "/static/viewer/halite.js" in board.text
+    assert f"/static/viewer/halite.html?game={game_id}&amp;turn=7" in viewer.text
+    # The old address of a Halite game's page leads to the same page.
+    moved = client.get(f"/halite/games/{game_id}?turn=7", follow_redirects=False)
+    assert moved.status_code == 307 and moved.headers["location"] == f"/view/{game_id}?turn=7"
+    board = client.get("/static/viewer/halite.html")
+    assert '<script type="module" src="halite.js">' in board.text
     assert client.get("/static/viewer/halite.js").status_code == 200
     assert client.get("/halite/view", follow_redirects=False).headers["location"] == (
-        "/halite/board?replay=1"
+        "/static/viewer/halite.html?replay=1"
     )
 
 
@@ -236,6 +240,7 @@ def test_unknown_games_are_404(client: TestClient) -> None:
         "/api/halite/games/nope/replay",
         "/api/halite/games/nope/replay.hlt",
         "/halite/games/nope",
+        "/view/nope",
     ):
         response = client.get(path)
         assert response.status_code == 404, path

@@ -7,6 +7,7 @@ files the server has, runs no inline script and escapes what it shows.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,10 +16,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 import snakewar
+from snakewar.adapters import games
 from snakewar.arena.ladder import Ladder
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.deps import TEMPLATES_DIR
 from snakewar.storage import Store
+from tests.storage.test_games import played
 
 PAGES = {
     "/": "pages/home.js",
@@ -31,8 +34,14 @@ PAGES = {
 NAV = ("nav-new", "nav-replay", "nav-test", "nav-ladders", "nav-halite", "nav-docs")
 
 
+STORED = ("some-game", "g-1", 'a"><b>x')
+"""Ids of Battlesnake games stored for the game pages."""
+
+
 @pytest.fixture
 def client(store: Store) -> Iterator[TestClient]:
+    for game_id in STORED:
+        store.games.save_played(dataclasses.replace(played(3), id=game_id))
     with TestClient(create_app(ServerConfig(), store=store)) as test_client:
         yield test_client
 
@@ -59,7 +68,7 @@ def test_each_page_is_the_layout_with_its_module(client: TestClient, path: str) 
 
 def test_pages_run_no_inline_script_or_style(client: TestClient, store: Store) -> None:
     store.ladders.create(Ladder("web"))
-    paths = [*PAGES, "/ladders/web", "/halite/board"]
+    paths = [*PAGES, "/ladders/web", "/static/viewer/board.html", "/static/viewer/halite.html"]
     for path in paths:
         html = client.get(path).text
         assert not re.search(r"<script(?![^>]*\bsrc=)", html), path
@@ -87,13 +96,14 @@ def test_redirects_to_the_viewers_file_pickers(client: TestClient) -> None:
     replay = client.get("/replay", follow_redirects=False)
     assert replay.headers["location"] == "/static/viewer/board.html?replay=1"
     halite = client.get("/halite/view", follow_redirects=False)
-    assert halite.headers["location"] == "/halite/board?replay=1"
+    assert halite.headers["location"] == "/static/viewer/halite.html?replay=1"
 
 
 def test_pages_of_missing_things_are_404(client: TestClient, store: Store) -> None:
     for path, message in (
         ("/ladders/nowhere", "no ladder named 'nowhere'"),
         ("/tournaments/nope", "no tournament with id 'nope'"),
+        ("/view/nope", "no stored game with id 'nope'"),
         ("/halite/games/nope", "no stored game with id 'nope'"),
     ):
         response = client.get(path)
@@ -115,7 +125,7 @@ def test_a_server_keeping_nothing_still_has_its_pages() -> None:
 def test_pages_stay_out_of_the_openapi_description(client: TestClient) -> None:
     paths = set(client.get("/openapi.json").json()["paths"])
     assert "/api/test" in paths
-    assert not paths & {*PAGES, "/docs", "/redoc", "/halite/board", "/view/{game_id}"}
+    assert not paths & {*PAGES, "/docs", "/redoc", "/view/{game_id}"}
 
 
 def test_the_api_docs_load_their_files_from_this_server(client: TestClient) -> None:
@@ -150,10 +160,13 @@ def test_every_template_is_used_and_extends_the_layout() -> None:
     from snakewar.server.routers import pages
 
     code = Path(pages.__file__).read_text(encoding="utf-8")
+    # A game's page is the template its adapter names.
+    game_pages = {adapter.viewer_page("x", server="").template for adapter in games()}
+    assert game_pages == {"game.html", "halite_game.html"}
     for template in TEMPLATES_DIR.glob("*.html"):
         if template.name == "base.html":
             continue
-        assert f'"{template.name}"' in code, f"{template.name} is not rendered by any page"
+        used = f'"{template.name}"' in code or template.name in game_pages
+        assert used, f"{template.name} is not rendered by any page"
         text = template.read_text(encoding="utf-8")
-        standalone = template.name == "halite_board.html"  # the viewer inside a frame
-        assert text.startswith('{% extends "base.html" %}') != standalone, template.name
+        assert text.startswith('{% extends "base.html" %}'), template.name

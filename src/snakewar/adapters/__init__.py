@@ -15,7 +15,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 
 from snakewar.engine.protocol import GameAdapter
-from snakewar.errors import UnknownGameError, choices_text
+from snakewar.errors import GameLoadError, UnknownGameError, choices_text
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -50,14 +50,22 @@ def _load() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
     for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
-        adapter = point.load()
+        where = f"game plug-in {point.name!r} ({point.value})"
+        try:
+            adapter = point.load()
+        except Exception as exc:  # whatever the plug-in's import raises
+            raise GameLoadError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from exc
         if not isinstance(adapter, GameAdapter):
-            raise TypeError(f"entry point {point.value!r} is not a GameAdapter")
+            raise GameLoadError(f"{where} is not a GameAdapter")
         if adapter.name != point.name:
-            raise ValueError(f"entry point {point.name!r} loads the game {adapter.name!r}")
-        register_game(adapter)
+            raise GameLoadError(f"{where} loads the game {adapter.name!r}")
+        try:
+            register_game(adapter)
+        except ValueError as exc:
+            raise GameLoadError(f"{where}: {exc}") from exc
+    # Only once every game loaded: a broken plug-in fails every call the same way.
+    _loaded = True
 
 
 def get_game(name: str) -> GameAdapter:

@@ -16,6 +16,8 @@ everything that differs between games::
                                     a reachability check (``None``: healthy)
     adapter.replays                 the replay codec: sniff, describe, verify
     adapter.export(stored)          a stored game as its replay file
+    adapter.viewer_page(id, ...)    the web page that shows a game: a template
+                                    embedding the game's static viewer
 
 The values exchanged here are plain, picklable and JSON-friendly, so a game can be
 played in a worker process or a Ray task and stored by any storage backend.  This
@@ -53,6 +55,7 @@ __all__ = [
     "StoredGame",
     "TerminalReplay",
     "VerifyResult",
+    "ViewerPage",
     "entrants_from_texts",
     "placement_from_ranks",
 ]
@@ -629,6 +632,21 @@ class ReplayCodec(ABC):
         """
 
 
+@dataclass(frozen=True, slots=True)
+class ViewerPage:
+    """How the web app's game page (``/view/{id}``) shows a game of this kind.
+
+    Attributes:
+        template: the page's template in the web app's templates folder; it gets
+            ``game_id``, ``board`` (the URL below, in the static folder) and ``title``.
+        board: the game's viewer, a file of the viewer's static folder with its query
+            (``board.html?game=ID``), shown inside the page.
+    """
+
+    template: str
+    board: str
+
+
 # -- the adapter -----------------------------------------------------------------------
 
 
@@ -718,6 +736,10 @@ class GameAdapter(ABC):
     def viewer_url(self, game_id: str) -> str:
         """Where the web app shows the game ``game_id``."""
         return f"/view/{game_id}"
+
+    @abstractmethod
+    def viewer_page(self, game_id: str, *, server: str, turn: int | None = None) -> ViewerPage:
+        """The page showing ``game_id`` (opened at ``turn``) on the server at ``server``."""
 
 
 def entrants_from_texts(

@@ -14,6 +14,10 @@ mounts :func:`static_dir`.  Open ``board.html`` with:
   ``showControls``, ``showScoreboard``, ``showScrubber``, and ``fit=true`` in a
   frame of fixed size (the board then fits the frame's height, controls in view).
 
+``halite.html`` is the Halite III viewer (``halite.js``): ``?game=ID`` draws a game
+stored on the same server (``/api/halite/games/{id}/replay``), ``?replay=1`` opens a
+``.hlt`` or JSON replay from disk; ``turn``, ``autoplay``, ``fps`` and ``theme`` as above.
+
 The site's pages load their scripts from ``static/pages/`` (one ES module per
 page, plus ``dom.js`` and ``site.css``); see :mod:`snakewar.server.routers.pages`.
 
@@ -43,6 +47,7 @@ ASSETS: tuple[str, ...] = (
     "player.js",
     "controls.js",
     "live.js",
+    "halite.html",
     "halite.js",
     "halite.css",
     *(

@@ -14,6 +14,7 @@ import json
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 from typing_extensions import override
@@ -39,9 +40,11 @@ from snakewar.engine.protocol import (
     StoredGame,
     TerminalReplay,
     VerifyResult,
+    ViewerPage,
     placement_from_ranks,
 )
 from snakewar.errors import EntrantError, SnakewarError
+from snakewar.games.battlesnake import NAME
 from snakewar.games.battlesnake.frames import frame
 from snakewar.games.battlesnake.maps import list_maps
 from snakewar.games.battlesnake.records import GameRecord, TurnRecord
@@ -105,7 +108,7 @@ _SETTINGS = {
 def _catalogue() -> Catalogue:
     maps = list_maps()
     return Catalogue(
-        name="battlesnake",
+        name=NAME,
         version=1,
         title="Battlesnake",
         description="Battlesnake's rules exactly (the official engine v1.2.3).",
@@ -542,6 +545,15 @@ class BattlesnakeAdapter(GameAdapter):
     @override
     def replay_filename(self, game_id: str) -> str:
         return f"{game_id}.jsonl"
+
+    @override
+    def viewer_page(self, game_id: str, *, server: str, turn: int | None = None) -> ViewerPage:
+        # The board viewer reads the game through the engine API (as the official board
+        # does), so it needs the server's own address.
+        query = {"engine": server, "game": game_id, "autoplay": "true", "fit": "true"}
+        if turn is not None:
+            query["turn"] = str(turn)
+        return ViewerPage(template="game.html", board="board.html?" + urlencode(query))
 
     def record(self, data: GameData) -> GameRecord:
         """A stored game as a :class:`GameRecord` (read from its replay).

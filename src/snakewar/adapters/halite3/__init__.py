@@ -13,6 +13,7 @@ import os
 import shlex
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlencode
 
 from typing_extensions import override
 
@@ -35,9 +36,10 @@ from snakewar.engine.protocol import (
     ReplayInfo,
     TerminalReplay,
     VerifyResult,
+    ViewerPage,
 )
 from snakewar.errors import EntrantError, ParamsError
-from snakewar.games.halite3 import HaliteGame, MapError
+from snakewar.games.halite3 import NAME, HaliteGame, MapError
 from snakewar.referee.halite import HaliteMatch, play_halite
 from snakewar.replay.hlt import (
     MAX_COMPRESSED_BYTES,
@@ -63,7 +65,7 @@ _BUILTIN = "builtin:"
 
 def _catalogue() -> Catalogue:
     return Catalogue(
-        name="halite3",
+        name=NAME,
         version=1,
         title="Halite III",
         description="Halite III's rules exactly (the official engine 1.2.2).",
@@ -327,8 +329,10 @@ class HaliteAdapter(GameAdapter):
         return f"{game_id}.hlt"
 
     @override
-    def viewer_url(self, game_id: str) -> str:
-        return f"/halite/games/{game_id}"
+    def viewer_page(self, game_id: str, *, server: str, turn: int | None = None) -> ViewerPage:
+        del server  # the viewer reads /api/halite/games/{id}/replay on its own origin
+        query = {"game": game_id} if turn is None else {"game": game_id, "turn": str(turn)}
+        return ViewerPage(template="halite_game.html", board="halite.html?" + urlencode(query))
 
     def params_for(self, width: int | None, height: int | None) -> Mapping[str, Any]:
         """Normalised parameters for a map size (``None``: the seed picks)."""

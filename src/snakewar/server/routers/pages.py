@@ -3,23 +3,27 @@
 The pages render no stored data themselves: each page's module (in
 ``viewer/static/pages/``) reads the REST API and draws from it, and whatever it
 needs from the URL comes in ``data-*`` attributes.  Pages about one stored thing (a
-ladder, a tournament, a Halite game) look it up first, so a missing one is a 404.
+game, a ladder, a tournament) look it up first, so a missing one is a 404.
+
+A game's page (``/view/{id}``) is its game's: the adapter's
+:meth:`~snakewar.engine.protocol.GameAdapter.viewer_page` names the template and the
+static viewer it embeds, so a new game needs no code here.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
-from snakewar.adapters.halite3 import GAME as HALITE
+from snakewar.adapters import get_game
 from snakewar.arena.ladder import load_ladder
 from snakewar.arena.tournament_runner import load_tournament
 from snakewar.bots import bot_names
-from snakewar.server.deps import StoreDep, TemplatesDep, static_url
+from snakewar.server.deps import ManagerDep, StoreDep, TemplatesDep, static_url
 from snakewar.server.routers.halite import MAX_UPLOAD_BYTES
 from snakewar.storage import GameNotFoundError
 
@@ -58,16 +62,35 @@ def new_game(request: Request, templates: TemplatesDep) -> HTMLResponse:
 
 
 @router.get("/view/{game_id}")
-def view_game(
-    game_id: str, request: Request, templates: TemplatesDep, turn: TurnQuery = None
+async def view_game(
+    game_id: str,
+    request: Request,
+    templates: TemplatesDep,
+    store: StoreDep,
+    manager: ManagerDep,
+    turn: TurnQuery = None,
 ) -> HTMLResponse:
-    """A game in the board viewer (live or stored), with rematch and download."""
-    engine = str(request.base_url).rstrip("/")
-    params = {"engine": engine, "game": game_id, "autoplay": "true", "fit": "true"}
-    board = static_url("board.html") + "?" + urlencode(_with_turn(params, turn))
-    return _render(
-        templates, request, "game.html", title=f"Game {game_id}", game_id=game_id, board=board
+    """A game (live or stored) in its game's viewer: the adapter names the page and viewer.
+
+    404 for a game that is neither running nor stored.
+    """
+    live = manager.games.get(game_id)
+    if live is not None:
+        game, names = live.spec.game, [e.name for e in live.spec.entrants]
+    else:
+        row = await store.run(store.store.games.get, game_id)
+        if row is None:
+            raise GameNotFoundError(game_id)
+        game, names = row.game, [str(e.get("name", "")) for e in row.entrants]
+    adapter = get_game(game)
+    page = adapter.viewer_page(
+        game_id,
+        server=str(request.base_url).rstrip("/"),
+        turn=int(turn) if turn is not None and turn.isdigit() else None,
     )
+    title = f"{adapter.catalogue().title}: " + " vs ".join(names)
+    board = static_url(page.board)
+    return _render(templates, request, page.template, title=title, game_id=game_id, board=board)
 
 
 @router.get("/replay", response_class=RedirectResponse)
@@ -118,36 +141,14 @@ def halite_games(request: Request, templates: TemplatesDep) -> HTMLResponse:
     )
 
 
-@router.get("/halite/games/{game_id}")
-async def halite_game(
-    game_id: str,
-    request: Request,
-    templates: TemplatesDep,
-    store: StoreDep,
-    turn: TurnQuery = None,
-) -> HTMLResponse:
-    """A stored Halite game in the Halite viewer."""
-    row = await store.run(store.store.games.get, game_id)
-    if row is None or row.game != HALITE.name:
-        raise GameNotFoundError(game_id)
-    board = "/halite/board?" + urlencode(_with_turn({"game": row.id}, turn))
-    return _render(
-        templates,
-        request,
-        "halite_game.html",
-        title="Halite: " + " vs ".join(str(e.get("name", "")) for e in row.entrants),
-        game_id=row.id,
-        board=board,
-    )
+@router.get("/halite/games/{game_id}", response_class=RedirectResponse)
+def halite_game(game_id: str, turn: TurnQuery = None) -> RedirectResponse:
+    """Where Halite games used to be shown: now the game page, like every game's."""
+    query = urlencode(_with_turn({}, turn))
+    return RedirectResponse(f"/view/{quote(game_id, safe='')}" + (f"?{query}" if query else ""))
 
 
 @router.get("/halite/view", response_class=RedirectResponse)
 def halite_open_replay() -> RedirectResponse:
     """The Halite viewer's file picker."""
-    return RedirectResponse("/halite/board?replay=1")
-
-
-@router.get("/halite/board")
-def halite_board(request: Request, templates: TemplatesDep) -> HTMLResponse:
-    """The Halite viewer itself (``halite.js``), which the Halite pages embed."""
-    return _render(templates, request, "halite_board.html")
+    return RedirectResponse(static_url("halite.html") + "?replay=1")
