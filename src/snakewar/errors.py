@@ -27,6 +27,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     │       ├── UnknownBotError (LookupError)         a built-in bot or option that does not exist
     │       ├── bots.BotOptionError                   a built-in bot option value out of range
     │       ├── referee.SnakeSpecError                a snake argument that is no URL or bot
+    │       ├── referee.SnakeURLError                 a snake URL outside the one URL grammar
     │       └── referee.halite.HaliteEntrantError     a Halite entrant that is empty
     ├── referee.SnakeUnreachableError (ConnectionError)  a snake that does not answer before a game
     ├── bots.halite.ProtocolError (ValueError)        a Halite frame a built-in bot cannot read

@@ -9,10 +9,16 @@ from collections.abc import Iterator, Sequence
 import jsonschema
 import pytest
 
+from snakewar.errors import EntrantError
 from snakewar.games.battlesnake import GameConfig, Settings
 from snakewar.games.battlesnake.records import CallStatus, GameRecord
 from snakewar.games.battlesnake.wire import api_schema
-from snakewar.referee.clients import SnakeUnreachableError, new_http_client
+from snakewar.referee.clients import (
+    SnakeUnreachableError,
+    SnakeURLError,
+    check_url,
+    new_http_client,
+)
 from snakewar.referee.runner import SnakeSpecError, connect, play_game
 
 from .snake_servers import SnakeServers
@@ -230,10 +236,50 @@ def test_unreachable_and_malformed_urls_fail_before_the_game(servers: SnakeServe
     sock_port = servers.drop_port + 1  # nothing listens there (very likely)
     with pytest.raises(SnakeUnreachableError, match=rf"127\.0\.0\.1:{sock_port}"):
         play([f"http://127.0.0.1:{sock_port}", servers.url("good")])
-    with pytest.raises(SnakeUnreachableError, match="malformed"):
+    with pytest.raises(SnakeURLError, match="malformed"):
         play(["http://", servers.url("good")])
     with pytest.raises(SnakeSpecError, match="ftp://x"):
         play(["ftp://x"])
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("http://127.0.0.1:1/\x7f", "control"),
+        ("http://127.0.0.1:1/a b", "space"),
+        ("http://exa\u00efmple.com/", "non-ASCII"),
+        ("http://" + "a" * 64 + ".com/", "no DNS name"),
+        ("http://" + ".".join(["abcdefgh"] * 30) + "/", "no DNS name"),
+        ("http://-bad.com/", "no DNS name"),
+        ("http://a..b/", "no DNS name"),
+        ("http://user:pw@example.com/", "user name"),
+        ("http://example.com:0/", "port 0"),
+        ("http://example.com:99999/", "malformed"),
+        ("http://[::1x]/", "malformed"),
+        ("http://example.com/" + "a" * 2048, "longer than 2048"),
+        ("ftp://example.com/", "malformed"),
+    ],
+)
+def test_snake_urls_follow_one_strict_grammar(url: str, why: str) -> None:
+    with pytest.raises(SnakeURLError, match=why) as info:
+        check_url(url)
+    assert len(str(info.value)) < 300  # a long URL is cut, not echoed whole
+    assert isinstance(info.value, EntrantError)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://localhost:8000",
+        "https://snake.example.com/v1/",
+        "http://my_snake:8000/",
+        "http://[::1]:8000/",
+        "http://10.0.0.1/?a=1&b=%20",
+        "http://example.com./",
+    ],
+)
+def test_ordinary_snake_urls_pass_the_grammar(url: str) -> None:
+    assert check_url(url) == url
 
 
 def test_sequential_asks_one_snake_after_the_other(servers: SnakeServers) -> None:

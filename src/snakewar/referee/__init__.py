@@ -22,6 +22,7 @@ from snakewar.referee.clients import (
     LegacySnakeClient,
     SnakeClient,
     SnakeUnreachableError,
+    SnakeURLError,
     new_http_client,
 )
 from snakewar.referee.runner import ConnectedSnake, SnakeSpecError, connect, play_game
@@ -42,6 +43,7 @@ __all__ = [
     "SnakeEntry",
     "SnakeMatch",
     "SnakeSpecError",
+    "SnakeURLError",
     "SnakeUnreachableError",
     "TurnRecord",
     "connect",

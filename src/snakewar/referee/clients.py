@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import ipaddress
 import json
+import re
 import time
 from collections.abc import Mapping
 from typing import Any, Protocol
@@ -24,7 +26,7 @@ import httpx
 
 from snakewar import __version__
 from snakewar.bots.base import Bot, SnakeMetadata
-from snakewar.errors import SnakewarError, WireFormatError
+from snakewar.errors import EntrantError, SnakewarError, WireFormatError
 from snakewar.games.battlesnake.records import CallOutcome, CallStatus
 from snakewar.games.battlesnake.wire import (
     MAX_SHOUT_LENGTH,
@@ -35,10 +37,12 @@ from snakewar.games.battlesnake.wire import (
 
 __all__ = [
     "MAX_REPLY_BYTES",
+    "MAX_URL_LENGTH",
     "HttpSnakeClient",
     "InProcessClient",
     "LegacySnakeClient",
     "SnakeClient",
+    "SnakeURLError",
     "SnakeUnreachableError",
     "check_url",
     "new_http_client",
@@ -98,22 +102,65 @@ def new_http_client() -> httpx.AsyncClient:
     )
 
 
+MAX_URL_LENGTH = 2048
+"""The longest snake URL accepted (characters)."""
+
+_HOST_LABEL = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\Z")
+_URL_CHARS = re.compile(r"[!-~]+\Z")  # printable ASCII: no space, no control, no DEL
+
+
+class SnakeURLError(EntrantError):
+    """Raised for a snake URL outside the accepted grammar (see :func:`check_url`)."""
+
+
+def _cut(text: str, most: int) -> str:
+    # Error messages name the bad value, never echo a huge one whole.
+    return text if len(text) <= most else text[:most] + "..."
+
+
+def _bad_url(url: str, why: str) -> SnakeURLError:
+    return SnakeURLError(
+        f"snake URL {_cut(url, 100)!r} {why}; expected http(s)://HOST[:PORT][/PATH]"
+    )
+
+
 def check_url(url: str) -> str:
-    """Check that ``url`` is an absolute http(s) URL with a host; return it.
+    """Check ``url`` against the one grammar every snake URL follows; return it.
+
+    ``http`` or ``https``; printable ASCII only (no space or control character);
+    at most :data:`MAX_URL_LENGTH` characters; no ``user:password@``; a host that is
+    an IP literal or a DNS name (253 characters at most) of labels of 1 to 63 letters,
+    digits, inner hyphens and underscores (container names have them); a port from 1
+    to 65535 if given.
 
     Raises:
-        SnakeUnreachableError: naming the URL and what was expected.
+        SnakeURLError: naming the URL and what is wrong.
     """
+    if len(url) > MAX_URL_LENGTH:
+        raise _bad_url(url, f"is longer than {MAX_URL_LENGTH} characters")
+    if not _URL_CHARS.match(url):
+        raise _bad_url(url, "holds a space, a control or a non-ASCII character")
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise SnakeUnreachableError(f"snake URL {url!r} is malformed ({exc})") from None
+        raise _bad_url(url, f"is malformed ({exc})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise SnakeUnreachableError(
-            f"snake URL {url!r} is malformed (expected http://HOST[:PORT][/PATH])"
-        )
-    del port
+        raise _bad_url(url, "is malformed")
+    if "@" in parts.netloc:
+        raise _bad_url(url, "carries a user name or password")
+    if port == 0:
+        raise _bad_url(url, "has port 0")
+    host = parts.hostname
+    if parts.netloc.startswith("["):
+        try:
+            ipaddress.IPv6Address(host.split("%")[0])
+        except ValueError:
+            raise _bad_url(url, f"has an IPv6 host {_cut(host, 60)!r} that is no address") from None
+    else:
+        labels = host.removesuffix(".").split(".")
+        if len(host) > 253 or not all(_HOST_LABEL.match(label) for label in labels):
+            raise _bad_url(url, f"has a host {_cut(host, 60)!r} that is no DNS name or IP address")
     return url
 
 

@@ -100,7 +100,7 @@ def make_client(spec: str, http: httpx.AsyncClient, timeout_ms: int) -> SnakeCli
     Raises:
         SnakeSpecError: for an unusable argument.
         UnknownBotError: for an unknown built-in bot.
-        SnakeUnreachableError: for a malformed URL.
+        SnakeURLError: for a URL outside the grammar of :func:`~snakewar.referee.clients.check_url`.
     """
     kind, target = snake_kind(spec)
     if kind == "builtin":
