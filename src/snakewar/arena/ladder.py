@@ -161,6 +161,18 @@ class Ladder:
         """Names of the entrants that are not paused."""
         return [e.name for e in self.entries.values() if not e.paused]
 
+    def check_playable(self) -> None:
+        """Fail now if no game can be matched (too few active entrants).
+
+        Raises:
+            LadderError: naming the ladder, its active entrants and what a game needs.
+        """
+        active, size = len(self.active()), self.config.game_size
+        if active < size:
+            raise LadderError(
+                f"ladder {self.name!r} has {active} active entrants; a game needs {size}"
+            )
+
     def matchmake(self, rng: random.Random, pending: Counter[str] | None = None) -> list[str]:
         """Pick the next game's entrants: the least-played one and its closest rivals.
 
@@ -170,12 +182,8 @@ class Ladder:
         Raises:
             LadderError: if fewer active entrants than a game needs.
         """
-        active = self.active()
-        size = self.config.game_size
-        if len(active) < size:
-            raise LadderError(
-                f"ladder {self.name!r} has {len(active)} active entrants; a game needs {size}"
-            )
+        self.check_playable()
+        active, size = self.active(), self.config.game_size
         rows = {row.snake: row for row in self.board.rows()}
         fresh = self.board.model.new_rating()
 

@@ -8,6 +8,7 @@ Every built-in bot is a :class:`~snakewar.bots.base.Bot`: it plays in-process
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from urllib.parse import parse_qsl
 
@@ -57,6 +58,9 @@ def bot_descriptions() -> dict[str, str]:
     }
 
 
+_INTEGER = re.compile(r"-?[0-9]{1,18}\Z")
+
+
 def make_bot(spec: str) -> Bot:
     """Build a built-in bot from ``NAME`` or ``NAME?key=value&...``.
 
@@ -74,7 +78,8 @@ def make_bot(spec: str) -> Bot:
         )
     options: dict[str, int | str] = {}
     for key, value in parse_qsl(query, keep_blank_values=True):
-        options[key] = int(value) if value.lstrip("-").isdigit() else value
+        # ASCII digits only: str.isdigit() also takes "²", which int() refuses.
+        options[key] = int(value) if _INTEGER.match(value) else value
     try:
         return factory(**options)
     except TypeError as exc:

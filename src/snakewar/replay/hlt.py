@@ -494,6 +494,10 @@ def read_hlt(
         raise HltReplayError(
             f"{name}: not a JSON replay: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise HltReplayError(f"{name}: not a JSON replay: {exc}") from None
+    except RecursionError:
+        raise HltReplayError(f"{name}: not a JSON replay: nested too deeply") from None
     return _parse_document(document, name)
 
 

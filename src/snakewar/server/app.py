@@ -45,7 +45,7 @@ from snakewar.server.routers import (
     tester,
     tournaments,
 )
-from snakewar.server.safety import RateLimiter
+from snakewar.server.safety import BodyLimitMiddleware, RateLimiter
 from snakewar.storage import AsyncStore, Store
 from snakewar.viewer import static_dir
 
@@ -103,6 +103,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     app.add_middleware(
         CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"], allow_headers=["*"]
     )
+    # Uploads stream through their own, larger cap (routers.halite).
+    app.add_middleware(BodyLimitMiddleware, exempt=("/api/halite/games", "/api/halite/decode"))
     add_error_handlers(app)
     for module in (games, catalogue, engine, ladders, tournaments, halite, tester, pages, docs):
         app.include_router(module.router)

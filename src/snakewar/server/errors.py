@@ -3,7 +3,9 @@
 Every error answers ``{"detail": "one line"}``, except an error about one field of the
 request (:class:`~snakewar.errors.ParamsError`), which answers FastAPI's validation
 shape, ``{"detail": [{"loc": ["body", FIELD], "msg": ..., "type": ...}]}``, so that a
-form can show it next to the field.
+form can show it next to the field.  Request validation errors keep that shape but
+never echo the input back (it may be megabytes, or not encodable), and every message
+is made encodable text.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from typing import Final
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from snakewar.errors import (
@@ -24,7 +27,13 @@ from snakewar.errors import (
     TooLargeError,
 )
 
-__all__ = ["STATUS_BY_ERROR", "add_error_handlers", "error_response", "status_of"]
+__all__ = [
+    "STATUS_BY_ERROR",
+    "add_error_handlers",
+    "error_response",
+    "status_of",
+    "validation_response",
+]
 
 STATUS_BY_ERROR: Final[tuple[tuple[type[SnakewarError], int], ...]] = (
     (NotFoundError, 404),
@@ -44,13 +53,36 @@ def status_of(exc: SnakewarError) -> int:
     return next(status for kind, status in STATUS_BY_ERROR if isinstance(exc, kind))
 
 
+_MESSAGE_CHARS: Final = 500
+"""The longest message an error answer carries."""
+
+
+def _text(message: object) -> str:
+    """``message`` as short, encodable text (a lone surrogate is written escaped)."""
+    text = str(message).encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= _MESSAGE_CHARS else text[:_MESSAGE_CHARS] + "..."
+
+
 def error_response(exc: SnakewarError) -> JSONResponse:
     """The JSON answer to ``exc``."""
     status = status_of(exc)
     if isinstance(exc, ParamsError):
-        detail = [{"loc": ["body", exc.field], "msg": str(exc), "type": "value_error"}]
+        detail = [{"loc": ["body", _text(exc.field)], "msg": _text(exc), "type": "value_error"}]
         return JSONResponse({"detail": detail}, status_code=status)
-    return JSONResponse({"detail": str(exc)}, status_code=status)
+    return JSONResponse({"detail": _text(exc)}, status_code=status)
+
+
+def validation_response(exc: RequestValidationError) -> JSONResponse:
+    """A 422 naming each bad field: where, why and the kind of error, not the input."""
+    detail = [
+        {
+            "loc": [_text(part) if isinstance(part, str) else part for part in error["loc"]],
+            "msg": _text(error["msg"]),
+            "type": _text(error["type"]),
+        }
+        for error in exc.errors()[:20]
+    ]
+    return JSONResponse({"detail": detail}, status_code=422)
 
 
 async def _handle(request: Request, exc: Exception) -> JSONResponse:
@@ -59,6 +91,13 @@ async def _handle(request: Request, exc: Exception) -> JSONResponse:
     return error_response(exc)
 
 
+async def _handle_validation(request: Request, exc: Exception) -> JSONResponse:
+    del request
+    assert isinstance(exc, RequestValidationError)
+    return validation_response(exc)
+
+
 def add_error_handlers(app: FastAPI) -> None:
-    """Answer every :class:`SnakewarError` as :data:`STATUS_BY_ERROR` says."""
+    """Answer every :class:`SnakewarError` as :data:`STATUS_BY_ERROR` says, and bad requests."""
     app.add_exception_handler(SnakewarError, _handle)
+    app.add_exception_handler(RequestValidationError, _handle_validation)

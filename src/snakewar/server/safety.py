@@ -16,9 +16,19 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 from snakewar.errors import BusyError, ForbiddenError
 
-__all__ = ["ForbiddenSnakeError", "RateLimitError", "RateLimiter", "check_public_url"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "BodyLimitMiddleware",
+    "ForbiddenSnakeError",
+    "RateLimitError",
+    "RateLimiter",
+    "check_public_url",
+]
 
 
 class ForbiddenSnakeError(ForbiddenError):
@@ -98,3 +108,76 @@ class RateLimiter:
             cutoff = now - 3600
             self._buckets = {k: v for k, v in self._buckets.items() if v[1] > cutoff}
         return True
+
+
+MAX_BODY_BYTES = 1024 * 1024
+"""The largest request body accepted, uploads excepted (they have their own caps)."""
+
+
+class BodyLimitMiddleware:
+    """Refuse (413) a request body past ``limit`` bytes, declared or streamed.
+
+    Every route but the upload ones reads small JSON: without a cap, one request could
+    make the server hold gigabytes before validation sees a byte.  A declared
+    ``Content-Length`` past the cap is refused at once; a body that streams past it
+    is cut off: the app reads a disconnect, and the client gets the 413.
+    """
+
+    def __init__(
+        self, app: ASGIApp, limit: int = MAX_BODY_BYTES, exempt: tuple[str, ...] = ()
+    ) -> None:
+        self.app = app
+        self.limit = limit
+        self.exempt = exempt
+
+    def _refusal(self) -> JSONResponse:
+        return JSONResponse(
+            {"detail": f"request body is larger than {self.limit} bytes; expected at most that"},
+            status_code=413,
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on, counting its body's bytes."""
+        if scope["type"] != "http" or scope["path"].startswith(self.exempt):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        declared = headers.get(b"content-length", b"").decode("latin-1")
+        if declared.isdecimal() and int(declared) > self.limit:
+            await self._refusal()(scope, receive, send)
+            return
+        seen = 0
+        refused = False
+        started = False
+
+        async def counted_receive() -> Message:
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    refused = True
+                    if not started:
+                        await self._refusal()(scope, receive, send_once)
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def send_once(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                if started:
+                    return
+                started = True
+            elif not started:
+                return
+            await send(message)
+
+        async def app_send(message: Message) -> None:
+            # Once the 413 is sent, whatever the app answers is dropped.
+            if refused:
+                return
+            await send_once(message)
+
+        await self.app(scope, counted_receive, app_send)

@@ -11,7 +11,15 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 __all__ = [
     "INT64_MAX",
@@ -38,6 +46,7 @@ __all__ = [
     "ParamOut",
     "ProgramGameOut",
     "RatingPointOut",
+    "RequestModel",
     "RunAccepted",
     "RunLadder",
     "ScenarioOut",
@@ -91,6 +100,46 @@ Seed = Annotated[
 """A request's seed: an integer or a decimal string, in the signed 64-bit range."""
 
 
+def _check_text(value: Any) -> None:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("holds a lone surrogate (\\ud800-\\udfff), which is no text") from None
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _check_text(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_text(key)
+            _check_text(item)
+
+
+class RequestModel(BaseModel):
+    """A request body: every string in it must be Unicode text.
+
+    JSON can spell a lone surrogate (an escape from U+D800 to U+DFFF), which Python
+    decodes to a string that no database, log or JSON answer can encode: it is refused
+    where it enters, naming the field, instead of failing later in a game or a write.
+    """
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _text_only(cls, value: Any) -> Any:
+        _check_text(value)
+        return value
+
+    @model_validator(mode="after")
+    def _extra_text_only(self) -> RequestModel:
+        for key, value in (self.model_extra or {}).items():
+            try:
+                _check_text(key)
+                _check_text(value)
+            except ValueError as exc:
+                raise ValueError(f"{key!r}: {exc}") from None
+        return self
+
+
 def request_params(body: BaseModel, params: dict[str, Any]) -> dict[str, Any]:
     """A request's game parameters: ``params`` and the top-level ones (its extra fields)."""
     merged = dict(body.model_extra or {})
@@ -101,7 +150,7 @@ def request_params(body: BaseModel, params: dict[str, Any]) -> dict[str, Any]:
 # -- games -----------------------------------------------------------------------------
 
 
-class CreateGame(BaseModel):
+class CreateGame(RequestModel):
     """A new game: entrants (bots of the game) and the game's parameters."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
@@ -297,7 +346,7 @@ class MapOut(BaseModel):
 # -- ladders ---------------------------------------------------------------------------
 
 
-class CreateLadder(BaseModel):
+class CreateLadder(RequestModel):
     """A new ladder: its game, the game's parameters and the limits."""
 
     model_config = ConfigDict(extra="allow")
@@ -311,7 +360,7 @@ class CreateLadder(BaseModel):
     seed: Seed = 1
 
 
-class AddEntrant(BaseModel):
+class AddEntrant(RequestModel):
     """An entrant joining a ladder."""
 
     model_config = ConfigDict(extra="forbid")
@@ -320,7 +369,7 @@ class AddEntrant(BaseModel):
     name: str | None = Field(None, min_length=1, max_length=64)
 
 
-class RunLadder(BaseModel):
+class RunLadder(RequestModel):
     """How many games to play now."""
 
     model_config = ConfigDict(extra="forbid")
@@ -396,7 +445,7 @@ class LadderSummaryOut(BaseModel):
 # -- tournaments -----------------------------------------------------------------------
 
 
-class CreateTournament(BaseModel):
+class CreateTournament(RequestModel):
     """A new tournament: entrants by seed (best first), the format and the game."""
 
     model_config = ConfigDict(extra="allow")
@@ -538,7 +587,7 @@ class UploadOut(BaseModel):
 # -- the snake tester ------------------------------------------------------------------
 
 
-class TestRequest(BaseModel):
+class TestRequest(RequestModel):
     """A snake to test."""
 
     __test__ = False  # not a pytest test class, despite the name

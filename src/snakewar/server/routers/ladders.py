@@ -147,8 +147,9 @@ async def get_ladder(name: str, store: StoreDep, arena: ArenaDep) -> LadderOut:
 
 @router.post("/{name}/run", status_code=202)
 async def run_ladder(name: str, body: RunLadder, store: StoreDep, arena: ArenaDep) -> RunAccepted:
-    """Play ``games`` more games in the background."""
+    """Play ``games`` more games in the background (400 if no game can be matched)."""
     ladder = await store.run(load_ladder, store.store, name)
+    ladder.check_playable()  # answered now, not raised later in the background
     target: Store = store.store
     arena.submit(_key(name), lambda: ladder.run(body.games, target))
     return RunAccepted(name=name, running=True, games=body.games)
