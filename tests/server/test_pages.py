@@ -89,7 +89,9 @@ def test_the_game_page_embeds_the_viewer_fitted_to_its_frame(client: TestClient)
     assert query == "engine=http%3A%2F%2Ftestserver&game=g-1&autoplay=true&fit=true&turn=12"
     assert 'data-game-id="g-1"' in html
     # Anything but digits in ?turn= is left out.
-    assert "turn=" not in client.get("/view/g-1?turn=x").text
+    for bad in ("x", "²", "9" * 5000):
+        page = client.get("/view/g-1", params={"turn": bad})
+        assert page.status_code == 200 and "turn=" not in page.text, bad
 
 
 def test_redirects_to_the_viewers_file_pickers(client: TestClient) -> None:

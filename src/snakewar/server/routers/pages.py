@@ -42,8 +42,15 @@ def _render(
     return response
 
 
+def _turn(text: str | None) -> int | None:
+    # ASCII digits only (str.isdigit() takes "²", which int() refuses), and few of them.
+    if text is not None and 0 < len(text) <= 9 and text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
 def _with_turn(params: dict[str, str], turn: str | None) -> dict[str, str]:
-    if turn is not None and turn.isdigit():
+    if turn is not None and _turn(turn) is not None:
         params["turn"] = turn
     return params
 
@@ -86,7 +93,7 @@ async def view_game(
     page = adapter.viewer_page(
         game_id,
         server=str(request.base_url).rstrip("/"),
-        turn=int(turn) if turn is not None and turn.isdigit() else None,
+        turn=_turn(turn),
     )
     title = f"{adapter.catalogue().title}: " + " vs ".join(names)
     board = static_url(page.board)
