@@ -57,6 +57,7 @@ __all__ = [
     "VerifyResult",
     "ViewerPage",
     "entrants_from_texts",
+    "named_entrant",
     "placement_from_ranks",
 ]
 
@@ -740,6 +741,19 @@ class GameAdapter(ABC):
     @abstractmethod
     def viewer_page(self, game_id: str, *, server: str, turn: int | None = None) -> ViewerPage:
         """The page showing ``game_id`` (opened at ``turn``) on the server at ``server``."""
+
+
+def named_entrant(source: str, given: str | None, default: str) -> Entrant:
+    """The entrant ``source`` called ``given`` (stripped), or ``default`` if none is given.
+
+    Raises:
+        EntrantError: a given name that is blank.
+    """
+    if given is None:
+        return Entrant(source, default)
+    if not given.strip():
+        raise EntrantError("an entrant's name must not be empty")
+    return Entrant(source, given.strip())
 
 
 def entrants_from_texts(

@@ -148,7 +148,7 @@ class BodyLimitMiddleware:
             return
         seen = 0
         refused = False
-        started = False
+        responding = False
 
         async def counted_receive() -> Message:
             nonlocal seen, refused
@@ -159,25 +159,16 @@ class BodyLimitMiddleware:
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
                     refused = True
-                    if not started:
-                        await self._refusal()(scope, receive, send_once)
+                    if not responding:
+                        await self._refusal()(scope, receive, send)
                     return {"type": "http.disconnect"}
             return message
 
-        async def send_once(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                if started:
-                    return
-                started = True
-            elif not started:
-                return
-            await send(message)
-
         async def app_send(message: Message) -> None:
-            # Once the 413 is sent, whatever the app answers is dropped.
-            if refused:
+            nonlocal responding
+            if refused:  # the 413 went out: whatever the app answers is dropped
                 return
-            await send_once(message)
+            responding = True
+            await send(message)
 
         await self.app(scope, counted_receive, app_send)

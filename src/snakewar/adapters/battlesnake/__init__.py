@@ -41,6 +41,7 @@ from snakewar.engine.protocol import (
     TerminalReplay,
     VerifyResult,
     ViewerPage,
+    named_entrant,
     placement_from_ranks,
 )
 from snakewar.errors import EntrantError, SnakewarError
@@ -463,9 +464,7 @@ class BattlesnakeAdapter(GameAdapter):
                 check_url(target)
             except SnakewarError as exc:
                 raise EntrantError(str(exc)) from None
-        if name is not None and not name.strip():
-            raise EntrantError("an entrant's name must not be empty")
-        return Entrant(source, name.strip() if name is not None else default_snake_name(source))
+        return named_entrant(source, name, default_snake_name(source))
 
     @override
     def reach(self, entrant: Entrant) -> Reach:

@@ -37,6 +37,7 @@ from snakewar.engine.protocol import (
     TerminalReplay,
     VerifyResult,
     ViewerPage,
+    named_entrant,
 )
 from snakewar.errors import EntrantError, ParamsError
 from snakewar.games.halite3 import NAME, HaliteGame, MapError
@@ -229,9 +230,7 @@ class HaliteAdapter(GameAdapter):
                 words = source.split()
             stem = os.path.splitext(os.path.basename(words[-1] if words else source))[0]
             default = stem or "bot"
-        if name is not None and not name.strip():
-            raise EntrantError("an entrant's name must not be empty")
-        return Entrant(source, name.strip() if name is not None else default)
+        return named_entrant(source, name, default)
 
     @override
     def reach(self, entrant: Entrant) -> Reach:
