@@ -35,7 +35,11 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   └── replay.HltReplayError                     a Halite III .hlt file that cannot be read
     │       └── replay.HltTooLargeError (+TooLargeError)  a .hlt larger than accepted
     ├── storage.StoreError (ValueError)               a database that cannot be used, a bad request
-    │   └── storage.GameExistsError (+ConflictError)  a game id that is stored already
+    │   ├── storage.GameExistsError (+ConflictError)  a game id that is stored already
+    │   ├── storage.UserExistsError (+ConflictError)  a user name that is taken
+    │   ├── storage.UserNotFoundError (+NotFoundError)  no user of that name
+    │   ├── storage.SnakeExistsError (+ConflictError)  a snake name its owner already uses
+    │   └── storage.SnakeNotFoundError (+NotFoundError)  no registered snake of that name
     ├── arena.RatingError (ValueError)                a placement, rating or model that is wrong
     ├── arena.TournamentError (ValueError)            a bracket that cannot be set up or reported to
     ├── arena.ExecutorError (ValueError)              an executor setting or job list that is wrong
@@ -55,9 +59,13 @@ they are raised (a test keeps this drawing equal to the classes)::
     ├── ConflictError                                 a clash with what exists (HTTP 409)
     │   ├── server.arena.ArenaBusyError               a ladder or tournament already running
     │   └── server.routers.games.GameNotRunningError  a game that is not running (or has no match)
+    ├── UnauthorizedError (PermissionError)           no login or a bad one (HTTP 401)
     ├── ForbiddenError (PermissionError)              refused on purpose (HTTP 403)
     │   ├── server.ForbiddenSnakeError                an address a public server never calls
-    │   └── server.matches.ProgramEntrantError        a program a request may not start
+    │   ├── server.matches.ProgramEntrantError        a program a request may not start
+    │   ├── server.auth.NotAllowedError               an action the user's role or ownership forbids
+    │   ├── server.auth.CsrfError                     a browser request without its CSRF token
+    │   └── server.auth.SignupClosedError             a sign-up this server does not accept
     ├── LimitError                                    past a limit
     │   ├── BusyError (RuntimeError)                  too much going on already (HTTP 429)
     │   │   ├── server.GameLimitError                 as many games running as allowed
@@ -96,6 +104,7 @@ __all__ = [
     "SnakewarError",
     "StepError",
     "TooLargeError",
+    "UnauthorizedError",
     "UnknownBotError",
     "UnknownGameError",
     "UnknownMapError",
@@ -163,6 +172,10 @@ class GameLoadError(SnakewarError, ImportError):
 
 class NotFoundError(SnakewarError, LookupError):
     """Raised when a stored game, ladder or tournament does not exist."""
+
+
+class UnauthorizedError(SnakewarError, PermissionError):
+    """Raised for a request that needs a login or an API token, or for wrong credentials."""
 
 
 class ForbiddenError(SnakewarError, PermissionError):

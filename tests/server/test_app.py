@@ -14,13 +14,16 @@ from fastapi.testclient import TestClient
 from snakewar.server import RateLimiter, ServerConfig, check_public_url, create_app
 from snakewar.server.safety import ForbiddenSnakeError
 from tests.asgi_server import free_port, serve
+from tests.server.accounts import make_user, public_client
 
 GAME = {"snakes": ["builtin:random", "builtin:random"], "seed": 7, "width": 7, "height": 7}
 
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(ServerConfig(database_url="memory"))) as test_client:
+    with TestClient(
+        create_app(ServerConfig(database_url="memory")), base_url="http://localhost"
+    ) as test_client:
         yield test_client
 
 
@@ -71,7 +74,7 @@ def test_many_spectators_get_every_frame_then_game_end(client: TestClient) -> No
     game = client.post("/api/games", json={**GAME, "timeout": 500}).json()
     streams = []
     for _ in range(3):
-        with client.websocket_connect(f"/games/{game['id']}/events") as ws:
+        with client.websocket_connect(f"ws://localhost/games/{game['id']}/events") as ws:
             streams.append(read_until_game_end(ws))
     turns = [[m["Data"]["Turn"] for m in s if m["Type"] == "frame"] for s in streams]
     assert turns[0] == list(range(len(turns[0]))) and len(turns[0]) > 2
@@ -194,10 +197,14 @@ def test_openapi_has_a_response_schema_for_every_route(client: TestClient) -> No
 def test_public_mode_refuses_private_addresses(url: str) -> None:
     with pytest.raises(ForbiddenSnakeError, match="address"):
         asyncio.run(check_public_url(url))
-    app = create_app(ServerConfig(database_url="memory", public=True))
-    with TestClient(app) as test_client:
-        response = test_client.post("/api/games", json={"snakes": [url, "random"]})
+    with public_client() as admin:
+        # An admin may name a snake by URL in a game, but not a private address...
+        response = admin.post("/api/games", json={"snakes": [url, "random"]})
         assert response.status_code == 403 and "public server" in response.json()["detail"]
+        # ...and nobody may register one.
+        response = admin.post("/api/snakes", json={"name": "s", "url": url})
+        assert response.status_code == 403 and "public server" in response.json()["detail"]
+        assert admin.get("/api/snakes").json() == []
 
 
 def test_public_mode_allows_public_addresses() -> None:
@@ -213,13 +220,20 @@ def test_rate_limit_per_client() -> None:
 
 
 def test_public_mode_rate_limits_game_creation() -> None:
-    app = create_app(ServerConfig(database_url="memory", public=True, games_per_minute=1))
-    with TestClient(app) as test_client:
+    with public_client(as_user="ann", admin=False, games_per_minute=1) as client:
+        # Refused requests do not use up the rate: only games that start count.
+        for _ in range(5):
+            bad = client.post("/api/games", json={**GAME, "snakes": ["nosuchbot"]})
+            assert bad.status_code == 400, bad.text
         codes = [
-            test_client.post("/api/games", json={**GAME, "snakes": ["random"]}).status_code
+            client.post("/api/games", json={**GAME, "snakes": ["random"]}).status_code
             for _ in range(12)
         ]
-    assert codes[:10] == [201] * 10 and codes[10:] == [429, 429]
+        assert codes[:10] == [201] * 10 and codes[10:] == [429, 429]
+        # The rate is the user's, not the address's: another user has their own.
+        other = make_user(client.store, "bob")
+        again = client.post("/api/games", json={**GAME, "snakes": ["random"]}, headers=other)
+        assert again.status_code == 201
 
 
 def test_over_real_http_with_a_websocket() -> None:
@@ -259,11 +273,15 @@ def test_over_real_http_with_a_websocket() -> None:
 
 def test_stored_games_survive_the_server(tmp_path: Any) -> None:
     url = f"sqlite:///{tmp_path / 'games.db'}"
-    with TestClient(create_app(ServerConfig(database_url=url))) as first:
+    with TestClient(
+        create_app(ServerConfig(database_url=url)), base_url="http://localhost"
+    ) as first:
         game = first.post("/api/games", json=GAME).json()
         finished = wait_finished(first, game["id"])
     # A new server process on the same database serves the finished game.
-    with TestClient(create_app(ServerConfig(database_url=url))) as second:
+    with TestClient(
+        create_app(ServerConfig(database_url=url)), base_url="http://localhost"
+    ) as second:
         listed = second.get("/api/games").json()
         assert [g["id"] for g in listed["games"]] == [game["id"]]
         assert listed["games"][0]["status"] == "complete"
@@ -273,7 +291,7 @@ def test_stored_games_survive_the_server(tmp_path: Any) -> None:
         assert info["LastFrame"]["Turn"] == finished["turn"]
         frames = second.get(f"/games/{game['id']}/frames", params={"limit": 1000}).json()
         assert frames["Count"] == finished["turn"] + 1
-        with second.websocket_connect(f"/games/{game['id']}/events") as ws:
+        with second.websocket_connect(f"ws://localhost/games/{game['id']}/events") as ws:
             kinds = [m["Type"] for m in read_until_game_end(ws)]
         assert kinds.count("frame") == finished["turn"] + 1
         replay = second.get(f"/api/games/{game['id']}/replay")
@@ -324,7 +342,9 @@ def test_a_killed_server_leaves_its_running_game_aborted_with_frames(tmp_path: A
     finally:
         server.send_signal(signal.SIGKILL)
         server.wait(10)
-    with TestClient(create_app(ServerConfig(database_url=f"sqlite:///{db}"))) as client:
+    with TestClient(
+        create_app(ServerConfig(database_url=f"sqlite:///{db}")), base_url="http://localhost"
+    ) as client:
         stored = client.get(f"/api/games/{game['id']}").json()
         assert stored["status"] == "aborted"
         frames = client.get(f"/games/{game['id']}/frames").json()
@@ -338,7 +358,9 @@ def test_local_mode_plays_loopback_snakes() -> None:
 
     with (
         SnakeServers() as servers,
-        TestClient(create_app(ServerConfig(database_url="memory"))) as client,
+        TestClient(
+            create_app(ServerConfig(database_url="memory")), base_url="http://localhost"
+        ) as client,
     ):
         game = client.post(
             "/api/games", json={**GAME, "snakes": [servers.url("good"), "random"]}
@@ -370,13 +392,16 @@ def test_play_browser_runs_the_game_on_a_local_server(tmp_path: Any) -> None:
     assert "watching at http://127.0.0.1:" in out.stderr
     assert "Game completed after" in out.stdout and "Seed 4" in out.stdout
     # The game is stored: a server on the same database lists it.
-    with TestClient(create_app(ServerConfig(database_url=env["SNAKEWAR_DATABASE_URL"]))) as client:
+    with TestClient(
+        create_app(ServerConfig(database_url=env["SNAKEWAR_DATABASE_URL"])),
+        base_url="http://localhost",
+    ) as client:
         assert client.get("/api/games").json()["games"][0]["status"] == "complete"
 
 
 def test_concurrent_game_limit_is_a_clear_429() -> None:
     app = create_app(ServerConfig(database_url="memory", max_concurrent_games=1))
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://localhost") as client:
         first = client.post("/api/games", json={**GAME, "snakes": ["hunter", "hunter"]})
         assert first.status_code == 201
         second = client.post("/api/games", json=GAME)
@@ -387,7 +412,9 @@ def test_concurrent_game_limit_is_a_clear_429() -> None:
 
 def test_ladders_over_the_api(tmp_path: Any) -> None:
     url = f"sqlite:///{tmp_path / 'games.db'}"
-    with TestClient(create_app(ServerConfig(database_url=url))) as client:
+    with TestClient(
+        create_app(ServerConfig(database_url=url)), base_url="http://localhost"
+    ) as client:
         created = client.post("/api/ladders", json={"name": "web", "width": 7, "height": 7})
         assert created.status_code == 201, created.text
         assert client.post("/api/ladders", json={"name": "web"}).status_code == 409
@@ -416,18 +443,23 @@ def test_ladders_over_the_api(tmp_path: Any) -> None:
         assert [x["name"] for x in client.get("/api/ladders").json()] == ["web"]
 
 
-def test_public_ladders_refuse_private_snakes(tmp_path: Any) -> None:
-    url = f"sqlite:///{tmp_path / 'games.db'}"
-    with TestClient(create_app(ServerConfig(database_url=url, public=True))) as client:
+def test_public_ladders_refuse_private_snakes() -> None:
+    with public_client() as client:
         client.post("/api/ladders", json={"name": "pub"})
         refused = client.post("/api/ladders/pub/snakes", json={"snake": "http://10.0.0.1/"})
-        assert refused.status_code == 403 and "public server" in refused.json()["detail"]
+        # A public ladder takes registered snakes only, and a private address never
+        # registers.
+        assert refused.status_code == 403 and "register" in refused.json()["detail"]
+        registered = client.post("/api/snakes", json={"name": "s", "url": "http://10.0.0.1/"})
+        assert registered.status_code == 403 and "public server" in registered.json()["detail"]
         assert client.get("/api/ladders/pub").json()["standings"] == []  # not added
 
 
 def test_tournaments_over_the_api(tmp_path: Any) -> None:
     url = f"sqlite:///{tmp_path / 'games.db'}"
-    with TestClient(create_app(ServerConfig(database_url=url))) as client:
+    with TestClient(
+        create_app(ServerConfig(database_url=url)), base_url="http://localhost"
+    ) as client:
         created = client.post(
             "/api/tournaments",
             json={

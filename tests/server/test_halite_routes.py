@@ -24,6 +24,7 @@ from snakewar.server import ServerConfig, create_app
 from snakewar.server.routers import halite
 from snakewar.storage import GameExistsError, Store
 from tests.conformance_data import SHIPPED_HALITE_REPLAYS
+from tests.server.accounts import make_user
 
 SMALL = SHIPPED_HALITE_REPLAYS / "public-s100215-32x32-2p.hlt"  # 25 turns, 2 players
 FOUR = SHIPPED_HALITE_REPLAYS / "public-s100415-32x32-4p.hlt"  # 401 turns, 4 players
@@ -45,7 +46,9 @@ def compress(doc: Any) -> bytes:
 
 @pytest.fixture
 def client(store: Store) -> Iterator[TestClient]:
-    with TestClient(create_app(ServerConfig(), store=store)) as test_client:
+    with TestClient(
+        create_app(ServerConfig(), store=store), base_url="http://localhost"
+    ) as test_client:
         yield test_client
 
 
@@ -258,14 +261,23 @@ def test_decode_returns_the_document_and_stores_nothing(client: TestClient) -> N
 
 def test_public_mode_rate_limits_uploads(store: Store) -> None:
     data = SMALL.read_bytes()
-    with TestClient(create_app(ServerConfig(public=True), store=store)) as public:
+    with TestClient(
+        create_app(ServerConfig(public=True), store=store), base_url="http://localhost"
+    ) as public:
         codes = [public.post("/api/halite/decode", content=data).status_code for _ in range(6)]
         assert codes == [200] * 5 + [429]
-        assert "too many replays" in detail(public.post("/api/halite/games", content=data))
+        # Storing a replay needs an account; decoding one (nothing kept) does not.
+        assert public.post("/api/halite/games", content=data).status_code == 401
+        user = make_user(store, "ann")
+        assert "too many replays" in detail(
+            public.post("/api/halite/games", content=data, headers=user)
+        )
 
 
 def test_a_server_keeping_nothing_still_stores_uploads_while_it_runs() -> None:
-    with TestClient(create_app(ServerConfig(database_url="memory"))) as bare:
+    with TestClient(
+        create_app(ServerConfig(database_url="memory")), base_url="http://localhost"
+    ) as bare:
         response = bare.post("/api/halite/games", content=SMALL.read_bytes())
         assert response.status_code == 201
         assert bare.get(response.json()["url"]).status_code == 200

@@ -42,7 +42,9 @@ STORED = ("some-game", "g-1", 'a"><b>x')
 def client(store: Store) -> Iterator[TestClient]:
     for game_id in STORED:
         store.games.save_played(dataclasses.replace(played(3), id=game_id))
-    with TestClient(create_app(ServerConfig(), store=store)) as test_client:
+    with TestClient(
+        create_app(ServerConfig(), store=store), base_url="http://localhost"
+    ) as test_client:
         yield test_client
 
 
@@ -86,7 +88,7 @@ def test_the_game_page_embeds_the_viewer_fitted_to_its_frame(client: TestClient)
     (board,) = re.findall(r'<iframe src="([^"]+)"', html)
     assert board.startswith("/static/viewer/board.html?")
     query = board.split("?", 1)[1].replace("&amp;", "&")
-    assert query == "engine=http%3A%2F%2Ftestserver&game=g-1&autoplay=true&fit=true&turn=12"
+    assert query == "engine=http%3A%2F%2Flocalhost&game=g-1&autoplay=true&fit=true&turn=12"
     assert 'data-game-id="g-1"' in html
     # Anything but digits in ?turn= is left out.
     for bad in ("x", "²", "9" * 5000):
@@ -118,7 +120,9 @@ def test_pages_of_missing_things_are_404(client: TestClient, store: Store) -> No
 
 
 def test_a_server_keeping_nothing_still_has_its_pages() -> None:
-    with TestClient(create_app(ServerConfig(database_url="memory"))) as client:
+    with TestClient(
+        create_app(ServerConfig(database_url="memory")), base_url="http://localhost"
+    ) as client:
         for path in ("/ladders/x", "/tournaments/x", "/halite/games/x"):
             assert client.get(path).status_code == 404, path
         assert client.get("/ladders").status_code == 200

@@ -38,7 +38,7 @@ def stored_revision(store: Store) -> list[str]:
 
 def test_a_fresh_database_gets_the_head_revision_and_reopens(db_url: str) -> None:
     with Store(db_url) as store:
-        assert stored_revision(store) == [head_revision()] == ["0005"]
+        assert stored_revision(store) == [head_revision()] == ["0006"]
         tables = set(sa.inspect(store.db.engine).get_table_names())
         assert {
             "games",
@@ -48,6 +48,11 @@ def test_a_fresh_database_gets_the_head_revision_and_reopens(db_url: str) -> Non
             "ladder_games",
             "ladder_ratings",
             "tournaments",
+            "users",
+            "sessions",
+            "api_tokens",
+            "invites",
+            "snakes",
             "tournament_entrants",
             "tournament_games",
             "alembic_version",

@@ -27,7 +27,8 @@ from fastapi.testclient import TestClient
 from snakewar.server import ServerConfig, create_app
 
 out = {}
-with TestClient(create_app(ServerConfig(database_url=sys.argv[1]))) as client:
+app = create_app(ServerConfig(database_url=sys.argv[1]))
+with TestClient(app, base_url="http://localhost") as client:
     catalogue = client.get("/api/catalogue").json()
     out["catalogue"] = sorted(g["name"] for g in catalogue)
     body = {"game": "count", "snakes": ["one", "two"], "params": {"turns": 5}, "seed": 9}

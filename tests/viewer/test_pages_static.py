@@ -139,7 +139,9 @@ def js(node: str) -> dict[str, Any]:
 
     from snakewar.server import ServerConfig, create_app
 
-    with TestClient(create_app(ServerConfig(database_url="memory"))) as client:
+    with TestClient(
+        create_app(ServerConfig(database_url="memory")), base_url="http://localhost"
+    ) as client:
         game = client.post(
             "/api/games", json={"snakes": ["random", "greedy"], "seed": BIG_SEED, "width": 7}
         ).json()

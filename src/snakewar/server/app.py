@@ -25,16 +25,17 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
-from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
 from snakewar import __version__
 from snakewar.server.arena import ArenaWorker
-from snakewar.server.config import MEMORY_DATABASE, ServerConfig
+from snakewar.server.auth import Passwords, ensure_local_user
+from snakewar.server.config import MEMORY_DATABASE, SIGNUP_MODES, ServerConfig
 from snakewar.server.deps import STATIC_URL
 from snakewar.server.errors import add_error_handlers
 from snakewar.server.manager import GameManager
 from snakewar.server.routers import (
+    auth,
     catalogue,
     docs,
     engine,
@@ -42,10 +43,19 @@ from snakewar.server.routers import (
     halite,
     ladders,
     pages,
+    snakes,
     tester,
+    tokens,
     tournaments,
+    users,
 )
-from snakewar.server.safety import BodyLimitMiddleware, RateLimiter
+from snakewar.server.safety import (
+    LOOPBACK_NAMES,
+    BodyLimitMiddleware,
+    EngineCorsMiddleware,
+    HostCheckMiddleware,
+    RateLimiter,
+)
 from snakewar.storage import AsyncStore, Store
 from snakewar.viewer import static_dir
 
@@ -66,6 +76,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             otherwise one is opened from ``config.database_url``.
     """
     config = config or ServerConfig()
+    if config.signup not in SIGNUP_MODES:
+        raise ValueError(f"signup {config.signup!r}: expected one of {', '.join(SIGNUP_MODES)}")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -73,6 +85,10 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         opened = store if store is not None else _open_store(config)
         astore = AsyncStore(opened, workers=config.store_workers)
         await astore.run(opened.games.mark_running_as_aborted)
+        passwords = Passwords()
+        app.state.local_user = (
+            None if config.public else await astore.run(ensure_local_user, opened)
+        )
         manager = GameManager(astore, config.max_concurrent_games)
         await manager.start()
         arena = ArenaWorker(config.arena_workers)
@@ -81,9 +97,12 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         app.state.manager = manager
         app.state.arena = arena
         app.state.limiter = RateLimiter(per_minute=config.games_per_minute)
+        app.state.login_limiter = RateLimiter(per_minute=10.0, burst=10)
+        app.state.passwords = passwords
         try:
             yield
         finally:
+            passwords.close()
             await manager.close()
             arena.close()
             astore.close()
@@ -100,13 +119,14 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         docs_url=None,
         redoc_url=None,
     )
-    app.add_middleware(
-        CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"], allow_headers=["*"]
-    )
+    app.add_middleware(EngineCorsMiddleware)
     # Uploads stream through their own, larger cap (routers.halite).
     app.add_middleware(BodyLimitMiddleware, exempt=("/api/halite/games", "/api/halite/decode"))
+    hosts = config.allowed_hosts if config.public else (*LOOPBACK_NAMES, *config.allowed_hosts)
+    app.add_middleware(HostCheckMiddleware, hosts=hosts)
     add_error_handlers(app)
-    for module in (games, catalogue, engine, ladders, tournaments, halite, tester, pages, docs):
+    routers = (auth, tokens, users, snakes, games, catalogue, engine, ladders, tournaments)
+    for module in (*routers, halite, tester, pages, docs):
         app.include_router(module.router)
     app.mount(STATIC_URL, StaticFiles(directory=static_dir()), name="viewer")
     docs.mount_docs_static(app)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
-__all__ = ["MEMORY_DATABASE", "ServerConfig"]
+__all__ = ["MEMORY_DATABASE", "SIGNUP_MODES", "ServerConfig"]
+
+SIGNUP_MODES: Final = ("open", "invite", "closed")
+"""Who may make an account on a public server: anyone, holders of an invitation, nobody."""
 
 MEMORY_DATABASE = "memory"
 """``database_url`` for a server that keeps nothing after it stops (SQLite in memory)."""
@@ -27,6 +31,12 @@ class ServerConfig:
         games_per_minute: per client, in public mode (a burst of 10 is allowed).
         store_workers: threads that run database calls.
         arena_workers: threads that run ladder and tournament runs.
+        signup: a public server's sign-up mode, one of :data:`SIGNUP_MODES` (admins
+            make accounts with ``snakewar user create`` in every mode).
+        allowed_hosts: the names the server answers to (the ``Host`` header); a local
+            server always answers to its loopback names, a public one to any name when
+            this is empty.
+        snakes_per_user: the most snakes one user may register.
     """
 
     database_url: str | None = None
@@ -39,3 +49,6 @@ class ServerConfig:
     games_per_minute: float = 30.0
     store_workers: int = 4
     arena_workers: int = 2
+    signup: str = "invite"
+    allowed_hosts: tuple[str, ...] = ()
+    snakes_per_user: int = 20

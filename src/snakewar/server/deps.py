@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Annotated, Final
 
@@ -14,6 +15,7 @@ from fastapi import Depends, Request
 from fastapi.templating import Jinja2Templates
 
 from snakewar.server.arena import ArenaWorker
+from snakewar.server.auth import Passwords
 from snakewar.server.config import ServerConfig
 from snakewar.server.manager import GameManager
 from snakewar.server.safety import RateLimiter
@@ -26,8 +28,10 @@ __all__ = [
     "ConfigDep",
     "LimiterDep",
     "ManagerDep",
+    "PasswordsDep",
     "StoreDep",
     "TemplatesDep",
+    "client_key",
     "get_arena",
     "get_config",
     "get_limiter",
@@ -101,9 +105,38 @@ def get_limiter(request: Request) -> RateLimiter:
     return limiter
 
 
+def get_passwords(request: Request) -> Passwords:
+    """The password hasher (argon2, on its own threads)."""
+    passwords: Passwords = request.app.state.passwords
+    return passwords
+
+
+def client_key(request: Request) -> str:
+    """The key a client's rate limits count under: its user, else its network.
+
+    A logged-in user (or token) is one client wherever it connects from.  An anonymous
+    IPv6 client is its /64: one host usually holds a whole /64, so counting single
+    addresses would let it make 2**64 clients.
+    """
+    principal = getattr(request.state, "principal", None)
+    if principal is not None and principal.user is not None:
+        return f"user:{principal.user.id}"
+    host = request.client.host if request.client else ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return f"host:{host}"
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return f"ip:{address.ipv4_mapped}"
+        return f"net:{ipaddress.IPv6Network((address, 64), strict=False)}"
+    return f"ip:{address}"
+
+
 ConfigDep = Annotated[ServerConfig, Depends(get_config)]
 StoreDep = Annotated[AsyncStore, Depends(get_store)]
 ManagerDep = Annotated[GameManager, Depends(get_manager)]
 ArenaDep = Annotated[ArenaWorker, Depends(get_arena)]
 LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
+PasswordsDep = Annotated[Passwords, Depends(get_passwords)]

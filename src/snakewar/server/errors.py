@@ -25,6 +25,7 @@ from snakewar.errors import (
     ParamsError,
     SnakewarError,
     TooLargeError,
+    UnauthorizedError,
 )
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
 ]
 
 STATUS_BY_ERROR: Final[tuple[tuple[type[SnakewarError], int], ...]] = (
+    (UnauthorizedError, 401),
     (NotFoundError, 404),
     (ForbiddenError, 403),
     (ConflictError, 409),

@@ -15,7 +15,7 @@ import contextlib
 import secrets
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +50,7 @@ class LiveGame:
     id: str
     spec: MatchSpec
     seed: int
+    owner_id: int | None = None
     listing: StoredGame | None = None
     header: Mapping[str, Any] | None = None
     views: list[Mapping[str, Any]] = field(default_factory=list)
@@ -109,6 +110,7 @@ class GameManager:
         self.games: dict[str, LiveGame] = {}
         self._session: PlaySession | None = None
         self._db_lock = asyncio.Lock()
+        self._reserved = 0
 
     async def start(self) -> None:
         """Open the shared play session (call from the running event loop)."""
@@ -129,27 +131,63 @@ class GameManager:
         """How many games are being played (or started) now."""
         return sum(1 for g in self.games.values() if not g.finished)
 
+    def _check_room(self) -> None:
+        busy = self.running + self._reserved
+        if busy >= self.max_concurrent:
+            raise GameLimitError(
+                f"{busy} games are running or starting, the most this server allows "
+                f"(max_concurrent_games={self.max_concurrent})"
+            )
+
+    @contextlib.contextmanager
+    def slot(self) -> Iterator[None]:
+        """Hold a game slot while a request prepares a game (call before any await).
+
+        A request checks its entrants (DNS, the database) before :meth:`create`; without
+        a slot taken first, many concurrent requests would all pass the cap and all
+        start.  Pass ``reserved=True`` to :meth:`create` inside the block.
+
+        Raises:
+            GameLimitError: if every slot is taken.
+        """
+        self._check_room()
+        self._reserved += 1
+        try:
+            yield
+        finally:
+            self._reserved -= 1
+
     async def _db(self, fn: Any, *args: Any, **kwargs: Any) -> None:
         # One writer at a time keeps each game's rows in order (SQLite has one writer anyway).
         async with self._db_lock:
             await self.store.run(fn, *args, **kwargs)
 
-    async def create(self, spec: MatchSpec, seed: int | None = None) -> LiveGame:
+    async def create(
+        self,
+        spec: MatchSpec,
+        seed: int | None = None,
+        *,
+        owner_id: int | None = None,
+        reserved: bool = False,
+    ) -> LiveGame:
         """Start a game; returns once it is running (its first frame stored).
+
+        Args:
+            spec: the match.
+            seed: its seed (default: a random one).
+            owner_id: the user who starts it (who may cancel and delete it).
+            reserved: the caller holds a :meth:`slot` for it.
 
         Raises:
             GameLimitError: if too many games are running.
             SnakewarError: an unreachable bot, an unknown bot, impossible settings.
         """
-        if self.running >= self.max_concurrent:
-            raise GameLimitError(
-                f"{self.running} games are running, the most this server allows "
-                f"(max_concurrent_games={self.max_concurrent})"
-            )
+        if not reserved:
+            self._check_room()
         assert self._session is not None, "GameManager.start() was not awaited"
         adapter = get_game(spec.game)
         seed = seed if seed is not None else secrets.randbits(62) + 1
-        live = LiveGame(str(uuid.uuid4()), spec, seed)
+        live = LiveGame(str(uuid.uuid4()), spec, seed, owner_id)
         # The slot is taken now, before any await: concurrent requests see it.
         self._prune()
         self.games[live.id] = live
@@ -161,7 +199,7 @@ class GameManager:
             live.listing = listing
             live.header = data.header
             live.status = "running"
-            await self._db(games.begin, listing, data, spec=spec)
+            await self._db(games.begin, listing, data, spec=spec, owner_id=owner_id)
             for frame in data.frames:
                 await live._publish(frame.view)
             started.set()
@@ -178,7 +216,7 @@ class GameManager:
                 live.played = played
                 live.status = "complete"
                 if live.listing is None:  # a game that streams no frames
-                    await self._db(games.save_played, played)
+                    await self._db(games.save_played, played, owner_id=owner_id)
                 else:
                     await self._db(games.finish, live.id, "complete", played)
             except asyncio.CancelledError:

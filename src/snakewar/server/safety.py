@@ -11,20 +11,26 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 import time
 from dataclasses import dataclass, field
+from typing import Final
 from urllib.parse import urlsplit
 
+from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from snakewar.errors import BusyError, ForbiddenError
 
 __all__ = [
+    "LOOPBACK_NAMES",
     "MAX_BODY_BYTES",
     "BodyLimitMiddleware",
+    "EngineCorsMiddleware",
     "ForbiddenSnakeError",
+    "HostCheckMiddleware",
     "RateLimitError",
     "RateLimiter",
     "check_public_url",
@@ -109,6 +115,16 @@ class RateLimiter:
             self._buckets = {k: v for k, v in self._buckets.items() if v[1] > cutoff}
         return True
 
+    def refund(self, client: str) -> None:
+        """Give back the token ``client`` took for a request that was refused after all.
+
+        Only accepted requests count against a rate: a client whose requests fail
+        (a bad snake, a full server) is not locked out by its own mistakes.
+        """
+        found = self._buckets.get(client)
+        if found is not None:
+            self._buckets[client] = (min(float(self.burst), found[0] + 1), found[1])
+
 
 MAX_BODY_BYTES = 1024 * 1024
 """The largest request body accepted, uploads excepted (they have their own caps)."""
@@ -172,3 +188,64 @@ class BodyLimitMiddleware:
             await send(message)
 
         await self.app(scope, counted_receive, app_send)
+
+
+LOOPBACK_NAMES: Final = ("localhost", "127.0.0.1", "::1", "[::1]")
+"""The names a local server answers to."""
+
+
+class HostCheckMiddleware:
+    """Answer 400 to a request whose ``Host`` is not one of the server's names.
+
+    A local server listens on loopback, but a web page the user visits can still reach
+    it through DNS rebinding (a name of the attacker's that now resolves to 127.0.0.1):
+    the browser then sends the attacker's name as ``Host``, which this refuses.
+    """
+
+    def __init__(self, app: ASGIApp, hosts: tuple[str, ...]) -> None:
+        self.app = app
+        self.hosts = frozenset(h.lower() for h in hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on, or answer 400 (close a websocket) for a foreign host."""
+        if scope["type"] not in ("http", "websocket") or not self.hosts:
+            await self.app(scope, receive, send)
+            return
+        host = ""
+        for key, value in scope["headers"]:
+            if key == b"host":
+                host = value.decode("latin-1").lower()
+                break
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if name not in self.hosts:
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            response = JSONResponse(
+                {"detail": f"host {host[:100]!r} is not a name of this server"}, status_code=400
+            )
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+_ENGINE_PATH: Final = re.compile(r"/games/[^/]+(/frames)?\Z")
+
+
+class EngineCorsMiddleware:
+    """CORS for the official board's read-only engine routes only (``GET /games/{id}...``).
+
+    The official board (another origin) reads games through them; nothing else of the
+    server is readable or writable from another site's pages.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.cors = CORSMiddleware(app, allow_origins=["*"], allow_methods=["GET"])
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on, through CORS on the engine routes."""
+        if scope["type"] == "http" and _ENGINE_PATH.match(scope["path"]):
+            await self.cors(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)

@@ -9,7 +9,7 @@ level as a shorthand (``{"snakes": [...], "width": 7}``).
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -24,13 +24,16 @@ from pydantic import (
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
+    "NO_CONTENT",
     "AddEntrant",
     "BotOut",
     "CatalogueOut",
     "CheckOut",
     "CreateGame",
     "CreateLadder",
+    "CreateToken",
     "CreateTournament",
+    "Credentials",
     "EngineFrame",
     "EngineFrames",
     "EngineGame",
@@ -39,27 +42,37 @@ __all__ = [
     "GameList",
     "GameOut",
     "HaliteReplayDocumentOut",
+    "InviteOut",
     "LadderGameOut",
     "LadderOut",
     "LadderSummaryOut",
     "MapOut",
+    "MeOut",
+    "NewTokenOut",
     "ParamOut",
     "ProgramGameOut",
     "RatingPointOut",
+    "RegisterSnake",
     "RequestModel",
     "RunAccepted",
     "RunLadder",
     "ScenarioOut",
     "Seed",
+    "Signup",
+    "SnakeOut",
     "StandingOut",
     "TestRequest",
     "TesterReportOut",
+    "TokenOut",
     "TournamentGameOut",
     "TournamentMatchOut",
     "TournamentOut",
     "TournamentStandingOut",
     "TournamentSummaryOut",
+    "UpdateSnake",
+    "UpdateUser",
     "UploadOut",
+    "UserOut",
     "binary_download",
     "request_params",
 ]
@@ -648,3 +661,133 @@ class TesterReportOut(BaseModel):
     notes: list[str]
     checks: list[CheckOut]
     scenarios: list[ScenarioOut]
+
+
+# -- accounts ------------------------------------------------------------------------------
+
+UserName = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=32,
+        pattern=r"^[a-z0-9][a-z0-9_-]*$",
+        description="Lowercase letters, digits, '_' and '-'.",
+    ),
+]
+Password = Annotated[str, Field(min_length=8, max_length=256, description="8 to 256 characters.")]
+
+
+class Credentials(RequestModel):
+    """A user name and password (log in)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: UserName
+    password: Password
+
+
+class Signup(Credentials):
+    """A new account; ``invite`` is needed where sign-up is by invitation."""
+
+    invite: str | None = Field(None, min_length=1, max_length=100)
+
+
+class UserOut(BaseModel):
+    """An account as shown."""
+
+    name: str
+    role: str
+    disabled: bool = False
+    created_at: str
+
+
+class MeOut(BaseModel):
+    """Who the requester is: ``user`` is null for an anonymous visitor."""
+
+    user: UserOut | None
+    via: str
+    csrf: str | None = None
+    signup: str
+    public: bool
+
+
+class UpdateUser(RequestModel):
+    """An admin's change to an account."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["user", "admin"] | None = None
+    disabled: bool | None = None
+
+
+class InviteOut(BaseModel):
+    """A sign-up invitation (its code is shown once)."""
+
+    code: str
+    expires_at: str
+
+
+class CreateToken(RequestModel):
+    """A new API token, with a label to recognise it by."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str = Field(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
+
+
+class TokenOut(BaseModel):
+    """An API token as listed (never its secret)."""
+
+    id: int
+    label: str
+    created_at: str
+    last_used_at: str | None
+    revoked: bool
+
+
+class NewTokenOut(TokenOut):
+    """A new API token: ``token`` is shown this once and never again."""
+
+    token: str
+
+
+class RegisterSnake(RequestModel):
+    """A snake to register: an HTTP snake at ``url`` (what the game takes)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    game: str | None = Field(None, max_length=32, description="The game (default: Battlesnake).")
+    url: str = Field(min_length=1, max_length=2048, description="The snake's URL.")
+    visibility: Literal["public", "private"] = "public"
+
+
+class UpdateSnake(RequestModel):
+    """A change to one's snake."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str | None = Field(None, min_length=1, max_length=2048)
+    visibility: Literal["public", "private"] | None = None
+    paused: bool | None = None
+
+
+class SnakeOut(BaseModel):
+    """A registered snake; ``url`` is shown to its owner and admins only."""
+
+    id: int
+    ref: str
+    owner: str
+    name: str
+    game: str
+    kind: str
+    url: str | None = None
+    language: str | None = None
+    visibility: str
+    paused: bool
+    created_at: str
+    updated_at: str
+
+
+NO_CONTENT: dict[int | str, dict[str, Any]] = {204: {"description": "No Content"}}
+"""``responses=`` of a route that answers 204 with no body."""

@@ -6,6 +6,8 @@ repository per aggregate::
     store.games         played and running games with their frames (SqlGameRepository)
     store.ladders       ladders: entrants, rated games, rating history (SqlLadderRepository)
     store.tournaments   tournaments: entrants, games; brackets rebuilt (SqlTournamentRepository)
+    store.accounts      users, sessions, API tokens, invitations (SqlAccountRepository)
+    store.snakes        registered snakes and bots, with their owners (SqlSnakeRepository)
 
 A :class:`Store` is an :class:`snakewar.arena.ports.ArenaStore`, so ladders and
 tournaments play straight into it.  It is synchronous and thread-safe; asynchronous code
@@ -21,6 +23,18 @@ import functools
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
+from snakewar.storage.accounts import (
+    ROLES,
+    ApiToken,
+    SnakeExistsError,
+    SnakeNotFoundError,
+    SqlAccountRepository,
+    SqlSnakeRepository,
+    StoredSnake,
+    User,
+    UserExistsError,
+    UserNotFoundError,
+)
 from snakewar.storage.database import (
     DATABASE_URL_ENV,
     MIGRATIONS_DIR,
@@ -48,16 +62,26 @@ __all__ = [
     "MAX_LIST_LIMIT",
     "MAX_REPLAY_BYTES",
     "MIGRATIONS_DIR",
+    "ROLES",
+    "ApiToken",
     "AsyncStore",
     "Database",
     "GameExistsError",
     "GameNotFoundError",
     "GameRow",
+    "SnakeExistsError",
+    "SnakeNotFoundError",
+    "SqlAccountRepository",
     "SqlGameRepository",
     "SqlLadderRepository",
+    "SqlSnakeRepository",
     "SqlTournamentRepository",
     "Store",
     "StoreError",
+    "StoredSnake",
+    "User",
+    "UserExistsError",
+    "UserNotFoundError",
     "alembic_config",
     "default_database_url",
     "resolve_database_url",
@@ -83,6 +107,8 @@ class Store:
         self._games = SqlGameRepository(self.db)
         self._ladders = SqlLadderRepository(self.db)
         self._tournaments = SqlTournamentRepository(self.db)
+        self._accounts = SqlAccountRepository(self.db)
+        self._snakes = SqlSnakeRepository(self.db)
 
     @property
     def games(self) -> SqlGameRepository:
@@ -98,6 +124,16 @@ class Store:
     def tournaments(self) -> SqlTournamentRepository:
         """Tournaments."""
         return self._tournaments
+
+    @property
+    def accounts(self) -> SqlAccountRepository:
+        """Users, sessions, API tokens and invitations."""
+        return self._accounts
+
+    @property
+    def snakes(self) -> SqlSnakeRepository:
+        """Registered snakes and bots."""
+        return self._snakes
 
     @property
     def url(self) -> str:

@@ -12,9 +12,11 @@ asynchronous code calls it from worker threads (:class:`snakewar.storage.AsyncSt
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -189,6 +191,11 @@ class Database:
         self._closed = False
         self._engine = self._create_engine(parsed)
         self._sessions = sessionmaker(self._engine, expire_on_commit=False)
+        # An in-memory database is one connection shared by every thread (each new
+        # connection would see an empty database): its transactions take turns.
+        self._serial: threading.RLock | None = (
+            threading.RLock() if isinstance(self._engine.pool, StaticPool) else None
+        )
         try:
             self._migrate()
         except Exception:
@@ -288,5 +295,9 @@ class Database:
         """
         if self._closed:
             raise StoreError(f"the store {self.url!r} is closed")
-        with self._sessions() as session, session.begin():
+        with contextlib.ExitStack() as stack:
+            if self._serial is not None:
+                stack.enter_context(self._serial)
+            session = stack.enter_context(self._sessions())
+            stack.enter_context(session.begin())
             yield session

@@ -94,6 +94,7 @@ class GameRow:
     ranks: list[int] | None
     winner_name: str | None
     replay_size: int
+    owner_id: int | None = None
 
     @property
     def finished(self) -> bool:
@@ -129,14 +130,17 @@ class SqlGameRepository:
         *,
         spec: MatchSpec | None = None,
         created_at: dt.datetime | None = None,
+        owner_id: int | None = None,
     ) -> GameRow:
         """Store a game that starts now (status ``running``): its header and first frames.
+
+        ``owner_id`` is the user who started it (``None``: the server itself).
 
         Raises:
             GameExistsError: if a game with this id is stored already.
             StoreError: for a bad id.
         """
-        return self._insert(listing, data, "running", spec, created_at)
+        return self._insert(listing, data, "running", spec, created_at, owner_id=owner_id)
 
     def add_frame(self, game_id: str, frame: Frame) -> None:
         """Store one more frame of a running game.
@@ -204,7 +208,12 @@ class SqlGameRepository:
             return _row(game)
 
     def save_played(
-        self, played: PlayedGame, *, status: str = "complete", created_at: dt.datetime | None = None
+        self,
+        played: PlayedGame,
+        *,
+        status: str = "complete",
+        created_at: dt.datetime | None = None,
+        owner_id: int | None = None,
     ) -> bool:
         """Store a whole finished game at once; ``False`` if its id is stored already.
 
@@ -214,7 +223,15 @@ class SqlGameRepository:
         """
         _check_finished_status(status)
         try:
-            self._insert(played.stored(), played.data, status, played.spec, created_at, played)
+            self._insert(
+                played.stored(),
+                played.data,
+                status,
+                played.spec,
+                created_at,
+                played,
+                owner_id=owner_id,
+            )
         except GameExistsError:
             return False
         return True
@@ -227,6 +244,8 @@ class SqlGameRepository:
         spec: MatchSpec | None,
         created_at: dt.datetime | None,
         played: PlayedGame | None = None,
+        *,
+        owner_id: int | None = None,
     ) -> GameRow:
         game_id = _check_id(listing.id)
         created = now() if created_at is None else _aware(created_at)
@@ -234,6 +253,7 @@ class SqlGameRepository:
         if played is not None:
             values.update(_played_values(played, status))
         values["status"] = status
+        values["owner_id"] = owner_id
         exists = GameExistsError(f"a game with id {game_id!r} is stored already")
         try:
             with self._db.session() as session:
@@ -571,6 +591,7 @@ def _summary_query() -> Any:
         m.ranks,
         m.winner_name,
         sa.func.coalesce(sa.func.length(m.replay), 0),
+        m.owner_id,
     )
 
 
@@ -605,6 +626,7 @@ def _row(game: GameModel) -> GameRow:
         ranks=game.ranks,
         winner_name=game.winner_name,
         replay_size=len(game.replay) if game.replay is not None else 0,
+        owner_id=game.owner_id,
     )
 
 

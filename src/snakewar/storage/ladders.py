@@ -232,6 +232,54 @@ class SqlLadderRepository:
             row.games_played = max(row.games_played, game.number + 1)
             row.updated_at = stamp
 
+    def remove_entry(self, ladder: str, name: str) -> bool:
+        """Take the entrant ``name`` off a ladder (its games and rating history stay).
+
+        Raises:
+            LadderError: if there is no such ladder.
+        """
+        with self._db.session() as session:
+            row = _require(session, ladder)
+            result = session.execute(
+                sa.delete(LadderEntryModel).where(
+                    LadderEntryModel.ladder_id == row.id, LadderEntryModel.name == name
+                )
+            )
+            row.updated_at = now()
+            return bool(getattr(result, "rowcount", 0))
+
+    def entries_named(self, name: str) -> list[str]:
+        """The ladders that have an entrant called ``name``."""
+        with self._db.session() as session:
+            return list(
+                session.scalars(
+                    sa.select(LadderModel.name)
+                    .join(LadderEntryModel, LadderEntryModel.ladder_id == LadderModel.id)
+                    .where(LadderEntryModel.name == name)
+                    .order_by(LadderModel.name)
+                )
+            )
+
+    def update_entries(
+        self, name: str, *, source: str | None = None, paused: bool | None = None, note: str = ""
+    ) -> int:
+        """Change every ladder's entrant ``name``; returns how many entries changed.
+
+        A registered snake's entries follow it when its owner edits or pauses it.
+        """
+        values: dict[str, object] = {}
+        if source is not None:
+            values["source"] = source
+        if paused is not None:
+            values.update(paused=paused, note=note[:300], failures=0)
+        if not values:
+            return 0
+        with self._db.session() as session:
+            result = session.execute(
+                sa.update(LadderEntryModel).where(LadderEntryModel.name == name).values(**values)
+            )
+            return int(getattr(result, "rowcount", 0))
+
     def delete(self, name: str) -> None:
         """Delete a ladder with its entries, games and history (the games stay stored).
 

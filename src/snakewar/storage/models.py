@@ -25,6 +25,21 @@ Ladders and tournaments are rows, written game by game:
 ``tournaments``, ``tournament_entrants``, ``tournament_games``
     a tournament's settings; its entrants by seed; its games in the order they were
     played (the bracket is rebuilt from them).
+
+Accounts and what they own:
+
+``users``
+    ``name`` (unique), ``password_hash`` (argon2; never the password), ``role`` (``user``
+    or ``admin``), ``disabled``.
+``sessions``, ``api_tokens``, ``invites``
+    a browser login (``id`` is the SHA-256 of the cookie's secret, so a copy of the
+    database logs nobody in; ``csrf`` is the token its forms must echo), an API token
+    (stored as its SHA-256 only; shown once; revocable), a sign-up invitation (hashed).
+``snakes``
+    a registered bot: ``owner_id``, ``name`` (unique per owner), ``game``, ``kind``
+    (``url``: an HTTP snake at ``url``; ``program``: an operator's ``argv``; ``upload``:
+    a user's ``archive`` in ``language``), ``visibility`` (``public``, ``private``),
+    ``paused``.  ``games.owner_id`` is who started a game (null: the server, a ladder).
 """
 
 from __future__ import annotations
@@ -39,16 +54,21 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 __all__ = [
     "GAME_STATUSES",
     "MAX_ID_LENGTH",
+    "ApiTokenModel",
     "Base",
     "FrameModel",
     "GameModel",
+    "InviteModel",
     "LadderEntryModel",
     "LadderGameModel",
     "LadderModel",
     "LadderRatingModel",
+    "SessionModel",
+    "SnakeModel",
     "TournamentEntrantModel",
     "TournamentGameModel",
     "TournamentModel",
+    "UserModel",
 ]
 
 GAME_STATUSES = ("running", "complete", "aborted", "cancelled")
@@ -102,6 +122,10 @@ class GameModel(Base):
     ranks: Mapped[list[int] | None] = mapped_column(JSON, nullable=True)
     winner_name: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     replay: Mapped[bytes | None] = mapped_column(sa.LargeBinary, nullable=True)
+    owner_id: Mapped[int | None] = mapped_column(
+        sa.ForeignKey("users.id", ondelete="SET NULL", name="fk_games_owner_id_users"),
+        nullable=True,
+    )
 
 
 class FrameModel(Base):
@@ -252,3 +276,91 @@ class TournamentGameModel(Base):
     placement: Mapped[list[list[str]]] = mapped_column(JSON)
     turns: Mapped[int] = mapped_column(sa.Integer)
     played_at: Mapped[dt.datetime] = mapped_column(WHEN)
+
+
+class UserModel(Base):
+    """A row of ``users``: an account."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(sa.String(32), unique=True)
+    password_hash: Mapped[str] = mapped_column(sa.Text)
+    role: Mapped[str] = mapped_column(sa.String(8))
+    disabled: Mapped[bool] = mapped_column(sa.Boolean)
+    created_at: Mapped[dt.datetime] = mapped_column(WHEN)
+
+
+def _user_fk(table: str, *, nullable: bool = False) -> Mapped[Any]:
+    ondelete = "SET NULL" if nullable else "CASCADE"
+    return mapped_column(
+        sa.ForeignKey("users.id", ondelete=ondelete, name=f"fk_{table}_user_id_users"),
+        nullable=nullable,
+        index=True,
+    )
+
+
+class SessionModel(Base):
+    """A row of ``sessions``: a browser login."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    user_id: Mapped[int] = _user_fk("sessions")
+    csrf: Mapped[str] = mapped_column(sa.String(64))
+    created_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    expires_at: Mapped[dt.datetime] = mapped_column(WHEN)
+
+
+class ApiTokenModel(Base):
+    """A row of ``api_tokens``: a token for the CLI and automation, stored hashed."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    user_id: Mapped[int] = _user_fk("api_tokens")
+    label: Mapped[str] = mapped_column(sa.String(64))
+    token_hash: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    last_used_at: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
+
+
+class InviteModel(Base):
+    """A row of ``invites``: a one-use sign-up invitation, stored hashed."""
+
+    __tablename__ = "invites"
+
+    code_hash: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    user_id: Mapped[int | None] = _user_fk("invites", nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    expires_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    used_by: Mapped[str | None] = mapped_column(sa.String(32), nullable=True)
+
+
+class SnakeModel(Base):
+    """A row of ``snakes``: a registered bot and its owner."""
+
+    __tablename__ = "snakes"
+    __table_args__ = (
+        sa.UniqueConstraint("owner_id", "name", name="uq_snakes_owner_name"),
+        sa.CheckConstraint("kind IN ('url', 'program', 'upload')", name="ck_snakes_kind"),
+        sa.CheckConstraint("visibility IN ('public', 'private')", name="ck_snakes_visibility"),
+    )
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    owner_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("users.id", ondelete="CASCADE", name="fk_snakes_owner_id_users"),
+        index=True,
+    )
+    name: Mapped[str] = mapped_column(sa.String(40))
+    game: Mapped[str] = mapped_column(sa.String(32))
+    kind: Mapped[str] = mapped_column(sa.String(8))
+    url: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    argv: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    language: Mapped[str | None] = mapped_column(sa.String(16), nullable=True)
+    archive: Mapped[bytes | None] = mapped_column(sa.LargeBinary, nullable=True)
+    visibility: Mapped[str] = mapped_column(sa.String(8))
+    paused: Mapped[bool] = mapped_column(sa.Boolean)
+    created_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    updated_at: Mapped[dt.datetime] = mapped_column(WHEN)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 from fastapi import APIRouter, Query, Request
@@ -10,11 +11,13 @@ from fastapi.responses import Response
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import MatchSpec
 from snakewar.errors import ConflictError
-from snakewar.server.deps import ConfigDep, LimiterDep, ManagerDep, StoreDep
+from snakewar.server.auth import Principal, UserDep, require_owner
+from snakewar.server.deps import ConfigDep, LimiterDep, ManagerDep, StoreDep, client_key
 from snakewar.server.manager import LiveGame
-from snakewar.server.matches import check_entrants, web_match
+from snakewar.server.matches import adapter_for, check_entrants, resolve_entrants, web_match
 from snakewar.server.safety import RateLimitError
 from snakewar.server.schemas import (
+    NO_CONTENT,
     CreateGame,
     EntrantOut,
     GameList,
@@ -108,30 +111,54 @@ async def _stored(store: StoreDep, game_id: str) -> GameRow:
     return row
 
 
+def _take_rate(request: Request, config: ConfigDep, limiter: LimiterDep) -> str | None:
+    """Take one of the client's game-creation tokens (public mode); the key to refund."""
+    if not config.public:
+        return None
+    key = client_key(request)
+    if not limiter.allow(key):
+        raise RateLimitError("too many games created by this client; wait a minute")
+    return key
+
+
 @router.post("", status_code=201)
 async def create_game(
     body: CreateGame,
     request: Request,
+    principal: UserDep,
     config: ConfigDep,
     manager: ManagerDep,
+    store: StoreDep,
     limiter: LimiterDep,
 ) -> GameOut:
-    """Start a game; it runs in the background.  Returns it as it starts."""
-    if config.public:
-        client = request.client.host if request.client else "unknown"
-        if not limiter.allow(client):
-            raise RateLimitError("too many games created from this address; wait a minute")
-    spec = await web_match(
-        config,
-        body.game,
-        body.snakes,
-        body.names,
-        request_params(body, body.params),
-        timeout_ms=body.timeout,
-        max_turns=body.max_turns,
-        source="custom",
-    )
-    return live_out(await manager.create(spec, body.seed))
+    """Start a game; it runs in the background.  Returns it as it starts.
+
+    Entrants are built-in bots and registered snakes (``@owner/name``); a local
+    server (and an admin) may also name snakes by URL.
+    """
+    # The slot is taken before the first await: concurrent requests see it at once.
+    with manager.slot():
+        key = _take_rate(request, config, limiter)
+        try:
+            texts, names = await resolve_entrants(
+                store, principal, config, adapter_for(body.game), body.snakes, body.names
+            )
+            spec = await web_match(
+                config,
+                body.game,
+                texts,
+                names,
+                request_params(body, body.params),
+                timeout_ms=body.timeout,
+                max_turns=body.max_turns,
+                source="custom",
+            )
+            live = await manager.create(spec, body.seed, owner_id=principal.id, reserved=True)
+        except BaseException:
+            if key is not None:
+                limiter.refund(key)  # only games that start count against the rate
+            raise
+    return live_out(live)
 
 
 @router.get("")
@@ -158,26 +185,77 @@ async def get_one(game_id: str, manager: ManagerDep, store: StoreDep) -> GameOut
     return row_out(await _stored(store, game_id))
 
 
+async def _owner_of(manager: ManagerDep, store: StoreDep, game_id: str) -> int | None:
+    live = manager.games.get(game_id)
+    if live is not None:
+        return live.owner_id
+    return (await _stored(store, game_id)).owner_id
+
+
 @router.post("/{game_id}/cancel")
-async def cancel_game(game_id: str, manager: ManagerDep, store: StoreDep) -> GameOut:
-    """Stop a running game (its frames so far are kept)."""
+async def cancel_game(
+    game_id: str, principal: UserDep, manager: ManagerDep, store: StoreDep
+) -> GameOut:
+    """Stop a running game (its frames so far are kept); its owner's or an admin's."""
+    require_owner(principal, await _owner_of(manager, store, game_id), f"game {game_id!r}")
     if not await manager.cancel(game_id):
-        await _stored(store, game_id)
         raise GameNotRunningError(f"game {game_id!r} is not running")
     return live_out(manager.games[game_id])
 
 
-@router.post("/{game_id}/rematch", status_code=201)
-async def rematch(game_id: str, config: ConfigDep, manager: ManagerDep, store: StoreDep) -> GameOut:
-    """A new game with the same entrants and settings and a new seed."""
+async def _rematch_spec(
+    principal: Principal, config: ConfigDep, manager: ManagerDep, store: StoreDep, game_id: str
+) -> MatchSpec:
     live = manager.games.get(game_id)
     spec: MatchSpec | None = live.spec if live is not None else None
-    if spec is None:
-        spec = (await _stored(store, game_id)).spec()
+    owner = live.owner_id if live is not None else None
+    if live is None:
+        row = await _stored(store, game_id)
+        spec, owner = row.spec(), row.owner_id
+    require_owner(principal, owner, f"game {game_id!r}")
     if spec is None:
         raise GameNotRunningError(f"game {game_id!r} was read from a file: no match to play")
     await check_entrants(get_game(spec.game), spec.entrants, config)
-    return live_out(await manager.create(spec))
+    # Today's caps apply to an old game's settings too.
+    cap = config.max_turns
+    return dataclasses.replace(spec, max_turns=min(spec.max_turns or cap, cap), source="custom")
+
+
+@router.post("/{game_id}/rematch", status_code=201)
+async def rematch(
+    game_id: str,
+    request: Request,
+    principal: UserDep,
+    config: ConfigDep,
+    manager: ManagerDep,
+    store: StoreDep,
+    limiter: LimiterDep,
+) -> GameOut:
+    """A new game with the same entrants and settings and a new seed (owner or admin)."""
+    with manager.slot():
+        key = _take_rate(request, config, limiter)
+        try:
+            spec = await _rematch_spec(principal, config, manager, store, game_id)
+            live = await manager.create(spec, owner_id=principal.id, reserved=True)
+        except BaseException:
+            if key is not None:
+                limiter.refund(key)
+            raise
+    return live_out(live)
+
+
+@router.delete("/{game_id}", status_code=204, responses=NO_CONTENT)
+async def delete_game(
+    game_id: str, principal: UserDep, manager: ManagerDep, store: StoreDep
+) -> Response:
+    """Delete a finished game and its frames (its owner or an admin)."""
+    require_owner(principal, await _owner_of(manager, store, game_id), f"game {game_id!r}")
+    live = manager.games.get(game_id)
+    if live is not None and not live.finished:
+        raise GameNotRunningError(f"game {game_id!r} is running; cancel it first")
+    manager.games.pop(game_id, None)
+    await store.run(store.store.games.delete, game_id)
+    return Response(status_code=204)
 
 
 @router.get(

@@ -29,6 +29,7 @@ from fastapi.responses import Response
 
 from snakewar.adapters.halite3 import GAME, played_from_hlt, read_checked_hlt
 from snakewar.errors import SnakewarError, TooLargeError
+from snakewar.server.auth import UserDep
 from snakewar.server.deps import ConfigDep, StoreDep
 from snakewar.server.safety import RateLimiter, RateLimitError
 from snakewar.server.schemas import (
@@ -151,8 +152,10 @@ async def _stored(store: AsyncStore, game_id: str) -> GameRow:
 
 
 @router.post("/games", status_code=201)
-async def upload_game(request: Request, config: ConfigDep, store: StoreDep) -> UploadOut:
-    """Store an uploaded ``.hlt`` replay (raw body, or multipart field ``file``)."""
+async def upload_game(
+    request: Request, principal: UserDep, config: ConfigDep, store: StoreDep
+) -> UploadOut:
+    """Store an uploaded ``.hlt`` replay (raw body, or multipart field ``file``); users."""
     data = await _read_body(request, config)
     if not data:
         raise UploadError("replay file is empty; expected a .hlt file")
@@ -163,7 +166,7 @@ async def upload_game(request: Request, config: ConfigDep, store: StoreDep) -> U
         source="upload",
         max_bytes=MAX_UPLOAD_BYTES,
     )
-    await store.run(store.store.games.save_played, played)
+    await store.run(store.store.games.save_played, played, owner_id=principal.id)
     return UploadOut(id=played.id, url=GAME.viewer_url(played.id))
 
 

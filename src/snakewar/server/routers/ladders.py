@@ -7,15 +7,18 @@ update while games are played.
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Path, Response
 
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.ladder import Ladder, load_ladder
 from snakewar.engine.protocol import Entrant
+from snakewar.errors import NotFoundError
 from snakewar.server.arena import ArenaBusyError
+from snakewar.server.auth import AdminDep, NotAllowedError, UserDep
 from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep
-from snakewar.server.matches import check_entrants
+from snakewar.server.matches import SNAKE_REF, check_entrants, resolve_entrants
 from snakewar.server.schemas import (
+    NO_CONTENT,
     AddEntrant,
     CreateLadder,
     LadderGameOut,
@@ -110,8 +113,11 @@ async def list_ladders(store: StoreDep, arena: ArenaDep) -> list[LadderSummaryOu
 
 
 @router.post("", status_code=201)
-async def create_ladder(body: CreateLadder, store: StoreDep, config: ConfigDep) -> LadderOut:
-    """Create a ladder (the game's parameters checked now)."""
+async def create_ladder(
+    body: CreateLadder, admin: AdminDep, store: StoreDep, config: ConfigDep
+) -> LadderOut:
+    """Create a ladder (the game's parameters checked now; admins)."""
+    del admin
     match = MatchConfig.create(
         body.game,
         request_params(body, body.params),
@@ -126,13 +132,39 @@ async def create_ladder(body: CreateLadder, store: StoreDep, config: ConfigDep) 
 
 @router.post("/{name}/snakes", status_code=201)
 async def add_entrant(
-    name: str, body: AddEntrant, store: StoreDep, arena: ArenaDep, config: ConfigDep
+    name: str,
+    body: AddEntrant,
+    principal: UserDep,
+    store: StoreDep,
+    arena: ArenaDep,
+    config: ConfigDep,
 ) -> LadderOut:
-    """Add an entrant (what the ladder's game takes; public servers refuse private addresses)."""
+    """Join a ladder with a registered snake (``@owner/name``: a user's own) or a built-in.
+
+    On a local server any entrant the game takes may join (a URL too).
+    """
     if arena.is_running(_key(name)):
         raise ArenaBusyError(f"ladder {name!r} is running; add entrants between runs")
     ladder = await store.run(load_ladder, store.store, name)
-    entry = ladder.add(body.snake, body.name)
+    ref = SNAKE_REF.match(body.snake)
+    user = principal.user
+    if (
+        ref is not None
+        and config.public
+        and not principal.is_admin
+        and (user is None or ref[1] != user.name)
+    ):
+        raise NotAllowedError("snake: a user enters ladders with their own snakes only")
+    texts, names = await resolve_entrants(
+        store,
+        principal,
+        config,
+        ladder.config.adapter,
+        [body.snake],
+        [body.name] if body.name is not None else [],
+        raw_ok=not config.public,
+    )
+    entry = ladder.add(texts[0], names[0])
     await check_entrants(ladder.config.adapter, [Entrant(entry.source, entry.name)], config)
     await store.run(store.store.ladders.save_entry, name, entry)
     return ladder_out(ladder, False)
@@ -145,9 +177,44 @@ async def get_ladder(name: str, store: StoreDep, arena: ArenaDep) -> LadderOut:
     return ladder_out(ladder, arena.is_running(_key(name)))
 
 
+@router.delete("/{name}/snakes/{entrant}", status_code=204, responses=NO_CONTENT)
+async def remove_entrant(
+    name: str,
+    principal: UserDep,
+    store: StoreDep,
+    arena: ArenaDep,
+    entrant: str = Path(min_length=1, max_length=100),
+) -> Response:
+    """Take an entrant off a ladder: a registered snake's owner, or an admin."""
+    owner = entrant.split("/", 1)[0] if "/" in entrant else None
+    mine = principal.user is not None and owner == principal.user.name
+    if not (principal.is_admin or mine):
+        raise NotAllowedError(
+            f"entrant {entrant!r} is not yours; its owner or an admin may remove it"
+        )
+    if arena.is_running(_key(name)):
+        raise ArenaBusyError(f"ladder {name!r} is running; remove entrants between runs")
+    if not await store.run(store.store.ladders.remove_entry, name, entrant):
+        raise NotFoundError(f"ladder {name!r} has no entrant {entrant!r}")
+    return Response(status_code=204)
+
+
+@router.delete("/{name}", status_code=204, responses=NO_CONTENT)
+async def delete_ladder(name: str, admin: AdminDep, store: StoreDep, arena: ArenaDep) -> Response:
+    """Delete a ladder with its standings and history; its games stay (admins)."""
+    del admin
+    if arena.is_running(_key(name)):
+        raise ArenaBusyError(f"ladder {name!r} is running; delete it once the run ends")
+    await store.run(store.store.ladders.delete, name)
+    return Response(status_code=204)
+
+
 @router.post("/{name}/run", status_code=202)
-async def run_ladder(name: str, body: RunLadder, store: StoreDep, arena: ArenaDep) -> RunAccepted:
-    """Play ``games`` more games in the background (400 if no game can be matched)."""
+async def run_ladder(
+    name: str, body: RunLadder, admin: AdminDep, store: StoreDep, arena: ArenaDep
+) -> RunAccepted:
+    """Play ``games`` more games in the background (400 if no game can be matched; admins)."""
+    del admin
     ladder = await store.run(load_ladder, store.store, name)
     ladder.check_playable()  # answered now, not raised later in the background
     target: Store = store.store

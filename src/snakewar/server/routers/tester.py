@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from snakewar.adapters.battlesnake import GAME
 from snakewar.checkup import run_tester
 from snakewar.referee.clients import new_http_client
 from snakewar.referee.runner import make_client
-from snakewar.server.deps import ConfigDep
+from snakewar.server.auth import UserDep
+from snakewar.server.deps import ConfigDep, client_key
 from snakewar.server.matches import check_entrants
+from snakewar.server.safety import RateLimiter, RateLimitError
 from snakewar.server.schemas import TesterReportOut, TestRequest
 
 __all__ = ["router"]
@@ -17,11 +19,31 @@ __all__ = ["router"]
 router = APIRouter(prefix="/api", tags=["tester"])
 
 
+def _limiter(request: Request) -> RateLimiter:
+    limiter: RateLimiter | None = getattr(request.app.state, "tester_limiter", None)
+    if limiter is None:
+        # A run makes hundreds of requests to the snake: a few runs a minute per user.
+        limiter = request.app.state.tester_limiter = RateLimiter(per_minute=4.0, burst=3)
+    return limiter
+
+
 @router.post("/test")
-async def run_tests(body: TestRequest, config: ConfigDep) -> TesterReportOut:
-    """Run the snake tester (health checks and scenarios) and return its report."""
+async def run_tests(
+    body: TestRequest, request: Request, principal: UserDep, config: ConfigDep
+) -> TesterReportOut:
+    """Run the snake tester (health checks and scenarios) and return its report (users)."""
+    del principal  # a logged-in user (the local user on a local server)
     entrant = GAME.entrant(body.url)
     await check_entrants(GAME, [entrant], config)
-    async with new_http_client() as http:
-        report = await run_tester(make_client(entrant.source, http, body.timeout))
+    key = client_key(request)
+    limiter = _limiter(request)
+    if config.public and not limiter.allow(key):
+        raise RateLimitError("too many tester runs; wait a minute")
+    try:
+        async with new_http_client() as http:
+            report = await run_tester(make_client(entrant.source, http, body.timeout))
+    except BaseException:
+        if config.public:
+            limiter.refund(key)
+        raise
     return TesterReportOut.model_validate(report.to_dict())

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.tournament_runner import TournamentRun, load_tournament
 from snakewar.engine.protocol import Entrant
 from snakewar.errors import OverLimitError
+from snakewar.server.arena import ArenaBusyError
+from snakewar.server.auth import AdminDep
 from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep
-from snakewar.server.matches import check_entrants
+from snakewar.server.matches import adapter_for, check_entrants, resolve_entrants
 from snakewar.server.schemas import (
+    NO_CONTENT,
     CreateTournament,
     TournamentOut,
     TournamentSummaryOut,
@@ -46,11 +49,24 @@ def tournament_out(run: TournamentRun, running: bool) -> TournamentOut:
 
 @router.post("", status_code=201)
 async def create_tournament(
-    body: CreateTournament, store: StoreDep, arena: ArenaDep, config: ConfigDep
+    body: CreateTournament, admin: AdminDep, store: StoreDep, arena: ArenaDep, config: ConfigDep
 ) -> TournamentOut:
-    """Create a tournament and start playing it in the background."""
+    """Create a tournament and start playing it in the background (admins).
+
+    Entrants are built-in bots and registered snakes (``@owner/name``); a local server
+    also takes anything the game does.
+    """
     if len(body.names) > len(body.snakes):
         raise OverLimitError(f"names: {len(body.names)} given for {len(body.snakes)}")
+    texts, names = await resolve_entrants(
+        store,
+        admin,
+        config,
+        adapter_for(body.game),
+        body.snakes,
+        body.names,
+        raw_ok=not config.public,
+    )
     match = MatchConfig.create(
         body.game,
         request_params(body, body.params),
@@ -58,10 +74,7 @@ async def create_tournament(
         timeout_ms=body.timeout,
         max_turns=min(body.max_turns or config.max_turns, config.max_turns),
     )
-    pairs = [
-        (snake, body.names[i] if i < len(body.names) else None)
-        for i, snake in enumerate(body.snakes)
-    ]
+    pairs = list(zip(texts, names, strict=True))
     run = TournamentRun.create(
         body.name,
         body.format,
@@ -105,3 +118,15 @@ async def export_tournament(tid: str, store: StoreDep) -> JSONResponse:
     return JSONResponse(
         run.export(), headers={"Content-Disposition": f'attachment; filename="{tid}.json"'}
     )
+
+
+@router.delete("/{tid}", status_code=204, responses=NO_CONTENT)
+async def delete_tournament(
+    tid: str, admin: AdminDep, store: StoreDep, arena: ArenaDep
+) -> Response:
+    """Delete a tournament and its bracket; its games stay (admins)."""
+    del admin
+    if arena.is_running(_key(tid)):
+        raise ArenaBusyError(f"tournament {tid!r} is running; delete it once the run ends")
+    await store.run(store.store.tournaments.delete, tid)
+    return Response(status_code=204)

@@ -1,0 +1,142 @@
+"""``/api/auth``: sign up, log in, log out, who am I, and invitations (admins)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from fastapi import APIRouter, Request, Response
+
+from snakewar.errors import UnauthorizedError
+from snakewar.server.auth import (
+    SESSION_COOKIE,
+    SESSION_LIFETIME,
+    AdminDep,
+    PrincipalDep,
+    SignupClosedError,
+    clear_session_cookie,
+    digest,
+    new_secret,
+    set_session_cookie,
+)
+from snakewar.server.deps import ConfigDep, PasswordsDep, StoreDep, client_key
+from snakewar.server.safety import RateLimitError
+from snakewar.server.schemas import NO_CONTENT, Credentials, InviteOut, MeOut, Signup, UserOut
+from snakewar.storage import User
+from snakewar.storage.database import now
+
+__all__ = ["INVITE_LIFETIME", "router", "user_out"]
+
+router = APIRouter(prefix="/api/auth", tags=["accounts"])
+
+INVITE_LIFETIME = dt.timedelta(days=7)
+
+
+def user_out(user: User) -> UserOut:
+    """An account as the API shows it."""
+    return UserOut(
+        name=user.name,
+        role=user.role,
+        disabled=user.disabled,
+        created_at=user.created_at.isoformat(),
+    )
+
+
+def _secure(request: Request) -> bool:
+    return request.url.scheme == "https"
+
+
+def _throttle(request: Request) -> None:
+    # Every attempt counts, failed ones too: this is what slows password guessing.
+    if not request.app.state.login_limiter.allow(client_key(request)):
+        raise RateLimitError("too many log-in or sign-up attempts from this address; wait a minute")
+
+
+async def _log_in(request: Request, response: Response, store: StoreDep, user: User) -> MeOut:
+    secret, csrf = new_secret(), new_secret()
+    await store.run(
+        store.store.accounts.create_session,
+        user.id,
+        digest(secret),
+        csrf,
+        now() + SESSION_LIFETIME,
+    )
+    set_session_cookie(response, secret, secure=_secure(request))
+    config = request.app.state.config
+    return MeOut(user=user_out(user), via="session", csrf=csrf, signup=config.signup, public=True)
+
+
+@router.get("/me")
+async def me(principal: PrincipalDep, config: ConfigDep) -> MeOut:
+    """Who the requester is, and the CSRF token a logged-in page repeats."""
+    return MeOut(
+        user=user_out(principal.user) if principal.user is not None else None,
+        via=principal.via,
+        csrf=principal.csrf,
+        signup=config.signup,
+        public=config.public,
+    )
+
+
+@router.post("/signup", status_code=201)
+async def signup(
+    body: Signup,
+    request: Request,
+    response: Response,
+    store: StoreDep,
+    config: ConfigDep,
+    passwords: PasswordsDep,
+) -> MeOut:
+    """Make an account and log in (open sign-up, or with an invitation)."""
+    if not config.public:
+        raise SignupClosedError("a local server has one user and needs no account")
+    _throttle(request)
+    if config.signup == "closed":
+        raise SignupClosedError("sign-up is closed on this server; ask its admin for an account")
+    password_hash = await passwords.hash(body.password)
+    if config.signup == "invite":
+        if body.invite is None:
+            raise SignupClosedError("invite: this server signs up by invitation only")
+        if not await store.run(store.store.accounts.use_invite, digest(body.invite), body.name):
+            raise SignupClosedError("invite: this invitation is not valid (used or expired?)")
+    user = await store.run(store.store.accounts.create_user, body.name, password_hash)
+    return await _log_in(request, response, store, user)
+
+
+@router.post("/login")
+async def login(
+    body: Credentials,
+    request: Request,
+    response: Response,
+    store: StoreDep,
+    config: ConfigDep,
+    passwords: PasswordsDep,
+) -> MeOut:
+    """Log in: a session cookie (HttpOnly, SameSite=Strict) and the page's CSRF token."""
+    if not config.public:
+        raise SignupClosedError("a local server needs no log-in")
+    _throttle(request)
+    found = await store.run(store.store.accounts.password_hash, body.name)
+    stored = found[1] if found is not None else None
+    if not await passwords.verify(stored, body.password) or found is None or found[0].disabled:
+        raise UnauthorizedError("wrong user name or password")
+    return await _log_in(request, response, store, found[0])
+
+
+@router.post("/logout", status_code=204, responses=NO_CONTENT)
+async def logout(request: Request, principal: PrincipalDep, store: StoreDep) -> Response:
+    """Log this browser out (its session ends on the server too)."""
+    response = Response(status_code=204)
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if principal.via == "session" and cookie is not None:
+        await store.run(store.store.accounts.delete_session, digest(cookie))
+    clear_session_cookie(response, secure=_secure(request))
+    return response
+
+
+@router.post("/invites", status_code=201)
+async def create_invite(admin: AdminDep, store: StoreDep) -> InviteOut:
+    """A one-use sign-up invitation, valid for a week (admins)."""
+    code = new_secret()
+    expires = now() + INVITE_LIFETIME
+    await store.run(store.store.accounts.create_invite, digest(code), admin.id, expires)
+    return InviteOut(code=code, expires_at=expires.isoformat())

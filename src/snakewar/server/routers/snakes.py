@@ -1,0 +1,151 @@
+"""``/api/snakes``: registered snakes, owned by users (register, list, edit, pause, delete).
+
+A registered snake is what games, ladders and tournaments name as ``@owner/name`` on a
+public server.  Its URL is checked by the game and, on a public server, against the
+address policy when it is registered or changed (and again by the referee's transport on
+every connection).  Its owner may edit, pause or delete it; an admin may remove any.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Path, Query, Response
+
+from snakewar.errors import EntrantError, OverLimitError
+from snakewar.server.auth import Principal, PrincipalDep, UserDep, require_owner
+from snakewar.server.config import ServerConfig
+from snakewar.server.deps import ConfigDep, StoreDep
+from snakewar.server.matches import adapter_for
+from snakewar.server.safety import check_public_url
+from snakewar.server.schemas import NO_CONTENT, RegisterSnake, SnakeOut, UpdateSnake
+from snakewar.storage import AsyncStore, SnakeNotFoundError, StoredSnake
+
+__all__ = ["router", "snake_out"]
+
+router = APIRouter(prefix="/api/snakes", tags=["snakes"])
+
+SnakeId = Path(ge=1, le=2**31 - 1)
+
+
+def snake_out(snake: StoredSnake, principal: Principal) -> SnakeOut:
+    """A snake as ``principal`` may see it (the URL for its owner and admins only)."""
+    mine = principal.can_change(snake.owner_id)
+    return SnakeOut(
+        id=snake.id,
+        ref=snake.ref,
+        owner=snake.owner,
+        name=snake.name,
+        game=snake.game,
+        kind=snake.kind,
+        url=snake.url if mine else None,
+        language=snake.language,
+        visibility=snake.visibility,
+        paused=snake.paused,
+        created_at=snake.created_at.isoformat(),
+        updated_at=snake.updated_at.isoformat(),
+    )
+
+
+async def _checked_url(config: ServerConfig, game: str, text: str) -> tuple[str, str]:
+    """The game's adapter name and the snake's source for ``text``, which must be a bot URL."""
+    adapter = adapter_for(game)
+    entrant = adapter.entrant(text, None)
+    reach = adapter.reach(entrant)
+    if reach.kind != "remote" or reach.url is None:
+        raise EntrantError(f"url: {text[:80]!r} is no bot URL of {adapter.name}")
+    if config.public:
+        await check_public_url(reach.url)
+    return adapter.name, entrant.source
+
+
+async def _visible(store: AsyncStore, principal: Principal, snake_id: int) -> StoredSnake:
+    snake = await store.run(store.store.snakes.get, snake_id)
+    if snake.visibility != "public" and not principal.can_change(snake.owner_id):
+        raise SnakeNotFoundError(f"no snake with id {snake_id}")
+    return snake
+
+
+@router.post("", status_code=201)
+async def register_snake(
+    body: RegisterSnake, principal: UserDep, store: StoreDep, config: ConfigDep
+) -> SnakeOut:
+    """Register one of your snakes (an HTTP bot of a game) under a name."""
+    assert principal.user is not None
+    owned = await store.run(store.store.snakes.count_owned, principal.user.id)
+    if owned >= config.snakes_per_user and not principal.is_admin:
+        raise OverLimitError(f"you have {owned} snakes, the most this server allows")
+    game, source = await _checked_url(config, body.game or adapter_for(None).name, body.url)
+    snake = await store.run(
+        store.store.snakes.register,
+        principal.user.id,
+        body.name,
+        game,
+        "url",
+        url=source,
+        visibility=body.visibility,
+    )
+    return snake_out(snake, principal)
+
+
+@router.get("")
+async def list_snakes(
+    principal: PrincipalDep,
+    store: StoreDep,
+    game: str | None = Query(None, max_length=32),
+    mine: bool = Query(False, description="Only the requester's own snakes."),
+) -> list[SnakeOut]:
+    """Public snakes and your own (every snake for an admin), newest first."""
+    snakes = await store.run(
+        store.store.snakes.visible, principal.id, admin=principal.is_admin and not mine, game=game
+    )
+    if mine:
+        snakes = [s for s in snakes if s.owner_id == principal.id]
+    return [snake_out(s, principal) for s in snakes]
+
+
+@router.get("/{snake_id}")
+async def get_snake(principal: PrincipalDep, store: StoreDep, snake_id: int = SnakeId) -> SnakeOut:
+    """One snake."""
+    return snake_out(await _visible(store, principal, snake_id), principal)
+
+
+@router.patch("/{snake_id}")
+async def update_snake(
+    body: UpdateSnake,
+    principal: UserDep,
+    store: StoreDep,
+    config: ConfigDep,
+    snake_id: int = SnakeId,
+) -> SnakeOut:
+    """Change your snake's URL, visibility, or pause it (its ladder entries follow)."""
+    snake = await _visible(store, principal, snake_id)
+    require_owner(principal, snake.owner_id, f"snake {snake.ref}")
+    url = None
+    if body.url is not None:
+        if snake.kind != "url":
+            raise EntrantError(f"url: snake {snake.ref} is a program bot, it has no URL")
+        url = (await _checked_url(config, snake.game, body.url))[1]
+    updated = await store.run(
+        store.store.snakes.update,
+        snake_id,
+        url=url,
+        visibility=body.visibility,
+        paused=body.paused,
+    )
+    entry = f"{snake.owner}/{snake.name}"
+    note = "paused by its owner" if body.paused else "resumed by its owner"
+    await store.run(
+        store.store.ladders.update_entries, entry, source=url, paused=body.paused, note=note
+    )
+    return snake_out(updated, principal)
+
+
+@router.delete("/{snake_id}", status_code=204, responses=NO_CONTENT)
+async def delete_snake(principal: UserDep, store: StoreDep, snake_id: int = SnakeId) -> Response:
+    """Delete your snake (an admin: anyone's); it leaves every ladder it was on."""
+    snake = await _visible(store, principal, snake_id)
+    require_owner(principal, snake.owner_id, f"snake {snake.ref}")
+    entry = f"{snake.owner}/{snake.name}"
+    for ladder in await store.run(store.store.ladders.entries_named, entry):
+        await store.run(store.store.ladders.remove_entry, ladder, entry)
+    await store.run(store.store.snakes.delete, snake_id)
+    return Response(status_code=204)

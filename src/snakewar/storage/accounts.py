@@ -1,0 +1,560 @@
+"""Stored accounts: users, browser sessions, API tokens, invitations and registered snakes.
+
+The store keeps no secret in a usable form: passwords arrive here already hashed (the
+server hashes them with argon2), and session, token and invitation secrets are kept as
+their SHA-256 (they are 256-bit random values, so a fast hash is enough: nothing can be
+guessed from it), so a copy of the database logs nobody in.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+
+from snakewar.errors import ConflictError, NotFoundError
+from snakewar.storage.database import Database, StoreError, now, utc
+from snakewar.storage.models import (
+    ApiTokenModel,
+    InviteModel,
+    SessionModel,
+    SnakeModel,
+    UserModel,
+)
+
+__all__ = [
+    "ROLES",
+    "USER_NAME",
+    "ApiToken",
+    "SnakeExistsError",
+    "SnakeKind",
+    "SnakeNotFoundError",
+    "SqlAccountRepository",
+    "SqlSnakeRepository",
+    "StoredSnake",
+    "User",
+    "UserExistsError",
+    "UserNotFoundError",
+]
+
+ROLES: Final = ("user", "admin")
+"""The roles of an account (anonymous visitors have none)."""
+
+USER_NAME: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}\Z")
+"""A user name: 1 to 32 of lowercase letters, digits, ``_`` and ``-``, not starting with a sign."""
+
+SNAKE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}\Z")
+"""A snake name: 1 to 40 letters, digits, ``_``, ``.`` and ``-``."""
+
+SnakeKind = Literal["url", "program", "upload"]
+
+
+class UserExistsError(StoreError, ConflictError):
+    """Raised for a user name that is taken."""
+
+
+class UserNotFoundError(StoreError, NotFoundError):
+    """Raised for a user that does not exist."""
+
+
+class SnakeExistsError(StoreError, ConflictError):
+    """Raised for a snake name its owner already uses."""
+
+
+class SnakeNotFoundError(StoreError, NotFoundError):
+    """Raised for a registered snake that does not exist (or that the asker may not see)."""
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    """An account.
+
+    Attributes:
+        id: the user's number.
+        name: the login name (lowercase).
+        role: ``user`` or ``admin``.
+        disabled: a disabled account cannot log in and its tokens stop working.
+        created_at: when it was made.
+    """
+
+    id: int
+    name: str
+    role: str
+    disabled: bool
+    created_at: dt.datetime
+
+    @property
+    def is_admin(self) -> bool:
+        """Whether the user may administer the server."""
+        return self.role == "admin"
+
+
+@dataclass(frozen=True, slots=True)
+class ApiToken:
+    """An API token as listed (its secret is never stored, so never shown again)."""
+
+    id: int
+    label: str
+    created_at: dt.datetime
+    last_used_at: dt.datetime | None
+    revoked: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSnake:
+    """A registered bot.
+
+    Attributes:
+        id: its number.
+        owner: its owner's user name.
+        owner_id: its owner's id.
+        name: its name, unique per owner.
+        game: the game it plays (a registry key).
+        kind: ``url`` (an HTTP snake), ``program`` (an operator's argv) or ``upload``.
+        url: the snake's URL (``url`` kind).
+        argv: the command, as a list (``program`` kind).
+        language: the archive's language (``upload`` kind).
+        archive_size: bytes of the uploaded archive (0 for other kinds).
+        visibility: ``public`` (anyone may play it) or ``private`` (its owner only).
+        paused: a paused snake is not matched in games.
+    """
+
+    id: int
+    owner: str
+    owner_id: int
+    name: str
+    game: str
+    kind: str
+    url: str | None
+    argv: tuple[str, ...] | None
+    language: str | None
+    archive_size: int
+    visibility: str
+    paused: bool
+    created_at: dt.datetime
+    updated_at: dt.datetime
+
+    @property
+    def ref(self) -> str:
+        """How games, ladders and tournaments name it: ``@owner/name``."""
+        return f"@{self.owner}/{self.name}"
+
+
+def _user(row: UserModel) -> User:
+    return User(row.id, row.name, row.role, row.disabled, utc(row.created_at))
+
+
+class SqlAccountRepository:
+    """Users, sessions, API tokens and invitations of a :class:`Database`."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # -- users --------------------------------------------------------------------------
+
+    def create_user(self, name: str, password_hash: str, role: str = "user") -> User:
+        """Add an account.
+
+        Raises:
+            StoreError: a name outside :data:`USER_NAME`, or a role not in :data:`ROLES`.
+            UserExistsError: if the name is taken.
+        """
+        if not USER_NAME.match(name):
+            raise StoreError(
+                f"user name {name[:40]!r}: expected 1 to 32 lowercase letters, digits, "
+                "'_' or '-', starting with a letter or digit"
+            )
+        if role not in ROLES:
+            raise StoreError(f"role {role!r}: expected one of {', '.join(ROLES)}")
+        try:
+            with self._db.session() as session:
+                row = UserModel(
+                    name=name,
+                    password_hash=password_hash,
+                    role=role,
+                    disabled=False,
+                    created_at=now(),
+                )
+                session.add(row)
+                session.flush()
+                return _user(row)
+        except IntegrityError:
+            raise UserExistsError(f"user name {name!r} is taken") from None
+
+    def user(self, name: str) -> User:
+        """The user called ``name``.
+
+        Raises:
+            UserNotFoundError: if there is none.
+        """
+        with self._db.session() as session:
+            row = session.scalars(sa.select(UserModel).where(UserModel.name == name)).first()
+            if row is None:
+                raise UserNotFoundError(f"no user named {name[:40]!r}")
+            return _user(row)
+
+    def password_hash(self, name: str) -> tuple[User, str] | None:
+        """The user called ``name`` and their password hash, or ``None``."""
+        with self._db.session() as session:
+            row = session.scalars(sa.select(UserModel).where(UserModel.name == name)).first()
+            return None if row is None else (_user(row), row.password_hash)
+
+    def set_password_hash(self, user_id: int, password_hash: str) -> None:
+        """Replace a user's password hash (a rehash with newer parameters, a new password)."""
+        with self._db.session() as session:
+            session.execute(
+                sa.update(UserModel)
+                .where(UserModel.id == user_id)
+                .values(password_hash=password_hash)
+            )
+
+    def users(self) -> list[User]:
+        """Every account, oldest first."""
+        with self._db.session() as session:
+            return [_user(r) for r in session.scalars(sa.select(UserModel).order_by(UserModel.id))]
+
+    def count_users(self) -> int:
+        """How many accounts there are."""
+        with self._db.session() as session:
+            return int(session.scalar(sa.select(sa.func.count()).select_from(UserModel)) or 0)
+
+    def update_user(
+        self, name: str, *, role: str | None = None, disabled: bool | None = None
+    ) -> User:
+        """Change a user's role or disable/enable the account (its sessions end when disabled).
+
+        Raises:
+            UserNotFoundError: if there is no such user.
+            StoreError: an unknown role.
+        """
+        if role is not None and role not in ROLES:
+            raise StoreError(f"role {role!r}: expected one of {', '.join(ROLES)}")
+        with self._db.session() as session:
+            row = session.scalars(sa.select(UserModel).where(UserModel.name == name)).first()
+            if row is None:
+                raise UserNotFoundError(f"no user named {name[:40]!r}")
+            if role is not None:
+                row.role = role
+            if disabled is not None:
+                row.disabled = disabled
+                if disabled:
+                    session.execute(sa.delete(SessionModel).where(SessionModel.user_id == row.id))
+            return _user(row)
+
+    # -- sessions -----------------------------------------------------------------------
+
+    def create_session(
+        self, user_id: int, secret_hash: str, csrf: str, expires_at: dt.datetime
+    ) -> None:
+        """Store a browser login (keyed by the SHA-256 of its cookie secret)."""
+        with self._db.session() as session:
+            stamp = now()
+            # Expired logins are forgotten as new ones arrive: the table stays small.
+            session.execute(sa.delete(SessionModel).where(SessionModel.expires_at < stamp))
+            session.add(
+                SessionModel(
+                    id=secret_hash,
+                    user_id=user_id,
+                    csrf=csrf,
+                    created_at=stamp,
+                    expires_at=expires_at,
+                )
+            )
+
+    def session_user(self, secret_hash: str) -> tuple[User, str] | None:
+        """The user of a live, unexpired session and its CSRF token, or ``None``."""
+        with self._db.session() as session:
+            found = session.execute(
+                sa.select(UserModel, SessionModel.csrf, SessionModel.expires_at)
+                .join(SessionModel, SessionModel.user_id == UserModel.id)
+                .where(SessionModel.id == secret_hash)
+            ).first()
+            if found is None:
+                return None
+            user, csrf, expires_at = found
+            if utc(expires_at) <= now() or user.disabled:
+                return None
+            return _user(user), csrf
+
+    def delete_session(self, secret_hash: str) -> None:
+        """Log a browser out."""
+        with self._db.session() as session:
+            session.execute(sa.delete(SessionModel).where(SessionModel.id == secret_hash))
+
+    # -- API tokens ---------------------------------------------------------------------
+
+    def create_token(self, user_id: int, label: str, token_hash: str) -> ApiToken:
+        """Store a new API token (its SHA-256)."""
+        with self._db.session() as session:
+            row = ApiTokenModel(
+                user_id=user_id, label=label, token_hash=token_hash, created_at=now()
+            )
+            session.add(row)
+            session.flush()
+            return ApiToken(row.id, row.label, utc(row.created_at), None, False)
+
+    def tokens(self, user_id: int) -> list[ApiToken]:
+        """A user's tokens, oldest first (revoked ones too)."""
+        with self._db.session() as session:
+            rows = session.scalars(
+                sa.select(ApiTokenModel)
+                .where(ApiTokenModel.user_id == user_id)
+                .order_by(ApiTokenModel.id)
+            )
+            return [
+                ApiToken(
+                    r.id,
+                    r.label,
+                    utc(r.created_at),
+                    utc(r.last_used_at) if r.last_used_at else None,
+                    r.revoked_at is not None,
+                )
+                for r in rows
+            ]
+
+    def revoke_token(self, user_id: int, token_id: int) -> bool:
+        """Revoke one of a user's tokens; False if the user has no such token."""
+        with self._db.session() as session:
+            result = session.execute(
+                sa.update(ApiTokenModel)
+                .where(
+                    ApiTokenModel.id == token_id,
+                    ApiTokenModel.user_id == user_id,
+                    ApiTokenModel.revoked_at.is_(None),
+                )
+                .values(revoked_at=now())
+            )
+            return bool(getattr(result, "rowcount", 0))
+
+    def token_user(self, token_hash: str) -> User | None:
+        """The user of a live token (and note its use), or ``None``."""
+        with self._db.session() as session:
+            found = session.execute(
+                sa.select(UserModel, ApiTokenModel)
+                .join(ApiTokenModel, ApiTokenModel.user_id == UserModel.id)
+                .where(ApiTokenModel.token_hash == token_hash)
+            ).first()
+            if found is None:
+                return None
+            user, token = found
+            if token.revoked_at is not None or user.disabled:
+                return None
+            token.last_used_at = now()
+            return _user(user)
+
+    # -- invitations --------------------------------------------------------------------
+
+    def create_invite(self, code_hash: str, user_id: int | None, expires_at: dt.datetime) -> None:
+        """Store a sign-up invitation (its SHA-256)."""
+        with self._db.session() as session:
+            session.add(
+                InviteModel(
+                    code_hash=code_hash, user_id=user_id, created_at=now(), expires_at=expires_at
+                )
+            )
+
+    def use_invite(self, code_hash: str, name: str) -> bool:
+        """Spend an unexpired, unused invitation for ``name``; False if there is none."""
+        with self._db.session() as session:
+            result = session.execute(
+                sa.update(InviteModel)
+                .where(
+                    InviteModel.code_hash == code_hash,
+                    InviteModel.used_by.is_(None),
+                    InviteModel.expires_at > now(),
+                )
+                .values(used_by=name)
+            )
+            return bool(getattr(result, "rowcount", 0))
+
+
+class SqlSnakeRepository:
+    """The registered snakes (bots) of a :class:`Database`."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    @staticmethod
+    def _out(row: SnakeModel, owner: str) -> StoredSnake:
+        return StoredSnake(
+            id=row.id,
+            owner=owner,
+            owner_id=row.owner_id,
+            name=row.name,
+            game=row.game,
+            kind=row.kind,
+            url=row.url,
+            argv=tuple(row.argv) if row.argv is not None else None,
+            language=row.language,
+            archive_size=len(row.archive or b""),
+            visibility=row.visibility,
+            paused=row.paused,
+            created_at=utc(row.created_at),
+            updated_at=utc(row.updated_at),
+        )
+
+    def register(
+        self,
+        owner_id: int,
+        name: str,
+        game: str,
+        kind: SnakeKind,
+        *,
+        url: str | None = None,
+        argv: Sequence[str] | None = None,
+        language: str | None = None,
+        archive: bytes | None = None,
+        visibility: str = "public",
+    ) -> StoredSnake:
+        """Register a snake for ``owner_id`` (what it is has been checked by the caller).
+
+        Raises:
+            StoreError: a name outside :data:`SNAKE_NAME`, an unknown visibility.
+            SnakeExistsError: if the owner has a snake of that name.
+            UserNotFoundError: if there is no such owner.
+        """
+        _check_snake_name(name)
+        _check_visibility(visibility)
+        stamp = now()
+        try:
+            with self._db.session() as session:
+                owner = session.get(UserModel, owner_id)
+                if owner is None:
+                    raise UserNotFoundError(f"no user with id {owner_id}")
+                row = SnakeModel(
+                    owner_id=owner_id,
+                    name=name,
+                    game=game,
+                    kind=kind,
+                    url=url,
+                    argv=list(argv) if argv is not None else None,
+                    language=language,
+                    archive=archive,
+                    visibility=visibility,
+                    paused=False,
+                    created_at=stamp,
+                    updated_at=stamp,
+                )
+                session.add(row)
+                session.flush()
+                return self._out(row, owner.name)
+        except IntegrityError:
+            raise SnakeExistsError(f"you already have a snake named {name!r}") from None
+
+    def _select(self) -> Any:
+        return sa.select(SnakeModel, UserModel.name).join(
+            UserModel, UserModel.id == SnakeModel.owner_id
+        )
+
+    def get(self, snake_id: int) -> StoredSnake:
+        """The snake ``snake_id``.
+
+        Raises:
+            SnakeNotFoundError: if there is none.
+        """
+        with self._db.session() as session:
+            found = session.execute(self._select().where(SnakeModel.id == snake_id)).first()
+            if found is None:
+                raise SnakeNotFoundError(f"no snake with id {snake_id}")
+            return self._out(found[0], found[1])
+
+    def by_ref(self, owner: str, name: str) -> StoredSnake:
+        """The snake ``@owner/name``.
+
+        Raises:
+            SnakeNotFoundError: if there is none.
+        """
+        with self._db.session() as session:
+            found = session.execute(
+                self._select().where(UserModel.name == owner, SnakeModel.name == name)
+            ).first()
+            if found is None:
+                raise SnakeNotFoundError(f"no snake @{owner[:32]}/{name[:40]}")
+            return self._out(found[0], found[1])
+
+    def archive(self, snake_id: int) -> bytes:
+        """The uploaded archive of an ``upload`` snake (empty for other kinds)."""
+        with self._db.session() as session:
+            row = session.get(SnakeModel, snake_id)
+            if row is None:
+                raise SnakeNotFoundError(f"no snake with id {snake_id}")
+            return row.archive or b""
+
+    def visible(
+        self, viewer_id: int | None, *, admin: bool = False, game: str | None = None
+    ) -> list[StoredSnake]:
+        """Public snakes and ``viewer_id``'s own (every snake for an admin), newest first."""
+        query = self._select().order_by(SnakeModel.id.desc()).limit(1000)
+        if not admin:
+            query = query.where(
+                sa.or_(SnakeModel.visibility == "public", SnakeModel.owner_id == viewer_id)
+            )
+        if game is not None:
+            query = query.where(SnakeModel.game == game)
+        with self._db.session() as session:
+            return [self._out(found[0], found[1]) for found in session.execute(query)]
+
+    def count_owned(self, owner_id: int) -> int:
+        """How many snakes ``owner_id`` has registered."""
+        with self._db.session() as session:
+            return int(
+                session.scalar(
+                    sa.select(sa.func.count())
+                    .select_from(SnakeModel)
+                    .where(SnakeModel.owner_id == owner_id)
+                )
+                or 0
+            )
+
+    def update(
+        self,
+        snake_id: int,
+        *,
+        url: str | None = None,
+        visibility: str | None = None,
+        paused: bool | None = None,
+    ) -> StoredSnake:
+        """Change a snake's URL, visibility or paused state.
+
+        Raises:
+            SnakeNotFoundError: if there is no such snake.
+        """
+        if visibility is not None:
+            _check_visibility(visibility)
+        with self._db.session() as session:
+            found = session.execute(self._select().where(SnakeModel.id == snake_id)).first()
+            if found is None:
+                raise SnakeNotFoundError(f"no snake with id {snake_id}")
+            row, owner = found
+            if url is not None:
+                row.url = url
+            if visibility is not None:
+                row.visibility = visibility
+            if paused is not None:
+                row.paused = paused
+            row.updated_at = now()
+            return self._out(row, owner)
+
+    def delete(self, snake_id: int) -> bool:
+        """Delete a snake; False if there was none."""
+        with self._db.session() as session:
+            result = session.execute(sa.delete(SnakeModel).where(SnakeModel.id == snake_id))
+            return bool(getattr(result, "rowcount", 0))
+
+
+def _check_snake_name(name: str) -> None:
+    if not SNAKE_NAME.match(name):
+        raise StoreError(
+            f"snake name {name[:50]!r}: expected 1 to 40 letters, digits, '_', '.' or '-', "
+            "starting with a letter or digit"
+        )
+
+
+def _check_visibility(visibility: str) -> None:
+    if visibility not in ("public", "private"):
+        raise StoreError(f"visibility {visibility!r}: expected public or private")
