@@ -74,7 +74,8 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   └── OverLimitError (ValueError)               a value past this server's cap (HTTP 422)
     ├── server.routers.halite.UploadError (ValueError)  an upload that holds no replay file
     ├── cli.play.OutputPathError (OSError)            an output path that cannot be written
-    └── cli.replay.ReplayCommandError (ValueError)    a replay file or option that cannot be used
+    ├── cli.replay.ReplayCommandError (ValueError)    a replay file or option that cannot be used
+    └── cli.remote.RemoteError                        a server that cannot be reached or refuses
 
 A misbehaving bot is never an exception: the referee records it as a status value.
 Messages are lowercase, name the bad value with ``!r`` and, where there is a fixed

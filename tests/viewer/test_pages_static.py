@@ -30,6 +30,8 @@ const LS = await load("ladders.js");
 const L = await load("ladder.js");
 const TO = await load("tournament.js");
 const HA = await load("halite_games.js");
+const LI = await load("login.js");
+const AC = await load("account.js");
 const F = await import(cfg.base + "frames.js");
 const out = {};
 
@@ -129,6 +131,21 @@ out.seedString = [
   F.seedString({ Seed: 5, SeedString: "five" }),
   F.seedString({}),
 ];
+const meta = { querySelector: (q) => (q === 'meta[name="csrf-token"]'
+  ? { getAttribute: () => "tok" } : null) };
+out.csrf = [D.csrfToken(meta), D.csrfToken({ querySelector: () => null }), D.csrfToken(undefined)];
+out.withCsrf = [
+  D.withCsrf({ method: "POST", headers: { "Content-Type": "application/json" } }, "tok"),
+  D.withCsrf({ method: "delete" }, "tok"),
+  D.withCsrf({}, "tok"),
+  D.withCsrf({ method: "POST" }, ""),
+];
+out.credentials = [LI.credentials({ name: " ann ", password: " p w ", invite: "  " }),
+  LI.credentials({ name: "bob", password: "x", invite: " code " })];
+out.snakeCells = [AC.snakeCells({ ref: "@a/b", game: "battlesnake", url: null,
+  visibility: "public", paused: true })];
+out.tokenCells = [AC.tokenCells({ label: "ci", created_at: "2026-11-24T03:04:05+00:00",
+  last_used_at: null, revoked: true })];
 console.log(JSON.stringify(out));
 """
 
@@ -330,3 +347,20 @@ def test_halite_rows(js: dict[str, Any]) -> None:
 def test_seeds_are_read_exactly(js: dict[str, Any]) -> None:
     assert js["exact"] == [BIG_SEED, "7", None, "1"]
     assert js["seedString"] == [BIG_SEED, "5", "5", None]
+
+
+def test_changes_carry_the_csrf_token_and_forms_send_what_was_typed(js: dict[str, Any]) -> None:
+    assert js["csrf"] == ["tok", "", ""]
+    post, delete, get, no_token = js["withCsrf"]
+    assert post == {
+        "method": "POST",
+        "headers": {"Content-Type": "application/json", "X-CSRF-Token": "tok"},
+    }
+    assert delete["headers"] == {"X-CSRF-Token": "tok"}
+    assert get == {} and no_token == {"method": "POST"}
+    assert js["credentials"] == [
+        {"name": "ann", "password": " p w "},
+        {"name": "bob", "password": "x", "invite": "code"},
+    ]
+    assert js["snakeCells"] == [["@a/b", "battlesnake", "", "public", "paused"]]
+    assert js["tokenCells"] == [["ci", "2026-11-24 03:04", "never", "revoked"]]

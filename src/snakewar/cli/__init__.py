@@ -21,6 +21,7 @@ from snakewar.cli.halite import halite_app
 from snakewar.cli.ladder import ladder_app
 from snakewar.cli.maps import maps_app
 from snakewar.cli.play import play
+from snakewar.cli.remote import remote_app
 from snakewar.cli.replay import replay_app
 from snakewar.cli.tournament import tournament_app
 from snakewar.errors import SnakewarError
@@ -46,6 +47,7 @@ app.add_typer(
     halite_app, name="halite", help="Halite III: play games between bots like the official engine."
 )
 app.add_typer(tournament_app, name="tournament")
+app.add_typer(remote_app, name="remote")
 app.command("test", help="Test a snake: health checks and positions with known right moves.")(
     test_snake
 )

@@ -22,6 +22,7 @@ and the arena are on ``app.state`` and reach routes as typed dependencies
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
@@ -76,6 +77,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             otherwise one is opened from ``config.database_url``.
     """
     config = config or ServerConfig()
+    for network in config.allowed_networks:
+        ipaddress.ip_network(network, strict=False)  # a typo fails at start, not per request
     if config.signup not in SIGNUP_MODES:
         raise ValueError(f"signup {config.signup!r}: expected one of {', '.join(SIGNUP_MODES)}")
 

@@ -6,11 +6,14 @@ line (which itself knows nothing of the server).
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 import typer
 
 from snakewar.errors import SnakewarError
 
-__all__ = ["serve"]
+__all__ = ["serve", "user_app"]
 
 
 def serve(
@@ -26,20 +29,131 @@ def serve(
         False, "--public", help="Refuse private snake addresses, rate-limit game creation."
     ),
     max_games: int = typer.Option(32, "--max-games", help="Most games running at once."),
+    signup: str = typer.Option(
+        "invite",
+        "--signup",
+        help="Who may make an account on a public server: open, invite or closed "
+        "(admins are made with 'snakewar user create NAME --admin').",
+    ),
+    allow_network: list[str] = typer.Option(
+        [],
+        "--allow-network",
+        help="A private network (CIDR, e.g. 192.168.1.0/24) a public server may call bots "
+        "on; repeat for more. By default a public server calls public addresses only.",
+    ),
+    allowed_host: list[str] = typer.Option(
+        [],
+        "--allowed-host",
+        help="A name the server answers to (the Host header); repeat for more. A local "
+        "server always answers to localhost, 127.0.0.1 and ::1.",
+    ),
 ) -> None:
     """Serve the web app: new games, live viewer, replays, the snake tester, the API."""
     import uvicorn
 
     from snakewar.server.app import create_app
-    from snakewar.server.config import ServerConfig
+    from snakewar.server.config import SIGNUP_MODES, ServerConfig
 
     if not 0 < port < 65536:
         raise SnakewarError(f"port {port}: expected 1..65535")
     if max_games < 1:
         raise SnakewarError(f"--max-games {max_games}: expected at least 1")
+    if signup not in SIGNUP_MODES:
+        raise SnakewarError(f"--signup {signup!r}: expected one of {', '.join(SIGNUP_MODES)}")
+    if not public and host not in ("127.0.0.1", "localhost", "::1"):
+        # A local server has no login: on any other address, anyone on the network
+        # could drive it.
+        raise SnakewarError(
+            f"--host {host!r}: a local server listens on loopback only; add --public "
+            "(accounts and limits) to serve other machines"
+        )
     app = create_app(
-        ServerConfig(database_url=database, public=public, max_concurrent_games=max_games)
+        ServerConfig(
+            database_url=database,
+            public=public,
+            max_concurrent_games=max_games,
+            signup=signup,
+            allowed_hosts=tuple(allowed_host),
+            allowed_networks=tuple(_networks(allow_network)),
+        )
     )
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     typer.echo(f"Snakewar is running at http://{shown}:{port}/ (Ctrl-C to stop)", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+
+
+def _networks(texts: list[str]) -> list[str]:
+    import ipaddress
+
+    for text in texts:
+        try:
+            ipaddress.ip_network(text, strict=False)
+        except ValueError:
+            raise SnakewarError(f"--allow-network {text[:60]!r}: expected a CIDR block") from None
+    return texts
+
+
+user_app = typer.Typer(help="Accounts of a server's database (run on the server's machine).")
+
+
+def _store(database: str | None) -> Any:
+    from snakewar.storage import Store
+
+    return Store(database)
+
+
+DatabaseOption = typer.Option(
+    None, "--database", help="SQLAlchemy URL (default: the server's default database)."
+)
+
+
+@user_app.command("create")
+def create_user(
+    name: str = typer.Argument(..., help="The user name (lowercase letters, digits, _ and -)."),
+    admin: bool = typer.Option(False, "--admin", help="Make an admin (the first one, say)."),
+    password_stdin: bool = typer.Option(
+        False, "--password-stdin", help="Read the password from the first line of stdin."
+    ),
+    database: str | None = DatabaseOption,
+) -> None:
+    """Make an account (no sign-up needed): how a server gets its first admin."""
+    import argon2
+
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    if not 8 <= len(password) <= 256:
+        raise SnakewarError("password: expected 8 to 256 characters")
+    with _store(database) as store:
+        user = store.accounts.create_user(
+            name, argon2.PasswordHasher().hash(password), role="admin" if admin else "user"
+        )
+    typer.echo(f"made {user.role} {user.name!r}")
+
+
+@user_app.command("token")
+def create_token(
+    name: str = typer.Argument(..., help="The user."),
+    label: str = typer.Option("cli", "--label", help="What the token is for."),
+    database: str | None = DatabaseOption,
+) -> None:
+    """Print a new API token for a user (shown once; the server keeps its hash only)."""
+    from snakewar.server.auth import TOKEN_PREFIX, digest, new_secret
+
+    if not 0 < len(label) <= 64:
+        raise SnakewarError("--label: expected 1 to 64 characters")
+    with _store(database) as store:
+        user = store.accounts.user(name)
+        secret = new_secret(TOKEN_PREFIX)
+        store.accounts.create_token(user.id, label, digest(secret))
+    typer.echo(secret)
+
+
+@user_app.command("list")
+def list_users(database: str | None = DatabaseOption) -> None:
+    """The accounts: name, role, and whether disabled."""
+    with _store(database) as store:
+        for user in store.accounts.users():
+            flag = " (disabled)" if user.disabled else ""
+            typer.echo(f"{user.name}\t{user.role}{flag}")

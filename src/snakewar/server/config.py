@@ -37,6 +37,8 @@ class ServerConfig:
             server always answers to its loopback names, a public one to any name when
             this is empty.
         snakes_per_user: the most snakes one user may register.
+        allowed_networks: private networks (CIDR) a public server may still call bots
+            on, e.g. a LAN's ``192.168.1.0/24``; none by default.
     """
 
     database_url: str | None = None
@@ -52,3 +54,4 @@ class ServerConfig:
     signup: str = "invite"
     allowed_hosts: tuple[str, ...] = ()
     snakes_per_user: int = 20
+    allowed_networks: tuple[str, ...] = ()

@@ -70,7 +70,7 @@ async def check_entrants(
                 "a request may name built-in bots and bots on the network only"
             )
         if reach.kind == "remote" and config.public and reach.url is not None:
-            await check_public_url(reach.url)
+            await check_public_url(reach.url, config.allowed_networks)
 
 
 async def find_snake(store: AsyncStore, principal: Principal, ref: str) -> StoredSnake:

@@ -63,6 +63,9 @@ ASSETS: tuple[str, ...] = (
             "ladder.js",
             "tournament.js",
             "halite_games.js",
+            "session.js",
+            "login.js",
+            "account.js",
         )
     ),
 )

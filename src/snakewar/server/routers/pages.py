@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import quote, urlencode
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
@@ -23,22 +23,43 @@ from snakewar.adapters import get_game
 from snakewar.arena.ladder import load_ladder
 from snakewar.arena.tournament_runner import load_tournament
 from snakewar.bots import bot_names
+from snakewar.server.auth import Principal, get_principal
 from snakewar.server.deps import ManagerDep, StoreDep, TemplatesDep, static_url
 from snakewar.server.routers.halite import MAX_UPLOAD_BYTES
 from snakewar.storage import GameNotFoundError
 
 __all__ = ["router"]
 
-router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
+# Every page knows who is looking: it shows only the controls they may use.
+router = APIRouter(
+    include_in_schema=False,
+    default_response_class=HTMLResponse,
+    dependencies=[Depends(get_principal)],
+)
 
 TurnQuery = Annotated[str | None, Query()]
 """``?turn=N`` opens a game at turn N (anything but digits is ignored)."""
 
 
+def _me(request: Request) -> dict[str, Any]:
+    principal: Principal = request.state.principal
+    user = principal.user
+    return {
+        "name": user.name if user is not None else None,
+        "can_play": user is not None,
+        "admin": principal.is_admin,
+        "csrf": principal.csrf,
+        "public": request.app.state.config.public,
+        "signup": request.app.state.config.signup,
+    }
+
+
 def _render(
     templates: Jinja2Templates, request: Request, template: str, **context: Any
 ) -> HTMLResponse:
-    response: HTMLResponse = templates.TemplateResponse(request, template, context)
+    response: HTMLResponse = templates.TemplateResponse(
+        request, template, {"me": _me(request), **context}
+    )
     return response
 
 
@@ -104,6 +125,20 @@ async def view_game(
 def open_replay() -> RedirectResponse:
     """The board viewer's file picker."""
     return RedirectResponse(static_url("board.html") + "?replay=1")
+
+
+@router.get("/login")
+def login(request: Request, templates: TemplatesDep) -> HTMLResponse:
+    """Log in, or sign up where the server lets visitors make accounts."""
+    return _render(templates, request, "login.html", title="Log in")
+
+
+@router.get("/account", response_model=None)
+def account(request: Request, templates: TemplatesDep) -> HTMLResponse | RedirectResponse:
+    """Your snakes and API tokens (a visitor is sent to log in)."""
+    if request.state.principal.user is None:
+        return RedirectResponse("/login", status_code=303)
+    return _render(templates, request, "account.html", title="Your account")
 
 
 @router.get("/test")

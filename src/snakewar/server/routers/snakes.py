@@ -53,7 +53,7 @@ async def _checked_url(config: ServerConfig, game: str, text: str) -> tuple[str,
     if reach.kind != "remote" or reach.url is None:
         raise EntrantError(f"url: {text[:80]!r} is no bot URL of {adapter.name}")
     if config.public:
-        await check_public_url(reach.url)
+        await check_public_url(reach.url, config.allowed_networks)
     return adapter.name, entrant.source
 
 

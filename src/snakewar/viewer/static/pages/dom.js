@@ -68,9 +68,23 @@ export function detailText(data, status) {
   return status ? `the server answered ${status}` : "the server gave no answer";
 }
 
+/** The session's CSRF token from the page's `<meta name="csrf-token">`, or "". */
+export function csrfToken(doc = globalThis.document) {
+  return doc?.querySelector?.('meta[name="csrf-token"]')?.getAttribute("content") ?? "";
+}
+
+/** `options` with the CSRF header added to a request that changes something. */
+export function withCsrf(options, token) {
+  const method = (options.method ?? "GET").toUpperCase();
+  if (!token || ["GET", "HEAD", "OPTIONS"].includes(method)) {
+    return options;
+  }
+  return { ...options, headers: { ...(options.headers ?? {}), "X-CSRF-Token": token } };
+}
+
 /** `fetch` then read JSON: `{ok, status, data}` (data null when the body is no JSON). */
 export async function fetchJson(url, options = {}) {
-  const response = await fetch(url, options);
+  const response = await fetch(url, withCsrf(options, csrfToken()));
   let data = null;
   try {
     data = await response.json();
@@ -80,10 +94,10 @@ export async function fetchJson(url, options = {}) {
   return { ok: response.ok, status: response.status, data };
 }
 
-/** POST `body` as JSON and read the JSON answer, as `fetchJson`. */
-export function postJson(url, body) {
+/** Send `body` as JSON (`method`, POST by default) and read the answer, as `fetchJson`. */
+export function postJson(url, body, method = "POST") {
   return fetchJson(url, {
-    method: "POST",
+    method,
     headers: { "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });

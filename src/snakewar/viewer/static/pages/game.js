@@ -10,7 +10,7 @@ export function rematchUrl(id) {
 function start() {
   const id = document.getElementById("game").dataset.gameId;
   const error = document.getElementById("error");
-  document.getElementById("rematch").addEventListener("click", async () => {
+  document.getElementById("rematch")?.addEventListener("click", async () => {
     const { ok, status, data } = await postJson(rematchUrl(id));
     if (ok) {
       window.location.href = data.viewer;

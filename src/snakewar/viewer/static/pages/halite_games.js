@@ -40,6 +40,9 @@ async function showGames() {
 function start() {
   const form = document.getElementById("upload");
   const error = document.getElementById("error");
+  if (!form) {
+    return; // a visitor who has not logged in sees no form
+  }
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const file = form.file.files[0];

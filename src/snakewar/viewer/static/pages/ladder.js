@@ -118,7 +118,7 @@ function start() {
     drawChart(document.getElementById("chart"), data.history);
   };
 
-  document.getElementById("run").addEventListener("click", async () => {
+  document.getElementById("run")?.addEventListener("click", async () => {
     const { ok, status, data } = await postJson(`${url}/run`, { games: 10 });
     error.textContent = ok ? "" : detailText(data, status);
     refresh().catch((e) => {

@@ -64,6 +64,9 @@ function formValues(form) {
 
 async function start() {
   const form = document.getElementById("new-game");
+  if (!form) {
+    return; // a visitor who has not logged in sees no form
+  }
   const error = document.getElementById("error");
   const select = document.getElementById("map");
   let maps = [];

@@ -24,6 +24,9 @@ export function resultRows(report) {
 
 function start() {
   const form = document.getElementById("tester");
+  if (!form) {
+    return; // a visitor who has not logged in sees no form
+  }
   const summary = document.getElementById("summary");
   const error = document.getElementById("error");
   form.addEventListener("submit", async (event) => {
