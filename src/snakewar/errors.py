@@ -69,6 +69,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     ├── LimitError                                    past a limit
     │   ├── BusyError (RuntimeError)                  too much going on already (HTTP 429)
     │   │   ├── server.GameLimitError                 as many games running as allowed
+    │   │   ├── server.arena.ArenaFullError           as many arena runs queued as allowed
     │   │   └── server.safety.RateLimitError          more requests than a client's rate
     │   ├── TooLargeError (ValueError)                a body, upload or file too large (HTTP 413)
     │   └── OverLimitError (ValueError)               a value past this server's cap (HTTP 422)

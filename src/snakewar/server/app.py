@@ -94,7 +94,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         )
         manager = GameManager(astore, config.max_concurrent_games)
         await manager.start()
-        arena = ArenaWorker(config.arena_workers)
+        arena = ArenaWorker(config.arena_workers, config.max_queued_runs)
         app.state.config = config
         app.state.store = astore
         app.state.manager = manager

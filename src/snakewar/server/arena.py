@@ -11,13 +11,17 @@ import asyncio
 import concurrent.futures
 from collections.abc import Callable
 
-from snakewar.errors import ConflictError
+from snakewar.errors import BusyError, ConflictError
 
-__all__ = ["ArenaBusyError", "ArenaWorker"]
+__all__ = ["ArenaBusyError", "ArenaFullError", "ArenaWorker"]
 
 
 class ArenaBusyError(ConflictError):
     """Raised when a ladder or tournament is already running."""
+
+
+class ArenaFullError(BusyError):
+    """Raised when as many runs are waiting or running as the arena takes."""
 
 
 class ArenaWorker:
@@ -25,9 +29,11 @@ class ArenaWorker:
 
     Args:
         workers: runs played at once; more wait for a free thread.
+        max_runs: runs waiting or running at once; more are refused.
     """
 
-    def __init__(self, workers: int = 2) -> None:
+    def __init__(self, workers: int = 2, max_runs: int = 16) -> None:
+        self.max_runs = max_runs
         self._pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="arena")
         self._running: set[str] = set()
         self._tasks: set[asyncio.Future[None]] = set()
@@ -41,9 +47,15 @@ class ArenaWorker:
 
         Raises:
             ArenaBusyError: if ``key`` is running already.
+            ArenaFullError: if :attr:`max_runs` runs are waiting or running.
         """
         if key in self._running:
             raise ArenaBusyError(f"{key.replace(':', ' ', 1)!r} is running already")
+        if len(self._running) >= self.max_runs:
+            raise ArenaFullError(
+                f"{len(self._running)} ladder and tournament runs are waiting or running, "
+                "the most this server takes; try again later"
+            )
         self._running.add(key)
 
         def play() -> None:

@@ -37,6 +37,9 @@ class ServerConfig:
             server always answers to its loopback names, a public one to any name when
             this is empty.
         snakes_per_user: the most snakes one user may register.
+        max_tournament_games: the most games one tournament may play (its matches
+            times best-of), so that one request cannot queue days of games.
+        max_queued_runs: ladder and tournament runs waiting for the arena at once.
         allowed_networks: private networks (CIDR) a public server may still call bots
             on, e.g. a LAN's ``192.168.1.0/24``; none by default.
     """
@@ -55,3 +58,5 @@ class ServerConfig:
     allowed_hosts: tuple[str, ...] = ()
     snakes_per_user: int = 20
     allowed_networks: tuple[str, ...] = ()
+    max_tournament_games: int = 2000
+    max_queued_runs: int = 16

@@ -13,6 +13,7 @@ from snakewar.engine.protocol import Entrant
 from snakewar.errors import OverLimitError
 from snakewar.server.arena import ArenaBusyError
 from snakewar.server.auth import AdminDep
+from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep
 from snakewar.server.matches import adapter_for, check_entrants, resolve_entrants
 from snakewar.server.schemas import (
@@ -35,6 +36,21 @@ def _key(tid: str) -> str:
 
 def _page(tid: str) -> str:
     return f"/tournaments/{tid}"
+
+
+def _check_size(run: TournamentRun, config: ServerConfig) -> None:
+    """Refuse a tournament that could play more games than this server allows."""
+    t = run.tournament
+    matches = len(t.matches)
+    if t.format == "swiss":
+        # Swiss pairs its rounds as it goes: the first round, as many times as rounds.
+        matches *= int(t.config.get("swiss_rounds") or 1)
+    most = matches * int(t.config["best_of"])
+    if most > config.max_tournament_games:
+        raise OverLimitError(
+            f"snakes: this tournament plays up to {most} games ({matches} matches, best of "
+            f"{t.config['best_of']}); this server allows {config.max_tournament_games}"
+        )
 
 
 def tournament_out(run: TournamentRun, running: bool) -> TournamentOut:
@@ -84,6 +100,7 @@ async def create_tournament(
         heat_size=body.heat_size,
         best_of=body.best_of,
     )
+    _check_size(run, config)
     entrants = [Entrant(source, name) for name, source in run.snakes.items()]
     await check_entrants(match.adapter, entrants, config)
     await store.run(store.store.tournaments.create, run)

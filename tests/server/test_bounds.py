@@ -1,0 +1,56 @@
+"""Bounded work: one request cannot queue days of arena games or fill the arena."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from fastapi.testclient import TestClient
+
+from snakewar.server.app import create_app
+from snakewar.server.arena import ArenaBusyError, ArenaFullError, ArenaWorker
+from snakewar.server.config import ServerConfig
+
+
+def test_a_tournament_past_the_game_cap_is_refused_naming_its_size() -> None:
+    app = create_app(ServerConfig(database_url="memory"))
+    with TestClient(app, base_url="http://localhost") as client:
+        # The probe: 64 built-ins in a round robin is 2016 matches; best of 9, 18,144 games.
+        body = {
+            "name": "huge",
+            "format": "round_robin",
+            "snakes": ["random"] * 64,
+            "best_of": 9,
+            "width": 7,
+            "height": 7,
+        }
+        refused = client.post("/api/tournaments", json=body)
+        assert refused.status_code == 422, refused.text
+        detail = refused.json()["detail"]
+        assert "18144 games" in detail and "2016 matches" in detail and "allows 2000" in detail
+        assert client.get("/api/tournaments").json() == []
+        small = client.post("/api/tournaments", json={**body, "snakes": ["random"] * 8})
+        assert small.status_code == 201, small.text
+
+
+def test_the_arena_takes_a_bounded_number_of_runs() -> None:
+    release = threading.Event()
+
+    async def main() -> None:
+        arena = ArenaWorker(workers=1, max_runs=2)
+        arena.submit("ladder:a", release.wait)
+        arena.submit("ladder:b", release.wait)  # waits for the one thread
+        with pytest.raises(ArenaBusyError):
+            arena.submit("ladder:a", release.wait)
+        with pytest.raises(ArenaFullError, match="the most this server takes"):
+            arena.submit("ladder:c", release.wait)
+        release.set()
+        deadline = asyncio.get_running_loop().time() + 10
+        while arena.is_running("ladder:a") or arena.is_running("ladder:b"):
+            assert asyncio.get_running_loop().time() < deadline
+            await asyncio.sleep(0.01)
+        arena.submit("ladder:c", lambda: None)  # room again
+        arena.close()
+
+    asyncio.run(main())
