@@ -65,7 +65,8 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   ├── server.matches.ProgramEntrantError        a program a request may not start
     │   ├── server.auth.NotAllowedError               an action the user's role or ownership forbids
     │   ├── server.auth.CsrfError                     a browser request without its CSRF token
-    │   └── server.auth.SignupClosedError             a sign-up this server does not accept
+    │   ├── server.auth.SignupClosedError             a sign-up this server does not accept
+    │   └── referee.outbound.AddressRefusedError      an address the outbound policy refuses
     ├── LimitError                                    past a limit
     │   ├── BusyError (RuntimeError)                  too much going on already (HTTP 429)
     │   │   ├── server.GameLimitError                 as many games running as allowed

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snakewar.adapters import get_game
+from snakewar.engine.addresses import AddressPolicy
 from snakewar.engine.protocol import MatchHooks, MatchSpec, PlayedGame, PlaySession
 from snakewar.errors import MissingExtraError, SnakewarError
 
@@ -64,12 +65,15 @@ class GameJob:
     """One game to play: a match spec and a seed, named by a unique ``job_id``.
 
     ``game_id`` is the id the played game gets (default: the game derives one).
+    ``outbound`` is the address policy the game's connections follow (a public
+    server's); it travels with the job to worker processes and Ray tasks.
     """
 
     job_id: str
     spec: MatchSpec
     seed: int
     game_id: str | None = None
+    outbound: AddressPolicy | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +117,8 @@ async def play_job_async(job: GameJob, session: PlaySession | None = None) -> Ga
     Every exception the game raises becomes the outcome's ``error``: one job that
     cannot run (a bad entrant, an unreachable bot) must not sink a batch.
     """
-    if session is None:
-        async with PlaySession() as own:
+    if session is None or session.outbound != job.outbound:
+        async with PlaySession(job.outbound) as own:
             return await play_job_async(job, own)
     try:
         adapter = get_game(job.spec.game)
@@ -204,7 +208,8 @@ class InProcessExecutor(Executor):
         For callers that already run an event loop (:meth:`run` starts its own).
         """
         limit = asyncio.Semaphore(self.concurrency)
-        async with PlaySession() as session:
+        # Jobs of one batch share connections (and so their address policy).
+        async with PlaySession(jobs[0].outbound if jobs else None) as session:
 
             async def one(job: GameJob) -> None:
                 async with limit:

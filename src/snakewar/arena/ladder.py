@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from snakewar.arena.config import MatchConfig, arena_game_id
 from snakewar.arena.executors import Executor, GameJob, InProcessExecutor
 from snakewar.arena.ratings import Leaderboard, LeaderboardRow, Placement, placement_from_game
+from snakewar.engine.addresses import AddressPolicy
 from snakewar.engine.protocol import Entrant, PlayedGame, PlaySession
 from snakewar.errors import ConflictError, NotFoundError, SnakewarError
 
@@ -206,14 +207,23 @@ class Ladder:
         rng.shuffle(chosen)  # seat order: no seat advantage for anyone
         return chosen
 
-    def job(self, number: int, names: Sequence[str], seed: int) -> GameJob:
-        """The job of game ``number`` between ``names`` (in seat order)."""
+    def job(
+        self,
+        number: int,
+        names: Sequence[str],
+        seed: int,
+        outbound: AddressPolicy | None = None,
+    ) -> GameJob:
+        """The job of game ``number`` between ``names`` (in seat order).
+
+        ``outbound`` is the address policy its connections follow.
+        """
         entrants = [Entrant(self.entries[n].source, n) for n in names]
         spec = self.config.match_spec(entrants, self.source)
         game_id = arena_game_id(self.source, number, seed)
-        return GameJob(f"{self.name}:{number}", spec, seed, game_id)
+        return GameJob(f"{self.name}:{number}", spec, seed, game_id, outbound)
 
-    def check_health(self) -> list[LadderEntry]:
+    def check_health(self, outbound: AddressPolicy | None = None) -> list[LadderEntry]:
         """Check every entrant of a game whose bots can be checked; returns the changed entries.
 
         A failing entrant is paused; a paused one that answers resumes.
@@ -223,7 +233,7 @@ class Ladder:
             return []
 
         async def check() -> dict[str, str | None]:
-            async with PlaySession() as session:
+            async with PlaySession(outbound) as session:
                 return {
                     entry.name: await adapter.health(Entrant(entry.source, entry.name), session)
                     for entry in self.entries.values()
@@ -254,6 +264,7 @@ class Ladder:
         executor: Executor | None = None,
         parallel: int = 4,
         on_game: Callable[[LadderGame], None] | None = None,
+        outbound: AddressPolicy | None = None,
     ) -> int:
         """Play ``games`` more games (in rounds of ``parallel``); returns how many counted.
 
@@ -267,7 +278,7 @@ class Ladder:
         store.ladders.save(self)
         played = 0
         while played < games:
-            for entry in self.check_health():
+            for entry in self.check_health(outbound):
                 store.ladders.save_entry(self.name, entry)
             jobs: list[tuple[GameJob, list[str]]] = []
             pending: Counter[str] = Counter()
@@ -277,7 +288,7 @@ class Ladder:
                 names = self.matchmake(rng, pending)
                 pending.update(names)
                 seed = rng.getrandbits(62) + 1
-                jobs.append((self.job(number, names, seed), names))
+                jobs.append((self.job(number, names, seed, outbound), names))
             outcomes = executor.run([job for job, _ in jobs])
             for (job, names), outcome in zip(jobs, outcomes, strict=True):
                 if outcome.played is None:

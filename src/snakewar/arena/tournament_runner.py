@@ -30,6 +30,7 @@ from snakewar.arena.config import MatchConfig, arena_game_id
 from snakewar.arena.executors import Executor, GameJob, InProcessExecutor
 from snakewar.arena.ratings import Placement, Rating, placement_from_game
 from snakewar.arena.tournaments import Tournament, seed_by_rating
+from snakewar.engine.addresses import AddressPolicy
 from snakewar.engine.protocol import Entrant, entrants_from_texts
 from snakewar.errors import ConflictError, NotFoundError, SnakewarError
 
@@ -214,7 +215,9 @@ class TournamentRun:
         rng = random.Random(f"{self.id}:{self.seed}:{match_id}:{number}")
         return rng.getrandbits(62) + 1
 
-    def _job(self, match_id: str, entrants: list[str]) -> tuple[GameJob, list[str]]:
+    def _job(
+        self, match_id: str, entrants: list[str], outbound: AddressPolicy | None = None
+    ) -> tuple[GameJob, list[str]]:
         number = len(self.games.get(match_id, []))
         seed = self.game_seed(match_id, number)
         seats = list(entrants)
@@ -222,13 +225,15 @@ class TournamentRun:
         random.Random(seed).shuffle(seats)
         spec = self.config.match_spec([Entrant(self.snakes[n], n) for n in seats], self.source)
         game_id = arena_game_id(self.source, f"{match_id}:{number}", seed)
-        return GameJob(f"{self.id}:{match_id}:{number}", spec, seed, game_id), seats
+        job = GameJob(f"{self.id}:{match_id}:{number}", spec, seed, game_id, outbound)
+        return job, seats
 
     def step(
         self,
         store: ArenaStore,
         executor: Executor | None = None,
         on_game: Callable[[TournamentGame], None] | None = None,
+        outbound: AddressPolicy | None = None,
     ) -> int:
         """Play one game of every pending match, store, record and report them.
 
@@ -237,6 +242,7 @@ class TournamentRun:
                 if it is not yet).
             executor: plays the games (default: in process, 4 at a time).
             on_game: called with each game played.
+            outbound: the address policy the games' connections follow.
 
         Returns:
             The number of games played (0 once the tournament is finished).
@@ -258,7 +264,7 @@ class TournamentRun:
                     f"match {match.id!r} is undecided after {limit} games; "
                     f"expected it decided within best-of plus {MAX_DRAWS} draws"
                 )
-        jobs = [(match.id, *self._job(match.id, match.entrants)) for match in pending]
+        jobs = [(match.id, *self._job(match.id, match.entrants, outbound)) for match in pending]
         outcomes = executor.run([job for _, job, _ in jobs])
         played = 0
         failures: list[str] = []
@@ -293,10 +299,12 @@ class TournamentRun:
         store: ArenaStore,
         executor: Executor | None = None,
         on_step: Callable[[TournamentRun, int], None] | None = None,
+        outbound: AddressPolicy | None = None,
     ) -> int:
         """Step until the tournament is finished; returns the games played.
 
-        ``on_step`` is called with the run and the games of each step.
+        ``on_step`` is called with the run and the games of each step; ``outbound`` is
+        the address policy the games' connections follow.
 
         Raises:
             TournamentRunError: as :meth:`step`.
@@ -304,7 +312,7 @@ class TournamentRun:
         executor = executor or InProcessExecutor(concurrency=4)
         total = 0
         while not self.is_finished:
-            played = self.step(store, executor)
+            played = self.step(store, executor, outbound=outbound)
             total += played
             if on_step is not None:
                 on_step(self, played)

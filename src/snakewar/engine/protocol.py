@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from snakewar.engine.addresses import AddressPolicy
 from snakewar.errors import EntrantError, ParamsError, choices_text
 
 __all__ = [
@@ -489,10 +490,12 @@ class PlaySession:
 
     An executor opens one session for a batch of games and closes it afterwards; an
     adapter asks for what it needs with :meth:`shared`, and registers how to release
-    it with :meth:`on_close`.
+    it with :meth:`on_close`.  ``outbound`` is the address policy every connection the
+    games make must follow (``None``: no limit, a bot author's own machine).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, outbound: AddressPolicy | None = None) -> None:
+        self.outbound = outbound
         self._shared: dict[str, object] = {}
         self._closers: list[Callable[[], Awaitable[None]]] = []
 

@@ -26,6 +26,7 @@ import httpx
 
 from snakewar import __version__
 from snakewar.bots.base import Bot, SnakeMetadata
+from snakewar.engine.addresses import AddressPolicy
 from snakewar.errors import EntrantError, SnakewarError, WireFormatError
 from snakewar.games.battlesnake.records import CallOutcome, CallStatus
 from snakewar.games.battlesnake.wire import (
@@ -34,6 +35,7 @@ from snakewar.games.battlesnake.wire import (
     SnakeRequest,
     move_reply_from_api,
 )
+from snakewar.referee.outbound import Resolver, new_policy_client, system_resolver
 
 __all__ = [
     "MAX_REPLY_BYTES",
@@ -86,20 +88,29 @@ class SnakeClient(Protocol):
         ...
 
 
-def new_http_client() -> httpx.AsyncClient:
+def new_http_client(
+    policy: AddressPolicy | None = None, resolver: Resolver = system_resolver
+) -> httpx.AsyncClient:
     """The shared HTTP client: connection reuse, no redirects, our timeouts only.
+
+    With a ``policy`` that limits addresses (a public server), every connection goes
+    through :class:`~snakewar.referee.outbound.PolicyTransport`: the name is resolved
+    once, every address checked, and the connection made to the checked address.
 
     Proxy settings from the environment are ignored (``trust_env=False``): a proxy
     between the referee and a snake would add to the snake's measured latency,
     and snakes on loopback must never be sent through one.
     """
-    return httpx.AsyncClient(
-        timeout=None,  # every call is bounded by the referee's own deadline
-        follow_redirects=False,
-        trust_env=False,
-        limits=httpx.Limits(max_connections=None, max_keepalive_connections=256),
-        headers={"User-Agent": f"snakewar/{__version__}", "Content-Type": "application/json"},
-    )
+    options: dict[str, Any] = {
+        "timeout": None,  # every call is bounded by the referee's own deadline
+        "follow_redirects": False,
+        "trust_env": False,
+        "limits": httpx.Limits(max_connections=None, max_keepalive_connections=256),
+        "headers": {"User-Agent": f"snakewar/{__version__}", "Content-Type": "application/json"},
+    }
+    if policy is not None and policy.public_only:
+        return new_policy_client(policy, resolver, **options)
+    return httpx.AsyncClient(**options)
 
 
 MAX_URL_LENGTH = 2048

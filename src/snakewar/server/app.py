@@ -92,7 +92,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         app.state.local_user = (
             None if config.public else await astore.run(ensure_local_user, opened)
         )
-        manager = GameManager(astore, config.max_concurrent_games)
+        manager = GameManager(astore, config.max_concurrent_games, config.outbound())
         await manager.start()
         arena = ArenaWorker(config.arena_workers, config.max_queued_runs)
         app.state.config = config

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from snakewar.engine.addresses import AddressPolicy
+
 __all__ = ["MEMORY_DATABASE", "SIGNUP_MODES", "ServerConfig"]
 
 SIGNUP_MODES: Final = ("open", "invite", "closed")
@@ -60,3 +62,7 @@ class ServerConfig:
     allowed_networks: tuple[str, ...] = ()
     max_tournament_games: int = 2000
     max_queued_runs: int = 16
+
+    def outbound(self) -> AddressPolicy:
+        """The address policy of every connection the server makes to bots."""
+        return AddressPolicy(public_only=self.public, allowed_networks=self.allowed_networks)

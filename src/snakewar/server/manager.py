@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from snakewar.adapters import get_game
+from snakewar.engine.addresses import AddressPolicy
 from snakewar.engine.protocol import (
     Frame,
     GameData,
@@ -102,10 +103,17 @@ class GameManager:
     Args:
         store: where games are stored as they run.
         max_concurrent: the most games running (or starting) at once.
+        outbound: the address policy of the games' connections (every one of them).
     """
 
-    def __init__(self, store: AsyncStore, max_concurrent: int = 32) -> None:
+    def __init__(
+        self,
+        store: AsyncStore,
+        max_concurrent: int = 32,
+        outbound: AddressPolicy | None = None,
+    ) -> None:
         self.store = store
+        self.outbound = outbound
         self.max_concurrent = max_concurrent
         self.games: dict[str, LiveGame] = {}
         self._session: PlaySession | None = None
@@ -114,7 +122,7 @@ class GameManager:
 
     async def start(self) -> None:
         """Open the shared play session (call from the running event loop)."""
-        self._session = PlaySession()
+        self._session = PlaySession(self.outbound)
 
     async def close(self) -> None:
         """Cancel running games (they are stored as cancelled) and release resources."""

@@ -9,10 +9,7 @@ checked, not only the first.
 
 from __future__ import annotations
 
-import asyncio
-import ipaddress
 import re
-import socket
 import time
 from dataclasses import dataclass, field
 from typing import Final
@@ -22,7 +19,9 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from snakewar.engine.addresses import AddressPolicy
 from snakewar.errors import BusyError, ForbiddenError
+from snakewar.referee.outbound import AddressRefusedError, check_host
 
 __all__ = [
     "LOOPBACK_NAMES",
@@ -41,58 +40,24 @@ class ForbiddenSnakeError(ForbiddenError):
     """Raised in public mode for a snake URL that points at a non-public address."""
 
 
-def _forbidden(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    checks = (
-        ("loopback", address.is_loopback),
-        ("private", address.is_private),
-        ("link-local", address.is_link_local),
-        ("multicast", address.is_multicast),
-        ("reserved", address.is_reserved),
-        ("unspecified", address.is_unspecified),
-        # Shared (100.64/10, some clouds' metadata services), documentation, ...
-        ("non-public", not address.is_global),
-    )
-    for name, bad in checks:
-        if bad:
-            return name
-    return None
-
-
 async def check_public_url(url: str, allowed_networks: tuple[str, ...] = ()) -> None:
     """Refuse ``url`` if its host is, or resolves to, a non-public address.
 
     ``allowed_networks`` (CIDR blocks such as ``10.1.0.0/16``) are private networks the
-    operator lets bots live on (a classroom's LAN, a cluster's own network).
+    operator lets bots live on (a classroom's LAN, a cluster's own network).  This is
+    the check when a snake is registered or a game created; the referee's transport
+    checks again on every connection (:mod:`snakewar.referee.outbound`).
 
     Raises:
         ForbiddenSnakeError: naming the URL and the kind of address.
     """
-    host = urlsplit(url).hostname or ""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    policy = AddressPolicy(public_only=True, allowed_networks=allowed_networks)
     try:
-        literal = ipaddress.ip_address(host)
-        addresses = [literal]
-    except ValueError:
-        try:
-            infos = await asyncio.get_running_loop().getaddrinfo(
-                host, None, type=socket.SOCK_STREAM
-            )
-        except OSError as exc:
-            raise ForbiddenSnakeError(
-                f"snake URL {url!r}: host {host!r} does not resolve ({exc})"
-            ) from None
-        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
-    networks = [ipaddress.ip_network(n, strict=False) for n in allowed_networks]
-    for address in addresses:
-        if any(address.version == n.version and address in n for n in networks):
-            continue
-        kind = _forbidden(address)
-        if kind is not None:
-            raise ForbiddenSnakeError(
-                f"snake URL {url!r} resolves to {kind} address {address}; a public server "
-                "only calls public addresses"
-            )
+        await check_host(parts.hostname or "", port, policy)
+    except AddressRefusedError as exc:
+        raise ForbiddenSnakeError(f"snake URL {url[:200]!r}: {exc}") from None
 
 
 class RateLimitError(BusyError):

@@ -343,7 +343,7 @@ def played_game(
 
 def _http(session: PlaySession) -> httpx.AsyncClient:
     def make() -> httpx.AsyncClient:
-        client = new_http_client()
+        client = new_http_client(session.outbound)
         session.on_close(client.aclose)
         return client
 

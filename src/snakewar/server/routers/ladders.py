@@ -211,12 +211,18 @@ async def delete_ladder(name: str, admin: AdminDep, store: StoreDep, arena: Aren
 
 @router.post("/{name}/run", status_code=202)
 async def run_ladder(
-    name: str, body: RunLadder, admin: AdminDep, store: StoreDep, arena: ArenaDep
+    name: str,
+    body: RunLadder,
+    admin: AdminDep,
+    store: StoreDep,
+    arena: ArenaDep,
+    config: ConfigDep,
 ) -> RunAccepted:
     """Play ``games`` more games in the background (400 if no game can be matched; admins)."""
     del admin
     ladder = await store.run(load_ladder, store.store, name)
     ladder.check_playable()  # answered now, not raised later in the background
     target: Store = store.store
-    arena.submit(_key(name), lambda: ladder.run(body.games, target))
+    outbound = config.outbound()
+    arena.submit(_key(name), lambda: ladder.run(body.games, target, outbound=outbound))
     return RunAccepted(name=name, running=True, games=body.games)

@@ -40,7 +40,7 @@ async def run_tests(
     if config.public and not limiter.allow(key):
         raise RateLimitError("too many tester runs; wait a minute")
     try:
-        async with new_http_client() as http:
+        async with new_http_client(config.outbound()) as http:
             report = await run_tester(make_client(entrant.source, http, body.timeout))
     except BaseException:
         if config.public:

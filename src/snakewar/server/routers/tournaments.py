@@ -105,7 +105,8 @@ async def create_tournament(
     await check_entrants(match.adapter, entrants, config)
     await store.run(store.store.tournaments.create, run)
     target: Store = store.store
-    arena.submit(_key(run.id), lambda: run.run(target))
+    outbound = config.outbound()
+    arena.submit(_key(run.id), lambda: run.run(target, outbound=outbound))
     return tournament_out(run, True)
 
 

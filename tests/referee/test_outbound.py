@@ -1,0 +1,244 @@
+"""The outbound address policy on every connection: resolve once, check, pin the address."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from snakewar.engine.addresses import AddressPolicy, address_problem
+from snakewar.games.battlesnake.records import CallStatus
+from snakewar.referee.clients import HttpSnakeClient, new_http_client
+from snakewar.referee.outbound import AddressRefusedError, check_host
+from snakewar.server.app import create_app
+from snakewar.server.config import ServerConfig
+from snakewar.storage import Store
+from tests.server.accounts import make_user
+
+PUBLIC = AddressPolicy(public_only=True)
+
+
+@pytest.mark.parametrize(
+    ("address", "problem"),
+    [
+        ("8.8.8.8", None),
+        ("1.1.1.1", None),
+        ("2606:4700:4700::1111", None),
+        ("2001:4860:4860::8888", None),
+        ("127.0.0.1", "loopback"),
+        ("127.255.255.254", "loopback"),
+        ("0.0.0.0", "unspecified"),
+        ("10.1.2.3", "private"),
+        ("172.16.0.1", "private"),
+        ("192.168.1.1", "private"),
+        ("169.254.169.254", "link-local"),
+        ("100.64.0.1", "non-public"),  # shared address space (carrier NAT, cloud metadata)
+        ("100.100.100.200", "non-public"),
+        ("192.0.2.1", "private"),  # documentation
+        ("198.18.0.1", "private"),  # benchmarking
+        ("224.0.0.1", "multicast"),
+        ("240.0.0.1", "reserved"),
+        ("255.255.255.255", "reserved"),
+        ("::1", "loopback"),
+        ("::", "unspecified"),
+        ("fe80::1", "link-local"),
+        ("fc00::1", "private"),
+        ("fd12:3456::1", "private"),
+        ("fec0::1", "site-local"),
+        ("ff02::1", "multicast"),
+        ("::ffff:127.0.0.1", "IPv4-mapped of loopback"),
+        ("::ffff:10.0.0.1", "IPv4-mapped of private"),
+        ("::ffff:169.254.169.254", "IPv4-mapped of link-local"),
+        ("::127.0.0.1", "IPv4-compatible of loopback"),
+        ("::10.0.0.1", "IPv4-compatible of private"),
+        ("2002:7f00:1::1", "6to4 of loopback"),
+        ("2002:a9fe:a9fe::1", "6to4 of link-local"),
+        ("2002:c0a8:0101::1", "6to4 of private"),
+        ("2001:0:4136:e378:8000:63bf:80ff:fffe", "Teredo client of loopback"),
+        ("64:ff9b::7f00:1", "NAT64 of loopback"),
+        ("64:ff9b::a9fe:a9fe", "NAT64 of link-local"),
+    ],
+)
+def test_which_addresses_a_public_server_calls(address: str, problem: str | None) -> None:
+    ip = ipaddress.ip_address(address)
+    assert address_problem(ip) == problem
+    assert (PUBLIC.refusal(ip) is None) == (problem is None)
+    assert AddressPolicy().refusal(ip) is None  # a bot author's own machine: anything
+
+
+def test_allowed_networks_open_named_private_networks_only() -> None:
+    lan = AddressPolicy(public_only=True, allowed_networks=("192.168.1.0/24",))
+    assert lan.refusal(ipaddress.ip_address("192.168.1.7")) is None
+    assert lan.refusal(ipaddress.ip_address("192.168.2.7")) == "private"
+    with pytest.raises(ValueError):
+        AddressPolicy(allowed_networks=("not-a-network",))
+
+
+# -- a real server on loopback, and resolvers the test controls --------------------------
+
+
+class Snake:
+    """A plain HTTP server on 127.0.0.1 that records each request's Host header."""
+
+    def __init__(self) -> None:
+        hosts: list[str] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                hosts.append(self.headers.get("Host", ""))
+                body = b'{"apiversion": "1"}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_POST = do_GET
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.hosts = hosts
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+
+
+@contextmanager
+def snake() -> Iterator[Snake]:
+    running = Snake()
+    thread = threading.Thread(target=running.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield running
+    finally:
+        running.server.shutdown()
+        running.server.server_close()
+
+
+class Rebinding:
+    """Answers ``first`` to the first lookup and ``then`` to every later one."""
+
+    def __init__(self, first: Sequence[str], then: Sequence[str]) -> None:
+        self.answers = [list(first), list(then)]
+        self.calls: list[str] = []
+
+    async def __call__(self, host: str, port: int) -> list[str]:
+        self.calls.append(host)
+        return self.answers[0 if len(self.calls) == 1 else 1]
+
+
+def test_the_name_is_resolved_once_and_the_checked_address_is_the_one_connected() -> None:
+    # 127.0.0.2 stands for a public address (allowed by the policy); the snake listens
+    # on 127.0.0.1 only.  A client that checked the name, then let httpx resolve it
+    # again, would reach 127.0.0.1 on the second answer.
+    policy = AddressPolicy(public_only=True, allowed_networks=("127.0.0.2/32",))
+    resolver = Rebinding(first=["127.0.0.2"], then=["127.0.0.1"])
+    with snake() as server:
+
+        async def go() -> tuple[str, str]:
+            async with new_http_client(policy, resolver) as http:
+                with pytest.raises(httpx.ConnectError) as first:
+                    await http.get(f"http://rebind.test:{server.port}/")
+                with pytest.raises(AddressRefusedError) as second:
+                    await http.get(f"http://rebind.test:{server.port}/")
+            return str(first.value), str(second.value)
+
+        first, second = asyncio.run(go())
+        assert resolver.calls == ["rebind.test", "rebind.test"]  # once per request
+        assert "refused" not in first  # 127.0.0.2 was allowed, and nothing listens there
+        assert second == (
+            "refused: 'rebind.test' resolves to 127.0.0.1, a loopback address; "
+            "a public server only calls public addresses"
+        )
+        assert server.hosts == []  # the snake on 127.0.0.1 was never reached
+
+
+def test_the_host_header_is_the_name_and_every_address_is_checked() -> None:
+    policy = AddressPolicy(public_only=True, allowed_networks=("127.0.0.1/32",))
+    with snake() as server:
+
+        async def fixed(host: str, port: int) -> list[str]:
+            return ["127.0.0.1"]
+
+        async def mixed(host: str, port: int) -> list[str]:
+            return ["127.0.0.1", "10.0.0.1"]
+
+        async def go() -> str:
+            async with new_http_client(policy, fixed) as http:
+                reply = await http.get(f"http://snake.test:{server.port}/")
+                assert reply.json() == {"apiversion": "1"}
+            async with new_http_client(policy, mixed) as http:
+                with pytest.raises(AddressRefusedError) as refused:
+                    await http.get(f"http://snake.test:{server.port}/")
+            return str(refused.value)
+
+        refused = asyncio.run(go())
+        assert server.hosts == [f"snake.test:{server.port}"]
+        assert "10.0.0.1, a private address" in refused
+
+
+def test_a_refused_snake_is_a_failed_call_not_an_exception() -> None:
+    with snake() as server:
+
+        async def go() -> Any:
+            async with new_http_client(PUBLIC) as http:
+                client = HttpSnakeClient(f"http://127.0.0.1:{server.port}", http, timeout_ms=500)
+                return await client.move(_request())
+
+        outcome = asyncio.run(go())
+        assert outcome.status is CallStatus.CONNECTION_ERROR
+        assert "loopback address" in (outcome.error or "")
+        assert server.hosts == []
+
+
+def _request() -> Any:
+    from snakewar.games.battlesnake.wire import SnakeRequest
+
+    game = {"id": "g", "ruleset": {"name": "standard", "version": "", "settings": {}},
+            "map": "standard", "source": "", "timeout": 500}  # fmt: skip
+    you = {"id": "a", "name": "a", "latency": "0", "health": 100, "body": [{"x": 1, "y": 1}],
+           "head": {"x": 1, "y": 1}, "length": 1, "shout": "", "squad": "",
+           "customizations": {"color": "", "head": "", "tail": ""}}  # fmt: skip
+    board = {"height": 3, "width": 3, "food": [], "hazards": [], "snakes": [you]}
+    return SnakeRequest.from_api({"game": game, "turn": 0, "board": board, "you": you})
+
+
+def test_a_name_that_does_not_resolve_is_refused() -> None:
+    async def nowhere(host: str, port: int) -> list[str]:
+        raise OSError("no such host")
+
+    with pytest.raises(AddressRefusedError, match="does not resolve"):
+        asyncio.run(check_host("nowhere.test", 80, PUBLIC, nowhere))
+
+
+def test_a_public_ladder_never_calls_an_entry_that_points_inside() -> None:
+    # An entry stored before the policy existed (or written straight into the
+    # database) still meets the policy on every connection of a run.
+    with snake() as server, Store("sqlite://") as store:
+        admin = make_user(store, "boss", admin=True)
+        app = create_app(ServerConfig(public=True, database_url="memory"), store=store)
+        with TestClient(app, base_url="http://localhost", headers=admin) as client:
+            assert client.post("/api/ladders", json={"name": "l"}).status_code == 201
+            from snakewar.arena.ladder import LadderEntry
+
+            for name in ("inside", "other"):
+                entry = LadderEntry(name, f"http://127.0.0.1:{server.port}/")
+                store.ladders.save_entry("l", entry)
+            ran = client.post("/api/ladders/l/run", json={"games": 1})
+            assert ran.status_code == 202, ran.text
+            deadline = time.monotonic() + 30
+            while client.get("/api/ladders/l").json()["running"]:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            notes = {e.name: e.note for e in store.ladders.get("l").entries.values()}  # type: ignore[union-attr]
+        assert server.hosts == []
+        assert all("loopback address" in note for note in notes.values()), notes
