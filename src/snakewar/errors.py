@@ -28,6 +28,8 @@ they are raised (a test keeps this drawing equal to the classes)::
     │       ├── bots.BotOptionError                   a built-in bot option value out of range
     │       ├── referee.SnakeSpecError                a snake argument that is no URL or bot
     │       ├── referee.SnakeURLError                 a snake URL outside the one URL grammar
+    │       ├── referee.process.CommandLineError      a bot command line that needs a shell
+    │       ├── referee.uploads.UploadedBotError      an uploaded bot that cannot be unpacked
     │       └── referee.halite.HaliteEntrantError     a Halite entrant that is empty
     ├── referee.SnakeUnreachableError (ConnectionError)  a snake that does not answer before a game
     ├── bots.halite.ProtocolError (ValueError)        a Halite frame a built-in bot cannot read
@@ -66,7 +68,8 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   ├── server.auth.NotAllowedError               an action the user's role or ownership forbids
     │   ├── server.auth.CsrfError                     a browser request without its CSRF token
     │   ├── server.auth.SignupClosedError             a sign-up this server does not accept
-    │   └── referee.outbound.AddressRefusedError      an address the outbound policy refuses
+    │   ├── referee.outbound.AddressRefusedError      an address the outbound policy refuses
+    │   └── referee.sandbox.SandboxError              a sandbox that cannot be made here
     ├── LimitError                                    past a limit
     │   ├── BusyError (RuntimeError)                  too much going on already (HTTP 429)
     │   │   ├── server.GameLimitError                 as many games running as allowed

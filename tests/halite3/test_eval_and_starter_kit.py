@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from snakewar.referee.halite import play_halite_sync
+from snakewar.referee.process import Program
 from snakewar.replay.hlt import read_hlt, replay_document, write_hlt
 from snakewar.replay.hlt_verify import verify_hlt
 from tests.halite3.oracle import MAIN
@@ -18,7 +20,9 @@ MY_BOT = Path(__file__).resolve().parent / "starter_kit" / "MyBot.py"
 def test_starter_kit_bot_plays_full_games_unchanged(tmp_path: Path) -> None:
     # MyBot.py is written against the official Python starter kit's API (a clean-room
     # copy of the kit sits next to it): it runs as `python3 MyBot.py`, as with the engine.
-    kit = f"cd {MY_BOT.parent} && {sys.executable} MyBot.py"
+    # A copy: the kit writes its logs (bot-N.log) where it runs.
+    folder = shutil.copytree(MY_BOT.parent, tmp_path / "kit")
+    kit = Program((sys.executable, "MyBot.py"), cwd=str(folder))
     greedy = f"{sys.executable} -m snakewar.bots.halite greedy"
     match = play_halite_sync([kit, greedy, kit, greedy], seed=77, width=32, height=32)
     game = match.game

@@ -81,7 +81,11 @@ def play(entrants: list[str], **options: object) -> HaliteMatch:
 
 def test_process_bot_lines_queue_timeout_and_eof() -> None:
     async def scenario() -> None:
-        bot = await ProcessBot.start("printf 'one\\r\\ntwo\\n'; read x; printf 'tail'; exit 0")
+        script = (
+            "import sys; sys.stdout.write('one\\r\\ntwo\\n'); sys.stdout.flush();"
+            " sys.stdin.readline(); sys.stdout.write('tail'); sys.stdout.flush()"
+        )
+        bot = await ProcessBot.start([sys.executable, "-c", script])
         try:
             first = await bot.read_line(5.0)
             second = await bot.read_line(0.01)  # already queued: no wait needed
@@ -138,7 +142,12 @@ def test_kill_is_prompt_when_the_bot_flooded_stdout() -> None:
 
 def test_kill_ends_the_whole_process_group() -> None:
     async def scenario() -> int:
-        bot = await ProcessBot.start("sleep 60 & sleep 60 & echo ready; wait")
+        # Two grandchildren that outlive nothing: the group's kill takes them too.
+        script = (
+            "import subprocess, sys; kids = [subprocess.Popen(['sleep', '60']) for _ in "
+            "range(2)]; print('ready', flush=True); [k.wait() for k in kids]"
+        )
+        bot = await ProcessBot.start([sys.executable, "-c", script])
         try:
             assert (await bot.read_line(5.0)).line == "ready"
         finally:
@@ -151,7 +160,7 @@ def test_kill_ends_the_whole_process_group() -> None:
 
 def test_send_to_a_dead_bot_is_a_value() -> None:
     async def scenario() -> str | None:
-        bot = await ProcessBot.start("exit 0")
+        bot = await ProcessBot.start([sys.executable, "-c", "pass"])
         try:
             await asyncio.sleep(0.2)
             problem = None

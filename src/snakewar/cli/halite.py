@@ -4,7 +4,8 @@
 replay named ``replay-YYYYMMDD-HHMMSS±ZZZZ-<seed>-<w>-<h>.hlt`` in ``-i`` (default: the
 current directory), ``errorlog-…-<pid>.log`` files for players with log output, and with
 ``--results-as-json`` the engine's results object on stdout.  Entrants are bot commands
-(run with ``/bin/sh -c``) or ``builtin:NAME`` bots played in-process.
+(split into words and run directly, never by a shell) or ``builtin:NAME`` bots played
+in-process.
 """
 
 from __future__ import annotations
@@ -102,7 +103,9 @@ def results_object(
 @halite_app.command("play")
 def play(
     bot_commands: list[str] = typer.Argument(
-        None, help="Bot commands (run with /bin/sh -c), or builtin:NAME[?opts]."
+        None,
+        help="Bot commands (split into words and run directly: no shell, so no && ; | > "
+        "$VAR; use a script for those), or builtin:NAME[?opts].",
     ),
     seed: int | None = typer.Option(
         None, "-s", "--seed", help="Map seed (default: the clock).", min=0, max=0xFFFFFFFF

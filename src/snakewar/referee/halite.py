@@ -36,7 +36,7 @@ from snakewar.bots.halite import make_halite_bot
 from snakewar.bots.halite.kit import update_view_from_game, view_from_game
 from snakewar.errors import EntrantError
 from snakewar.games.halite3 import Constants, HaliteGame, TurnOutcome, frame_text, init_text
-from snakewar.referee.process import MAX_LINE_BYTES, LineResult, LineStatus, ProcessBot
+from snakewar.referee.process import MAX_LINE_BYTES, LineResult, LineStatus, ProcessBot, Program
 
 if TYPE_CHECKING:
     import os
@@ -147,6 +147,23 @@ class _ProcessSeat(_Seat):
         return self.bot.stderr_text()
 
 
+class _DeadSeat(_Seat):
+    """A program that could not be started: it fails to initialize, as if it exited."""
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+    async def init(self, game: HaliteGame, pid: int, timeout: float | None) -> str | None:
+        del game, pid
+        return _failure_message(LineResult(LineStatus.EOF), timeout)
+
+    async def kill(self) -> None:
+        """Nothing runs."""
+
+    def stderr_text(self) -> str:
+        return self.error
+
+
 def _failure_message(reply: LineResult, timeout: float | None) -> str:
     if reply.status is LineStatus.TIMEOUT:
         ms = round((timeout or 0.0) * 1000)
@@ -211,7 +228,7 @@ def _make_builtin(entrant: str, seed: int) -> Any:
 
 
 async def play_halite(
-    entrants: Sequence[str],
+    entrants: Sequence[str | Program],
     *,
     seed: int | None = None,
     width: int | None = None,
@@ -229,7 +246,9 @@ async def play_halite(
     """Play one Halite III game between ``entrants`` and return it with the bots' record.
 
     Args:
-        entrants: one per player: a shell command, or ``builtin:NAME[?opts]``.
+        entrants: one per player: a :class:`~snakewar.referee.process.Program` (a
+            sandboxed upload, an operator's argv), ``builtin:NAME[?opts]``, or a
+            command line of this machine's user (split into words, never run by a shell).
         seed: the map seed (``-s``); ``None`` takes the clock's seconds, as the engine.
         width: map width (``--width``); by default the size the seed picks.
         height: map height (``--height``).
@@ -262,28 +281,41 @@ async def play_halite(
         constants=constants,
         turn_limit=turn_limit,
     )
-    # Build every built-in first: a bad name fails before any process is started.
+    # Build every built-in and split every command first: a bad one fails before any
+    # process is started.
     builtins: dict[int, Any] = {}
+    programs: dict[int, Program] = {}
     for pid, entrant in enumerate(entrants):
-        if not entrant.strip():
+        if isinstance(entrant, Program):
+            programs[pid] = entrant
+        elif not entrant.strip():
             raise HaliteEntrantError(f"entrant {pid} is empty; expected a command or builtin:NAME")
-        if entrant.startswith(BUILTIN_PREFIX):
+        elif entrant.startswith(BUILTIN_PREFIX):
             builtins[pid] = _make_builtin(entrant, game.seed)
+        else:
+            programs[pid] = Program.from_command(entrant, str(cwd) if cwd is not None else None)
 
     turn_limit_s = turn_timeout if timeouts else None
     init_limit_s = init_timeout if timeouts else None
     seats: list[_Seat] = []
-    match = HaliteMatch(game=game, names=[""] * len(entrants), entrants=list(entrants),
+    shown = [e.describe() if isinstance(e, Program) else e for e in entrants]
+    match = HaliteMatch(game=game, names=[""] * len(entrants), entrants=shown,
                         execution_time_ms=0)  # fmt: skip
     start = time.perf_counter()
     try:
-        for pid, entrant in enumerate(entrants):
+        for pid in range(len(entrants)):
             if pid in builtins:
                 seats.append(_InProcessSeat(builtins[pid]))
-            else:
-                process = await ProcessBot.start(entrant, cwd=cwd)
-                seats.append(_ProcessSeat(process))
-                match.pgids[pid] = process.pgid
+                continue
+            try:
+                process = await ProcessBot.start(programs[pid], cwd=cwd)
+            except OSError as exc:
+                # A program that cannot start (not found, not executable) fails its
+                # initialization, as one that exits at once: the game goes on.
+                seats.append(_DeadSeat(f"{type(exc).__name__}: {exc}"))
+                continue
+            seats.append(_ProcessSeat(process))
+            match.pgids[pid] = process.pgid
         init_failures = await _initialize(game, seats, init_limit_s)
         match.init_time = time.perf_counter() - start
         for pid, seat in enumerate(seats):
@@ -391,6 +423,6 @@ def _error_logs(game: HaliteGame, match: HaliteMatch, init_failed: set[int]) -> 
     return logs
 
 
-def play_halite_sync(entrants: Sequence[str], **options: Any) -> HaliteMatch:
+def play_halite_sync(entrants: Sequence[str | Program], **options: Any) -> HaliteMatch:
     """:func:`play_halite` in a fresh event loop (for scripts and worker processes)."""
     return asyncio.run(play_halite(entrants, **options))

@@ -1,9 +1,14 @@
 r"""A bot that runs as a child process and speaks a line protocol on stdin/stdout.
 
 Game-agnostic: Halite III's referee (:mod:`snakewar.referee.halite`) uses it, and any
-other line-based game could.  It follows the official Halite engine's conventions:
+other line-based game could.  It follows the official Halite engine's conventions, with
+one exception: **no shell**.  A bot is a :class:`Program`, an argument list executed
+directly; a command line typed on one's own machine (``"python3 MyBot.py"``) is split
+into words as a shell would (quotes work) but never run by one, so ``&&``, ``;``,
+pipes, redirections and ``$VARIABLES`` are refused (put them in a script).  A program
+may run in a sandbox (:mod:`snakewar.referee.sandbox`).
 
-* the command runs under ``/bin/sh -c`` in its **own session and process group**, so
+* the program runs in its **own session and process group**, so
   :meth:`ProcessBot.kill` can ``SIGKILL`` the bot together with everything it started;
 * a bot that writes two lines at once stays one line ahead: extra lines are queued and
   returned by later reads, as the engine does;
@@ -14,9 +19,10 @@ One deliberate improvement on the official engine: stderr is drained continuousl
 bounded buffer (the first and the last part are kept, the middle is counted), so a bot
 that writes more than the 64 KiB pipe buffer to stderr does **not** block and time out.
 
-    >>> import asyncio
+    >>> import asyncio, sys
+    >>> echo = "import sys; print('got', sys.stdin.readline().strip())"
     >>> async def demo() -> str:
-    ...     bot = await ProcessBot.start("read x; echo got $x")
+    ...     bot = await ProcessBot.start(Program((sys.executable, "-c", echo)))
     ...     try:
     ...         await bot.send("hi\n")
     ...         return (await bot.read_line(5.0)).line
@@ -32,17 +38,95 @@ import asyncio
 import contextlib
 import enum
 import os
+import shlex
 import signal
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["MAX_LINE_BYTES", "LineResult", "LineStatus", "ProcessBot"]
+from snakewar.errors import EntrantError
+
+if TYPE_CHECKING:
+    from snakewar.referee.sandbox import SandboxPolicy
+
+__all__ = [
+    "MAX_LINE_BYTES",
+    "CommandLineError",
+    "LineResult",
+    "LineStatus",
+    "ProcessBot",
+    "Program",
+    "split_command",
+]
 
 #: The longest line a bot may send (a line past this is a protocol failure, not a hang).
 MAX_LINE_BYTES = 1 << 20
 _CHUNK = 1 << 16
+
+
+_SHELL_WORDS = frozenset({"&&", "||", ";", "|", "&", ">", ">>", "<", "<<", "2>", "2>&1", "&>"})
+
+
+class CommandLineError(EntrantError):
+    """Raised for a bot command line that cannot be split into words, or needs a shell."""
+
+
+def split_command(text: str) -> tuple[str, ...]:
+    """The words of a command line, split as a shell would, for running without one.
+
+    >>> split_command("python3 'My Bot.py' --fast")
+    ('python3', 'My Bot.py', '--fast')
+
+    Raises:
+        CommandLineError: an unclosed quote, no words, or shell syntax.
+    """
+    try:
+        words = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise CommandLineError(f"bot command {text[:80]!r}: {exc}") from None
+    if not words:
+        raise CommandLineError("bot command is empty; expected a program and its arguments")
+    for word in words:
+        if word in _SHELL_WORDS or word.startswith(("$", "`")) or "$(" in word:
+            raise CommandLineError(
+                f"bot command {text[:80]!r}: {word!r} needs a shell, and bots run without "
+                "one; put the command in a script and run the script"
+            )
+    return words
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """How to start a bot: an argument list, run directly (never by a shell).
+
+    Attributes:
+        argv: the program and its arguments.
+        cwd: its working directory (default: ours; inside a sandbox: its files).
+        env: its environment (default: ours; inside a sandbox: a minimal one).
+        sandbox: run it in a bubblewrap sandbox under this policy (``None``: not).
+        files: the directory of the bot's own files (what a sandbox shows it).
+    """
+
+    argv: tuple[str, ...]
+    cwd: str | None = None
+    env: Mapping[str, str] | None = field(default=None, hash=False, compare=False)
+    sandbox: SandboxPolicy | None = None
+    files: str | None = None
+
+    @classmethod
+    def from_command(cls, text: str, cwd: str | None = None) -> Program:
+        """A program from a command line typed by the machine's own user.
+
+        Raises:
+            CommandLineError: as :func:`split_command`.
+        """
+        return cls(split_command(text), cwd=cwd)
+
+    def describe(self) -> str:
+        """The command, quoted as a shell would show it (for messages and replays)."""
+        return shlex.join(self.argv)
 
 
 class LineStatus(enum.Enum):
@@ -126,10 +210,15 @@ class ProcessBot:
     """
 
     def __init__(
-        self, command: str, process: asyncio.subprocess.Process, stderr_limit: int
+        self,
+        command: str,
+        process: asyncio.subprocess.Process,
+        stderr_limit: int,
+        release: Any = None,
     ) -> None:
         self.command = command
         self._process = process
+        self._release = release
         self._buffer = bytearray()
         self._eof = False
         self._killed = False
@@ -141,35 +230,55 @@ class ProcessBot:
     @classmethod
     async def start(
         cls,
-        command: str,
+        program: Program | Sequence[str] | str,
         *,
         cwd: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
         stderr_limit: int = 64 * 1024,
     ) -> ProcessBot:
-        """Start ``/bin/sh -c command`` in a new session with piped stdin/stdout/stderr.
+        """Start ``program`` in a new session with piped stdin/stdout/stderr.
 
         Args:
-            command: the shell command line.
-            cwd: its working directory (default: ours).
-            env: its environment (default: ours).
+            program: a :class:`Program`, an argument list, or a command line (split by
+                :func:`split_command`).
+            cwd: its working directory, if the program names none (default: ours).
+            env: its environment, if the program names none (default: ours).
             stderr_limit: bytes of stderr kept (half from the start, half from the end).
 
         Raises:
-            OSError: the shell itself cannot be started (a bad ``cwd``, no ``/bin/sh``).
+            CommandLineError: a command line that cannot be split.
+            SandboxError: a sandboxed program where no sandbox can be made.
+            OSError: the program cannot be started (not found, a bad ``cwd``).
         """
-        process = await asyncio.create_subprocess_exec(
-            "/bin/sh",
-            "-c",
-            command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=cwd,
-            env=dict(env) if env is not None else None,
-            start_new_session=True,
-        )
-        return cls(command, process, stderr_limit)
+        if isinstance(program, str):
+            program = Program(split_command(program))
+        elif not isinstance(program, Program):
+            program = Program(tuple(program))
+        argv: Sequence[str] = program.argv
+        environment = program.env if program.env is not None else env
+        options: dict[str, Any] = {
+            "cwd": program.cwd or cwd,
+            "env": dict(environment) if environment is not None else None,
+        }
+        release = None
+        if program.sandbox is not None:
+            from snakewar.referee.sandbox import prepare
+
+            argv, options, release = prepare(program)
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+                **options,
+            )
+        except BaseException:
+            if release is not None:
+                release()
+            raise
+        return cls(program.describe(), process, stderr_limit, release)
 
     async def __aenter__(self) -> ProcessBot:
         return self
@@ -184,7 +293,7 @@ class ProcessBot:
 
     @property
     def pid(self) -> int:
-        """The shell's process id (also the process group id)."""
+        """The bot's process id (also the process group id)."""
         return self._process.pid
 
     @property
@@ -194,7 +303,7 @@ class ProcessBot:
 
     @property
     def returncode(self) -> int | None:
-        """The shell's exit status once it has been reaped, else ``None``."""
+        """The bot's exit status once it has been reaped, else ``None``."""
         return self._process.returncode
 
     @property
@@ -308,7 +417,12 @@ class ProcessBot:
                 process.stdin.close()
         finally:
             # Reap even when cancelled: shield it so no zombie or open pipe is left behind.
-            await asyncio.shield(self._reap())
+            try:
+                await asyncio.shield(self._reap())
+            finally:
+                if self._release is not None:
+                    release, self._release = self._release, None
+                    release()
 
     async def _reap(self) -> None:
         process = self._process

@@ -1,0 +1,194 @@
+"""Bots uploaded by users: an archive of files and a language from a fixed list.
+
+An upload is a ``.zip`` or ``.tar.gz`` (told apart by content, not name) holding the
+bot's files, like a starter kit: ``MyBot.py`` and its ``hlt/`` package.  It is unpacked
+with every member checked (no absolute path, no ``..``, no link or device, a bounded
+number of members, a bounded unpacked size counted while writing, not taken from the
+headers); one top-level folder that holds everything is stripped.  The language says
+how it runs, always in a sandbox (:mod:`snakewar.referee.sandbox`).
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import stat
+import tarfile
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import IO, Final
+
+from snakewar.errors import EntrantError
+from snakewar.referee.process import Program
+from snakewar.referee.sandbox import SANDBOX_PYTHON, SandboxPolicy
+
+__all__ = [
+    "LANGUAGES",
+    "MAX_ARCHIVE_BYTES",
+    "MAX_FILES",
+    "MAX_UNPACKED_BYTES",
+    "Language",
+    "UploadedBotError",
+    "program_for_upload",
+    "unpack_bot_archive",
+]
+
+MAX_ARCHIVE_BYTES: Final = 4 * 1024 * 1024
+"""The largest archive accepted (compressed)."""
+MAX_UNPACKED_BYTES: Final = 16 * 1024 * 1024
+"""The most bytes an archive may unpack to."""
+MAX_FILES: Final = 500
+"""The most members (files and folders) an archive may hold."""
+
+_CHUNK: Final = 64 * 1024
+
+
+class UploadedBotError(EntrantError):
+    """Raised for an uploaded bot that cannot be unpacked or run."""
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    """How a language's bots run: the entry file and the command (inside the sandbox)."""
+
+    name: str
+    entry: str
+    argv: tuple[str, ...]
+
+
+LANGUAGES: Final = {
+    "python3": Language("python3", "MyBot.py", (SANDBOX_PYTHON, "MyBot.py")),
+}
+"""The languages an upload may declare (their runtimes are Debian packages in ``/usr``)."""
+
+
+def _members_zip(archive: zipfile.ZipFile) -> Iterator[tuple[str, bool, int, IO[bytes] | None]]:
+    for info in archive.infolist():
+        mode = (info.external_attr >> 16) & 0xFFFF
+        if mode and stat.S_ISLNK(mode):
+            raise UploadedBotError(f"archive member {info.filename[:80]!r} is a link")
+        if info.is_dir():
+            yield info.filename, True, 0, None
+        else:
+            yield info.filename, False, mode, archive.open(info)
+
+
+def _members_tar(archive: tarfile.TarFile) -> Iterator[tuple[str, bool, int, IO[bytes] | None]]:
+    for info in archive:
+        if info.isdir():
+            yield info.name, True, 0, None
+        elif info.isreg():
+            yield info.name, False, info.mode, archive.extractfile(info)
+        else:
+            raise UploadedBotError(
+                f"archive member {info.name[:80]!r} is a link or device; only files are kept"
+            )
+
+
+def _safe_path(name: str) -> PurePosixPath:
+    path = PurePosixPath(name.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or not path.parts:
+        raise UploadedBotError(f"archive member {name[:80]!r} leaves the bot's folder")
+    return path
+
+
+def unpack_bot_archive(
+    data: bytes,
+    destination: Path,
+    *,
+    max_bytes: int = MAX_UNPACKED_BYTES,
+    max_files: int = MAX_FILES,
+) -> list[str]:
+    """Unpack an uploaded bot into ``destination`` (made, must not exist); its files.
+
+    Folders are made readable by every user (``0755``, files ``0644``, or ``0755`` when
+    executable) so that a sandbox's own user can read them.
+
+    Raises:
+        UploadedBotError: not a zip or tar.gz, a member outside the folder, a link, a
+            device, too many members, or more than ``max_bytes`` unpacked.
+    """
+    if len(data) > MAX_ARCHIVE_BYTES:
+        raise UploadedBotError(
+            f"archive of {len(data)} bytes is too large; expected at most {MAX_ARCHIVE_BYTES}"
+        )
+    stream = io.BytesIO(data)
+    members: Iterator[tuple[str, bool, int, IO[bytes] | None]]
+    opened: zipfile.ZipFile | tarfile.TarFile
+    try:
+        if zipfile.is_zipfile(stream):
+            opened = zipfile.ZipFile(stream)
+            members = _members_zip(opened)
+        else:
+            stream.seek(0)
+            # Closed by the ``with opened`` below, once every member is read.
+            opened = tarfile.open(fileobj=stream, mode="r:gz")  # noqa: SIM115
+            members = _members_tar(opened)
+    except (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError):
+        raise UploadedBotError("the upload is no .zip or .tar.gz archive") from None
+    destination.mkdir(mode=0o755)
+    files: list[str] = []
+    total = 0
+    try:
+        with opened:
+            for count, (name, is_dir, mode, source) in enumerate(members, start=1):
+                if count > max_files:
+                    raise UploadedBotError(f"archive holds more than {max_files} members")
+                path = _safe_path(name)
+                target = destination.joinpath(*path.parts)
+                if is_dir:
+                    target.mkdir(mode=0o755, parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+                assert source is not None
+                with source, open(target, "xb") as out:
+                    while chunk := source.read(_CHUNK):
+                        total += len(chunk)
+                        if total > max_bytes:
+                            raise UploadedBotError(
+                                f"archive unpacks to more than {max_bytes} bytes"
+                            )
+                        out.write(chunk)
+                target.chmod(0o755 if mode & 0o111 else 0o644)
+                files.append(str(path))
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, FileExistsError) as exc:
+        shutil.rmtree(destination, ignore_errors=True)
+        raise UploadedBotError(f"the archive is damaged ({exc})") from None
+    except BaseException:
+        shutil.rmtree(destination, ignore_errors=True)
+        raise
+    _strip_single_folder(destination)
+    return files
+
+
+def _strip_single_folder(destination: Path) -> None:
+    """A starter kit zipped as ``kit/MyBot.py``: keep what is inside ``kit/``."""
+    entries = list(destination.iterdir())
+    if len(entries) != 1 or not entries[0].is_dir():
+        return
+    inner = entries[0]
+    holding = destination.with_name(destination.name + ".inner")
+    inner.rename(holding)
+    for item in holding.iterdir():
+        item.rename(destination / item.name)
+    holding.rmdir()
+
+
+def program_for_upload(
+    directory: Path, language: str, policy: SandboxPolicy | None = None
+) -> Program:
+    """The sandboxed program of an unpacked upload.
+
+    Raises:
+        UploadedBotError: an unknown language, or no entry file for it.
+    """
+    found = LANGUAGES.get(language)
+    if found is None:
+        raise UploadedBotError(
+            f"language {language[:20]!r}: expected one of {', '.join(sorted(LANGUAGES))}"
+        )
+    if not (directory / found.entry).is_file():
+        raise UploadedBotError(f"a {language} bot needs {found.entry} at the archive's top")
+    return Program(found.argv, sandbox=policy or SandboxPolicy(), files=str(directory))
