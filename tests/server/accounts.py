@@ -50,3 +50,16 @@ def public_client(
         ) as client:
             client.store = store
             yield client
+
+
+@contextmanager
+def local_or_public(public: bool) -> Iterator[TestClient]:
+    """A local server's client, or a public server's acting as its admin (the refusals
+    of a public server must hold for its most trusted user)."""
+    if public:
+        with public_client() as client:
+            yield client
+        return
+    app = create_app(ServerConfig(database_url="memory"))
+    with TestClient(app, base_url=BASE_URL, raise_server_exceptions=False) as client:
+        yield client

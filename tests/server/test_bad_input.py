@@ -19,15 +19,13 @@ from fastapi.testclient import TestClient
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.safety import MAX_BODY_BYTES
 from tests.asgi_server import serve
-from tests.server.accounts import public_client
+from tests.server.accounts import local_or_public
 
 
 @pytest.fixture(params=[False, True], ids=["local", "public"])
 def client(request: pytest.FixtureRequest) -> Iterator[TestClient]:
-    if request.param:
-        # A public server, as its admin (the refusals must hold for the most trusted user).
-        with public_client() as test_client:
-            yield test_client
+    with local_or_public(request.param) as test_client:
+        yield test_client
         return
     app = create_app(ServerConfig(database_url="memory"))
     with TestClient(app, raise_server_exceptions=False, base_url="http://localhost") as test_client:

@@ -9,8 +9,10 @@ checked, not only the first.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlsplit
@@ -85,6 +87,21 @@ class RateLimiter:
             cutoff = now - 3600
             self._buckets = {k: v for k, v in self._buckets.items() if v[1] > cutoff}
         return True
+
+    @contextlib.contextmanager
+    def counted(self, client: str, refusal: str) -> Iterator[None]:
+        """Take a token for ``client`` for the block; given back if the block fails.
+
+        Raises:
+            RateLimitError: with the message ``refusal``, if ``client`` has no token.
+        """
+        if not self.allow(client):
+            raise RateLimitError(refusal)
+        try:
+            yield
+        except BaseException:
+            self.refund(client)
+            raise
 
     def refund(self, client: str) -> None:
         """Give back the token ``client`` took for a request that was refused after all.

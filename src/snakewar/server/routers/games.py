@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 
@@ -15,7 +16,6 @@ from snakewar.server.auth import Principal, UserDep, require_owner
 from snakewar.server.deps import ConfigDep, LimiterDep, ManagerDep, StoreDep, client_key
 from snakewar.server.manager import LiveGame
 from snakewar.server.matches import adapter_for, check_entrants, resolve_entrants, web_match
-from snakewar.server.safety import RateLimitError
 from snakewar.server.schemas import (
     NO_CONTENT,
     CreateGame,
@@ -111,14 +111,14 @@ async def _stored(store: StoreDep, game_id: str) -> GameRow:
     return row
 
 
-def _take_rate(request: Request, config: ConfigDep, limiter: LimiterDep) -> str | None:
-    """Take one of the client's game-creation tokens (public mode); the key to refund."""
+def _counted(
+    request: Request, config: ConfigDep, limiter: LimiterDep
+) -> contextlib.AbstractContextManager[None]:
+    """One of the client's game-creation tokens (public mode), kept if a game starts."""
     if not config.public:
-        return None
-    key = client_key(request)
-    if not limiter.allow(key):
-        raise RateLimitError("too many games created by this client; wait a minute")
-    return key
+        return contextlib.nullcontext()
+    refusal = "too many games created by this client; wait a minute"
+    return limiter.counted(client_key(request), refusal)
 
 
 @router.post("", status_code=201)
@@ -137,27 +137,21 @@ async def create_game(
     server (and an admin) may also name snakes by URL.
     """
     # The slot is taken before the first await: concurrent requests see it at once.
-    with manager.slot():
-        key = _take_rate(request, config, limiter)
-        try:
-            texts, names = await resolve_entrants(
-                store, principal, config, adapter_for(body.game), body.snakes, body.names
-            )
-            spec = await web_match(
-                config,
-                body.game,
-                texts,
-                names,
-                request_params(body, body.params),
-                timeout_ms=body.timeout,
-                max_turns=body.max_turns,
-                source="custom",
-            )
-            live = await manager.create(spec, body.seed, owner_id=principal.id, reserved=True)
-        except BaseException:
-            if key is not None:
-                limiter.refund(key)  # only games that start count against the rate
-            raise
+    with manager.slot(), _counted(request, config, limiter):
+        texts, names = await resolve_entrants(
+            store, principal, config, adapter_for(body.game), body.snakes, body.names
+        )
+        spec = await web_match(
+            config,
+            body.game,
+            texts,
+            names,
+            request_params(body, body.params),
+            timeout_ms=body.timeout,
+            max_turns=body.max_turns,
+            source="custom",
+        )
+        live = await manager.create(spec, body.seed, owner_id=principal.id, reserved=True)
     return live_out(live)
 
 
@@ -232,15 +226,9 @@ async def rematch(
     limiter: LimiterDep,
 ) -> GameOut:
     """A new game with the same entrants and settings and a new seed (owner or admin)."""
-    with manager.slot():
-        key = _take_rate(request, config, limiter)
-        try:
-            spec = await _rematch_spec(principal, config, manager, store, game_id)
-            live = await manager.create(spec, owner_id=principal.id, reserved=True)
-        except BaseException:
-            if key is not None:
-                limiter.refund(key)
-            raise
+    with manager.slot(), _counted(request, config, limiter):
+        spec = await _rematch_spec(principal, config, manager, store, game_id)
+        live = await manager.create(spec, owner_id=principal.id, reserved=True)
     return live_out(live)
 
 

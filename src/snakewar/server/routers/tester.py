@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from fastapi import APIRouter, Request
 
 from snakewar.adapters.battlesnake import GAME
@@ -11,7 +13,7 @@ from snakewar.referee.runner import make_client
 from snakewar.server.auth import UserDep
 from snakewar.server.deps import ConfigDep, client_key
 from snakewar.server.matches import check_entrants
-from snakewar.server.safety import RateLimiter, RateLimitError
+from snakewar.server.safety import RateLimiter
 from snakewar.server.schemas import TesterReportOut, TestRequest
 
 __all__ = ["router"]
@@ -35,15 +37,12 @@ async def run_tests(
     del principal  # a logged-in user (the local user on a local server)
     entrant = GAME.entrant(body.url)
     await check_entrants(GAME, [entrant], config)
-    key = client_key(request)
-    limiter = _limiter(request)
-    if config.public and not limiter.allow(key):
-        raise RateLimitError("too many tester runs; wait a minute")
-    try:
+    counted = (
+        _limiter(request).counted(client_key(request), "too many tester runs; wait a minute")
+        if config.public
+        else contextlib.nullcontext()
+    )
+    with counted:
         async with new_http_client(config.outbound()) as http:
             report = await run_tester(make_client(entrant.source, http, body.timeout))
-    except BaseException:
-        if config.public:
-            limiter.refund(key)
-        raise
     return TesterReportOut.model_validate(report.to_dict())
