@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from snakewar.cli import app
 from snakewar.cli import main as _run
-from snakewar.server.command import serve, user_app
+from snakewar.server.command import program_app, serve, user_app
 
 __all__ = ["app", "main"]
 
 app.command(help="Serve the web app: create and watch games in the browser.")(serve)
 app.add_typer(user_app, name="user")
+app.add_typer(program_app, name="program")
 
 
 def main(argv: list[str] | None = None) -> int:

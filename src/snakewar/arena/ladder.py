@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -213,12 +213,17 @@ class Ladder:
         names: Sequence[str],
         seed: int,
         outbound: AddressPolicy | None = None,
+        programs: Mapping[str, Any] | None = None,
     ) -> GameJob:
         """The job of game ``number`` between ``names`` (in seat order).
 
-        ``outbound`` is the address policy its connections follow.
+        ``outbound`` is the address policy its connections follow; ``programs`` what
+        runs the entrants that a server resolved (registered program bots), by source.
         """
-        entrants = [Entrant(self.entries[n].source, n) for n in names]
+        found = programs or {}
+        entrants = [
+            Entrant(self.entries[n].source, n, found.get(self.entries[n].source)) for n in names
+        ]
         spec = self.config.match_spec(entrants, self.source)
         game_id = arena_game_id(self.source, number, seed)
         return GameJob(f"{self.name}:{number}", spec, seed, game_id, outbound)
@@ -265,6 +270,7 @@ class Ladder:
         parallel: int = 4,
         on_game: Callable[[LadderGame], None] | None = None,
         outbound: AddressPolicy | None = None,
+        programs: Mapping[str, Any] | None = None,
     ) -> int:
         """Play ``games`` more games (in rounds of ``parallel``); returns how many counted.
 
@@ -288,7 +294,7 @@ class Ladder:
                 names = self.matchmake(rng, pending)
                 pending.update(names)
                 seed = rng.getrandbits(62) + 1
-                jobs.append((self.job(number, names, seed, outbound), names))
+                jobs.append((self.job(number, names, seed, outbound, programs), names))
             outcomes = executor.run([job for job, _ in jobs])
             for (job, names), outcome in zip(jobs, outcomes, strict=True):
                 if outcome.played is None:

@@ -216,14 +216,21 @@ class TournamentRun:
         return rng.getrandbits(62) + 1
 
     def _job(
-        self, match_id: str, entrants: list[str], outbound: AddressPolicy | None = None
+        self,
+        match_id: str,
+        entrants: list[str],
+        outbound: AddressPolicy | None = None,
+        programs: Mapping[str, Any] | None = None,
     ) -> tuple[GameJob, list[str]]:
         number = len(self.games.get(match_id, []))
         seed = self.game_seed(match_id, number)
         seats = list(entrants)
         # Seat order from the game's seed: no seat advantage for the better seed.
         random.Random(seed).shuffle(seats)
-        spec = self.config.match_spec([Entrant(self.snakes[n], n) for n in seats], self.source)
+        found = programs or {}
+        spec = self.config.match_spec(
+            [Entrant(self.snakes[n], n, found.get(self.snakes[n])) for n in seats], self.source
+        )
         game_id = arena_game_id(self.source, f"{match_id}:{number}", seed)
         job = GameJob(f"{self.id}:{match_id}:{number}", spec, seed, game_id, outbound)
         return job, seats
@@ -234,6 +241,7 @@ class TournamentRun:
         executor: Executor | None = None,
         on_game: Callable[[TournamentGame], None] | None = None,
         outbound: AddressPolicy | None = None,
+        programs: Mapping[str, Any] | None = None,
     ) -> int:
         """Play one game of every pending match, store, record and report them.
 
@@ -243,6 +251,7 @@ class TournamentRun:
             executor: plays the games (default: in process, 4 at a time).
             on_game: called with each game played.
             outbound: the address policy the games' connections follow.
+            programs: what runs the entrants a server resolved (program bots), by source.
 
         Returns:
             The number of games played (0 once the tournament is finished).
@@ -264,7 +273,10 @@ class TournamentRun:
                     f"match {match.id!r} is undecided after {limit} games; "
                     f"expected it decided within best-of plus {MAX_DRAWS} draws"
                 )
-        jobs = [(match.id, *self._job(match.id, match.entrants, outbound)) for match in pending]
+        jobs = [
+            (match.id, *self._job(match.id, match.entrants, outbound, programs))
+            for match in pending
+        ]
         outcomes = executor.run([job for _, job, _ in jobs])
         played = 0
         failures: list[str] = []
@@ -300,6 +312,7 @@ class TournamentRun:
         executor: Executor | None = None,
         on_step: Callable[[TournamentRun, int], None] | None = None,
         outbound: AddressPolicy | None = None,
+        programs: Mapping[str, Any] | None = None,
     ) -> int:
         """Step until the tournament is finished; returns the games played.
 
@@ -312,7 +325,7 @@ class TournamentRun:
         executor = executor or InProcessExecutor(concurrency=4)
         total = 0
         while not self.is_finished:
-            played = self.step(store, executor, outbound=outbound)
+            played = self.step(store, executor, outbound=outbound, programs=programs)
             total += played
             if on_step is not None:
                 on_step(self, played)

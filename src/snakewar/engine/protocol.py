@@ -192,6 +192,8 @@ class Catalogue:
         is_default: the game a user gets without naming one (one game says so).
         health_checked: whether :meth:`GameAdapter.health` can check entrants ahead of
             a game (bots on the network); ladders check those before every round.
+        programs: whether the game's bots are programs (a server then takes uploaded
+            bots and runs them in a sandbox, through :attr:`Entrant.program`).
         extras: more catalogue data for user interfaces (JSON), e.g. maps and sizes.
     """
 
@@ -207,6 +209,7 @@ class Catalogue:
     failures_before_pause: int = 1
     is_default: bool = False
     health_checked: bool = False
+    programs: bool = False
     extras: Mapping[str, JSON] = field(default_factory=dict)
 
     @property
@@ -267,10 +270,14 @@ class Entrant:
 
     ``source`` is canonical (as :meth:`GameAdapter.entrant` returns it): a URL, a
     command, ``builtin:NAME[?options]``...; the game decides what it means.
+    ``program`` is what runs it when a server resolved it (a registered program bot,
+    with its sandbox): a game that starts programs runs this one instead of reading
+    ``source``; it is not stored (a stored game names the bot by ``source``).
     """
 
     source: str
     name: str
+    program: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

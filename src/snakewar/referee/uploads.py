@@ -10,10 +10,13 @@ how it runs, always in a sandbox (:mod:`snakewar.referee.sandbox`).
 
 from __future__ import annotations
 
+import hashlib
 import io
 import shutil
 import stat
 import tarfile
+import tempfile
+import threading
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,6 +33,7 @@ __all__ = [
     "MAX_FILES",
     "MAX_UNPACKED_BYTES",
     "Language",
+    "UploadCache",
     "UploadedBotError",
     "program_for_upload",
     "unpack_bot_archive",
@@ -192,3 +196,36 @@ def program_for_upload(
     if not (directory / found.entry).is_file():
         raise UploadedBotError(f"a {language} bot needs {found.entry} at the archive's top")
     return Program(found.argv, sandbox=policy or SandboxPolicy(), files=str(directory))
+
+
+class UploadCache:
+    """Uploaded bots unpacked once each, in a folder of this process (removed by :meth:`close`).
+
+    A bot is keyed by its archive's SHA-256, so a re-uploaded bot gets a fresh folder
+    and games already running keep the files they started with.
+    """
+
+    def __init__(self) -> None:
+        self._root = Path(tempfile.mkdtemp(prefix="snakewar-uploads-"))
+        self._root.chmod(0o755)  # a sandbox's own user reads the bots' files
+        self._lock = threading.Lock()
+
+    def folder(self, data: bytes) -> Path:
+        """The unpacked folder of the archive ``data`` (unpacked on first use).
+
+        Raises:
+            UploadedBotError: an archive that cannot be unpacked.
+        """
+        key = hashlib.sha256(data).hexdigest()
+        folder = self._root / key
+        with self._lock:
+            if not folder.is_dir():
+                staging = self._root / f"{key}.partial"
+                shutil.rmtree(staging, ignore_errors=True)
+                unpack_bot_archive(data, staging)
+                staging.rename(folder)
+        return folder
+
+    def close(self) -> None:
+        """Remove every unpacked bot."""
+        shutil.rmtree(self._root, ignore_errors=True)

@@ -29,6 +29,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from snakewar import __version__
+from snakewar.referee.uploads import MAX_ARCHIVE_BYTES, UploadCache
 from snakewar.server.arena import ArenaWorker
 from snakewar.server.auth import Passwords, ensure_local_user
 from snakewar.server.config import MEMORY_DATABASE, SIGNUP_MODES, ServerConfig
@@ -102,6 +103,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         app.state.limiter = RateLimiter(per_minute=config.games_per_minute)
         app.state.login_limiter = RateLimiter(per_minute=10.0, burst=10)
         app.state.passwords = passwords
+        app.state.uploads = uploads = UploadCache()
         try:
             yield
         finally:
@@ -109,6 +111,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             await manager.close()
             arena.close()
             astore.close()
+            uploads.close()
             if own:
                 opened.close()
 
@@ -124,7 +127,11 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     )
     app.add_middleware(EngineCorsMiddleware)
     # Uploads stream through their own, larger cap (routers.halite).
-    app.add_middleware(BodyLimitMiddleware, exempt=("/api/halite/games", "/api/halite/decode"))
+    app.add_middleware(
+        BodyLimitMiddleware,
+        exempt=("/api/halite/games", "/api/halite/decode"),
+        larger={"/api/snakes/upload": MAX_ARCHIVE_BYTES},
+    )
     hosts = config.allowed_hosts if config.public else (*LOOPBACK_NAMES, *config.allowed_hosts)
     app.add_middleware(HostCheckMiddleware, hosts=hosts)
     add_error_handlers(app)

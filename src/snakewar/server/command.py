@@ -13,7 +13,7 @@ import typer
 
 from snakewar.errors import SnakewarError
 
-__all__ = ["serve", "user_app"]
+__all__ = ["program_app", "serve", "user_app"]
 
 
 def serve(
@@ -157,3 +157,48 @@ def list_users(database: str | None = DatabaseOption) -> None:
         for user in store.accounts.users():
             flag = " (disabled)" if user.disabled else ""
             typer.echo(f"{user.name}\t{user.role}{flag}")
+
+
+program_app = typer.Typer(
+    help="Program bots the operator registers on the server (argument lists, no shell)."
+)
+
+
+@program_app.command(
+    "add", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}
+)
+def add_program(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The bot's name (games name it @OWNER/NAME)."),
+    owner: str = typer.Option(..., "--owner", help="The user who owns it (an admin, say)."),
+    game: str = typer.Option("halite3", "--game", help="The game it plays."),
+    workdir: str = typer.Option(
+        ..., "--workdir", help="The folder of its files (its working directory)."
+    ),
+    private: bool = typer.Option(False, "--private", help="Only its owner may play it."),
+    database: str | None = DatabaseOption,
+) -> None:
+    """Register a program bot: the command after ``--`` is run as is, never by a shell.
+
+    Example: ``snakewar program add mybot --owner admin --workdir /srv/bots/mybot --
+    python3 MyBot.py``.  On a public server it runs in a sandbox, with its folder's files.
+    """
+    import os
+
+    argv = list(ctx.args)
+    if not argv:
+        raise SnakewarError("no command: put the bot's command after --, e.g. -- python3 MyBot.py")
+    if not os.path.isdir(workdir):
+        raise SnakewarError(f"--workdir {workdir!r} is no folder")
+    with _store(database) as store:
+        user = store.accounts.user(owner)
+        snake = store.snakes.register(
+            user.id,
+            name,
+            game,
+            "program",
+            argv=argv,
+            workdir=os.path.abspath(workdir),
+            visibility="private" if private else "public",
+        )
+    typer.echo(snake.ref)

@@ -39,6 +39,8 @@ class ServerConfig:
             server always answers to its loopback names, a public one to any name when
             this is empty.
         snakes_per_user: the most snakes one user may register.
+        sandbox_programs: run operators' program bots in a sandbox (``None``: on a
+            public server); users' uploads always run in one.
         max_tournament_games: the most games one tournament may play (its matches
             times best-of), so that one request cannot queue days of games.
         max_queued_runs: ladder and tournament runs waiting for the arena at once.
@@ -60,9 +62,14 @@ class ServerConfig:
     allowed_hosts: tuple[str, ...] = ()
     snakes_per_user: int = 20
     allowed_networks: tuple[str, ...] = ()
+    sandbox_programs: bool | None = None
     max_tournament_games: int = 2000
     max_queued_runs: int = 16
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""
         return AddressPolicy(public_only=self.public, allowed_networks=self.allowed_networks)
+
+    def sandboxes_programs(self) -> bool:
+        """Whether operators' program bots run in a sandbox on this server."""
+        return self.public if self.sandbox_programs is None else self.sandbox_programs

@@ -14,6 +14,7 @@ import jinja2
 from fastapi import Depends, Request
 from fastapi.templating import Jinja2Templates
 
+from snakewar.referee.uploads import UploadCache
 from snakewar.server.arena import ArenaWorker
 from snakewar.server.auth import Passwords
 from snakewar.server.config import ServerConfig
@@ -31,6 +32,7 @@ __all__ = [
     "PasswordsDep",
     "StoreDep",
     "TemplatesDep",
+    "UploadsDep",
     "client_key",
     "get_arena",
     "get_config",
@@ -105,6 +107,12 @@ def get_limiter(request: Request) -> RateLimiter:
     return limiter
 
 
+def get_uploads(request: Request) -> UploadCache:
+    """Uploaded bots, unpacked for games."""
+    uploads: UploadCache = request.app.state.uploads
+    return uploads
+
+
 def get_passwords(request: Request) -> Passwords:
     """The password hasher (argon2, on its own threads)."""
     passwords: Passwords = request.app.state.passwords
@@ -140,3 +148,4 @@ ArenaDep = Annotated[ArenaWorker, Depends(get_arena)]
 LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
+UploadsDep = Annotated[UploadCache, Depends(get_uploads)]

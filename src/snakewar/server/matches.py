@@ -14,26 +14,34 @@ again on every connection by the referee's transport).
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Final
 
 from snakewar.adapters import default_game, get_game
 from snakewar.engine.protocol import Entrant, GameAdapter, MatchSpec, entrants_from_texts
 from snakewar.errors import EntrantError, ForbiddenError, OverLimitError
+from snakewar.referee.process import Program
+from snakewar.referee.uploads import UploadCache
 from snakewar.server.auth import NotAllowedError, Principal
 from snakewar.server.config import ServerConfig
+from snakewar.server.programs import program_of
 from snakewar.server.safety import check_public_url
 from snakewar.storage import AsyncStore, SnakeNotFoundError, StoredSnake
 
 __all__ = [
     "SNAKE_REF",
     "ProgramEntrantError",
+    "Resolved",
     "adapter_for",
     "check_entrants",
     "find_snake",
+    "programs_for",
     "resolve_entrants",
     "web_match",
+    "with_programs",
 ]
 
 SNAKE_REF: Final = re.compile(r"@([a-z0-9][a-z0-9_-]{0,31})/([A-Za-z0-9][A-Za-z0-9_.-]{0,39})\Z")
@@ -64,6 +72,10 @@ async def check_entrants(
     """
     for entrant in entrants:
         reach = adapter.reach(entrant)
+        if entrant.program is not None:
+            # Resolved by this server from its own registry (program_of): sandboxed
+            # where it must be.  A request never supplies one.
+            continue
         if reach.kind == "program":
             raise ProgramEntrantError(
                 f"entrant {entrant.source[:80]!r} would start a program on the server; "
@@ -101,21 +113,27 @@ async def resolve_entrants(
     names: Sequence[str],
     *,
     raw_ok: bool | None = None,
-) -> tuple[list[str], list[str | None]]:
+    uploads: UploadCache | None = None,
+) -> Resolved:
     """What ``texts`` name, with registered snakes (``@owner/name``) looked up.
 
-    Returns the entrants' texts (a snake's URL in place of its reference) and names
-    (a snake plays as ``owner/name`` unless the request names it).  ``raw_ok`` says
-    whether a bot may be named by URL (default: on a local server, or for an admin).
+    A URL snake's text becomes its URL; a program bot keeps its reference as its text
+    and gets its :class:`~snakewar.referee.process.Program` (made with ``uploads``; no
+    cache: program bots are refused).  A snake plays as ``owner/name`` unless the
+    request names it.  ``raw_ok`` says whether a bot may be named by URL (default: on a
+    local server, or for an admin).
 
     Raises:
         EntrantError, SnakeNotFoundError: a reference that cannot be played.
         NotAllowedError: on a public server, a raw URL from a user who is no admin.
+        ProgramEntrantError: a program bot where none may run.
+        SandboxError: a program bot that needs a sandbox this server cannot make.
     """
     if raw_ok is None:
         raw_ok = not config.public or principal.is_admin
     out: list[str] = []
     named: list[str | None] = [*names, *[None] * (len(texts) - len(names))]
+    programs: dict[int, Program] = {}
     for i, text in enumerate(texts):
         if not text.startswith("@"):
             if not raw_ok:
@@ -130,14 +148,57 @@ async def resolve_entrants(
         snake = await find_snake(store, principal, text)
         if snake.game != adapter.name:
             raise EntrantError(f"snakes[{i}]: {snake.ref} plays {snake.game}, not {adapter.name}")
-        if snake.kind != "url" or snake.url is None:
-            raise ProgramEntrantError(
-                f"snakes[{i}]: {snake.ref} is a program bot, which this server does not run"
-            )
-        out.append(snake.url)
+        if snake.kind == "url" and snake.url is not None:
+            out.append(snake.url)
+        elif uploads is None:
+            raise ProgramEntrantError(f"snakes[{i}]: {snake.ref} is a program bot; not here")
+        else:
+            out.append(snake.ref)
+            programs[i] = await program_of(snake, store, uploads, config)
         if named[i] is None:
             named[i] = f"{snake.owner}/{snake.name}"
-    return out, named
+    return Resolved(out, named, programs)
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """Entrants as :func:`resolve_entrants` found them: texts, names, programs by seat."""
+
+    texts: list[str]
+    names: list[str | None]
+    programs: dict[int, Program] = field(default_factory=dict)
+
+
+async def programs_for(
+    store: AsyncStore, config: ServerConfig, uploads: UploadCache, sources: Iterable[str]
+) -> dict[str, Program]:
+    """The programs of the registered program bots among ``sources`` (a ladder's entries).
+
+    A source that is no reference, or names a snake that is gone or not a program,
+    is left out: its game fails as data, as a vanished bot's does.
+    """
+    found: dict[str, Program] = {}
+    for source in sources:
+        match = SNAKE_REF.match(source)
+        if match is None:
+            continue
+        try:
+            snake = await store.run(store.store.snakes.by_ref, match[1], match[2])
+        except SnakeNotFoundError:
+            continue
+        if snake.kind != "url":
+            found[source] = await program_of(snake, store, uploads, config)
+    return found
+
+
+def with_programs(
+    entrants: Sequence[Entrant], programs: Mapping[int, Program]
+) -> tuple[Entrant, ...]:
+    """``entrants`` with the server-resolved programs attached, by seat."""
+    return tuple(
+        dataclasses.replace(e, program=programs[i]) if i in programs else e
+        for i, e in enumerate(entrants)
+    )
 
 
 def _check_caps(
@@ -168,6 +229,7 @@ async def web_match(
     timeout_ms: int | None,
     max_turns: int | None,
     source: str,
+    programs: Mapping[int, Program] | None = None,
 ) -> MatchSpec:
     """The match a request asks for, checked (see the module docstring).
 
@@ -182,7 +244,7 @@ async def web_match(
         raise OverLimitError(f"names: {len(names)} given for {len(texts)} snakes")
     normalized = adapter.parse_params(params)
     _check_caps(config, len(texts), normalized, timeout_ms)
-    entrants = entrants_from_texts(adapter, texts, list(names))
+    entrants = with_programs(entrants_from_texts(adapter, texts, list(names)), programs or {})
     await check_entrants(adapter, entrants, config)
     spec = MatchSpec(
         game=adapter.name,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlsplit
@@ -121,22 +121,29 @@ MAX_BODY_BYTES = 1024 * 1024
 class BodyLimitMiddleware:
     """Refuse (413) a request body past ``limit`` bytes, declared or streamed.
 
-    Every route but the upload ones reads small JSON: without a cap, one request could
+    ``larger`` gives some paths (uploads of bots) caps of their own.  Every route but
+    the upload ones reads small JSON: without a cap, one request could
     make the server hold gigabytes before validation sees a byte.  A declared
     ``Content-Length`` past the cap is refused at once; a body that streams past it
     is cut off: the app reads a disconnect, and the client gets the 413.
     """
 
     def __init__(
-        self, app: ASGIApp, limit: int = MAX_BODY_BYTES, exempt: tuple[str, ...] = ()
+        self,
+        app: ASGIApp,
+        limit: int = MAX_BODY_BYTES,
+        exempt: tuple[str, ...] = (),
+        larger: Mapping[str, int] | None = None,
     ) -> None:
         self.app = app
         self.limit = limit
         self.exempt = exempt
+        self.larger = dict(larger or {})
 
-    def _refusal(self) -> JSONResponse:
+    @staticmethod
+    def _refusal(limit: int) -> JSONResponse:
         return JSONResponse(
-            {"detail": f"request body is larger than {self.limit} bytes; expected at most that"},
+            {"detail": f"request body is larger than {limit} bytes; expected at most that"},
             status_code=413,
         )
 
@@ -145,10 +152,11 @@ class BodyLimitMiddleware:
         if scope["type"] != "http" or scope["path"].startswith(self.exempt):
             await self.app(scope, receive, send)
             return
+        limit = self.larger.get(scope["path"], self.limit)
         headers = dict(scope["headers"])
         declared = headers.get(b"content-length", b"").decode("latin-1")
-        if declared.isdecimal() and int(declared) > self.limit:
-            await self._refusal()(scope, receive, send)
+        if declared.isdecimal() and int(declared) > limit:
+            await self._refusal(limit)(scope, receive, send)
             return
         seen = 0
         refused = False
@@ -161,10 +169,10 @@ class BodyLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
+                if seen > limit:
                     refused = True
                     if not responding:
-                        await self._refusal()(scope, receive, send)
+                        await self._refusal(limit)(scope, receive, send)
                     return {"type": "http.disconnect"}
             return message
 

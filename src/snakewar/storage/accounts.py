@@ -119,6 +119,7 @@ class StoredSnake:
         url: the snake's URL (``url`` kind).
         argv: the command, as a list (``program`` kind).
         language: the archive's language (``upload`` kind).
+        workdir: the folder of the program's files (``program`` kind).
         archive_size: bytes of the uploaded archive (0 for other kinds).
         visibility: ``public`` (anyone may play it) or ``private`` (its owner only).
         paused: a paused snake is not matched in games.
@@ -133,6 +134,7 @@ class StoredSnake:
     url: str | None
     argv: tuple[str, ...] | None
     language: str | None
+    workdir: str | None
     archive_size: int
     visibility: str
     paused: bool
@@ -391,6 +393,7 @@ class SqlSnakeRepository:
             url=row.url,
             argv=tuple(row.argv) if row.argv is not None else None,
             language=row.language,
+            workdir=row.workdir,
             archive_size=len(row.archive or b""),
             visibility=row.visibility,
             paused=row.paused,
@@ -409,6 +412,7 @@ class SqlSnakeRepository:
         argv: Sequence[str] | None = None,
         language: str | None = None,
         archive: bytes | None = None,
+        workdir: str | None = None,
         visibility: str = "public",
     ) -> StoredSnake:
         """Register a snake for ``owner_id`` (what it is has been checked by the caller).
@@ -435,6 +439,7 @@ class SqlSnakeRepository:
                     argv=list(argv) if argv is not None else None,
                     language=language,
                     archive=archive,
+                    workdir=workdir,
                     visibility=visibility,
                     paused=False,
                     created_at=stamp,

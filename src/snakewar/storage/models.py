@@ -37,9 +37,10 @@ Accounts and what they own:
     (stored as its SHA-256 only; shown once; revocable), a sign-up invitation (hashed).
 ``snakes``
     a registered bot: ``owner_id``, ``name`` (unique per owner), ``game``, ``kind``
-    (``url``: an HTTP snake at ``url``; ``program``: an operator's ``argv``; ``upload``:
-    a user's ``archive`` in ``language``), ``visibility`` (``public``, ``private``),
-    ``paused``.  ``games.owner_id`` is who started a game (null: the server, a ladder).
+    (``url``: an HTTP snake at ``url``; ``program``: an operator's ``argv`` run in
+    ``workdir``; ``upload``: a user's ``archive`` in ``language``), ``visibility``
+    (``public``, ``private``), ``paused``.  ``games.owner_id`` is who started a game
+    (null: the server, a ladder).
 """
 
 from __future__ import annotations
@@ -360,6 +361,7 @@ class SnakeModel(Base):
     argv: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     language: Mapped[str | None] = mapped_column(sa.String(16), nullable=True)
     archive: Mapped[bytes | None] = mapped_column(sa.LargeBinary, nullable=True)
+    workdir: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     visibility: Mapped[str] = mapped_column(sa.String(8))
     paused: Mapped[bool] = mapped_column(sa.Boolean)
     created_at: Mapped[dt.datetime] = mapped_column(WHEN)

@@ -84,6 +84,7 @@ def _catalogue() -> Catalogue:
         default_timeout_ms=2000,
         entrant_help="a bot command (python3 MyBot.py) or builtin:NAME",
         failures_before_pause=2,
+        programs=True,
     )
 
 
@@ -234,7 +235,9 @@ class HaliteAdapter(GameAdapter):
 
     @override
     def reach(self, entrant: Entrant) -> Reach:
-        return Reach("builtin") if entrant.source.startswith(_BUILTIN) else Reach("program")
+        if entrant.program is None and entrant.source.startswith(_BUILTIN):
+            return Reach("builtin")
+        return Reach("program")
 
     @override
     def check(self, spec: MatchSpec) -> None:
@@ -261,7 +264,7 @@ class HaliteAdapter(GameAdapter):
         timeout_ms = spec.timeout_ms or self.catalogue().default_timeout_ms
         names = list(spec.names)
         match = await play_halite(
-            [e.source for e in spec.entrants],
+            [e.program if e.program is not None else e.source for e in spec.entrants],
             seed=seed & 0xFFFFFFFF,
             width=width,
             height=height,

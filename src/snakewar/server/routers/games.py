@@ -13,9 +13,23 @@ from snakewar.adapters import get_game
 from snakewar.engine.protocol import MatchSpec
 from snakewar.errors import ConflictError
 from snakewar.server.auth import Principal, UserDep, require_owner
-from snakewar.server.deps import ConfigDep, LimiterDep, ManagerDep, StoreDep, client_key
+from snakewar.server.deps import (
+    ConfigDep,
+    LimiterDep,
+    ManagerDep,
+    StoreDep,
+    UploadsDep,
+    client_key,
+)
 from snakewar.server.manager import LiveGame
-from snakewar.server.matches import adapter_for, check_entrants, resolve_entrants, web_match
+from snakewar.server.matches import (
+    adapter_for,
+    check_entrants,
+    programs_for,
+    resolve_entrants,
+    web_match,
+    with_programs,
+)
 from snakewar.server.schemas import (
     NO_CONTENT,
     CreateGame,
@@ -130,6 +144,7 @@ async def create_game(
     manager: ManagerDep,
     store: StoreDep,
     limiter: LimiterDep,
+    uploads: UploadsDep,
 ) -> GameOut:
     """Start a game; it runs in the background.  Returns it as it starts.
 
@@ -138,18 +153,25 @@ async def create_game(
     """
     # The slot is taken before the first await: concurrent requests see it at once.
     with manager.slot(), _counted(request, config, limiter):
-        texts, names = await resolve_entrants(
-            store, principal, config, adapter_for(body.game), body.snakes, body.names
+        resolved = await resolve_entrants(
+            store,
+            principal,
+            config,
+            adapter_for(body.game),
+            body.snakes,
+            body.names,
+            uploads=uploads,
         )
         spec = await web_match(
             config,
             body.game,
-            texts,
-            names,
+            resolved.texts,
+            resolved.names,
             request_params(body, body.params),
             timeout_ms=body.timeout,
             max_turns=body.max_turns,
             source="custom",
+            programs=resolved.programs,
         )
         live = await manager.create(spec, body.seed, owner_id=principal.id, reserved=True)
     return live_out(live)
@@ -198,7 +220,12 @@ async def cancel_game(
 
 
 async def _rematch_spec(
-    principal: Principal, config: ConfigDep, manager: ManagerDep, store: StoreDep, game_id: str
+    principal: Principal,
+    config: ConfigDep,
+    manager: ManagerDep,
+    store: StoreDep,
+    uploads: UploadsDep,
+    game_id: str,
 ) -> MatchSpec:
     live = manager.games.get(game_id)
     spec: MatchSpec | None = live.spec if live is not None else None
@@ -209,6 +236,10 @@ async def _rematch_spec(
     require_owner(principal, owner, f"game {game_id!r}")
     if spec is None:
         raise GameNotRunningError(f"game {game_id!r} was read from a file: no match to play")
+    # Registered program bots run as they are registered now (a stored game names them).
+    found = await programs_for(store, config, uploads, [e.source for e in spec.entrants])
+    programs = {i: found[e.source] for i, e in enumerate(spec.entrants) if e.source in found}
+    spec = dataclasses.replace(spec, entrants=with_programs(spec.entrants, programs))
     await check_entrants(get_game(spec.game), spec.entrants, config)
     # Today's caps apply to an old game's settings too.
     cap = config.max_turns
@@ -224,10 +255,11 @@ async def rematch(
     manager: ManagerDep,
     store: StoreDep,
     limiter: LimiterDep,
+    uploads: UploadsDep,
 ) -> GameOut:
     """A new game with the same entrants and settings and a new seed (owner or admin)."""
     with manager.slot(), _counted(request, config, limiter):
-        spec = await _rematch_spec(principal, config, manager, store, game_id)
+        spec = await _rematch_spec(principal, config, manager, store, uploads, game_id)
         live = await manager.create(spec, owner_id=principal.id, reserved=True)
     return live_out(live)
 

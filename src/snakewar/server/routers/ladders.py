@@ -15,8 +15,8 @@ from snakewar.engine.protocol import Entrant
 from snakewar.errors import NotFoundError
 from snakewar.server.arena import ArenaBusyError
 from snakewar.server.auth import AdminDep, NotAllowedError, UserDep
-from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep
-from snakewar.server.matches import SNAKE_REF, check_entrants, resolve_entrants
+from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep, UploadsDep
+from snakewar.server.matches import SNAKE_REF, check_entrants, programs_for, resolve_entrants
 from snakewar.server.schemas import (
     NO_CONTENT,
     AddEntrant,
@@ -138,6 +138,7 @@ async def add_entrant(
     store: StoreDep,
     arena: ArenaDep,
     config: ConfigDep,
+    uploads: UploadsDep,
 ) -> LadderOut:
     """Join a ladder with a registered snake (``@owner/name``: a user's own) or a built-in.
 
@@ -155,7 +156,7 @@ async def add_entrant(
         and (user is None or ref[1] != user.name)
     ):
         raise NotAllowedError("snake: a user enters ladders with their own snakes only")
-    texts, names = await resolve_entrants(
+    resolved = await resolve_entrants(
         store,
         principal,
         config,
@@ -163,9 +164,13 @@ async def add_entrant(
         [body.snake],
         [body.name] if body.name is not None else [],
         raw_ok=not config.public,
+        uploads=uploads,
     )
-    entry = ladder.add(texts[0], names[0])
-    await check_entrants(ladder.config.adapter, [Entrant(entry.source, entry.name)], config)
+    entry = ladder.add(resolved.texts[0], resolved.names[0])
+    program = resolved.programs.get(0)
+    await check_entrants(
+        ladder.config.adapter, [Entrant(entry.source, entry.name, program)], config
+    )
     await store.run(store.store.ladders.save_entry, name, entry)
     return ladder_out(ladder, False)
 
@@ -217,6 +222,7 @@ async def run_ladder(
     store: StoreDep,
     arena: ArenaDep,
     config: ConfigDep,
+    uploads: UploadsDep,
 ) -> RunAccepted:
     """Play ``games`` more games in the background (400 if no game can be matched; admins)."""
     del admin
@@ -224,5 +230,10 @@ async def run_ladder(
     ladder.check_playable()  # answered now, not raised later in the background
     target: Store = store.store
     outbound = config.outbound()
-    arena.submit(_key(name), lambda: ladder.run(body.games, target, outbound=outbound))
+    sources = [e.source for e in ladder.entries.values()]
+    programs = await programs_for(store, config, uploads, sources)
+    arena.submit(
+        _key(name),
+        lambda: ladder.run(body.games, target, outbound=outbound, programs=programs),
+    )
     return RunAccepted(name=name, running=True, games=body.games)

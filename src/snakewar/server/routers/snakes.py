@@ -8,9 +8,17 @@ every connection).  Its owner may edit, pause or delete it; an admin may remove 
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Path, Query, Response
+import asyncio
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from fastapi import APIRouter, Query, Request, Response
+from fastapi import Path as PathParam
 
 from snakewar.errors import EntrantError, OverLimitError
+from snakewar.referee.sandbox import SandboxError, sandbox_available
+from snakewar.referee.uploads import program_for_upload, unpack_bot_archive
 from snakewar.server.auth import Principal, PrincipalDep, UserDep, require_owner
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, StoreDep
@@ -23,7 +31,7 @@ __all__ = ["router", "snake_out"]
 
 router = APIRouter(prefix="/api/snakes", tags=["snakes"])
 
-SnakeId = Path(ge=1, le=2**31 - 1)
+SnakeId = PathParam(ge=1, le=2**31 - 1)
 
 
 def snake_out(snake: StoredSnake, principal: Principal) -> SnakeOut:
@@ -84,6 +92,67 @@ async def register_snake(
         visibility=body.visibility,
     )
     return snake_out(snake, principal)
+
+
+@router.post(
+    "/upload",
+    status_code=201,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/zip": {"schema": {"type": "string", "format": "binary"}},
+                "application/gzip": {"schema": {"type": "string", "format": "binary"}},
+            },
+        }
+    },
+)
+async def upload_snake(
+    request: Request,
+    principal: UserDep,
+    store: StoreDep,
+    config: ConfigDep,
+    name: str = Query(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"),
+    language: str = Query(min_length=1, max_length=16, description="python3"),
+    game: str | None = Query(None, max_length=32, description="The game (default: halite3)."),
+    visibility: Literal["public", "private"] = Query("public"),
+) -> SnakeOut:
+    """Upload a program bot: the body is a .zip or .tar.gz of its files (``MyBot.py``...).
+
+    It always runs in a sandbox (no network, its own files only, limits); a server
+    that cannot make one refuses the upload.
+    """
+    assert principal.user is not None
+    adapter = adapter_for(game or "halite3")
+    if not adapter.catalogue().programs:
+        raise EntrantError(f"game: {adapter.name} bots are not programs; register a URL")
+    owned = await store.run(store.store.snakes.count_owned, principal.user.id)
+    if owned >= config.snakes_per_user and not principal.is_admin:
+        raise OverLimitError(f"you have {owned} snakes, the most this server allows")
+    problem = await asyncio.to_thread(sandbox_available)
+    if problem is not None:
+        raise SandboxError(f"uploaded bots run in a sandbox and this server has none: {problem}")
+    data = await request.body()  # capped by the body-limit middleware (MAX_ARCHIVE_BYTES)
+    await asyncio.to_thread(_check_upload, data, language)
+    snake = await store.run(
+        store.store.snakes.register,
+        principal.user.id,
+        name,
+        adapter.name,
+        "upload",
+        language=language,
+        archive=data,
+        visibility=visibility,
+    )
+    return snake_out(snake, principal)
+
+
+def _check_upload(data: bytes, language: str) -> None:
+    """Unpack ``data`` once, to refuse now what could never run (off the event loop)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch) / "bot"
+        unpack_bot_archive(data, folder)
+        program_for_upload(folder, language)
 
 
 @router.get("")

@@ -14,7 +14,7 @@ from snakewar.errors import OverLimitError
 from snakewar.server.arena import ArenaBusyError
 from snakewar.server.auth import AdminDep
 from snakewar.server.config import ServerConfig
-from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep
+from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep, UploadsDep
 from snakewar.server.matches import adapter_for, check_entrants, resolve_entrants
 from snakewar.server.schemas import (
     NO_CONTENT,
@@ -65,7 +65,12 @@ def tournament_out(run: TournamentRun, running: bool) -> TournamentOut:
 
 @router.post("", status_code=201)
 async def create_tournament(
-    body: CreateTournament, admin: AdminDep, store: StoreDep, arena: ArenaDep, config: ConfigDep
+    body: CreateTournament,
+    admin: AdminDep,
+    store: StoreDep,
+    arena: ArenaDep,
+    config: ConfigDep,
+    uploads: UploadsDep,
 ) -> TournamentOut:
     """Create a tournament and start playing it in the background (admins).
 
@@ -74,7 +79,7 @@ async def create_tournament(
     """
     if len(body.names) > len(body.snakes):
         raise OverLimitError(f"names: {len(body.names)} given for {len(body.snakes)}")
-    texts, names = await resolve_entrants(
+    resolved = await resolve_entrants(
         store,
         admin,
         config,
@@ -82,6 +87,7 @@ async def create_tournament(
         body.snakes,
         body.names,
         raw_ok=not config.public,
+        uploads=uploads,
     )
     match = MatchConfig.create(
         body.game,
@@ -90,7 +96,8 @@ async def create_tournament(
         timeout_ms=body.timeout,
         max_turns=min(body.max_turns or config.max_turns, config.max_turns),
     )
-    pairs = list(zip(texts, names, strict=True))
+    pairs = list(zip(resolved.texts, resolved.names, strict=True))
+    programs = {resolved.texts[i]: program for i, program in resolved.programs.items()}
     run = TournamentRun.create(
         body.name,
         body.format,
@@ -101,12 +108,12 @@ async def create_tournament(
         best_of=body.best_of,
     )
     _check_size(run, config)
-    entrants = [Entrant(source, name) for name, source in run.snakes.items()]
+    entrants = [Entrant(s, name, programs.get(s)) for name, s in run.snakes.items()]
     await check_entrants(match.adapter, entrants, config)
     await store.run(store.store.tournaments.create, run)
     target: Store = store.store
     outbound = config.outbound()
-    arena.submit(_key(run.id), lambda: run.run(target, outbound=outbound))
+    arena.submit(_key(run.id), lambda: run.run(target, outbound=outbound, programs=programs))
     return tournament_out(run, True)
 
 

@@ -92,6 +92,7 @@ def upgrade() -> None:
         sa.Column("argv", _JSON, nullable=True),
         sa.Column("language", sa.String(length=16), nullable=True),
         sa.Column("archive", sa.LargeBinary(), nullable=True),
+        sa.Column("workdir", sa.Text(), nullable=True),
         sa.Column("visibility", sa.String(length=8), nullable=False),
         sa.Column("paused", sa.Boolean(), nullable=False),
         sa.Column("created_at", _WHEN, nullable=False),

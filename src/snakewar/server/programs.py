@@ -1,0 +1,48 @@
+"""Registered program bots, made runnable: uploads in their sandbox, operators' commands.
+
+A user's upload always runs in a sandbox; an operator's command (registered with
+``snakewar program add`` on the server's machine, an argument list, never a shell)
+runs in one too on a public server, or when ``sandbox_programs`` says so.  A server
+that must sandbox a bot and cannot (no bubblewrap) refuses the bot, naming why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from snakewar.referee.process import Program
+from snakewar.referee.sandbox import SandboxError, SandboxPolicy, sandbox_available
+from snakewar.referee.uploads import UploadCache, UploadedBotError, program_for_upload
+from snakewar.server.config import ServerConfig
+from snakewar.storage import AsyncStore, StoredSnake
+
+__all__ = ["program_of"]
+
+
+async def program_of(
+    snake: StoredSnake, store: AsyncStore, cache: UploadCache, config: ServerConfig
+) -> Program:
+    """What runs the program bot ``snake`` on this server.
+
+    Raises:
+        SandboxError: it must run in a sandbox and none can be made here.
+        UploadedBotError: an upload that cannot be unpacked or has no entry file.
+    """
+    policy = SandboxPolicy()
+    sandboxed = snake.kind == "upload" or config.sandboxes_programs()
+    if sandboxed:
+        problem = await asyncio.to_thread(sandbox_available)
+        if problem is not None:
+            raise SandboxError(
+                f"snake {snake.ref} must run in a sandbox and this server cannot make one: "
+                f"{problem}"
+            )
+    if snake.kind == "upload":
+        archive = await store.run(store.store.snakes.archive, snake.id)
+        folder = await asyncio.to_thread(cache.folder, archive)
+        return program_for_upload(folder, snake.language or "", policy)
+    if snake.argv is None:
+        raise UploadedBotError(f"snake {snake.ref} has no command")
+    if sandboxed:
+        return Program(snake.argv, sandbox=policy, files=snake.workdir)
+    return Program(snake.argv, cwd=snake.workdir)

@@ -1,0 +1,150 @@
+"""Program bots from the web: uploads and operators' commands, run in the sandbox.
+
+A user uploads a bot (an archive and a language) and plays it in Halite games and
+ladders; the server runs it in a bubblewrap sandbox.  Nothing a request says ever
+becomes a command line: a request only names a registered bot.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from tests.server.accounts import make_user, public_client
+
+KIT = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
+HALITE: dict[str, Any] = {"game": "halite3", "width": 32, "height": 32, "maxTurns": 15}
+
+
+def kit_zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in KIT.rglob("*.py"):
+            archive.write(path, f"starter/{path.relative_to(KIT)}")
+    return buffer.getvalue()
+
+
+def upload(client: TestClient, headers: dict[str, str], data: bytes, **query: str) -> Any:
+    params = {"name": "kit", "language": "python3", **query}
+    return client.post(
+        "/api/snakes/upload",
+        params=params,
+        content=data,
+        headers={**headers, "Content-Type": "application/zip"},
+    )
+
+
+def finished(client: TestClient, game_id: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 120
+    while True:
+        game: dict[str, Any] = client.get(f"/api/games/{game_id}").json()
+        if game["status"] != "running":
+            return game
+        assert time.monotonic() < deadline, game
+        time.sleep(0.1)
+
+
+def test_an_uploaded_bot_plays_halite_in_the_sandbox() -> None:
+    with public_client(max_board=64) as admin:
+        ann = make_user(admin.store, "ann")
+        made = upload(admin, ann, kit_zip())
+        assert made.status_code == 201, made.text
+        snake = made.json()
+        assert snake["ref"] == "@ann/kit" and snake["kind"] == "upload"
+        assert snake["game"] == "halite3" and snake["language"] == "python3"
+        game = admin.post(
+            "/api/games", json={**HALITE, "snakes": ["@ann/kit", "builtin:greedy"]}, headers=ann
+        )
+        assert game.status_code == 201, game.text
+        done = finished(admin, game.json()["id"])
+        assert done["status"] == "complete", done
+        assert [e["name"] for e in done["entrants"]] == ["ann/kit", "greedy"]
+        assert [e["source"] for e in done["entrants"]] == ["@ann/kit", "builtin:greedy"]
+        result = admin.store.games.get(done["id"]).result
+        assert result["killed"] == {} and result["scores"][0] > 0  # it played, and mined
+        # A rematch runs the registered bot again (the stored game names it only).
+        again = admin.post(f"/api/games/{done['id']}/rematch", headers=ann)
+        assert again.status_code == 201, again.text
+        assert finished(admin, again.json()["id"])["status"] == "complete"
+
+
+def test_bad_uploads_are_refused_naming_why() -> None:
+    with public_client(max_board=64) as admin:
+        ann = make_user(admin.store, "ann")
+        cases = [
+            (b"#!/bin/sh\nrm -rf /\n", {}, 400, "no .zip or .tar.gz"),
+            (_zip({"../../evil.py": b"x"}), {}, 400, "leaves the bot's folder"),
+            (_zip({"bot.py": b"x"}), {}, 400, "needs MyBot.py"),
+            (kit_zip(), {"language": "cobol"}, 400, "expected one of python3"),
+            (kit_zip(), {"game": "battlesnake"}, 400, "not programs"),
+            (b"x" * (5 * 1024 * 1024), {}, 413, "larger than"),
+        ]
+        for data, query, status, words in cases:
+            refused = upload(admin, ann, data, **query)
+            assert refused.status_code == status, (words, refused.text)
+            assert words in str(refused.json()["detail"]), refused.text
+        assert admin.get("/api/snakes", headers=ann).json() == []
+        anonymous = admin.post(
+            "/api/snakes/upload",
+            params={"name": "k", "language": "python3"},
+            content=kit_zip(),
+            headers={"Authorization": ""},
+        )
+        assert anonymous.status_code == 401
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_an_operators_program_runs_in_the_sandbox_on_a_public_server(tmp_path: Path) -> None:
+    folder = shutil.copytree(KIT, tmp_path / "kit")
+    with public_client(max_board=64) as admin:
+        boss = admin.store.accounts.user("admin")
+        admin.store.snakes.register(
+            boss.id, "kit", "halite3", "program", argv=["python3", "MyBot.py"], workdir=str(folder)
+        )
+        game = admin.post("/api/games", json={**HALITE, "snakes": ["@admin/kit", "builtin:random"]})
+        assert game.status_code == 201, game.text
+        assert finished(admin, game.json()["id"])["status"] == "complete"
+    # Its logs were written in the sandbox's copy, not in the operator's folder.
+    assert not list(Path(folder).glob("bot-*.log"))
+
+
+def test_a_halite_ladder_with_uploaded_bots() -> None:
+    with public_client(max_board=64) as admin:
+        ann = make_user(admin.store, "ann")
+        assert upload(admin, ann, kit_zip()).status_code == 201
+        made = admin.post("/api/ladders", json={"name": "hl", "game": "halite3", **_size()})
+        assert made.status_code == 201, made.text
+        joined = admin.post("/api/ladders/hl/snakes", json={"snake": "@ann/kit"}, headers=ann)
+        assert joined.status_code == 201, joined.text
+        assert (
+            admin.post("/api/ladders/hl/snakes", json={"snake": "builtin:greedy"}).status_code
+            == 201
+        )
+        assert admin.post("/api/ladders/hl/run", json={"games": 2}).status_code == 202
+        deadline = time.monotonic() + 180
+        while True:
+            ladder = admin.get("/api/ladders/hl").json()
+            if not ladder["running"]:
+                break
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        assert ladder["games_played"] == 2, ladder
+        notes = {s["snake"]: s for s in ladder["standings"]}
+        assert set(notes) == {"ann/kit", "greedy"}
+
+
+def _size() -> dict[str, Any]:
+    return {"params": {"width": 32, "height": 32}, "max_turns": 15}
