@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -112,3 +113,47 @@ def test_sign_up_register_a_snake_play_it_and_log_out(
     expect(page).to_have_url(re.compile(r"/account$"))
     page.get_by_test_id("delete-good").click()
     expect(page.get_by_test_id("my-snakes")).not_to_contain_text("@ann/good")
+
+
+def test_upload_a_python_halite_bot_and_watch_it_play_in_the_sandbox(
+    public_url: tuple[str, SnakeServers], page: Page, tmp_path: Path
+) -> None:
+    import io
+    import time
+    import zipfile
+
+    import httpx
+
+    base, _ = public_url
+    kit = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
+    archive = tmp_path / "kit.zip"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as packed:
+        for path in kit.rglob("*.py"):
+            packed.write(path, f"kit/{path.relative_to(kit)}")
+    archive.write_bytes(buffer.getvalue())
+
+    page.goto(base + "/login")
+    page.get_by_test_id("signup-name").fill("hal")
+    page.get_by_test_id("signup-password").fill("a long password")
+    page.get_by_test_id("signup-submit").click()
+    expect(page).to_have_url(re.compile(r"/account$"))
+    page.get_by_test_id("bot-file").set_input_files(str(archive))
+    page.get_by_test_id("bot-name").fill("kit")
+    page.get_by_test_id("upload-bot").click()
+    expect(page.get_by_test_id("my-snakes")).to_contain_text("@hal/kit")
+    shot(page, "uploaded-halite-bot")
+    page.get_by_test_id("play-kit").click()
+    expect(page).to_have_url(re.compile(r"/view/[0-9a-f-]+$"))
+    game_id = page.url.rsplit("/", 1)[1]
+    deadline = time.monotonic() + 300
+    while httpx.get(f"{base}/api/games/{game_id}").json()["status"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+    game = httpx.get(f"{base}/api/games/{game_id}").json()
+    assert game["status"] == "complete", game
+    page.reload()
+    board = page.frame_locator("[data-testid=halite-frame]")
+    expect(board.get_by_test_id("halite-player-name")).to_have_text(["hal/kit", "greedy"])
+    expect(board.get_by_test_id("halite-canvas")).to_be_visible()
+    shot(page, "uploaded-bot-game")

@@ -3,25 +3,34 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import ipaddress
+import ssl
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from fastapi.testclient import TestClient
 
 from snakewar.engine.addresses import AddressPolicy, address_problem
 from snakewar.games.battlesnake.records import CallStatus
 from snakewar.referee.clients import HttpSnakeClient, new_http_client
-from snakewar.referee.outbound import AddressRefusedError, check_host
+from snakewar.referee.outbound import AddressRefusedError, check_host, new_policy_client
 from snakewar.server.app import create_app
 from snakewar.server.config import ServerConfig
 from snakewar.storage import Store
+from tests.asgi_server import serve
+from tests.referee.counting_snake import CountingSnake, counting_snake
 from tests.server.accounts import make_user
 
 PUBLIC = AddressPolicy(public_only=True)
@@ -242,3 +251,144 @@ def test_a_public_ladder_never_calls_an_entry_that_points_inside() -> None:
             notes = {e.name: e.note for e in store.ladders.get("l").entries.values()}  # type: ignore[union-attr]
         assert server.hosts == []
         assert all("loopback address" in note for note in notes.values()), notes
+
+
+# -- TLS: the name, not the address, is what TLS checks -------------------------------
+
+
+def _certificates(tmp: Path, name: str) -> tuple[ssl.SSLContext, tuple[str, str]]:
+    """A CA, a server certificate for DNS name ``name`` signed by it, and a client context."""
+    now = dt.datetime.now(dt.UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "snakewar test CA")])
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(hours=1))
+        .not_valid_after(now + dt.timedelta(hours=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,
+                crl_sign=True,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(
+            x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+    key = ec.generate_private_key(ec.SECP256R1())
+    leaf = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)]))
+        .issuer_name(ca_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(hours=1))
+        .not_valid_after(now + dt.timedelta(hours=1))
+        # A DNS name only, no IP address: a check against 127.0.0.1 would fail.
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
+            critical=False,
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+    certfile, keyfile = tmp / f"{name}.pem", tmp / f"{name}.key"
+    certfile.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+    keyfile.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    context = ssl.create_default_context(
+        cadata=ca.public_bytes(serialization.Encoding.PEM).decode()
+    )
+    return context, (str(certfile), str(keyfile))
+
+
+@pytest.fixture
+def tls_snake(tmp_path: Path) -> Iterator[tuple[CountingSnake, ssl.SSLContext]]:
+    context, files = _certificates(tmp_path, "snake.test")
+    snake = CountingSnake()
+    with serve(snake.app(), lifespan="off", tls=files) as url:
+        snake.url = url
+        yield snake, context
+
+
+LOOPBACK_ALLOWED = AddressPolicy(public_only=True, allowed_networks=("127.0.0.1/32",))
+
+
+async def _to_loopback(host: str, port: int) -> list[str]:
+    return ["127.0.0.1"]
+
+
+def test_https_keeps_the_name_for_sni_and_the_certificate(
+    tls_snake: tuple[CountingSnake, ssl.SSLContext],
+) -> None:
+    snake, context = tls_snake
+
+    async def get(url: str) -> int:
+        async with new_policy_client(LOOPBACK_ALLOWED, _to_loopback, verify=context) as http:
+            return (await http.get(url)).status_code
+
+    assert asyncio.run(get(f"https://snake.test:{snake.port}/")) == 200
+    assert snake.hosts() == [f"snake.test:{snake.port}"]
+    # The certificate is still checked: it names snake.test, not other.test or the IP.
+    with pytest.raises(httpx.ConnectError, match=r"certificate verify failed|hostname"):
+        asyncio.run(get(f"https://other.test:{snake.port}/"))
+    with pytest.raises(httpx.ConnectError, match=r"certificate verify failed|IP address"):
+        asyncio.run(get(f"https://127.0.0.1:{snake.port}/"))
+    assert snake.count == 1
+
+
+def test_https_connections_are_pooled_per_name(
+    tls_snake: tuple[CountingSnake, ssl.SSLContext],
+) -> None:
+    """A connection made (and verified) for one name never carries another's requests."""
+    snake, context = tls_snake
+
+    async def run() -> list[str]:
+        results = []
+        async with new_policy_client(LOOPBACK_ALLOWED, _to_loopback, verify=context) as http:
+            for name in ("snake.test", "other.test", "snake.test"):
+                try:
+                    await http.get(f"https://{name}:{snake.port}/")
+                    results.append("ok")
+                except httpx.ConnectError:
+                    results.append("refused certificate")
+        return results
+
+    # Were other.test's request sent on snake.test's open connection, it would pass.
+    assert asyncio.run(run()) == ["ok", "refused certificate", "ok"]
+    assert snake.hosts() == [f"snake.test:{snake.port}"] * 2
+
+
+def test_the_testers_own_get_follows_the_policy() -> None:
+    from snakewar.checkup import run_tester
+
+    with counting_snake() as snake:
+
+        async def go() -> Any:
+            async with new_http_client(PUBLIC, _to_loopback) as http:
+                client = HttpSnakeClient(f"http://snake.test:{snake.port}", http, timeout_ms=500)
+                return await run_tester(client)
+
+        report = asyncio.run(go())
+        assert snake.count == 0  # not even its GET /
+        first = report.checks[0]
+        assert first.name == "GET /" and not first.passed and "loopback" in first.detail

@@ -144,6 +144,9 @@ out.credentials = [LI.credentials({ name: " ann ", password: " p w ", invite: " 
   LI.credentials({ name: "bob", password: "x", invite: " code " })];
 out.snakeCells = [AC.snakeCells({ ref: "@a/b", game: "battlesnake", url: null,
   visibility: "public", paused: true })];
+out.uploadUrl = AC.uploadUrl(" my bot ", "python3");
+out.trial = [AC.trialGame({ game: "halite3", ref: "@a/k" }), AC.trialGame({ game: "battlesnake",
+  ref: "@a/s" })];
 out.tokenCells = [AC.tokenCells({ label: "ci", created_at: "2026-11-24T03:04:05+00:00",
   last_used_at: null, revoked: true })];
 console.log(JSON.stringify(out));
@@ -364,3 +367,8 @@ def test_changes_carry_the_csrf_token_and_forms_send_what_was_typed(js: dict[str
     ]
     assert js["snakeCells"] == [["@a/b", "battlesnake", "", "public", "paused"]]
     assert js["tokenCells"] == [["ci", "2026-11-24 03:04", "never", "revoked"]]
+    assert js["uploadUrl"] == "/api/snakes/upload?name=my+bot&language=python3"
+    assert js["trial"] == [
+        {"game": "halite3", "snakes": ["@a/k", "builtin:greedy"]},
+        {"game": "battlesnake", "snakes": ["@a/s", "builtin:random"]},
+    ]

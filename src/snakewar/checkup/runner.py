@@ -45,7 +45,6 @@ from snakewar.referee.clients import (
     LegacySnakeClient,
     SnakeClient,
     SnakeUnreachableError,
-    new_http_client,
 )
 
 __all__ = [
@@ -428,7 +427,8 @@ async def _check_info(client: SnakeClient, timeout_ms: int) -> CheckResult:
     """``GET /``: reachable, 200, and a valid API v1 metadata object."""
     name = "GET /"
     if isinstance(client, HttpSnakeClient):
-        return await _check_info_http(client.url, timeout_ms)
+        # The snake's own HTTP client: its address policy holds for this call too.
+        return await _check_info_http(client.url, timeout_ms, client.http)
     started = time.perf_counter()
     try:
         meta = await client.info()
@@ -501,47 +501,46 @@ def _root_url(url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", parts.query, ""))
 
 
-async def _check_info_http(url: str, timeout_ms: int) -> CheckResult:
+async def _check_info_http(url: str, timeout_ms: int, http: httpx.AsyncClient) -> CheckResult:
     """Our own ``GET /`` so that the raw reply's schema can be checked."""
     name = "GET /"
     limit = max(timeout_ms, MIN_INFO_TIMEOUT_MS)
     started = time.perf_counter()
     http_status: int | None = None
     body = b""
-    async with new_http_client() as http:
-        try:
-            async with asyncio.timeout(limit / 1000):
-                async with http.stream("GET", _root_url(url)) as response:
-                    http_status = response.status_code
-                    async for chunk in response.aiter_bytes():
-                        body += chunk
-                        if len(body) > MAX_REPLY_BYTES:
-                            return CheckResult(
-                                name,
-                                False,
-                                str(CallStatus.TOO_LARGE),
-                                round((time.perf_counter() - started) * 1000),
-                                http_status,
-                                f"reply larger than {MAX_REPLY_BYTES} bytes",
-                            )
-        except TimeoutError:
-            return CheckResult(
-                name,
-                False,
-                str(CallStatus.TIMEOUT),
-                limit,
-                http_status,
-                f"no complete reply within {limit} ms",
-            )
-        except httpx.HTTPError as exc:
-            return CheckResult(
-                name,
-                False,
-                str(CallStatus.CONNECTION_ERROR),
-                round((time.perf_counter() - started) * 1000),
-                http_status,
-                f"{type(exc).__name__}: {exc}"[:200] or type(exc).__name__,
-            )
+    try:
+        async with asyncio.timeout(limit / 1000):
+            async with http.stream("GET", _root_url(url)) as response:
+                http_status = response.status_code
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) > MAX_REPLY_BYTES:
+                        return CheckResult(
+                            name,
+                            False,
+                            str(CallStatus.TOO_LARGE),
+                            round((time.perf_counter() - started) * 1000),
+                            http_status,
+                            f"reply larger than {MAX_REPLY_BYTES} bytes",
+                        )
+    except TimeoutError:
+        return CheckResult(
+            name,
+            False,
+            str(CallStatus.TIMEOUT),
+            limit,
+            http_status,
+            f"no complete reply within {limit} ms",
+        )
+    except httpx.HTTPError as exc:
+        return CheckResult(
+            name,
+            False,
+            str(CallStatus.CONNECTION_ERROR),
+            round((time.perf_counter() - started) * 1000),
+            http_status,
+            f"{type(exc).__name__}: {exc}"[:200] or type(exc).__name__,
+        )
     latency = round((time.perf_counter() - started) * 1000)
     if http_status != 200:
         return CheckResult(

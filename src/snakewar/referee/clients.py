@@ -298,6 +298,11 @@ class HttpSnakeClient:
         self.timeout_ms = timeout_ms
         self.max_reply_bytes = max_reply_bytes
 
+    @property
+    def http(self) -> httpx.AsyncClient:
+        """The HTTP client its calls go through (with its address policy)."""
+        return self._http
+
     async def info(self) -> SnakeMetadata:
         """``GET /``: the snake's metadata.
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -44,6 +45,9 @@ __all__ = [
     "new_policy_client",
     "system_resolver",
 ]
+
+MAX_TLS_NAMES = 64
+"""https names whose connection pools are kept at once (one pool per name)."""
 
 Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
 """Looks a host name up: ``(host, port)`` to its addresses, as text."""
@@ -116,7 +120,25 @@ class PolicyTransport(httpx.AsyncBaseTransport):
     ) -> None:
         self.policy = policy
         self.resolver = resolver
+        self._options = options
         self._inner = httpx.AsyncHTTPTransport(**options)
+        # Pools are keyed by address: an https connection made for one name (its SNI
+        # and certificate) must never carry another name's requests, so each https
+        # name gets a pool of its own (the most recent ones, closed as they age out).
+        self._tls: OrderedDict[str, httpx.AsyncHTTPTransport] = OrderedDict()
+
+    async def _transport(self, url: httpx.URL) -> httpx.AsyncHTTPTransport:
+        if url.scheme != "https":
+            return self._inner
+        name = url.host
+        found = self._tls.pop(name, None)
+        if found is None:
+            found = httpx.AsyncHTTPTransport(**self._options)
+            while len(self._tls) >= MAX_TLS_NAMES:
+                _, oldest = self._tls.popitem(last=False)
+                await oldest.aclose()
+        self._tls[name] = found
+        return found
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Resolve once, check, and send ``request`` to the checked address."""
@@ -135,11 +157,14 @@ class PolicyTransport(httpx.AsyncBaseTransport):
             stream=request.stream,
             extensions=extensions,
         )
-        return await self._inner.handle_async_request(pinned)
+        return await (await self._transport(url)).handle_async_request(pinned)
 
     async def aclose(self) -> None:
         """Close the connections."""
         await self._inner.aclose()
+        for transport in self._tls.values():
+            await transport.aclose()
+        self._tls.clear()
 
 
 def new_policy_client(
@@ -147,8 +172,11 @@ def new_policy_client(
 ) -> httpx.AsyncClient:
     """An ``httpx.AsyncClient`` whose every connection goes through :class:`PolicyTransport`.
 
-    ``options`` go to the client (timeouts, headers...); ``limits`` go to the transport.
+    ``options`` go to the client (timeouts, headers...); ``limits`` and ``verify`` (TLS
+    certificate checks) go to the transport.
     """
-    limits = options.pop("limits", httpx.Limits())
-    transport = PolicyTransport(policy, resolver, limits=limits)
+    transport_options = {"limits": options.pop("limits", httpx.Limits())}
+    if "verify" in options:
+        transport_options["verify"] = options.pop("verify")
+    transport = PolicyTransport(policy, resolver, **transport_options)
     return httpx.AsyncClient(transport=transport, **options)

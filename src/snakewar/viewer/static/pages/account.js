@@ -7,6 +7,18 @@ export function snakeCells(snake) {
   return [snake.ref, snake.game, snake.url ?? "", snake.visibility, snake.paused ? "paused" : ""];
 }
 
+/** The upload URL of a bot archive named `name` in `language`. */
+export function uploadUrl(name, language) {
+  const query = new URLSearchParams({ name: String(name).trim(), language });
+  return `/api/snakes/upload?${query}`;
+}
+
+/** The body of "play it against a built-in": a short game of the bot's own game. */
+export function trialGame(snake) {
+  const opponent = snake.game === "halite3" ? "builtin:greedy" : "builtin:random";
+  return { game: snake.game, snakes: [snake.ref, opponent] };
+}
+
 /** A token's row: label, when made, when last used, revoked or not. */
 export function tokenCells(token) {
   return [
@@ -17,19 +29,21 @@ export function tokenCells(token) {
   ];
 }
 
-function row(cells, action, label, testid) {
+function button(label, testid, action) {
+  const node = el("button", label, "inline");
+  node.type = "button";
+  node.dataset.testid = testid;
+  node.addEventListener("click", action);
+  return node;
+}
+
+function row(cells, actions) {
   const tr = document.createElement("tr");
   for (const text of cells) {
     tr.append(el("td", text));
   }
   const td = document.createElement("td");
-  if (action) {
-    const button = el("button", label, "inline");
-    button.type = "button";
-    button.dataset.testid = testid;
-    button.addEventListener("click", action);
-    td.append(button);
-  }
+  td.append(...actions);
   tr.append(td);
   return tr;
 }
@@ -43,16 +57,21 @@ async function refresh(error) {
   }
   document.getElementById("snakes").replaceChildren(
     ...snakes.data.map((snake) =>
-      row(
-        snakeCells(snake),
-        async () => {
+      row(snakeCells(snake), [
+        button("Play it", `play-${snake.name}`, async () => {
+          const game = await postJson("/api/games", trialGame(snake));
+          if (!game.ok) {
+            error.textContent = detailText(game.data, game.status);
+            return;
+          }
+          window.location.assign(game.data.viewer);
+        }),
+        button("Delete", `delete-${snake.name}`, async () => {
           const gone = await fetchJson(`/api/snakes/${snake.id}`, { method: "DELETE" });
           error.textContent = gone.ok ? "" : detailText(gone.data, gone.status);
           await refresh(error);
-        },
-        "Delete",
-        `delete-${snake.name}`,
-      ),
+        }),
+      ]),
     ),
   );
   document.getElementById("tokens").replaceChildren(
@@ -60,13 +79,13 @@ async function refresh(error) {
       row(
         tokenCells(token),
         token.revoked
-          ? null
-          : async () => {
-              await fetchJson(`/api/tokens/${token.id}`, { method: "DELETE" });
-              await refresh(error);
-            },
-        "Revoke",
-        `revoke-${token.id}`,
+          ? []
+          : [
+              button("Revoke", `revoke-${token.id}`, async () => {
+                await fetchJson(`/api/tokens/${token.id}`, { method: "DELETE" });
+                await refresh(error);
+              }),
+            ],
       ),
     ),
   );
@@ -82,6 +101,26 @@ function start() {
     error.textContent = ok ? "" : detailText(data, status);
     if (ok) {
       register.reset();
+    }
+    await refresh(error);
+  });
+  const uploadForm = document.getElementById("upload-bot");
+  uploadForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const file = uploadForm.file.files[0];
+    if (!file) {
+      return;
+    }
+    error.textContent = "uploading...";
+    const type = file.name.endsWith(".zip") ? "application/zip" : "application/gzip";
+    const fields = new FormData(uploadForm); // form.name would be the form's own name
+    const { ok, status, data } = await fetchJson(
+      uploadUrl(fields.get("name"), fields.get("language")),
+      { method: "POST", headers: { "Content-Type": type }, body: file },
+    );
+    error.textContent = ok ? "" : detailText(data, status);
+    if (ok) {
+      uploadForm.reset();
     }
     await refresh(error);
   });
