@@ -30,7 +30,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     │       ├── referee.SnakeURLError                 a snake URL outside the one URL grammar
     │       └── referee.halite.HaliteEntrantError     a Halite entrant that is empty
     ├── referee.SnakeUnreachableError (ConnectionError)  a snake that does not answer before a game
-    ├── referee.workers.BotPoolError (ValueError)     a bot pool setting, or a worker that cannot start
+    ├── referee.workers.BotPoolError (ValueError)     a bot pool setting, a worker that cannot start
     ├── bots.halite.ProtocolError (ValueError)        a Halite frame a built-in bot cannot read
     ├── replay.ReplayError (ValueError)               a replay file missing, damaged or foreign
     │   └── replay.HltReplayError                     a Halite III .hlt file that cannot be read

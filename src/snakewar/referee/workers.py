@@ -39,9 +39,11 @@ and no server to keep alive.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import pickle
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -128,11 +130,20 @@ class WorkerReply:
 
 
 class _Worker:
-    """One worker process and its two pipes."""
+    """One worker process and the event loop's ends of its two pipes."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
+    def __init__(
+        self,
+        process: subprocess.Popen[bytes],
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        threads: concurrent.futures.ThreadPoolExecutor,
+    ) -> None:
         self.process = process
         self.pid = process.pid
+        self.reader = reader
+        self.writer = writer
+        self._threads = threads
         self.clean = True
         """No call in flight: the next bytes on the pipe are the next reply."""
 
@@ -146,34 +157,52 @@ class _Worker:
         Raises:
             _WorkerGone: the worker died or its reply is no reply.
         """
-        stdin, stdout = self.process.stdin, self.process.stdout
-        assert stdin is not None and stdout is not None
         self.clean = False
         body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            stdin.write(HEADER.pack(len(body)) + body)
-            await stdin.drain()
-            (size,) = HEADER.unpack(await stdout.readexactly(HEADER.size))
-            if size > MAX_WORKER_REPLY_BYTES:
-                raise _WorkerGone(f"a reply larger than {MAX_WORKER_REPLY_BYTES} bytes")
-            data = await stdout.readexactly(size)
+            self.writer.write(HEADER.pack(len(body)) + body)
+            await self.writer.drain()
+            reply = await self.read()
         except (asyncio.IncompleteReadError, ConnectionError) as exc:
             raise _WorkerGone(f"the worker process ended ({type(exc).__name__})") from None
+        self.clean = True
+        return reply
+
+    async def read(self) -> dict[str, Any]:
+        """Read one reply.
+
+        Raises:
+            _WorkerGone: a reply too large, or not a JSON object.
+            asyncio.IncompleteReadError: the pipe ended.
+        """
+        (size,) = HEADER.unpack(await self.reader.readexactly(HEADER.size))
+        if size > MAX_WORKER_REPLY_BYTES:
+            raise _WorkerGone(f"a reply larger than {MAX_WORKER_REPLY_BYTES} bytes")
+        data = await self.reader.readexactly(size)
         try:
             reply = json.loads(data)
         except ValueError:
             raise _WorkerGone("a reply that is not JSON") from None
         if not isinstance(reply, dict):
             raise _WorkerGone("a reply that is not a JSON object")
-        self.clean = True
         return reply
 
     async def kill(self) -> None:
-        """``SIGKILL`` the worker and reap it."""
+        """``SIGKILL`` the worker, reap it (on the pool's thread) and close its pipes."""
         if self.process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 self.process.kill()
-        await self.process.wait()
+            loop = asyncio.get_running_loop()
+            try:
+                await loop.run_in_executor(self._threads, self.process.wait)
+            except RuntimeError:  # the pool's thread is gone (closed): a short wait here
+                self.process.wait()
+        self.writer.close()  # the pipe's transport closes at once (a plain pipe has no waiter)
+        transport = self.reader_transport
+        if transport is not None:
+            transport.close()
+
+    reader_transport: asyncio.BaseTransport | None = None
 
 
 class BotPool:
@@ -216,6 +245,7 @@ class BotPool:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._changed = asyncio.Event()
         self._closed = False
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
 
     @property
     def pids(self) -> list[int]:
@@ -315,6 +345,9 @@ class BotPool:
         await asyncio.gather(*tasks, return_exceptions=True)
         self._idle.clear()
         await asyncio.gather(*(self._kill(w) for w in list(self._live)))
+        if self._executor is not None:
+            self._executor.shutdown(wait=False)  # idle now: its thread ends at once
+            self._executor = None
 
     # -- capacity -------------------------------------------------------------------
 
@@ -402,6 +435,15 @@ class BotPool:
 
     # -- processes ------------------------------------------------------------------
 
+    def _threads(self) -> concurrent.futures.ThreadPoolExecutor:
+        # Starting a process (fork, exec) and reaping one block for a moment: they run
+        # on this pool's own thread, never on the event loop or its default executor.
+        if self._executor is None:
+            self._executor = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix="snakewar-bot-pool"
+            )
+        return self._executor
+
     async def _spawn(self) -> _Worker:
         """Start a worker and wait until it is ready.
 
@@ -409,39 +451,43 @@ class BotPool:
             BotPoolError: if it cannot start (its imports fail, Python is missing).
         """
         self._check_open()
-        creating = asyncio.ensure_future(
-            asyncio.create_subprocess_exec(
-                sys.executable,
-                "-I",
-                "-S",
-                "-c",
-                BOOTSTRAP,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                # Its own session: a terminal's Ctrl-C reaches the server, which closes
-                # the pool, rather than every worker mid-call.
-                start_new_session=True,
-            )
-        )
+        loop = asyncio.get_running_loop()
+        threads = self._threads()
+        starting = loop.run_in_executor(threads, _start_process)
         try:
-            process = await asyncio.shield(creating)
+            process = await asyncio.shield(starting)
         except asyncio.CancelledError:
-            creating.add_done_callback(_kill_when_created)
+            starting.add_done_callback(_kill_when_started)
             raise
         except OSError as exc:
             raise BotPoolError(f"a bot worker could not start: {exc}") from None
-        worker = _Worker(process)
+        assert process.stdin is not None and process.stdout is not None
+        reader = asyncio.StreamReader(limit=HEADER.size + MAX_WORKER_REPLY_BYTES)
+        try:
+            read_transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), process.stdout
+            )
+            write_transport, protocol = await loop.connect_write_pipe(
+                asyncio.streams.FlowControlMixin, process.stdin
+            )
+        except BaseException:
+            process.kill()
+            await loop.run_in_executor(threads, process.wait)
+            raise
+        writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+        worker = _Worker(process, reader, writer, threads)
+        worker.reader_transport = read_transport
         self._live.add(worker)
         self.started += 1
-        stdin, stdout = process.stdin, process.stdout
-        assert stdin is not None and stdout is not None
+        if self._closed:  # closed while it started: it must not outlive the pool
+            await self._kill(worker)
+            self._check_open()
         try:
             setup = pickle.dumps((list(sys.path), list(self.imports)))
-            stdin.write(HEADER.pack(len(setup)) + setup)
-            await stdin.drain()
-            (size,) = HEADER.unpack(await stdout.readexactly(HEADER.size))
-            ready = json.loads(await stdout.readexactly(min(size, MAX_WORKER_REPLY_BYTES)))
-        except (asyncio.IncompleteReadError, ConnectionError, ValueError) as exc:
+            writer.write(HEADER.pack(len(setup)) + setup)
+            await writer.drain()
+            ready = await worker.read()
+        except (asyncio.IncompleteReadError, ConnectionError, _WorkerGone) as exc:
             await self._kill(worker)
             raise BotPoolError(
                 f"a bot worker exited while starting (status {process.returncode}, "
@@ -450,19 +496,34 @@ class BotPool:
         except BaseException:
             await self._kill(worker)
             raise
-        if not isinstance(ready, dict) or "ok" not in ready:
+        if "ok" not in ready:
             await self._kill(worker)
-            error = ready.get("error") if isinstance(ready, dict) else ready
-            raise BotPoolError(f"a bot worker could not start: {error}")
+            raise BotPoolError(f"a bot worker could not start: {ready.get('error')}")
         return worker
 
 
-def _kill_when_created(task: asyncio.Future[asyncio.subprocess.Process]) -> None:
-    # A start cancelled half-way: the process may exist all the same.  The event
-    # loop's child watcher reaps it once killed.
-    if not task.cancelled() and task.exception() is None:
+def _start_process() -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", BOOTSTRAP],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        # Its own session: a terminal's Ctrl-C reaches the server, which closes the
+        # pool, rather than every worker in the middle of a call.
+        start_new_session=True,
+    )
+
+
+def _kill_when_started(started: asyncio.Future[subprocess.Popen[bytes]]) -> None:
+    # A start cancelled half-way: the process exists all the same.  Killed and reaped
+    # here, at once (waiting for a process just sent SIGKILL is short).
+    if not started.cancelled() and started.exception() is None:
+        process = started.result()
         with contextlib.suppress(ProcessLookupError):
-            task.result().kill()
+            process.kill()
+        process.wait()
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
 class BotSeat:
