@@ -1,16 +1,18 @@
-"""Test-only built-in bots that misbehave on purpose; importing this module registers them.
+"""Test-only built-in bots that misbehave on purpose.
 
-Bot workers import it too (``BotPool(imports=[__name__])``), so the same names exist
-on both sides of the pipe.
+Bot workers register them by importing :data:`PLUGIN` (``BotPool(imports=[PLUGIN])``);
+the test process registers them only while a test runs (the ``runaway_bots`` fixture),
+so other tests still see the built-ins alone.
 """
 
 from __future__ import annotations
 
-from snakewar.bots import register_bot
 from snakewar.bots.base import Bot
-from snakewar.bots.halite import HALITE_BOTS
 from snakewar.bots.halite.kit import GameView, HaliteBot
 from snakewar.games.battlesnake.wire import SnakeRequest
+
+PLUGIN = "tests.referee.runaway_plugin"
+"""The module a worker imports to register these bots."""
 
 SPIN_FROM_TURN = 2
 """The first turn on which the spinning bots never answer."""
@@ -52,6 +54,7 @@ class HaliteSpinBot(HaliteBot):
         return []
 
 
-register_bot("spin", SpinBot)
-register_bot("crash", CrashBot)
-HALITE_BOTS["spin"] = HaliteSpinBot
+SNAKE_BOTS = {"spin": SpinBot, "crash": CrashBot}
+"""The Battlesnake bots by name."""
+HALITE_SPIN = "spin"
+"""The Halite bot's name."""

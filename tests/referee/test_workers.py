@@ -17,7 +17,9 @@ from typing import TypeVar
 import httpx
 import pytest
 
+from snakewar import bots
 from snakewar.bots import make_bot
+from snakewar.bots.halite import HALITE_BOTS
 from snakewar.games.battlesnake import GameConfig, Settings
 from snakewar.games.battlesnake.records import CallStatus, GameRecord
 from snakewar.referee.clients import InProcessClient, SnakeUnreachableError
@@ -33,7 +35,17 @@ from tests.bots.test_builtin_bots import _crowded_request
 from tests.referee import runaway_bots
 
 T = TypeVar("T")
-PLUGIN = [runaway_bots.__name__]
+PLUGIN = [runaway_bots.PLUGIN]
+
+
+@pytest.fixture(autouse=True)
+def registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    # This process knows the runaway bots during a test only (a WorkerClient checks
+    # its spec here before a worker builds it).
+    bots.bot_names()  # the built-ins first
+    for name, factory in runaway_bots.SNAKE_BOTS.items():
+        monkeypatch.setitem(bots._BOTS, name, factory)
+    monkeypatch.setitem(HALITE_BOTS, runaway_bots.HALITE_SPIN, runaway_bots.HaliteSpinBot)
 
 
 def run(factory: Callable[[], Awaitable[T]]) -> T:
