@@ -32,6 +32,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     │       ├── referee.uploads.UploadedBotError      an uploaded bot that cannot be unpacked
     │       └── referee.halite.HaliteEntrantError     a Halite entrant that is empty
     ├── referee.SnakeUnreachableError (ConnectionError)  a snake that does not answer before a game
+    ├── referee.workers.BotPoolError (ValueError)     a bot pool setting, a worker that cannot start
     ├── bots.halite.ProtocolError (ValueError)        a Halite frame a built-in bot cannot read
     ├── replay.ReplayError (ValueError)               a replay file missing, damaged or foreign
     │   └── replay.HltReplayError                     a Halite III .hlt file that cannot be read
@@ -74,7 +75,8 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   ├── BusyError (RuntimeError)                  too much going on already (HTTP 429)
     │   │   ├── server.GameLimitError                 as many games running as allowed
     │   │   ├── server.arena.ArenaFullError           as many arena runs queued as allowed
-    │   │   └── server.safety.RateLimitError          more requests than a client's rate
+    │   │   ├── server.safety.RateLimitError          more requests than a client's rate
+    │   │   └── referee.workers.WorkerBusyError       no bot worker free in time
     │   ├── TooLargeError (ValueError)                a body, upload or file too large (HTTP 413)
     │   └── OverLimitError (ValueError)               a value past this server's cap (HTTP 422)
     ├── server.routers.halite.UploadError (ValueError)  an upload that holds no replay file

@@ -17,7 +17,15 @@ from snakewar.bots import UnknownBotError, make_bot
 from snakewar.bots._board import geometry, sim_from_request, territory
 from snakewar.bots.base import Bot
 from snakewar.bots.greedy import GreedyBot
-from snakewar.bots.hunter import BotOptionError, HunterBot, default_budget_ms
+from snakewar.bots.hunter import (
+    MAX_BUDGET_MS,
+    MAX_DEPTH,
+    MAX_OPPONENTS,
+    BotOptionError,
+    HunterBot,
+    default_budget_ms,
+    think_cap_ms,
+)
 from snakewar.bots.random_safe import safe_moves
 from snakewar.games.battlesnake import BoardState, Game, GameConfig, Point, Settings, Snake
 from snakewar.games.battlesnake.wire import GameInfo, MoveReply, SnakeRequest
@@ -321,6 +329,52 @@ def test_bad_hunter_options_are_refused(spec: str) -> None:
         make_bot(spec)
     with pytest.raises(BotOptionError):
         HunterBot(depth=0)
+
+
+@pytest.mark.parametrize(
+    ("spec", "names"),
+    [
+        ("hunter?depth=40&budget=100000", "budget=100000: expected a positive integer up to"),
+        ("hunter?depth=40", f"depth=40: expected a positive integer up to {MAX_DEPTH}"),
+        (f"hunter?depth={MAX_DEPTH + 1}", f"(1..{MAX_DEPTH})"),
+        (f"hunter?budget={MAX_BUDGET_MS + 1}", f"budget={MAX_BUDGET_MS + 1}: "),
+        (f"hunter?opponents={MAX_OPPONENTS + 1}", f"(1..{MAX_OPPONENTS})"),
+    ],
+)
+def test_hunter_options_past_their_maximum_are_refused(spec: str, names: str) -> None:
+    with pytest.raises(UnknownBotError) as info:
+        make_bot(spec)
+    assert names in str(info.value) and "\n" not in str(info.value)
+    # The largest values themselves are accepted.
+    most = make_bot(f"hunter?depth={MAX_DEPTH}&budget={MAX_BUDGET_MS}&opponents={MAX_OPPONENTS}")
+    assert isinstance(most, HunterBot) and most.depth == MAX_DEPTH
+
+
+def _crowded_request(timeout_ms: int) -> SnakeRequest:
+    # 8 snakes on a 19x19 board: the costliest position a search meets.
+    settings = Settings.defaults(seed=3)
+    config = GameConfig(ruleset="standard", width=19, height=19, settings=settings)
+    game = Game(config, [f"s{i}" for i in range(8)])
+    info = GameInfo(id="cap", ruleset_name="standard", settings=settings, timeout=timeout_ms)
+    state = game.state
+    return SnakeRequest(info, state.turn, state, state.snakes[0])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [f"depth={MAX_DEPTH}", f"budget={MAX_BUDGET_MS}", f"depth={MAX_DEPTH}&opponents=7"],
+)
+def test_a_search_never_outlasts_the_games_timeout(options: str) -> None:
+    bot = make_bot(f"hunter?{options}")
+    assert isinstance(bot, HunterBot)
+    began = time.perf_counter()
+    reply = bot.move(_crowded_request(100))
+    took_ms = (time.perf_counter() - began) * 1000
+    assert reply.move in _DELTA
+    # The cap is 80 ms of a 100 ms game; the slack is for a busy machine.
+    assert think_cap_ms(100) == 80.0
+    assert took_ms < 80 + 60, took_ms
+    assert bot.last is not None and bot.last.depth < MAX_DEPTH
 
 
 def test_unknown_hunter_option_is_refused() -> None:

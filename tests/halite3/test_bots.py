@@ -165,6 +165,11 @@ def test_registry_builds_bots_with_options() -> None:
         ("greedy?depth=3", "unknown option"),
         ("greedy?return_at=x", "not an integer"),
         ("greedy?return_at=5000", "return_at must be 1..1000"),
+        ("greedy?radius=33", "radius must be 1..32"),
+        ("greedy?mine_min=100001", "mine_min must be 0..100000"),
+        ("greedy?dropoffs=65", "dropoffs must be 0..64"),
+        ("greedy?dropoff_distance=129", "dropoff_distance must be 0..128"),
+        ("random?spawn_percent=101", "spawn_percent must be 0..100"),
     ],
 )
 def test_registry_rejects_bad_specs_in_one_line(spec: str, fragment: str) -> None:

@@ -45,6 +45,8 @@ def post_json(client: TestClient, path: str, body: Any) -> httpx.Response:
     ("path", "body", "status", "names"),
     [
         ("/api/games", {"snakes": ["builtin:random?x=²", "random"]}, 400, "'x=²'"),
+        ("/api/games", {"snakes": ["hunter?depth=40", "random"]}, 400, "depth=40: expected"),
+        ("/api/games", {"snakes": ["hunter?budget=10001", "random"]}, 400, "(1..10000)"),
         ("/api/games", {"snakes": ["http://127.0.0.1:1/\x7f", "random"]}, 400, "control"),
         ("/api/games", {"snakes": ["http://" + "a" * 64 + ".com/", "random"]}, 400, "DNS"),
         ("/api/test", {"url": "http://127.0.0.1:1/\x7f"}, 400, "control"),

@@ -88,14 +88,18 @@ def make_bot(spec: str) -> Bot:
         raise UnknownBotError(f"built-in bot {name!r}: {exc}") from None
 
 
+_LOADED: list[bool] = []
+
+
 def _load() -> None:
-    if _BOTS:
+    # A flag, not "is _BOTS empty": a plug-in may register a bot before the first lookup.
+    if _LOADED:
         return
+    _LOADED.append(True)
     # Imported here, not at the top: the search bots are larger modules, and
     # `import snakewar.bots` (the SDK, the referee) should stay cheap.
     from snakewar.bots.greedy import GreedyBot
     from snakewar.bots.hunter import HunterBot
 
-    register_bot("random", RandomSafeBot)
-    register_bot("greedy", GreedyBot)
-    register_bot("hunter", HunterBot)
+    for name, factory in (("random", RandomSafeBot), ("greedy", GreedyBot), ("hunter", HunterBot)):
+        _BOTS.setdefault(name, factory)

@@ -32,12 +32,20 @@ snake has moved ``d`` times):
 
 **Options** (``builtin:hunter?budget=100&depth=3``):
 
-* ``budget``: thinking time per move in milliseconds.  Without it the hunter uses
-  ``max(20, min(timeout / 2, timeout - 150))``: 250 ms of a 500 ms game.
-* ``depth``: the maximum search depth in turns.  ``depth`` without ``budget`` is a
-  fixed-depth search with no clock at all: fully deterministic, but its time is
-  not bounded, so keep it small (1-3) on big boards and with many snakes.
-* ``opponents``: how many nearest opponents move in the search (default 2).
+* ``budget``: thinking time per move in milliseconds, 1 to :data:`MAX_BUDGET_MS`.
+  Without it the hunter uses ``max(20, min(timeout / 2, timeout - 150))``: 250 ms
+  of a 500 ms game.
+* ``depth``: the maximum search depth in turns, 1 to :data:`MAX_DEPTH`.  ``depth``
+  without ``budget`` is a fixed-depth search: deterministic whenever it finishes
+  within the game's time cap (below), which small depths (1-3) always do.
+* ``opponents``: how many nearest opponents move in the search, 1 to
+  :data:`MAX_OPPONENTS` (default 2).
+
+**Limits.**  One rule for every option: a value outside its range is refused when
+the bot is built (:class:`BotOptionError`, naming the option and the range).
+Within its range, a search never runs past :func:`think_cap_ms` of the game's
+timeout, whatever the options: a bot never plans to think longer than the referee
+waits for it.
 """
 
 from __future__ import annotations
@@ -58,7 +66,17 @@ from snakewar.bots._board import (
 from snakewar.bots.base import Bot, SnakeMetadata, request_rng
 from snakewar.games.battlesnake.wire import MoveReply, SnakeRequest
 
-__all__ = ["BotOptionError", "HunterBot", "SearchResult", "default_budget_ms", "search"]
+__all__ = [
+    "MAX_BUDGET_MS",
+    "MAX_DEPTH",
+    "MAX_OPPONENTS",
+    "BotOptionError",
+    "HunterBot",
+    "SearchResult",
+    "default_budget_ms",
+    "search",
+    "think_cap_ms",
+]
 
 WIN = 1_000_000.0
 """Score of a won position (minus the plies it takes)."""
@@ -71,6 +89,13 @@ _DECIDED = WIN / 4
 
 _MAX_DEPTH = 64
 """Iterative deepening stops here even with time left (the game is decided)."""
+
+MAX_DEPTH = 16
+"""The largest ``depth`` option: deeper fixed-depth searches cannot finish in any game."""
+MAX_BUDGET_MS = 10_000
+"""The largest ``budget`` option (ms); a game's own timeout caps it further."""
+MAX_OPPONENTS = 7
+"""The largest ``opponents`` option: a game has at most 8 snakes."""
 
 
 class _Timeout(Exception):
@@ -87,6 +112,18 @@ def default_budget_ms(timeout_ms: int) -> float:
     (250.0, 50.0, 20.0)
     """
     return float(max(20.0, min(timeout_ms * 0.5, timeout_ms - 150.0)))
+
+
+def think_cap_ms(timeout_ms: int) -> float:
+    """The longest a search may run in a game with this timeout, whatever the options.
+
+    The timeout minus a tenth of it (at least 20 ms) for setting up the search and
+    carrying the reply, and never under 1 ms.
+
+    >>> think_cap_ms(500), think_cap_ms(100), think_cap_ms(10)
+    (450.0, 80.0, 1.0)
+    """
+    return float(max(1.0, timeout_ms - max(20.0, timeout_ms * 0.1)))
 
 
 class SearchResult:
@@ -345,16 +382,27 @@ class _Searcher:
 
 
 def _immediate_deaths(
-    sim: Sim, snakes: list[SimSnake | None], food: int, movers: Sequence[int], dest: int
+    sim: Sim,
+    snakes: list[SimSnake | None],
+    food: int,
+    movers: Sequence[int],
+    dest: int,
+    deadline: float | None = None,
 ) -> float:
-    """The share of the movers' joint replies that kill the hunter after ``dest``."""
+    """The share of the movers' joint replies that kill the hunter after ``dest``.
+
+    Raises:
+        _Timeout: past ``deadline`` (many movers make thousands of joint replies).
+    """
     search = _Searcher(sim, movers, len(snakes), None)
     blocked = sim.blocked(snakes)
     movers_alive, joint = search._joint(snakes, food, blocked)
     dests = search._base_dests(snakes)
     dests[0] = dest
     deaths = 0
-    for o in joint:
+    for n, o in enumerate(joint):
+        if deadline is not None and not n & 31 and time.perf_counter() > deadline:
+            raise _Timeout
         for k, idx in enumerate(movers_alive):
             dests[idx] = o[k]
         child, _ = sim.step(snakes, food, dests)
@@ -383,6 +431,7 @@ def search(
     max_depth: int | None,
     opponents: int = 2,
     tiebreak: Sequence[int] = (0, 1, 2, 3),
+    cap_ms: float | None = None,
 ) -> SearchResult:
     """Choose a move for ``snakes[0]`` by iterative-deepening alpha-beta.
 
@@ -391,15 +440,23 @@ def search(
         snakes: The snakes, the hunter first.
         food: Food bitboard.
         budget_ms: Time allowed (``None``: no clock, ``max_depth`` is required).
+            An iteration that would not finish within it is not started.
         max_depth: The deepest iteration (``None``: until the budget runs out).
         opponents: How many nearest opponents move in the search.
         tiebreak: Move indices in order of preference for exact ties.
+        cap_ms: A hard stop (``None``: none): the search is cut there, with no
+            guess about whether the next iteration would finish, so a fixed-depth
+            search that finishes in time stays deterministic.
 
     Returns:
         The chosen move and search statistics.
     """
     start = time.perf_counter()
     deadline = None if budget_ms is None else start + budget_ms / 1000.0
+    hard = deadline
+    if cap_ms is not None:
+        capped = start + cap_ms / 1000.0
+        hard = capped if hard is None else min(hard, capped)
     limit = _MAX_DEPTH if max_depth is None else max(1, max_depth)
     me = snakes[0]
     assert me is not None
@@ -407,7 +464,7 @@ def search(
     neighbours = geo.neighbours[me[0][0]]
     rank = {m: r for r, m in enumerate(tiebreak)}
     movers = _nearest(sim, snakes, opponents)
-    searcher = _Searcher(sim, movers, len(snakes), deadline)
+    searcher = _Searcher(sim, movers, len(snakes), hard)
     blocked = sim.blocked(snakes)
     options = sim.options(me, blocked, food)
     dest_move = {}
@@ -418,11 +475,15 @@ def search(
     scores: list[float | None] = [None] * 4
     if not dest_move:
         # Every move loses at once: take the least likely death.
-        return SearchResult(_least_deadly(sim, snakes, food, movers, rank), 0, 0, 0, scores)
+        return SearchResult(_least_deadly(sim, snakes, food, movers, rank, hard), 0, 0, 0, scores)
     if len(dest_move) == 1:
         return SearchResult(next(iter(dest_move.values())), 0, 0, 0, scores)
     order = list(dest_move)
-    deaths = {d: _immediate_deaths(sim, snakes, food, movers, d) for d in order}
+    try:
+        deaths = {d: _immediate_deaths(sim, snakes, food, movers, d, hard) for d in order}
+    except _Timeout:
+        # Out of time before the search began: the first safe move in tiebreak order.
+        return SearchResult(dest_move[order[0]], 0, 0, 0, scores)
     # Safer moves first: they make the best first guess for alpha-beta.
     order.sort(key=lambda d: deaths[d])
     best_dest = order[0]
@@ -469,8 +530,9 @@ def _least_deadly(
     food: int,
     movers: Sequence[int],
     rank: dict[int, int],
+    deadline: float | None = None,
 ) -> int:
-    """With no safe move, the move whose death is least certain."""
+    """With no safe move, the move whose death is least certain (as far as time allows)."""
     me = snakes[0]
     assert me is not None
     best = min(range(4), key=lambda m: rank[m])
@@ -479,7 +541,10 @@ def _least_deadly(
     for m, dest in enumerate(sim.geo.neighbours[me[0][0]]):
         if dest < 0 or (blocked >> dest) & 1:
             continue
-        key = (_immediate_deaths(sim, snakes, food, movers, dest), rank[m])
+        try:
+            key = (_immediate_deaths(sim, snakes, food, movers, dest, deadline), rank[m])
+        except _Timeout:
+            break  # out of time: the least deadly move found so far
         if key < best_key:
             best, best_key = m, key
     return best
@@ -491,14 +556,18 @@ class HunterBot(Bot):
     See the module docstring for the algorithm.
 
     Args:
-        budget: Thinking time per move in milliseconds (default: from the game's
-            timeout, see :func:`default_budget_ms`).
-        depth: Maximum search depth in turns; without ``budget`` the search is a
-            deterministic fixed-depth search with no clock.
-        opponents: How many nearest opponents move in the search (at least 1).
+        budget: Thinking time per move in milliseconds, 1 to :data:`MAX_BUDGET_MS`
+            (default: from the game's timeout, see :func:`default_budget_ms`).
+        depth: Maximum search depth in turns, 1 to :data:`MAX_DEPTH`; without
+            ``budget`` the search is a deterministic fixed-depth search.
+        opponents: How many nearest opponents move in the search, 1 to
+            :data:`MAX_OPPONENTS`.
+
+    Whatever the options, a move's search stops at :func:`think_cap_ms` of the
+    game's timeout.
 
     Raises:
-        BotOptionError: for a budget, depth or opponent count below 1.
+        BotOptionError: for a budget, depth or opponent count outside its range.
     """
 
     name = "hunter"
@@ -507,9 +576,15 @@ class HunterBot(Bot):
     def __init__(
         self, budget: int | None = None, depth: int | None = None, opponents: int = 2
     ) -> None:
-        for key, value in (("budget", budget), ("depth", depth), ("opponents", opponents)):
-            if value is not None and (type(value) is not int or value < 1):
-                raise BotOptionError(f"{key}={value!r}: expected a positive integer")
+        for key, value, most in (
+            ("budget", budget, MAX_BUDGET_MS),
+            ("depth", depth, MAX_DEPTH),
+            ("opponents", opponents, MAX_OPPONENTS),
+        ):
+            if value is not None and (type(value) is not int or not 1 <= value <= most):
+                raise BotOptionError(
+                    f"{key}={value!r}: expected a positive integer up to {most} (1..{most})"
+                )
         self.budget = budget
         self.depth = depth
         self.opponents = opponents
@@ -523,13 +598,14 @@ class HunterBot(Bot):
         if self.budget is not None:
             budget_ms: float | None = float(self.budget)
         elif self.depth is not None:
-            budget_ms = None
+            budget_ms = None  # a fixed depth plays by depth alone, within the cap
         else:
             budget_ms = default_budget_ms(request.game.timeout)
+        # The set-up above counts against the budget and the cap too.
+        spent = (time.perf_counter() - start) * 1000.0
+        cap_ms = max(think_cap_ms(request.game.timeout) - spent, 1.0)
         if budget_ms is not None:
-            # The set-up above counts against the budget too.
-            budget_ms -= (time.perf_counter() - start) * 1000.0
-            budget_ms = max(budget_ms, 1.0)
+            budget_ms = min(max(budget_ms - spent, 1.0), cap_ms)
         tiebreak = list(range(4))
         request_rng(request, "hunter").shuffle(tiebreak)
         result = search(
@@ -540,6 +616,7 @@ class HunterBot(Bot):
             max_depth=self.depth,
             opponents=self.opponents,
             tiebreak=tiebreak,
+            cap_ms=cap_ms,
         )
         self.last = result
         return MoveReply(MOVE_NAMES[result.move])

@@ -2,7 +2,10 @@ r"""Referee a Halite III game between real bots, as the official engine does.
 
 An entrant is either a shell command (a bot process speaking the official protocol on
 stdin/stdout, see :mod:`snakewar.referee.process`) or ``builtin:NAME[?opts]`` (a
-built-in bot from :mod:`snakewar.bots.halite`, played in-process with no text protocol).
+built-in bot from :mod:`snakewar.bots.halite`).  A built-in plays in a worker of the
+``bots`` pool when one is given (:mod:`snakewar.referee.workers`: the official protocol's
+text over a pipe, under the same deadlines, and a bot that overruns is killed), else
+in-process with no text protocol (judged after it answers: it cannot be interrupted).
 
 The referee follows the engine (spec §3, §5):
 
@@ -34,9 +37,10 @@ from typing import TYPE_CHECKING, Any
 
 from snakewar.bots.halite import make_halite_bot
 from snakewar.bots.halite.kit import update_view_from_game, view_from_game
-from snakewar.errors import EntrantError
+from snakewar.errors import EntrantError, SnakewarError
 from snakewar.games.halite3 import Constants, HaliteGame, TurnOutcome, frame_text, init_text
 from snakewar.referee.process import MAX_LINE_BYTES, LineResult, LineStatus, ProcessBot, Program
+from snakewar.referee.workers import BotPool, BotSeat, WorkerBusyError, WorkerReply
 
 if TYPE_CHECKING:
     import os
@@ -220,6 +224,71 @@ class _InProcessSeat(_Seat):
         return self.errors
 
 
+class _WorkerSeat(_Seat):
+    """A built-in bot in a :class:`BotPool` worker, fed the official protocol's text."""
+
+    def __init__(self, pool: BotPool, spec: str, seed: int) -> None:
+        self.pool = pool
+        self.spec = spec
+        self.seed = seed
+        self.seat: BotSeat | None = None
+        self.errors = ""
+
+    async def init(self, game: HaliteGame, pid: int, timeout: float | None) -> str | None:
+        started = time.perf_counter()
+        try:
+            self.seat = await self.pool.bind("halite", self.spec, seed=self.seed, wait_s=timeout)
+        except WorkerBusyError as exc:
+            # No worker within the init's time: the bot never answered its name.
+            self.errors += f"{exc}\n"
+            return _timed_out(timeout)
+        except SnakewarError as exc:
+            self.errors += f"{exc}\n"
+            return _EOF_MESSAGE
+        left = None if timeout is None else max(timeout - (time.perf_counter() - started), 0.0)
+        reply = await self.seat.call("init", init_text(game, pid), left)
+        failure = self._failure(reply, timeout)
+        if failure is not None:
+            return failure
+        name = str(reply.value).replace("\r", "").split("\n", 1)[0]
+        self.name = name[:NAME_MAX_LENGTH]
+        return None
+
+    async def turn(self, frame: str, timeout: float | None) -> LineResult | str:
+        """This turn's line, or the engine-worded failure (a timeout kills the worker)."""
+        if self.seat is None:
+            return _EOF_MESSAGE
+        reply = await self.seat.call("turn", frame, timeout)
+        failure = self._failure(reply, timeout)
+        if failure is not None:
+            return failure
+        return LineResult(LineStatus.OK, line=str(reply.value), elapsed=reply.latency_ms / 1000)
+
+    def _failure(self, reply: WorkerReply, timeout: float | None) -> str | None:
+        if reply.status == "timeout":
+            return _timed_out(timeout)
+        if reply.status == "error":
+            self.errors += reply.trace or f"{reply.error}\n"
+            return _EOF_MESSAGE
+        if reply.status == "gone":
+            self.errors += f"{reply.error}\n"
+            return _EOF_MESSAGE
+        return None
+
+    async def kill(self) -> None:
+        """Give the worker back (killed if a call was cut off); the bot is done."""
+        seat, self.seat = self.seat, None
+        if seat is not None:
+            await seat.release()
+
+    def stderr_text(self) -> str:
+        return self.errors
+
+
+def _timed_out(timeout: float | None) -> str:
+    return f"timed out after {round((timeout or 0.0) * 1000)} ms (when reading string)"
+
+
 def _make_builtin(entrant: str, seed: int) -> Any:
     return make_halite_bot(entrant[len(BUILTIN_PREFIX) :], seed=seed)
 
@@ -242,6 +311,7 @@ async def play_halite(
     cwd: str | os.PathLike[str] | None = None,
     names: Sequence[str] | None = None,
     on_turn: TurnCallback | None = None,
+    bots: BotPool | None = None,
 ) -> HaliteMatch:
     """Play one Halite III game between ``entrants`` and return it with the bots' record.
 
@@ -261,6 +331,7 @@ async def play_halite(
         cwd: working directory for subprocess bots.
         names: name overrides (``-o``), applied in player order after the game.
         on_turn: called after each turn with the game and the turn's outcome.
+        bots: play the built-in bots in this pool's workers (default: in-process).
 
     Raises:
         HaliteEntrantError: no entrants, or an empty entrant.
@@ -303,7 +374,11 @@ async def play_halite(
                         execution_time_ms=0)  # fmt: skip
     start = time.perf_counter()
     try:
-        for pid in range(len(entrants)):
+        for pid, entrant in enumerate(entrants):
+            if pid in builtins and bots is not None:
+                assert isinstance(entrant, str)  # a built-in is named by its text
+                seats.append(_WorkerSeat(bots, entrant[len(BUILTIN_PREFIX) :], game.seed))
+                continue
             if pid in builtins:
                 seats.append(_InProcessSeat(builtins[pid]))
                 continue
@@ -357,7 +432,10 @@ async def _run_turns(
     timeout: float | None,
     on_turn: TurnCallback | None,
 ) -> None:
-    process_seats = [(pid, s) for pid, s in enumerate(seats) if isinstance(s, _ProcessSeat)]
+    # Subprocesses and workers answer text over pipes, all at once.
+    process_seats = [
+        (pid, s) for pid, s in enumerate(seats) if isinstance(s, _ProcessSeat | _WorkerSeat)
+    ]
     local_seats = [(pid, s) for pid, s in enumerate(seats) if isinstance(s, _InProcessSeat)]
     players = game.players
     # Bots that failed init are killed before turn 1 by the engine; the pure engine

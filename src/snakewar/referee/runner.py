@@ -42,6 +42,7 @@ from snakewar.referee.clients import (
     SnakeUnreachableError,
     check_url,
 )
+from snakewar.referee.workers import BotPool, WorkerClient
 
 __all__ = [
     "ConnectedSnake",
@@ -49,6 +50,7 @@ __all__ = [
     "StartCallback",
     "TurnCallback",
     "canonical_source",
+    "close_clients",
     "connect",
     "default_snake_name",
     "make_client",
@@ -94,8 +96,14 @@ def snake_kind(spec: str) -> tuple[str, str]:
     )
 
 
-def make_client(spec: str, http: httpx.AsyncClient, timeout_ms: int) -> SnakeClient:
+def make_client(
+    spec: str, http: httpx.AsyncClient, timeout_ms: int, bots: BotPool | None = None
+) -> SnakeClient:
     """Build the client for one snake argument (see :func:`snake_kind`).
+
+    A built-in bot plays in a worker of ``bots`` (:class:`~snakewar.referee.workers.WorkerClient`)
+    when a pool is given, else in this process (:class:`InProcessClient`).  Either way,
+    :func:`close_clients` ends it.
 
     Raises:
         SnakeSpecError: for an unusable argument.
@@ -104,6 +112,8 @@ def make_client(spec: str, http: httpx.AsyncClient, timeout_ms: int) -> SnakeCli
     """
     kind, target = snake_kind(spec)
     if kind == "builtin":
+        if bots is not None:
+            return WorkerClient(bots, target, timeout_ms)
         return InProcessClient(make_bot(target), f"builtin:{target}", timeout_ms)
     if kind == "http":
         return HttpSnakeClient(target, http, timeout_ms)
@@ -130,10 +140,13 @@ async def connect(
     names: Sequence[str],
     http: httpx.AsyncClient,
     timeout_ms: int = 500,
+    bots: BotPool | None = None,
 ) -> list[ConnectedSnake]:
     """Build a client for every snake and fetch its metadata (in parallel).
 
     Unnamed snakes are called after their source: the bot name or the URL's host.
+    Built-in bots play in workers of ``bots`` if given (see :func:`make_client`); the
+    caller ends the game's clients with :func:`close_clients`.
 
     Raises:
         SnakeSpecError, UnknownBotError: for a bad argument.
@@ -141,8 +154,12 @@ async def connect(
     """
     if len(names) > len(specs):
         raise SnakeSpecError(f"{len(names)} names given for {len(specs)} snakes")
-    clients = [make_client(spec, http, timeout_ms) for spec in specs]
+    clients = [make_client(spec, http, timeout_ms, bots) for spec in specs]
     metas = await asyncio.gather(*(c.info() for c in clients), return_exceptions=True)
+    failed = [m for m in metas if isinstance(m, BaseException)]
+    if failed:
+        # Workers bound by the snakes that did answer go back to the pool.
+        await close_clients(clients)
     out: list[ConnectedSnake] = []
     for i, (client, meta) in enumerate(zip(clients, metas, strict=True)):
         if isinstance(meta, BaseException):
@@ -167,6 +184,17 @@ async def connect(
             )
         )
     return out
+
+
+async def close_clients(clients: Sequence[SnakeClient | ConnectedSnake]) -> None:
+    """End a game's clients: built-in bots in workers give their workers back.
+
+    Safe to call more than once, and on clients that hold nothing.
+    """
+    for item in clients:
+        client = item.client if isinstance(item, ConnectedSnake) else item
+        if isinstance(client, WorkerClient):
+            await client.aclose()
 
 
 def default_snake_name(source: str) -> str:

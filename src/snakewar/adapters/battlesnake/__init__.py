@@ -63,6 +63,7 @@ from snakewar.referee.batch import SnakeMatch
 from snakewar.referee.clients import check_url, new_http_client
 from snakewar.referee.runner import (
     canonical_source,
+    close_clients,
     connect,
     default_snake_name,
     make_client,
@@ -70,6 +71,7 @@ from snakewar.referee.runner import (
     snake_kind,
 )
 from snakewar.referee.stats import summarize
+from snakewar.referee.workers import session_pool
 from snakewar.replay._lines import ReplayError
 from snakewar.replay.format import (
     FORMAT_NAME,
@@ -492,7 +494,10 @@ class BattlesnakeAdapter(GameAdapter):
         match = snake_match(spec)
         match.check(seed)
         http = _http(session)
-        snakes = await connect(match.snakes, match.names, http, match.timeout_ms)
+        # Built-in bots play in the session's worker processes, which a runaway
+        # search cannot outlive (see snakewar.referee.workers).
+        bots = session_pool(session)
+        snakes = await connect(match.snakes, match.names, http, match.timeout_ms, bots)
 
         async def on_start(record: GameRecord) -> None:
             first = Frame(0, frame(record.initial, record.snakes))
@@ -501,17 +506,20 @@ class BattlesnakeAdapter(GameAdapter):
         async def on_turn(record: GameRecord, turn: TurnRecord) -> None:
             await _call(hooks.on_frame, _turn_frame(record, turn))
 
-        record = await play_game(
-            match.config(seed),
-            snakes,
-            timeout_ms=match.timeout_ms,
-            sequential=match.sequential,
-            max_turns=match.max_turns,
-            source=match.source,
-            on_start=on_start if hooks.on_start is not None else None,
-            on_turn=on_turn if hooks.on_frame is not None else None,
-            game_id=hooks.game_id,
-        )
+        try:
+            record = await play_game(
+                match.config(seed),
+                snakes,
+                timeout_ms=match.timeout_ms,
+                sequential=match.sequential,
+                max_turns=match.max_turns,
+                source=match.source,
+                on_start=on_start if hooks.on_start is not None else None,
+                on_turn=on_turn if hooks.on_frame is not None else None,
+                game_id=hooks.game_id,
+            )
+        finally:
+            await close_clients(snakes)
         return played_game(record, spec=spec)
 
     @override

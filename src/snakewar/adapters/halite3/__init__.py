@@ -42,6 +42,7 @@ from snakewar.engine.protocol import (
 from snakewar.errors import EntrantError, ParamsError
 from snakewar.games.halite3 import NAME, HaliteGame, MapError
 from snakewar.referee.halite import HaliteMatch, play_halite
+from snakewar.referee.workers import session_pool
 from snakewar.replay.hlt import (
     MAX_COMPRESSED_BYTES,
     HltReplay,
@@ -256,7 +257,6 @@ class HaliteAdapter(GameAdapter):
         session: PlaySession,
         hooks: MatchHooks | None = None,
     ) -> PlayedGame:
-        del session  # bots are local programs: nothing is shared between games
         hooks = hooks or MatchHooks()
         self.check(spec)
         width = int(spec.params["width"]) or None
@@ -271,6 +271,8 @@ class HaliteAdapter(GameAdapter):
             turn_limit=spec.max_turns,
             turn_timeout=timeout_ms / 1000,
             names=names,
+            # Built-in bots play in the session's worker processes, killed on a timeout.
+            bots=session_pool(session),
         )
         game = match.game
         result = game.result()

@@ -38,10 +38,14 @@ class GreedyMiner(HaliteBot):
         return_at: cargo at which a ship heads home.
         spawn_until: spawn only before this percentage of ``MAX_TURNS``.
         radius: how far (Manhattan) a ship looks for a better cell.
-        mine_min: cells below this are not worth mining; 0 picks it from the map's mean.
-        dropoffs: the most dropoffs the bot builds (0 turns them off).
-        dropoff_distance: the least distance from own structures for a dropoff; 0 picks
-            it from the map size.
+        mine_min: cells below this are not worth mining; 0 picks it from the map's mean
+            (0..100000).
+        dropoffs: the most dropoffs the bot builds, 0..64 (0 turns them off).
+        dropoff_distance: the least distance from own structures for a dropoff, 0..128;
+            0 picks it from the map size.
+
+    Raises:
+        ValueError: an option outside its range, naming it and the range.
     """
 
     name = "greedy"
@@ -63,8 +67,13 @@ class GreedyMiner(HaliteBot):
             raise ValueError(f"spawn_until must be 0..100, got {spawn_until!r}")
         if not 1 <= radius <= 32:
             raise ValueError(f"radius must be 1..32, got {radius!r}")
-        if mine_min < 0 or dropoffs < 0 or dropoff_distance < 0:
-            raise ValueError("mine_min, dropoffs and dropoff_distance must not be negative")
+        # Every option has an upper bound too: option values come from requests.
+        if not 0 <= mine_min <= 100_000:
+            raise ValueError(f"mine_min must be 0..100000, got {mine_min!r}")
+        if not 0 <= dropoffs <= 64:
+            raise ValueError(f"dropoffs must be 0..64, got {dropoffs!r}")
+        if not 0 <= dropoff_distance <= 128:
+            raise ValueError(f"dropoff_distance must be 0..128, got {dropoff_distance!r}")
         self.return_at = return_at
         self.spawn_until = spawn_until
         self.radius = radius

@@ -1,0 +1,184 @@
+"""The inside of a bot worker process: one built-in bot at a time, served over a pipe.
+
+:class:`snakewar.referee.workers.BotPool` starts ``python -I -S -c BOOTSTRAP`` (a fixed
+command line: nothing from a request reaches it), sends the parent's ``sys.path`` and
+the modules to import, then drives the bot with framed messages on stdin/stdout:
+
+* parent to worker: a 4-byte big-endian length, then a pickled tuple (the parent is
+  the trusted side): ``("load", game, spec, seed)``, ``("drop",)``, and the calls
+  ``("start" | "move" | "end", SnakeRequest)`` (Battlesnake) or
+  ``("init" | "turn", text)`` (Halite III, the official protocol's init and frame);
+* worker to parent: a 4-byte length, then a UTF-8 JSON object, ``{"ok": value}`` or
+  ``{"error": "Type: message", "trace": "..."}`` when the bot raised.
+
+The worker answers one message at a time, so the parent can always tell which reply is
+which.  Anything a bot prints goes to stderr, never into a reply, and the worker exits
+on its own when its parent is gone (even in the middle of a runaway move), so it can
+never outlive the process that started it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pickle
+import struct
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Sequence
+from typing import IO, Any
+
+__all__ = ["BOOTSTRAP", "HEADER", "serve"]
+
+HEADER = struct.Struct(">I")
+"""Every message's length prefix: 4 bytes, big-endian."""
+
+BOOTSTRAP = (
+    "import sys, pickle\n"
+    "size = int.from_bytes(sys.stdin.buffer.read(4), 'big')\n"
+    "path, imports = pickle.loads(sys.stdin.buffer.read(size))\n"
+    "sys.path[:] = path\n"
+    "from snakewar.bots.host import serve\n"
+    "sys.exit(serve(imports))\n"
+)
+"""The worker's ``-c`` program: take the parent's import path, then :func:`serve`."""
+
+_MAX_MOVE_TEXT = 100
+_MAX_SHOUT_TEXT = 256
+_MAX_TRACE = 4000
+_PARENT_POLL_S = 0.5
+
+
+def serve(imports: Sequence[str] = ()) -> int:
+    """Serve messages from stdin until it ends; returns the exit status.
+
+    ``imports`` are modules imported first (plug-ins that register more bots).
+    """
+    source = sys.stdin.buffer
+    sink = os.fdopen(os.dup(1), "wb")
+    # Stray prints from a bot go to stderr: the replies' pipe carries replies only.
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    _exit_with_parent()
+    try:
+        for name in imports:
+            importlib.import_module(name)
+    except Exception as exc:  # reported to the parent, which refuses the worker
+        _send(sink, {"error": f"{type(exc).__name__}: {exc}"[:300]})
+        return 1
+    host = _Host()
+    _send(sink, {"ok": os.getpid()})
+    while True:
+        message = _receive(source)
+        if message is None:
+            return 0
+        try:
+            reply: dict[str, Any] = {"ok": host.handle(message)}
+        except Exception as exc:  # a bot's bug is data for the referee
+            reply = {
+                "error": f"{type(exc).__name__}: {exc}"[:300],
+                "trace": traceback.format_exc()[-_MAX_TRACE:],
+            }
+        _send(sink, reply)
+
+
+def _exit_with_parent() -> None:
+    # A daemon thread gets the GIL every few ms even while a bot spins, so an
+    # orphaned worker (its parent killed) ends within a poll, whatever it runs.
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(_PARENT_POLL_S)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _receive(source: IO[bytes]) -> Any:
+    head = source.read(HEADER.size)
+    if len(head) < HEADER.size:
+        return None
+    (size,) = HEADER.unpack(head)
+    body = source.read(size)
+    if len(body) < size:
+        return None
+    return pickle.loads(body)
+
+
+def _send(sink: IO[bytes], reply: dict[str, Any]) -> None:
+    # ``default=repr``: whatever odd value a bot returns still makes a reply.
+    body = json.dumps(reply, default=repr, separators=(",", ":")).encode()
+    sink.write(HEADER.pack(len(body)) + body)
+    sink.flush()
+
+
+class _Host:
+    """The bot this worker holds and the messages it answers."""
+
+    def __init__(self) -> None:
+        self.bot: Any = None
+        self.view: Any = None
+
+    def handle(self, message: tuple[Any, ...]) -> Any:
+        kind = message[0]
+        if kind == "load":
+            _, game, spec, seed = message
+            self.view = None
+            self.bot = None
+            self.bot = _build(game, spec, seed)
+            return None
+        if kind == "drop":
+            self.bot = self.view = None
+            return None
+        if self.bot is None:
+            raise RuntimeError(f"no bot loaded for {kind!r}")
+        if kind in ("start", "end"):
+            getattr(self.bot, kind)(message[1])
+            return None
+        if kind == "move":
+            return _move_reply(self.bot.move(message[1]))
+        if kind == "init":
+            from snakewar.bots.halite.kit import parse_init
+
+            self.view = parse_init(message[1].splitlines())
+            self.bot.setup(self.view)
+            return str(self.bot.name)
+        if kind == "turn":
+            from snakewar.bots.halite.kit import apply_frame
+
+            if self.view is None:
+                raise RuntimeError("a turn before the init")
+            apply_frame(self.view, message[1].splitlines())
+            return " ".join(self.bot.turn(self.view))
+        raise ValueError(f"unknown message {kind!r}")
+
+
+def _build(game: str, spec: str, seed: int) -> Any:
+    if game == "battlesnake":
+        from snakewar.bots import make_bot
+
+        return make_bot(spec)
+    if game == "halite":
+        from snakewar.bots.halite import make_halite_bot
+
+        return make_halite_bot(spec, seed=seed)
+    raise ValueError(f"unknown game {game!r}")
+
+
+def _move_reply(value: Any) -> dict[str, Any]:
+    from snakewar.games.battlesnake.wire import MoveReply
+
+    reply = value if isinstance(value, MoveReply) else MoveReply(value)
+    # A bot's values are typed as str but may be anything at run time.
+    move: object = reply.move
+    shout: object = reply.shout
+    # Cut here, so a runaway string never fills the pipe; the referee validates the rest.
+    return {
+        "move": move[:_MAX_MOVE_TEXT] if isinstance(move, str) else repr(move)[:_MAX_MOVE_TEXT],
+        "shout": shout[:_MAX_SHOUT_TEXT] if isinstance(shout, str) else "",
+    }

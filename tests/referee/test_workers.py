@@ -1,0 +1,369 @@
+"""Built-in bots in killable worker processes (:mod:`snakewar.referee.workers`), for real.
+
+Every test starts real worker processes.  The misbehaving bots come from
+:mod:`tests.referee.runaway_bots`, which the workers import too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import TypeVar
+
+import httpx
+import pytest
+
+from snakewar import bots
+from snakewar.bots import make_bot
+from snakewar.bots.halite import HALITE_BOTS
+from snakewar.games.battlesnake import GameConfig, Settings
+from snakewar.games.battlesnake.records import CallStatus, GameRecord
+from snakewar.referee.clients import InProcessClient, SnakeUnreachableError
+from snakewar.referee.halite import HaliteMatch, play_halite
+from snakewar.referee.runner import close_clients, connect, play_game
+from snakewar.referee.workers import (
+    BotPool,
+    BotPoolError,
+    WorkerBusyError,
+    WorkerClient,
+)
+from tests.bots.test_builtin_bots import _crowded_request
+from tests.referee import runaway_bots
+
+T = TypeVar("T")
+PLUGIN = [runaway_bots.PLUGIN]
+
+
+@pytest.fixture(autouse=True)
+def registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    # This process knows the runaway bots during a test only (a WorkerClient checks
+    # its spec here before a worker builds it).
+    bots.bot_names()  # the built-ins first
+    for name, factory in runaway_bots.SNAKE_BOTS.items():
+        monkeypatch.setitem(bots._BOTS, name, factory)
+    monkeypatch.setitem(HALITE_BOTS, runaway_bots.HALITE_SPIN, runaway_bots.HaliteSpinBot)
+
+
+def run(factory: Callable[[], Awaitable[T]]) -> T:
+    async def main() -> T:
+        return await factory()
+
+    return asyncio.run(main())
+
+
+def alive(pid: int) -> bool:
+    """Whether a process with this id exists (a reaped child does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def worker_children() -> list[int]:
+    """This process's children that are bot workers (by their command line)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rpartition(")")[2].split()[1])
+        if ppid == os.getpid() and b"snakewar.bots.host" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+class Ticker:
+    """A task that wakes every 10 ms and records the largest gap: the loop's worst stall."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _tick(self) -> None:
+        last = time.perf_counter()
+        while True:
+            await asyncio.sleep(0.010)
+            now = time.perf_counter()
+            self.worst = max(self.worst, now - last - 0.010)
+            last = now
+
+    async def __aenter__(self) -> Ticker:
+        self._task = asyncio.create_task(self._tick())
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+
+
+@pytest.fixture
+def no_stray_workers() -> Iterator[None]:
+    # Every test must leave no worker behind, whatever it did.
+    yield None
+    assert worker_children() == []
+
+
+# -- Battlesnake --------------------------------------------------------------------
+
+
+def test_a_runaway_bot_times_out_on_time_is_killed_and_the_game_goes_on(
+    no_stray_workers: None,
+) -> None:
+    async def main() -> tuple[GameRecord, int, float, int, list[int]]:
+        async with BotPool(4, imports=PLUGIN) as pool, httpx.AsyncClient() as http:
+            snakes = await connect(["builtin:spin", "builtin:random"], [], http, 100, pool)
+            first = snakes[0].client
+            assert isinstance(first, WorkerClient) and first.seat is not None
+            pid = first.seat.pid
+            assert pid is not None and alive(pid)
+            config = GameConfig(width=7, height=7, settings=Settings.defaults(seed=5))
+            began = time.perf_counter()
+            record = await play_game(config, snakes, timeout_ms=100, max_turns=6)
+            took = time.perf_counter() - began
+            await close_clients(snakes)
+        return record, pid, took, pool.killed, pool.pids
+
+    record, pid, took, killed, pids = run(main)
+    turns = record.turns
+    spin_id = record.snakes[0].id
+    statuses = [t.calls[spin_id].status for t in turns if spin_id in t.calls]
+    # Answered on turns 0 and 1, then no answer from turn 2 on: a timeout each turn.
+    assert statuses[:2] == [CallStatus.OK, CallStatus.OK]
+    assert statuses[2] is CallStatus.TIMEOUT and turns[2].calls[spin_id].latency_ms == 100
+    assert "the worker was killed" in turns[2].calls[spin_id].error
+    # The game went on after the timeout, and the timed-out worker is gone (reaped).
+    assert len(turns) > 3
+    assert not alive(pid)
+    assert killed >= 1
+    assert pids == []
+    # Each turn costs about the timeout, never the runaway's whole run.
+    assert took < len(turns) * 0.1 + 3.0
+
+
+def test_after_a_timeout_the_next_call_gets_a_fresh_bot_and_the_loop_never_stalls(
+    no_stray_workers: None,
+) -> None:
+    async def main() -> tuple[list[tuple[CallStatus, int | None, float]], float]:
+        async with BotPool(2, imports=PLUGIN) as pool:
+            client = WorkerClient(pool, "spin", 150)
+            await client.info()
+            request = _crowded_request(150)
+            seen: list[tuple[CallStatus, int | None, float]] = []
+            # The loop is measured through runaway calls, kills and replacements.
+            async with Ticker() as ticker:
+                for turn in (0, runaway_bots.SPIN_FROM_TURN, 1, 1, 5, 1):
+                    began = time.perf_counter()
+                    outcome = await client.move(replace(request, turn=turn))
+                    took = time.perf_counter() - began
+                    assert client.seat is not None
+                    seen.append((outcome.status, client.seat.pid, took))
+            await client.aclose()
+        return seen, ticker.worst
+
+    seen, worst = run(main)
+    ok, timeout = CallStatus.OK, CallStatus.TIMEOUT
+    assert [s for s, _, _ in seen] == [ok, timeout, ok, ok, timeout, ok]
+    pids = [pid for _, pid, _ in seen]
+    assert pids[0] is not None and not alive(pids[0])
+    assert pids[2] is not None and pids[2] != pids[0] and pids[2] == pids[3]
+    assert pids[5] not in pids[:4]
+    # A timeout is reported on time (150 ms), not when the runaway would end.
+    assert all(took < 0.150 + 0.1 for status, _, took in seen if status is timeout)
+    # The event loop kept serving meanwhile: its worst stall is small.
+    print(f"event-loop max stall through runaway calls: {worst * 1000:.1f} ms")
+    assert worst < 0.05, f"event loop stalled {worst * 1000:.1f} ms"
+
+
+def test_a_bot_exception_is_a_bot_error_and_the_worker_lives_on(no_stray_workers: None) -> None:
+    async def main() -> tuple[list[CallStatus], list[int | None], str]:
+        async with BotPool(2, imports=PLUGIN) as pool:
+            client = WorkerClient(pool, "crash", 500)
+            await client.info()
+            assert client.seat is not None
+            outcomes = [await client.move(_crowded_request(500)) for _ in range(2)]
+            pids = [client.seat.pid, client.seat.pid]
+            await client.aclose()
+            return [o.status for o in outcomes], pids, outcomes[0].error
+
+    statuses, pids, error = run(main)
+    assert statuses == [CallStatus.BOT_ERROR, CallStatus.BOT_ERROR]
+    assert error == "RuntimeError: crashed on turn 0"
+    assert pids[0] == pids[1]
+
+
+def test_workers_answer_as_the_in_process_bots_do(no_stray_workers: None) -> None:
+    # The same fixed-depth hunter, in a worker and in a thread, picks the same moves.
+    async def main() -> tuple[list[str], list[str]]:
+        async with BotPool(2) as pool:
+            worker = WorkerClient(pool, "hunter?depth=2", 500)
+            await worker.info()
+            local = InProcessClient(make_bot("hunter?depth=2"), "builtin:hunter?depth=2", 500)
+            requests = [replace(_crowded_request(500), turn=t) for t in range(3)]
+            remote = [(await worker.move(r)).move for r in requests]
+            here = [(await local.move(r)).move for r in requests]
+            await worker.aclose()
+            return remote, here
+
+    remote, here = run(main)
+    assert remote == here and all(remote)
+
+
+def test_a_full_pool_makes_a_seat_wait_then_fail_as_busy(no_stray_workers: None) -> None:
+    async def main() -> tuple[str, float, int | None]:
+        async with BotPool(1, spares=0) as pool:
+            first = await pool.bind("battlesnake", "random", wait_s=10)
+            with pytest.raises(WorkerBusyError) as busy:
+                await pool.bind("battlesnake", "random", wait_s=0.2)
+            # A seat released meanwhile is taken by the waiting one.
+            waiting = asyncio.create_task(pool.bind("battlesnake", "greedy", wait_s=10))
+            await asyncio.sleep(0.05)
+            assert not waiting.done()
+            began = time.perf_counter()
+            pid = first.pid
+            await first.release()
+            second = await waiting
+            waited = time.perf_counter() - began
+            reused = second.pid
+            assert reused == pid  # the worker went back to the pool and was reused
+            await second.release()
+            return str(busy.value), waited, reused
+
+    message, waited, _ = run(main)
+    assert message == "no bot worker ready within 200 ms (1 of 1 in use)"
+    assert waited < 1.0
+
+
+def test_an_unreachable_pool_is_an_unreachable_snake_before_the_game(
+    no_stray_workers: None,
+) -> None:
+    async def main() -> str:
+        async with BotPool(1, spares=0) as pool, httpx.AsyncClient() as http:
+            held = await pool.bind("battlesnake", "random", wait_s=10)
+            try:
+                await connect(["builtin:greedy", "builtin:random"], [], http, 100, pool)
+            except SnakeUnreachableError as exc:
+                return str(exc)
+            finally:
+                await held.release()
+            raise AssertionError("connect succeeded with no worker free")
+
+    message = run(main)
+    assert message.startswith("snake builtin:greedy: no bot worker ready within 2000 ms")
+
+
+def test_closing_the_pool_leaves_no_process_behind(no_stray_workers: None) -> None:
+    async def main() -> tuple[list[int], list[int], list[int]]:
+        pool = BotPool(4, imports=PLUGIN)
+        seats = [await pool.bind("battlesnake", "random", wait_s=10) for _ in range(3)]
+        spinning = await pool.bind("battlesnake", "spin", wait_s=10)
+        # One worker busy in a runaway call while the pool closes.
+        call = asyncio.create_task(
+            spinning.call("move", replace(_crowded_request(500), turn=5), None)
+        )
+        await asyncio.sleep(0.1)
+        before = pool.pids
+        children = worker_children()
+        await pool.aclose()
+        reply = await call
+        assert reply.status == "gone"
+        for seat in [*seats, spinning]:
+            await seat.release()
+        return before, children, pool.pids
+
+    before, children, after = run(main)
+    assert len(before) >= 4 and sorted(children) == before
+    assert after == []
+    assert not any(alive(pid) for pid in before)
+
+
+def test_pool_settings_and_plugins_are_checked(no_stray_workers: None) -> None:
+    with pytest.raises(BotPoolError, match="max_workers=0"):
+        BotPool(0)
+    with pytest.raises(BotPoolError, match=r"spares=3: expected 0\.\.2"):
+        BotPool(2, spares=3)
+
+    async def main() -> str:
+        async with BotPool(1, imports=["tests.referee.no_such_module"]) as pool:
+            with pytest.raises(BotPoolError) as info:
+                await pool.bind("battlesnake", "random", wait_s=10)
+            return str(info.value)
+
+    assert "ModuleNotFoundError" in run(main)
+
+
+# -- Halite III ----------------------------------------------------------------------
+
+
+def test_a_runaway_halite_bot_is_killed_on_time_and_the_game_goes_on(
+    no_stray_workers: None,
+) -> None:
+    async def main() -> tuple[HaliteMatch, list[int], list[int], float]:
+        async with BotPool(4, imports=PLUGIN) as pool, Ticker() as ticker:
+            match = await play_halite(
+                ["builtin:spin", "builtin:greedy", "builtin:random", "builtin:greedy"],
+                seed=7,
+                width=32,
+                height=32,
+                turn_limit=12,
+                turn_timeout=0.2,
+                bots=pool,
+            )
+        return match, pool.pids, worker_children(), ticker.worst
+
+    match, pids, children, worst = run(main)
+    assert match.failures == {0: "timed out after 200 ms (when reading string)"}
+    assert match.failed_on == {0: runaway_bots.SPIN_FROM_TURN}
+    game = match.game
+    assert game.turn == 12 and game.players[0].terminated
+    assert not any(p.terminated for p in game.players[1:])
+    assert match.names == ["spinner", "greedy", "random", "greedy"]
+    # After the pool closed, nothing is left.
+    assert pids == [] and children == []
+    assert worst < 0.05, f"event loop stalled {worst * 1000:.1f} ms"
+
+
+# -- figures ---------------------------------------------------------------------------
+
+
+def test_worker_start_up_and_call_overhead_figures(no_stray_workers: None) -> None:
+    """Measure what the workers cost; printed for the record (``-s``), bounded loosely."""
+
+    async def main() -> tuple[float, float, float]:
+        async with BotPool(2, spares=0) as pool:
+            began = time.perf_counter()
+            await pool.warm(1)
+            start_ms = (time.perf_counter() - began) * 1000
+            client = WorkerClient(pool, "random", 500)
+            await client.info()
+            local = InProcessClient(make_bot("random"), "builtin:random", 500)
+            request = _crowded_request(500)
+
+            async def median_ms(move: Callable[[], Awaitable[object]]) -> float:
+                times = []
+                for _ in range(200):
+                    began = time.perf_counter()
+                    await move()
+                    times.append((time.perf_counter() - began) * 1000)
+                return sorted(times)[len(times) // 2]
+
+            in_worker = await median_ms(lambda: client.move(request))
+            in_thread = await median_ms(lambda: local.move(request))
+            await client.aclose()
+            return start_ms, in_worker, in_thread
+
+    start_ms, in_worker, in_thread = run(main)
+    print(
+        f"worker start-up {start_ms:.0f} ms; move call median {in_worker:.2f} ms in a worker, "
+        f"{in_thread:.2f} ms in a thread (overhead {in_worker - in_thread:.2f} ms)"
+    )
+    assert start_ms < 5000
+    assert in_worker < in_thread + 5.0

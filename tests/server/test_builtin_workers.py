@@ -1,0 +1,65 @@
+"""The server plays built-in bots in worker processes: its own work never waits for them.
+
+Built-in bots with their largest options, many games at once: every game finishes,
+and meanwhile the store keeps taking frames and the API keeps answering at once.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from snakewar.bots.hunter import MAX_BUDGET_MS, MAX_DEPTH, MAX_OPPONENTS
+from snakewar.server import ServerConfig, create_app
+from tests.referee.test_workers import worker_children
+
+HUNTER = f"builtin:hunter?depth={MAX_DEPTH}&budget={MAX_BUDGET_MS}&opponents={MAX_OPPONENTS}"
+
+
+def test_many_games_of_the_hardest_hunters_leave_the_server_responsive() -> None:
+    app = create_app(ServerConfig(database_url="memory"))
+    games = 8
+    slowest = 0.0
+
+    def timed(method: str, path: str, **kwargs: Any) -> Any:
+        nonlocal slowest
+        began = time.perf_counter()
+        response = client.request(method, path, **kwargs)
+        slowest = max(slowest, time.perf_counter() - began)
+        return response
+
+    with TestClient(app, base_url="http://localhost") as client:
+        ids = []
+        for seed in range(1, games + 1):
+            body = {"snakes": [HUNTER, HUNTER], "timeout": 100, "maxTurns": 20, "seed": seed}
+            created = client.post("/api/games", json=body)
+            assert created.status_code == 201, created.text
+            ids.append(created.json()["id"])
+        # The hunters play in worker processes (two per game), not in the server's threads.
+        workers = len(worker_children())
+        assert workers >= 2
+        # While the hunters think, a cancel and the listings answer at once.
+        cancelled = timed("POST", f"/api/games/{ids[-1]}/cancel")
+        assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+        deadline = time.monotonic() + 120
+        while True:
+            listing = timed("GET", "/api/games")
+            assert listing.status_code == 200
+            if not listing.json()["live"]:
+                break
+            assert time.monotonic() < deadline, listing.json()["live"]
+            time.sleep(0.05)
+        final = [timed("GET", f"/api/games/{game_id}").json() for game_id in ids]
+        assert final[-1]["status"] == "cancelled"
+        assert [g["status"] for g in final[:-1]] == ["complete"] * (games - 1)
+        # Every turn was stored as it was played: the engine API has all the frames.
+        for game in final[:-1]:
+            frames = timed("GET", f"/games/{game['id']}/frames", params={"limit": 100}).json()
+            assert len(frames["Frames"]) == game["turn"] + 1 > 1
+    print(f"slowest API answer while {games} games of {HUNTER} ran: {slowest * 1000:.0f} ms")
+    print(f"bot workers running after the games were created: {workers}")
+    assert slowest < 1.0
+    # The server's shutdown closed its bot pool: no worker is left.
+    assert worker_children() == []
