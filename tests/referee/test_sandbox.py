@@ -350,3 +350,14 @@ def test_archive_bombs_and_crowds_are_refused(tmp_path: Path) -> None:
         program_for_upload(tmp_path / "noentry", "python3")
     with pytest.raises(UploadedBotError, match="expected one of python3"):
         program_for_upload(tmp_path / "noentry", "cobol")
+
+
+def test_no_user_namespace_can_be_made_inside(tmp_path: Path) -> None:
+    code = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+result = libc.unshare(0x10000000)  # CLONE_NEWUSER
+print("MADE" if result == 0 else "blocked", os.strerror(ctypes.get_errno()))
+"""
+    lines, _ = run_bot(program(bot_dir(tmp_path, code)))
+    assert lines[0].startswith("blocked"), lines

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -282,3 +283,45 @@ def test_a_server_keeping_nothing_still_stores_uploads_while_it_runs() -> None:
         assert response.status_code == 201
         assert bare.get(response.json()["url"]).status_code == 200
         assert [g["id"] for g in bare.get("/api/halite/games").json()] == [response.json()["id"]]
+
+
+def test_bombs_and_huge_names_are_refused_without_decompressing_them_whole() -> None:
+    import zstandard
+
+    from snakewar.server.routers.halite import MAX_DOCUMENT_BYTES
+
+    # The probe: 6 KB of zstd that decompress to 64 MiB of JSON.
+    bomb = zstandard.ZstdCompressor(level=19).compress(b'{"x": "' + b"y" * (64 << 20) + b'"}')
+    assert len(bomb) < 10_000
+    document = json.loads(zstandard.ZstdDecompressor().decompress(SMALL.read_bytes()))
+    document["players"][0]["name"] = "n" * 100_000
+    long_name = zstandard.ZstdCompressor().compress(json.dumps(document).encode())
+    with TestClient(
+        create_app(ServerConfig(database_url="memory")), base_url="http://localhost"
+    ) as client:
+        refused = client.post("/api/halite/games", content=bomb)
+        assert refused.status_code == 413, refused.text
+        assert f"{MAX_DOCUMENT_BYTES}-byte limit" in detail(refused)
+        named = client.post("/api/halite/games", content=long_name)
+        assert named.status_code == 400 and "expected at most 30" in detail(named)
+        assert client.get("/api/halite/games").json() == []
+        decoded = client.post("/api/halite/decode", content=bomb)
+        assert decoded.status_code == 413
+
+
+def test_a_multipart_upload_of_many_parts_is_refused_at_once() -> None:
+    boundary = "xyz"
+    part = f"--{boundary}\r\nContent-Disposition: form-data; name=f\r\n\r\nx\r\n"
+    body = (part * 80_000 + f"--{boundary}--\r\n").encode()
+    with TestClient(
+        create_app(ServerConfig(database_url="memory")), base_url="http://localhost"
+    ) as client:
+        started = time.monotonic()
+        refused = client.post(
+            "/api/halite/games",
+            content=body,
+            headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
+        )
+        elapsed = time.monotonic() - started
+    assert refused.status_code == 400 and "80000 parts" in detail(refused)
+    assert elapsed < 2  # the probe's 80,000 parts froze the server for 47 s

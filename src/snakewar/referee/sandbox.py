@@ -116,6 +116,10 @@ def bwrap_argv(
     argv = [
         bwrap,
         "--unshare-all",
+        # No user namespaces inside: a bot cannot make one to reach kernel code that
+        # only a namespace's "root" may call.
+        "--unshare-user",
+        "--disable-userns",
         "--die-with-parent",
         "--ro-bind", "/usr", "/usr",
     ]  # fmt: skip

@@ -149,14 +149,30 @@ class _HltReplays(ReplayCodec):
 
 
 def read_checked_hlt(
-    data: bytes, *, name: str = "replay", max_bytes: int = MAX_COMPRESSED_BYTES
+    data: bytes,
+    *,
+    name: str = "replay",
+    max_bytes: int = MAX_COMPRESSED_BYTES,
+    max_document_bytes: int = MAX_DOCUMENT_BYTES,
+    max_name_length: int | None = None,
 ) -> HltReplay:
     """Read a ``.hlt`` file whose per-player scores a listing can use.
+
+    ``max_document_bytes`` caps the decompressed JSON (enforced while decompressing);
+    ``max_name_length`` refuses longer player names (the engine cuts bots' names to 30
+    characters, so a real replay never has one).
 
     Raises:
         HltReplayError: a file that is not a readable Halite III replay, in one line.
     """
-    replay = read_hlt(data, max_file_bytes=max_bytes, max_json_bytes=MAX_DOCUMENT_BYTES, name=name)
+    replay = read_hlt(data, max_file_bytes=max_bytes, max_json_bytes=max_document_bytes, name=name)
+    if max_name_length is not None:
+        for i, player in enumerate(replay.players):
+            if len(player.name) > max_name_length:
+                raise HltReplayError(
+                    f"{name}: players[{i}].name has {len(player.name)} characters; "
+                    f"expected at most {max_name_length}"
+                )
     for i, stats in enumerate(replay.statistics):
         score = stats.get("final_production")
         if not isinstance(score, int) or isinstance(score, bool):
@@ -168,14 +184,27 @@ def read_checked_hlt(
 
 
 def played_from_hlt(
-    data: bytes, *, game_id: str, source: str = "upload", max_bytes: int = MAX_COMPRESSED_BYTES
+    data: bytes,
+    *,
+    game_id: str,
+    source: str = "upload",
+    max_bytes: int = MAX_COMPRESSED_BYTES,
+    max_document_bytes: int = MAX_DOCUMENT_BYTES,
+    max_name_length: int | None = None,
 ) -> PlayedGame:
     """A ``.hlt`` file (an upload, the official engine's) as a played game to store.
+
+    The limits are :func:`read_checked_hlt`'s.
 
     Raises:
         HltReplayError: a file that is not a readable Halite III replay, in one line.
     """
-    replay = read_checked_hlt(data, max_bytes=max_bytes)
+    replay = read_checked_hlt(
+        data,
+        max_bytes=max_bytes,
+        max_document_bytes=max_document_bytes,
+        max_name_length=max_name_length,
+    )
     names = [p.name for p in replay.players]
     scores = [int(s["final_production"]) for s in replay.statistics]
     results = tuple(

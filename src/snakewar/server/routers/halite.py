@@ -29,6 +29,7 @@ from fastapi.responses import Response
 
 from snakewar.adapters.halite3 import GAME, played_from_hlt, read_checked_hlt
 from snakewar.errors import SnakewarError, TooLargeError
+from snakewar.referee.halite import NAME_MAX_LENGTH
 from snakewar.server.auth import UserDep
 from snakewar.server.deps import ConfigDep, StoreDep
 from snakewar.server.safety import RateLimiter, RateLimitError
@@ -40,12 +41,16 @@ from snakewar.server.schemas import (
 )
 from snakewar.storage import MAX_REPLAY_BYTES, AsyncStore, GameNotFoundError, GameRow
 
-__all__ = ["MAX_UPLOAD_BYTES", "HaliteState", "UploadError", "router"]
+__all__ = ["MAX_DOCUMENT_BYTES", "MAX_UPLOAD_BYTES", "HaliteState", "UploadError", "router"]
 
 router = APIRouter(prefix="/api/halite", tags=["halite"])
 
 MAX_UPLOAD_BYTES: Final = MAX_REPLAY_BYTES
 """The largest ``.hlt`` (compressed) the server accepts: 32 MiB."""
+
+MAX_DOCUMENT_BYTES: Final = 32 * 1024 * 1024
+"""The largest decompressed replay the server reads: 32 MiB (a 64x64 4-player game is ~2 MB)."""
+
 
 _FORM_OVERHEAD: Final = 64 * 1024
 _DOCUMENTS_KEPT: Final = 8
@@ -92,8 +97,28 @@ def _out(row: GameRow) -> ProgramGameOut:
     )
 
 
+MAX_PARTS: Final = 4
+"""The most parts a multipart upload may have (the file, and a few form fields)."""
+
+
+def _count_parts(content_type: str, body: bytes) -> None:
+    """Refuse a multipart body of more than :data:`MAX_PARTS` parts, before parsing it.
+
+    Counting boundary lines is one pass over the bytes; the parser on 80,000 tiny parts
+    takes tens of seconds of CPU (and the GIL) even off the event loop.
+    """
+    _, _, rest = content_type.partition("boundary=")
+    boundary = rest.split(";", 1)[0].strip().strip('"')
+    if not boundary:
+        raise UploadError("multipart upload has no boundary in its Content-Type")
+    parts = body.count(b"--" + boundary.encode("latin-1", "replace")) - 1
+    if parts > MAX_PARTS:
+        raise UploadError(f"multipart upload has {parts} parts; expected at most {MAX_PARTS}")
+
+
 def _multipart_file(content_type: str, body: bytes) -> bytes:
     """The ``file`` field (or the only field) of a ``multipart/form-data`` body."""
+    _count_parts(content_type, body)
     head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode("latin-1")
     message = BytesParser(policy=HTTP).parsebytes(head + body)
     parts = [p for p in message.iter_parts() if not p.is_multipart()]
@@ -140,7 +165,14 @@ async def _read_body(request: Request, config: ConfigDep) -> bytes:
 
 def _document(data: bytes) -> bytes:
     """The replay's JSON document as compact UTF-8 text (what the viewer downloads)."""
-    document = read_checked_hlt(data, max_bytes=MAX_UPLOAD_BYTES).document
+    # A server reads replays from strangers: a small file must not decompress to
+    # gigabytes, and a player's name is the engine's at most (it cuts names to 30).
+    document = read_checked_hlt(
+        data,
+        max_bytes=MAX_UPLOAD_BYTES,
+        max_document_bytes=MAX_DOCUMENT_BYTES,
+        max_name_length=NAME_MAX_LENGTH,
+    ).document
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
 
 
@@ -165,6 +197,8 @@ async def upload_game(
         game_id=str(uuid.uuid4()),
         source="upload",
         max_bytes=MAX_UPLOAD_BYTES,
+        max_document_bytes=MAX_DOCUMENT_BYTES,
+        max_name_length=NAME_MAX_LENGTH,
     )
     await store.run(store.store.games.save_played, played, owner_id=principal.id)
     return UploadOut(id=played.id, url=GAME.viewer_url(played.id))
