@@ -318,7 +318,7 @@ def test_a_killed_server_leaves_its_running_game_aborted_with_frames(tmp_path: A
     port = free_port()
     env = {**os.environ, "SNAKEWAR_DATABASE_URL": f"sqlite:///{db}"}
     server = subprocess.Popen(
-        [sys.executable, "-m", "snakewar", "serve", "--port", str(port)],
+        [sys.executable, "-m", "snakewar", "serve", "--port", str(port), "--game-lease", "2"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -345,6 +345,11 @@ def test_a_killed_server_leaves_its_running_game_aborted_with_frames(tmp_path: A
     with TestClient(
         create_app(ServerConfig(database_url=f"sqlite:///{db}")), base_url="http://localhost"
     ) as client:
+        # Its lease (2 s) runs out: the next server's sweep aborts it.
+        deadline = time.monotonic() + 30
+        while client.get(f"/api/games/{game['id']}").json()["status"] == "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
         stored = client.get(f"/api/games/{game['id']}").json()
         assert stored["status"] == "aborted"
         frames = client.get(f"/games/{game['id']}/frames").json()

@@ -88,12 +88,13 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         own = store is None
         opened = store if store is not None else _open_store(config)
         astore = AsyncStore(opened, workers=config.store_workers)
-        await astore.run(opened.games.mark_running_as_aborted)
         passwords = Passwords()
         app.state.local_user = (
             None if config.public else await astore.run(ensure_local_user, opened)
         )
-        manager = GameManager(astore, config.max_concurrent_games, config.outbound())
+        manager = GameManager(
+            astore, config.max_concurrent_games, config.outbound(), config.game_lease_s
+        )
         await manager.start()
         arena = ArenaWorker(config.arena_workers, config.max_queued_runs)
         app.state.config = config
@@ -104,6 +105,9 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         app.state.login_limiter = RateLimiter(per_minute=10.0, burst=10)
         app.state.passwords = passwords
         app.state.uploads = uploads = UploadCache()
+        if config.resume_tournaments:
+            # A crash stopped them: they go on from their recorded games.
+            await tournaments.resume_unfinished(astore, arena, config, uploads)
         try:
             yield
         finally:

@@ -29,6 +29,18 @@ def serve(
         False, "--public", help="Refuse private snake addresses, rate-limit game creation."
     ),
     max_games: int = typer.Option(32, "--max-games", help="Most games running at once."),
+    game_lease: float = typer.Option(
+        30.0,
+        "--game-lease",
+        help="Seconds this server vouches for a running game; servers sharing a database "
+        "abort another's running game only once its lease ran out (it died).",
+    ),
+    resume: bool = typer.Option(
+        True,
+        "--resume/--no-resume",
+        help="Play on, at start, the tournaments a crash stopped (one server of several "
+        "sharing a database should).",
+    ),
     signup: str = typer.Option(
         "invite",
         "--signup",
@@ -58,6 +70,8 @@ def serve(
         raise SnakewarError(f"port {port}: expected 1..65535")
     if max_games < 1:
         raise SnakewarError(f"--max-games {max_games}: expected at least 1")
+    if not 1 <= game_lease <= 3600:
+        raise SnakewarError(f"--game-lease {game_lease}: expected 1 to 3600 seconds")
     if signup not in SIGNUP_MODES:
         raise SnakewarError(f"--signup {signup!r}: expected one of {', '.join(SIGNUP_MODES)}")
     if not public and host not in ("127.0.0.1", "localhost", "::1"):
@@ -75,6 +89,8 @@ def serve(
             signup=signup,
             allowed_hosts=tuple(allowed_host),
             allowed_networks=tuple(_networks(allow_network)),
+            game_lease_s=game_lease,
+            resume_tournaments=resume,
         )
     )
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host

@@ -44,6 +44,10 @@ class ServerConfig:
         max_tournament_games: the most games one tournament may play (its matches
             times best-of), so that one request cannot queue days of games.
         max_queued_runs: ladder and tournament runs waiting for the arena at once.
+        resume_tournaments: play on, at start-up, the tournaments a crash stopped (one
+            server of several sharing a database should do it).
+        game_lease_s: how long a server vouches for a running game it plays; servers
+            sharing a database abort only games whose lease ran out.
         allowed_networks: private networks (CIDR) a public server may still call bots
             on, e.g. a LAN's ``192.168.1.0/24``; none by default.
     """
@@ -65,6 +69,8 @@ class ServerConfig:
     sandbox_programs: bool | None = None
     max_tournament_games: int = 2000
     max_queued_runs: int = 16
+    game_lease_s: float = 30.0
+    resume_tournaments: bool = True
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

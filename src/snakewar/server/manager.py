@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import secrets
 import time
 import uuid
@@ -104,6 +105,9 @@ class GameManager:
         store: where games are stored as they run.
         max_concurrent: the most games running (or starting) at once.
         outbound: the address policy of the games' connections (every one of them).
+        lease_s: how long this server vouches for a running game in the database; it
+            renews every third of that, and aborts other servers' games whose lease ran
+            out (their server died), never live ones.
     """
 
     def __init__(
@@ -111,6 +115,7 @@ class GameManager:
         store: AsyncStore,
         max_concurrent: int = 32,
         outbound: AddressPolicy | None = None,
+        lease_s: float = 30.0,
     ) -> None:
         self.store = store
         self.outbound = outbound
@@ -119,13 +124,37 @@ class GameManager:
         self._session: PlaySession | None = None
         self._db_lock = asyncio.Lock()
         self._reserved = 0
+        self.server_id = uuid.uuid4().hex
+        self.lease_s = lease_s
+        self._leases: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        """Open the shared play session (call from the running event loop)."""
+        """Open the shared play session and keep leases (call from the running loop).
+
+        Games left running by a server that died (their lease ran out) are aborted now.
+        """
         self._session = PlaySession(self.outbound)
+        await self.store.run(self.store.store.games.abort_expired)
+        self._leases = asyncio.create_task(self._keep_leases(), name="game leases")
+
+    def _lease_end(self) -> dt.datetime:
+        return dt.datetime.now(dt.UTC) + dt.timedelta(seconds=self.lease_s)
+
+    async def _keep_leases(self) -> None:
+        games = self.store.store.games
+        while True:
+            await asyncio.sleep(self.lease_s / 3)
+            live = [g.id for g in self.games.values() if not g.finished and g.listing]
+            with contextlib.suppress(Exception):  # a database hiccup: retry next round
+                await self.store.run(games.renew_leases, self.server_id, live, self._lease_end())
+                await self.store.run(games.abort_expired)
 
     async def close(self) -> None:
         """Cancel running games (they are stored as cancelled) and release resources."""
+        if self._leases is not None:
+            self._leases.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._leases
         for live in list(self.games.values()):
             if live.task is not None and not live.task.done():
                 live.task.cancel()
@@ -207,7 +236,8 @@ class GameManager:
             live.listing = listing
             live.header = data.header
             live.status = "running"
-            await self._db(games.begin, listing, data, spec=spec, owner_id=owner_id)
+            lease = (self.server_id, self._lease_end())
+            await self._db(games.begin, listing, data, spec=spec, owner_id=owner_id, lease=lease)
             for frame in data.frames:
                 await live._publish(frame.view)
             started.set()

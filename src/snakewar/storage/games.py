@@ -131,16 +131,21 @@ class SqlGameRepository:
         spec: MatchSpec | None = None,
         created_at: dt.datetime | None = None,
         owner_id: int | None = None,
+        lease: tuple[str, dt.datetime] | None = None,
     ) -> GameRow:
         """Store a game that starts now (status ``running``): its header and first frames.
 
-        ``owner_id`` is the user who started it (``None``: the server itself).
+        ``owner_id`` is the user who started it (``None``: the server itself); ``lease``
+        the server that plays it and until when it vouches for it (:meth:`renew_leases`).
 
         Raises:
             GameExistsError: if a game with this id is stored already.
             StoreError: for a bad id.
         """
-        return self._insert(listing, data, "running", spec, created_at, owner_id=owner_id)
+        game = self._insert(listing, data, "running", spec, created_at, owner_id=owner_id)
+        if lease is not None:
+            self.renew_leases(lease[0], [game.id], lease[1])
+        return game
 
     def add_frame(self, game_id: str, frame: Frame) -> None:
         """Store one more frame of a running game.
@@ -280,6 +285,39 @@ class SqlGameRepository:
             game = _get(session, _check_id(game_id))
             game.status = status
             game.updated_at = now()
+
+    def renew_leases(self, server_id: str, game_ids: Sequence[str], until: dt.datetime) -> int:
+        """Say that ``server_id`` still plays ``game_ids`` until ``until``; how many were."""
+        if not game_ids:
+            return 0
+        with self._db.session() as session:
+            result = session.execute(
+                sa.update(GameModel)
+                .where(GameModel.id.in_(list(game_ids)), GameModel.status == "running")
+                .values(server_id=server_id, lease_until=_aware(until))
+                .execution_options(synchronize_session=False)
+            )
+            return cast(CursorResult[Any], result).rowcount
+
+    def abort_expired(self, when: dt.datetime | None = None) -> int:
+        """Mark ``aborted`` every running game whose lease ran out (or that has none).
+
+        Servers sharing a database renew the leases of the games they play; a game
+        whose server died (or that an older Snakewar left running) stops being renewed,
+        and the next server to look aborts it.  Its frames stay, so it can be watched.
+        """
+        when = now() if when is None else _aware(when)
+        with self._db.session() as session:
+            result = session.execute(
+                sa.update(GameModel)
+                .where(
+                    GameModel.status == "running",
+                    sa.or_(GameModel.lease_until.is_(None), GameModel.lease_until < when),
+                )
+                .values(status="aborted", updated_at=now())
+                .execution_options(synchronize_session=False)
+            )
+            return cast(CursorResult[Any], result).rowcount
 
     def mark_running_as_aborted(self) -> int:
         """Mark every ``running`` game ``aborted``; return how many there were.

@@ -40,7 +40,9 @@ Accounts and what they own:
     (``url``: an HTTP snake at ``url``; ``program``: an operator's ``argv`` run in
     ``workdir``; ``upload``: a user's ``archive`` in ``language``), ``visibility``
     (``public``, ``private``), ``paused``.  ``games.owner_id`` is who started a game
-    (null: the server, a ladder).
+    (null: the server, a ladder); a running game's ``server_id`` and ``lease_until`` say
+    which server plays it and until when it vouches for it (servers sharing a database
+    abort only games whose lease ran out).
 """
 
 from __future__ import annotations
@@ -127,6 +129,8 @@ class GameModel(Base):
         sa.ForeignKey("users.id", ondelete="SET NULL", name="fk_games_owner_id_users"),
         nullable=True,
     )
+    server_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
+    lease_until: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
 
 
 class FrameModel(Base):

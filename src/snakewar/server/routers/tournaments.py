@@ -8,14 +8,15 @@ from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 
 from snakewar.arena.config import MatchConfig
-from snakewar.arena.tournament_runner import TournamentRun, load_tournament
+from snakewar.arena.tournament_runner import TournamentRun, TournamentRunError, load_tournament
 from snakewar.engine.protocol import Entrant
 from snakewar.errors import OverLimitError
-from snakewar.server.arena import ArenaBusyError
+from snakewar.referee.uploads import UploadCache
+from snakewar.server.arena import ArenaBusyError, ArenaWorker
 from snakewar.server.auth import AdminDep
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep, UploadsDep
-from snakewar.server.matches import adapter_for, check_entrants, resolve_entrants
+from snakewar.server.matches import adapter_for, check_entrants, programs_for, resolve_entrants
 from snakewar.server.schemas import (
     NO_CONTENT,
     CreateTournament,
@@ -23,9 +24,9 @@ from snakewar.server.schemas import (
     TournamentSummaryOut,
     request_params,
 )
-from snakewar.storage import Store
+from snakewar.storage import AsyncStore, Store
 
-__all__ = ["router", "tournament_out"]
+__all__ = ["resume_unfinished", "router", "start_run", "tournament_out"]
 
 router = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
 
@@ -111,9 +112,7 @@ async def create_tournament(
     entrants = [Entrant(s, name, programs.get(s)) for name, s in run.snakes.items()]
     await check_entrants(match.adapter, entrants, config)
     await store.run(store.store.tournaments.create, run)
-    target: Store = store.store
-    outbound = config.outbound()
-    arena.submit(_key(run.id), lambda: run.run(target, outbound=outbound, programs=programs))
+    await start_run(run, store, arena, config, uploads)
     return tournament_out(run, True)
 
 
@@ -155,3 +154,51 @@ async def delete_tournament(
         raise ArenaBusyError(f"tournament {tid!r} is running; delete it once the run ends")
     await store.run(store.store.tournaments.delete, tid)
     return Response(status_code=204)
+
+
+async def start_run(
+    run: TournamentRun,
+    store: AsyncStore,
+    arena: ArenaWorker,
+    config: ServerConfig,
+    uploads: UploadCache,
+) -> None:
+    """Play ``run`` (to its end) on the arena worker, its program bots resolved now."""
+    programs = await programs_for(store, config, uploads, run.snakes.values())
+    target: Store = store.store
+    outbound = config.outbound()
+    arena.submit(_key(run.id), lambda: run.run(target, outbound=outbound, programs=programs))
+
+
+@router.post("/{tid}/run", status_code=202)
+async def resume_tournament(
+    tid: str,
+    admin: AdminDep,
+    store: StoreDep,
+    arena: ArenaDep,
+    config: ConfigDep,
+    uploads: UploadsDep,
+) -> TournamentOut:
+    """Play an unfinished tournament on (after a crash, or a run that stopped; admins).
+
+    It goes on from its recorded games and plays exactly the games a straight run would.
+    """
+    del admin
+    run = await store.run(load_tournament, store.store, tid)
+    if run.is_finished:
+        raise TournamentRunError(f"tournament {tid!r} is finished; nothing to play")
+    await start_run(run, store, arena, config, uploads)
+    return tournament_out(run, True)
+
+
+async def resume_unfinished(
+    store: AsyncStore, arena: ArenaWorker, config: ServerConfig, uploads: UploadCache
+) -> list[str]:
+    """At start-up: play on every unfinished tournament (a crash stopped it); their ids."""
+    resumed = []
+    for tid, _ in await store.run(store.store.tournaments.list_all):
+        run = await store.run(load_tournament, store.store, tid)
+        if not run.is_finished and not arena.is_running(_key(tid)):
+            await start_run(run, store, arena, config, uploads)
+            resumed.append(tid)
+    return resumed

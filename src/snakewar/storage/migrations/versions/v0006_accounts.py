@@ -1,7 +1,9 @@
 """Accounts and what they own: users, sessions, API tokens, invites, registered snakes.
 
 ``games`` gains ``owner_id``: who started a game (null for the server's own games,
-ladders and tournaments, and every game stored before accounts existed).
+ladders and tournaments, and every game stored before accounts existed), and
+``server_id`` and ``lease_until``: which server plays a running game, and until when
+it vouches for it.
 
 Revision ID: 0006
 Revises: 0005
@@ -104,6 +106,8 @@ def upgrade() -> None:
     op.create_index("ix_snakes_owner_id", "snakes", ["owner_id"])
     with op.batch_alter_table("games") as batch:
         batch.add_column(sa.Column("owner_id", sa.Integer(), nullable=True))
+        batch.add_column(sa.Column("server_id", sa.String(length=64), nullable=True))
+        batch.add_column(sa.Column("lease_until", _WHEN, nullable=True))
         batch.create_foreign_key(
             "fk_games_owner_id_users", "users", ["owner_id"], ["id"], ondelete="SET NULL"
         )
@@ -114,6 +118,8 @@ def downgrade() -> None:
     with op.batch_alter_table("games") as batch:
         batch.drop_constraint("fk_games_owner_id_users", type_="foreignkey")
         batch.drop_column("owner_id")
+        batch.drop_column("server_id")
+        batch.drop_column("lease_until")
     op.drop_index("ix_snakes_owner_id", table_name="snakes")
     op.drop_table("snakes")
     for table in ("invites", "api_tokens", "sessions"):

@@ -1,0 +1,116 @@
+"""Servers sharing a database, and crashes: game leases, tournaments that resume."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from snakewar.arena.tournament_runner import load_tournament
+from snakewar.server.app import create_app
+from snakewar.server.config import ServerConfig
+from snakewar.storage import Store
+from tests.storage.test_games import played  # a stored game to start from
+
+SLOW: dict[str, Any] = {"snakes": ["hunter?depth=2"], "width": 19, "height": 19, "maxTurns": 5000}
+
+
+def test_expired_leases_are_aborted_and_live_ones_kept(tmp_path: Path) -> None:
+    with Store(f"sqlite:///{tmp_path / 'g.db'}") as store:
+        now = dt.datetime.now(dt.UTC)
+        for number, lease in ((1, now - dt.timedelta(seconds=1)), (2, now + dt.timedelta(60))):
+            game = played(number)
+            store.games.begin(game.stored(), game.data, lease=("server-a", lease))
+        legacy = played(3)  # started by a Snakewar without leases
+        store.games.begin(legacy.stored(), legacy.data)
+        assert store.games.abort_expired() == 2
+        status = {n: store.games.get(played(n).id).status for n in (1, 2, 3)}  # type: ignore[union-attr]
+        assert status == {1: "aborted", 2: "running", 3: "aborted"}
+
+
+def test_a_second_server_leaves_the_first_servers_live_game_running(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    config = ServerConfig(database_url=url, game_lease_s=1.5)
+    with TestClient(create_app(config), base_url="http://localhost") as first:
+        game = first.post("/api/games", json=SLOW).json()
+        time.sleep(1.0)  # the first server renews its lease every 0.5 s
+        with TestClient(create_app(config), base_url="http://localhost") as second:
+            time.sleep(1.0)  # the second sweeps at start and every 0.5 s
+            seen = second.get(f"/api/games/{game['id']}").json()
+            assert seen["status"] == "running", seen
+        assert first.post(f"/api/games/{game['id']}/cancel").status_code == 200
+
+
+def test_a_dead_servers_game_is_aborted_once_its_lease_runs_out(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    with Store(url) as store:
+        game = played(7)
+        gone = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)
+        store.games.begin(game.stored(), game.data, lease=("a-dead-server", gone))
+        config = ServerConfig(database_url=url, game_lease_s=1.5)
+        with TestClient(create_app(config), base_url="http://localhost") as client:
+            assert client.get(f"/api/games/{game.id}").json()["status"] == "running"
+            deadline = time.monotonic() + 10
+            while client.get(f"/api/games/{game.id}").json()["status"] == "running":
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+            assert client.get(f"/api/games/{game.id}").json()["status"] == "aborted"
+
+
+CRASH = """
+import os, sys
+from snakewar.arena.config import MatchConfig
+from snakewar.arena.tournament_runner import TournamentRun
+from snakewar.storage import Store
+
+store = Store(sys.argv[1])
+run = TournamentRun.create(
+    "cup", "single_elimination", [("builtin:random", f"s{i}") for i in range(8)],
+    config=MatchConfig.create(None, {"width": 7, "height": 7}), seed=3, tid="cup",
+)
+store.tournaments.create(run)
+
+def crash(run, played):
+    if sys.argv[2] == "crash":
+        os._exit(9)  # killed in the middle of the run: no clean-up at all
+
+run.run(store, on_step=crash)
+"""
+
+
+def _games(url: str) -> list[str]:
+    with Store(url) as store:
+        run = load_tournament(store, "cup")
+        assert run.is_finished
+        return sorted(g.game_id for games in run.games.values() for g in games)
+
+
+def test_a_tournament_killed_mid_run_resumes_and_plays_what_a_straight_run_plays(
+    tmp_path: Path,
+) -> None:
+    straight = f"sqlite:///{tmp_path / 'straight.db'}"
+    crashed = f"sqlite:///{tmp_path / 'crashed.db'}"
+    for url, mode in ((straight, "straight"), (crashed, "crash")):
+        done = subprocess.run(
+            [sys.executable, "-c", CRASH, url, mode], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == (9 if mode == "crash" else 0), done.stderr
+    with Store(crashed) as store:
+        stopped = load_tournament(store, "cup")
+        assert not stopped.is_finished and stopped.games  # some games, not all
+    with TestClient(
+        create_app(ServerConfig(database_url=crashed)), base_url="http://localhost"
+    ) as client:
+        deadline = time.monotonic() + 120
+        while True:
+            data = client.get("/api/tournaments/cup").json()
+            if data["finished"] and not data["running"]:
+                break
+            assert time.monotonic() < deadline, data
+            time.sleep(0.1)
+    assert _games(crashed) == _games(straight)
