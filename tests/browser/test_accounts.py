@@ -144,7 +144,8 @@ def test_upload_a_python_halite_bot_and_watch_it_play_in_the_sandbox(
     expect(page.get_by_test_id("my-snakes")).to_contain_text("@hal/kit")
     shot(page, "uploaded-halite-bot")
     page.get_by_test_id("play-kit").click()
-    expect(page).to_have_url(re.compile(r"/view/[0-9a-f-]+$"))
+    # A Halite game is stored whole: the page moves on once it is played (100 turns).
+    expect(page).to_have_url(re.compile(r"/view/[0-9a-f-]+$"), timeout=120_000)
     game_id = page.url.rsplit("/", 1)[1]
     deadline = time.monotonic() + 300
     while httpx.get(f"{base}/api/games/{game_id}").json()["status"] == "running":

@@ -16,6 +16,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from snakewar.replay.hlt import read_hlt
 from tests.server.accounts import make_user, public_client
 
 KIT = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
@@ -66,8 +67,10 @@ def test_an_uploaded_bot_plays_halite_in_the_sandbox() -> None:
         assert done["status"] == "complete", done
         assert [e["name"] for e in done["entrants"]] == ["ann/kit", "greedy"]
         assert [e["source"] for e in done["entrants"]] == ["@ann/kit", "builtin:greedy"]
-        result = admin.store.games.get(done["id"]).result
-        assert result["killed"] == {} and result["scores"][0] > 0  # it played, and mined
+        row = admin.store.games.get(done["id"])
+        assert row is not None and row.result is not None and row.result["killed"] == {}
+        replay = read_hlt(admin.store.games.data(done["id"]).replay or b"")
+        assert replay.statistics[0]["ships_spawned"] > 0  # it played: it made ships
         # A rematch runs the registered bot again (the stored game names it only).
         again = admin.post(f"/api/games/{done['id']}/rematch", headers=ann)
         assert again.status_code == 201, again.text

@@ -369,6 +369,6 @@ def test_changes_carry_the_csrf_token_and_forms_send_what_was_typed(js: dict[str
     assert js["tokenCells"] == [["ci", "2026-11-24 03:04", "never", "revoked"]]
     assert js["uploadUrl"] == "/api/snakes/upload?name=my+bot&language=python3"
     assert js["trial"] == [
-        {"game": "halite3", "snakes": ["@a/k", "builtin:greedy"]},
-        {"game": "battlesnake", "snakes": ["@a/s", "builtin:random"]},
+        {"game": "halite3", "snakes": ["@a/k", "builtin:greedy"], "maxTurns": 100},
+        {"game": "battlesnake", "snakes": ["@a/s", "builtin:random"], "maxTurns": 100},
     ]

@@ -34,7 +34,14 @@ from snakewar.engine.protocol import (
 from snakewar.errors import BusyError
 from snakewar.storage import AsyncStore
 
-__all__ = ["GameLimitError", "GameManager", "LiveGame"]
+__all__ = ["GameLimitError", "GameManager", "LiveGame", "Slot"]
+
+
+@dataclass
+class Slot:
+    """A game slot a request holds (:meth:`GameManager.slot`); ``used`` once a game has it."""
+
+    used: bool = False
 
 
 class GameLimitError(BusyError):
@@ -177,22 +184,25 @@ class GameManager:
             )
 
     @contextlib.contextmanager
-    def slot(self) -> Iterator[None]:
+    def slot(self) -> Iterator[Slot]:
         """Hold a game slot while a request prepares a game (call before any await).
 
         A request checks its entrants (DNS, the database) before :meth:`create`; without
         a slot taken first, many concurrent requests would all pass the cap and all
-        start.  Pass ``reserved=True`` to :meth:`create` inside the block.
+        start.  Pass the slot to :meth:`create` inside the block: the game takes it
+        over (it is counted once, as a running game, from then on).
 
         Raises:
             GameLimitError: if every slot is taken.
         """
         self._check_room()
         self._reserved += 1
+        held = Slot()
         try:
-            yield
+            yield held
         finally:
-            self._reserved -= 1
+            if not held.used:
+                self._reserved -= 1
 
     async def _db(self, fn: Any, *args: Any, **kwargs: Any) -> None:
         # One writer at a time keeps each game's rows in order (SQLite has one writer anyway).
@@ -205,7 +215,7 @@ class GameManager:
         seed: int | None = None,
         *,
         owner_id: int | None = None,
-        reserved: bool = False,
+        slot: Slot | None = None,
     ) -> LiveGame:
         """Start a game; returns once it is running (its first frame stored).
 
@@ -213,14 +223,16 @@ class GameManager:
             spec: the match.
             seed: its seed (default: a random one).
             owner_id: the user who starts it (who may cancel and delete it).
-            reserved: the caller holds a :meth:`slot` for it.
+            slot: a :meth:`slot` the caller holds for it.
 
         Raises:
             GameLimitError: if too many games are running.
             SnakewarError: an unreachable bot, an unknown bot, impossible settings.
         """
-        if not reserved:
+        if slot is None:
             self._check_room()
+        elif slot.used:
+            raise ValueError("a slot starts one game")
         assert self._session is not None, "GameManager.start() was not awaited"
         adapter = get_game(spec.game)
         seed = seed if seed is not None else secrets.randbits(62) + 1
@@ -228,6 +240,9 @@ class GameManager:
         # The slot is taken now, before any await: concurrent requests see it.
         self._prune()
         self.games[live.id] = live
+        if slot is not None:  # the reservation becomes the running game, counted once
+            slot.used = True
+            self._reserved -= 1
         started = asyncio.Event()
         failure: list[BaseException] = []
         games = self.store.store.games

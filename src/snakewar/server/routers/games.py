@@ -152,7 +152,7 @@ async def create_game(
     server (and an admin) may also name snakes by URL.
     """
     # The slot is taken before the first await: concurrent requests see it at once.
-    with manager.slot(), _counted(request, config, limiter):
+    with manager.slot() as slot, _counted(request, config, limiter):
         resolved = await resolve_entrants(
             store,
             principal,
@@ -173,7 +173,7 @@ async def create_game(
             source="custom",
             programs=resolved.programs,
         )
-        live = await manager.create(spec, body.seed, owner_id=principal.id, reserved=True)
+        live = await manager.create(spec, body.seed, owner_id=principal.id, slot=slot)
     return live_out(live)
 
 
@@ -258,9 +258,9 @@ async def rematch(
     uploads: UploadsDep,
 ) -> GameOut:
     """A new game with the same entrants and settings and a new seed (owner or admin)."""
-    with manager.slot(), _counted(request, config, limiter):
+    with manager.slot() as slot, _counted(request, config, limiter):
         spec = await _rematch_spec(principal, config, manager, store, uploads, game_id)
-        live = await manager.create(spec, owner_id=principal.id, reserved=True)
+        live = await manager.create(spec, owner_id=principal.id, slot=slot)
     return live_out(live)
 
 

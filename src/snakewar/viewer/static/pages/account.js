@@ -16,7 +16,7 @@ export function uploadUrl(name, language) {
 /** The body of "play it against a built-in": a short game of the bot's own game. */
 export function trialGame(snake) {
   const opponent = snake.game === "halite3" ? "builtin:greedy" : "builtin:random";
-  return { game: snake.game, snakes: [snake.ref, opponent] };
+  return { game: snake.game, snakes: [snake.ref, opponent], maxTurns: 100 };
 }
 
 /** A token's row: label, when made, when last used, revoked or not. */
