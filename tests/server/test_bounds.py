@@ -54,3 +54,25 @@ def test_the_arena_takes_a_bounded_number_of_runs() -> None:
         arena.close()
 
     asyncio.run(main())
+
+
+def test_ladders_and_tournaments_meet_the_same_caps_as_games() -> None:
+    app = create_app(ServerConfig(database_url="memory"))
+    with TestClient(app, base_url="http://localhost") as client:
+        big = client.post("/api/ladders", json={"name": "big", "width": 30, "height": 30})
+        assert big.status_code == 422 and "larger than this server's 25" in big.text
+        slow = client.post("/api/ladders", json={"name": "slow", "timeout": 60_000})
+        assert slow.status_code == 422 and "timeout" in slow.text
+        cup = client.post(
+            "/api/tournaments", json={"name": "c", "snakes": ["random"] * 4, "width": 30}
+        )
+        assert cup.status_code == 422 and "larger than this server's 25" in cup.text
+        assert client.get("/api/ladders").json() == []
+
+
+def test_a_public_tester_tests_snakes_not_built_ins() -> None:
+    from tests.server.accounts import public_client
+
+    with public_client(as_user="ann", admin=False) as client:
+        refused = client.post("/api/test", json={"url": "builtin:hunter?depth=16"})
+        assert refused.status_code == 403 and "give its URL" in refused.json()["detail"]

@@ -36,6 +36,7 @@ __all__ = [
     "ProgramEntrantError",
     "Resolved",
     "adapter_for",
+    "check_caps",
     "check_entrants",
     "find_snake",
     "programs_for",
@@ -201,12 +202,17 @@ def with_programs(
     )
 
 
-def _check_caps(
+def check_caps(
     config: ServerConfig,
     count: int,
     params: Mapping[str, object],
     timeout_ms: int | None,
 ) -> None:
+    """Refuse what passes this server's caps: entrants, board size, time per turn.
+
+    Raises:
+        OverLimitError: naming the field and the cap.
+    """
     if count > config.max_snakes:
         raise OverLimitError(f"snakes: {count} given, this server allows {config.max_snakes}")
     for key in ("width", "height"):
@@ -243,7 +249,7 @@ async def web_match(
     if len(names) > len(texts):
         raise OverLimitError(f"names: {len(names)} given for {len(texts)} snakes")
     normalized = adapter.parse_params(params)
-    _check_caps(config, len(texts), normalized, timeout_ms)
+    check_caps(config, len(texts), normalized, timeout_ms)
     entrants = with_programs(entrants_from_texts(adapter, texts, list(names)), programs or {})
     await check_entrants(adapter, entrants, config)
     spec = MatchSpec(

@@ -16,7 +16,13 @@ from snakewar.errors import NotFoundError
 from snakewar.server.arena import ArenaBusyError
 from snakewar.server.auth import AdminDep, NotAllowedError, UserDep
 from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep, UploadsDep
-from snakewar.server.matches import SNAKE_REF, check_entrants, programs_for, resolve_entrants
+from snakewar.server.matches import (
+    SNAKE_REF,
+    check_caps,
+    check_entrants,
+    programs_for,
+    resolve_entrants,
+)
 from snakewar.server.schemas import (
     NO_CONTENT,
     AddEntrant,
@@ -125,6 +131,7 @@ async def create_ladder(
         timeout_ms=body.timeout,
         max_turns=min(body.max_turns or config.max_turns, config.max_turns),
     )
+    check_caps(config, body.game_size, match.params, body.timeout)
     ladder = Ladder(body.name, match, body.seed)
     await store.run(store.store.ladders.create, ladder)
     return ladder_out(ladder, False)

@@ -10,7 +10,7 @@ from snakewar.adapters.battlesnake import GAME
 from snakewar.checkup import run_tester
 from snakewar.referee.clients import new_http_client
 from snakewar.referee.runner import make_client
-from snakewar.server.auth import UserDep
+from snakewar.server.auth import NotAllowedError, UserDep
 from snakewar.server.deps import ConfigDep, client_key
 from snakewar.server.matches import check_entrants
 from snakewar.server.safety import RateLimiter
@@ -36,6 +36,10 @@ async def run_tests(
     """Run the snake tester (health checks and scenarios) and return its report (users)."""
     del principal  # a logged-in user (the local user on a local server)
     entrant = GAME.entrant(body.url)
+    if config.public and GAME.reach(entrant).kind == "builtin":
+        # The tester is for one's own snake; a public server plays built-ins only in
+        # its killable worker processes, and the tester's many games would run them here.
+        raise NotAllowedError("url: the tester tests your snake; give its URL")
     await check_entrants(GAME, [entrant], config)
     counted = (
         _limiter(request).counted(client_key(request), "too many tester runs; wait a minute")

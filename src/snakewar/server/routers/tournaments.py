@@ -16,7 +16,13 @@ from snakewar.server.arena import ArenaBusyError, ArenaWorker
 from snakewar.server.auth import AdminDep
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep, UploadsDep
-from snakewar.server.matches import adapter_for, check_entrants, programs_for, resolve_entrants
+from snakewar.server.matches import (
+    adapter_for,
+    check_caps,
+    check_entrants,
+    programs_for,
+    resolve_entrants,
+)
 from snakewar.server.schemas import (
     NO_CONTENT,
     CreateTournament,
@@ -109,6 +115,7 @@ async def create_tournament(
         best_of=body.best_of,
     )
     _check_size(run, config)
+    check_caps(config, body.heat_size, match.params, body.timeout)
     entrants = [Entrant(s, name, programs.get(s)) for name, s in run.snakes.items()]
     await check_entrants(match.adapter, entrants, config)
     await store.run(store.store.tournaments.create, run)
