@@ -61,7 +61,9 @@ def test_open_signup_logs_in_with_a_strict_httponly_cookie() -> None:
             assert all(h.startswith("$argon2") for h in stored if h != "!")
             sessions = connection.execute(sa.text("SELECT id FROM sessions")).scalars().all()
         assert client.cookies[SESSION_COOKIE] not in sessions
-        # Taken names, short passwords and bad names are refused, naming the field.
+        # Taken names, short passwords and bad names are refused, naming the field (to a
+        # new visitor: a logged-in browser's changes need the CSRF header).
+        client.cookies.clear()
         again = client.post("/api/auth/signup", json={"name": "ann", "password": "long enough"})
         assert again.status_code == 409
         short = client.post("/api/auth/signup", json={"name": "bob", "password": "short"})
@@ -82,7 +84,8 @@ def test_invite_only_and_closed_signup() -> None:
         if True:
             made = visitor.post("/api/auth/signup", json={**no_invite, "invite": code})
             assert made.status_code == 201, made.text
-            # An invitation works once.
+            # An invitation works once (for a new visitor: this browser is logged in now).
+            visitor.cookies.clear()
             twice = visitor.post(
                 "/api/auth/signup", json={"name": "bob", "password": "long enough", "invite": code}
             )
@@ -395,3 +398,15 @@ def test_bad_user_names_are_refused_by_the_store(name: str) -> None:
 
     with Store("sqlite://") as store, pytest.raises(StoreError, match="user name"):
         store.accounts.create_user(name, "hash")
+
+
+def test_a_log_in_posted_from_another_site_is_refused() -> None:
+    with public_client(as_user="ann", admin=False) as client:
+        client.headers.pop("Authorization")
+        body = {"name": "ann", "password": password_of("ann")}
+        foreign = client.post(
+            "/api/auth/login", json=body, headers={"Origin": "https://evil.example"}
+        )
+        assert foreign.status_code == 403 and "another site" in detail(foreign)
+        assert SESSION_COOKIE not in client.cookies
+        assert client.post("/api/auth/login", json=body).status_code == 200

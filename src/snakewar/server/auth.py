@@ -218,7 +218,7 @@ async def get_principal(request: Request) -> Principal:
 
 async def _public_principal(request: Request, store: AsyncStore, unsafe: bool) -> Principal:
     authorization = request.headers.get("authorization")
-    if authorization is not None:
+    if authorization:  # an empty header is no credential (some clients send one)
         scheme, _, token = authorization.partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token.startswith(TOKEN_PREFIX) or len(token) > 100:

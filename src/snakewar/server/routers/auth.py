@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 
 from snakewar.errors import UnauthorizedError
 from snakewar.server.auth import (
@@ -15,6 +15,7 @@ from snakewar.server.auth import (
     SignupClosedError,
     clear_session_cookie,
     digest,
+    get_principal,
     new_secret,
     set_session_cookie,
 )
@@ -26,7 +27,9 @@ from snakewar.storage.database import now
 
 __all__ = ["INVITE_LIFETIME", "router", "user_out"]
 
-router = APIRouter(prefix="/api/auth", tags=["accounts"])
+# Every route knows its requester first: a log-in or sign-up posted from another site's
+# page (login CSRF) is refused by the same Origin check as any change.
+router = APIRouter(prefix="/api/auth", tags=["accounts"], dependencies=[Depends(get_principal)])
 
 INVITE_LIFETIME = dt.timedelta(days=7)
 
