@@ -19,9 +19,10 @@ from tests.asgi_server import serve
 from tests.server.accounts import BASE_URL, make_user, password_of, public_client
 
 GAME: dict[str, Any] = {"snakes": ["random", "random"], "width": 7, "height": 7}
-# One snake alone on a big board, thinking a while each turn: it runs for many seconds.
+# One snake alone on a big board, thinking 100 ms every turn: it runs for over a minute
+# (a fixed-depth hunter plays ~400 turns a second and can finish in under a second).
 SLOW_GAME: dict[str, Any] = {
-    "snakes": ["hunter?depth=2"],
+    "snakes": ["hunter?budget=100"],
     "width": 19,
     "height": 19,
     "maxTurns": 5000,

@@ -17,7 +17,13 @@ from snakewar.server.config import ServerConfig
 from snakewar.storage import Store
 from tests.storage.test_games import played  # a stored game to start from
 
-SLOW: dict[str, Any] = {"snakes": ["hunter?depth=2"], "width": 19, "height": 19, "maxTurns": 5000}
+# Thinking 100 ms a turn alone on a big board, it plays for over a minute.
+SLOW: dict[str, Any] = {
+    "snakes": ["hunter?budget=100"],
+    "width": 19,
+    "height": 19,
+    "maxTurns": 5000,
+}
 
 
 def test_expired_leases_are_aborted_and_live_ones_kept(tmp_path: Path) -> None:
