@@ -40,6 +40,7 @@ from snakewar.referee.clients import (
     LegacySnakeClient,
     SnakeClient,
     SnakeUnreachableError,
+    V0SnakeClient,
     check_url,
 )
 from snakewar.referee.workers import BotPool, WorkerClient
@@ -69,11 +70,12 @@ class SnakeSpecError(EntrantError):
 
 
 def snake_kind(spec: str) -> tuple[str, str]:
-    """Classify a snake argument: ``("builtin"|"http"|"legacy2017"|"legacy2018", target)``.
+    """Classify a snake argument: ``("builtin"|"http"|"v0"|"legacy2017"|"legacy2018", target)``.
 
     Accepted forms: ``builtin:NAME[?options]`` (or a bare built-in name),
-    ``http(s)://...``, and ``legacy:URL`` / ``legacy2018:URL`` / ``legacy2017:URL``
-    for snakes written for the 2017/2018 APIs.
+    ``http(s)://...``, ``v0:URL`` for snakes written for API v0 (2019 to mid-2020),
+    and ``legacy:URL`` / ``legacy2018:URL`` / ``legacy2017:URL`` for snakes written
+    for the 2017/2018 APIs.
 
     Raises:
         SnakeSpecError: for anything else.
@@ -82,6 +84,7 @@ def snake_kind(spec: str) -> tuple[str, str]:
         ("legacy2017:", "legacy2017"),
         ("legacy2018:", "legacy2018"),
         ("legacy:", "legacy2018"),
+        ("v0:", "v0"),
     ):
         if spec.startswith(prefix):
             return kind, spec[len(prefix) :]
@@ -92,7 +95,7 @@ def snake_kind(spec: str) -> tuple[str, str]:
         return "builtin", name
     raise SnakeSpecError(
         f"snake {spec!r}: expected a URL (http://...), builtin:NAME "
-        f"(one of {', '.join(bot_names())}) or legacy:URL"
+        f"(one of {', '.join(bot_names())}), v0:URL or legacy:URL"
     )
 
 
@@ -117,6 +120,8 @@ def make_client(
         return InProcessClient(make_bot(target), f"builtin:{target}", timeout_ms)
     if kind == "http":
         return HttpSnakeClient(target, http, timeout_ms)
+    if kind == "v0":
+        return V0SnakeClient(target, http, timeout_ms)
     check_url(target)
     return LegacySnakeClient(target, http, timeout_ms, api=int(kind[-4:]))
 
@@ -342,10 +347,10 @@ async def play_game(
 def _refresh_legacy(
     record: GameRecord, clients: dict[str, SnakeClient], infos: dict[str, SnakeInfo]
 ) -> None:
-    """Legacy snakes say their name and colour in the ``/start`` reply."""
+    """Legacy and API v0 snakes give their colour, head and tail in the ``/start`` reply."""
     for i, entry in enumerate(record.snakes):
         client = clients[entry.id]
-        if isinstance(client, LegacySnakeClient) and record.start[entry.id].ok:
+        if isinstance(client, (LegacySnakeClient, V0SnakeClient)) and record.start[entry.id].ok:
             meta = client.metadata
             record.snakes[i] = replace(entry, color=meta.color, head=meta.head, tail=meta.tail)
             infos[entry.id] = replace(
