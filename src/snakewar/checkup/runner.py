@@ -630,6 +630,7 @@ async def _check_ping(client: SnakeClient, timeout_ms: int) -> CheckResult:
 async def _check_v0_looks(client: SnakeClient, timeout_ms: int) -> CheckResult:
     """The ``/start`` reply's looks (``color``, ``headType``, ``tailType``).
 
+    A ``/start`` of its own, read by the client (:func:`~snakewar.referee.clients.v0_start_reply`).
     A bad value only changes how the snake is drawn, so it is a note; the check
     fails only when there is no ``/start`` reply to read.
     """

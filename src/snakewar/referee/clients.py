@@ -69,7 +69,7 @@ class SnakeClient(Protocol):
     """One snake, as the referee sees it.  One client per snake per game."""
 
     source: str
-    """What the user gave: a URL, ``legacy:URL`` or ``builtin:NAME``."""
+    """What the user gave: a URL, ``v0:URL``, ``legacy:URL`` or ``builtin:NAME``."""
 
     async def info(self) -> SnakeMetadata:
         """Fetch the snake's metadata (``GET /``).
@@ -563,7 +563,8 @@ V0_HEADS = (
     "smile",
     "tongue",
 )
-"""The ``headType`` names API v0 offered (``regular`` is API v1's ``default``)."""
+"""The ``headType`` names API v0 offered (``regular`` is API v1's ``default``), as the
+typed snakes and SDKs of 2019-2020 list them."""
 
 V0_TAILS = (
     "block-bum",

@@ -1,6 +1,7 @@
 """The referee: plays one game between snakes, the way the official engine does.
 
-1. ``GET /`` every snake (done by :func:`connect`, once, before any game).
+1. ``GET /`` every snake (done by :func:`connect`, once, before any game; API v0
+   snakes get ``POST /ping``, legacy ones are only checked to answer).
 2. Set up the board from the seed; ``POST /start`` to every snake, in parallel.
 3. Each turn: ``POST /move`` to every alive snake in parallel (or one after the
    other with ``sequential``), each bounded by the timeout; a snake that fails in
