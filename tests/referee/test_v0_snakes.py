@@ -333,3 +333,25 @@ def test_a_ladder_with_a_v0_entrant(greedy: tuple[str, V0Snakes], tmp_path: Path
         assert not ladder.entries["old"].paused
         assert all("old" in g.seats for g in ladder.recent)
         assert store.games.count() == 3
+
+
+def test_a_tournament_with_a_v0_entrant(
+    greedy: tuple[str, V0Snakes], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from snakewar.cli import main
+
+    url, log = greedy
+    log.received.clear()
+    db = ["--database", f"sqlite:///{tmp_path / 'cup.db'}"]
+    create = ["tournament", "create", "Old cup", "--format", "round_robin",
+              "--snake", f"v0:{url}", "--name", "old", "--snake", "random",
+              "-W", "7", "-H", "7", "--seed", "3", *db]  # fmt: skip
+    assert main(create) == 0
+    tid = capsys.readouterr().out.strip()
+    assert main(["tournament", "run", tid, *db]) == 0
+    assert "finished" in capsys.readouterr().out
+    target = tmp_path / "results.json"
+    assert main(["tournament", "export", tid, "-o", str(target), *db]) == 0
+    results = json.loads(target.read_text())
+    assert results["finished"] and results["matches"]
+    assert log.bodies("move")  # the v0 snake played its games
