@@ -1,7 +1,7 @@
 """A snake's checkup (the snake tester): health checks and positions with known right moves.
 
 ``snakewar test URL`` (see :mod:`snakewar.cli.checkup`) and the server use
-:func:`run_tester`, which works with any snake client (HTTP, legacy or a built-in
+:func:`run_tester`, which works with any snake client (HTTP, v0, legacy or a built-in
 bot in-process)::
 
     import asyncio

@@ -1,7 +1,7 @@
 """Run the snake tester against one snake: health checks, then the scenario suite.
 
 :func:`run_tester` drives any :class:`~snakewar.referee.clients.SnakeClient`
-(an HTTP snake, a legacy one, or a built-in bot in-process) and returns a
+(an HTTP snake, an API v0 or legacy one, or a built-in bot in-process) and returns a
 :class:`TesterReport`; nothing the snake does raises.
 
 1. **Health checks**: ``GET /`` (status, latency, and the reply's schema: a JSON
@@ -11,6 +11,10 @@
 2. **Scenarios**: every scenario of :mod:`snakewar.checkup.scenarios` in its 8
    symmetric variants; each variant is a game of its own (``/start``, one
    ``/move``, ``/end``) and passes when the move is one of the acceptable ones.
+
+An API v0 snake (:class:`~snakewar.referee.clients.V0SnakeClient`) has no ``GET /``:
+its health checks are ``POST /ping``, ``POST /start``, the looks its ``/start``
+reply gives (bad ones are notes), ``/move`` and ``/end`` (see :func:`_health_checks`).
 
 If nothing answers at all (every health call refused, reset or timed out), the
 snake is *unreachable*: the scenarios are skipped and :attr:`TesterReport.reachable`
@@ -45,6 +49,7 @@ from snakewar.referee.clients import (
     LegacySnakeClient,
     SnakeClient,
     SnakeUnreachableError,
+    V0SnakeClient,
 )
 
 __all__ = [
@@ -64,7 +69,7 @@ DEFAULT_PARALLEL = 4
 _NO_ANSWER = (CallStatus.CONNECTION_ERROR, CallStatus.TIMEOUT)
 LEGACY_SKIPPED = ("hazards", "wrapped")
 """Categories the 2017/2018 APIs cannot describe (no hazards, no ruleset names);
-skipped for legacy snakes unless asked for by name."""
+skipped for legacy and API v0 snakes unless asked for by name."""
 
 _INVALID_METADATA = "invalid-metadata"
 """The status of a ``GET /`` reply that is JSON but not valid API v1 metadata."""
@@ -292,20 +297,13 @@ async def run_tester(
     chosen = scenarios_in(wanted) if scenarios else []
     timeout = timeout_ms if timeout_ms is not None else getattr(client, "timeout_ms", 500)
     report = TesterReport(client.source, timeout)
-    if isinstance(client, LegacySnakeClient) and wanted is None and chosen:
+    skip_note = _old_api_skip_note(client)
+    if skip_note and wanted is None and chosen:
         chosen = [s for s in chosen if s.category not in LEGACY_SKIPPED]
-        report.notes.append(
-            f"legacy API: {' and '.join(LEGACY_SKIPPED)} scenarios skipped "
-            "(the 2017/2018 APIs cannot describe them)"
-        )
+        report.notes.append(skip_note)
     started = time.perf_counter()
 
-    for check in (
-        _check_info,
-        _check_start,
-        _check_move,
-        _check_end,
-    ):
+    for check in _health_checks(client):
         result = await check(client, timeout)
         report.checks.append(result)
         await _notify(on_check, result)
@@ -581,6 +579,82 @@ async def _check_info_http(url: str, timeout_ms: int, http: httpx.AsyncClient) -
         http_status,
         _metadata_summary(SnakeMetadata.from_api(data)),
         tuple(notes),
+    )
+
+
+# -- older APIs: what they cannot describe, and API v0's own checks ---------------------
+
+HealthCheck = Callable[[SnakeClient, int], Awaitable[CheckResult]]
+
+
+def _old_api_skip_note(client: SnakeClient) -> str:
+    """The report's note when ``client`` speaks an API without rulesets or hazards."""
+    if isinstance(client, LegacySnakeClient):
+        return (
+            f"legacy API: {' and '.join(LEGACY_SKIPPED)} scenarios skipped "
+            "(the 2017/2018 APIs cannot describe them)"
+        )
+    if isinstance(client, V0SnakeClient):
+        return (
+            f"API v0: {' and '.join(LEGACY_SKIPPED)} scenarios skipped "
+            "(v0 requests carry no ruleset and no hazards)"
+        )
+    return ""
+
+
+def _health_checks(client: SnakeClient) -> tuple[HealthCheck, ...]:
+    """The health checks for ``client``, in order: API v0 has ``/ping`` for ``GET /``."""
+    if isinstance(client, V0SnakeClient):
+        return (_check_ping, _check_start, _check_v0_looks, _check_move, _check_end)
+    return (_check_info, _check_start, _check_move, _check_end)
+
+
+async def _check_ping(client: SnakeClient, timeout_ms: int) -> CheckResult:
+    """``POST /ping``: API v0's keep-alive must answer 200 (its body is ignored)."""
+    assert isinstance(client, V0SnakeClient)
+    outcome = await client.ping()
+    result = _from_outcome("POST /ping", outcome, max(timeout_ms, MIN_INFO_TIMEOUT_MS))
+    if result.passed:
+        return CheckResult(
+            result.name,
+            True,
+            result.status,
+            result.latency_ms,
+            result.http_status,
+            "API v0: the server answers (no metadata at GET / in v0)",
+            result.notes,
+        )
+    return result
+
+
+async def _check_v0_looks(client: SnakeClient, timeout_ms: int) -> CheckResult:
+    """The ``/start`` reply's looks (``color``, ``headType``, ``tailType``).
+
+    A ``/start`` of its own, read by the client (:func:`~snakewar.referee.clients.v0_start_reply`).
+    A bad value only changes how the snake is drawn, so it is a note; the check
+    fails only when there is no ``/start`` reply to read.
+    """
+    assert isinstance(client, V0SnakeClient)
+    name = "/start looks (v0)"
+    outcome = await client.start(_health_request(timeout_ms))
+    if not outcome.ok:
+        return CheckResult(
+            name,
+            False,
+            str(outcome.status),
+            outcome.latency_ms,
+            outcome.http_status,
+            f"no /start reply to read the looks from ({outcome.error})",
+        )
+    meta = client.metadata
+    return CheckResult(
+        name,
+        True,
+        str(outcome.status),
+        outcome.latency_ms,
+        outcome.http_status,
+        f"color {meta.color}, head {meta.head!r}, tail {meta.tail!r}",
+        client.start_notes,
     )
 
 

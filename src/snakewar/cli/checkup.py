@@ -32,7 +32,9 @@ HEALTH_ONLY = "health"
 
 def test_snake(
     url: str = typer.Argument(
-        ..., metavar="URL", help="The snake: http(s)://..., builtin:NAME or legacy:URL."
+        ...,
+        metavar="URL",
+        help="The snake: http(s)://..., builtin:NAME, v0:URL or legacy:URL.",
     ),
     timeout: int = typer.Option(500, "-t", "--timeout", help="Move timeout in ms."),
     json_out: bool = typer.Option(

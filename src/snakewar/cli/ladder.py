@@ -112,7 +112,8 @@ def describe(config: MatchConfig) -> str:
 def add(
     name: str = typer.Argument(..., help="The ladder."),
     snake: str = typer.Argument(
-        ..., help="An entrant: a URL, builtin:NAME, legacy:URL; a bot command for Halite."
+        ...,
+        help="An entrant: a URL, builtin:NAME, v0:URL, legacy:URL; a bot command for Halite.",
     ),
     as_name: str | None = typer.Option(None, "--name", "-n", help="The entrant's name."),
     database: str | None = _DB,

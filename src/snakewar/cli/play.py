@@ -3,7 +3,7 @@
 The flags follow the official CLI (``battlesnake play``): ``-W -H -n -u -t -s -g
 -m -r -d -D -o -v -c`` and the settings flags, with the same meanings.  Beyond it:
 
-* snakes are given in one list (URLs, ``builtin:NAME``, ``legacy:URL``) and ``-u``
+* snakes are given in one list (URLs, ``builtin:NAME``, ``v0:URL``, ``legacy:URL``) and ``-u``
   URLs are appended to it; they are placed in that order;
 * the same seed and snakes give the same game (ids derive from the seed), and the
   seed is always printed;
@@ -64,7 +64,7 @@ def play(
     snakes: list[str] = typer.Argument(
         None,
         metavar="[SNAKE]...",
-        help="Snakes in placement order: URLs, builtin:NAME or legacy:URL "
+        help="Snakes in placement order: URLs, builtin:NAME, v0:URL or legacy:URL "
         "(default: hunter, greedy, random, random).",
     ),
     names: list[str] = typer.Option([], "-n", "--name", help="Snake names, in order."),

@@ -45,7 +45,7 @@ def create(
         [],
         "--snake",
         "-s",
-        help="An entrant (URL, builtin:NAME or legacy:URL; a bot command for Halite), "
+        help="An entrant (URL, builtin:NAME, v0:URL or legacy:URL; a bot command for Halite), "
         "best seed first.",
     ),
     names: list[str] = typer.Option(

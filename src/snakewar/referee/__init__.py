@@ -1,6 +1,6 @@
 """The referee: plays games between snakes over HTTP or in-process.
 
-:func:`connect` turns snake arguments (URLs, ``builtin:NAME``, ``legacy:URL``)
+:func:`connect` turns snake arguments (URLs, ``builtin:NAME``, ``v0:URL``, ``legacy:URL``)
 into ready clients, :func:`play_game` referees one game into a
 :class:`GameRecord`, and :func:`run_batch` plays many on worker processes.
 Whatever a snake does wrong is recorded as a :class:`CallStatus`; it never raises.
@@ -23,6 +23,7 @@ from snakewar.referee.clients import (
     SnakeClient,
     SnakeUnreachableError,
     SnakeURLError,
+    V0SnakeClient,
     new_http_client,
 )
 from snakewar.referee.runner import ConnectedSnake, SnakeSpecError, connect, play_game
@@ -46,6 +47,7 @@ __all__ = [
     "SnakeURLError",
     "SnakeUnreachableError",
     "TurnRecord",
+    "V0SnakeClient",
     "connect",
     "derive_ids",
     "new_http_client",

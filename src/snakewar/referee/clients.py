@@ -1,4 +1,4 @@
-"""Talking to snakes: over HTTP (API v1 and the legacy 2017/2018 APIs) or in-process.
+"""Talking to snakes: over HTTP (API v1, API v0 and the legacy 2017/2018 APIs) or in-process.
 
 Every client turns whatever a snake does into a :class:`CallOutcome`: a timeout,
 a refused or reset connection, a non-200 status, a body that is too large, not
@@ -40,14 +40,18 @@ from snakewar.referee.outbound import Resolver, new_policy_client, system_resolv
 __all__ = [
     "MAX_REPLY_BYTES",
     "MAX_URL_LENGTH",
+    "V0_HEADS",
+    "V0_TAILS",
     "HttpSnakeClient",
     "InProcessClient",
     "LegacySnakeClient",
     "SnakeClient",
     "SnakeURLError",
     "SnakeUnreachableError",
+    "V0SnakeClient",
     "check_url",
     "new_http_client",
+    "v0_start_reply",
 ]
 
 MAX_REPLY_BYTES = 64 * 1024
@@ -65,7 +69,7 @@ class SnakeClient(Protocol):
     """One snake, as the referee sees it.  One client per snake per game."""
 
     source: str
-    """What the user gave: a URL, ``legacy:URL`` or ``builtin:NAME``."""
+    """What the user gave: a URL, ``v0:URL``, ``legacy:URL`` or ``builtin:NAME``."""
 
     async def info(self) -> SnakeMetadata:
         """Fetch the snake's metadata (``GET /``).
@@ -542,6 +546,204 @@ class LegacySnakeClient:
                 self.max_reply_bytes,
             )
         ).outcome()
+
+
+V0_HEADS = (
+    "beluga",
+    "bendr",
+    "dead",
+    "evil",
+    "fang",
+    "pixel",
+    "regular",
+    "safe",
+    "sand-worm",
+    "shades",
+    "silly",
+    "smile",
+    "tongue",
+)
+"""The ``headType`` names API v0 offered (``regular`` is API v1's ``default``), as the
+typed snakes and SDKs of 2019-2020 list them."""
+
+V0_TAILS = (
+    "block-bum",
+    "bolt",
+    "curled",
+    "fat-rattle",
+    "freckled",
+    "hook",
+    "pixel",
+    "regular",
+    "round-bum",
+    "sharp",
+    "skinny",
+    "small-rattle",
+)
+"""The ``tailType`` names API v0 offered (``regular`` is API v1's ``default``)."""
+
+
+_V0_COLOR = re.compile(r"#[0-9a-fA-F]{6}\Z")
+_V0_SHORT_COLOR = re.compile(r"#[0-9a-fA-F]{3}\Z")
+
+
+def _v0_part(value: Any, key: str, names: tuple[str, ...], notes: list[str]) -> str:
+    """One ``headType``/``tailType``: our name for it; a problem becomes a note."""
+    if value is None or value == "":
+        return "default"
+    if not isinstance(value, str):
+        notes.append(f"{key!r} is {_cut(repr(value), 60)}, expected a string (default used)")
+        return "default"
+    name = value.strip().lower()[:256]
+    if name not in names:
+        notes.append(f"{key!r} {_cut(value, 60)!r} is not an API v0 {key} (drawn as default)")
+        return name or "default"
+    # API v1 renamed v0's "regular" to "default"; every other v0 name kept its name.
+    return "default" if name == "regular" else name
+
+
+def v0_start_reply(data: Any) -> tuple[SnakeMetadata, tuple[str, ...]]:
+    """Read an API v0 ``/start`` reply: the snake's looks, and what was wrong with it.
+
+    The reply is ``{"color": "#rrggbb", "headType": NAME, "tailType": NAME}``, every
+    field optional.  Nothing in it fails a game: a bad colour becomes ``#888888``,
+    ``regular`` becomes ``default`` (its API v1 name), and each problem is a note.
+    """
+    notes: list[str] = []
+    if not isinstance(data, dict):
+        notes.append(f"reply is not a JSON object (got {type(data).__name__}): default looks used")
+        return SnakeMetadata(apiversion="0"), tuple(notes)
+    color = data.get("color")
+    shown = "#888888"
+    if isinstance(color, str) and color:
+        # The #rgb shorthand was accepted by browsers, so some snakes sent it.
+        full = "#" + "".join(c * 2 for c in color[1:]) if _V0_SHORT_COLOR.match(color) else color
+        if _V0_COLOR.match(full):
+            shown = full
+        else:
+            notes.append(f"'color' {_cut(color, 60)!r} is not #rrggbb (shown as #888888)")
+    elif color is not None:
+        notes.append(f"'color' is {_cut(repr(color), 60)}, expected a string (shown as #888888)")
+    head = _v0_part(data.get("headType"), "headType", V0_HEADS, notes)
+    tail = _v0_part(data.get("tailType"), "tailType", V0_TAILS, notes)
+    return SnakeMetadata(apiversion="0", color=shown, head=head, tail=tail), tuple(notes)
+
+
+class V0SnakeClient:
+    """A snake speaking API v0 (2019 to mid-2020), translated from API v1 requests.
+
+    What API v0 is, from the public record (the deprecated "Battlesnake API (v0)"
+    page and the "Migrating to API Version 1" guide of BattlesnakeOfficial/docs-old,
+    the 2019 engine's ``buildSnakeRequest`` in battlesnakeio/engine, and the
+    starter snakes of that time, e.g. BattlesnakeOfficial/starter-snake-python
+    before May 2020):
+
+    * ``POST /ping``: a keep-alive; any 200 will do, the body is ignored.  There is
+      no ``GET /``: the snake's looks come from its ``/start`` reply.
+    * ``POST /start``, ``/move`` and ``/end`` all carry
+      ``{"game": {"id"}, "turn", "board": {"height", "width", "food", "snakes"},
+      "you"}``, each snake ``{"id", "name", "health", "body", "shout"}`` with points
+      ``{"x", "y"}``.  There is no ruleset, timeout, hazards, head, length,
+      latency or squad: a v0 snake cannot be told about hazards or wrapped boards.
+      ``shout`` came with the 2020 engine (the 2019 one had none); it is sent, since
+      the snakes of 2020 read it and older ones ignore it.
+    * The origin is the top left corner and ``y`` grows downwards (v1 mirrored it),
+      so ``y`` is mirrored here; move names keep their on-screen meaning.
+    * ``/start`` answers ``{"color", "headType", "tailType"}`` (see
+      :func:`v0_start_reply`); ``/move`` answers ``{"move", "shout"}`` as in v1;
+      the ``/end`` reply is ignored.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        http: httpx.AsyncClient,
+        timeout_ms: int = 500,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
+    ) -> None:
+        self.source = f"v0:{check_url(url)}"
+        self.url = url
+        self._http = http
+        self.timeout_ms = timeout_ms
+        self.max_reply_bytes = max_reply_bytes
+        self.metadata = SnakeMetadata(apiversion="0")
+        self.start_notes: tuple[str, ...] = ()
+        """What was wrong with the last ``/start`` reply (see :func:`v0_start_reply`)."""
+
+    async def _post(self, name: str, body: Mapping[str, Any] | None, timeout_ms: int) -> _Reply:
+        return await _call(
+            self._http, "POST", _join(self.url, name), body, timeout_ms, self.max_reply_bytes
+        )
+
+    async def ping(self) -> CallOutcome:
+        """``POST /ping`` (no body), under the metadata timeout: servers may be cold."""
+        return (await self._post("ping", None, max(self.timeout_ms, MIN_INFO_TIMEOUT_MS))).outcome()
+
+    async def info(self) -> SnakeMetadata:
+        """Check that the server answers ``POST /ping`` at all (v0 has no ``GET /``).
+
+        Raises:
+            SnakeUnreachableError: if nothing answers at the URL.
+        """
+        outcome = await self.ping()
+        # Any HTTP answer proves a server is there: a missing /ping never stopped a game.
+        if outcome.status in (CallStatus.CONNECTION_ERROR, CallStatus.TIMEOUT):
+            raise SnakeUnreachableError(f"snake {self.url}: POST /ping failed ({outcome.error})")
+        return self.metadata
+
+    @staticmethod
+    def _snake(snake_id: str, request: SnakeRequest) -> dict[str, Any]:
+        snake = request.you if snake_id == request.you.id else request.board.snake(snake_id)
+        info = request.infos.get(snake_id)
+        h = request.board.height
+        return {
+            "id": snake.id,
+            "name": info.name if info and info.name else snake.id,
+            "health": snake.health,
+            "body": [{"x": p.x, "y": h - 1 - p.y} for p in snake.body],
+            "shout": info.shout[:MAX_SHOUT_LENGTH] if info else "",
+        }
+
+    def body(self, request: SnakeRequest) -> dict[str, Any]:
+        """The API v0 body of ``request`` (the same for ``/start``, ``/move`` and ``/end``)."""
+        board = request.board
+        h = board.height
+        return {
+            "game": {"id": request.game.id},
+            "turn": request.turn,
+            "board": {
+                "height": board.height,
+                "width": board.width,
+                "food": [{"x": p.x, "y": h - 1 - p.y} for p in board.food],
+                "snakes": [
+                    self._snake(s.id, request) for s in board.snakes if not s.eliminated_cause
+                ],
+            },
+            "you": self._snake(request.you.id, request),
+        }
+
+    async def start(self, request: SnakeRequest) -> CallOutcome:
+        """``POST /start``; the reply sets the snake's colour, head and tail."""
+        reply = await self._post("start", self.body(request), self.timeout_ms)
+        if reply.status is CallStatus.OK:
+            # A /start reply that is not JSON still counts as an answer: the looks
+            # are a courtesy, and the engine fell back to default ones.
+            try:
+                data = json.loads(reply.body)
+            except (ValueError, UnicodeDecodeError):
+                self.metadata = SnakeMetadata(apiversion="0")
+                self.start_notes = ("reply is not JSON: default looks used",)
+            else:
+                self.metadata, self.start_notes = v0_start_reply(data)
+        return reply.outcome()
+
+    async def move(self, request: SnakeRequest) -> CallOutcome:
+        """``POST /move``: ``{"move", "shout"}`` as in API v1."""
+        return _move_outcome(await self._post("move", self.body(request), self.timeout_ms))
+
+    async def end(self, request: SnakeRequest) -> CallOutcome:
+        """``POST /end``; the reply is ignored."""
+        return (await self._post("end", self.body(request), self.timeout_ms)).outcome()
 
 
 class InProcessClient:

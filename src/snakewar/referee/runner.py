@@ -1,6 +1,7 @@
 """The referee: plays one game between snakes, the way the official engine does.
 
-1. ``GET /`` every snake (done by :func:`connect`, once, before any game).
+1. ``GET /`` every snake (done by :func:`connect`, once, before any game; API v0
+   snakes get ``POST /ping``, legacy ones are only checked to answer).
 2. Set up the board from the seed; ``POST /start`` to every snake, in parallel.
 3. Each turn: ``POST /move`` to every alive snake in parallel (or one after the
    other with ``sequential``), each bounded by the timeout; a snake that fails in
@@ -40,6 +41,7 @@ from snakewar.referee.clients import (
     LegacySnakeClient,
     SnakeClient,
     SnakeUnreachableError,
+    V0SnakeClient,
     check_url,
 )
 from snakewar.referee.workers import BotPool, WorkerClient
@@ -69,11 +71,12 @@ class SnakeSpecError(EntrantError):
 
 
 def snake_kind(spec: str) -> tuple[str, str]:
-    """Classify a snake argument: ``("builtin"|"http"|"legacy2017"|"legacy2018", target)``.
+    """Classify a snake argument: ``("builtin"|"http"|"v0"|"legacy2017"|"legacy2018", target)``.
 
     Accepted forms: ``builtin:NAME[?options]`` (or a bare built-in name),
-    ``http(s)://...``, and ``legacy:URL`` / ``legacy2018:URL`` / ``legacy2017:URL``
-    for snakes written for the 2017/2018 APIs.
+    ``http(s)://...``, ``v0:URL`` for snakes written for API v0 (2019 to mid-2020),
+    and ``legacy:URL`` / ``legacy2018:URL`` / ``legacy2017:URL`` for snakes written
+    for the 2017/2018 APIs.
 
     Raises:
         SnakeSpecError: for anything else.
@@ -82,6 +85,7 @@ def snake_kind(spec: str) -> tuple[str, str]:
         ("legacy2017:", "legacy2017"),
         ("legacy2018:", "legacy2018"),
         ("legacy:", "legacy2018"),
+        ("v0:", "v0"),
     ):
         if spec.startswith(prefix):
             return kind, spec[len(prefix) :]
@@ -92,7 +96,7 @@ def snake_kind(spec: str) -> tuple[str, str]:
         return "builtin", name
     raise SnakeSpecError(
         f"snake {spec!r}: expected a URL (http://...), builtin:NAME "
-        f"(one of {', '.join(bot_names())}) or legacy:URL"
+        f"(one of {', '.join(bot_names())}), v0:URL or legacy:URL"
     )
 
 
@@ -117,6 +121,8 @@ def make_client(
         return InProcessClient(make_bot(target), f"builtin:{target}", timeout_ms)
     if kind == "http":
         return HttpSnakeClient(target, http, timeout_ms)
+    if kind == "v0":
+        return V0SnakeClient(target, http, timeout_ms)
     check_url(target)
     return LegacySnakeClient(target, http, timeout_ms, api=int(kind[-4:]))
 
@@ -342,10 +348,10 @@ async def play_game(
 def _refresh_legacy(
     record: GameRecord, clients: dict[str, SnakeClient], infos: dict[str, SnakeInfo]
 ) -> None:
-    """Legacy snakes say their name and colour in the ``/start`` reply."""
+    """Legacy and API v0 snakes give their colour, head and tail in the ``/start`` reply."""
     for i, entry in enumerate(record.snakes):
         client = clients[entry.id]
-        if isinstance(client, LegacySnakeClient) and record.start[entry.id].ok:
+        if isinstance(client, (LegacySnakeClient, V0SnakeClient)) and record.start[entry.id].ok:
             meta = client.metadata
             record.snakes[i] = replace(entry, color=meta.color, head=meta.head, tail=meta.tail)
             infos[entry.id] = replace(

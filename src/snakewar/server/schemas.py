@@ -170,7 +170,10 @@ class CreateGame(RequestModel):
 
     game: str | None = Field(None, max_length=32, description="The game (default: Battlesnake).")
     snakes: list[str] = Field(
-        min_length=1, max_length=64, description="The entrants, in seat (placement) order."
+        min_length=1,
+        max_length=64,
+        description="The entrants, in seat (placement) order "
+        "(Battlesnake: URL, builtin:NAME, v0:URL or legacy:URL).",
     )
     names: list[str] = Field(default_factory=list, max_length=64)
     seed: Seed | None = None
@@ -606,7 +609,9 @@ class TestRequest(RequestModel):
     __test__ = False  # not a pytest test class, despite the name
     model_config = ConfigDict(extra="forbid")
 
-    url: str = Field(min_length=1, max_length=2048, description="URL, builtin:NAME or legacy:URL")
+    url: str = Field(
+        min_length=1, max_length=2048, description="URL, builtin:NAME, v0:URL or legacy:URL"
+    )
     timeout: int = Field(500, ge=1, le=10_000)
 
 
@@ -758,7 +763,11 @@ class RegisterSnake(RequestModel):
 
     name: str = Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     game: str | None = Field(None, max_length=32, description="The game (default: Battlesnake).")
-    url: str = Field(min_length=1, max_length=2048, description="The snake's URL.")
+    url: str = Field(
+        min_length=1,
+        max_length=2048,
+        description="The snake's URL (v0:URL or legacy:URL for snakes of older APIs).",
+    )
     visibility: Literal["public", "private"] = "public"
 
 

@@ -1,10 +1,10 @@
 """Battlesnake as a plug-in of the game-agnostic layers.
 
-Entrants are snake servers (``http(s)://...`` speaking API v1, ``legacy:URL`` for the
-2017/18 APIs) and built-in bots (``builtin:NAME[?options]``); games are played by
-:mod:`snakewar.referee` and stored as frames (the official board's engine-API frames,
-:mod:`snakewar.games.battlesnake.frames`) with the lines of Snakewar's replay format
-(:mod:`snakewar.replay.format`), so a running game can be watched and exported.
+Entrants are snake servers (``http(s)://...`` speaking API v1, ``v0:URL`` for API v0,
+``legacy:URL`` for the 2017/18 APIs) and built-in bots (``builtin:NAME[?options]``);
+games are played by :mod:`snakewar.referee` and stored as frames (the official board's
+engine-API frames, :mod:`snakewar.games.battlesnake.frames`) with the lines of Snakewar's
+replay format (:mod:`snakewar.replay.format`), so a running game can be watched and exported.
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def _catalogue() -> Catalogue:
         bots=tuple(BotInfo(name, text) for name, text in bot_descriptions().items()),
         player_counts=tuple(range(1, 9)),
         default_timeout_ms=500,
-        entrant_help="a URL (API v1), builtin:NAME or legacy:URL",
+        entrant_help="a URL (API v1), builtin:NAME, v0:URL or legacy:URL",
         failures_before_pause=1,
         is_default=True,
         health_checked=True,

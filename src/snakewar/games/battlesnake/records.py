@@ -73,7 +73,7 @@ class CallOutcome:
 class SnakeEntry:
     """A snake taking part in a game: its id, name, where it lives and its metadata.
 
-    ``source`` is what the user gave (``builtin:hunter``, a URL, ``legacy:URL``).
+    ``source`` is what the user gave (``builtin:hunter``, a URL, ``v0:URL``, ``legacy:URL``).
     """
 
     id: str
