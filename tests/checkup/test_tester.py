@@ -338,7 +338,10 @@ def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
 def test_hunter_over_http_passes_everything(
     snakes: Snakes, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = _cli(["test", snakes.url("hunter"), "--json"], capsys)
+    code, out, err = _cli(
+        ["test", snakes.url("hunter"), "--json", "--ruleset", "royale", "--ruleset", "wrapped"],
+        capsys,
+    )
     report = json.loads(out)
     failures = [
         (s["id"], s["first_failure"]["variant"], s["first_failure"]["move"])
@@ -358,16 +361,33 @@ def test_hunter_over_http_passes_everything(
     assert "apiversion '1'" in report["checks"][0]["detail"]
     assert [s["id"] for s in report["scenarios"]] == [s.id for s in SCENARIOS]
     assert all(s["variants_passed"] == s["variants_total"] == 8 for s in report["scenarios"])
-    assert report["summary"].startswith(f"PASS: 4/4 health checks, {len(SCENARIOS)}/")
+    survival = sum(s.survival for s in SCENARIOS)
+    assert report["survival"] == {
+        "passed": survival,
+        "total": survival,
+        "positions_passed": 8 * survival,
+        "positions_total": 8 * survival,
+    }
+    assert report["strategy"]["passed"] == report["strategy"]["total"] == len(SCENARIOS) - survival
+    assert report["summary"].startswith(
+        f"PASS: 4/4 health checks, survival {survival}/{survival} scenarios "
+        f"({8 * survival}/{8 * survival} positions), strategy "
+    )
 
 
 def test_always_up_fails_exactly_where_up_is_wrong(snakes: Snakes) -> None:
     seen_checks: list[CheckResult] = []
     seen_scenarios: list[ScenarioResult] = []
-    report = _test(snakes.url("up"), on_check=seen_checks.append, on_scenario=seen_scenarios.append)
+    report = _test(
+        snakes.url("up"),
+        rulesets=["royale", "wrapped"],
+        on_check=seen_checks.append,
+        on_scenario=seen_scenarios.append,
+    )
     assert report.reachable and all(c.passed for c in report.checks)
     assert seen_checks == report.checks
-    assert sorted(r.scenario.id for r in seen_scenarios) == sorted(s.id for s in SCENARIOS)
+    # One game at a time by default: each scenario is reported final, in suite order.
+    assert [r.scenario.id for r in seen_scenarios] == [s.id for s in SCENARIOS]
     for result in report.scenarios:
         assert len(result.variants) == 8
         for v in result.variants:
@@ -487,7 +507,7 @@ def test_legacy_snake_skips_what_its_api_cannot_describe(snakes: Snakes) -> None
     async def go() -> TesterReport:
         async with new_http_client() as http:
             client = make_client("legacy:" + snakes.url("legacy"), http, 500)
-            return await run_tester(client)
+            return await run_tester(client, rulesets=["royale", "wrapped"])
 
     report = asyncio.run(go())
     assert report.reachable and [c.passed for c in report.checks] == [True] * 4
