@@ -30,7 +30,10 @@ from snakewar.bots.base import Bot
 from snakewar.bots.sdk import create_app
 from snakewar.checkup import (
     CATEGORIES,
+    KINDS,
     SCENARIOS,
+    STRATEGY,
+    SURVIVAL,
     SYMMETRIES,
     CheckResult,
     Scenario,
@@ -40,6 +43,7 @@ from snakewar.checkup import (
     rules_acceptable_moves,
     run_tester,
     scenarios_in,
+    select_scenarios,
 )
 from snakewar.checkup.runner import LEGACY_SKIPPED
 from snakewar.checkup.scenarios import YOU
@@ -116,6 +120,44 @@ def test_requests_follow_the_api_schema(scenario: Scenario) -> None:
         body = variant.request(500).to_api()
         REQUEST_VALIDATOR.validate(body)
         assert SnakeRequest.from_api(body).you.body == variant.you.body
+        start = variant.start_request(500).to_api()
+        REQUEST_VALIDATOR.validate(start)
+        assert start["turn"] == 0 and start["game"]["source"] == "custom"
+
+
+def _dies_whatever_the_others_do(scenario: Scenario, move: str) -> bool:
+    ruleset = named_ruleset(scenario.ruleset, scenario.settings, solo=True)
+    others = [s.id for s in scenario.state.snakes if s.id != YOU]
+    for replies in itertools.product(MOVES, repeat=len(others)):
+        moves = {YOU: move, **dict(zip(others, replies, strict=True))}
+        if not ruleset.execute(scenario.state, moves)[1].snake(YOU).eliminated_cause:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.id for s in SCENARIOS])
+def test_survival_checks_are_exactly_those_where_a_wrong_move_dies(scenario: Scenario) -> None:
+    # Survival gates the verdict, so a wrong move there must be a certain death this
+    # turn; a strategy check has some wrong move the snake may live through.
+    assert scenario.kind in KINDS
+    for variant in scenario.variants():
+        wrong = [m for m in MOVES if m not in variant.acceptable]
+        certain = all(_dies_whatever_the_others_do(variant, m) for m in wrong)
+        assert certain == variant.survival, (variant.id, variant.variant)
+
+
+def test_survival_and_strategy_categories() -> None:
+    kinds = {(s.category, s.kind) for s in SCENARIOS}
+    assert {c for c, k in kinds if k == STRATEGY} == {"head-to-head-win", "head-to-head-avoid"}
+    assert {c for c, k in kinds if k == SURVIVAL} == set(CATEGORIES) - {
+        "head-to-head-win",
+        "head-to-head-avoid",
+    }
+    # Standard rules by default; hazards and wrapped boards for the rulesets asked for.
+    assert {s.ruleset for s in select_scenarios()} == {"standard"}
+    assert {s.category for s in select_scenarios(["royale"])} == set(CATEGORIES) - {"wrapped"}
+    assert {s.category for s in select_scenarios(["wrapped"])} == set(CATEGORIES) - {"hazards"}
+    assert select_scenarios(["standard"], ["wrapped"]) == scenarios_in(["wrapped"])
 
 
 def test_symmetries_move_points_and_moves_together() -> None:
@@ -518,3 +560,14 @@ def test_legacy_snake_skips_what_its_api_cannot_describe(snakes: Snakes) -> None
     for result in report.scenarios:
         for v in result.variants:
             assert v.passed == ("up" in v.scenario.acceptable), (result.scenario.id, v.variant)
+
+
+def test_real_failures_stay_failures_under_parallel_load(snakes: Snakes) -> None:
+    alone = _test(snakes.url("up"), categories=["walls", "head-to-head-win"])
+    loaded = _test(snakes.url("up"), categories=["walls", "head-to-head-win"], parallel=4)
+    assert loaded.parallel == 4 and loaded.load_only == []
+    assert [[v.passed for v in r.variants] for r in loaded.scenarios] == [
+        [v.passed for v in r.variants] for r in alone.scenarios
+    ]
+    assert not loaded.passed and loaded.exit_code == 1
+    assert "under load" not in loaded.summary()
