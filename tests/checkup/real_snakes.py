@@ -10,6 +10,7 @@ time**: the handlers do their work synchronously inside the event loop (a blocki
   and plays ``/move`` on it: right one game at a time, wrong when another game's
   ``/start`` comes in between (as real snakes with globals are).
 * :func:`plain_app`: the same careful logic with no delay.
+* :func:`careless_app`: slow too, and always moves up (it fails survival checks).
 * :func:`strict_app`: validates every request as a strict request model would
   (``game.source`` one of the official values, ``/start`` at turn 0) and answers
   400 otherwise.
@@ -157,3 +158,8 @@ def plain_app() -> Starlette:
 def strict_app() -> Starlette:
     """Careful, and refuses (400) what a strict request model would refuse."""
     return _app(lambda data: None, _own_size, strict=True)
+
+
+def careless_app() -> Starlette:
+    """Single-threaded and slow (15 ms a move), and always goes up: walls kill it."""
+    return _app(lambda data: None, lambda data: "up", think_s=0.015, other_s=0.002)
