@@ -115,7 +115,12 @@ def _line(event: dict[str, Any]) -> bytes:
 @router.post(
     "/test/stream",
     response_class=StreamingResponse,
-    responses={200: {"content": {"application/x-ndjson": {}}}},
+    responses={
+        200: {
+            "description": "One JSON object a line: start, each check, each scenario, the report.",
+            "content": {"application/x-ndjson": {"schema": {"type": "string", "format": "binary"}}},
+        }
+    },
 )
 async def stream_tests(
     body: TestRequest, request: Request, principal: UserDep, config: ConfigDep
