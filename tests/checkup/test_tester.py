@@ -30,7 +30,10 @@ from snakewar.bots.base import Bot
 from snakewar.bots.sdk import create_app
 from snakewar.checkup import (
     CATEGORIES,
+    KINDS,
     SCENARIOS,
+    STRATEGY,
+    SURVIVAL,
     SYMMETRIES,
     CheckResult,
     Scenario,
@@ -40,6 +43,7 @@ from snakewar.checkup import (
     rules_acceptable_moves,
     run_tester,
     scenarios_in,
+    select_scenarios,
 )
 from snakewar.checkup.runner import LEGACY_SKIPPED
 from snakewar.checkup.scenarios import YOU
@@ -116,6 +120,44 @@ def test_requests_follow_the_api_schema(scenario: Scenario) -> None:
         body = variant.request(500).to_api()
         REQUEST_VALIDATOR.validate(body)
         assert SnakeRequest.from_api(body).you.body == variant.you.body
+        start = variant.start_request(500).to_api()
+        REQUEST_VALIDATOR.validate(start)
+        assert start["turn"] == 0 and start["game"]["source"] == "custom"
+
+
+def _dies_whatever_the_others_do(scenario: Scenario, move: str) -> bool:
+    ruleset = named_ruleset(scenario.ruleset, scenario.settings, solo=True)
+    others = [s.id for s in scenario.state.snakes if s.id != YOU]
+    for replies in itertools.product(MOVES, repeat=len(others)):
+        moves = {YOU: move, **dict(zip(others, replies, strict=True))}
+        if not ruleset.execute(scenario.state, moves)[1].snake(YOU).eliminated_cause:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.id for s in SCENARIOS])
+def test_survival_checks_are_exactly_those_where_a_wrong_move_dies(scenario: Scenario) -> None:
+    # Survival gates the verdict, so a wrong move there must be a certain death this
+    # turn; a strategy check has some wrong move the snake may live through.
+    assert scenario.kind in KINDS
+    for variant in scenario.variants():
+        wrong = [m for m in MOVES if m not in variant.acceptable]
+        certain = all(_dies_whatever_the_others_do(variant, m) for m in wrong)
+        assert certain == variant.survival, (variant.id, variant.variant)
+
+
+def test_survival_and_strategy_categories() -> None:
+    kinds = {(s.category, s.kind) for s in SCENARIOS}
+    assert {c for c, k in kinds if k == STRATEGY} == {"head-to-head-win", "head-to-head-avoid"}
+    assert {c for c, k in kinds if k == SURVIVAL} == set(CATEGORIES) - {
+        "head-to-head-win",
+        "head-to-head-avoid",
+    }
+    # Standard rules by default; hazards and wrapped boards for the rulesets asked for.
+    assert {s.ruleset for s in select_scenarios()} == {"standard"}
+    assert {s.category for s in select_scenarios(["royale"])} == set(CATEGORIES) - {"wrapped"}
+    assert {s.category for s in select_scenarios(["wrapped"])} == set(CATEGORIES) - {"hazards"}
+    assert select_scenarios(["standard"], ["wrapped"]) == scenarios_in(["wrapped"])
 
 
 def test_symmetries_move_points_and_moves_together() -> None:
@@ -338,7 +380,10 @@ def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
 def test_hunter_over_http_passes_everything(
     snakes: Snakes, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = _cli(["test", snakes.url("hunter"), "--json"], capsys)
+    code, out, err = _cli(
+        ["test", snakes.url("hunter"), "--json", "--ruleset", "royale", "--ruleset", "wrapped"],
+        capsys,
+    )
     report = json.loads(out)
     failures = [
         (s["id"], s["first_failure"]["variant"], s["first_failure"]["move"])
@@ -358,16 +403,33 @@ def test_hunter_over_http_passes_everything(
     assert "apiversion '1'" in report["checks"][0]["detail"]
     assert [s["id"] for s in report["scenarios"]] == [s.id for s in SCENARIOS]
     assert all(s["variants_passed"] == s["variants_total"] == 8 for s in report["scenarios"])
-    assert report["summary"].startswith(f"PASS: 4/4 health checks, {len(SCENARIOS)}/")
+    survival = sum(s.survival for s in SCENARIOS)
+    assert report["survival"] == {
+        "passed": survival,
+        "total": survival,
+        "positions_passed": 8 * survival,
+        "positions_total": 8 * survival,
+    }
+    assert report["strategy"]["passed"] == report["strategy"]["total"] == len(SCENARIOS) - survival
+    assert report["summary"].startswith(
+        f"PASS: 4/4 health checks, survival {survival}/{survival} scenarios "
+        f"({8 * survival}/{8 * survival} positions), strategy "
+    )
 
 
 def test_always_up_fails_exactly_where_up_is_wrong(snakes: Snakes) -> None:
     seen_checks: list[CheckResult] = []
     seen_scenarios: list[ScenarioResult] = []
-    report = _test(snakes.url("up"), on_check=seen_checks.append, on_scenario=seen_scenarios.append)
+    report = _test(
+        snakes.url("up"),
+        rulesets=["royale", "wrapped"],
+        on_check=seen_checks.append,
+        on_scenario=seen_scenarios.append,
+    )
     assert report.reachable and all(c.passed for c in report.checks)
     assert seen_checks == report.checks
-    assert sorted(r.scenario.id for r in seen_scenarios) == sorted(s.id for s in SCENARIOS)
+    # One game at a time by default: each scenario is reported final, in suite order.
+    assert [r.scenario.id for r in seen_scenarios] == [s.id for s in SCENARIOS]
     for result in report.scenarios:
         assert len(result.variants) == 8
         for v in result.variants:
@@ -487,7 +549,7 @@ def test_legacy_snake_skips_what_its_api_cannot_describe(snakes: Snakes) -> None
     async def go() -> TesterReport:
         async with new_http_client() as http:
             client = make_client("legacy:" + snakes.url("legacy"), http, 500)
-            return await run_tester(client)
+            return await run_tester(client, rulesets=["royale", "wrapped"])
 
     report = asyncio.run(go())
     assert report.reachable and [c.passed for c in report.checks] == [True] * 4
@@ -498,3 +560,14 @@ def test_legacy_snake_skips_what_its_api_cannot_describe(snakes: Snakes) -> None
     for result in report.scenarios:
         for v in result.variants:
             assert v.passed == ("up" in v.scenario.acceptable), (result.scenario.id, v.variant)
+
+
+def test_real_failures_stay_failures_under_parallel_load(snakes: Snakes) -> None:
+    alone = _test(snakes.url("up"), categories=["walls", "head-to-head-win"])
+    loaded = _test(snakes.url("up"), categories=["walls", "head-to-head-win"], parallel=4)
+    assert loaded.parallel == 4 and loaded.load_only == []
+    assert [[v.passed for v in r.variants] for r in loaded.scenarios] == [
+        [v.passed for v in r.variants] for r in alone.scenarios
+    ]
+    assert not loaded.passed and loaded.exit_code == 1
+    assert "under load" not in loaded.summary()

@@ -75,6 +75,27 @@ out.tester = T.resultRows({
     variants_total: 4 }],
 });
 
+out.testerStrategy = T.resultRows({
+  scenarios: [{ category: "head-to-head-win", title: "kill", kind: "strategy", passed: false,
+    variants_passed: 2, variants_total: 8, variants_load_only: 0 },
+  { category: "walls", title: "wall", kind: "survival", passed: true, variants_passed: 8,
+    variants_total: 8, variants_load_only: 3 }],
+});
+out.testerBoards = T.failureBoards({
+  scenarios: [
+    { id: "k", kind: "strategy", title: "kill", first_failure: { variant: "rot90", move: "up",
+      acceptable: ["left"], ruleset: "standard", board: ["a", "b"] } },
+    { id: "t", kind: "survival", title: "timeout", first_failure: { variant: "identity",
+      move: "", acceptable: ["up"], ruleset: "standard", board: ["x"] } },
+    { id: "w", kind: "survival", title: "wall", first_failure: { variant: "mirror",
+      move: "down", acceptable: ["right", "left"], ruleset: "royale", board: ["c"] } },
+    { id: "ok", kind: "survival", title: "fine", first_failure: null },
+  ],
+});
+out.testerLines = [T.parseLines('{"a":1}\n\n{"b":2}\n{"c"'), T.parseLines("")];
+out.testerProgress = T.progressText({ checks: 4, checksTotal: 4, done: 3, scenarios: 26 });
+out.testerBody = T.buildBody(" http://x/ ", ["royale"]);
+
 out.ladders = LS.ladderRows([{ name: "a b", snakes: 2, games_played: 5, running: true }]);
 out.noLadders = LS.ladderRows([]);
 
@@ -258,6 +279,51 @@ def test_tester_rows(js: dict[str, Any]) -> None:
             ]
         },
     ]
+
+
+def test_tester_strategy_rows_boards_and_stream(js: dict[str, Any]) -> None:
+    assert js["testerStrategy"] == [
+        {
+            "cells": [
+                "head-to-head-win",
+                "kill",
+                {"text": "MISS", "cls": "miss"},
+                {"text": "2/8 positions · strategy (scored, never failed)", "cls": "muted"},
+            ]
+        },
+        {
+            "cells": [
+                "walls",
+                "wall",
+                {"text": "PASS", "cls": "pass"},
+                {
+                    "text": "8/8 positions · 3 failed only under load (passed alone)",
+                    "cls": "muted",
+                },
+            ]
+        },
+    ]
+    # Survival failures first; no board for a position without a move.
+    assert js["testerBoards"] == [
+        {
+            "title": "survival w [mirror]: wall",
+            "detail": "gave 'down', expected left or right (royale rules)",
+            "board": "c",
+            "cls": "fail",
+        },
+        {
+            "title": "strategy k [rot90]: kill",
+            "detail": "gave 'up', expected left (standard rules)",
+            "board": "a\nb",
+            "cls": "miss",
+        },
+    ]
+    assert js["testerLines"] == [
+        {"events": [{"a": 1}, {"b": 2}], "rest": '{"c"'},
+        {"events": [], "rest": ""},
+    ]
+    assert js["testerProgress"] == "running: health checks 4/4, scenarios 3/26"
+    assert js["testerBody"] == {"url": "http://x/", "rulesets": ["standard", "royale"]}
 
 
 def test_ladder_rows_and_standings(js: dict[str, Any]) -> None:

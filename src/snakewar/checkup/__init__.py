@@ -15,13 +15,16 @@ bot in-process)::
         print(report.summary())
 
 The scenarios (:mod:`snakewar.checkup.scenarios`) are pure data, proven against the
-rules engine by the test suite.
+rules engine by the test suite.  Survival scenarios (a wrong move dies this turn) and
+the health checks make the verdict; strategy scenarios (a free kill, a head-to-head
+gamble) are a score.  Games run one at a time unless ``parallel`` says otherwise.
 """
 
 from snakewar.checkup.runner import (
     DEFAULT_PARALLEL,
     CheckResult,
     ScenarioResult,
+    Score,
     TesterReport,
     VariantResult,
     category_totals,
@@ -29,23 +32,34 @@ from snakewar.checkup.runner import (
 )
 from snakewar.checkup.scenarios import (
     CATEGORIES,
+    DEFAULT_RULESETS,
+    KINDS,
     SCENARIOS,
+    STRATEGY,
+    SURVIVAL,
     SYMMETRIES,
     Scenario,
     Symmetry,
     UnknownCategoryError,
     rules_acceptable_moves,
     scenarios_in,
+    select_scenarios,
+    special_rulesets,
 )
 
 __all__ = [
     "CATEGORIES",
     "DEFAULT_PARALLEL",
+    "DEFAULT_RULESETS",
+    "KINDS",
     "SCENARIOS",
+    "STRATEGY",
+    "SURVIVAL",
     "SYMMETRIES",
     "CheckResult",
     "Scenario",
     "ScenarioResult",
+    "Score",
     "Symmetry",
     "TesterReport",
     "UnknownCategoryError",
@@ -54,4 +68,6 @@ __all__ = [
     "rules_acceptable_moves",
     "run_tester",
     "scenarios_in",
+    "select_scenarios",
+    "special_rulesets",
 ]

@@ -8,9 +8,19 @@
    object with ``apiversion`` the string ``"1"``; bad customizations are noted,
    not failed), then ``POST /start``, ``POST /move`` (a valid move within the
    timeout) and ``POST /end`` on a fresh 11x11 game.
-2. **Scenarios**: every scenario of :mod:`snakewar.checkup.scenarios` in its 8
-   symmetric variants; each variant is a game of its own (``/start``, one
-   ``/move``, ``/end``) and passes when the move is one of the acceptable ones.
+2. **Scenarios**: the scenarios of :mod:`snakewar.checkup.scenarios` for the
+   rulesets asked for (standard by default), each in its 8 symmetric variants; each
+   variant is a game of its own (``/start`` at turn 0, one ``/move``, ``/end``) and
+   passes when the move is one of the acceptable ones.
+
+The verdict (:attr:`TesterReport.passed`, the exit code) rests on the health checks
+and the **survival** scenarios; **strategy** scenarios are a score.
+
+Games run one after the other by default: many real snakes (a Flask or Node server
+on one thread, module-level state) serve one game at a time, and running several
+at once failed them for what they never meet in play.  With ``parallel > 1`` every
+position that fails is played again alone before it counts; one that then passes
+*failed only under load*: reported as such, not held against the snake.
 
 An API v0 snake (:class:`~snakewar.referee.clients.V0SnakeClient`) has no ``GET /``:
 its health checks are ``POST /ping``, ``POST /start``, the looks its ``/start``
@@ -24,6 +34,7 @@ is false (the CLI turns that into an error, exit status 2).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 import uuid
@@ -35,13 +46,27 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from snakewar.bots.base import SnakeMetadata
-from snakewar.checkup.scenarios import YOU, Scenario, scenarios_in
+from snakewar.checkup.scenarios import (
+    DEFAULT_RULESETS,
+    STRATEGY,
+    SURVIVAL,
+    YOU,
+    Scenario,
+    select_scenarios,
+)
 from snakewar.errors import WireFormatError
 from snakewar.games.battlesnake.ascii import render_board
 from snakewar.games.battlesnake.records import CallOutcome, CallStatus
+from snakewar.games.battlesnake.rules import named_ruleset
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
-from snakewar.games.battlesnake.wire import API_VERSION, GameInfo, SnakeInfo, SnakeRequest
+from snakewar.games.battlesnake.wire import (
+    API_VERSION,
+    GameInfo,
+    GameSource,
+    SnakeInfo,
+    SnakeRequest,
+)
 from snakewar.referee.clients import (
     MAX_REPLY_BYTES,
     MIN_INFO_TIMEOUT_MS,
@@ -57,14 +82,15 @@ __all__ = [
     "LEGACY_SKIPPED",
     "CheckResult",
     "ScenarioResult",
+    "Score",
     "TesterReport",
     "VariantResult",
     "category_totals",
     "run_tester",
 ]
 
-DEFAULT_PARALLEL = 4
-"""Scenario games in flight at once (a real snake serves several games at a time)."""
+DEFAULT_PARALLEL = 1
+"""Scenario games in flight at once: one, as many real snakes serve one game at a time."""
 
 _NO_ANSWER = (CallStatus.CONNECTION_ERROR, CallStatus.TIMEOUT)
 LEGACY_SKIPPED = ("hazards", "wrapped")
@@ -123,6 +149,14 @@ class VariantResult:
     status: str
     latency_ms: int
     error: str = ""
+    failed_under_load: str = ""
+    """Set when the position failed among parallel games (what went wrong then) and
+    passed when played again alone: not held against the snake."""
+
+    @property
+    def load_only(self) -> bool:
+        """Whether the position failed only under load (passed alone)."""
+        return bool(self.failed_under_load)
 
     @property
     def variant(self) -> str:
@@ -143,6 +177,7 @@ class VariantResult:
             "status": self.status,
             "latency_ms": self.latency_ms,
             "error": self.error,
+            "failed_under_load": self.failed_under_load,
         }
 
 
@@ -168,16 +203,24 @@ class ScenarioResult:
         """The first variant that failed, in symmetry order."""
         return next((v for v in self.variants if not v.passed), None)
 
+    @property
+    def load_only(self) -> tuple[VariantResult, ...]:
+        """The variants that failed only under load (passed when played alone)."""
+        return tuple(v for v in self.variants if v.load_only)
+
     def to_dict(self) -> dict[str, Any]:
         """The scenario's result as JSON (the first failure with its board)."""
         failure = self.first_failure
         out: dict[str, Any] = {
             "id": self.scenario.id,
             "category": self.scenario.category,
+            "kind": self.scenario.kind,
+            "ruleset": self.scenario.ruleset,
             "title": self.scenario.title,
             "passed": self.passed,
             "variants_passed": self.passed_count,
             "variants_total": len(self.variants),
+            "variants_load_only": len(self.load_only),
             "variants": [v.to_dict() for v in self.variants],
             "first_failure": None,
         }
@@ -189,6 +232,43 @@ class ScenarioResult:
                 "state": failure.scenario.state.to_dict(),
             }
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """Scenarios and positions passed, out of how many (of one kind of check)."""
+
+    passed: int
+    total: int
+    positions_passed: int
+    positions_total: int
+
+    @classmethod
+    def of(cls, results: Iterable[ScenarioResult]) -> Score:
+        """The score of ``results``."""
+        chosen = list(results)
+        return cls(
+            sum(r.passed for r in chosen),
+            len(chosen),
+            sum(r.passed_count for r in chosen),
+            sum(len(r.variants) for r in chosen),
+        )
+
+    def text(self) -> str:
+        """``3/5 scenarios (30/40 positions)``."""
+        return (
+            f"{self.passed}/{self.total} scenarios "
+            f"({self.positions_passed}/{self.positions_total} positions)"
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        """The score as JSON."""
+        return {
+            "passed": self.passed,
+            "total": self.total,
+            "positions_passed": self.positions_passed,
+            "positions_total": self.positions_total,
+        }
 
 
 @dataclass(slots=True)
@@ -206,49 +286,86 @@ class TesterReport:
     elapsed_s: float = 0.0
     notes: list[str] = field(default_factory=list)
     """What the reader should know beyond the results (e.g. skipped categories)."""
+    rulesets: tuple[str, ...] = DEFAULT_RULESETS
+    parallel: int = DEFAULT_PARALLEL
+
+    def of_kind(self, kind: str) -> list[ScenarioResult]:
+        """The results of the scenarios of one kind (``survival`` or ``strategy``)."""
+        return [r for r in self.scenarios if r.scenario.kind == kind]
+
+    @property
+    def survival(self) -> Score:
+        """The survival checks' score: any failure fails the snake."""
+        return Score.of(self.of_kind(SURVIVAL))
+
+    @property
+    def strategy(self) -> Score:
+        """The strategy checks' score: reported, never failed."""
+        return Score.of(self.of_kind(STRATEGY))
+
+    @property
+    def load_only(self) -> list[VariantResult]:
+        """Every position that failed only under load (passed when played alone)."""
+        return [v for r in self.scenarios for v in r.load_only]
 
     @property
     def passed(self) -> bool:
-        """Whether the snake is reachable and passed every check and scenario."""
+        """Whether the snake is reachable and passed every health and survival check."""
         return (
             self.reachable
             and all(c.passed for c in self.checks)
-            and all(s.passed for s in self.scenarios)
+            and all(r.passed for r in self.of_kind(SURVIVAL))
         )
 
     @property
     def exit_code(self) -> int:
-        """0 if everything passed, 1 if anything failed, 2 if the snake is unreachable."""
+        """0 if every health and survival check passed, 1 if one failed, 2 if unreachable."""
         if not self.reachable:
             return 2
         return 0 if self.passed else 1
 
     def summary(self) -> str:
-        """One line: what passed, out of what."""
+        """One line: the verdict, the health checks, survival and strategy scores."""
         if not self.reachable:
             return f"UNREACHABLE: {self.unreachable_reason}"
         checks = sum(c.passed for c in self.checks)
-        scen = sum(s.passed for s in self.scenarios)
-        pos = sum(s.passed_count for s in self.scenarios)
-        total_pos = sum(len(s.variants) for s in self.scenarios)
         verdict = "PASS" if self.passed else "FAIL"
-        return (
-            f"{verdict}: {checks}/{len(self.checks)} health checks, "
-            f"{scen}/{len(self.scenarios)} scenarios ({pos}/{total_pos} positions) "
-            f"in {self.elapsed_s:.2f} s"
-        )
+        parts = [f"{verdict}: {checks}/{len(self.checks)} health checks"]
+        if self.scenarios:
+            parts.append(f"survival {self.survival.text()}")
+            if self.strategy.total:
+                parts.append(f"strategy {self.strategy.text()}")
+        line = ", ".join(parts) + f" in {self.elapsed_s:.2f} s"
+        if self.load_only:
+            line += (
+                f"; {len(self.load_only)} positions failed only under load "
+                f"(--parallel {self.parallel}), passed alone"
+            )
+        return line
 
     def to_dict(self) -> dict[str, Any]:
         """The whole report as JSON (what ``snakewar test --json`` prints)."""
         return {
             "source": self.source,
             "timeout_ms": self.timeout_ms,
+            "rulesets": list(self.rulesets),
+            "parallel": self.parallel,
             "reachable": self.reachable,
             "unreachable_reason": self.unreachable_reason,
             "passed": self.passed,
             "exit_code": self.exit_code,
             "summary": self.summary(),
             "elapsed_s": round(self.elapsed_s, 3),
+            "survival": self.survival.to_dict(),
+            "strategy": self.strategy.to_dict(),
+            "load_only": [
+                {
+                    "id": v.scenario.id,
+                    "variant": v.variant,
+                    "failed_under_load": v.failed_under_load,
+                }
+                for v in self.load_only
+            ],
             "notes": list(self.notes),
             "checks": [c.to_dict() for c in self.checks],
             "scenarios": [s.to_dict() for s in self.scenarios],
@@ -270,6 +387,7 @@ async def run_tester(
     client: SnakeClient,
     *,
     categories: Iterable[str] | None = None,
+    rulesets: Iterable[str] = DEFAULT_RULESETS,
     scenarios: bool = True,
     timeout_ms: int | None = None,
     parallel: int = DEFAULT_PARALLEL,
@@ -280,27 +398,45 @@ async def run_tester(
 
     Args:
         client: The snake (see :func:`snakewar.referee.runner.make_client`).
-        categories: Only the scenarios of these categories (default: all).
+        categories: Only the scenarios of these categories (default: those of
+            ``rulesets``).
+        rulesets: The rulesets the snake plays: the standard scenarios, and those
+            specific to these rulesets (``royale`` hazards, ``wrapped`` edges).
         scenarios: False to run the health checks only.
         timeout_ms: The game timeout sent to the snake (default: the client's).
-        parallel: Scenario games in flight at once.
+        parallel: Scenario games in flight at once (1: one after the other).  Above
+            1, every failing position is played again alone before it counts.
         on_check: Called with each health check as it completes (e.g. to show it live).
-        on_scenario: Called with each scenario once its 8 variants are done.
+        on_scenario: Called with each scenario once its 8 variants are final.
 
     Returns:
         The report; nothing the snake does raises.
 
     Raises:
         UnknownCategoryError: for an unknown category (before any call).
+        UnknownRulesetError: for an unknown ruleset (before any call).
     """
     wanted = None if categories is None else list(categories)
-    chosen = scenarios_in(wanted) if scenarios else []
+    asked = tuple(dict.fromkeys(rulesets)) or DEFAULT_RULESETS
+    for name in asked:
+        named_ruleset(name)  # an unknown name is an error before any call
+    chosen = select_scenarios(asked, wanted) if scenarios else []
     timeout = timeout_ms if timeout_ms is not None else getattr(client, "timeout_ms", 500)
-    report = TesterReport(client.source, timeout)
+    parallel = max(1, parallel)
+    report = TesterReport(client.source, timeout, rulesets=asked, parallel=parallel)
     skip_note = _old_api_skip_note(client)
-    if skip_note and wanted is None and chosen:
-        chosen = [s for s in chosen if s.category not in LEGACY_SKIPPED]
-        report.notes.append(skip_note)
+    if skip_note and wanted is None:
+        skipped = [s for s in chosen if s.category in LEGACY_SKIPPED]
+        if skipped:
+            chosen = [s for s in chosen if s.category not in LEGACY_SKIPPED]
+            report.notes.append(skip_note)
+    if wanted is None and scenarios:
+        plain = [r for r in asked if not any(s.ruleset == r for s in chosen)]
+        plain = [r for r in plain if r not in DEFAULT_RULESETS]
+        if plain:
+            report.notes.append(
+                f"no scenarios of their own for {', '.join(plain)}: the standard ones ran"
+            )
     started = time.perf_counter()
 
     for check in _health_checks(client):
@@ -315,37 +451,59 @@ async def run_tester(
         report.elapsed_s = time.perf_counter() - started
         return report
 
-    gate = asyncio.Semaphore(max(1, parallel))
+    if parallel == 1:
+        # One game at a time, in report order: each scenario is final when played.
+        for scenario in chosen:
+            variants = [await _play_variant(client, v, timeout) for v in scenario.variants()]
+            done = ScenarioResult(scenario, tuple(variants))
+            report.scenarios.append(done)
+            await _notify(on_scenario, done)
+    else:
+        gate = asyncio.Semaphore(parallel)
 
-    async def one(scenario: Scenario) -> ScenarioResult:
-        results = await asyncio.gather(
-            *(_play_variant(client, v, timeout, gate) for v in scenario.variants())
+        async def gated(variant: Scenario) -> VariantResult:
+            async with gate:
+                return await _play_variant(client, variant, timeout)
+
+        first_pass = await asyncio.gather(
+            *(asyncio.gather(*(gated(v) for v in s.variants())) for s in chosen)
         )
-        result = ScenarioResult(scenario, tuple(results))
-        await _notify(on_scenario, result)
-        return result
-
-    report.scenarios = list(await asyncio.gather(*(one(s) for s in chosen)))
+        for scenario, variants in zip(chosen, first_pass, strict=True):
+            # A failure among parallel games may be the load's (a single-threaded
+            # server timing out, state shared between games): play it again alone.
+            final = [v if v.passed else await _alone(client, v, timeout) for v in variants]
+            done = ScenarioResult(scenario, tuple(final))
+            report.scenarios.append(done)
+            await _notify(on_scenario, done)
+        if report.load_only:
+            report.notes.append(
+                f"{len(report.load_only)} positions failed with {parallel} games in flight "
+                "but passed when played alone: the snake may not serve several games at "
+                "once (what --parallel 1, the default, tests)"
+            )
     report.elapsed_s = time.perf_counter() - started
     return report
 
 
-async def _play_variant(
-    client: SnakeClient,
-    variant: Scenario,
-    timeout_ms: int,
-    gate: asyncio.Semaphore,
-) -> VariantResult:
-    """One variant as a game of its own: ``/start``, ``/move``, ``/end``."""
+async def _alone(client: SnakeClient, failed: VariantResult, timeout_ms: int) -> VariantResult:
+    """Play a position that failed under load again, alone."""
+    again = await _play_variant(client, failed.scenario, timeout_ms)
+    if not again.passed:
+        return again
+    seen = failed.error or failed.status
+    return dataclasses.replace(again, failed_under_load=seen)
+
+
+async def _play_variant(client: SnakeClient, variant: Scenario, timeout_ms: int) -> VariantResult:
+    """One variant as a game of its own: ``/start`` (turn 0), ``/move``, ``/end``."""
     # The game id is a UUID fixed by the scenario and variant, so that a snake whose
     # choices depend on the game id (seeded tie-breaks) gets the same report every run.
     request = variant.request(timeout_ms)
-    async with gate:
-        # Snakes may keep per-game state from /start; its outcome is judged by the
-        # health check, not here.
-        await client.start(request)
-        outcome = await client.move(request)
-        await client.end(request)
+    # Snakes may keep per-game state from /start; its outcome is judged by the
+    # health check, not here.
+    await client.start(variant.start_request(timeout_ms))
+    outcome = await client.move(request)
+    await client.end(request)
     passed = outcome.ok and outcome.move in variant.acceptable
     error = outcome.error
     if outcome.ok and not passed:
@@ -374,7 +532,7 @@ def _health_request(timeout_ms: int, turn: int = 0) -> SnakeRequest:
         settings=Settings.defaults(),
         map="standard",
         timeout=timeout_ms,
-        source="snakewar-test",
+        source=GameSource.CUSTOM,
     )
     infos = {YOU: SnakeInfo(name="you"), "rival": SnakeInfo(name="rival", color="#3f51b5")}
     return SnakeRequest(game, turn, state, you, infos)

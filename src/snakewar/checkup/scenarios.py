@@ -9,6 +9,21 @@ that are right there.  Two kinds of "right" (:attr:`Scenario.goal`):
 * ``"kill"``: the moves after which the snake is alive *and* the target snake is
   eliminated, whatever the other snakes do (a free kill is clearly right).
 
+And two kinds of check (:attr:`Scenario.kind`):
+
+* ``"survival"`` (:data:`SURVIVAL`): every move that is not acceptable loses the
+  snake this very turn, whatever the others do (a wall, a body, starving, a deadly
+  hazard).  A snake that fails one has a bug: these gate the tester's verdict.
+* ``"strategy"`` (:data:`STRATEGY`): a wrong move is a missed chance or a gamble,
+  not a certain death (take a free kill, win or avoid a head-to-head that the rival
+  may or may not go for).  They are scored, never failed.
+
+The test suite proves the classification with the rules engine.
+
+Most scenarios are ``standard`` games and run for every snake; the ones that need
+another ruleset (``royale`` hazards, ``wrapped`` edges) run when that ruleset is
+asked for (:func:`select_scenarios`).
+
 Every scenario also runs in the 8 symmetries of its square board (4 rotations,
 each mirrored): :meth:`Scenario.variants`.  Points and moves are transformed
 together, so a snake that handles ``up`` but not ``left`` is caught.
@@ -32,11 +47,15 @@ from snakewar.errors import SnakewarError, choices_text
 from snakewar.games.battlesnake.rules import named_ruleset
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
-from snakewar.games.battlesnake.wire import MOVES, GameInfo, SnakeInfo, SnakeRequest
+from snakewar.games.battlesnake.wire import MOVES, GameInfo, GameSource, SnakeInfo, SnakeRequest
 
 __all__ = [
     "CATEGORIES",
+    "DEFAULT_RULESETS",
+    "KINDS",
     "SCENARIOS",
+    "STRATEGY",
+    "SURVIVAL",
     "SYMMETRIES",
     "YOU",
     "Scenario",
@@ -44,10 +63,24 @@ __all__ = [
     "UnknownCategoryError",
     "rules_acceptable_moves",
     "scenarios_in",
+    "select_scenarios",
+    "special_rulesets",
 ]
 
 YOU = "you"
 """The tested snake's id in every scenario."""
+
+SURVIVAL = "survival"
+"""A check every other move fails by dying this turn: it gates the verdict."""
+STRATEGY = "strategy"
+"""A check a wrong move merely misses (a kill, a gamble): scored, never failed."""
+KINDS = (SURVIVAL, STRATEGY)
+"""The kinds of check, in report order."""
+
+CORE_RULESET = "standard"
+"""The ruleset of the scenarios every snake meets."""
+DEFAULT_RULESETS = (CORE_RULESET,)
+"""The rulesets tested when none is asked for."""
 
 _DELTA = {"up": (0, 1), "down": (0, -1), "left": (-1, 0), "right": (1, 0)}
 _MOVE_OF = {delta: move for move, delta in _DELTA.items()}
@@ -123,7 +156,14 @@ class Scenario:
     goal: str = "survive"
     target: str = ""
     """For ``goal="kill"``: the id of the snake that must die."""
+    kind: str = SURVIVAL
+    """:data:`SURVIVAL` (gates the verdict) or :data:`STRATEGY` (scored only)."""
     variant: str = "identity"
+
+    @property
+    def survival(self) -> bool:
+        """Whether a wrong move here is a certain death (the check gates the verdict)."""
+        return self.kind == SURVIVAL
 
     @property
     def you(self) -> Snake:
@@ -160,10 +200,14 @@ class Scenario:
         """The 8 symmetric variants, ``identity`` first."""
         return [self.transformed(sym) for sym in SYMMETRIES]
 
-    def request(self, timeout_ms: int = 500, game_id: str = "") -> SnakeRequest:
-        """The ``/move`` (or ``/start``, ``/end``) request the tested snake receives.
+    def request(
+        self, timeout_ms: int = 500, game_id: str = "", *, turn: int | None = None
+    ) -> SnakeRequest:
+        """The ``/move`` (or ``/end``) request the tested snake receives.
 
         The game id defaults to a UUID derived from the scenario and variant.
+        ``turn`` overrides the position's turn (``/start`` is sent with turn 0, as
+        every engine does: :meth:`start_request`).
         """
         game = GameInfo(
             # A UUID, as the official engine's ids (some clients and snakes parse them).
@@ -173,13 +217,22 @@ class Scenario:
             settings=self.settings,
             map=self.map,
             timeout=timeout_ms,
-            source="snakewar-test",
+            source=GameSource.CUSTOM,
         )
         infos = {
             snake.id: SnakeInfo(name=snake.id, color=_COLORS[i % len(_COLORS)])
             for i, snake in enumerate(self.state.snakes)
         }
-        return SnakeRequest(game, self.state.turn, self.state, self.you, infos)
+        state = self.state if turn is None else self.state.replace(turn=turn)
+        return SnakeRequest(game, state.turn, state, self.you, infos)
+
+    def start_request(self, timeout_ms: int = 500) -> SnakeRequest:
+        """The ``/start`` request: the same game and board, at turn 0.
+
+        A snake that keeps what ``/start`` told it (the board's size, the ruleset)
+        finds the same game at ``/move``; strict snakes find the turn they expect.
+        """
+        return self.request(timeout_ms, turn=0)
 
 
 _COLORS = ("#e91e63", "#3f51b5", "#4caf50", "#ff9800")
@@ -411,6 +464,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         _moves("down"),
     ),
     # -- head-to-head: win against a shorter snake --------------------------------------
+    # Strategy: not taking a free kill costs nothing this turn.
     Scenario(
         "head-to-head-win-edge",
         "head-to-head-win",
@@ -419,6 +473,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         _moves("left"),
         goal="kill",
         target="rival",
+        kind=STRATEGY,
     ),
     Scenario(
         "head-to-head-win-open",
@@ -433,6 +488,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         _moves("right"),
         goal="kill",
         target="rival",
+        kind=STRATEGY,
     ),
     Scenario(
         "head-to-head-win-three-snakes",
@@ -448,14 +504,18 @@ SCENARIOS: tuple[Scenario, ...] = (
         _moves("down"),
         goal="kill",
         target="rival",
+        kind=STRATEGY,
     ),
     # -- head-to-head: avoid equal or longer snakes --------------------------------------
+    # Strategy, not survival: the wrong squares kill only if the rival goes there too,
+    # and a snake may knowingly take that gamble.
     Scenario(
         "head-to-head-avoid-equal",
         "head-to-head-avoid",
         "A rival of equal length could take the square to the right: both would die",
         _board([_snake(YOU, "5,5 5,4 5,3"), _snake("rival", "7,5 8,5 9,5")]),
         _moves("up left"),
+        kind=STRATEGY,
     ),
     Scenario(
         "head-to-head-avoid-longer",
@@ -463,6 +523,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "A longer rival's head is diagonal: both squares next to it are deadly, go down",
         _board([_snake(YOU, "3,3 2,3 1,3"), _snake("rival", "4,4 4,5 4,6 4,7 4,8 4,9")]),
         _moves("down"),
+        kind=STRATEGY,
     ),
     Scenario(
         "head-to-head-avoid-edge",
@@ -470,6 +531,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "On the right edge, an equal rival comes down it: turn left, not up",
         _board([_snake(YOU, "10,5 10,4 10,3 10,2"), _snake("rival", "10,7 10,8 10,9 10,10")]),
         _moves("left"),
+        kind=STRATEGY,
     ),
     Scenario(
         "head-to-head-avoid-longer-two-squares",
@@ -477,6 +539,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "A longer rival can reach the squares up and left: only right is safe",
         _board([_snake(YOU, "5,5 5,4 5,3"), _snake("rival", "4,6 3,6 2,6 1,6 0,6")]),
         _moves("right"),
+        kind=STRATEGY,
     ),
     Scenario(
         "head-to-head-avoid-mixed",
@@ -490,6 +553,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             ]
         ),
         _moves("up left"),
+        kind=STRATEGY,
     ),
     # -- starving ------------------------------------------------------------------------
     Scenario(
@@ -633,3 +697,28 @@ def scenarios_in(categories: Iterable[str] | None = None) -> list[Scenario]:
                 f"unknown scenario category {name!r} (expected one of {choices_text(CATEGORIES)})"
             )
     return [s for s in SCENARIOS if s.category in wanted]
+
+
+def special_rulesets() -> tuple[str, ...]:
+    """The rulesets that have scenarios of their own (beyond the standard ones)."""
+    return tuple(dict.fromkeys(s.ruleset for s in SCENARIOS if s.ruleset != CORE_RULESET))
+
+
+def select_scenarios(
+    rulesets: Iterable[str] = DEFAULT_RULESETS, categories: Iterable[str] | None = None
+) -> list[Scenario]:
+    """The scenarios to run for a snake that plays ``rulesets``.
+
+    Without ``categories``: the standard scenarios, and those of any other ruleset
+    in ``rulesets`` (hazards for ``royale``, edges for ``wrapped``): a standard snake
+    is not failed for not knowing a wrapped board.  Categories named explicitly run
+    whatever the rulesets.  Ruleset names are checked by the caller (the rules
+    engine knows them).
+
+    Raises:
+        UnknownCategoryError: naming a category that does not exist.
+    """
+    if categories is not None:
+        return scenarios_in(categories)
+    wanted = {CORE_RULESET, *rulesets}
+    return [s for s in SCENARIOS if s.ruleset in wanted]

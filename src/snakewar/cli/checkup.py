@@ -1,8 +1,9 @@
 """``snakewar test URL``: check a snake's health and play it through the scenario suite.
 
 Register with ``app.command("test", help=...)(test_snake)``.  Exit status: 0 when
-everything passed, 1 when a check or scenario failed, 2 (one ``error:`` line) when
-the snake cannot be reached at all or an argument is bad.
+every health check and survival scenario passed (strategy scenarios are a score,
+never a failure), 1 when one failed, 2 (one ``error:`` line) when the snake cannot be
+reached at all or an argument is bad.
 """
 
 from __future__ import annotations
@@ -47,14 +48,29 @@ def test_snake(
         help="Only this scenario category (repeatable); 'health' for the health checks only.",
     ),
     parallel: int = typer.Option(
-        4, "--parallel", help="Scenario games in flight at once (1: one after the other)."
+        1,
+        "--parallel",
+        help="Scenario games in flight at once (default 1: one after the other, as most "
+        "snakes play); failures under load are played again alone before they count.",
+    ),
+    ruleset: list[str] = typer.Option(
+        [],
+        "--ruleset",
+        metavar="NAME",
+        help="A ruleset the snake plays (repeatable; default standard): adds its own "
+        "scenarios (royale: hazards, wrapped: edges).",
     ),
 ) -> None:
-    """Test a snake: health checks, then positions with known right moves (8 symmetries each)."""
+    """Test a snake: health checks, then positions with known right moves (8 symmetries each).
+
+    Survival positions (a wrong move dies) decide the exit status; strategy positions
+    (a free kill, a head-to-head) are scored.
+    """
     from rich.console import Console
 
     from snakewar.checkup.runner import run_tester
-    from snakewar.checkup.scenarios import scenarios_in
+    from snakewar.checkup.scenarios import DEFAULT_RULESETS, scenarios_in
+    from snakewar.games.battlesnake.rules import named_ruleset
     from snakewar.referee.clients import new_http_client
     from snakewar.referee.runner import make_client
 
@@ -70,6 +86,9 @@ def test_snake(
         )
     if categories is not None:
         scenarios_in(categories)  # an unknown category is an error before any call
+    rulesets = tuple(ruleset) or DEFAULT_RULESETS
+    for name in rulesets:
+        named_ruleset(name)  # likewise an unknown ruleset
 
     console = Console(highlight=False, stderr=json_out)
     if not console.is_terminal:
@@ -81,6 +100,7 @@ def test_snake(
             return await run_tester(
                 client,
                 categories=categories,
+                rulesets=rulesets,
                 scenarios=not health_only,
                 timeout_ms=timeout,
                 parallel=parallel,
@@ -109,8 +129,11 @@ def print_report(console: Console, report: TesterReport) -> None:
 
     from snakewar.checkup.runner import category_totals
 
-    def verdict(passed: bool) -> Text:
-        return Text("PASS", style="bold green") if passed else Text("FAIL", style="bold red")
+    def verdict(passed: bool, survival: bool = True) -> Text:
+        if passed:
+            return Text("PASS", style="bold green")
+        # A strategy miss is no failure: the run still passes.
+        return Text("FAIL", style="bold red") if survival else Text("MISS", style="yellow")
 
     checks = Table(title=f"Health checks: {report.source}", title_justify="left")
     for column in ("check", "result", "status", "latency", "details"):
@@ -126,8 +149,11 @@ def print_report(console: Console, report: TesterReport) -> None:
 
     if report.scenarios:
         totals = category_totals(report.scenarios)
-        table = Table(title="Scenarios (each in 8 symmetries)", title_justify="left")
-        for column in ("category", "scenario", "result", "variants", "first failure"):
+        table = Table(
+            title="Scenarios (each in 8 symmetries; survival decides, strategy is scored)",
+            title_justify="left",
+        )
+        for column in ("kind", "category", "scenario", "result", "variants", "first failure"):
             table.add_column(column)
         for r in report.scenarios:
             failure = r.first_failure
@@ -140,26 +166,37 @@ def print_report(console: Console, report: TesterReport) -> None:
                 )
                 if not failure.move and failure.error:
                     first += f"; {failure.error}"
+            if r.load_only:
+                first += (
+                    f"{'; ' if first else ''}{len(r.load_only)} failed only under load "
+                    "(passed alone)"
+                )
             table.add_row(
+                r.scenario.kind,
                 r.scenario.category,
                 Text(f"{r.scenario.id}\n") + Text(r.scenario.title, style="dim"),
-                verdict(r.passed),
+                verdict(r.passed, r.scenario.survival),
                 f"{r.passed_count}/{len(r.variants)}",
                 first,
             )
         console.print(table)
         per_category = ", ".join(f"{cat} {p}/{n}" for cat, (p, n) in totals.items())
         console.print(f"by category: {per_category}")
+        console.print(
+            f"survival: {report.survival.text()} (decides the verdict); "
+            f"strategy: {report.strategy.text()} (a score)"
+        )
         # Boards only where the snake answered with a wrong move: for a missing
-        # move the board says nothing (the status does).
-        wrong = [
-            r for r in report.scenarios if r.first_failure is not None and r.first_failure.move
-        ]
+        # move the board says nothing (the status does).  Survival failures first.
+        wrong = sorted(
+            (r for r in report.scenarios if r.first_failure is not None and r.first_failure.move),
+            key=lambda r: not r.scenario.survival,
+        )
         for r in wrong[:MAX_BOARDS]:
             failure = r.first_failure
             assert failure is not None
             console.print(
-                Text(f"\n{r.scenario.id} [{failure.variant}]", style="bold")
+                Text(f"\n{r.scenario.kind} {r.scenario.id} [{failure.variant}]", style="bold")
                 + Text(f": {r.scenario.title}\n")
                 + Text(
                     f"gave {failure.move!r}, expected "

@@ -34,7 +34,13 @@ from snakewar.games.battlesnake.records import (
     derive_ids,
 )
 from snakewar.games.battlesnake.types import BoardState
-from snakewar.games.battlesnake.wire import MAX_SHOUT_LENGTH, GameInfo, SnakeInfo, SnakeRequest
+from snakewar.games.battlesnake.wire import (
+    MAX_SHOUT_LENGTH,
+    GameInfo,
+    SnakeInfo,
+    SnakeRequest,
+    api_game_source,
+)
 from snakewar.referee.clients import (
     HttpSnakeClient,
     InProcessClient,
@@ -250,6 +256,8 @@ async def play_game(
     makes each turn last at least that long (the official ``-d`` and ``-D``).
     ``on_start`` sees the record before ``/start`` is sent (e.g. to store it);
     ``game_id`` overrides the derived id (a server runs the same seed twice).
+    ``source`` is the game's origin as stored (``custom``, ``ladder:NAME``...); the
+    snakes see it as :func:`~snakewar.games.battlesnake.wire.api_game_source` says.
 
     Raises:
         RulesError: if the game cannot be set up (bad sizes, too many snakes for
@@ -264,7 +272,8 @@ async def play_game(
         settings=config.settings,
         map=config.map,
         timeout=timeout_ms,
-        source=source,
+        # The record keeps the fine origin (``ladder:NAME``); snakes get a documented value.
+        source=str(api_game_source(source)),
     )
     entries = [
         SnakeEntry(

@@ -46,6 +46,7 @@ __all__ = [
     "LadderGameOut",
     "LadderOut",
     "LadderSummaryOut",
+    "LoadOnlyOut",
     "MapOut",
     "MeOut",
     "NewTokenOut",
@@ -57,6 +58,7 @@ __all__ = [
     "RunAccepted",
     "RunLadder",
     "ScenarioOut",
+    "ScoreOut",
     "Seed",
     "Signup",
     "SnakeOut",
@@ -613,6 +615,19 @@ class TestRequest(RequestModel):
         min_length=1, max_length=2048, description="URL, builtin:NAME, v0:URL or legacy:URL"
     )
     timeout: int = Field(500, ge=1, le=10_000)
+    rulesets: list[Annotated[str, Field(min_length=1, max_length=32)]] = Field(
+        default_factory=lambda: ["standard"],
+        max_length=8,
+        description="The rulesets the snake plays: the standard scenarios, and those of "
+        "these rulesets (royale: hazards, wrapped: edges).",
+    )
+    parallel: int = Field(
+        1,
+        ge=1,
+        le=4,
+        description="Scenario games in flight at once (1: one after the other, as most "
+        "snakes play); a failure under load is played again alone before it counts.",
+    )
 
 
 class CheckOut(BaseModel):
@@ -637,6 +652,7 @@ class VariantOut(BaseModel):
     status: str
     latency_ms: int
     error: str
+    failed_under_load: str
 
 
 class ScenarioOut(BaseModel):
@@ -644,12 +660,32 @@ class ScenarioOut(BaseModel):
 
     id: str
     category: str
+    kind: str
+    ruleset: str
     title: str
     passed: bool
     variants_passed: int
     variants_total: int
+    variants_load_only: int
     variants: list[VariantOut]
     first_failure: dict[str, Any] | None
+
+
+class ScoreOut(BaseModel):
+    """Scenarios and positions passed, of one kind of check."""
+
+    passed: int
+    total: int
+    positions_passed: int
+    positions_total: int
+
+
+class LoadOnlyOut(BaseModel):
+    """A position that failed among parallel games and passed alone."""
+
+    id: str
+    variant: str
+    failed_under_load: str
 
 
 class TesterReportOut(BaseModel):
@@ -657,12 +693,17 @@ class TesterReportOut(BaseModel):
 
     source: str
     timeout_ms: int
+    rulesets: list[str]
+    parallel: int
     reachable: bool
     unreachable_reason: str
-    passed: bool
+    passed: bool = Field(description="Every health check and survival scenario passed.")
     exit_code: int
     summary: str
     elapsed_s: float
+    survival: ScoreOut = Field(description="Survival scenarios: they decide `passed`.")
+    strategy: ScoreOut = Field(description="Strategy scenarios: a score, never a failure.")
+    load_only: list[LoadOnlyOut]
     notes: list[str]
     checks: list[CheckOut]
     scenarios: list[ScenarioOut]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from snakewar.errors import WireFormatError
@@ -31,9 +32,11 @@ __all__ = [
     "MAX_SHOUT_LENGTH",
     "MOVES",
     "GameInfo",
+    "GameSource",
     "MoveReply",
     "SnakeInfo",
     "SnakeRequest",
+    "api_game_source",
     "api_schema",
     "board_from_api",
     "board_to_api",
@@ -67,6 +70,45 @@ class SnakeInfo:
 
 
 _DEFAULT_INFO = SnakeInfo()
+
+
+class GameSource(StrEnum):
+    """The values Snakewar sends in the API's ``game.source``: where a game comes from.
+
+    The official engine sends ``custom``, ``league``, ``tournament``, ``arena`` or
+    ``challenge`` (and its CLI ``""``); some snakes validate the field against that
+    list, so Snakewar sends only these:
+
+    * ``custom``: a game someone started on the server, and the snake tester's games;
+    * ``league``: a ladder's games;
+    * ``tournament``: a tournament's games;
+    * ``""`` (``CLI``): ``snakewar play`` and the other command-line games, as the
+      official CLI.
+
+    A stored game keeps its own, finer origin (``ladder:NAME``, ``tournament:ID``);
+    :func:`api_game_source` turns that into the wire value.
+    """
+
+    CUSTOM = "custom"
+    LEAGUE = "league"
+    TOURNAMENT = "tournament"
+    CLI = ""
+
+
+def api_game_source(origin: str) -> GameSource:
+    """The ``game.source`` sent to snakes for a game whose stored origin is ``origin``.
+
+    >>> [str(api_game_source(o)) for o in ("ladder:main", "tournament:x1", "custom", "")]
+    ['league', 'tournament', 'custom', '']
+    """
+    if origin == GameSource.CLI:
+        return GameSource.CLI
+    if origin.startswith("ladder:"):
+        return GameSource.LEAGUE
+    if origin.startswith("tournament:"):
+        return GameSource.TOURNAMENT
+    # Anything else a server or the tester plays is a game someone set up by hand.
+    return GameSource.CUSTOM
 
 
 @dataclass(frozen=True, slots=True)

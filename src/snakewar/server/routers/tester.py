@@ -1,16 +1,37 @@
-"""``/api/test``: the snake tester (health checks and scenario positions) for one snake."""
+"""``/api/test``: the snake tester (health checks and scenario positions) for one snake.
+
+``POST /api/test`` answers the whole report at the end; ``POST /api/test/stream``
+answers the same run as it goes, one JSON object a line (``application/x-ndjson``)
+so that a page can show progress:
+
+* ``{"event": "start", "checks": 4, "scenarios": N}``
+* ``{"event": "check", "check": {...}}`` for each health check,
+* ``{"event": "scenario", "done": k, "scenarios": N, "scenario": {...}}``,
+* ``{"event": "report", "report": {...}}`` last (the ``POST /api/test`` answer).
+
+Both take the same request, meet the same checks and count against the same rate.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
 
 from snakewar.adapters.battlesnake import GAME
-from snakewar.checkup import run_tester
+from snakewar.checkup import TesterReport, run_tester, select_scenarios
+from snakewar.checkup.runner import CheckResult, ScenarioResult
+from snakewar.errors import ParamsError, UnknownRulesetError
+from snakewar.games.battlesnake.rules import named_ruleset
 from snakewar.referee.clients import new_http_client
 from snakewar.referee.runner import make_client
 from snakewar.server.auth import NotAllowedError, UserDep
+from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, client_key
 from snakewar.server.matches import check_entrants
 from snakewar.server.safety import RateLimiter
@@ -19,6 +40,9 @@ from snakewar.server.schemas import TesterReportOut, TestRequest
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api", tags=["tester"])
+
+CHECKS = 4
+"""The health checks of a run (``GET /``, ``/start``, ``/move``, ``/end``)."""
 
 
 def _limiter(request: Request) -> RateLimiter:
@@ -29,24 +53,127 @@ def _limiter(request: Request) -> RateLimiter:
     return limiter
 
 
-@router.post("/test")
-async def run_tests(
-    body: TestRequest, request: Request, principal: UserDep, config: ConfigDep
-) -> TesterReportOut:
-    """Run the snake tester (health checks and scenarios) and return its report (users)."""
-    del principal  # a logged-in user (the local user on a local server)
+async def _checked(body: TestRequest, config: ServerConfig) -> str:
+    """The snake's canonical source, once the request may run (else an error)."""
+    for name in body.rulesets:
+        try:
+            named_ruleset(name)
+        except UnknownRulesetError as exc:
+            raise ParamsError("rulesets", str(exc)) from None
     entrant = GAME.entrant(body.url)
     if config.public and GAME.reach(entrant).kind == "builtin":
         # The tester is for one's own snake; a public server plays built-ins only in
         # its killable worker processes, and the tester's many games would run them here.
         raise NotAllowedError("url: the tester tests your snake; give its URL")
     await check_entrants(GAME, [entrant], config)
-    counted = (
-        _limiter(request).counted(client_key(request), "too many tester runs; wait a minute")
-        if config.public
-        else contextlib.nullcontext()
-    )
-    with counted:
-        async with new_http_client(config.outbound()) as http:
-            report = await run_tester(make_client(entrant.source, http, body.timeout))
+    return entrant.source
+
+
+def _counted(request: Request, config: ServerConfig) -> contextlib.AbstractContextManager[None]:
+    if not config.public:
+        return contextlib.nullcontext()
+    return _limiter(request).counted(client_key(request), "too many tester runs; wait a minute")
+
+
+async def _run(
+    source: str,
+    body: TestRequest,
+    config: ServerConfig,
+    on_check: Any = None,
+    on_scenario: Any = None,
+) -> TesterReport:
+    async with new_http_client(config.outbound()) as http:
+        return await run_tester(
+            make_client(source, http, body.timeout),
+            rulesets=body.rulesets,
+            parallel=body.parallel,
+            on_check=on_check,
+            on_scenario=on_scenario,
+        )
+
+
+@router.post("/test")
+async def run_tests(
+    body: TestRequest, request: Request, principal: UserDep, config: ConfigDep
+) -> TesterReportOut:
+    """Run the snake tester (health checks and scenarios) and return its report (users).
+
+    The verdict (``passed``) rests on the health checks and the survival scenarios;
+    strategy scenarios are a score.
+    """
+    del principal  # a logged-in user (the local user on a local server)
+    source = await _checked(body, config)
+    with _counted(request, config):
+        report = await _run(source, body, config)
     return TesterReportOut.model_validate(report.to_dict())
+
+
+def _line(event: dict[str, Any]) -> bytes:
+    return (json.dumps(event) + "\n").encode()
+
+
+@router.post(
+    "/test/stream",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "description": "One JSON object a line: start, each check, each scenario, the report.",
+            "content": {"application/x-ndjson": {"schema": {"type": "string", "format": "binary"}}},
+        }
+    },
+)
+async def stream_tests(
+    body: TestRequest, request: Request, principal: UserDep, config: ConfigDep
+) -> StreamingResponse:
+    """Run the snake tester, answering each check and scenario as it completes (users).
+
+    One JSON object a line; the last is ``{"event": "report", "report": ...}``, the
+    report ``POST /api/test`` answers.
+    """
+    del principal
+    source = await _checked(body, config)
+    counted = _counted(request, config)
+    counted.__enter__()  # refused now (429) rather than in the middle of a stream
+    total = len(select_scenarios(body.rulesets))
+
+    async def events() -> AsyncIterator[bytes]:
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        done = 0
+
+        def on_check(check: CheckResult) -> None:
+            queue.put_nowait({"event": "check", "check": check.to_dict()})
+
+        def on_scenario(result: ScenarioResult) -> None:
+            nonlocal done
+            done += 1
+            queue.put_nowait(
+                {
+                    "event": "scenario",
+                    "done": done,
+                    "scenarios": total,
+                    "scenario": result.to_dict(),
+                }
+            )
+
+        async def work() -> TesterReport:
+            try:
+                return await _run(source, body, config, on_check, on_scenario)
+            finally:
+                queue.put_nowait(None)
+
+        task = asyncio.create_task(work())
+        try:
+            yield _line({"event": "start", "checks": CHECKS, "scenarios": total})
+            while (event := await queue.get()) is not None:
+                yield _line(event)
+            report = TesterReportOut.model_validate((await task).to_dict())
+            yield _line({"event": "report", "report": report.model_dump(mode="json")})
+        finally:
+            # A reader that went away stops the run: no more calls to its snake.
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+            with contextlib.suppress(Exception):
+                counted.__exit__(None, None, None)
+
+    return StreamingResponse(events(), media_type="application/x-ndjson")

@@ -1,13 +1,17 @@
-// The snake tester: POST /api/test and a row per check and per scenario.
+// The snake tester: POST /api/test/stream, then a row per check and per scenario as
+// they complete, a progress line, and the board of each failing position.
 
-import { detailText, postJson, renderRows } from "./dom.js";
+import { csrfToken, detailText, el, renderRows, withCsrf } from "./dom.js";
 
-/** PASS or FAIL, with its class. */
-function verdict(passed) {
-  return passed ? { text: "PASS", cls: "pass" } : { text: "FAIL", cls: "fail" };
+/** PASS, FAIL or (a strategy scenario missed: no failure) MISS, with its class. */
+function verdict(passed, kind = "survival") {
+  if (passed) {
+    return { text: "PASS", cls: "pass" };
+  }
+  return kind === "strategy" ? { text: "MISS", cls: "miss" } : { text: "FAIL", cls: "fail" };
 }
 
-/** The rows of a tester report: the checks first, then the scenarios. */
+/** The rows of a (partial) tester report: the checks first, then the scenarios. */
 export function resultRows(report) {
   const rows = [];
   for (const check of report.checks ?? []) {
@@ -16,10 +20,71 @@ export function resultRows(report) {
     });
   }
   for (const s of report.scenarios ?? []) {
-    const positions = `${s.variants_passed}/${s.variants_total} positions`;
-    rows.push({ cells: [s.category, s.title, verdict(s.passed), { text: positions, cls: "muted" }] });
+    let positions = `${s.variants_passed}/${s.variants_total} positions`;
+    if (s.kind === "strategy") {
+      positions += " · strategy (scored, never failed)";
+    }
+    if (s.variants_load_only) {
+      positions += ` · ${s.variants_load_only} failed only under load (passed alone)`;
+    }
+    rows.push({
+      cells: [s.category, s.title, verdict(s.passed, s.kind), { text: positions, cls: "muted" }],
+    });
   }
   return rows;
+}
+
+/** The progress line while a run goes on: `{checks, checksTotal, done, scenarios}`. */
+export function progressText({ checks = 0, checksTotal = 4, done = 0, scenarios = 0 }) {
+  return `running: health checks ${checks}/${checksTotal}, scenarios ${done}/${scenarios}`;
+}
+
+/**
+ * The failing positions to draw: each scenario's first failure where the snake gave
+ * a wrong move (a missing move's board says nothing; its status does), survival first.
+ */
+export function failureBoards(report) {
+  const failing = (report.scenarios ?? []).filter((s) => s.first_failure?.move);
+  failing.sort((a, b) => (a.kind === "strategy") - (b.kind === "strategy"));
+  return failing.map((s) => {
+    const f = s.first_failure;
+    return {
+      title: `${s.kind ?? "survival"} ${s.id} [${f.variant}]: ${s.title}`,
+      detail: `gave '${f.move}', expected ${[...f.acceptable].sort().join(" or ")} (${f.ruleset} rules)`,
+      board: (f.board ?? []).join("\n"),
+      cls: s.kind === "strategy" ? "miss" : "fail",
+    };
+  });
+}
+
+/**
+ * Split NDJSON text: the complete lines' objects, and the unfinished rest.
+ * Blank lines are skipped.
+ */
+export function parseLines(buffer) {
+  const parts = buffer.split("\n");
+  const rest = parts.pop() ?? "";
+  const events = parts.filter((line) => line.trim()).map((line) => JSON.parse(line));
+  return { events, rest };
+}
+
+/** The request body of the form: the snake and the rulesets ticked. */
+export function buildBody(url, extraRulesets) {
+  return { url: url.trim(), rulesets: ["standard", ...extraRulesets] };
+}
+
+function drawBoards(node, report) {
+  node.replaceChildren(
+    ...failureBoards(report).map((b) => {
+      const box = el("div", undefined, "failure");
+      box.dataset.testid = "failure";
+      box.append(el("h3", b.title, b.cls), el("p", b.detail, "muted"));
+      const pre = el("pre", b.board, "ascii-board");
+      pre.dataset.testid = "failure-board";
+      box.append(pre);
+      return box;
+    }),
+  );
 }
 
 function start() {
@@ -29,18 +94,95 @@ function start() {
   }
   const summary = document.getElementById("summary");
   const error = document.getElementById("error");
+  const progress = document.getElementById("progress");
+  const bar = document.getElementById("progress-bar");
+  const results = document.getElementById("results");
+  const boards = document.getElementById("failures");
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
-    summary.textContent = "running...";
-    const { ok, status, data } = await postJson("/api/test", { url: form.url.value });
-    if (!ok) {
-      error.textContent = detailText(data, status);
-      summary.textContent = "";
-      return;
+    summary.textContent = "";
+    results.replaceChildren();
+    boards.replaceChildren();
+    const extra = [...form.querySelectorAll("input[name=ruleset]:checked")].map((i) => i.value);
+    const state = { checks: 0, checksTotal: 4, done: 0, scenarios: 0 };
+    const partial = { checks: [], scenarios: [] };
+    progress.textContent = "starting...";
+    bar.hidden = false;
+    bar.removeAttribute("value");
+    form.querySelector("button").disabled = true;
+    const show = () => {
+      progress.textContent = progressText(state);
+      bar.max = state.checksTotal + state.scenarios;
+      bar.value = state.checks + state.done;
+      renderRows(results, resultRows(partial));
+    };
+    let report = null;
+    try {
+      const response = await fetch(
+        "/api/test/stream",
+        withCsrf(
+          {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify(buildBody(form.url.value, extra)),
+          },
+          csrfToken(),
+        ),
+      );
+      if (!response.ok) {
+        let data = null;
+        try {
+          data = await response.json();
+        } catch {
+          data = null;
+        }
+        error.textContent = detailText(data, response.status);
+        return;
+      }
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        buffer += decoder.decode(value ?? new Uint8Array(), { stream: !done });
+        const parsed = parseLines(done ? `${buffer}\n` : buffer);
+        buffer = parsed.rest;
+        for (const e of parsed.events) {
+          if (e.event === "start") {
+            state.checksTotal = e.checks;
+            state.scenarios = e.scenarios;
+          } else if (e.event === "check") {
+            partial.checks.push(e.check);
+            state.checks += 1;
+          } else if (e.event === "scenario") {
+            partial.scenarios.push(e.scenario);
+            state.done = e.done;
+            state.scenarios = Math.max(state.scenarios, e.scenarios);
+          } else if (e.event === "report") {
+            report = e.report;
+          }
+        }
+        show();
+        if (done) {
+          break;
+        }
+      }
+    } catch (exc) {
+      error.textContent = `the run stopped: ${exc}`;
+    } finally {
+      form.querySelector("button").disabled = false;
+      bar.hidden = true;
+      progress.textContent = "";
     }
-    renderRows(document.getElementById("results"), resultRows(data));
-    summary.textContent = data.summary;
+    if (report) {
+      renderRows(results, resultRows(report));
+      drawBoards(boards, report);
+      summary.textContent = report.summary;
+      summary.className = report.passed ? "pass" : "fail";
+    } else if (!error.textContent) {
+      error.textContent = "the run ended without a report";
+    }
   });
 }
 
