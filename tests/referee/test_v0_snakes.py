@@ -197,7 +197,8 @@ def test_the_tester_passes_a_good_v0_snake(capsys: pytest.CaptureFixture[str]) -
 
     with serve(v0_app("hunter?depth=2")) as url:
         capsys.readouterr()
-        code = main(["test", f"v0:{url}", "--json"])
+        # Asked for by ruleset, hazards and wrapped are skipped: v0 cannot describe them.
+        code = main(["test", f"v0:{url}", "--json", "--ruleset", "royale", "--ruleset", "wrapped"])
         out, err = capsys.readouterr()
     report = json.loads(out)
     failures = [s["id"] for s in report["scenarios"] if not s["passed"]]
