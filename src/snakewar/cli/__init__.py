@@ -35,6 +35,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    # -h as well as --help, as in the official CLI (whose -H is the board's height, as ours).
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.command(help="Referee games between snakes: watch one, or measure many with --games.")(play)
 app.command("games", help="The games: their parameters and built-in bots.")(games_command)

@@ -9,7 +9,17 @@ The flags follow the official CLI (``battlesnake play``): ``-W -H -n -u -t -s -g
   seed is always printed;
 * shouts are relayed; latencies, statuses and timeouts are summarised;
 * ``--replay FILE`` writes Snakewar's replay file, ``-o FILE`` the official JSONL;
-* ``--games N --workers K`` plays a batch and prints win rates with 95% intervals.
+* ``--games N --workers K`` plays a batch and prints win rates with 95% intervals;
+* built-in bots play in worker processes of their own
+  (:class:`~snakewar.referee.workers.BotPool`), never in the referee's: a bot's thinking
+  never delays reading another snake's reply, so measured latencies stay the snakes' own.
+
+Like the official CLI, log lines (``LEVEL hh:mm:ss.micro message``: the snakes, the
+ruleset and seed, one line per turn, failed requests, and with ``--verbose`` every
+request and reply) go to stderr; results (the board, the summary, the seed) to stdout.
+With ``--browser --board-url URL`` the game is shown by the board at ``URL``, reading the
+local server's engine API (``URL?engine=...&game=...&autoplay=true``); without
+``--board-url``, by Snakewar's own viewer.
 """
 
 from __future__ import annotations
@@ -19,8 +29,11 @@ import json
 import os
 import secrets
 import sys
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+from urllib.parse import urlencode, urlsplit
 
 import typer
 
@@ -29,11 +42,13 @@ from snakewar.errors import SnakewarError
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
-    from snakewar.games.battlesnake.records import GameRecord, TurnRecord
+    from snakewar.games.battlesnake.records import CallOutcome, GameRecord, TurnRecord
+    from snakewar.games.battlesnake.wire import SnakeRequest
     from snakewar.referee.batch import SnakeMatch
+    from snakewar.referee.clients import SnakeClient
     from snakewar.referee.stats import BatchStats
 
-__all__ = ["DEFAULT_SNAKES", "OutputPathError", "play"]
+__all__ = ["DEFAULT_SNAKES", "OutputPathError", "board_url", "make_directory", "play"]
 
 DEFAULT_SNAKES = ("builtin:hunter", "builtin:greedy", "builtin:random", "builtin:random")
 """Who plays when no snake is given."""
@@ -58,6 +73,45 @@ def check_writable(path: str, what: str) -> Path:
     if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise OutputPathError(f"{what} {path!r} is not writable")
     return target
+
+
+def make_directory(path: str, what: str) -> Path:
+    """Create the directory ``path`` (and its parents) if missing; fail early, naming it.
+
+    Raises:
+        OutputPathError: if it cannot be made (a file is in the way, no permission) or written.
+    """
+    target = Path(path)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OutputPathError(f"{what} {path!r} is a file (expected a directory)") from None
+    except OSError as exc:
+        raise OutputPathError(f"{what} {path!r} cannot be made: {exc.strerror}") from None
+    if not os.access(target, os.W_OK):
+        raise OutputPathError(f"{what} {path!r} is not writable")
+    return target
+
+
+def board_url(board: str, engine: str, game_id: str) -> str:
+    """The address the official CLI opens for ``--browser``: a board reading ``engine``.
+
+    >>> board_url("https://board.battlesnake.com", "http://127.0.0.1:8000", "g1")
+    'https://board.battlesnake.com?engine=http://127.0.0.1:8000&game=g1&autoplay=true'
+
+    Raises:
+        SnakewarError: if ``board`` is not an http(s) URL.
+    """
+    parts = urlsplit(board)
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.netloc
+        or any(c.isspace() or not c.isprintable() for c in board)
+    ):
+        raise SnakewarError(f"--board-url {board!r}: expected an http(s) URL")
+    # ':' and '/' stay as they are in a query: the same address the official CLI writes.
+    query = urlencode({"engine": engine, "game": game_id, "autoplay": "true"}, safe=":/")
+    return f"{board}{'&' if parts.query else '?'}{query}"
 
 
 def play(
@@ -107,10 +161,27 @@ def play(
         None, "--json", help="Write the results as JSON to this file ('-': stdout)."
     ),
     replay_dir: str | None = typer.Option(
-        None, "--replay-dir", help="In a batch, write each game's replay into this directory."
+        None,
+        "--replay-dir",
+        help="Write each game's replay into this directory (game-SEED.jsonl; made if missing).",
     ),
     browser: bool = typer.Option(
         False, "--browser", help="Watch the game in the browser (runs it on a local server)."
+    ),
+    board: str | None = typer.Option(
+        None,
+        "--board-url",
+        help="With --browser: the board to open, reading the local server's engine API "
+        "(e.g. https://board.battlesnake.com; default: Snakewar's own viewer).",
+    ),
+    verbose: bool = typer.Option(
+        False, "--verbose", help="Log every request and reply (on stderr)."
+    ),
+    bots_in_process: bool = typer.Option(
+        False,
+        "--bots-in-process",
+        help="Run built-in bots in this process, not in worker processes: faster for "
+        "quick bots, but their thinking delays (and inflates the latency of) other snakes.",
     ),
 ) -> None:
     """Referee games between snakes: watch one, or measure many."""
@@ -139,8 +210,14 @@ def play(
             check_writable(path, what)
     if json_out and json_out != "-":
         check_writable(json_out, "JSON file")
-    if replay_dir is not None and not Path(replay_dir).is_dir():
-        raise OutputPathError(f"replay directory {replay_dir!r} does not exist")
+    if board is not None:
+        if not browser:
+            raise SnakewarError("--board-url is the board --browser opens; add --browser")
+        board_url(board, "http://127.0.0.1", "check")  # a bad URL fails before the game
+    if verbose and (browser or games > 1):
+        raise SnakewarError("--verbose logs one game played here; leave out --games/--browser")
+    if replay_dir is not None:
+        make_directory(replay_dir, "replay directory")
 
     game_seed = seed if seed is not None else secrets.randbits(62) + 1
     match = SnakeMatch(
@@ -164,14 +241,21 @@ def play(
     if browser:
         if games > 1:
             raise SnakewarError("--browser shows one game; leave out --games")
-        _play_in_browser(match, game_seed)
+        _play_in_browser(match, game_seed, board)
         return
     # With JSON on stdout, everything for people goes to stderr.
     console = Console(highlight=False, stderr=json_out == "-")
     if not console.is_terminal:
         console.width = max(console.width, 150)  # logs and pipes: no squeezed tables
     if games == 1:
-        record = _play_one(match, game_seed, console, viewmap, color, live, delay, duration)
+        log = _Log(verbose)
+        record = _play_one(
+            match, game_seed, console, viewmap, color, live, delay, duration, log, bots_in_process
+        )
+        if replay_dir is not None:
+            from snakewar.replay import write_replay
+
+            write_replay(record, Path(replay_dir, f"game-{game_seed}.jsonl"))
         if output:
             from snakewar.replay import write_official_jsonl
 
@@ -186,7 +270,9 @@ def play(
 
             _write_json(json_out, _summary_json(summarize(record)), console)
     else:
-        stats = _play_batch(match, game_seed, games, workers, replay_dir, console, ray_address)
+        stats = _play_batch(
+            match, game_seed, games, workers, replay_dir, console, ray_address, bots_in_process
+        )
         if json_out:
             data = stats.to_json() | {"first_seed": game_seed, "config": _match_json(match)}
             _write_json(json_out, data, console)
@@ -206,45 +292,172 @@ def _play_one(
     live: bool | None,
     delay: int,
     duration: int,
+    log: _Log,
+    bots_in_process: bool = False,
 ) -> GameRecord:
+    from dataclasses import replace
+
     from rich.live import Live
 
+    from snakewar.referee.batch import builtin_pool
     from snakewar.referee.clients import new_http_client
-    from snakewar.referee.runner import connect, play_game
+    from snakewar.referee.runner import close_clients, connect, play_game
 
-    use_live = (console.is_terminal if live is None else live) and not viewmap
+    # Logs would scroll the live board away: on a terminal it is the default unless
+    # every request is logged (--verbose), as the official CLI's logs are.
+    use_live = (console.is_terminal and not log.verbose if live is None else live) and not viewmap
     unicode = (sys.stdout.encoding or "").lower().startswith("utf")
 
     async def run() -> GameRecord:
-        async with new_http_client() as http:
-            snakes = await connect(match.snakes, match.names, http, match.timeout_ms)
-            live_view: Live | None = None
+        pooled = () if bots_in_process else match.snakes
+        async with new_http_client() as http, builtin_pool(pooled) as bots:
+            snakes = await connect(match.snakes, match.names, http, match.timeout_ms, bots)
+            try:
+                if log.verbose:
+                    logged = [replace(s, client=_LoggedClient(s.client, log)) for s in snakes]
+                    return await referee(logged)
+                return await referee(snakes)
+            finally:
+                await close_clients(snakes)
 
-            def on_turn(record: GameRecord, turn: TurnRecord) -> None:
-                if viewmap:
-                    console.print(_board_text(record, turn, color, unicode), markup=False)
-                if live_view is not None:
-                    live_view.update(_frame(record, turn, color, unicode))
+    async def referee(snakes: Sequence[Any]) -> GameRecord:
+        live_view: Live | None = None
 
-            kwargs: dict[str, Any] = {
-                "timeout_ms": match.timeout_ms,
-                "sequential": match.sequential,
-                "max_turns": match.max_turns,
-                "delay_ms": delay,
-                "duration_ms": duration,
-                "on_turn": on_turn,
-            }
-            if use_live:
-                with Live(console=console, auto_refresh=False, transient=False) as live_view:
-                    rec = await play_game(match.config(seed), snakes, **kwargs)
-                    live_view.refresh()
-                return rec
-            return await play_game(match.config(seed), snakes, **kwargs)
+        def on_start(record: GameRecord) -> None:
+            for entry in record.snakes:
+                log.info(f'Snake ID: {entry.id} URL: {entry.source}, Name: "{entry.name}"')
+            log.info(f"Ruleset: {match.ruleset}, Seed: {seed}")
+            if not viewmap and not use_live:
+                log.info(_state_line(record, record.initial))
+
+        def on_turn(record: GameRecord, turn: TurnRecord) -> None:
+            for sid, call in turn.calls.items():
+                if not call.ok:
+                    source = record.snake(sid).source
+                    log.warn(f"Request to {_call_url(source, 'move')} failed: {_reply_text(call)}")
+            if viewmap:
+                console.print(_board_text(record, turn, color, unicode), markup=False)
+            elif not use_live:
+                log.info(_state_line(record, turn.after))
+            if live_view is not None:
+                live_view.update(_frame(record, turn, color, unicode))
+
+        kwargs: dict[str, Any] = {
+            "timeout_ms": match.timeout_ms,
+            "sequential": match.sequential,
+            "max_turns": match.max_turns,
+            "delay_ms": delay,
+            "duration_ms": duration,
+            "on_start": on_start,
+            "on_turn": on_turn,
+        }
+        if use_live:
+            with Live(console=console, auto_refresh=False, transient=False) as live_view:
+                rec = await play_game(match.config(seed), snakes, **kwargs)
+                live_view.refresh()
+            return rec
+        return await play_game(match.config(seed), snakes, **kwargs)
 
     record = asyncio.run(run())
     if not viewmap and not use_live:
         console.print(_board_text(record, None, color, unicode), markup=False)
     return record
+
+
+class _Log:
+    """Log lines as the official CLI writes them: ``LEVEL hh:mm:ss.micro message``, on stderr.
+
+    ``DEBUG`` lines (every request and reply) only with ``verbose``.
+    """
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+
+    def _line(self, level: str, message: str) -> None:
+        stamp = datetime.now().strftime("%H:%M:%S.%f")
+        # sys.stderr looked up each time: a live board redirects it above itself.
+        sys.stderr.write(f"{level} {stamp} {message}\n")
+        sys.stderr.flush()
+
+    def info(self, message: str) -> None:
+        """Log ``message`` at INFO."""
+        self._line("INFO", message)
+
+    def warn(self, message: str) -> None:
+        """Log ``message`` at WARN."""
+        self._line("WARN", message)
+
+    def debug(self, message: str) -> None:
+        """Log ``message`` at DEBUG, if verbose."""
+        if self.verbose:
+            self._line("DEBUG", message)
+
+
+def _state_line(record: GameRecord, state: Any) -> str:
+    """The official CLI's line for a turn: who is alive, how much food and hazard."""
+    names = _names(record)
+    alive = ", ".join(names[s.id] for s in state.snakes if not s.eliminated_cause)
+    return (
+        f"Turn: {state.turn}, Snakes Alive: [{alive}], "
+        f"Food: {len(state.food)}, Hazards: {len(state.hazards)}"
+    )
+
+
+def _call_url(source: str, kind: str) -> str:
+    """Where a call of ``kind`` goes: ``URL/kind`` (``builtin:NAME/kind`` for a bot)."""
+    base, _, query = source.partition("?")
+    return f"{base.rstrip('/')}/{kind}" + (f"?{query}" if query else "")
+
+
+def _reply_text(call: CallOutcome) -> str:
+    """One line on a reply: its status, HTTP status, latency, move, shout and error."""
+    parts = [str(call.status)]
+    if call.http_status is not None:
+        parts.append(f"HTTP {call.http_status}")
+    parts.append(f"{call.latency_ms} ms")
+    if call.ok and call.move:
+        parts.append(json.dumps({"move": call.move, "shout": call.shout}))
+    if call.error:
+        parts.append(call.error)
+    return ", ".join(parts)
+
+
+class _LoggedClient:
+    """A snake's client that logs each request and reply (``--verbose``) at DEBUG."""
+
+    def __init__(self, client: SnakeClient, log: _Log) -> None:
+        self.client = client
+        self.source = client.source
+        self.log = log
+
+    async def info(self) -> Any:
+        """The snake's metadata (already fetched when the game was set up)."""
+        return await self.client.info()
+
+    async def _call(
+        self,
+        kind: str,
+        call: Callable[[SnakeRequest], Awaitable[CallOutcome]],
+        request: SnakeRequest,
+    ) -> CallOutcome:
+        url = _call_url(self.source, kind)
+        body = json.dumps(request.to_api(), separators=(",", ":"))
+        self.log.debug(f"POST {url}: {body}")
+        outcome = await call(request)
+        self.log.debug(f"Reply from {url}: {_reply_text(outcome)}")
+        return outcome
+
+    async def start(self, request: SnakeRequest) -> CallOutcome:
+        """Send ``/start``, logged."""
+        return await self._call("start", self.client.start, request)
+
+    async def move(self, request: SnakeRequest) -> CallOutcome:
+        """Ask for a move, logged."""
+        return await self._call("move", self.client.move, request)
+
+    async def end(self, request: SnakeRequest) -> CallOutcome:
+        """Send ``/end``, logged."""
+        return await self._call("end", self.client.end, request)
 
 
 def _names(record: GameRecord) -> dict[str, str]:
@@ -351,6 +564,7 @@ def _play_batch(
     replay_dir: str | None,
     console: Console,
     ray_address: str | None = None,
+    bots_in_process: bool = False,
 ) -> BatchStats:
     import time
 
@@ -382,6 +596,7 @@ def _play_batch(
                 workers=workers,
                 replay_dir=replay_dir,
                 on_game=lambda _: progress.advance(task),
+                bot_processes=not bots_in_process,
             )
     elapsed = time.perf_counter() - started
     _print_batch(console, stats, elapsed)
@@ -503,18 +718,23 @@ def _free_port() -> int:
         return port
 
 
-def _play_in_browser(match: SnakeMatch, seed: int) -> None:
-    """Run the game on a local server (``snakewar serve``, stored like any server game)."""
+def _play_in_browser(match: SnakeMatch, seed: int, board: str | None) -> None:
+    """Run the game on a local server (``snakewar serve``, stored like any server game).
+
+    ``board``: the board to open (:func:`board_url`); ``None``: the server's own viewer.
+    """
     import tempfile
 
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     # The server's messages go to a file, so a talkative server can never block on a pipe.
     with tempfile.TemporaryFile() as log:
-        _browse_on_server(match, seed, base, port, log)
+        _browse_on_server(match, seed, base, port, log, board)
 
 
-def _browse_on_server(match: SnakeMatch, seed: int, base: str, port: int, log: IO[bytes]) -> None:
+def _browse_on_server(
+    match: SnakeMatch, seed: int, base: str, port: int, log: IO[bytes], board: str | None
+) -> None:
     """Start ``snakewar serve`` on ``port``, play the game on it and follow it to its end."""
     import subprocess
     import time
@@ -564,7 +784,9 @@ def _browse_on_server(match: SnakeMatch, seed: int, base: str, port: int, log: I
         if response.status_code >= 400:
             raise SnakewarError(str(response.json().get("detail")))
         game = response.json()
-        url = f"{base}{game['viewer']}"
+        url = f"{base}{game['viewer']}" if board is None else board_url(board, base, game["id"])
+        if board is not None:
+            _Log(False).info(f"Board server listening on {base}")
         typer.echo(f"watching at {url}", err=True)
         webbrowser.open(url)
         while game["status"] == "running":

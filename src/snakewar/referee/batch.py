@@ -4,14 +4,21 @@ A :class:`SnakeMatch` is everything about a game except its seed; it is small an
 picklable, so worker processes receive it and play games ``seed, seed + 1, ...``
 each with its own event loop and HTTP client.  Only a :class:`GameSummary` comes
 back (and, when asked, the worker writes the game's replay file itself).
+
+Built-in bots play in bot worker processes (:func:`builtin_pool`), never in the
+process that referees: a bot's search holding the interpreter would otherwise delay
+reading an HTTP snake's reply, and inflate its measured latency.  The bot workers
+are started once (per batch, or per batch process) and reused from game to game.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import multiprocessing
-from collections.abc import Callable, Mapping, Sequence
+import multiprocessing.util
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,11 +29,33 @@ from snakewar.games.battlesnake.game import Game, GameConfig
 from snakewar.games.battlesnake.records import GameRecord, derive_ids
 from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
 from snakewar.referee.clients import new_http_client
-from snakewar.referee.runner import TurnCallback, connect, play_game
+from snakewar.referee.runner import TurnCallback, close_clients, connect, play_game, snake_kind
 from snakewar.referee.stats import BatchStats, GameSummary, summarize
+from snakewar.referee.workers import BotPool
 from snakewar.replay.format import write_replay
 
-__all__ = ["SnakeMatch", "check_setup", "play_match", "run_batch"]
+__all__ = ["SnakeMatch", "builtin_pool", "check_setup", "play_match", "run_batch"]
+
+
+@contextlib.asynccontextmanager
+async def builtin_pool(specs: Sequence[str]) -> AsyncIterator[BotPool | None]:
+    """Worker processes for the built-in bots among ``specs``; ``None`` if there are none.
+
+    One worker per built-in, all started before the first game (no ``GET /`` waits for
+    an interpreter to start), none spare: a worker killed after a timeout is replaced.
+    Closed, every worker killed, when the block ends.
+
+    Raises:
+        SnakeSpecError: for an argument that is no snake.
+        BotPoolError: if a worker cannot start.
+    """
+    count = sum(snake_kind(spec)[0] == "builtin" for spec in specs)
+    if not count:
+        yield None
+        return
+    async with BotPool(max_workers=count, spares=0) as pool:
+        await pool.warm(count)
+        yield pool
 
 
 def check_setup(config: GameConfig, snakes: int) -> None:
@@ -85,8 +114,12 @@ async def play_match(
     seed: int,
     http: httpx.AsyncClient | None = None,
     on_turn: TurnCallback | None = None,
+    bots: BotPool | None = None,
 ) -> GameRecord:
     """Connect to the snakes and play one game with ``seed``.
+
+    Built-in bots play in workers of ``bots`` if given (see :func:`builtin_pool`), else
+    in this process.
 
     Raises:
         SnakeUnreachableError, SnakeSpecError, UnknownBotError, RulesError: as
@@ -94,17 +127,20 @@ async def play_match(
     """
     if http is None:
         async with new_http_client() as own:
-            return await play_match(spec, seed, own, on_turn)
-    snakes = await connect(spec.snakes, spec.names, http, spec.timeout_ms)
-    return await play_game(
-        spec.config(seed),
-        snakes,
-        timeout_ms=spec.timeout_ms,
-        sequential=spec.sequential,
-        max_turns=spec.max_turns,
-        source=spec.source,
-        on_turn=on_turn,
-    )
+            return await play_match(spec, seed, own, on_turn, bots)
+    snakes = await connect(spec.snakes, spec.names, http, spec.timeout_ms, bots)
+    try:
+        return await play_game(
+            spec.config(seed),
+            snakes,
+            timeout_ms=spec.timeout_ms,
+            sequential=spec.sequential,
+            max_turns=spec.max_turns,
+            source=spec.source,
+            on_turn=on_turn,
+        )
+    finally:
+        await close_clients(snakes)
 
 
 def _replay_path(directory: Path, seed: int) -> Path:
@@ -116,9 +152,45 @@ def _save(record: GameRecord, replay_dir: str | None) -> None:
         write_replay(record, _replay_path(Path(replay_dir), record.config.seed))
 
 
-def _worker_game(spec: SnakeMatch, seed: int, replay_dir: str | None) -> GameSummary:
-    """Run in a worker process: one whole game."""
-    record = asyncio.run(play_match(spec, seed))
+class _ProcessLoop:
+    """A batch process's event loop and bot workers, kept from one game to the next."""
+
+    def __init__(self, snakes: tuple[str, ...], bot_processes: bool) -> None:
+        self.snakes = snakes
+        self.bot_processes = bot_processes
+        self.runner = asyncio.Runner()
+        self.pool = self.runner.run(self._open())
+        # A batch process ends through multiprocessing, which runs these, not atexit's.
+        multiprocessing.util.Finalize(self, self.close, exitpriority=10)
+
+    async def _open(self) -> BotPool | None:
+        self._pools = contextlib.AsyncExitStack()
+        if not self.bot_processes:
+            return None
+        return await self._pools.enter_async_context(builtin_pool(self.snakes))
+
+    def close(self) -> None:
+        """Stop the bot workers and close the loop."""
+        with contextlib.suppress(Exception):
+            self.runner.run(self._pools.aclose())
+        self.runner.close()
+
+
+_PROCESS_LOOP: _ProcessLoop | None = None
+
+
+def _worker_game(
+    spec: SnakeMatch, seed: int, replay_dir: str | None, bot_processes: bool
+) -> GameSummary:
+    """Run in a batch process: one whole game, on the process's loop and bot workers."""
+    global _PROCESS_LOOP  # one per process: the batch's processes play one match
+    key = (spec.snakes, bot_processes)
+    if _PROCESS_LOOP is None or (_PROCESS_LOOP.snakes, _PROCESS_LOOP.bot_processes) != key:
+        if _PROCESS_LOOP is not None:
+            _PROCESS_LOOP.close()
+        _PROCESS_LOOP = _ProcessLoop(spec.snakes, bot_processes)
+    loop = _PROCESS_LOOP
+    record = loop.runner.run(play_match(spec, seed, bots=loop.pool))
     _save(record, replay_dir)
     return summarize(record)
 
@@ -130,12 +202,16 @@ def run_batch(
     workers: int = 1,
     replay_dir: str | None = None,
     on_game: Callable[[GameSummary], None] | None = None,
+    bot_processes: bool = True,
 ) -> BatchStats:
     """Play one game per seed and add them up.
 
     ``workers=1`` plays the games one after the other in this process; more use a
     pool of that many processes, each playing one game at a time.  Results are
-    counted in completion order; the totals do not depend on it.
+    counted in completion order; the totals do not depend on it.  Built-in bots play
+    in bot worker processes (:func:`builtin_pool`), or with ``bot_processes=False``
+    in the refereeing process (faster for quick bots, but their thinking delays the
+    other snakes' replies).
 
     Raises:
         SnakewarError: the first error a game raised (an unreachable snake, a bad
@@ -146,9 +222,10 @@ def run_batch(
     if workers <= 1:
 
         async def serial() -> None:
-            async with new_http_client() as http:
+            snakes = spec.snakes if bot_processes else ()
+            async with new_http_client() as http, builtin_pool(snakes) as bots:
                 for seed in seeds:
-                    record = await play_match(spec, seed, http)
+                    record = await play_match(spec, seed, http, bots=bots)
                     _save(record, replay_dir)
                     summary = summarize(record)
                     _name_seats(stats, summary)
@@ -162,7 +239,9 @@ def run_batch(
     # sockets or threads from the parent.
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = [pool.submit(_worker_game, spec, seed, replay_dir) for seed in seeds]
+        futures = [
+            pool.submit(_worker_game, spec, seed, replay_dir, bot_processes) for seed in seeds
+        ]
         try:
             for future in concurrent.futures.as_completed(futures):
                 summary = future.result()

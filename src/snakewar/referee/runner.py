@@ -53,6 +53,7 @@ from snakewar.referee.clients import (
 from snakewar.referee.workers import BotPool, WorkerClient
 
 __all__ = [
+    "DUPLICATE_COLORS",
     "ConnectedSnake",
     "SnakeSpecError",
     "StartCallback",
@@ -61,6 +62,7 @@ __all__ = [
     "close_clients",
     "connect",
     "default_snake_name",
+    "distinct_builtin_colors",
     "make_client",
     "play_game",
     "snake_kind",
@@ -70,6 +72,31 @@ TurnCallback = Callable[[GameRecord, TurnRecord], Awaitable[None] | None]
 """Called after every turn (e.g. to draw it, store it or stream it)."""
 StartCallback = Callable[[GameRecord], Awaitable[None] | None]
 """Called once the board is set up, before ``/start``."""
+
+
+DUPLICATE_COLORS = (
+    "#1e88e5",
+    "#fb8c00",
+    "#8e24aa",
+    "#00acc1",
+    "#fdd835",
+    "#6d4c41",
+    "#d81b60",
+    "#3949ab",
+    "#7cb342",
+    "#00897b",
+    "#f4511e",
+    "#5e35b1",
+    "#c0ca33",
+    "#546e7a",
+    "#ffb300",
+    "#039be5",
+)
+"""Colours given, in this order, to built-in bots whose own colour is already taken.
+
+Sixteen (the most snakes a game has), none a built-in bot's own colour, so that every
+snake of a game can be told apart whatever the built-ins are.
+"""
 
 
 class SnakeSpecError(EntrantError):
@@ -157,6 +184,7 @@ async def connect(
     """Build a client for every snake and fetch its metadata (in parallel).
 
     Unnamed snakes are called after their source: the bot name or the URL's host.
+    Copies of a built-in bot get distinct colours (:func:`distinct_builtin_colors`).
     Built-in bots play in workers of ``bots`` if given (see :func:`make_client`); the
     caller ends the game's clients with :func:`close_clients`.
 
@@ -195,6 +223,28 @@ async def connect(
                 meta.apiversion,
             )
         )
+    return distinct_builtin_colors(out)
+
+
+def distinct_builtin_colors(snakes: Sequence[ConnectedSnake]) -> list[ConnectedSnake]:
+    """``snakes`` with every built-in bot's colour unique in the game.
+
+    HTTP snakes keep the colour they chose, always (it is theirs to choose, even if two
+    choose alike).  A built-in bot keeps its own colour unless an HTTP snake or an
+    earlier seat already has it; then it takes the first colour of
+    :data:`DUPLICATE_COLORS` nobody has.  So ``random random`` plays grey and blue,
+    the same in the CLI's board, the viewer and the replay, game after game.
+    """
+    builtin = [isinstance(s.client, InProcessClient | WorkerClient) for s in snakes]
+    taken = {s.color.lower() for s, b in zip(snakes, builtin, strict=True) if not b}
+    out: list[ConnectedSnake] = []
+    for snake, is_builtin in zip(snakes, builtin, strict=True):
+        if is_builtin:
+            if snake.color.lower() in taken:
+                free = next((c for c in DUPLICATE_COLORS if c not in taken), None)
+                snake = replace(snake, color=free) if free is not None else snake
+            taken.add(snake.color.lower())
+        out.append(snake)
     return out
 
 

@@ -30,10 +30,11 @@ and an event loop, and they exit by themselves if their parent dies.
 
 Who uses it: adapters play built-in bots through the pool of their
 :class:`~snakewar.engine.protocol.PlaySession` (:func:`session_pool`), so the server's
-games and the arena's (ladders, tournaments) run built-ins in workers.  The CLI's own
-games (``snakewar play``, batches, benchmarks) and the RL environments keep calling
-bots in-process (:class:`~snakewar.referee.clients.InProcessClient`): one trusted user
-and no server to keep alive.
+games and the arena's (ladders, tournaments) run built-ins in workers; so do
+``snakewar play`` and its batches (:func:`~snakewar.referee.batch.builtin_pool`), so that
+a thinking bot never delays reading another snake's reply.  Benchmarks and the RL
+environments keep calling bots in-process
+(:class:`~snakewar.referee.clients.InProcessClient`), as ``play --bots-in-process`` does.
 """
 
 from __future__ import annotations

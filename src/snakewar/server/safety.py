@@ -226,13 +226,16 @@ class HostCheckMiddleware:
 
 
 _ENGINE_PATH: Final = re.compile(r"/games/[^/]+(/frames)?\Z")
+_SLASHED_ENGINE_PATH: Final = re.compile(r"//+(games/[^/]+(/frames|/events)?)\Z")
 
 
 class EngineCorsMiddleware:
     """CORS for the official board's read-only engine routes only (``GET /games/{id}...``).
 
     The official board (another origin) reads games through them; nothing else of the
-    server is readable or writable from another site's pages.
+    server is readable or writable from another site's pages.  Given an engine URL
+    with a trailing slash (``engine=http://host:port/``) the board asks for
+    ``//games/{id}...``: those paths are read as ``/games/{id}...``.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -241,6 +244,13 @@ class EngineCorsMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass the request on, through CORS on the engine routes."""
+        if scope["type"] in ("http", "websocket"):
+            slashed = _SLASHED_ENGINE_PATH.match(scope["path"])
+            if slashed is not None:
+                scope = {**scope, "path": "/" + slashed.group(1)}
+                raw = scope.get("raw_path")
+                if isinstance(raw, bytes):
+                    scope["raw_path"] = b"/" + raw.lstrip(b"/")
         if scope["type"] == "http" and _ENGINE_PATH.match(scope["path"]):
             await self.cors(scope, receive, send)
         else:
