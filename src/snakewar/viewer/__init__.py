@@ -58,6 +58,7 @@ ASSETS: tuple[str, ...] = (
             "home.js",
             "new_game.js",
             "game.js",
+            "inspect.js",
             "tester.js",
             "ladders.js",
             "ladder.js",
