@@ -244,3 +244,55 @@ def test_a_public_server_keeps_no_bodies_and_only_owners_step() -> None:
         calls = admin.get(f"/api/games/{gid}/calls", params={"turn": 0}).json()
         assert calls == {"game_id": gid, "turn": 0, "records_calls": False, "calls": []}
         assert admin.post(f"/api/games/{gid}/cancel", headers=ann).status_code == 200
+
+
+DRIVER = """
+import json, sys
+import httpx
+
+url = sys.argv[1]
+base, _, game_id = url.partition("/view/")
+game = httpx.get(f"{base}/api/games/{game_id}").json()
+seen = [(game["turn"], game["paused"])]
+for _ in range(2):
+    game = httpx.post(f"{base}/api/games/{game_id}/step", timeout=30).json()
+    seen.append((game["turn"], game["paused"]))
+calls = httpx.get(f"{base}/api/games/{game_id}/calls", params={"turn": 1}).json()
+seen.append([json.loads(c["request"])["turn"] for c in calls["calls"]])
+httpx.post(f"{base}/api/games/{game_id}/resume", timeout=30)
+with open(sys.argv[2], "w") as out:
+    json.dump(seen, out)
+"""
+
+
+def test_play_browser_step_opens_a_paused_game(tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+
+    driver = tmp_path / "driver.py"
+    driver.write_text(DRIVER)
+    seen = tmp_path / "seen.json"
+    env = {
+        **os.environ,
+        "SNAKEWAR_DATABASE_URL": f"sqlite:///{tmp_path / 'games.db'}",
+        # The "browser" is a script that steps the game through the API it was opened on.
+        "BROWSER": f"{sys.executable} {driver} %s {seen}",
+    }
+    command = [sys.executable, "-m", "snakewar", "play", "random", "random", "-r", "4"]
+    out = subprocess.run(
+        [*command, "-W", "7", "-H", "7", "--browser", "--step"],
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "Game completed after" in out.stdout
+    assert json.loads(seen.read_text()) == [[0, True], [1, True], [2, True], [1, 1]]
+    refused = subprocess.run(
+        [*command, "--step"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == "error: --step pauses a game in the browser; add --browser"

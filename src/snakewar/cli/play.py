@@ -112,6 +112,12 @@ def play(
     browser: bool = typer.Option(
         False, "--browser", help="Watch the game in the browser (runs it on a local server)."
     ),
+    step: bool = typer.Option(
+        False,
+        "--step",
+        help="With --browser: start paused at turn 0, step turn by turn and inspect each "
+        "request and reply in the page.",
+    ),
 ) -> None:
     """Referee games between snakes: watch one, or measure many."""
     from rich.console import Console
@@ -161,10 +167,12 @@ def play(
         max_turns=max_turns,
     )
     match.check(game_seed)  # impossible settings fail before any snake is called
+    if step and not browser:
+        raise SnakewarError("--step pauses a game in the browser; add --browser")
     if browser:
         if games > 1:
             raise SnakewarError("--browser shows one game; leave out --games")
-        _play_in_browser(match, game_seed)
+        _play_in_browser(match, game_seed, step)
         return
     # With JSON on stdout, everything for people goes to stderr.
     console = Console(highlight=False, stderr=json_out == "-")
@@ -503,7 +511,7 @@ def _free_port() -> int:
         return port
 
 
-def _play_in_browser(match: SnakeMatch, seed: int) -> None:
+def _play_in_browser(match: SnakeMatch, seed: int, step: bool = False) -> None:
     """Run the game on a local server (``snakewar serve``, stored like any server game)."""
     import tempfile
 
@@ -511,10 +519,12 @@ def _play_in_browser(match: SnakeMatch, seed: int) -> None:
     base = f"http://127.0.0.1:{port}"
     # The server's messages go to a file, so a talkative server can never block on a pipe.
     with tempfile.TemporaryFile() as log:
-        _browse_on_server(match, seed, base, port, log)
+        _browse_on_server(match, seed, base, port, log, step)
 
 
-def _browse_on_server(match: SnakeMatch, seed: int, base: str, port: int, log: IO[bytes]) -> None:
+def _browse_on_server(
+    match: SnakeMatch, seed: int, base: str, port: int, log: IO[bytes], step: bool = False
+) -> None:
     """Start ``snakewar serve`` on ``port``, play the game on it and follow it to its end."""
     import subprocess
     import time
@@ -546,6 +556,8 @@ def _browse_on_server(match: SnakeMatch, seed: int, base: str, port: int, log: I
     }
     if match.max_turns is not None:
         body["maxTurns"] = match.max_turns
+    if step:
+        body["step"] = True  # paused at turn 0: the page steps it (10 minutes a pause at most)
     try:
         deadline = time.monotonic() + 60
         while True:
