@@ -48,6 +48,7 @@ function stepControls(id, error, onGame) {
   const label = document.getElementById("step-state");
   let busy = false;
   let last = null;
+  let seenRunning = false;
 
   function show(game) {
     last = game;
@@ -57,7 +58,9 @@ function stepControls(id, error, onGame) {
     buttons.pause.disabled = busy || !state.running || state.paused;
     buttons.step.disabled = busy || !state.paused;
     buttons.resume.disabled = busy || !state.paused;
-    box.hidden = false;
+    // A game already over when the page opened has nothing to drive.
+    seenRunning ||= state.running;
+    box.hidden = !seenRunning;
     onGame(game);
   }
 
