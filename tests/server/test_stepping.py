@@ -185,18 +185,17 @@ def test_a_step_mode_game_waits_at_turn_0_and_steps_one_turn_at_a_time(
 
 
 def test_pause_holds_a_running_game_and_step_needs_a_pause(servers: SnakeServers) -> None:
+    # The slow snake takes 0.4 s a turn: the game is surely running when it is paused.
+    slow = {"snakes": [servers.url("slow"), servers.url("good")], "timeout": 1000}
     with local_client() as client:
-        game = client.post("/api/games", json=step_game(servers, step=False, timeout=500)).json()
+        game = client.post("/api/games", json=step_game(servers, step=False, **slow)).json()
         gid = game["id"]
+        assert game["paused"] is False
         refused = client.post(f"/api/games/{gid}/step")
-        if client.get(f"/api/games/{gid}").json()["status"] == "running":
-            assert refused.status_code == 409 and "not paused" in refused.json()["detail"]
-        paused = client.post(f"/api/games/{gid}/pause")
-        if paused.status_code == 409:  # it finished first: nothing left to hold
-            return
-        held = paused.json()
-        assert held["paused"] is True
-        time.sleep(0.3)
+        assert refused.status_code == 409 and "not paused" in refused.json()["detail"]
+        held = client.post(f"/api/games/{gid}/pause").json()
+        assert held["paused"] is True and held["status"] == "running"
+        time.sleep(0.6)
         assert client.get(f"/api/games/{gid}").json()["turn"] == held["turn"]
         assert client.post(f"/api/games/{gid}/step").json()["turn"] == held["turn"] + 1
         assert client.post(f"/api/games/{gid}/cancel").json()["status"] == "cancelled"
