@@ -56,12 +56,15 @@ they are raised (a test keeps this drawing equal to the classes)::
     ├── rl.EnvConfigError (ValueError)                an environment option that cannot be used
     ├── rl.EnvStepError (ValueError)                  a step an environment cannot take
     ├── checkup.UnknownCategoryError (LookupError)    a tester category that does not exist
+    ├── server.stepping.PauseExpiredError             a paused game that waited past its bound
     ├── MissingExtraError (ImportError)               an optional extra that is not installed
     ├── NotFoundError (LookupError)                   a stored thing that does not exist (HTTP 404)
     │   └── storage.GameNotFoundError                 no game of that id
     ├── ConflictError                                 a clash with what exists (HTTP 409)
     │   ├── server.arena.ArenaBusyError               a ladder or tournament already running
-    │   └── server.routers.games.GameNotRunningError  a game that is not running (or has no match)
+    │   ├── server.routers.games.GameNotRunningError  a game that is not running (or has no match)
+    │   ├── server.manager.NotSteppableError          a game whose referee cannot pause
+    │   └── server.stepping.NotPausedError            a step asked of a game that is not paused
     ├── UnauthorizedError (PermissionError)           no login or a bad one (HTTP 401)
     ├── ForbiddenError (PermissionError)              refused on purpose (HTTP 403)
     │   ├── server.ForbiddenSnakeError                an address a public server never calls

@@ -183,6 +183,12 @@ def play(
         help="Run built-in bots in this process, not in worker processes: faster for "
         "quick bots, but their thinking delays (and inflates the latency of) other snakes.",
     ),
+    step: bool = typer.Option(
+        False,
+        "--step",
+        help="With --browser: start paused at turn 0, step turn by turn and inspect each "
+        "request and reply in the page.",
+    ),
 ) -> None:
     """Referee games between snakes: watch one, or measure many."""
     from rich.console import Console
@@ -238,10 +244,12 @@ def play(
         max_turns=max_turns,
     )
     match.check(game_seed)  # impossible settings fail before any snake is called
+    if step and not browser:
+        raise SnakewarError("--step pauses a game in the browser; add --browser")
     if browser:
         if games > 1:
             raise SnakewarError("--browser shows one game; leave out --games")
-        _play_in_browser(match, game_seed, board)
+        _play_in_browser(match, game_seed, board, step)
         return
     # With JSON on stdout, everything for people goes to stderr.
     console = Console(highlight=False, stderr=json_out == "-")
@@ -718,10 +726,11 @@ def _free_port() -> int:
         return port
 
 
-def _play_in_browser(match: SnakeMatch, seed: int, board: str | None) -> None:
+def _play_in_browser(match: SnakeMatch, seed: int, board: str | None, step: bool = False) -> None:
     """Run the game on a local server (``snakewar serve``, stored like any server game).
 
     ``board``: the board to open (:func:`board_url`); ``None``: the server's own viewer.
+    ``step``: start the game paused at turn 0, to be stepped from its page.
     """
     import tempfile
 
@@ -729,11 +738,17 @@ def _play_in_browser(match: SnakeMatch, seed: int, board: str | None) -> None:
     base = f"http://127.0.0.1:{port}"
     # The server's messages go to a file, so a talkative server can never block on a pipe.
     with tempfile.TemporaryFile() as log:
-        _browse_on_server(match, seed, base, port, log, board)
+        _browse_on_server(match, seed, base, port, log, board, step)
 
 
 def _browse_on_server(
-    match: SnakeMatch, seed: int, base: str, port: int, log: IO[bytes], board: str | None
+    match: SnakeMatch,
+    seed: int,
+    base: str,
+    port: int,
+    log: IO[bytes],
+    board: str | None,
+    step: bool = False,
 ) -> None:
     """Start ``snakewar serve`` on ``port``, play the game on it and follow it to its end."""
     import subprocess
@@ -766,6 +781,8 @@ def _browse_on_server(
     }
     if match.max_turns is not None:
         body["maxTurns"] = match.max_turns
+    if step:
+        body["step"] = True  # paused at turn 0: the page steps it (10 minutes a pause at most)
     try:
         deadline = time.monotonic() + 60
         while True:

@@ -37,6 +37,7 @@ from snakewar.engine.addresses import AddressPolicy
 from snakewar.errors import EntrantError, ParamsError, choices_text
 
 __all__ = [
+    "BeforeTurn",
     "BotInfo",
     "Catalogue",
     "Entrant",
@@ -46,6 +47,7 @@ __all__ = [
     "GameData",
     "MatchHooks",
     "MatchSpec",
+    "OnCalls",
     "Param",
     "ParamKind",
     "PlaySession",
@@ -194,6 +196,9 @@ class Catalogue:
             a game (bots on the network); ladders check those before every round.
         programs: whether the game's bots are programs (a server then takes uploaded
             bots and runs them in a sandbox, through :attr:`Entrant.program`).
+        steps: whether its referee honours :attr:`MatchHooks.before_turn` and
+            :attr:`MatchHooks.on_calls` (a server can then pause, step and inspect its
+            games).
         extras: more catalogue data for user interfaces (JSON), e.g. maps and sizes.
     """
 
@@ -210,6 +215,7 @@ class Catalogue:
     is_default: bool = False
     health_checked: bool = False
     programs: bool = False
+    steps: bool = False
     extras: Mapping[str, JSON] = field(default_factory=dict)
 
     @property
@@ -257,6 +263,7 @@ class Catalogue:
             "failures_before_pause": self.failures_before_pause,
             "is_default": self.is_default,
             "health_checked": self.health_checked,
+            "steps": self.steps,
             "extras": dict(self.extras),
         }
 
@@ -535,6 +542,11 @@ OnStart = Callable[[StoredGame, GameData], Awaitable[None] | None]
 """Called with the game's listing and its header and first frame, before the first turn."""
 OnFrame = Callable[[Frame], Awaitable[None] | None]
 """Called with each new frame as it is played."""
+BeforeTurn = Callable[[int], Awaitable[None]]
+"""Awaited before the entrants are asked for turn ``turn`` (a server's step gate)."""
+OnCalls = Callable[[int, Sequence[Mapping[str, JSON]]], Awaitable[None] | None]
+"""Called with the calls made to the entrants on turn ``turn``: one JSON record each,
+with what was sent and what came back (the game's own shape, see its referee)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -545,11 +557,16 @@ class MatchHooks:
         game_id: the id to give the game (default: the game derives one from the seed).
         on_start: see :data:`OnStart`.
         on_frame: see :data:`OnFrame`.
+        before_turn: see :data:`BeforeTurn` (games whose catalogue says ``steps``).
+        on_calls: see :data:`OnCalls` (games whose catalogue says ``steps``); only
+            given when the caller keeps the calls, which cost time and space.
     """
 
     game_id: str | None = None
     on_start: OnStart | None = None
     on_frame: OnFrame | None = None
+    before_turn: BeforeTurn | None = None
+    on_calls: OnCalls | None = None
 
 
 # -- replays ---------------------------------------------------------------------------

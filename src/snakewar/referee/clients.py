@@ -36,6 +36,7 @@ from snakewar.games.battlesnake.wire import (
     move_reply_from_api,
 )
 from snakewar.referee.outbound import Resolver, new_policy_client, system_resolver
+from snakewar.referee.transcript import current_exchange
 
 __all__ = [
     "MAX_REPLY_BYTES",
@@ -215,8 +216,32 @@ async def _call(
     timeout_ms: int,
     max_bytes: int = MAX_REPLY_BYTES,
 ) -> _Reply:
-    """One HTTP call under one deadline; every failure becomes a status."""
+    """One HTTP call under one deadline; every failure becomes a status.
+
+    Inside :func:`~snakewar.referee.transcript.capturing`, the bytes sent and read
+    (up to ``max_bytes``, whatever the status) are kept for the request inspector.
+    """
     content = None if body is None else json.dumps(body, separators=(",", ":")).encode()
+    chunks: list[bytes] = []
+    exchange = current_exchange()
+    if exchange is not None:
+        exchange.request = content
+    try:
+        return await _timed_call(http, method, url, content, timeout_ms, max_bytes, chunks)
+    finally:
+        if exchange is not None:
+            exchange.reply = b"".join(chunks)
+
+
+async def _timed_call(
+    http: httpx.AsyncClient,
+    method: str,
+    url: str,
+    content: bytes | None,
+    timeout_ms: int,
+    max_bytes: int,
+    chunks: list[bytes],
+) -> _Reply:
     started = time.perf_counter()
 
     def elapsed() -> int:
@@ -227,7 +252,6 @@ async def _call(
         async with asyncio.timeout(timeout_ms / 1000):
             async with http.stream(method, url, content=content) as response:
                 http_status = response.status_code
-                chunks: list[bytes] = []
                 size = 0
                 async for chunk in response.aiter_bytes():
                     size += len(chunk)

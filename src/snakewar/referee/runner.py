@@ -50,10 +50,12 @@ from snakewar.referee.clients import (
     V0SnakeClient,
     check_url,
 )
+from snakewar.referee.transcript import Exchange, body_text, capturing, dumps
 from snakewar.referee.workers import BotPool, WorkerClient
 
 __all__ = [
     "DUPLICATE_COLORS",
+    "CallsCallback",
     "ConnectedSnake",
     "SnakeSpecError",
     "StartCallback",
@@ -72,6 +74,8 @@ TurnCallback = Callable[[GameRecord, TurnRecord], Awaitable[None] | None]
 """Called after every turn (e.g. to draw it, store it or stream it)."""
 StartCallback = Callable[[GameRecord], Awaitable[None] | None]
 """Called once the board is set up, before ``/start``."""
+CallsCallback = Callable[[int, list[dict[str, object]]], Awaitable[None] | None]
+"""Called with a turn's calls as JSON records (see :func:`play_game`'s ``on_calls``)."""
 
 
 DUPLICATE_COLORS = (
@@ -297,6 +301,8 @@ async def play_game(
     on_start: StartCallback | None = None,
     initial_state: BoardState | None = None,
     game_id: str | None = None,
+    before_turn: Callable[[int], Awaitable[None]] | None = None,
+    on_calls: CallsCallback | None = None,
 ) -> GameRecord:
     """Referee one game and return its record.
 
@@ -308,6 +314,16 @@ async def play_game(
     ``game_id`` overrides the derived id (a server runs the same seed twice).
     ``source`` is the game's origin as stored (``custom``, ``ladder:NAME``...); the
     snakes see it as :func:`~snakewar.games.battlesnake.wire.api_game_source` says.
+
+    ``before_turn(turn)`` is awaited before the snakes are asked for each turn (a
+    server's step gate; whatever it raises ends the game).  ``on_calls(turn, records)``
+    gets every round of calls (``/start`` on turn 0, each turn's ``/move``s, ``/end``
+    on the last turn), one JSON record per snake: ``kind``, ``snake`` (its id),
+    ``name``, ``status``, ``http_status``, ``latency_ms``, ``error``, ``move`` (the
+    reply's move, empty when the call failed), and the bodies sent and read,
+    ``request`` and ``reply``, as text cut at
+    :data:`~snakewar.referee.transcript.MAX_BODY_BYTES` (``request_truncated``,
+    ``reply_truncated``); without it nothing is captured.
 
     Raises:
         RulesError: if the game cannot be set up (bad sizes, too many snakes for
@@ -359,9 +375,18 @@ async def play_game(
         maybe_start = on_start(record)
         if inspect.isawaitable(maybe_start):
             await maybe_start
-    record.start = await _round(
-        "start", clients, info, game.state, list(clients), infos, sequential
-    )
+
+    async def round_(kind: str, state: BoardState, ids: Sequence[str]) -> dict[str, CallOutcome]:
+        exchanges: dict[str, Exchange] | None = {} if on_calls is not None else None
+        calls = await _round(kind, clients, info, state, ids, infos, sequential, exchanges)
+        if on_calls is not None and exchanges is not None:
+            records = [_call_record(kind, sid, entries, calls[sid], exchanges[sid]) for sid in ids]
+            maybe_calls = on_calls(state.turn, records)
+            if inspect.isawaitable(maybe_calls):
+                await maybe_calls
+        return calls
+
+    record.start = await round_("start", game.state, list(clients))
     _refresh_legacy(record, clients, infos)
     last_move = dict.fromkeys(ids, "up")
     reason = "game_over"
@@ -369,10 +394,12 @@ async def play_game(
         if max_turns is not None and game.state.turn >= max_turns:
             reason = "max_turns"
             break
+        if before_turn is not None:
+            await before_turn(game.state.turn)
         started = time.perf_counter()
         state = game.state
         alive = game.alive_ids()
-        calls = await _round("move", clients, info, state, alive, infos, sequential)
+        calls = await round_("move", state, alive)
         played: dict[str, CallOutcome] = {}
         for sid in alive:
             call = calls[sid]
@@ -400,8 +427,31 @@ async def play_game(
         if pause > 0:
             await asyncio.sleep(pause)
     record.result = game.result(reason)
-    record.end = await _round("end", clients, info, game.state, list(clients), infos, sequential)
+    record.end = await round_("end", game.state, list(clients))
     return record
+
+
+def _call_record(
+    kind: str, sid: str, entries: Sequence[SnakeEntry], outcome: CallOutcome, exchange: Exchange
+) -> dict[str, object]:
+    """One call as the request inspector shows it (see :func:`play_game`)."""
+    request, request_cut = body_text(exchange.request)
+    reply, reply_cut = body_text(exchange.reply)
+    name = next((e.name for e in entries if e.id == sid), sid)
+    return {
+        "kind": kind,
+        "snake": sid,
+        "name": name,
+        "status": outcome.status.value,
+        "http_status": outcome.http_status,
+        "latency_ms": outcome.latency_ms,
+        "error": outcome.error,
+        "move": outcome.move,
+        "request": request,
+        "request_truncated": request_cut,
+        "reply": reply,
+        "reply_truncated": reply_cut,
+    }
 
 
 def _refresh_legacy(
@@ -426,8 +476,12 @@ async def _round(
     ids: Sequence[str],
     infos: dict[str, SnakeInfo],
     sequential: bool,
+    exchanges: dict[str, Exchange] | None = None,
 ) -> dict[str, CallOutcome]:
-    """Send one kind of request to the snakes ``ids`` and collect the outcomes."""
+    """Send one kind of request to the snakes ``ids`` and collect the outcomes.
+
+    With ``exchanges``, each call's bytes are captured into it, by snake id.
+    """
     # Snakes see only the snakes still alive; ``you`` is always the recipient itself.
     visible = state.replace(snakes=tuple(s for s in state.snakes if not s.eliminated_cause))
     frozen_infos = dict(infos)
@@ -435,7 +489,7 @@ async def _round(
         sid: SnakeRequest(info, state.turn, visible, state.snake(sid), frozen_infos) for sid in ids
     }
 
-    async def call(sid: str) -> CallOutcome:
+    async def ask(sid: str) -> CallOutcome:
         client = clients[sid]
         request = requests[sid]
         if kind == "move":
@@ -443,6 +497,20 @@ async def _round(
         if kind == "start":
             return await client.start(request)
         return await client.end(request)
+
+    async def call(sid: str) -> CallOutcome:
+        if exchanges is None:
+            return await ask(sid)
+        with capturing() as exchange:
+            outcome = await ask(sid)
+        if exchange.request is None:
+            # A bot without a wire (in-process, a worker): what it was given, as API
+            # v1 JSON, and the move object it returned.
+            exchange.request = dumps(requests[sid].to_api())
+            if outcome.ok and kind == "move":
+                exchange.reply = dumps({"move": outcome.move, "shout": outcome.shout})
+        exchanges[sid] = exchange
+        return outcome
 
     if sequential:
         return {sid: await call(sid) for sid in ids}

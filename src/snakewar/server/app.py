@@ -93,7 +93,11 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             None if config.public else await astore.run(ensure_local_user, opened)
         )
         manager = GameManager(
-            astore, config.max_concurrent_games, config.outbound(), config.game_lease_s
+            astore,
+            config.max_concurrent_games,
+            config.outbound(),
+            config.game_lease_s,
+            max_pause_s=config.max_pause_s,
         )
         await manager.start()
         arena = ArenaWorker(config.arena_workers, config.max_queued_runs)

@@ -50,6 +50,9 @@ class ServerConfig:
             sharing a database abort only games whose lease ran out.
         allowed_networks: private networks (CIDR) a public server may still call bots
             on, e.g. a LAN's ``192.168.1.0/24``; none by default.
+        max_pause_s: how long a paused game (step mode) waits for its next step or
+            resume before it is cancelled; it keeps its slot among the concurrent
+            games meanwhile.
     """
 
     database_url: str | None = None
@@ -71,6 +74,7 @@ class ServerConfig:
     max_queued_runs: int = 16
     game_lease_s: float = 30.0
     resume_tournaments: bool = True
+    max_pause_s: float = 600.0
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

@@ -6,6 +6,11 @@ it as it runs (every database call on the store's own threads, in order, one gam
 time) and fans every frame out to any number of spectators.  A spectator that connects
 late, or reconnects, first receives every frame so far, then the live ones:
 :meth:`LiveGame.follow` is an async iterator from any turn.
+
+Every live game also has a :class:`~snakewar.server.stepping.TurnGate` (pause,
+step, resume) and, when asked (local servers), keeps each turn's calls: the request
+and reply bodies the request inspector shows (:meth:`GameManager.create`'s
+``record_calls``).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Any
 from snakewar.adapters import get_game
 from snakewar.engine.addresses import AddressPolicy
 from snakewar.engine.protocol import (
+    JSON,
     Frame,
     GameData,
     MatchHooks,
@@ -31,10 +37,22 @@ from snakewar.engine.protocol import (
     PlaySession,
     StoredGame,
 )
-from snakewar.errors import BusyError
+from snakewar.errors import BusyError, ConflictError, ParamsError
+from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, PauseExpiredError, TurnGate
 from snakewar.storage import AsyncStore
 
-__all__ = ["GameLimitError", "GameManager", "LiveGame", "Slot"]
+__all__ = [
+    "MAX_CALL_BYTES_PER_GAME",
+    "GameLimitError",
+    "GameManager",
+    "LiveGame",
+    "NotSteppableError",
+    "Slot",
+]
+
+MAX_CALL_BYTES_PER_GAME = 32 * 1024 * 1024
+"""The most body text one game stores for the request inspector; later calls are stored
+without their bodies (``omitted``), so a long game cannot fill the disk."""
 
 
 @dataclass
@@ -48,12 +66,17 @@ class GameLimitError(BusyError):
     """Raised when the server already runs as many games as it allows."""
 
 
+class NotSteppableError(ConflictError):
+    """Raised when a game whose referee has no turn gate is asked to pause or step."""
+
+
 @dataclass(eq=False)
 class LiveGame:
     """A game the server is running now (or just finished): frames and spectators.
 
     ``views`` are the frames' views (what viewers draw), turn 0 first; ``header`` is the
-    game's own header once it started.
+    game's own header once it started.  ``gate`` holds it between turns (step mode);
+    ``record_calls`` says whether its calls' bodies are stored.
     """
 
     id: str
@@ -70,7 +93,15 @@ class LiveGame:
     error: str = ""
     created_at: float = field(default_factory=time.time)
     task: asyncio.Task[None] | None = None
+    gate: TurnGate = field(default_factory=TurnGate)
+    record_calls: bool = False
+    call_bytes: int = 0
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+    @property
+    def paused(self) -> bool:
+        """Whether it is paused (stopped, or stopping, before its next turn)."""
+        return self.gate.paused and not self.finished
 
     @property
     def finished(self) -> bool:
@@ -115,6 +146,8 @@ class GameManager:
         lease_s: how long this server vouches for a running game in the database; it
             renews every third of that, and aborts other servers' games whose lease ran
             out (their server died), never live ones.
+        max_pause_s: the longest a paused game waits for its next step or resume; it
+            is cancelled then (a paused game keeps its slot meanwhile).
     """
 
     def __init__(
@@ -123,6 +156,7 @@ class GameManager:
         max_concurrent: int = 32,
         outbound: AddressPolicy | None = None,
         lease_s: float = 30.0,
+        max_pause_s: float = DEFAULT_MAX_PAUSE_S,
     ) -> None:
         self.store = store
         self.outbound = outbound
@@ -134,6 +168,7 @@ class GameManager:
         self.server_id = uuid.uuid4().hex
         self.lease_s = lease_s
         self._leases: asyncio.Task[None] | None = None
+        self.max_pause_s = max_pause_s
 
     async def start(self) -> None:
         """Open the shared play session and keep leases (call from the running loop).
@@ -216,6 +251,8 @@ class GameManager:
         *,
         owner_id: int | None = None,
         slot: Slot | None = None,
+        step: bool = False,
+        record_calls: bool = False,
     ) -> LiveGame:
         """Start a game; returns once it is running (its first frame stored).
 
@@ -224,8 +261,12 @@ class GameManager:
             seed: its seed (default: a random one).
             owner_id: the user who starts it (who may cancel and delete it).
             slot: a :meth:`slot` the caller holds for it.
+            step: start paused before turn 0 (step mode).
+            record_calls: store each call's request and reply bodies (a local server's
+                games; never a public server's).
 
         Raises:
+            ParamsError: ``step`` for a game whose referee cannot pause.
             GameLimitError: if too many games are running.
             SnakewarError: an unreachable bot, an unknown bot, impossible settings.
         """
@@ -235,8 +276,13 @@ class GameManager:
             raise ValueError("a slot starts one game")
         assert self._session is not None, "GameManager.start() was not awaited"
         adapter = get_game(spec.game)
+        steps = adapter.catalogue().steps
+        if step and not steps:
+            raise ParamsError("step", f"step: {spec.game} games cannot be played step by step")
         seed = seed if seed is not None else secrets.randbits(62) + 1
         live = LiveGame(str(uuid.uuid4()), spec, seed, owner_id)
+        live.gate = TurnGate(paused=step, max_pause_s=self.max_pause_s)
+        live.record_calls = record_calls and steps
         # The slot is taken now, before any await: concurrent requests see it.
         self._prune()
         self.games[live.id] = live
@@ -261,9 +307,19 @@ class GameManager:
             await self._db(games.add_frame, live.id, frame)
             await live._publish(frame.view)
 
+        async def on_calls(turn: int, records: Sequence[Mapping[str, JSON]]) -> None:
+            kept = [self._within_budget(live, r) for r in records]
+            await self._db(games.add_calls, live.id, turn, kept)
+
         async def run() -> None:
             assert self._session is not None
-            hooks = MatchHooks(game_id=live.id, on_start=on_start, on_frame=on_frame)
+            hooks = MatchHooks(
+                game_id=live.id,
+                on_start=on_start,
+                on_frame=on_frame,
+                before_turn=live.gate.wait if steps else None,
+                on_calls=on_calls if live.record_calls else None,
+            )
             try:
                 played = await adapter.play(spec, seed, self._session, hooks)
                 live.played = played
@@ -277,6 +333,11 @@ class GameManager:
                 if live.listing is not None:
                     await asyncio.shield(self._db(games.finish, live.id, "cancelled"))
                 raise
+            except PauseExpiredError as exc:  # paused too long: the bound of step mode
+                live.status = "cancelled"
+                live.error = str(exc)
+                if live.listing is not None:
+                    await self._db(games.finish, live.id, "cancelled")
             except Exception as exc:  # a bug must not take the server down
                 live.status = "error"
                 live.error = f"{type(exc).__name__}: {exc}"
@@ -286,6 +347,7 @@ class GameManager:
             finally:
                 started.set()
                 await live._publish()
+                await live.gate.finish()
 
         live.task = asyncio.create_task(run(), name=f"game {live.id}")
         await started.wait()
@@ -303,6 +365,66 @@ class GameManager:
         with contextlib.suppress(asyncio.CancelledError):
             await live.task
         return True
+
+    @staticmethod
+    def _within_budget(live: LiveGame, record: Mapping[str, JSON]) -> Mapping[str, JSON]:
+        size = len(str(record.get("request", ""))) + len(str(record.get("reply", "")))
+        if live.call_bytes + size > MAX_CALL_BYTES_PER_GAME:
+            return {**record, "request": "", "reply": "", "omitted": True}
+        live.call_bytes += size
+        return record
+
+    def _steppable(self, game_id: str) -> LiveGame | None:
+        live = self.games.get(game_id)
+        if live is None or live.finished or live.task is None:
+            return None
+        if not get_game(live.game).catalogue().steps:
+            raise NotSteppableError(f"{live.game} games cannot be paused or stepped")
+        return live
+
+    def _settle_s(self, live: LiveGame) -> float:
+        # A turn lasts at most the timeout (plus /end on the last turn), storage aside.
+        return 2 * (live.spec.timeout_ms or 2000) / 1000 + 10
+
+    async def pause(self, game_id: str) -> LiveGame | None:
+        """Pause a running game before its next turn; ``None`` if it is not running.
+
+        Returns once the game holds there (or ended).
+
+        Raises:
+            NotSteppableError: for a game whose referee cannot pause.
+        """
+        live = self._steppable(game_id)
+        if live is not None:
+            await live.gate.pause()
+            await live.gate.settled(self._settle_s(live))
+        return live
+
+    async def resume(self, game_id: str) -> LiveGame | None:
+        """Let a paused game run on; ``None`` if it is not running.
+
+        Raises:
+            NotSteppableError: for a game whose referee cannot pause.
+        """
+        live = self._steppable(game_id)
+        if live is not None:
+            await live.gate.resume()
+        return live
+
+    async def step(self, game_id: str) -> LiveGame | None:
+        """Play one turn of a paused game; ``None`` if it is not running.
+
+        Returns once the turn is played and the game holds again (or ended).
+
+        Raises:
+            NotSteppableError: for a game whose referee cannot pause.
+            NotPausedError: if the game is not paused.
+        """
+        live = self._steppable(game_id)
+        if live is not None:
+            await live.gate.step()
+            await live.gate.settled(self._settle_s(live))
+        return live
 
     def _prune(self, keep: int = 100) -> None:
         """Forget the oldest finished games beyond ``keep`` (the store still has them)."""

@@ -27,6 +27,8 @@ __all__ = [
     "NO_CONTENT",
     "AddEntrant",
     "BotOut",
+    "CallOut",
+    "CallsOut",
     "CatalogueOut",
     "CheckOut",
     "CreateGame",
@@ -184,6 +186,11 @@ class CreateGame(RequestModel):
     params: dict[str, int | str | bool] = Field(
         default_factory=dict, description="The game's parameters (GET /api/catalogue)."
     )
+    step: bool = Field(
+        False,
+        description="Step mode: the game starts paused before turn 0; "
+        "POST .../step plays one turn, .../resume lets it run.",
+    )
 
 
 class EntrantOut(BaseModel):
@@ -213,6 +220,41 @@ class GameOut(BaseModel):
     created_at: str | None = None
     viewer: str
     params: dict[str, Any] | None = None
+    paused: bool = Field(False, description="A running game stopped before its next turn.")
+    records_calls: bool = Field(
+        False, description="Its calls' request and reply bodies are kept (GET .../calls)."
+    )
+
+
+class CallOut(BaseModel):
+    """One call to one entrant: what was sent and what came back (the request inspector).
+
+    Bodies are text cut at 16 KiB (``*_truncated``); ``omitted`` when the game's budget
+    for bodies was used up.
+    """
+
+    kind: str = Field(description="start, move or end.")
+    snake: str = Field(description="The entrant's id in the game.")
+    name: str
+    status: str = Field(description="ok, timeout, connection-error, http-status...")
+    http_status: int | None = None
+    latency_ms: int
+    error: str = ""
+    move: str = ""
+    request: str = Field(description="The request body sent, as text.")
+    request_truncated: bool = False
+    reply: str = Field(description="The reply body read, as text.")
+    reply_truncated: bool = False
+    omitted: bool = False
+
+
+class CallsOut(BaseModel):
+    """The calls made on one turn of a game (empty if the game keeps none)."""
+
+    game_id: str
+    turn: int
+    records_calls: bool
+    calls: list[CallOut]
 
 
 class GameList(BaseModel):
@@ -347,6 +389,7 @@ class CatalogueOut(BaseModel):
     failures_before_pause: int
     is_default: bool
     health_checked: bool
+    steps: bool = False
     extras: dict[str, Any]
 
 

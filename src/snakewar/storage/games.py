@@ -1,4 +1,4 @@
-"""Stored games of every game: rows of ``games`` and their ``frames``.
+"""Stored games of every game: rows of ``games``, their ``frames`` and ``game_calls``.
 
 A game is stored as it runs (:meth:`SqlGameRepository.begin`, :meth:`~SqlGameRepository.add_frame`,
 :meth:`~SqlGameRepository.finish`) or at once when it is over
@@ -31,7 +31,13 @@ from snakewar.engine.protocol import (
 )
 from snakewar.errors import ConflictError, NotFoundError, TooLargeError, choices_text
 from snakewar.storage.database import Database, StoreError, now, utc
-from snakewar.storage.models import GAME_STATUSES, MAX_ID_LENGTH, FrameModel, GameModel
+from snakewar.storage.models import (
+    GAME_STATUSES,
+    MAX_ID_LENGTH,
+    FrameModel,
+    GameCallsModel,
+    GameModel,
+)
 
 __all__ = [
     "FINISHED_STATUSES",
@@ -174,6 +180,42 @@ class SqlGameRepository:
             _insert_frames(session, game_id, [frame])
             game.turns = frame.turn
             game.updated_at = now()
+
+    def add_calls(self, game_id: str, turn: int, calls: Sequence[Mapping[str, Any]]) -> None:
+        """Store calls made on turn ``turn`` of a game (added to those stored already).
+
+        ``calls`` are JSON objects as the game's referee records them (the request
+        inspector's data); a turn may get several rounds (``/start``, then ``/move``).
+
+        Raises:
+            GameNotFoundError: if the game is not stored.
+            StoreError: for a bad turn.
+        """
+        game_id = _check_id(game_id)
+        _check_count("turn", turn, 0, 2**31 - 1)
+        new = [dict(call) for call in calls]
+        with self._db.session() as session:
+            _require(session, game_id)
+            row = session.get(GameCallsModel, (game_id, turn))
+            if row is None:
+                session.add(GameCallsModel(game_id=game_id, turn=turn, calls=new))
+            else:
+                # A new list, so that the JSON column sees the change.
+                row.calls = [*row.calls, *new]
+
+    def calls(self, game_id: str, turn: int) -> list[dict[str, Any]]:
+        """The calls stored for turn ``turn`` of a game (empty: none kept).
+
+        Raises:
+            GameNotFoundError: if the game is not stored.
+            StoreError: for a bad turn.
+        """
+        game_id = _check_id(game_id)
+        _check_count("turn", turn, 0, 2**62)
+        with self._db.session() as session:
+            _require(session, game_id)
+            row = session.get(GameCallsModel, (game_id, turn))
+            return [] if row is None else list(row.calls)
 
     def finish(self, game_id: str, status: str, played: PlayedGame | None = None) -> GameRow:
         """Mark a game finished; with ``played``, store its result and any missing frames.
@@ -335,7 +377,7 @@ class SqlGameRepository:
             return cast(CursorResult[Any], result).rowcount
 
     def delete(self, game_id: str) -> None:
-        """Delete a game and its frames.
+        """Delete a game, its frames and its calls.
 
         Raises:
             GameNotFoundError: if the game is not stored.
@@ -343,6 +385,7 @@ class SqlGameRepository:
         game_id = _check_id(game_id)
         with self._db.session() as session:
             session.execute(sa.delete(FrameModel).where(FrameModel.game_id == game_id))
+            session.execute(sa.delete(GameCallsModel).where(GameCallsModel.game_id == game_id))
             result = session.execute(sa.delete(GameModel).where(GameModel.id == game_id))
             if not cast(CursorResult[Any], result).rowcount:
                 raise GameNotFoundError(game_id)

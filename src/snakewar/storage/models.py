@@ -16,6 +16,11 @@ Games of every game share one set of tables:
     one row per stored step of games kept frame by frame (Battlesnake): ``(game_id,
     turn)`` is the key, ``frame`` what a viewer draws, ``replay_line`` the replay's
     line for the turn that led to it (null for turn 0).
+``game_calls``
+    what the request inspector shows, for games that keep it (a local server's): one
+    row per ``(game_id, turn)`` whose ``calls`` list every call made on that turn
+    (``/start`` on turn 0, the ``/move``s, ``/end`` on the last), each with its status,
+    latency, error and the request and reply bodies (size-capped text).
 
 Ladders and tournaments are rows, written game by game:
 
@@ -60,6 +65,7 @@ __all__ = [
     "ApiTokenModel",
     "Base",
     "FrameModel",
+    "GameCallsModel",
     "GameModel",
     "InviteModel",
     "LadderEntryModel",
@@ -146,6 +152,20 @@ class FrameModel(Base):
     turn: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     frame: Mapped[dict[str, Any]] = mapped_column(JSON)
     replay_line: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+class GameCallsModel(Base):
+    """A row of ``game_calls``."""
+
+    __tablename__ = "game_calls"
+
+    game_id: Mapped[str] = mapped_column(
+        sa.String(MAX_ID_LENGTH),
+        sa.ForeignKey("games.id", ondelete="CASCADE", name="fk_game_calls_game_id_games"),
+        primary_key=True,
+    )
+    turn: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    calls: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
 
 
 class LadderModel(Base):

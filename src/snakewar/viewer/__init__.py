@@ -19,7 +19,8 @@ stored on the same server (``/api/halite/games/{id}/replay``), ``?replay=1`` ope
 ``.hlt`` or JSON replay from disk; ``turn``, ``autoplay``, ``fps`` and ``theme`` as above.
 
 The site's pages load their scripts from ``static/pages/`` (one ES module per
-page, plus ``dom.js`` and ``site.css``); see :mod:`snakewar.server.routers.pages`.
+page, plus ``dom.js``, ``inspect.js``, the game page's step controls and request
+inspector, and ``site.css``); see :mod:`snakewar.server.routers.pages`.
 
 The modules in ``static/``: ``frames.js`` (data shapes and replay conversion,
 pure), ``sprites.js`` (head and tail shapes), ``render.js`` (the board as SVG),
@@ -58,6 +59,7 @@ ASSETS: tuple[str, ...] = (
             "home.js",
             "new_game.js",
             "game.js",
+            "inspect.js",
             "tester.js",
             "ladders.js",
             "ladder.js",

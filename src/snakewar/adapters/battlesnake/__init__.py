@@ -161,6 +161,7 @@ def _catalogue() -> Catalogue:
         failures_before_pause=1,
         is_default=True,
         health_checked=True,
+        steps=True,
         extras={
             "rulesets": list(ruleset_names()),
             "maps": [
@@ -517,6 +518,8 @@ class BattlesnakeAdapter(GameAdapter):
                 on_start=on_start if hooks.on_start is not None else None,
                 on_turn=on_turn if hooks.on_frame is not None else None,
                 game_id=hooks.game_id,
+                before_turn=hooks.before_turn,
+                on_calls=hooks.on_calls,
             )
         finally:
             await close_clients(snakes)

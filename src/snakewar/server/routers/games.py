@@ -1,4 +1,8 @@
-"""``/api/games``: create, list, get, cancel, rematch and export games of every game."""
+"""``/api/games``: create, list, get, cancel, rematch and export games of every game.
+
+A live game can also be paused, stepped and resumed, and its calls read (the request
+inspector).
+"""
 
 from __future__ import annotations
 
@@ -32,6 +36,8 @@ from snakewar.server.matches import (
 )
 from snakewar.server.schemas import (
     NO_CONTENT,
+    CallOut,
+    CallsOut,
     CreateGame,
     EntrantOut,
     GameList,
@@ -87,6 +93,8 @@ def live_out(live: LiveGame) -> GameOut:
         created_at=dt.datetime.fromtimestamp(live.created_at, dt.UTC).isoformat(),
         viewer=adapter.viewer_url(live.id),
         params=params,
+        paused=live.paused,
+        records_calls=live.record_calls,
     )
 
 
@@ -115,6 +123,8 @@ def row_out(row: GameRow) -> GameOut:
         created_at=row.created_at.isoformat(),
         viewer=get_game(row.game).viewer_url(row.id),
         params=row.params,
+        paused=False,
+        records_calls=False,
     )
 
 
@@ -173,7 +183,15 @@ async def create_game(
             source="custom",
             programs=resolved.programs,
         )
-        live = await manager.create(spec, body.seed, owner_id=principal.id, slot=slot)
+        live = await manager.create(
+            spec,
+            body.seed,
+            owner_id=principal.id,
+            slot=slot,
+            step=body.step,
+            # The inspector's bodies are a local server's: a public one keeps none.
+            record_calls=not config.public,
+        )
     return live_out(live)
 
 
@@ -219,6 +237,72 @@ async def cancel_game(
     return live_out(manager.games[game_id])
 
 
+async def _owned_live(
+    principal: Principal, manager: ManagerDep, store: StoreDep, game_id: str
+) -> None:
+    require_owner(principal, await _owner_of(manager, store, game_id), f"game {game_id!r}")
+
+
+def _running(live: LiveGame | None, game_id: str) -> GameOut:
+    if live is None:
+        raise GameNotRunningError(f"game {game_id!r} is not running")
+    return live_out(live)
+
+
+@router.post("/{game_id}/pause")
+async def pause_game(
+    game_id: str, principal: UserDep, manager: ManagerDep, store: StoreDep
+) -> GameOut:
+    """Stop a running game before its next turn (its owner's or an admin's).
+
+    Returns once the game holds there.  A game paused longer than the server allows
+    (10 minutes by default) is cancelled.
+    """
+    await _owned_live(principal, manager, store, game_id)
+    return _running(await manager.pause(game_id), game_id)
+
+
+@router.post("/{game_id}/step")
+async def step_game(
+    game_id: str, principal: UserDep, manager: ManagerDep, store: StoreDep
+) -> GameOut:
+    """Play one turn of a paused game; returns once it is played (owner or admin)."""
+    await _owned_live(principal, manager, store, game_id)
+    return _running(await manager.step(game_id), game_id)
+
+
+@router.post("/{game_id}/resume")
+async def resume_game(
+    game_id: str, principal: UserDep, manager: ManagerDep, store: StoreDep
+) -> GameOut:
+    """Let a paused game run on (owner or admin)."""
+    await _owned_live(principal, manager, store, game_id)
+    return _running(await manager.resume(game_id), game_id)
+
+
+@router.get("/{game_id}/calls")
+async def game_calls(
+    game_id: str,
+    manager: ManagerDep,
+    store: StoreDep,
+    turn: int = Query(ge=0, le=2**31 - 1, description="The turn the snakes were asked about."),
+) -> CallsOut:
+    """The calls made to the entrants on ``turn``: status, latency, error, bodies.
+
+    Only a local server's games keep them (a public server keeps none).  Turn 0 also
+    has the ``/start`` calls, the last turn the ``/end`` calls.
+    """
+    live = manager.games.get(game_id)
+    calls = await store.run(store.store.games.calls, game_id, turn)
+    records = live.record_calls if live is not None else bool(calls)
+    return CallsOut(
+        game_id=game_id,
+        turn=turn,
+        records_calls=records,
+        calls=[CallOut.model_validate(c) for c in calls],
+    )
+
+
 async def _rematch_spec(
     principal: Principal,
     config: ConfigDep,
@@ -260,7 +344,9 @@ async def rematch(
     """A new game with the same entrants and settings and a new seed (owner or admin)."""
     with manager.slot() as slot, _counted(request, config, limiter):
         spec = await _rematch_spec(principal, config, manager, store, uploads, game_id)
-        live = await manager.create(spec, owner_id=principal.id, slot=slot)
+        live = await manager.create(
+            spec, owner_id=principal.id, slot=slot, record_calls=not config.public
+        )
     return live_out(live)
 
 

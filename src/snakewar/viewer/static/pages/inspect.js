@@ -1,0 +1,72 @@
+// Step mode and the request inspector on a game's page: the pure parts (tested
+// under Node).  The page (game.js) draws what these functions compute.
+
+/** Where a live game is paused, stepped or resumed (`action`). */
+export function actionUrl(id, action) {
+  return `/api/games/${encodeURIComponent(id)}/${action}`;
+}
+
+/** Where the calls made on `turn` of game `id` are read. */
+export function callsUrl(id, turn) {
+  return `/api/games/${encodeURIComponent(id)}/calls?turn=${encodeURIComponent(turn)}`;
+}
+
+/**
+ * What the step controls show for a game (`GET /api/games/{id}`'s answer):
+ * `{text, running, paused}`; the buttons follow `running` and `paused`.
+ */
+export function stepState(game) {
+  if (!game || game.status !== "running") {
+    const status = game?.status ?? "unknown";
+    const why = game?.error ? `: ${game.error}` : "";
+    return { text: `Game ${status} at turn ${game?.turn ?? 0}${why}`, running: false, paused: false };
+  }
+  if (game.paused) {
+    return { text: `Paused before turn ${game.turn}`, running: true, paused: true };
+  }
+  return { text: `Running, turn ${game.turn}`, running: true, paused: false };
+}
+
+/** One line for a call: kind, status, HTTP status, latency, error. */
+export function callSummary(call) {
+  const parts = [call.kind, call.status];
+  if (call.http_status !== null && call.http_status !== undefined) {
+    parts.push(`HTTP ${call.http_status}`);
+  }
+  parts.push(`${call.latency_ms} ms`);
+  if (call.move) {
+    parts.push(`move ${call.move}`);
+  }
+  let text = parts.join(" · ");
+  if (call.error) {
+    text += ` — ${call.error}`;
+  }
+  return text;
+}
+
+/** What the inspector says above the calls of a turn (`calls`: the calls route's answer). */
+export function callsNote(calls) {
+  if (!calls.records_calls) {
+    return "This game keeps no request bodies (only a local server's games do).";
+  }
+  if (calls.calls.length === 0) {
+    return `No calls on turn ${calls.turn} yet: the snakes are asked when the game plays it.`;
+  }
+  return `Calls on turn ${calls.turn}: what each snake was sent and what it answered.`;
+}
+
+/** A body for reading: JSON pretty-printed, anything else as it came; marks a cut body. */
+export function prettyBody(text, truncated = false) {
+  let shown = text;
+  if (!truncated) {
+    try {
+      shown = JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      shown = text;
+    }
+  }
+  if (text === "") {
+    shown = "(empty)";
+  }
+  return truncated ? `${shown}\n… (cut at 16 KiB)` : shown;
+}
