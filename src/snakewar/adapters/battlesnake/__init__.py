@@ -49,9 +49,9 @@ from snakewar.games.battlesnake import NAME
 from snakewar.games.battlesnake.classic import (
     CLASSIC,
     CLASSIC_DEFAULTS,
-    CLASSIC_SIZE,
     SETTING_RANGES,
     check_pairing,
+    default_board,
 )
 from snakewar.games.battlesnake.frames import frame
 from snakewar.games.battlesnake.maps import list_maps
@@ -98,6 +98,7 @@ from snakewar.replay.verify import verify_replay
 __all__ = [
     "GAME",
     "BattlesnakeAdapter",
+    "api_settings",
     "classic_defaults",
     "frames_of",
     "listing",
@@ -220,6 +221,15 @@ def settings_params(params: Mapping[str, Any]) -> dict[str, str]:
     return {rules: str(params[name]) for name, rules in names.items() if name in params}
 
 
+def api_settings(params: Mapping[str, str]) -> dict[str, int]:
+    """Raw rules settings (:attr:`Settings.params`) as match parameters, by their API names."""
+    return {
+        name: int(params[rules])
+        for name, rules in (_SETTINGS | _CLASSIC_SETTINGS).items()
+        if rules in params
+    }
+
+
 def classic_defaults(raw: Mapping[str, object]) -> dict[str, object]:
     """``raw`` parameters with the classic game's defaults where it names ``classic``.
 
@@ -228,7 +238,8 @@ def classic_defaults(raw: Mapping[str, object]) -> dict[str, object]:
     """
     if raw.get("ruleset") != CLASSIC:
         return dict(raw)
-    return {"map": CLASSIC, "width": CLASSIC_SIZE, "height": CLASSIC_SIZE, **raw}
+    map_id, width, height = default_board(CLASSIC)
+    return {"map": map_id, "width": width, "height": height, **raw}
 
 
 def snake_match(spec: MatchSpec) -> SnakeMatch:
@@ -258,9 +269,7 @@ def match_spec(match: SnakeMatch) -> MatchSpec:
         "height": match.height,
         "sequential": match.sequential,
     }
-    for name, rules in (_SETTINGS | _CLASSIC_SETTINGS).items():
-        if rules in match.params:
-            params[name] = int(match.params[rules])
+    params.update(api_settings(match.params))
     entrants = tuple(
         Entrant(
             canonical_source(source),

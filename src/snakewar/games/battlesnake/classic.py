@@ -84,6 +84,7 @@ __all__ = [
     "SNAKE_START_LENGTH",
     "ClassicSettings",
     "check_pairing",
+    "default_board",
     "eliminate_snakes_classic",
     "place_classic",
     "reduce_health_classic",
@@ -134,6 +135,17 @@ class ClassicSettings:
                 )
             values[key] = value
         return cls(values[MAX_FOOD], values[SNAKE_START_LENGTH], values[DEC_HEALTH_POINTS])
+
+
+def default_board(ruleset: str) -> tuple[str, int, int]:
+    """The map, width and height a game of ``ruleset`` has when none is given.
+
+    >>> default_board("classic"), default_board("standard")
+    (('classic', 20, 20), ('standard', 11, 11))
+    """
+    if ruleset == CLASSIC:
+        return CLASSIC, CLASSIC_SIZE, CLASSIC_SIZE
+    return "standard", 11, 11
 
 
 def check_pairing(ruleset: str, map_id: str) -> None:
