@@ -25,6 +25,7 @@ def test_battlesnake_all_is_exact() -> None:
         "records",
         "frames",
         "api_schema",
+        "classic",
     }
     assert set(bs.__all__) == public - modules
 

@@ -206,6 +206,37 @@ def test_a_64_bit_seed_from_the_form_is_kept_exactly(base_url: str, page: Page) 
     shot(page, "big-seed")
 
 
+def test_a_classic_game_from_the_form_plays_on_its_own_board(base_url: str, page: Page) -> None:
+    import httpx
+
+    page.goto(base_url + "/new")
+    page.get_by_test_id("snakes").fill("builtin:greedy\nbuiltin:random")
+    expect(page.locator("input[name=maxFood]")).to_be_hidden()
+    page.get_by_test_id("ruleset").select_option("classic")
+    expect(page.get_by_test_id("map")).to_have_value("classic")
+    expect(page.locator("input[name=width]")).to_have_value("20")
+    expect(page.locator("input[name=foodSpawnChance]")).to_be_hidden()
+    page.locator("input[name=maxFood]").fill("3")
+    page.get_by_test_id("seed").fill("9")
+    shot(page, "classic-form")
+    page.get_by_test_id("create").click()
+    expect(page).to_have_url(re.compile(r"/view/[0-9a-f-]+$"))
+    game_id = page.url.rsplit("/", 1)[1]
+    board = page.frame_locator("[data-testid=board-frame]")
+    expect(board.get_by_test_id("game-info")).to_have_text("classic · classic · 20×20 · seed 9")
+    expect(board.get_by_test_id("game-status")).to_contain_text("Game over", timeout=60_000)
+    frames = httpx.get(f"{base_url}/games/{game_id}/frames", params={"limit": 1000}).json()
+    assert {len(f["Food"]) for f in frames["Frames"]} == {3}
+    shot(page, "classic-game-over")
+    # Back to an official ruleset: its map, size and settings come back.
+    page.goto(base_url + "/new")
+    page.get_by_test_id("ruleset").select_option("classic")
+    page.get_by_test_id("ruleset").select_option("royale")
+    expect(page.get_by_test_id("map")).to_have_value("standard")
+    expect(page.locator("input[name=width]")).to_have_value("11")
+    expect(page.locator("input[name=foodSpawnChance]")).to_be_visible()
+
+
 def test_a_bad_seed_is_named_in_the_form(base_url: str, page: Page) -> None:
     page.goto(base_url + "/new")
     page.get_by_test_id("seed").fill("99999999999999999999")

@@ -56,6 +56,10 @@ const form = {
 out.body = N.buildBody(form);
 out.bodyJson = JSON.stringify(N.buildBody(form));
 out.bodyNoSeed = "seed" in N.buildBody({ ...form, seed: "  " });
+out.classicBody = N.buildBody({ ...form, ruleset: "classic", map: "classic", seed: "",
+  maxFood: "2", snakeStartLength: "4", decHealthPoints: "1" });
+out.rulesetBoard = [N.rulesetBoard("classic", "standard"), N.rulesetBoard("royale", "classic"),
+  N.rulesetBoard("royale", "standard")];
 const maze = cfg.maps.find((m) => m.id === "healing_pools");
 const any = { id: "free", name: "Free", description: "Anything.", sizes: "any", min_players: 1,
   max_players: 8 };
@@ -250,6 +254,25 @@ def test_the_new_game_body_sends_the_seed_as_typed(js: dict[str, Any]) -> None:
     }
     assert f'"seed":"{BIG_SEED}"' in js["bodyJson"]
     assert js["bodyNoSeed"] is False
+
+
+def test_the_classic_game_sends_its_own_settings_on_its_own_board(js: dict[str, Any]) -> None:
+    assert js["classicBody"] == {
+        "snakes": ["builtin:a", "http://x/"],
+        "ruleset": "classic",
+        "map": "classic",
+        "width": 7,
+        "height": 9,
+        "timeout": 500,
+        "maxFood": 2,
+        "snakeStartLength": 4,
+        "decHealthPoints": 1,
+    }
+    assert js["rulesetBoard"] == [
+        {"map": "classic", "width": 20, "height": 20},
+        {"map": "standard", "width": 11, "height": 11},
+        None,
+    ]
 
 
 def test_the_map_size_is_kept_when_the_map_allows_it(js: dict[str, Any]) -> None:

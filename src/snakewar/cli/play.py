@@ -123,15 +123,22 @@ def play(
     ),
     names: list[str] = typer.Option([], "-n", "--name", help="Snake names, in order."),
     urls: list[str] = typer.Option([], "-u", "--url", help="Snake URLs (added after SNAKEs)."),
-    width: int = typer.Option(11, "-W", "--width", help="Board width."),
-    height: int = typer.Option(11, "-H", "--height", help="Board height."),
+    width: int | None = typer.Option(
+        None, "-W", "--width", help="Board width (default 11; classic: 20)."
+    ),
+    height: int | None = typer.Option(
+        None, "-H", "--height", help="Board height (default 11; classic: 20)."
+    ),
     timeout: int = typer.Option(500, "-t", "--timeout", help="Move timeout in ms (0: 500)."),
     sequential: bool = typer.Option(
         False, "-s", "--sequential", help="Ask snakes one after the other."
     ),
     gametype: str = typer.Option("standard", "-g", "--gametype", help="Ruleset."),
-    map_id: str = typer.Option(
-        "standard", "-m", "--map", help="Map id (see 'snakewar maps list')."
+    map_id: str | None = typer.Option(
+        None,
+        "-m",
+        "--map",
+        help="Map id (see 'snakewar maps list'; default: standard, for classic: classic).",
     ),
     seed: int | None = typer.Option(None, "-r", "--seed", help="Seed (default: random, printed)."),
     delay: int = typer.Option(0, "-d", "--delay", help="Milliseconds to pause after each turn."),
@@ -150,6 +157,9 @@ def play(
     minimum_food: int = typer.Option(1, "--minimumFood"),
     hazard_damage: int = typer.Option(14, "--hazardDamagePerTurn"),
     shrink_every: int = typer.Option(25, "--shrinkEveryNTurns"),
+    max_food: int = typer.Option(1, "--maxFood", help="Classic: food items on the board."),
+    start_length: int = typer.Option(3, "--snakeStartLength", help="Classic: starting length."),
+    dec_health: int = typer.Option(1, "--decHealthPoints", help="Classic: health lost a turn."),
     games: int = typer.Option(1, "--games", help="Play a batch of this many games."),
     workers: int = typer.Option(1, "--workers", help="Worker processes for a batch."),
     ray_address: str | None = typer.Option(
@@ -193,6 +203,8 @@ def play(
     """Referee games between snakes: watch one, or measure many."""
     from rich.console import Console
 
+    from snakewar.adapters.battlesnake import settings_params
+    from snakewar.games.battlesnake.classic import default_board
     from snakewar.referee.batch import SnakeMatch
     from snakewar.referee.runner import snake_kind
 
@@ -226,6 +238,11 @@ def play(
         make_directory(replay_dir, "replay directory")
 
     game_seed = seed if seed is not None else secrets.randbits(62) + 1
+    # What was not given takes the ruleset's default (classic: its map, 20x20).
+    default_map, default_width, default_height = default_board(gametype)
+    map_id = default_map if map_id is None else map_id
+    width = default_width if width is None else width
+    height = default_height if height is None else height
     match = SnakeMatch(
         snakes=tuple(specs),
         names=tuple(names),
@@ -233,12 +250,18 @@ def play(
         map=map_id,
         width=width,
         height=height,
-        params={
-            "foodSpawnChance": str(food_spawn_chance),
-            "minimumFood": str(minimum_food),
-            "damagePerTurn": str(hazard_damage),
-            "shrinkEveryNTurns": str(shrink_every),
-        },
+        params=settings_params(
+            {
+                "ruleset": gametype,
+                "foodSpawnChance": food_spawn_chance,
+                "minimumFood": minimum_food,
+                "hazardDamagePerTurn": hazard_damage,
+                "shrinkEveryNTurns": shrink_every,
+                "maxFood": max_food,
+                "snakeStartLength": start_length,
+                "decHealthPoints": dec_health,
+            }
+        ),
         timeout_ms=timeout or 500,
         sequential=sequential,
         max_turns=max_turns,
@@ -757,6 +780,8 @@ def _browse_on_server(
 
     import httpx
 
+    from snakewar.adapters.battlesnake import api_settings
+
     server = subprocess.Popen(
         [sys.executable, "-m", "snakewar", "serve", "--host", "127.0.0.1", "--port", str(port)],
         stdin=subprocess.DEVNULL,
@@ -773,10 +798,7 @@ def _browse_on_server(
             "map": match.map,
             "width": match.width,
             "height": match.height,
-            "foodSpawnChance": int(match.params["foodSpawnChance"]),
-            "minimumFood": int(match.params["minimumFood"]),
-            "hazardDamagePerTurn": int(match.params["damagePerTurn"]),
-            "shrinkEveryNTurns": int(match.params["shrinkEveryNTurns"]),
+            **api_settings(match.params),
         },
     }
     if match.max_turns is not None:

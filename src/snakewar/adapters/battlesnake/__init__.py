@@ -44,18 +44,29 @@ from snakewar.engine.protocol import (
     named_entrant,
     placement_from_ranks,
 )
-from snakewar.errors import EntrantError, SnakewarError
+from snakewar.errors import EntrantError, ParamsError, SnakewarError
 from snakewar.games.battlesnake import NAME
+from snakewar.games.battlesnake.classic import (
+    CLASSIC,
+    CLASSIC_DEFAULTS,
+    SETTING_RANGES,
+    check_pairing,
+    default_board,
+)
 from snakewar.games.battlesnake.frames import frame
 from snakewar.games.battlesnake.maps import list_maps
 from snakewar.games.battlesnake.records import GameRecord, TurnRecord
 from snakewar.games.battlesnake.rules import ruleset_names
 from snakewar.games.battlesnake.settings import (
+    CLASSIC_SETTINGS,
     CLI_DEFAULTS,
+    DEC_HEALTH_POINTS,
     FOOD_SPAWN_CHANCE,
     HAZARD_DAMAGE_PER_TURN,
+    MAX_FOOD,
     MINIMUM_FOOD,
     SHRINK_EVERY_N_TURNS,
+    SNAKE_START_LENGTH,
     Settings,
 )
 from snakewar.games.battlesnake.types import BoardState
@@ -87,6 +98,8 @@ from snakewar.replay.verify import verify_replay
 __all__ = [
     "GAME",
     "BattlesnakeAdapter",
+    "api_settings",
+    "classic_defaults",
     "frames_of",
     "listing",
     "match_spec",
@@ -105,6 +118,13 @@ _SETTINGS = {
     "minimumFood": MINIMUM_FOOD,
     "hazardDamagePerTurn": HAZARD_DAMAGE_PER_TURN,
     "shrinkEveryNTurns": SHRINK_EVERY_N_TURNS,
+}
+# The classic ruleset's settings: the same names in the API and the rules.
+_CLASSIC_SETTINGS = {name: name for name in CLASSIC_SETTINGS}
+_CLASSIC_HELP = {
+    MAX_FOOD: "Classic: food items kept on the board.",
+    SNAKE_START_LENGTH: "Classic: a snake's length at the start.",
+    DEC_HEALTH_POINTS: "Classic: health lost per turn.",
 }
 
 
@@ -152,6 +172,17 @@ def _catalogue() -> Catalogue:
                 minimum=0,
                 maximum=2**63 - 1,
             ),
+            *(
+                Param(
+                    name,
+                    "int",
+                    CLASSIC_DEFAULTS[name],
+                    _CLASSIC_HELP[name],
+                    minimum=SETTING_RANGES[name][0],
+                    maximum=SETTING_RANGES[name][1],
+                )
+                for name in CLASSIC_SETTINGS
+            ),
             Param("sequential", "bool", False, "Ask the snakes one after the other."),
         ),
         bots=tuple(BotInfo(name, text) for name, text in bot_descriptions().items()),
@@ -182,8 +213,34 @@ def _catalogue() -> Catalogue:
 
 
 def settings_params(params: Mapping[str, Any]) -> dict[str, str]:
-    """The rules' raw settings (:attr:`Settings.params`) of normalised match parameters."""
-    return {rules: str(params[name]) for name, rules in _SETTINGS.items() if name in params}
+    """The rules' raw settings (:attr:`Settings.params`) of normalised match parameters.
+
+    Only the settings of the match's ruleset: the classic ones for ``classic``, the
+    official ones for the others (so a snake's request shows what applies).
+    """
+    names = _CLASSIC_SETTINGS if params.get("ruleset") == CLASSIC else _SETTINGS
+    return {rules: str(params[name]) for name, rules in names.items() if name in params}
+
+
+def api_settings(params: Mapping[str, str]) -> dict[str, int]:
+    """Raw rules settings (:attr:`Settings.params`) as match parameters, by their API names."""
+    return {
+        name: int(params[rules])
+        for name, rules in (_SETTINGS | _CLASSIC_SETTINGS).items()
+        if rules in params
+    }
+
+
+def classic_defaults(raw: Mapping[str, object]) -> dict[str, object]:
+    """``raw`` parameters with the classic game's defaults where it names ``classic``.
+
+    The classic ruleset plays on the classic map, on a 20x20 board (the 2018 server's
+    default) unless a size is given.
+    """
+    if raw.get("ruleset") != CLASSIC:
+        return dict(raw)
+    map_id, width, height = default_board(CLASSIC)
+    return {"map": map_id, "width": width, "height": height, **raw}
 
 
 def snake_match(spec: MatchSpec) -> SnakeMatch:
@@ -213,9 +270,7 @@ def match_spec(match: SnakeMatch) -> MatchSpec:
         "height": match.height,
         "sequential": match.sequential,
     }
-    for name, rules in _SETTINGS.items():
-        if rules in match.params:
-            params[name] = int(match.params[rules])
+    params.update(api_settings(match.params))
     entrants = tuple(
         Entrant(
             canonical_source(source),
@@ -455,6 +510,20 @@ class BattlesnakeAdapter(GameAdapter):
         if self._catalogue is None:
             self._catalogue = _catalogue()
         return self._catalogue
+
+    @override
+    def parse_params(self, raw: Mapping[str, object]) -> dict[str, Any]:
+        """Checked parameters; a classic game defaults to the classic map and 20x20.
+
+        Raises:
+            ParamsError: an unknown name or a bad value, naming the field.
+        """
+        params = self.catalogue().parse_params(classic_defaults(raw))
+        try:
+            check_pairing(str(params["ruleset"]), str(params["map"]))
+        except SnakewarError as exc:
+            raise ParamsError("map", str(exc)) from None
+        return params
 
     @override
     def entrant(self, text: str, name: str | None = None) -> Entrant:

@@ -84,6 +84,10 @@ API_V1_SCHEMA: Final[dict[str, Any]] = {
                 "hazardDamagePerTurn": {"type": "integer"},
                 "hazardMap": {"type": "string"},
                 "hazardMapAuthor": {"type": "string"},
+                # The classic ruleset's own settings (Snakewar's 2017/18 game).
+                "maxFood": {"type": "integer", "minimum": 0},
+                "snakeStartLength": {"type": "integer", "minimum": 1},
+                "decHealthPoints": {"type": "integer", "minimum": 0},
                 "royale": {
                     "type": "object",
                     "properties": {"shrinkEveryNTurns": {"type": "integer"}},
@@ -133,6 +137,7 @@ API_V1_SCHEMA: Final[dict[str, Any]] = {
                                 "constrictor",
                                 "wrapped",
                                 "wrapped_constrictor",
+                                "classic",
                             ]
                         },
                         "version": {"type": "string"},

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from snakewar.errors import InvalidStateError, choices_text
 from snakewar.games.battlesnake.board import MutableBoard, initialize_snakes
+from snakewar.games.battlesnake.classic import check_pairing
 from snakewar.games.battlesnake.maps import GameMap, get_map
 from snakewar.games.battlesnake.rules import (
     STAGES,
@@ -153,10 +154,12 @@ class Game:
 
         Raises:
             UnknownRulesetError, UnknownMapError: for unknown names.
-            MapSetupError: if the map cannot set up this game.
+            MapSetupError: if the map cannot set up this game, or the classic
+                ruleset and map are not used together.
             InvalidStateError: if ``initial_state`` is invalid.
             StepError: if the initialization call fails.
         """
+        check_pairing(config.ruleset, config.map)
         self.config = config
         self.map: GameMap = get_map(config.map)
         if initial_state is None:

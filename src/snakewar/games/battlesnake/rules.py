@@ -25,6 +25,11 @@ from typing import TypeAlias
 
 from snakewar.errors import InvalidStateError, StepError, UnknownRulesetError, choices_text
 from snakewar.games.battlesnake.board import MutableBoard, MutableSnake
+from snakewar.games.battlesnake.classic import (
+    eliminate_snakes_classic,
+    reduce_health_classic,
+    restock_food_classic,
+)
 from snakewar.games.battlesnake.settings import (
     HAZARD_DAMAGE_PER_TURN,
     SHRINK_EVERY_N_TURNS,
@@ -395,6 +400,10 @@ STAGES: Mapping[str, Stage] = {
     "spawn_food.no_food": remove_food_constrictor,
     "modify_snakes.always_grow": grow_snakes_constrictor,
     "spawn_hazards.shrink_map": populate_hazards_royale,
+    # The 2017/18 game (Snakewar's own stage names; see classic.py).
+    "elimination.classic": eliminate_snakes_classic,
+    "starvation.classic": reduce_health_classic,
+    "spawn_food.classic": restock_food_classic,
 }
 """Every stage, by the reference's stage name."""
 
@@ -422,6 +431,15 @@ RULESETS: Mapping[str, tuple[str, ...]] = {
         "movement.wrap_boundaries",
         *_STANDARD_TAIL,
         *_CONSTRICTOR,
+    ),
+    # Not the reference's: the 2017/18 server's game (classic.py), deaths before eating.
+    "classic": (
+        "game_over.standard",
+        "movement.standard",
+        "elimination.classic",
+        "starvation.classic",
+        "feed_snakes.standard",
+        "spawn_food.classic",
     ),
 }
 """Each ruleset's stage pipeline, by ruleset name."""

@@ -22,11 +22,15 @@ from snakewar.engine.rng import GoRand, Rand, wrap_int64
 from snakewar.errors import SettingsError
 
 __all__ = [
+    "CLASSIC_SETTINGS",
     "CLI_DEFAULTS",
+    "DEC_HEALTH_POINTS",
     "FOOD_SPAWN_CHANCE",
     "HAZARD_DAMAGE_PER_TURN",
+    "MAX_FOOD",
     "MINIMUM_FOOD",
     "SHRINK_EVERY_N_TURNS",
+    "SNAKE_START_LENGTH",
     "Settings",
 ]
 
@@ -38,6 +42,16 @@ HAZARD_DAMAGE_PER_TURN = "damagePerTurn"
 """Damage per hazard stack per turn; negative heals.  API name: ``hazardDamagePerTurn``."""
 SHRINK_EVERY_N_TURNS = "shrinkEveryNTurns"
 """Royale shrink period; also the period of healing_pools, sinkholes and hz_hazard_pits."""
+
+# The classic ruleset's settings (classic.py): the 2018 server's game-form fields, camelCased.
+MAX_FOOD = "maxFood"
+"""Classic: how many food items the board keeps (2018: ``max_food``)."""
+SNAKE_START_LENGTH = "snakeStartLength"
+"""Classic: how many stacked segments a snake starts with (2018: ``snake_start_length``)."""
+DEC_HEALTH_POINTS = "decHealthPoints"
+"""Classic: health lost per turn (2018: ``dec_health_points``)."""
+CLASSIC_SETTINGS = (MAX_FOOD, SNAKE_START_LENGTH, DEC_HEALTH_POINTS)
+"""The classic ruleset's settings; the API and the rules use the same names."""
 
 CLI_DEFAULTS: Mapping[str, str] = {
     FOOD_SPAWN_CHANCE: "15",
@@ -144,11 +158,22 @@ class Settings:
             if type(value) is not int:
                 raise SettingsError(f"setting {key!r}: expected an integer, got {value!r}")
             params[key] = str(value)
+        for key in CLASSIC_SETTINGS:
+            value = api.get(key)
+            if value is None:
+                continue
+            if type(value) is not int:
+                raise SettingsError(f"setting {key!r}: expected an integer, got {value!r}")
+            params[key] = str(value)
         return cls(params, seed)
 
     def to_api(self) -> dict[str, Any]:
-        """Return the API v1 ``ruleset.settings`` object (missing values are 0)."""
-        return {
+        """Return the API v1 ``ruleset.settings`` object (missing values are 0).
+
+        The classic settings (:data:`CLASSIC_SETTINGS`) are added when present, so a
+        classic game's snakes see them beside the standard fields.
+        """
+        api: dict[str, Any] = {
             "foodSpawnChance": self.get_int(FOOD_SPAWN_CHANCE, 0),
             "minimumFood": self.get_int(MINIMUM_FOOD, 0),
             "hazardDamagePerTurn": self.get_int(HAZARD_DAMAGE_PER_TURN, 0),
@@ -162,3 +187,8 @@ class Settings:
                 "sharedLength": False,
             },
         }
+        for key in CLASSIC_SETTINGS:
+            value = self._ints.get(key)
+            if value is not None:
+                api[key] = value
+        return api

@@ -10,6 +10,7 @@ from snakewar.errors import UnknownMapError, choices_text
 from snakewar.games.battlesnake.maps import (
     arcade_maze,
     castle_wall,
+    classic,
     hazard_pits,
     hazards,
     healing_pools,
@@ -72,6 +73,7 @@ for _module in (
     healing_pools,
     sinkholes,
     hazard_pits,
+    classic,
 ):
     for _map in _module.MAPS:
         register_map(_map)

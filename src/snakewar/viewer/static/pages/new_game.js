@@ -1,18 +1,40 @@
 // The new-game form: fills the map list from GET /api/maps, fits the board size to
 // the chosen map, and POSTs the game to /api/games.  The seed is sent as the
-// string typed: a 64-bit seed does not survive a JavaScript number.
+// string typed: a 64-bit seed does not survive a JavaScript number.  The classic
+// (2017/18) ruleset has its own settings, map and default size.
 
 import { detailText, fetchJson, postJson } from "./dom.js";
 
-const NUMBER_FIELDS = [
-  "width",
-  "height",
-  "timeout",
+const NUMBER_FIELDS = ["width", "height", "timeout"];
+
+const OFFICIAL_SETTINGS = [
   "foodSpawnChance",
   "minimumFood",
   "hazardDamagePerTurn",
   "shrinkEveryNTurns",
 ];
+
+const CLASSIC_SETTINGS = ["maxFood", "snakeStartLength", "decHealthPoints"];
+
+/** The settings fields that apply to `ruleset` (only those are sent). */
+export function settingFields(ruleset) {
+  return ruleset === "classic" ? CLASSIC_SETTINGS : OFFICIAL_SETTINGS;
+}
+
+/**
+ * The map and size to switch to when the ruleset changes from `previous` to
+ * `ruleset`: the classic game plays on its own map, 20x20 by default; leaving it
+ * goes back to the standard map at 11x11.  `null`: keep the form as it is.
+ */
+export function rulesetBoard(ruleset, previous) {
+  if (ruleset === "classic") {
+    return { map: "classic", width: 20, height: 20 };
+  }
+  if (previous === "classic") {
+    return { map: "standard", width: 11, height: 11 };
+  }
+  return null;
+}
 
 /**
  * The POST /api/games body from the form's values (strings, by field name).
@@ -28,7 +50,7 @@ export function buildBody(values) {
     ruleset: values.ruleset,
     map: values.map,
   };
-  for (const name of NUMBER_FIELDS) {
+  for (const name of [...NUMBER_FIELDS, ...settingFields(values.ruleset)]) {
     body[name] = Number(values[name]);
   }
   const seed = String(values.seed ?? "").trim();
@@ -82,6 +104,21 @@ async function start() {
     form.height.value = height;
   };
   select.addEventListener("change", showMap);
+
+  let ruleset = form.ruleset.value;
+  form.ruleset.addEventListener("change", () => {
+    const board = rulesetBoard(form.ruleset.value, ruleset);
+    ruleset = form.ruleset.value;
+    for (const label of form.querySelectorAll("[data-ruleset]")) {
+      label.hidden = (label.dataset.ruleset === "classic") !== (ruleset === "classic");
+    }
+    if (board) {
+      select.value = board.map;
+      form.width.value = board.width;
+      form.height.value = board.height;
+      showMap();
+    }
+  });
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
