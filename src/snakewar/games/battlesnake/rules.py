@@ -14,7 +14,20 @@ consequences that matter most (all as in the reference):
    food *on* the hazard square cancels that hazard's damage.
 3. Snakes eliminated by hazards or starvation are not obstacles for this turn's
    collisions; collision eliminations are applied together after one pass.
-4. Eliminations are attributed to the longest snake first (ties in board order).
+4. Eliminations are attributed to the longest snake first: ties in board order
+   with up to 12 snakes, in the order of Go's (unstable) ``sort.Slice`` of all
+   snakes above that.
+5. Health arithmetic on settings wraps as Go's 64-bit ``int`` does: a hazard
+   damage near ``-2**63`` overflows to a negative health (eliminated), it does
+   not heal.
+
+Where the reference panics instead of returning, Snakewar does not crash:
+
+* an alive snake without a body when no moves are given after turn 0 (the
+  reference indexes its head in the hazard stage): ``snake is length zero``,
+  from the elimination stage, as with moves;
+* a one-segment snake under constrictor (the reference indexes ``Body[-2]``):
+  it grows to two segments.
 """
 
 from __future__ import annotations
@@ -25,8 +38,8 @@ from typing import TypeAlias
 
 from snakewar.engine.rng import wrap_int64
 from snakewar.errors import InvalidStateError, StepError, UnknownRulesetError, choices_text
+from snakewar.games.battlesnake._gosort import INSERTION_SORT_MAX, go_sort_slice_by_key
 from snakewar.games.battlesnake.board import MutableBoard, MutableSnake
-from snakewar.games.battlesnake.gosort import INSERTION_SORT_MAX, go_sort_slice_by_key
 from snakewar.games.battlesnake.settings import (
     HAZARD_DAMAGE_PER_TURN,
     SHRINK_EVERY_N_TURNS,
