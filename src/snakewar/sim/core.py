@@ -838,7 +838,8 @@ class BatchSim:
         selfhit = hits[n, sidx]
         hits[n, sidx] = False
         lens = self.length[g]
-        # Longest first, ties in board order.
+        # Longest first, ties in board order: exact, as the simulator plays at most 8
+        # snakes, and Go's sort.Slice is a stable insertion sort up to 12.
         key = lens * 16 + (15 - np.arange(s))[None, :]
         body_by = np.where(hits, key, -1).argmax(axis=1)
         bodyhit = hits.any(axis=1) & ~selfhit

@@ -179,12 +179,17 @@ class MutableBoard:
 
         The reference swap-removes inside a ``range`` loop over the original
         length, so it can leave a copy behind or drop a copy twice when the
-        list repeats a point; this reproduces that.
+        list repeats a point; this reproduces that.  Where the loop meets a copy
+        past the end of the shortened list the reference panics (index out of
+        range); Snakewar stops there instead, keeping the shortened list.
         """
         self.food = _go_swap_remove(self.food, p)
 
     def remove_hazard(self, p: Point) -> None:
-        """Remove the hazards at ``p`` exactly as the reference editor does."""
+        """Remove the hazards at ``p`` exactly as the reference editor does.
+
+        As :meth:`remove_food`, including where the reference panics.
+        """
         self.hazards = _go_swap_remove(self.hazards, p)
 
     def place_snake(self, snake_id: str, body: Sequence[Point], health: int) -> None:
@@ -203,10 +208,13 @@ class MutableBoard:
 def _go_swap_remove(items: list[Point], p: Point) -> list[Point]:
     # Go: for i, q := range s { if q == p { s[i] = s[len(s)-1]; s = s[:len(s)-1] } }
     # The loop runs over the original length and reads the shared backing array.
+    # A match at i >= len(s) makes Go's s[i] panic; stop there (documented above).
     backing = list(items)
     length = len(backing)
     for i in range(len(backing)):
         if backing[i] == p:
+            if i >= length:
+                break
             backing[i] = backing[length - 1]
             length -= 1
     return backing[:length]

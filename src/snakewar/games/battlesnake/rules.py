@@ -14,7 +14,20 @@ consequences that matter most (all as in the reference):
    food *on* the hazard square cancels that hazard's damage.
 3. Snakes eliminated by hazards or starvation are not obstacles for this turn's
    collisions; collision eliminations are applied together after one pass.
-4. Eliminations are attributed to the longest snake first (ties in board order).
+4. Eliminations are attributed to the longest snake first: ties in board order
+   with up to 12 snakes, in the order of Go's (unstable) ``sort.Slice`` of all
+   snakes above that.
+5. Health arithmetic on settings wraps as Go's 64-bit ``int`` does: a hazard
+   damage near ``-2**63`` overflows to a negative health (eliminated), it does
+   not heal.
+
+Where the reference panics instead of returning, Snakewar does not crash:
+
+* an alive snake without a body when no moves are given after turn 0 (the
+  reference indexes its head in the hazard stage): ``snake is length zero``,
+  from the elimination stage, as with moves;
+* a one-segment snake under constrictor (the reference indexes ``Body[-2]``):
+  it grows to two segments.
 """
 
 from __future__ import annotations
@@ -23,7 +36,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from snakewar.engine.rng import wrap_int64
 from snakewar.errors import InvalidStateError, StepError, UnknownRulesetError, choices_text
+from snakewar.games.battlesnake._gosort import INSERTION_SORT_MAX, go_sort_slice_by_key
 from snakewar.games.battlesnake.board import MutableBoard, MutableSnake
 from snakewar.games.battlesnake.classic import (
     eliminate_snakes_classic,
@@ -59,6 +74,7 @@ Stage: TypeAlias = Callable[[MutableBoard, Settings, MoveList], bool]
 """A stage edits the board in place and returns True if the game is over."""
 
 _new_point = Point._make
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 # Reference error texts (``constants.go``).
 ERR_NO_MOVE = "move not provided for snake"
@@ -201,7 +217,11 @@ def damage_hazards_standard(board: MutableBoard, settings: Settings, moves: Move
     """Damage snakes whose head is on a hazard, once per stacked copy.
 
     Food on the square cancels the damage.  Health is clamped to 0..100 after each
-    copy (negative damage heals); a snake at 0 is eliminated by ``hazard``.
+    copy (negative damage heals); a snake at 0 is eliminated by ``hazard``.  The
+    subtraction wraps as Go's 64-bit ``int`` does, so a damage near ``-2**63``
+    overflows to a negative health (0 after the clamp) instead of healing.  Every
+    stacked copy is applied even after the first eliminates the snake, so a later
+    copy can clamp the health back up to 100 (the snake stays eliminated).
     """
     if is_initialization(board, moves) or not board.hazards:
         return False
@@ -218,6 +238,8 @@ def damage_hazards_standard(board: MutableBoard, settings: Settings, moves: Move
         for p in hazards:
             if p == head:
                 health = s.health - damage
+                if not _INT64_MIN <= health <= _INT64_MAX:
+                    health = wrap_int64(health)
                 s.health = (
                     0 if health < 0 else SNAKE_MAX_HEALTH if health > SNAKE_MAX_HEALTH else health
                 )
@@ -281,10 +303,15 @@ def eliminate_snakes_standard(board: MutableBoard, settings: Settings, moves: Mo
     heads = {s.body[0] for s in alive}
     if len(heads) == len(alive) and occupied.isdisjoint(heads):
         return False
-    # Longest first, ties in board order: Go's sort.Slice is a stable insertion
-    # sort for up to 12 elements; Python's sort is stable for any count.  Lengths
-    # do not change in this stage, so sorting only the alive snakes is the same.
-    others = sorted(alive, key=lambda o: -len(o.body))
+    # Longest first, in the order Go's sort.Slice leaves the reference's list of
+    # *all* snakes (eliminated ones included): with up to 12 snakes that is a
+    # stable sort, above it pdqsort, whose order of ties depends on every element.
+    if len(snakes) <= INSERTION_SORT_MAX:
+        others = sorted(alive, key=_longest_first)
+    else:
+        ordered = list(snakes)
+        go_sort_slice_by_key(ordered, _longest_first)
+        others = [o for o in ordered if not o.eliminated_cause]
     collisions: list[tuple[MutableSnake, str, str]] = []
     for s in alive:
         body = s.body
@@ -310,6 +337,10 @@ def eliminate_snakes_standard(board: MutableBoard, settings: Settings, moves: Mo
     return False
 
 
+def _longest_first(snake: MutableSnake) -> int:
+    return -len(snake.body)
+
+
 def remove_food_constrictor(board: MutableBoard, settings: Settings, moves: MoveList) -> bool:
     """Remove all food (runs at initialization too)."""
     board.food = []
@@ -319,13 +350,19 @@ def remove_food_constrictor(board: MutableBoard, settings: Settings, moves: Move
 def grow_snakes_constrictor(board: MutableBoard, settings: Settings, moves: MoveList) -> bool:
     """Every snake, eliminated ones included, gets health 100 and grows one segment.
 
-    A snake whose tail is already stacked does not grow.  The reference crashes on
-    a one-segment body; Snakewar grows it to two segments.
+    A snake whose tail is already stacked does not grow.  The reference panics on
+    a one-segment body (index ``-1``); Snakewar grows it to two segments and goes
+    on.  A snake without a body, even an eliminated one, is the reference's error.
+
+    Raises:
+        StepError: ``snake is length zero`` for any snake without a body.
     """
     for s in board.snakes:
         body = s.body
+        if not body:
+            raise StepError(ERR_ZERO_LENGTH, repr(s.id))
         s.health = SNAKE_MAX_HEALTH
-        if body and (len(body) < 2 or body[-1] != body[-2]):
+        if len(body) < 2 or body[-1] != body[-2]:
             body.append(body[-1])
     return False
 

@@ -143,6 +143,17 @@ class GameMap(ABC):
         """
         return None
 
+    def new_process_memory(self) -> object | None:
+        """Return a memory that replays updates as one fresh reference process would.
+
+        Where the reference keeps map state at package level (the castle-wall food
+        list), a fresh process starts from the state as declared, and only the
+        updates passed to this memory change it: turns not seen did not happen.
+        The hand-made conformance states, each run alone by the reference, are
+        checked this way.  Maps without such state return :meth:`new_memory`.
+        """
+        return self.new_memory()
+
     def update_board(
         self, last: BoardView, settings: Settings, edit: MutableBoard, memory: object | None
     ) -> None:

@@ -17,6 +17,9 @@ tell, so:
 * with a :class:`CastleWallFoodMemory` (one per game, passed to every
   :meth:`post_update_board` call of that game in turn order) the map tracks the
   list exactly as the reference does within one game;
+* with :meth:`~GameMap.new_process_memory` the list starts in its declared
+  order, as in a fresh process that runs only the updates given (how the
+  reference ran each hand-made conformance state);
 * without one, the map assumes that every turn from 10 up to the current one
   shuffled.  That is exact whenever the board never held the maximum food
   before (for example under constrictor, whose rules clear the food every turn)
@@ -127,6 +130,10 @@ class CastleWallFoodMemory:
     """The candidate order after the last update seen; ``None`` before the first."""
     turn: int = -1
     """The ``last.turn`` of the last update seen."""
+    complete_history: bool = False
+    """True when every update of the reference process comes to this memory (see
+    :meth:`GameMap.new_process_memory`): the list starts in its declared order and
+    turns not seen did not shuffle it."""
 
 
 def food_order(settings: Settings, candidates: tuple[Point, ...], turns: range) -> list[Point]:
@@ -151,6 +158,10 @@ class _CastleWall(GameMap):
     def new_memory(self) -> CastleWallFoodMemory:
         """Return a fresh per-game memory for :meth:`post_update_board`."""
         return CastleWallFoodMemory()
+
+    def new_process_memory(self) -> CastleWallFoodMemory:
+        """Return a memory holding the candidate list as a fresh reference process does."""
+        return CastleWallFoodMemory(complete_history=True)
 
     def setup_board(self, board: MutableBoard, settings: Settings) -> None:
         """Place the snakes on shuffled fixed starts, then the walls.
@@ -236,6 +247,8 @@ class _CastleWall(GameMap):
         self, turn: int, settings: Settings, memory: CastleWallFoodMemory | None
     ) -> list[Point]:
         """The candidate order as it stands before this turn's shuffle."""
+        if memory is not None and memory.complete_history:
+            return list(self.food_spots if memory.order is None else memory.order)
         if memory is None or memory.order is None or turn <= memory.turn:
             # No usable history: assume every earlier turn from 10 on shuffled.
             return food_order(settings, self.food_spots, range(FIRST_FOOD_TURN, turn))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from snakewar.engine.rng import wrap_int64
 from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.maps.base import (
     TAG_HAZARD_PLACEMENT,
@@ -85,7 +86,8 @@ class SinkholesMap(GameMap):
             edit.add_hazard(center)
             return
         # Turns before the start never reach a ring (their offset would be <= 0).
-        if turn < _START_TURN or turn > period * max_rings:
+        # The cap is an int64 product in the reference: a huge period wraps it.
+        if turn < _START_TURN or turn > wrap_int64(period * max_rings):
             return
         offset, rest = divmod(turn - _START_TURN, period)
         if rest != 0 or not 0 < offset <= max_rings:

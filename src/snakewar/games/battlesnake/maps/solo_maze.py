@@ -179,6 +179,12 @@ class SoloMazeMap(GameMap):
 
     Like the reference, setup refuses anything but one snake and boards smaller
     than 7x7; other sizes than the listed ones are played.
+
+    On a level up the reference first rewrites row 0 hazard by hazard, removing
+    each 0 bit's hazards with its editor, and then clears every hazard anyway.
+    With several copies of a row-0 hazard near the end of the list (never in a
+    played game) that removal indexes past the shortened list and panics;
+    Snakewar skips the redundant first write and builds the level.
     """
 
     meta = MapMeta(
