@@ -112,8 +112,12 @@ def play(
     seed: int | None = typer.Option(
         None, "-s", "--seed", help="Map seed (default: the clock).", min=0, max=0xFFFFFFFF
     ),
-    width: int | None = typer.Option(None, "--width", help="Map width.", min=1),
-    height: int | None = typer.Option(None, "--height", help="Map height.", min=1),
+    width: int | None = typer.Option(
+        None, "--width", help="Map width (default: the size the seed picks).", min=1
+    ),
+    height: int | None = typer.Option(
+        None, "--height", help="Map height (default: the size the seed picks).", min=1
+    ),
     players: int | None = typer.Option(
         None, "-n", "--players", help="Make the map for this many players.", min=1
     ),
