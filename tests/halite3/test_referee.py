@@ -240,7 +240,7 @@ def test_no_name_fails_init_and_never_plays() -> None:
     match = play([IDLE, faulty("no_name"), IDLE, IDLE], init_timeout=0.5)
     assert match.failures == {1: "timed out after 500 ms (when reading string)"}
     assert match.failed_on == {1: 0}
-    assert match.names[1] == "" and match.names[0] == "faulty-idle"
+    assert match.names[1] == "(failed to initialize)" and match.names[0] == "faulty-idle"
     assert match.game.history[0].killed == (1,)
     expected = (
         f"\nInitialization Phase\n{RULE}\nerror: timed out after 500 ms (when reading string)\n"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,7 +88,8 @@ def results_object(
         "map_height": game.height,
         "map_seed": game.seed,
         "map_generator": "fractal",
-        "map_total_halite": game.map_total_halite,
+        # The engine's is the halite of the map it generated, before any turn.
+        "map_total_halite": sum(sum(row) for row in game.initial_halite),
         "execution_time": match.execution_time_ms,
         "final_snapshot": final_snapshot(game, map_players),
         "stats": {
@@ -110,8 +112,12 @@ def play(
     seed: int | None = typer.Option(
         None, "-s", "--seed", help="Map seed (default: the clock).", min=0, max=0xFFFFFFFF
     ),
-    width: int | None = typer.Option(None, "--width", help="Map width.", min=1),
-    height: int | None = typer.Option(None, "--height", help="Map height.", min=1),
+    width: int | None = typer.Option(
+        None, "--width", help="Map width (default: the size the seed picks).", min=1
+    ),
+    height: int | None = typer.Option(
+        None, "--height", help="Map height (default: the size the seed picks).", min=1
+    ),
     players: int | None = typer.Option(
         None, "-n", "--players", help="Make the map for this many players.", min=1
     ),
@@ -239,7 +245,13 @@ def _play(
         folder += os.sep
     replay_path: str | None = None
     if replay:
-        document = replay_document(game, match.names, execution_time_ms=match.execution_time_ms)
+        document = replay_document(
+            game,
+            match.names,
+            execution_time_ms=match.execution_time_ms,
+            map_players=map_players,
+            failed_to_initialize=match.failed_to_initialize,
+        )
         replay_path = folder + replay_filename(game.seed, game.width, game.height, when)
         write_hlt(document, replay_path, compress=compress)
     log_paths: dict[int, str] = {}
@@ -433,14 +445,15 @@ def evaluate(
             row["ranks"].append(result.rank)
             row["scores"].append(result.score)
             row["killed"] += bool(result.failure)
+    labels = _declared_labels(names, outcomes)
     figures = []
-    for name, command in zip(names, bots, strict=True):
+    for name, label, command in zip(names, labels, bots, strict=True):
         row = per[name]
         n = row["games"]
         low, high = wilson_interval(row["wins"], n) if n else (0.0, 0.0)
         figures.append(
             {
-                "name": name,
+                "name": label,
                 "bot": command,
                 "games": n,
                 "wins": row["wins"],
@@ -472,3 +485,32 @@ def evaluate(
         typer.echo(f"game with seed {outcome.seed} could not be played: {outcome.error}", err=True)
     if failed:
         raise typer.Exit(1)
+
+
+def _declared_labels(names: list[str], outcomes: Sequence[Any]) -> list[str]:
+    """Each bot's label: the name it declared in its games, else its entrant name.
+
+    Entrant names come from file names (``MyBot``, ``MyBot-2`` for two ``MyBot.py``);
+    the name a bot answers at its init is what tells them apart.  Only bots that
+    declare the same name get ``-2``, ``-3`` suffixes.
+    """
+    from snakewar.referee.halite import FAILED_NAME, HaliteMatch
+
+    declared: dict[str, str] = {}
+    for outcome in outcomes:
+        if outcome.played is None or not isinstance(outcome.played.details, HaliteMatch):
+            continue
+        said = outcome.played.details.declared_names
+        for result in outcome.played.results:
+            name = said[result.seat] if result.seat < len(said) else ""
+            if name and name != FAILED_NAME:
+                declared.setdefault(result.name, name)
+    labels: list[str] = []
+    for entrant in names:
+        base = label = declared.get(entrant) or entrant
+        count = 1
+        while label in labels:
+            count += 1
+            label = f"{base}-{count}"
+        labels.append(label)
+    return labels

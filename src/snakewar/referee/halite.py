@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN_PREFIX",
+    "FAILED_NAME",
     "NAME_MAX_LENGTH",
     "HaliteEntrantError",
     "HaliteMatch",
@@ -57,6 +58,8 @@ __all__ = [
 BUILTIN_PREFIX = "builtin:"
 #: The engine cuts bot names to this many characters.
 NAME_MAX_LENGTH = 30
+#: The engine's name for a player whose bot failed its initialization.
+FAILED_NAME = "(failed to initialize)"
 _RULE = "=" * 64
 _EOF_MESSAGE = "communication error with bot: read failed, errno was: 0 (Success)"
 
@@ -73,7 +76,10 @@ class HaliteMatch:
 
     Attributes:
         game: the finished game (``game.result()`` has ranks and scores).
-        names: each player's name (the bot's answer, or the ``names`` override).
+        names: each player's name (the bot's answer, or the ``names`` override);
+            :data:`FAILED_NAME` for a bot that failed its initialization, as the engine.
+        declared_names: each player's name before the overrides: what its bot answered
+            (or :data:`FAILED_NAME`).
         entrants: the entrant strings, by player id.
         execution_time_ms: the game's wall time in ms (bots launched to bots killed),
             as the engine's ``execution_time`` (it excludes writing the replay).
@@ -97,6 +103,12 @@ class HaliteMatch:
     turn_times: list[float] = field(default_factory=list)
     init_time: float = 0.0
     pgids: dict[int, int] = field(default_factory=dict)
+    declared_names: list[str] = field(default_factory=list)
+
+    @property
+    def failed_to_initialize(self) -> set[int]:
+        """The players whose bot failed its initialization (killed before turn 1)."""
+        return {pid for pid, turn in self.failed_on.items() if turn == 0}
 
 
 # -- seats: one per player --------------------------------------------------------------
@@ -396,6 +408,7 @@ async def play_halite(
         for pid, seat in enumerate(seats):
             match.names[pid] = seat.name
         for pid, why in init_failures.items():
+            match.names[pid] = FAILED_NAME
             match.failures[pid] = why
             match.failed_on[pid] = 0
             await seats[pid].kill()
@@ -407,6 +420,7 @@ async def play_halite(
             text = seat.stderr_text()
             if text:
                 match.stderr[pid] = text
+    match.declared_names = list(match.names)
     if names:
         for pid, name in enumerate(names[: len(entrants)]):
             match.names[pid] = name

@@ -408,11 +408,17 @@ class ProcessBot:
         self._killed = True
         process = self._process
         try:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
+            try:
                 os.killpg(process.pid, signal.SIGKILL)
-            if process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
+            except (ProcessLookupError, PermissionError):
+                # The group is gone or out of reach: signal the leader alone.  Not
+                # ``process.kill()``: its Popen polls (waitpid) first, which can reap the
+                # child under asyncio's child watcher, whose own waitpid then fails
+                # ("Unknown child process pid N, will report returncode 255").  An
+                # unreaped child keeps its pid, so os.kill cannot hit another process.
+                if process.returncode is None:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(process.pid, signal.SIGKILL)
             if process.stdin is not None:
                 process.stdin.close()
         finally:

@@ -29,10 +29,11 @@ pass ``level=22`` for the official engine's setting.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
-import tempfile
-from collections.abc import Mapping, Sequence
+import secrets
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -98,7 +99,12 @@ class HltTooLargeError(HltReplayError, TooLargeError):
 
 
 def replay_document(
-    game: HaliteGame, names: Sequence[str], *, execution_time_ms: int = 0
+    game: HaliteGame,
+    names: Sequence[str],
+    *,
+    execution_time_ms: int = 0,
+    map_players: int | None = None,
+    failed_to_initialize: Collection[int] = (),
 ) -> dict[str, Any]:
     """The official replay document of a finished game.
 
@@ -108,24 +114,39 @@ def replay_document(
         names: the players' names, indexed by player id.
         execution_time_ms: the ``game_statistics.execution_time`` to record (the engine
             measures the game's wall time before writing the replay).
+        map_players: the players the map was made for (``-n``), which the engine
+            records as ``number_of_players`` even when fewer bots play; default: the
+            game's players.
+        failed_to_initialize: the players whose bot failed its initialization: the
+            engine killed them before copying the players into the replay, so their
+            entry's ``energy`` is 0.
 
     Returns:
         The JSON document, with every object's keys in sorted order, like the engine's.
 
     Raises:
-        HltReplayError: the game is not over, its history is incomplete, or the number
-            of names is not the number of players.
+        HltReplayError: the game is not over, its history is incomplete, the number
+            of names is not the number of players, or ``map_players`` is too small.
     """
     if not game.over:
         raise HltReplayError(f"replay: the game is not over (turn {game.turn}); finish it first")
     n = len(game.players)
     if len(names) != n:
         raise HltReplayError(f"replay: got {len(names)} player names, expected {n}")
-    if len(game.history) != game.turn or any(o.turn != i + 1 for i, o in enumerate(game.history)):
+    if map_players is None:
+        map_players = n
+    if map_players < n:
+        raise HltReplayError(f"replay: a map for {map_players} players cannot hold {n}")
+    played = len(game.history)
+    # --strict ends the game by setting the turn to its last one: fewer turns are played.
+    aborted = game.constants.STRICT_ERRORS and 0 < played <= game.turn
+    if (played != game.turn and not aborted) or any(
+        o.turn != i + 1 for i, o in enumerate(game.history)
+    ):
         raise HltReplayError(
-            f"replay: the game's history holds {len(game.history)} turns, "
-            f"expected turns 1..{game.turn}"
+            f"replay: the game's history holds {played} turns, expected turns 1..{game.turn}"
         )
+    dead = set(failed_to_initialize)
     result = game.result()
     initial_energy = game.constants.INITIAL_ENERGY
     pids = [str(p) for p in range(n)]
@@ -184,10 +205,10 @@ def replay_document(
             "player_statistics": statistics,
         },
         "map_generator_seed": game.seed,
-        "number_of_players": n,
+        "number_of_players": map_players,
         "players": [
             {
-                "energy": initial_energy,
+                "energy": 0 if p.id in dead else initial_energy,
                 "entities": [],
                 "factory_location": {"x": p.shipyard[0], "y": p.shipyard[1]},
                 "name": names[p.id],
@@ -255,6 +276,8 @@ def write_hlt(
 ) -> Path:
     """Write a replay file (atomically: a temporary file renamed into place).
 
+    The file's mode follows the umask (0644 under the usual 022), as the engine's.
+
     Args:
         document: the replay document (see :func:`replay_document`).
         path: the file to write; its folder must exist.
@@ -272,7 +295,7 @@ def write_hlt(
     data = encode_hlt(document, compress=compress, level=level)
     target = Path(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        fd, tmp = _create_temporary(target)
     except OSError as exc:
         raise HltReplayError(f"{target}: cannot write the replay: {exc.strerror}") from None
     try:
@@ -283,6 +306,21 @@ def write_hlt(
         Path(tmp).unlink(missing_ok=True)
         raise HltReplayError(f"{target}: cannot write the replay: {exc.strerror}") from None
     return target
+
+
+def _create_temporary(target: Path) -> tuple[int, str]:
+    """A new file next to ``target``, open for writing, with the umask's mode.
+
+    Not :func:`tempfile.mkstemp`: its files are 0600 whatever the umask.  The kernel
+    applies the umask to 0666 here, at creation, so no thread can see the mask change.
+    """
+    for _ in range(100):
+        tmp = str(target.parent / f".{target.name}.{secrets.token_hex(6)}")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(target.parent))
 
 
 def replay_filename(seed: int, width: int, height: int, when: datetime) -> str:
@@ -351,6 +389,10 @@ class HltReplay:
     width: int
     height: int
     num_players: int
+    """The players of the game (``len(players)``)."""
+    map_players: int
+    """``number_of_players``: the players the map was made for (``-n``), at least
+    :attr:`num_players`."""
     players: tuple[HltPlayer, ...]
     constants: dict[str, Any]
     initial_grid: list[list[int]]
@@ -648,7 +690,7 @@ def _parse_document(document: Any, name: str) -> HltReplay:
     engine_version = c.as_str(document["ENGINE_VERSION"], "ENGINE_VERSION")
     constants = c.as_obj(document["GAME_CONSTANTS"], "GAME_CONSTANTS")
     seed = c.as_int(document["map_generator_seed"], "map_generator_seed")
-    n = c.as_int(document["number_of_players"], "number_of_players", 1)
+    map_players = c.as_int(document["number_of_players"], "number_of_players", 1)
 
     pmap = c.as_obj(document["production_map"], "production_map")
     width = c.field_int(pmap, "width", "production_map", 1)
@@ -673,8 +715,10 @@ def _parse_document(document: Any, name: str) -> HltReplay:
         )
 
     raw_players = c.as_list(document["players"], "players")
-    if len(raw_players) != n:
-        raise c.wrong("players", f"{n} entries (number_of_players)", f"{len(raw_players)} entries")
+    # number_of_players is the map's (``-n``): fewer bots may play on it, never more.
+    n = len(raw_players)
+    if not 1 <= n <= map_players:
+        raise c.wrong("players", f"1..{map_players} entries (number_of_players)", f"{n} entries")
     players: list[HltPlayer] = []
     for i, raw in enumerate(raw_players):
         where = f"players[{i}]"
@@ -714,7 +758,9 @@ def _parse_document(document: Any, name: str) -> HltReplay:
         raise c.fail("game_statistics ranks", f"a permutation of 1..{n}", list(ranks))
 
     frames = c.as_list(document["full_frames"], "full_frames")
-    if len(frames) != number_turns + 1:
+    # --strict ends a game by moving its turn counter to the last turn: fewer frames.
+    strict = constants.get("STRICT_ERRORS") is True
+    if len(frames) != number_turns + 1 and not (strict and 2 <= len(frames) <= number_turns + 1):
         raise c.wrong(
             "full_frames", f"number_turns + 1 = {number_turns + 1} frames", f"{len(frames)} frames"
         )
@@ -728,6 +774,7 @@ def _parse_document(document: Any, name: str) -> HltReplay:
         width=width,
         height=height,
         num_players=n,
+        map_players=map_players,
         players=tuple(players),
         constants=constants,
         initial_grid=grid,

@@ -2,7 +2,12 @@
 
 The official engine reads an override file with ``json.at()`` on every key, so a
 constants file must name every key; :func:`Constants.from_json` keeps that rule and
-says which key is missing or has the wrong type, in one line.
+says which key is missing or has the wrong type, in one line.  Where the engine reads
+a number it plays with, so does this module: each integer constant is a C++ ``long``
+or ``unsigned long`` there, so a fraction is truncated (``3.7`` is 3) and a value out of
+the type's range wraps (``MAX_TURNS: -5`` is 18446744073709551611).  What the engine
+aborts on (a missing key, a string or a bool for a number, a number for a bool) and
+what it cannot read defined (a number beyond 64 bits) are refused.
 """
 
 from __future__ import annotations
@@ -105,15 +110,57 @@ def _name(f: dataclasses.Field[Any]) -> str:
     return f.name
 
 
+_U64 = 1 << 64
+_I64_MIN = -(1 << 63)
+#: The constants the engine holds as ``unsigned long`` (the other integers are ``long``).
+_UNSIGNED = frozenset(
+    {
+        "MAX_PLAYERS",
+        "MOVE_COST_RATIO",
+        "DROPOFF_PENALTY_RATIO",
+        "EXTRACT_RATIO",
+        "MIN_TURNS",
+        "MIN_TURN_THRESHOLD",
+        "MAX_TURNS",
+        "MAX_TURN_THRESHOLD",
+        "SHIPS_ABOVE_FOR_CAPTURE",
+        "INSPIRED_EXTRACT_RATIO",
+        "INSPIRED_MOVE_COST_RATIO",
+        "INSPIRATION_SHIP_COUNT",
+    }
+)
+
+
+def _c_integer(key: str, value: int | float) -> int | None:
+    """``static_cast`` of a JSON number to the engine's ``long``/``unsigned long``.
+
+    ``None`` where the engine's reading is undefined: a number its JSON reader keeps
+    as a double beyond the 64-bit range (a huge integer too), or not finite.
+    """
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        value = math.trunc(value)
+    if not _I64_MIN <= value < _U64:
+        return None
+    wrapped = value % _U64
+    if key in _UNSIGNED:
+        return wrapped
+    return wrapped - _U64 if wrapped >= 1 << 63 else wrapped
+
+
 def _coerce(key: str, value: Any, kind: type) -> Any:
     if kind is bool:
         if isinstance(value, bool):
             return value
     elif kind is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            number = _c_integer(key, value)
+            if number is not None:
+                return number
+            raise ConstantsError(
+                f"constants: {key} must be a 64-bit integer, got {value!r} (out of range)"
+            )
     elif (
         kind is float
         and isinstance(value, int | float)
@@ -125,13 +172,20 @@ def _coerce(key: str, value: Any, kind: type) -> Any:
 
 
 def turns_for_size(width: int, height: int, constants: Constants) -> int:
-    """The game's turn count: interpolated on the larger map side, not clamped (as the engine)."""
+    """The game's turn count: interpolated on the larger map side, not clamped (as the engine).
+
+    The engine computes it in ``unsigned long`` (differences wrap) and ``double``: so
+    does this, so that odd constants (``MAX_TURNS`` below ``MIN_TURNS``, wrapped values)
+    give the engine's count.
+    """
     turns = constants.MIN_TURNS
     biggest = max(width, height)
     if biggest > constants.MIN_TURN_THRESHOLD:
-        span = constants.MAX_TURN_THRESHOLD - constants.MIN_TURN_THRESHOLD
-        turns += int(
-            ((biggest - constants.MIN_TURN_THRESHOLD) / float(span))
-            * (constants.MAX_TURNS - constants.MIN_TURNS)
-        )
-    return turns
+        over = float((biggest - constants.MIN_TURN_THRESHOLD) % _U64)
+        span = float((constants.MAX_TURN_THRESHOLD - constants.MIN_TURN_THRESHOLD) % _U64)
+        extra = float((constants.MAX_TURNS - constants.MIN_TURNS) % _U64)
+        scaled = over / span * extra if span else math.inf
+        # A double past 2**64 (or a division by zero) has no defined cast back to
+        # unsigned long; x86-64's conversion gives 0, and so does this.
+        turns += int(scaled) if 0 <= scaled < _U64 else 0
+    return turns % _U64

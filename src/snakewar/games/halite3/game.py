@@ -415,7 +415,7 @@ class HaliteGame:
             seed: the map seed (also the tie-break seed), as ``halite -s``.
             num_players: bots in the game.
             width: map width; by default the size the seed picks (32..64).
-            height: map height; by default the width when given, else the seed's size.
+            height: map height; by default the size the seed picks.
             map_players: build the map for this many players (``-n``); the bots take the
                 first factories.  Defaults to ``num_players``.
             constants: overrides (``-c``); defaults to the official constants.
@@ -424,13 +424,9 @@ class HaliteGame:
         base = constants or Constants()
         seed &= 0xFFFFFFFF
         seed_size = size_for_seed(seed)
-        if width is None and height is None:
-            width = height = seed_size
-        elif width is None:
-            width = height
-        elif height is None:
-            height = width
-        assert width is not None and height is not None
+        # As the engine: a side not given is the seed's size (--width 40 alone: 40xS).
+        width = seed_size if width is None else width
+        height = seed_size if height is None else height
         map_players = map_players or num_players
         if num_players < 1 or num_players > map_players:
             raise HaliteError(f"{num_players} players do not fit a map for {map_players} players")
@@ -558,7 +554,8 @@ class HaliteGame:
                 continue
             strict_offence = self._commit(parsed, events, touched, log)
             break
-        accepted = tuple(sorted(parsed))
+        # A --strict abort commits the commands but records none, as the engine.
+        accepted = () if strict_offence else tuple(sorted(parsed))
         moves = {pid: tuple(parsed[pid]) for pid in accepted}
 
         if strict_offence:
