@@ -132,3 +132,14 @@ def test_an_unplayable_halite_job_is_an_error_outcome() -> None:
     )
     [outcome] = InProcessExecutor().run([GameJob("bad", spec, 1)])
     assert not outcome.ok and "nope" in (outcome.error or "")
+
+
+def test_a_bot_that_fails_to_initialize_has_no_energy_in_the_arenas_replay() -> None:
+    # As the official engine: the player is killed before the replay copies the players.
+    spec = CONFIG.match_spec(
+        [Entrant("builtin:greedy", "g"), Entrant(f"{sys.executable} -c pass", "quits")], "test"
+    )
+    [outcome] = InProcessExecutor().run([GameJob("quits", spec, 7)])
+    assert outcome.played is not None and outcome.played.data.replay is not None, outcome.error
+    players = read_hlt(outcome.played.data.replay).document["players"]
+    assert [p["energy"] for p in players] == [5000, 0]

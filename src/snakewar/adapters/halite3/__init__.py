@@ -305,7 +305,13 @@ class HaliteAdapter(GameAdapter):
         )
         game = match.game
         result = game.result()
-        document = replay_document(game, names, execution_time_ms=match.execution_time_ms)
+        document = replay_document(
+            game,
+            names,
+            execution_time_ms=match.execution_time_ms,
+            # As the engine: a bot that failed its initialization has energy 0 in the replay.
+            failed_to_initialize=match.failed_to_initialize,
+        )
         killed = {
             pid: _failure(match, game, pid)
             for pid, player in enumerate(game.players)
