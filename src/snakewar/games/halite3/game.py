@@ -1259,8 +1259,10 @@ def _players_with(parsed: dict[int, list[Command]], kind: type[Command]) -> list
     Each step keeps its commands in a hash table keyed by player, filled in player id
     order; up to 13 players that visits them in descending id order.
     """
+    having = [pid for pid in sorted(parsed) if any(type(c) is kind for c in parsed[pid])]
+    if len(having) <= 13 and (not having or having[-1] < 13):
+        return having[::-1]  # one bucket each, every new one in front: the shortcut
     order: HashOrder[int] = HashOrder()
-    for pid in sorted(parsed):
-        if any(isinstance(command, kind) for command in parsed[pid]):
-            order.add(pid, pid)
+    for pid in having:
+        order.add(pid, pid)
     return list(order)

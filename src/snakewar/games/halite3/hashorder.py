@@ -83,7 +83,7 @@ class HashOrder(Generic[K]):
     key's hash code; iterating yields the keys in the order the engine's loop visits them.
     """
 
-    __slots__ = ("_bucket_count", "_codes", "_next_resize", "_runs")
+    __slots__ = ("_bucket_count", "_codes", "_next_resize", "_order", "_runs")
 
     def __init__(self) -> None:
         self._bucket_count = 1
@@ -91,6 +91,8 @@ class HashOrder(Generic[K]):
         self._next_resize = 0
         self._codes: dict[K, int] = {}
         self._runs: dict[int, list[K]] = {}
+        # The keys in order, kept until the next change (tables are read more than changed).
+        self._order: list[K] | None = None
 
     @property
     def bucket_count(self) -> int:
@@ -104,9 +106,12 @@ class HashOrder(Generic[K]):
         return key in self._codes
 
     def __iter__(self) -> Iterator[K]:
-        runs = self._runs
-        for bucket in reversed(runs):
-            yield from reversed(runs[bucket])
+        """The keys in iteration order (changing the table meanwhile does not disturb it)."""
+        order = self._order
+        if order is None:
+            runs = self._runs
+            order = self._order = [key for b in reversed(runs) for key in reversed(runs[b])]
+        return iter(order)
 
     def add(self, key: K, code: int) -> bool:
         """Insert ``key`` (hash ``code``) unless present; True when it was inserted."""
@@ -116,6 +121,7 @@ class HashOrder(Generic[K]):
         n = len(codes) + 1
         if n > self._next_resize:
             self._grow(n)
+        self._order = None
         codes[key] = code
         bucket = code % self._bucket_count
         run = self._runs.get(bucket)
@@ -130,6 +136,7 @@ class HashOrder(Generic[K]):
         code = self._codes.pop(key, None)
         if code is None:
             return
+        self._order = None
         bucket = code % self._bucket_count
         run = self._runs[bucket]
         run.remove(key)
@@ -140,6 +147,7 @@ class HashOrder(Generic[K]):
         """Erase every key; the bucket count stays."""
         self._codes.clear()
         self._runs.clear()
+        self._order = None
 
     def _grow(self, n: int) -> None:
         """The rehash policy's check before the container reaches ``n`` elements."""
