@@ -197,7 +197,12 @@ def test_parsed_protocol_matches_the_engine_view_every_turn() -> None:
         commands: dict[int, str | None] = {}
         for pid in game.live_players():
             apply_frame(parsed[pid], iter(frame.splitlines(keepends=True)))
-            assert parsed[pid] == view_from_game(game, pid)
+            view = view_from_game(game, pid)
+            assert parsed[pid] == view
+            # Ships in the same order too: bots act on them in the order listed.
+            assert [list(p.ships) for p in parsed[pid].players.values()] == [
+                list(p.ships) for p in view.players.values()
+            ]
             commands[pid] = " ".join(bots[pid].turn(parsed[pid]))
         game.step(commands)
     # The game exercised dropoffs, so their lines were parsed too.

@@ -4,7 +4,10 @@ Reads every game under ``SNAKEWAR_HALITE_CONFORMANCE_DIR`` (default: the public 
 in ``tests/data/halite3/public``), builds the map from the seed, feeds each
 turn's recorded command lines to the engine and compares inspiration, kills, events,
 changed cells, ships, dropoffs, energy, deposits, then the final ranks, scores,
-statistics and error-log messages.
+statistics and error-log messages.  Every game also has player 0's transcript and the
+official replay: each frame the engine sends is compared with the transcript line by
+line, in order (ships and changed cells come in the official engine's hash-table order),
+and the replay this engine writes with the official one, every list in order.
 """
 
 from __future__ import annotations
@@ -13,7 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.testing.halite3_conformance import check_halite_game, iter_oracle_games
+from snakewar.testing.halite3_conformance import (
+    check_halite_game,
+    companion_files,
+    iter_oracle_games,
+    read_transcript,
+)
 from tests.conformance_data import require
 from tests.halite3.oracle import CONFORMANCE_DIR
 
@@ -26,9 +34,15 @@ def test_conformance_games_are_present() -> None:
 
 @pytest.mark.parametrize("path", GAMES, ids=[p.name.split(".")[0] for p in GAMES])
 def test_official_game_replays_exactly(path: Path) -> None:
+    transcript, replay = companion_files(path)
+    assert transcript.is_file(), f"no transcript {transcript}"
+    assert replay.is_file(), f"no official replay {replay}"
     check = check_halite_game(path)
     assert check.turns > 0
     assert check.ok, "\n".join(str(m) for m in check.mismatches[:10])
+    # Every frame player 0 received was compared, and the replay too.
+    assert check.frames_checked == len(read_transcript(transcript)[1]) > 0
+    assert check.replay_checked
 
 
 def test_conformance_command_checks_a_folder_and_needs_one(tmp_path: Path) -> None:

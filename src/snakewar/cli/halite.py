@@ -46,18 +46,15 @@ def final_snapshot(game: HaliteGame, map_players: int) -> str:
     """The engine's ``final_snapshot`` string (what ``--from-snapshot`` reads).
 
     ``version;fractal,w,h,n,seed;cells,…;`` then per player
-    ``pid;energy;fx-fy,dropoff-x-y,…;ship-x-y-cargo,…;``.  The engine lists ships in
-    hash order; they are sorted by id here.
+    ``pid;energy;fx-fy,dropoff-x-y,…;ship-x-y-cargo,…;``.  Ships come in the engine's
+    hash-table order, as in the frames bots receive.
     """
     parts = [f"{ENGINE_VERSION};fractal,{game.width},{game.height},{map_players},{game.seed};"]
     parts.append("".join(f"{v}," for v in game.halite) + ";")
     for player in game.players:
         fx, fy = player.shipyard
         dropoffs = "".join(f"{d.id}-{d.x}-{d.y}," for d in player.dropoffs)
-        ships = "".join(
-            f"{s.id}-{s.x}-{s.y}-{s.cargo},"
-            for s in sorted(player.ships.values(), key=lambda s: s.id)
-        )
+        ships = "".join(f"{s.id}-{s.x}-{s.y}-{s.cargo}," for s in player.ships_in_order())
         parts.append(f"{player.id};{player.energy};{fx}-{fy},{dropoffs};{ships};")
     return "".join(parts)
 

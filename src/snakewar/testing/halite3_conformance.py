@@ -6,6 +6,13 @@ README): a header (seed, size, constants, initial map, shipyards), one record pe
 game :func:`check_halite_game` builds the map from the seed, feeds every turn's recorded
 command lines to :class:`~snakewar.games.halite3.game.HaliteGame` and reports each
 field that differs.  ``snakewar halite conformance DIR`` runs it from the command line.
+
+Next to ``games/`` a folder may hold each game's ``transcripts/<id>.p0.jsonl.gz`` (the
+exact text player 0 received) and ``replays/<id>.hlt`` (the official replay).  When they
+are there, every frame the engine would send is compared with the transcript line by
+line, in order, and the whole replay document this engine writes with the official one,
+every list in order: the official engine writes ships, changed cells, collisions and
+``halite_per_dropoff`` in the order of its hash tables, and so must this engine.
 """
 
 from __future__ import annotations
@@ -18,14 +25,18 @@ from pathlib import Path
 from typing import Any
 
 from snakewar.games.halite3.game import HaliteGame
+from snakewar.games.halite3.protocol import frame_text, init_text
+from snakewar.replay.hlt import read_hlt, replay_document
 
 __all__ = [
     "GameCheck",
     "Mismatch",
     "check_halite_game",
     "check_records",
+    "companion_files",
     "iter_oracle_games",
     "read_oracle",
+    "read_transcript",
 ]
 
 
@@ -53,6 +64,10 @@ class GameCheck:
     game_id: str
     turns: int
     mismatches: tuple[Mismatch, ...]
+    frames_checked: int = 0
+    """Frames compared with player 0's transcript, line by line (0: no transcript)."""
+    replay_checked: bool = False
+    """Whether the replay document was compared with the official replay."""
 
     @property
     def ok(self) -> bool:
@@ -75,6 +90,17 @@ def read_oracle(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]],
     return records[0], records[1:-1], records[-1]
 
 
+def read_transcript(path: str | Path) -> tuple[str, dict[int, str]]:
+    """Read one ``transcripts/*.p0.jsonl.gz``: ``(init text, {turn: frame text})``."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        records = [json.loads(line) for line in handle if line.strip()]
+    if not records or "init" not in records[0]:
+        raise ValueError(f"{path}: not a Halite III transcript (init, then frames)")
+    frames = {int(r["t"]): str(r["frame"]) for r in records[1:]}
+    return str(records[0]["init"]), frames
+
+
 def iter_oracle_games(directory: str | Path) -> Iterator[Path]:
     """The recordings under ``directory`` (its ``games/`` folder when it has one), sorted."""
     root = Path(directory)
@@ -82,23 +108,95 @@ def iter_oracle_games(directory: str | Path) -> Iterator[Path]:
     yield from sorted(games.glob("*.jsonl*"))
 
 
-def _events(events: list[list[Any]]) -> tuple[list[Any], list[Any]]:
-    """Split events into the ordered part and collisions (compared as a set)."""
-    ordered = [e for e in events if e[0] != "collision"]
-    collisions = sorted([e[1], e[2], sorted(e[3])] for e in events if e[0] == "collision")
-    return ordered, collisions
+def _compare_text(
+    out: list[Mismatch], gid: str, turn: int | None, name: str, expected: str, actual: str
+) -> None:
+    """Compare two protocol texts line by line, in order; report the first difference."""
+    if expected == actual:
+        return
+    want = expected.split("\n")
+    got = actual.split("\n")
+    for index, (a, b) in enumerate(zip(want, got, strict=False)):
+        if a != b:
+            out.append(Mismatch(gid, turn, f"{name} line {index + 1}", a, b))
+            return
+    out.append(Mismatch(gid, turn, f"{name} line count", len(want), len(got)))
+
+
+def _compare_json(
+    out: list[Mismatch], gid: str, turn: int | None, where: str, expected: Any, actual: Any
+) -> None:
+    """Compare two JSON values, every list in order; report the first differing path."""
+    if expected == actual:
+        return
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key in sorted(set(expected) | set(actual)):
+            if expected.get(key, _MISSING) != actual.get(key, _MISSING):
+                _compare_json(out, gid, turn, f"{where}.{key}", expected.get(key), actual.get(key))
+                return
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        for index, (a, b) in enumerate(zip(expected, actual, strict=True)):
+            if a != b:
+                _compare_json(out, gid, turn, f"{where}[{index}]", a, b)
+                return
+    out.append(Mismatch(gid, turn, where, expected, actual))
+
+
+_MISSING = object()
+
+
+def _compare_replay(
+    out: list[Mismatch], gid: str, official: dict[str, Any], ours: dict[str, Any]
+) -> None:
+    """Compare our replay document with the official one (all but the wall time)."""
+    official = dict(official)
+    ours = dict(ours)
+    frames_official = official.pop("full_frames", [])
+    frames_ours = ours.pop("full_frames", [])
+    for document in (official, ours):
+        stats = dict(document.get("game_statistics", {}))
+        stats.pop("execution_time", None)
+        document["game_statistics"] = stats
+    _compare_json(out, gid, None, "replay", official, ours)
+    if len(frames_official) != len(frames_ours):
+        out.append(
+            Mismatch(gid, None, "replay.full_frames count", len(frames_official), len(frames_ours))
+        )
+    for t, (a, b) in enumerate(zip(frames_official, frames_ours, strict=False)):
+        before = len(out)
+        _compare_json(out, gid, t, f"replay.full_frames[{t}]", a, b)
+        if len(out) > before:
+            return
 
 
 def check_records(
-    header: dict[str, Any], turns: list[dict[str, Any]], result: dict[str, Any]
+    header: dict[str, Any],
+    turns: list[dict[str, Any]],
+    result: dict[str, Any],
+    *,
+    transcript: tuple[str, dict[int, str]] | None = None,
+    replay: dict[str, Any] | None = None,
 ) -> GameCheck:
-    """Replay one recording through the engine and list every differing field."""
+    """Replay one recording through the engine and list every differing field.
+
+    Args:
+        header: the recording's header (see :func:`read_oracle`).
+        turns: its turn records.
+        result: its result record.
+        transcript: player 0's transcript (see :func:`read_transcript`): the init text
+            and every frame are compared line by line, in order.
+        replay: the official replay document: ours must equal it, lists in order.
+    """
     gid = str(header.get("game_id", "?"))
     out: list[Mismatch] = []
+    frames_checked = 0
 
     def expect(turn: int | None, name: str, expected: Any, actual: Any) -> None:
         if expected != actual:
             out.append(Mismatch(gid, turn, name, expected, actual))
+
+    def done(turn: int) -> GameCheck:
+        return GameCheck(gid, turn, tuple(out), frames_checked, False)
 
     n = int(header["num_players"])
     game = HaliteGame.create(int(header["seed"]), n, width=header["width"], height=header["height"])
@@ -112,13 +210,21 @@ def check_records(
     )
     expect(None, "map_total_halite", header["map_total_halite"], game.map_total_halite)
     if out:
-        return GameCheck(gid, 0, tuple(out))
+        return done(0)
+    frames: dict[int, str] = {}
+    if transcript is not None:
+        init, frames = transcript
+        _compare_text(out, gid, None, "init message", init, init_text(game, 0))
     for record in turns:
         t = int(record["t"])
         commands = {int(k): v for k, v in record["commands"].items()}
         if game.over:
             out.append(Mismatch(gid, t, "game over", "turn played", "game already over"))
             break
+        if t in frames:
+            # What player 0 received at the start of turn t: every line, in order.
+            _compare_text(out, gid, t, "frame", frames[t], frame_text(game))
+            frames_checked += 1
         outcome = game.step(commands)
         expect(
             t,
@@ -128,11 +234,9 @@ def check_records(
         )
         expect(t, "killed", sorted(record["killed"]), sorted(outcome.killed))
         expect(t, "accepted", sorted(record["accepted"]), list(outcome.accepted))
-        expected_ordered, expected_collisions = _events(record["events"])
-        actual_ordered, actual_collisions = _events([e.to_list() for e in outcome.events])
-        expect(t, "events", expected_ordered, actual_ordered)
-        expect(t, "collisions", expected_collisions, actual_collisions)
-        expect(t, "cells", record["cells"], [list(c) for c in outcome.cells])
+        expect(t, "events", record["events"], [e.to_list() for e in outcome.events])
+        # The recording sorts the changed cells; their order is checked in the frames.
+        expect(t, "cells", record["cells"], sorted(list(c) for c in outcome.cells))
         expect(t, "ships", record["ships"], [list(s) for s in game.snapshot_ships()])
         expect(
             t,
@@ -143,12 +247,15 @@ def check_records(
         expect(t, "energy", record["energy"], [p.energy for p in game.players])
         expect(t, "deposited", record["deposited"], [p.deposited for p in game.players])
         if out:
-            return GameCheck(gid, t, tuple(out))
+            return done(t)
+    missing = sorted(set(frames) - {int(r["t"]) for r in turns})
+    if missing:
+        out.append(Mismatch(gid, missing[0], "frame", "a turn played", "no such turn recorded"))
     if not game.over:
         out.append(
             Mismatch(gid, None, "game over", "game over", f"still running at turn {game.turn}")
         )
-        return GameCheck(gid, game.turn, tuple(out))
+        return done(game.turn)
     res = game.result()
     expect(None, "turns_played", result["turns_played"], game.turn)
     expect(None, "number_turns", result["number_turns_engine"], res.number_turns)
@@ -167,31 +274,48 @@ def check_records(
     for pid, (want, got) in enumerate(
         zip(result["player_statistics"], res.statistics, strict=True)
     ):
-        want = dict(want)
-        want["halite_per_dropoff"] = sorted(
-            ([d["x"], d["y"]], v) for d, v in want["halite_per_dropoff"]
-        )
-        got = dict(got)
-        got["halite_per_dropoff"] = sorted(
-            ([d["x"], d["y"]], v) for d, v in got["halite_per_dropoff"]
-        )
+        # Every list in order, ``halite_per_dropoff`` (a hash table) included.
         for key in sorted(set(want) | set(got)):
             expect(None, f"player_statistics[{pid}].{key}", want.get(key), got.get(key))
-    return GameCheck(gid, game.turn, tuple(out))
+    replay_checked = False
+    if replay is not None:
+        names = [str(p.get("name", "")) for p in header["players"]]
+        _compare_replay(out, gid, replay, replay_document(game, names))
+        replay_checked = True
+    return GameCheck(gid, game.turn, tuple(out), frames_checked, replay_checked)
 
 
 _REFEREE_MESSAGES = ("error: timed out", "error: communication error")
 
 
 def _log_messages(text: str) -> list[str]:
-    """The sorted warning and error lines of an error log (the engine orders some by hash)."""
-    return sorted(
+    """The warning and error lines of an error log, in the order logged."""
+    return [
         line
         for line in text.splitlines()
         if line.startswith(("error:", "warning:")) and not line.startswith(_REFEREE_MESSAGES)
-    )
+    ]
+
+
+def companion_files(path: str | Path) -> tuple[Path, Path]:
+    """Where a recording's transcript and official replay lie (they may be missing).
+
+    ``<root>/games/<id>.jsonl.gz`` goes with ``<root>/transcripts/<id>.p0.jsonl.gz`` and
+    ``<root>/replays/<id>.hlt``; a recording outside a ``games/`` folder looks for both
+    beside itself.
+    """
+    path = Path(path)
+    game_id = path.name.split(".")[0]
+    root = path.parent.parent if path.parent.name == "games" else path.parent
+    return root / "transcripts" / f"{game_id}.p0.jsonl.gz", root / "replays" / f"{game_id}.hlt"
 
 
 def check_halite_game(path: str | Path) -> GameCheck:
-    """Check one recording file (see :func:`check_records`)."""
-    return check_records(*read_oracle(path))
+    """Check one recording file, with its transcript and replay where they are there.
+
+    See :func:`check_records` and :func:`companion_files`.
+    """
+    transcript_path, replay_path = companion_files(path)
+    transcript = read_transcript(transcript_path) if transcript_path.is_file() else None
+    replay = read_hlt(replay_path).document if replay_path.is_file() else None
+    return check_records(*read_oracle(path), transcript=transcript, replay=replay)

@@ -269,7 +269,10 @@ def update_view_from_game(view: GameView, game: HaliteGame) -> None:
     for p in game.players:
         player = players[p.id]
         player.halite = p.energy
-        player.ships = {s.id: ShipView(s.id, s.owner, s.x, s.y, s.cargo) for s in p.ships.values()}
+        # In the order of the frame (the official engine's), as a bot reading it sees them.
+        player.ships = {
+            s.id: ShipView(s.id, s.owner, s.x, s.y, s.cargo) for s in p.ships_in_order()
+        }
         player.dropoffs = [(d.id, d.x, d.y) for d in p.dropoffs]
 
 

@@ -7,10 +7,15 @@ One call to :meth:`HaliteGame.step` is one engine turn:
    kills the player before anything is resolved;
 2. validation, players in id order and commands in the order sent; every player with a
    fatal error is killed and validation runs again on the others;
-3. commit: construct, move, dump, spawn (players in *descending* id order inside each
-   step, which is how the engine's hash maps iterate);
+3. commit: construct, move, dump, spawn;
 4. mining by every ship the turn did not touch;
 5. (capture, when enabled), statistics, and the end-of-game check.
+
+Wherever the official engine loops over one of its hash tables, this engine loops in the
+same order (see :mod:`~snakewar.games.halite3.hashorder`): players inside each commit
+step (by default in *descending* id order), move destinations, every ship for the dump and
+mining steps (which orders the changed cells), each player's ships (the order bots and
+``final_snapshot`` list them), the changed cells and each player's ``halite_per_dropoff``.
 
 The engine is pure: no clock, no I/O.  Bots, timeouts and replays live in the referee.
 """
@@ -36,6 +41,7 @@ from snakewar.games.halite3.commands import (
     parse_commands,
 )
 from snakewar.games.halite3.constants import Constants, turns_for_size
+from snakewar.games.halite3.hashorder import HashOrder, location_hash
 from snakewar.games.halite3.mapgen import generate_map, size_for_seed
 
 __all__ = [
@@ -85,7 +91,11 @@ class Dropoff:
 
 @dataclass(slots=True)
 class Player:
-    """A player's state.  ``energy`` is the halite it holds."""
+    """A player's state.  ``energy`` is the halite it holds.
+
+    ``ship_order`` holds the ids of ``ships`` in the official engine's order (its
+    per-player hash table): the order bots receive them in.
+    """
 
     id: int
     shipyard: tuple[int, int]
@@ -96,6 +106,20 @@ class Player:
     can_play: bool = True
     ships: dict[int, Ship] = field(default_factory=dict)
     dropoffs: list[Dropoff] = field(default_factory=list)
+    ship_order: HashOrder[int] = field(default_factory=HashOrder, compare=False, repr=False)
+
+    def ships_in_order(self) -> list[Ship]:
+        """The player's ships in the official engine's order (as bots receive them)."""
+        ships = self.ships
+        return [ships[sid] for sid in self.ship_order]
+
+    def _add_ship(self, ship: Ship) -> None:
+        self.ships[ship.id] = ship
+        self.ship_order.add(ship.id, ship.id)
+
+    def _remove_ship(self, ship_id: int) -> None:
+        del self.ships[ship_id]
+        self.ship_order.discard(ship_id)
 
 
 @dataclass(slots=True)
@@ -124,6 +148,15 @@ class PlayerStatistics:
     total_dropped: int = 0
     carried_at_end: int = 0
     halite_per_dropoff: dict[tuple[int, int], int] = field(default_factory=dict)
+    #: The locations of ``halite_per_dropoff`` in the engine's (hash table) order.
+    dropoff_order: HashOrder[tuple[int, int]] = field(
+        default_factory=HashOrder, compare=False, repr=False
+    )
+
+    def set_dropoff_halite(self, x: int, y: int, amount: int) -> None:
+        """Record the halite deposited at a shipyard or dropoff (first time: a new entry)."""
+        self.halite_per_dropoff[(x, y)] = amount
+        self.dropoff_order.add((x, y), location_hash(x, y))
 
     def to_json(self) -> dict[str, Any]:
         """The statistics object of the replay and of ``--results-as-json``."""
@@ -138,7 +171,7 @@ class PlayerStatistics:
             "dropoff_collisions": self.dropoff_collisions,
             "final_production": self.turn_productions[-1] if self.turn_productions else 0,
             "halite_per_dropoff": [
-                [{"x": x, "y": y}, n] for (x, y), n in sorted(self.halite_per_dropoff.items())
+                [{"x": x, "y": y}, self.halite_per_dropoff[(x, y)]] for x, y in self.dropoff_order
             ],
             "interaction_opportunities": self.interaction_opportunities,
             "last_turn_alive": self.last_turn_alive,
@@ -369,6 +402,9 @@ class HaliteGame:
         self.owner: list[int] = [-1] * n
         self.occupant: list[int] = [-1] * n
         self.ships: dict[int, Ship] = {}
+        #: The ids of ``ships`` in the official engine's order (its table of every ship):
+        #: the order of the dump and mining steps.
+        self.ship_order: HashOrder[int] = HashOrder()
         self.dropoffs: list[Dropoff] = []
         self.players: list[Player] = []
         self.error_logs: dict[int, str] = {}
@@ -379,8 +415,10 @@ class HaliteGame:
         self._inspiration_cache: tuple[int, dict[int, int]] | None = None
         self._next_ship = 0
         self._next_dropoff = 0
-        #: Cells changed during the last turn: what the next frame tells bots.
-        self.changed_cells: set[int] = set()
+        #: Cells changed during the last turn (``y * width + x``) in the engine's order:
+        #: what the next frame tells bots.  The engine keeps one table for the whole game.
+        self.changed_cells: HashOrder[int] = HashOrder()
+        self._cell_codes = [location_hash(p % width, p // width) for p in range(n)]
         rng = MT19937(seed)
         self.stats: list[PlayerStatistics] = []
         for pid, (x, y) in enumerate(shipyards):
@@ -567,9 +605,8 @@ class HaliteGame:
             if c.CAPTURE_ENABLED:
                 self._capture(events)
             w = self.width
-            outcome_cells = tuple(
-                sorted((p % w, p // w, self.halite[p]) for p in self.changed_cells)
-            )
+            halite = self.halite
+            outcome_cells = tuple((p % w, p // w, halite[p]) for p in self.changed_cells)
             self._update_player_stats()
         for pid, text in ((pid, log.text(pid)) for pid in log.entries):
             self.error_logs[pid] += text
@@ -598,23 +635,43 @@ class HaliteGame:
         player.can_play = False
         for ship in player.ships.values():
             self.occupant[self._pos(ship.x, ship.y)] = -1
-            del self.ships[ship.id]
+            self._delete_ship(ship.id)
         player.ships.clear()
+        player.ship_order.clear()
         player.energy = 0
+
+    def _new_ship(self, ship: Ship) -> None:
+        """Add a ship to the table of every ship (the engine's ``new_entity``)."""
+        self.ships[ship.id] = ship
+        self.ship_order.add(ship.id, ship.id)
+
+    def _delete_ship(self, ship_id: int) -> Ship:
+        """Take a ship out of the table of every ship (the engine's ``delete_entity``)."""
+        self.ship_order.discard(ship_id)
+        return self.ships.pop(ship_id)
+
+    def _mark(self, pos: int) -> None:
+        """Note a changed cell (the engine's ``changed_cells.emplace``)."""
+        self.changed_cells.add(pos, self._cell_codes[pos])
 
     def _validate(self, parsed: dict[int, list[Command]], log: _TurnLog) -> set[int]:
         """Check every player's commands; log and return the players with fatal errors.
 
-        Errors are logged in the engine's order: commands to ships the player does not
-        own, overspending, several commands to one ship, building on a structure, and
-        more than one spawn.
+        Errors are logged in the engine's order: moves, then constructions, of ships the
+        player does not own, overspending, several commands to one ship (ships in the
+        order of the engine's hash table of them, shared by all players), building on a
+        structure, and more than one spawn.
         """
         c = self.constants
         offenders: set[int] = set()
+        # Per player: the entries before and after the several-commands ones, and those.
+        pending: list[tuple[int, list[str], dict[int, str], list[str]]] = []
+        repeated: HashOrder[int] = HashOrder()
         for pid in sorted(parsed):
             player = self.players[pid]
             commands = parsed[pid]
             unknown: list[str] = []
+            unknown_builds: list[str] = []
             spent = 0
             first_over: int | None = None
             seen: dict[int, list[int]] = {}
@@ -632,12 +689,15 @@ class HaliteGame:
                             if isinstance(command, MoveCommand)
                             else "construct"
                         )
-                        unknown.append(
+                        (unknown if isinstance(command, MoveCommand) else unknown_builds).append(
                             f"error: unknown entity {command.ship_id} was requested to {verb}\n"
                             + _context(commands, index)
                         )
                         continue
-                    seen.setdefault(command.ship_id, []).append(index)
+                    indices = seen.setdefault(command.ship_id, [])
+                    indices.append(index)
+                    if len(indices) == 2:
+                        repeated.add(command.ship_id, command.ship_id)
                     if not isinstance(command, ConstructCommand):
                         continue
                     pos = self._pos(ship.x, ship.y)
@@ -652,33 +712,36 @@ class HaliteGame:
                 spent += cost
                 if spent > player.energy and first_over is None:
                     first_over = index
-            entries = list(unknown)
+            before = unknown + unknown_builds
             if first_over is not None:
-                entries.append(
+                before.append(
                     f"error: player attempted to use {spent} halite, but only {player.energy}"
                     " halite was available\n" + _context(commands, first_over)
                 )
-            for ship_id, indices in seen.items():
-                if len(indices) > 1:
-                    entries.append(
-                        f"error: entity {ship_id} received {len(indices)} commands on this turn,"
-                        " but only one is permitted\n"
-                        + _context(commands, indices[1])
-                        + "The other commands issued to this entity:\n"
-                        + _context_blocks(commands, [indices[0], *indices[2:]])
-                    )
-            entries.extend(owned_cells)
+            several = {
+                ship_id: f"error: entity {ship_id} received {len(indices)} commands on this"
+                " turn, but only one is permitted\n"
+                + _context(commands, indices[1])
+                + "The other commands issued to this entity:\n"
+                + _context_blocks(commands, [indices[0], *indices[2:]])
+                for ship_id, indices in seen.items()
+                if len(indices) > 1
+            }
+            after = owned_cells
             if len(spawns) > 1:
-                entries.append(
+                after.append(
                     "error: received more than one spawn command on this turn\n"
                     + _context(commands, spawns[1])
                     + "The other spawn commands issued on this turn:\n"
                     + _context_blocks(commands, [spawns[0], *spawns[2:]])
                 )
-            if entries:
-                offenders.add(pid)
-                for entry in entries:
-                    log.add_raw(pid, entry)
+            if before or several or after:
+                pending.append((pid, before, several, after))
+        for pid, before, several, after in pending:
+            offenders.add(pid)
+            entries = [*before, *(several[s] for s in repeated if s in several), *after]
+            for entry in entries:
+                log.add_raw(pid, entry)
         return offenders
 
     def _dump(self, pos: int, amount: int) -> None:
@@ -711,17 +774,16 @@ class HaliteGame:
         c = self.constants
         strict = c.STRICT_ERRORS
         offence = False
-        changed = self.changed_cells
-        order = sorted(parsed, reverse=True)
+        mark = self._mark
         w, h = self.width, self.height
 
         # Construct.
-        for pid in order:
+        for pid in _players_with(parsed, ConstructCommand):
             player = self.players[pid]
             for command in parsed[pid]:
                 if not isinstance(command, ConstructCommand):
                     continue
-                ship = self.ships.pop(command.ship_id)
+                ship = self._delete_ship(command.ship_id)
                 pos = self._pos(ship.x, ship.y)
                 self.owner[pos] = pid
                 dropoff = Dropoff(self._next_dropoff, pid, ship.x, ship.y)
@@ -733,15 +795,18 @@ class HaliteGame:
                 self.halite[pos] = 0
                 self.occupant[pos] = -1
                 events.append(ConstructEvent(pid, ship.id, ship.x, ship.y, dropoff.id))
-                changed.add(pos)
+                mark(pos)
                 self._dump(pos, credit)
                 player.energy -= c.DROPOFF_COST
-                del player.ships[ship.id]
+                player._remove_ship(ship.id)
 
-        # Move: lift every mover, then settle each destination.
+        # Move: lift every mover, then settle each destination (in the order of the
+        # engine's hash table of destinations).
         destinations: dict[int, list[int]] = {}
+        destination_order: HashOrder[int] = HashOrder()
+        codes = self._cell_codes
         movers: dict[int, tuple[int, int]] = {}
-        for pid in order:
+        for pid in _players_with(parsed, MoveCommand):
             player = self.players[pid]
             commands = parsed[pid]
             for index, command in enumerate(commands):
@@ -767,20 +832,27 @@ class HaliteGame:
                 dx, dy = DIRECTIONS[command.direction]
                 ship.x = (ship.x + dx) % w
                 ship.y = (ship.y + dy) % h
-                destinations.setdefault(self._pos(ship.x, ship.y), []).append(ship.id)
+                dest = self._pos(ship.x, ship.y)
+                arriving = destinations.get(dest)
+                if arriving is None:
+                    destinations[dest] = [ship.id]
+                    destination_order.add(dest, codes[dest])
+                else:
+                    arriving.append(ship.id)
                 movers[ship.id] = (pid, index)
-                del player.ships[ship.id]
-        for dest, arriving in destinations.items():
+                player._remove_ship(ship.id)
+        settle = [(dest, destinations[dest]) for dest in destination_order]
+        for dest, arriving in settle:
             standing = self.occupant[dest]
             if standing != -1:
                 arriving.append(standing)
-                del self.players[self.ships[standing].owner].ships[standing]
+                self.players[self.ships[standing].owner]._remove_ship(standing)
                 self.occupant[dest] = -1
-        for dest, arriving in destinations.items():
+        for dest, arriving in settle:
             if len(arriving) == 1:
                 ship = self.ships[arriving[0]]
                 self.occupant[dest] = ship.id
-                self.players[ship.owner].ships[ship.id] = ship
+                self.players[ship.owner]._add_ship(ship)
                 touched.add(ship.id)
                 continue
             x, y = dest % w, dest // w
@@ -808,21 +880,23 @@ class HaliteGame:
                         offence = offence or strict
             self._collision(dest, tuple(arriving), events)
             for sid in arriving:
-                ship = self.ships.pop(sid)
+                ship = self._delete_ship(sid)
                 self._dump(dest, ship.cargo)
-            changed.add(dest)
+            mark(dest)
 
         # Dump: every ship on its own structure deposits everything.
-        for ship in self.ships.values():
+        ships = self.ships
+        for sid in self.ship_order:
+            ship = ships[sid]
             pos = self._pos(ship.x, ship.y)
             if self.owner[pos] == ship.owner:
                 self._dump(pos, ship.cargo)
                 ship.cargo = 0
-                changed.add(pos)
+                mark(pos)
                 touched.add(ship.id)
 
         # Spawn.
-        for pid in order:
+        for pid in _players_with(parsed, SpawnCommand):
             player = self.players[pid]
             for command in parsed[pid]:
                 if not isinstance(command, SpawnCommand):
@@ -837,10 +911,12 @@ class HaliteGame:
                 stats = self.stats[pid]
                 stats.ships_spawned += 1
                 stats.last_turn_ship_spawn = self.turn
+                # The engine files the ship before it looks for a collision, so a ship
+                # destroyed at once still counts for its hash tables' growth.
+                self._new_ship(ship)
+                player._add_ship(ship)
                 standing = self.occupant[pos]
                 if standing == -1:
-                    self.ships[ship.id] = ship
-                    player.ships[ship.id] = ship
                     self.occupant[pos] = ship.id
                     continue
                 existing = self.ships[standing]
@@ -853,12 +929,12 @@ class HaliteGame:
                         _context(parsed[pid], parsed[pid].index(command)),
                     )
                     offence = offence or strict
-                self.ships[ship.id] = ship
                 self._collision(pos, (existing.id, ship.id), events)
                 self._dump(pos, existing.cargo)
-                del self.players[existing.owner].ships[existing.id]
-                del self.ships[existing.id]
-                del self.ships[ship.id]
+                self.players[existing.owner]._remove_ship(existing.id)
+                self._delete_ship(existing.id)
+                player._remove_ship(ship.id)
+                self._delete_ship(ship.id)
                 self.occupant[pos] = -1
         return offence
 
@@ -888,8 +964,11 @@ class HaliteGame:
         halite = self.halite
         w = self.width
         changed = self.changed_cells
-        for ship in self.ships.values():
-            if ship.id in touched or ship.cargo >= cap:
+        codes = self._cell_codes
+        ships = self.ships
+        for sid in self.ship_order:
+            ship = ships[sid]
+            if sid in touched or ship.cargo >= cap:
                 continue
             pos = ship.y * w + ship.x
             cell = halite[pos]
@@ -912,7 +991,7 @@ class HaliteGame:
             ship.cargo += gained
             halite[pos] = cell - extracted
             self.map_total_halite -= extracted
-            changed.add(pos)
+            changed.add(pos, codes[pos])
 
     def _update_inspiration(self) -> None:
         c = self.constants
@@ -949,8 +1028,9 @@ class HaliteGame:
         c = self.constants
         radius = c.CAPTURE_RADIUS
         switches: dict[int, int] = {}
+        switch_order: HashOrder[int] = HashOrder()
         for player in self.players:
-            for ship in player.ships.values():
+            for ship in player.ships_in_order():
                 counts = dict.fromkeys(range(len(self.players)), 0)
                 for other in self.ships.values():
                     if self.distance(ship.x, ship.y, other.x, other.y) <= radius:
@@ -960,15 +1040,17 @@ class HaliteGame:
                     if pid != player.id and counts[pid] > best:
                         best, best_id = counts[pid], pid
                 if counts[player.id] + c.SHIPS_ABOVE_FOR_CAPTURE <= best:
-                    switches[self._pos(ship.x, ship.y)] = best_id
-        for pos in sorted(switches):
+                    pos = self._pos(ship.x, ship.y)
+                    switches[pos] = best_id
+                    switch_order.add(pos, self._cell_codes[pos])
+        for pos in switch_order:
             new_owner = switches[pos]
-            old = self.ships.pop(self.occupant[pos])
-            del self.players[old.owner].ships[old.id]
+            old = self._delete_ship(self.occupant[pos])
+            self.players[old.owner]._remove_ship(old.id)
             new = Ship(self._next_ship, new_owner, old.x, old.y, old.cargo)
             self._next_ship += 1
-            self.ships[new.id] = new
-            self.players[new_owner].ships[new.id] = new
+            self._new_ship(new)
+            self.players[new_owner]._add_ship(new)
             self.occupant[pos] = new.id
             events.append(CaptureEvent(old.x, old.y, old.owner, old.id, new_owner, new.id))
 
@@ -1001,10 +1083,10 @@ class HaliteGame:
                 stats.total_entity_lifespan += 1
                 if ship.id in interacting:
                     stats.interaction_opportunities += 1
-            stats.halite_per_dropoff[player.shipyard] = player.shipyard_deposited
+            stats.set_dropoff_halite(fx, fy, player.shipyard_deposited)
             stats.total_production = player.deposited
             for dropoff in player.dropoffs:
-                stats.halite_per_dropoff[(dropoff.x, dropoff.y)] = dropoff.deposited
+                stats.set_dropoff_halite(dropoff.x, dropoff.y, dropoff.deposited)
 
     def _interacting_ships(self) -> set[int]:
         """Ships with another player's ship or structure within 2 cells (a statistic).
@@ -1166,3 +1248,18 @@ def _compare_stats(a: PlayerStatistics, b: PlayerStatistics) -> int:
                 return 0
             return -1 if a.random_id < b.random_id else 1
     return -1 if a.turn_productions[turn] < b.turn_productions[turn] else 1
+
+
+def _players_with(parsed: dict[int, list[Command]], kind: type[Command]) -> list[int]:
+    """The players with a command of ``kind``, in the order a commit step visits them.
+
+    Each step keeps its commands in a hash table keyed by player, filled in player id
+    order; up to 13 players that visits them in descending id order.
+    """
+    having = [pid for pid in sorted(parsed) if any(type(c) is kind for c in parsed[pid])]
+    if len(having) <= 13 and (not having or having[-1] < 13):
+        return having[::-1]  # one bucket each, every new one in front: the shortcut
+    order: HashOrder[int] = HashOrder()
+    for pid in having:
+        order.add(pid, pid)
+    return list(order)

@@ -5,8 +5,9 @@ the constants JSON line (keys sorted, plus ``game_seed``, ``map_width`` and
 ``map_height``), ``<players> <my_id>``, one ``<id> <x> <y>`` line per shipyard, the
 size, and the map rows, **each with a trailing space**.  A frame is the turn number,
 each player's ``<id> <ships> <dropoffs> <halite>`` with its ships and dropoffs, and the
-cells changed during the previous turn.  The engine lists ships and changed cells in
-hash-table order; this module lists them sorted, which bots cannot tell apart.
+cells changed during the previous turn.  Ships and changed cells come in the order the
+engine's hash tables iterate (:mod:`~snakewar.games.halite3.hashorder`), which the game
+keeps: bots see it, and most of them act on their ships in the order listed.
 """
 
 from __future__ import annotations
@@ -40,10 +41,11 @@ def frame_text(game: HaliteGame) -> str:
     parts = [f"{game.turn + 1}\n"]
     for player in game.players:
         parts.append(f"{player.id} {len(player.ships)} {len(player.dropoffs)} {player.energy}\n")
-        parts.extend(f"{s.id} {s.x} {s.y} {s.cargo}\n" for _, s in sorted(player.ships.items()))
+        parts.extend(f"{s.id} {s.x} {s.y} {s.cargo}\n" for s in player.ships_in_order())
         parts.extend(f"{d.id} {d.x} {d.y}\n" for d in player.dropoffs)
     w = game.width
-    changed = sorted(game.changed_cells)
+    halite = game.halite
+    changed = game.changed_cells
     parts.append(f"{len(changed)}\n")
-    parts.extend(f"{p % w} {p // w} {game.halite[p]}\n" for p in changed)
+    parts.extend(f"{p % w} {p // w} {halite[p]}\n" for p in changed)
     return "".join(parts)

@@ -1,0 +1,182 @@
+"""The iteration order of the official engine's hash tables (libstdc++'s unordered containers).
+
+The official Halite III engine keeps ships, changed cells, per-turn move destinations and
+a few statistics in ``std::unordered_map``/``std::unordered_set`` and writes them to bots
+and to replays in the order those containers iterate.  Bots see that order (most of them
+act on ships in the order they are listed), so the engine's order is part of the game.
+
+:class:`HashOrder` reproduces that order exactly for the engine's build (GCC's libstdc++,
+64-bit ``size_t``) by following the same rules, not by copying the library:
+
+* a key's bucket is its hash code modulo the bucket count; integer ids hash to
+  themselves, locations with the engine's own :func:`location_hash`;
+* the nodes form one singly linked list in which every bucket's nodes are contiguous.
+  A node entering an empty bucket goes to the very front of the list; a node entering a
+  non-empty bucket goes to the front of that bucket's run;
+* the bucket count follows the prime rehash policy (maximum load factor 1): a new
+  container has one bucket and no capacity, its first insertion sizes it for 11
+  elements (13 buckets), and an insertion past capacity grows it to the smallest listed
+  prime at least twice the old count.  A rehash walks the list in order and re-inserts
+  every node by the rule above;
+* erasing unlinks a node and leaves the others in place; ``clear()`` empties the
+  list but keeps the bucket count.
+
+The list is kept as runs per bucket: a dict from bucket to the run's keys (stored last
+first, so that adding to the front of a run is an append), whose own insertion order is
+the runs' order from the back of the list.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Hashable, Iterator
+from typing import Generic, TypeVar
+
+__all__ = ["HashOrder", "location_hash"]
+
+K = TypeVar("K", bound=Hashable)
+
+_MASK = (1 << 64) - 1
+
+# Bucket counts for small requests (index: the requested count), then the primes the
+# policy picks from for larger ones: libstdc++'s table, as its ``_M_next_bkt`` returns it
+# (checked against the library).  Containers here never come near the end of it.
+_FAST_BUCKETS = (1, 2, 2, 3, 5, 5, 7, 7, 11, 11, 11, 11, 13, 13)
+# fmt: off
+_PRIMES = (
+    17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 103, 109, 113,
+    127, 137, 139, 149, 157, 167, 179, 193, 199, 211, 227, 241, 257, 277, 293, 313, 337, 359,
+    383, 409, 439, 467, 503, 541, 577, 619, 661, 709, 761, 823, 887, 953, 1031, 1109, 1193,
+    1289, 1381, 1493, 1613, 1741, 1879, 2029, 2179, 2357, 2549, 2753, 2971, 3209, 3469, 3739,
+    4027, 4349, 4703, 5087, 5503, 5953, 6427, 6949, 7517, 8123, 8783, 9497, 10273, 11113, 12011,
+    12983, 14033, 15173, 16411, 17749, 19183, 20753, 22447, 24281, 26267, 28411, 30727, 33223,
+    35933, 38873, 42043, 45481, 49201, 53201, 57557, 62233, 67307, 72817, 78779, 85229, 92203,
+    99733, 107897, 116731, 126271, 136607, 147793, 159871, 172933, 187091, 202409, 218971,
+    236897, 256279, 277261, 299951, 324503, 351061, 379787, 410857, 444487, 480881, 520241,
+    562841, 608903, 658753, 712697, 771049, 834181, 902483, 976369, 1056323, 1142821, 1236397,
+    1337629, 1447153, 1565659, 1693859, 1832561, 1982627, 2144977, 2320627, 2510653, 2716249,
+    2938679, 3179303, 3439651, 3721303, 4026031, 4355707, 4712381, 5098259, 5515729, 5967347,
+    6456007, 6984629, 7556579, 8175383, 8844859, 9569143, 10352717, 11200489, 12117689,
+    13109983, 14183539, 15345007, 16601593, 17961079, 19431899, 21023161, 22744717, 24607243,
+    26622317, 28802401, 31160981, 33712729, 36473443, 39460231, 42691603, 46187573, 49969847,
+    54061849, 58488943, 63278561, 68460391, 74066549, 80131819, 86693767, 93793069, 101473717,
+    109783337, 118773397, 128499677, 139022417, 150406843, 162723577, 176048909, 190465427,
+    206062531, 222936881, 241193053, 260944219, 282312799, 305431229, 330442829, 357502601,
+    386778277, 418451333, 452718089, 489790921, 529899637, 573292817, 620239453, 671030513,
+    725980837, 785430967, 849749479, 919334987, 994618837, 1076067617, 1164186217, 1259520799,
+    1362662261, 1474249943, 1594975441, 1725587117, 1866894511, 2019773507, 2185171673,
+    2364114217, 2557710269, 2767159799, 2993761039, 3238918481, 3504151727, 3791104843,
+    4101556399, 4294967291,
+)
+# fmt: on
+
+
+def location_hash(x: int, y: int) -> int:
+    """The engine's hash of a location: ``hash_combine(x, y)`` in 64-bit arithmetic."""
+    return (x ^ (y + 0x9E3779B9 + (x << 6) + (x >> 2))) & _MASK
+
+
+class HashOrder(Generic[K]):
+    """The keys of one libstdc++ unordered container with unique keys, in iteration order.
+
+    Drive it with the same insertions and erasures as the engine's container, giving each
+    key's hash code; iterating yields the keys in the order the engine's loop visits them.
+    """
+
+    __slots__ = ("_bucket_count", "_codes", "_next_resize", "_order", "_runs")
+
+    def __init__(self) -> None:
+        self._bucket_count = 1
+        # 0 means "never sized": the first insertion allocates room for 11 elements.
+        self._next_resize = 0
+        self._codes: dict[K, int] = {}
+        self._runs: dict[int, list[K]] = {}
+        # The keys in order, kept until the next change (tables are read more than changed).
+        self._order: list[K] | None = None
+
+    @property
+    def bucket_count(self) -> int:
+        """The container's current number of buckets."""
+        return self._bucket_count
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._codes
+
+    def __iter__(self) -> Iterator[K]:
+        """The keys in iteration order (changing the table meanwhile does not disturb it)."""
+        order = self._order
+        if order is None:
+            runs = self._runs
+            order = self._order = [key for b in reversed(runs) for key in reversed(runs[b])]
+        return iter(order)
+
+    def add(self, key: K, code: int) -> bool:
+        """Insert ``key`` (hash ``code``) unless present; True when it was inserted."""
+        codes = self._codes
+        if key in codes:
+            return False
+        n = len(codes) + 1
+        if n > self._next_resize:
+            self._grow(n)
+        self._order = None
+        codes[key] = code
+        bucket = code % self._bucket_count
+        run = self._runs.get(bucket)
+        if run is None:
+            self._runs[bucket] = [key]
+        else:
+            run.append(key)
+        return True
+
+    def discard(self, key: K) -> None:
+        """Erase ``key`` if present (the other keys keep their places)."""
+        code = self._codes.pop(key, None)
+        if code is None:
+            return
+        self._order = None
+        bucket = code % self._bucket_count
+        run = self._runs[bucket]
+        run.remove(key)
+        if not run:
+            del self._runs[bucket]
+
+    def clear(self) -> None:
+        """Erase every key; the bucket count stays."""
+        self._codes.clear()
+        self._runs.clear()
+        self._order = None
+
+    def _grow(self, n: int) -> None:
+        """The rehash policy's check before the container reaches ``n`` elements."""
+        wanted = max(n, 11 if self._next_resize == 0 else 0)
+        if wanted < self._bucket_count:
+            # Enough buckets already (after a clear): only the threshold moves.
+            self._next_resize = self._bucket_count
+            return
+        count = self._next_bucket_count(max(wanted + 1, self._bucket_count * 2))
+        order = list(self)
+        self._bucket_count = count
+        runs: dict[int, list[K]] = {}
+        codes = self._codes
+        for key in order:
+            bucket = codes[key] % count
+            run = runs.get(bucket)
+            if run is None:
+                runs[bucket] = [key]
+            else:
+                run.append(key)
+        self._runs = runs
+
+    def _next_bucket_count(self, n: int) -> int:
+        if n < len(_FAST_BUCKETS):
+            count = _FAST_BUCKETS[n]
+        else:
+            index = bisect.bisect_left(_PRIMES, n)
+            if index >= len(_PRIMES):
+                raise OverflowError(f"a hash table of {n} buckets is past the modelled sizes")
+            count = _PRIMES[index]
+        self._next_resize = count
+        return count
