@@ -16,6 +16,7 @@ from snakewar.arena.ratings import placement_from_game
 from snakewar.arena.tournament_runner import TournamentRun
 from snakewar.engine.protocol import Entrant, MatchSpec
 from snakewar.errors import ParamsError, UnknownGameError
+from snakewar.games.halite3 import size_for_seed
 from snakewar.replay.hlt import read_hlt
 from snakewar.replay.hlt_verify import verify_hlt
 from snakewar.storage import Store
@@ -143,3 +144,15 @@ def test_a_bot_that_fails_to_initialize_has_no_energy_in_the_arenas_replay() -> 
     assert outcome.played is not None and outcome.played.data.replay is not None, outcome.error
     players = read_hlt(outcome.played.data.replay).document["players"]
     assert [p["energy"] for p in players] == [5000, 0]
+
+
+def test_a_side_not_given_is_the_seeds_size_in_the_arena_too() -> None:
+    # As the official engine (and `snakewar halite --width 40`): seed 15151 picks 32.
+    assert size_for_seed(15151) == 32
+    entrants = [Entrant("builtin:greedy", "g"), Entrant("builtin:random", "r")]
+    for params, size in (({"width": 40}, (40, 32)), ({"height": 40}, (32, 40))):
+        config = MatchConfig.create("halite3", params, max_turns=2)
+        [outcome] = InProcessExecutor().run([GameJob("side", config.match_spec(entrants), 15151)])
+        assert outcome.played is not None and outcome.played.data.replay is not None
+        replay = read_hlt(outcome.played.data.replay)
+        assert (replay.width, replay.height) == size

@@ -75,7 +75,14 @@ def _catalogue() -> Catalogue:
             Param(
                 "width", "int", 0, "Map width (0: the seed picks 32 to 64).", minimum=0, maximum=128
             ),
-            Param("height", "int", 0, "Map height (0: as wide as it is).", minimum=0, maximum=128),
+            Param(
+                "height",
+                "int",
+                0,
+                "Map height (0: the seed picks 32 to 64).",
+                minimum=0,
+                maximum=128,
+            ),
         ),
         bots=tuple(
             BotInfo(name, (HALITE_BOTS[name].__doc__ or "").strip().partition("\n")[0])
@@ -90,11 +97,11 @@ def _catalogue() -> Catalogue:
 
 
 def _check_size(width: int, height: int, players: int) -> None:
-    if width:
+    if width or height:
         try:
-            HaliteGame.create(1, players, width=width, height=height or None)
+            HaliteGame.create(1, players, width=width or None, height=height or None)
         except MapError as exc:
-            raise ParamsError("width", str(exc)) from None
+            raise ParamsError("width" if width else "height", str(exc)) from None
 
 
 def _failure(match: HaliteMatch, game: HaliteGame, pid: int) -> str:
@@ -289,7 +296,8 @@ class HaliteAdapter(GameAdapter):
         hooks = hooks or MatchHooks()
         self.check(spec)
         width = int(spec.params["width"]) or None
-        height = int(spec.params["height"]) or width
+        # As the engine: a side not given is the size the seed picks (--width 40 alone: 40xS).
+        height = int(spec.params["height"]) or None
         timeout_ms = spec.timeout_ms or self.catalogue().default_timeout_ms
         names = list(spec.names)
         match = await play_halite(
