@@ -197,6 +197,13 @@ def test_integer_constants_are_truncated_and_wrapped_as_the_engine() -> None:
             Constants.from_json({**base, "MAX_TURNS": value})
     with pytest.raises(ConstantsError, match="STRICT_ERRORS"):
         Constants.from_json({**base, "STRICT_ERRORS": 1})
+    # A ratio the engine divides by: 0 (or 0.5, cut to 0) kills it with SIGFPE; refused.
+    for key in ("MOVE_COST_RATIO", "EXTRACT_RATIO", "INSPIRED_EXTRACT_RATIO",
+                "INSPIRED_MOVE_COST_RATIO"):  # fmt: skip
+        for value in (0, 0.5):
+            with pytest.raises(ConstantsError, match=f"{key} must not be 0"):
+                Constants.from_json({**base, key: value})
+    assert Constants.from_json({**base, "DROPOFF_PENALTY_RATIO": 0}).DROPOFF_PENALTY_RATIO == 0
 
 
 def test_wrapped_max_turns_plays_to_the_natural_end(tmp_path: Path) -> None:

@@ -88,6 +88,12 @@ class Constants:
             if f.name not in data:
                 raise ConstantsError(f"constants: missing key {f.name!r} (every key is required)")
             values[f.name] = _coerce(f.name, data[f.name], type(getattr(cls(), f.name)))
+            if f.name in _DIVISORS and values[f.name] == 0:
+                # The engine divides by it at a ship's first move or mining and dies of
+                # SIGFPE without a replay: refused up front, as the engine's other aborts.
+                raise ConstantsError(
+                    f"constants: {f.name} must not be 0 (the engine divides cells' halite by it)"
+                )
         return cls(**values)
 
     @classmethod
@@ -128,6 +134,12 @@ _UNSIGNED = frozenset(
         "INSPIRED_MOVE_COST_RATIO",
         "INSPIRATION_SHIP_COUNT",
     }
+)
+
+
+#: The constants the engine divides by (integer division: 0 crashes it).
+_DIVISORS = frozenset(
+    {"MOVE_COST_RATIO", "EXTRACT_RATIO", "INSPIRED_EXTRACT_RATIO", "INSPIRED_MOVE_COST_RATIO"}
 )
 
 
