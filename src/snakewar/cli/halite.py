@@ -491,17 +491,13 @@ def _declared_labels(names: list[str], outcomes: Sequence[Any]) -> list[str]:
     the name a bot answers at its init is what tells them apart.  Only bots that
     declare the same name get ``-2``, ``-3`` suffixes.
     """
-    from snakewar.referee.halite import FAILED_NAME, HaliteMatch
-
     declared: dict[str, str] = {}
     for outcome in outcomes:
-        if outcome.played is None or not isinstance(outcome.played.details, HaliteMatch):
+        if outcome.played is None:
             continue
-        said = outcome.played.details.declared_names
         for result in outcome.played.results:
-            name = said[result.seat] if result.seat < len(said) else ""
-            if name and name != FAILED_NAME:
-                declared.setdefault(result.name, name)
+            if result.declared_name:
+                declared.setdefault(result.name, result.declared_name)
     labels: list[str] = []
     for entrant in names:
         base = label = declared.get(entrant) or entrant

@@ -379,6 +379,8 @@ class EntrantResult:
             timed-out moves, a crash, a protocol error.  Ladders pause entrants
             that keep failing.
         color: its colour in viewers and listings ("" when the game has none).
+        declared_name: the name its bot gave itself in this game, where bots declare
+            one (Halite's first line); "" otherwise, or when it declared none.
     """
 
     seat: int
@@ -388,6 +390,7 @@ class EntrantResult:
     score: float | None = None
     failure: str = ""
     color: str = ""
+    declared_name: str = ""
 
 
 @dataclass(frozen=True, slots=True)

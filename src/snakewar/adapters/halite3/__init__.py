@@ -41,7 +41,7 @@ from snakewar.engine.protocol import (
 )
 from snakewar.errors import EntrantError, ParamsError
 from snakewar.games.halite3 import NAME, HaliteGame, MapError
-from snakewar.referee.halite import HaliteMatch, play_halite
+from snakewar.referee.halite import FAILED_NAME, HaliteMatch, play_halite
 from snakewar.referee.workers import session_pool
 from snakewar.replay.hlt import (
     MAX_COMPRESSED_BYTES,
@@ -112,6 +112,13 @@ def _failure(match: HaliteMatch, game: HaliteGame, pid: int) -> str:
         errors = [line for line in log.splitlines() if line.startswith("error:")]
         why = errors[0][len("error: ") :] if errors else "killed"
     return why
+
+
+def _declared(match: HaliteMatch, pid: int) -> str:
+    """The name player ``pid``'s bot answered at its init ("" when it failed it)."""
+    said = match.declared_names
+    name = said[pid] if pid < len(said) else ""
+    return "" if name == FAILED_NAME else name
 
 
 def _title(width: int, height: int) -> str:
@@ -333,6 +340,7 @@ class HaliteAdapter(GameAdapter):
                 rank=result.ranks[pid],
                 score=float(result.scores[pid]),
                 failure=f"killed: {killed[pid]}" if pid in killed else "",
+                declared_name=_declared(match, pid),
             )
             for pid, entrant in enumerate(spec.entrants)
         )
