@@ -10,23 +10,39 @@ separately and excluded.
 
 from __future__ import annotations
 
+import json
 import random
 import statistics
 import subprocess
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import typer
 
+from snakewar.errors import SnakewarError
+
 __all__ = [
+    "GO_HARNESS_ENV",
+    "GO_RECORDED_TURNS_PER_SECOND",
+    "HALITE_ENGINE_ENV",
+    "HALITE_RECORDED_MS_PER_TURN",
+    "Anchor",
+    "AnchorError",
+    "GoHarnessResult",
     "bench_app",
+    "bench_compare",
     "bench_halite",
     "bench_referee",
     "bench_rules",
     "measure_halite",
     "measure_referee",
     "measure_rules",
+    "parse_go_harness",
+    "run_go_harness",
+    "speed_ratio",
     "start_bot_servers",
+    "time_halite_engine",
 ]
 
 bench_app = typer.Typer(help="Measure throughput.", no_args_is_help=True)
@@ -372,3 +388,317 @@ def bench_halite(
     engine = statistics.median(r["engine_ms_per_turn"] for r in runs)
     wall = statistics.median(r["wall_s_per_game"] for r in runs)
     typer.echo(f"median engine time: {engine:.3f} ms/turn; median game wall time: {wall:.3f} s")
+
+
+# -- bench compare: each figure next to the official engine's ------------------------
+
+GO_HARNESS_ENV = "SNAKEWAR_GO_HARNESS"
+"""Environment variable naming the built Go harness (``benchmarks/build_go_harness.sh``)."""
+HALITE_ENGINE_ENV = "SNAKEWAR_HALITE_ENGINE"
+"""Environment variable naming a built official Halite III ``halite`` binary."""
+
+GO_RECORDED_TURNS_PER_SECOND = 78_196.0
+"""The Go engine's recorded median, engine only, one thread (conformance README, "Go engine
+throughput": 2 vCPU AMD EPYC, Go 1.19.8, its own biased-random policy)."""
+HALITE_RECORDED_MS_PER_TURN = 0.297 / 500 * 1000
+"""The C++ engine's recorded CPU per turn with ``--no-replay``: median of 3 runs of 500 turns,
+4 "aggressive" Python bots, 97 ships on average, 64x64 (conformance ``engine_speed_runs.json``)."""
+
+
+class AnchorError(SnakewarError, RuntimeError):
+    """An official engine (an anchor) could not be run, or its output not be read."""
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """One figure of an official engine, with where it comes from.
+
+    ``measured`` is true when it was measured in this run; otherwise ``value`` is a
+    recorded figure from the conformance data (another machine) or ``None``.
+    """
+
+    name: str
+    value: float | None
+    measured: bool
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class GoHarnessResult:
+    """What the Go harness (``benchmarks/go``) prints: engine-only turns/s."""
+
+    turns: int
+    turns_per_second: float
+    workers: int
+    go_version: str
+
+
+def parse_go_harness(text: str) -> GoHarnessResult:
+    """Read the Go harness's JSON line.
+
+    Raises:
+        AnchorError: the text is not the harness's JSON object.
+    """
+    try:
+        data = json.loads(text)
+        result = GoHarnessResult(
+            turns=int(data["turns"]),
+            turns_per_second=float(data["turns_per_second"]),
+            workers=int(data["workers"]),
+            go_version=str(data["go_version"]),
+        )
+    except (ValueError, KeyError, TypeError) as exc:
+        raise AnchorError(f"unreadable Go harness output: {text.strip()[:200]!r} ({exc})") from exc
+    if result.turns <= 0 or result.turns_per_second <= 0:
+        raise AnchorError(f"Go harness played no turns: {text.strip()[:200]!r}")
+    return result
+
+
+def run_go_harness(path: str, games: int, seed: int, workers: int = 1) -> GoHarnessResult:
+    """Run the built Go harness on ``bench rules``'s benchmark; ``workers`` goroutines.
+
+    Raises:
+        AnchorError: the harness is missing, fails or prints something else.
+    """
+    argv = [path, "-games", str(games), "-seed", str(seed), "-workers", str(workers)]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+    except OSError as exc:
+        raise AnchorError(f"cannot run the Go harness {path!r}: {exc}") from exc
+    if done.returncode != 0:
+        raise AnchorError(f"Go harness {path!r} failed: {done.stderr.strip()[-500:]}")
+    return parse_go_harness(done.stdout)
+
+
+def time_halite_engine(
+    path: str, seed: int, size: int, bots: Sequence[str], workdir: str
+) -> dict[str, float]:
+    """Run the official ``halite`` binary once on ``bots``; return its CPU and wall time.
+
+    Each bot is ``snakewar halite bot SPEC --seed SEED``, the stdio form of the
+    in-process bot :func:`measure_halite` plays with the same seed, so both engines
+    play the same map with the same bots.  The engine process's own CPU time
+    (user + sys, from ``wait4``) is its figure: it kills its bots without waiting for
+    them, so their CPU is not in it.  It does include the engine's start, map
+    generation and the frames it writes to the bots.
+
+    Raises:
+        AnchorError: the engine is missing or fails.
+    """
+    import os
+    import shlex
+    import sys
+
+    commands = [
+        shlex.join([sys.executable, "-m", "snakewar", "halite", "bot", spec, "--seed", str(seed)])
+        for spec in bots
+    ]
+    argv = [path, "--no-replay", "--no-logs", "--results-as-json", "-s", str(seed)]
+    argv += ["--width", str(size), "--height", str(size), *commands]
+    started = time.perf_counter()
+    try:
+        proc = subprocess.Popen(
+            argv, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+    except OSError as exc:
+        raise AnchorError(f"cannot run the Halite engine {path!r}: {exc}") from exc
+    assert proc.stdout is not None
+    out = proc.stdout.read()
+    proc.stdout.close()
+    # wait4 rather than proc.wait(): it also returns the engine's own resource usage.
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise AnchorError(f"Halite engine {path!r} exited with {proc.returncode}")
+    try:
+        json.loads(out)
+    except ValueError as exc:
+        raise AnchorError(f"Halite engine {path!r} printed no results JSON") from exc
+    return {"cpu_s": usage.ru_utime + usage.ru_stime, "wall_s": wall}
+
+
+def _rules_job(job: tuple[int, int]) -> float:
+    turns, engine, _ = measure_rules(*job)
+    return turns / engine
+
+
+def speed_ratio(ours: float, anchor: Anchor, lower_is_better: bool = False) -> float | None:
+    """Snakewar's speed over the anchor's: above 1 snakewar is faster.
+
+    For rates it is ``ours / anchor``; for times (``lower_is_better``) ``anchor / ours``.
+    ``None`` when the anchor has no figure.
+    """
+    if anchor.value is None or ours <= 0:
+        return None
+    return anchor.value / ours if lower_is_better else ours / anchor.value
+
+
+def _anchor_cell(anchor: Anchor, fmt: str) -> str:
+    if anchor.value is None:
+        return f"{anchor.name}: not built here"
+    text = f"{anchor.name}: {fmt.format(anchor.value)}"
+    return (
+        text if anchor.measured else f"{text} (recorded{', ' + anchor.note if anchor.note else ''})"
+    )
+
+
+def _ratio_cell(ratio: float | None) -> str:
+    return "-" if ratio is None else f"{ratio:.3g}x"
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def _load() -> str:
+    import os
+
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+@bench_app.command("compare")
+def bench_compare(
+    go_harness: str | None = typer.Option(
+        None,
+        "--go-harness",
+        envvar=GO_HARNESS_ENV,
+        help="The built Go harness (benchmarks/build_go_harness.sh RULES_CHECKOUT).",
+    ),
+    halite_engine: str | None = typer.Option(
+        None,
+        "--halite-engine",
+        envvar=HALITE_ENGINE_ENV,
+        help="A built official halite binary (benchmarks/build_halite_engine.sh).",
+    ),
+    games: int = typer.Option(300, "--games", help="Rules-engine games per run, each side."),
+    seed: int = typer.Option(1, "--seed"),
+    sim_batches: str = typer.Option(
+        "64,1024,8192", "--sim-batches", help="Batch sizes tried; the best is reported."
+    ),
+    sim_seconds: float = typer.Option(2.0, "--sim-seconds", help="Timed stepping per batch."),
+    halite_size: int = typer.Option(64, "--halite-size", help="Square Halite map size."),
+    halite_bots: str = typer.Option(
+        "greedy,greedy,greedy,greedy",
+        "--halite-bots",
+        help="Built-in Halite bots (greedy spawns a crowd: ~150 ships on 64x64).",
+    ),
+    halite_seed: int = typer.Option(4242, "--halite-seed"),
+) -> None:
+    """Snakewar's figures next to the official engines', as ratios, in one run.
+
+    Ratios are "speed vs anchor": above 1x snakewar is faster.  An anchor is measured
+    in this run when its binary is given; otherwise the recorded figure from the
+    conformance data (another machine) is shown and labelled so, or "not built here".
+
+    Battlesnake: the official Go rules engine, timed by our harness on the
+    `bench rules` benchmark (11x11, 4 snakes, standard, random safe moves, engine
+    only).  Build it offline from a checkout of BattlesnakeOfficial/rules with Debian's
+    Go (apt-get install golang-go):
+    `benchmarks/build_go_harness.sh /path/to/rules ./rulesbench`, then
+    `--go-harness ./rulesbench`.  "2 threads" runs 2 goroutines with GOMAXPROCS=2
+    against 2 snakewar processes.  The batched simulator's best batch is set against
+    the same Go figures.
+
+    Halite III: the official C++ engine (HaliteChallenge/Halite-III, game_engine/),
+    built with cmake against Debian's libraries:
+    `benchmarks/build_halite_engine.sh /path/to/Halite-III ./halite`, then
+    `--halite-engine ./halite`.  It plays one --no-replay game of the same map with
+    the same bots as stdio processes; its process CPU per turn is set against
+    snakewar's HaliteGame.step time per turn.
+    """
+    import os
+    import tempfile
+    from concurrent.futures import ProcessPoolExecutor
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from snakewar.sim.bench import measure
+
+    console = Console(highlight=False)
+    console.print(f"machine: {_cpu_model()}, {os.cpu_count()} CPUs, load {_load()} (1/5/15 min)")
+    table = Table(title="snakewar vs the official engines", title_justify="left")
+    for column in ("figure", "snakewar", "anchor", "vs anchor"):
+        table.add_column(column, justify="right" if column in ("snakewar", "vs anchor") else "left")
+
+    # Battlesnake rules engine, one core and two.
+    measure_rules(max(games // 10, 2), seed + 1000)  # warm-up, untimed
+    turns, engine, _ = measure_rules(games, seed)
+    ours_1 = turns / engine
+    with ProcessPoolExecutor(2) as pool:
+        # The second process plays the Go harness's second worker's games.
+        ours_2 = sum(pool.map(_rules_job, [(games, seed), (games, seed + 7_919)]))
+    if go_harness:
+        go_1 = run_go_harness(go_harness, games, seed, workers=1)
+        go_2 = run_go_harness(go_harness, games, seed, workers=2)
+        anchor_1 = Anchor("Go, 1 thread", go_1.turns_per_second, True, go_1.go_version)
+        anchor_2 = Anchor("Go, 2 threads", go_2.turns_per_second, True, go_2.go_version)
+    else:
+        anchor_1 = Anchor("Go, 1 thread", GO_RECORDED_TURNS_PER_SECOND, False, "2 vCPU EPYC")
+        anchor_2 = Anchor("Go, 2 threads", None, False)
+    rows: list[tuple[str, str, str, float | None]] = [
+        ("rules engine, 1 process", f"{ours_1:,.0f} turns/s", _anchor_cell(anchor_1, "{:,.0f}"),
+         speed_ratio(ours_1, anchor_1)),
+        ("rules engine, 2 processes", f"{ours_2:,.0f} turns/s", _anchor_cell(anchor_2, "{:,.0f}"),
+         speed_ratio(ours_2, anchor_2)),
+    ]  # fmt: skip
+
+    # Batched simulator at its best batch, 11x11, 4 snakes, against the same Go figures.
+    for workers, anchor in ((1, anchor_1), (2, anchor_2)):
+        rates = {
+            batch: float(
+                measure(batch, 11, 11, 4, sim_seconds, workers=workers)["turns_per_second"]
+            )
+            for batch in (int(b) for b in sim_batches.split(","))
+        }
+        best_batch = max(rates, key=rates.__getitem__)
+        best = rates[best_batch]
+        processes = "1 process" if workers == 1 else f"{workers} processes"
+        rows.append(
+            (f"batched sim, best B={best_batch}, {processes}", f"{best:,.0f} turns/s",
+             _anchor_cell(anchor, "{:,.0f}"), speed_ratio(best, anchor))
+        )  # fmt: skip
+
+    # Halite III engine time per turn: the same map and bots on both engines.
+    specs = [b.strip() for b in halite_bots.split(",") if b.strip()]
+    measure_halite(1, halite_seed, 32, specs)  # warm-up
+    ours_h = measure_halite(1, halite_seed, halite_size, specs)
+    ms = ours_h["engine_ms_per_turn"]
+    notes = []
+    if halite_engine:
+        with tempfile.TemporaryDirectory() as workdir:
+            timed = time_halite_engine(halite_engine, halite_seed, halite_size, specs, workdir)
+        # The same seed and bots play the same game, so it lasts as many turns as ours.
+        anchor_h = Anchor("C++, process CPU", 1000 * timed["cpu_s"] / ours_h["turns"], True)
+        notes.append(
+            f"C++ engine game with {len(specs)} stdio bots: {timed['wall_s']:.2f} s wall, "
+            f"{timed['cpu_s']:.3f} s engine CPU for {ours_h['turns']:.0f} turns"
+        )
+    else:
+        anchor_h = Anchor("C++", HALITE_RECORDED_MS_PER_TURN, False, "97 ships, 2 vCPU EPYC")
+    rows.append(
+        (f"Halite III {halite_size}x{halite_size}, {ours_h['ships_per_turn']:.0f} ships",
+         f"{ms:.3f} ms/turn", _anchor_cell(anchor_h, "{:.3f} ms/turn"),
+         speed_ratio(ms, anchor_h, lower_is_better=True))
+    )  # fmt: skip
+
+    for figure, ours, anchor_text, ratio in rows:
+        table.add_row(figure, ours, anchor_text, _ratio_cell(ratio))
+    console.print(table)
+    console.print(
+        "vs anchor: snakewar's speed over the anchor's (above 1x snakewar is faster); "
+        "recorded = the conformance data's figure from another machine, not measured here"
+    )
+    for note in notes:
+        console.print(note)
+    console.print(f"load after: {_load()}")
