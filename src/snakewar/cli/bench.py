@@ -625,6 +625,10 @@ def bench_compare(
 
     from snakewar.sim.bench import measure
 
+    # Fail before minutes of measuring, not after.
+    for what, path in (("Go harness", go_harness), ("Halite engine", halite_engine)):
+        if path and not os.access(path, os.X_OK):
+            raise AnchorError(f"the {what} {path!r} is not an executable file")
     console = Console(highlight=False)
     console.print(f"machine: {_cpu_model()}, {os.cpu_count()} CPUs, load {_load()} (1/5/15 min)")
     table = Table(title="snakewar vs the official engines", title_justify="left")
