@@ -212,16 +212,13 @@ def test_compare_runs_the_anchors_it_is_given(tmp_path: Path) -> None:
             assert anchor.startswith("C++, process CPU:") and number(anchor) > 0, line
 
 
-def test_compare_refuses_an_anchor_that_is_not_built_before_measuring(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "snakewar", "bench", "compare", "--go-harness", str(tmp_path / "x")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 2 and "machine:" not in done.stdout
-    assert (
-        done.stderr.strip()
-        == f"error: the Go harness {str(tmp_path / 'x')!r} is not an executable file"
-    )
+def test_compare_refuses_an_anchor_that_is_not_built_before_measuring(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from snakewar.cli import main
+
+    missing = str(tmp_path / "rulesbench")
+    assert main(["bench", "compare", "--go-harness", missing]) == 2
+    out, err = capsys.readouterr()
+    assert "machine:" not in out
+    assert err.strip() == f"error: the Go harness {missing!r} is not an executable file"
