@@ -125,7 +125,7 @@ def test_time_halite_engine_failures_are_anchor_errors(tmp_path: Path) -> None:
 
 
 TINY = (
-    "--games", "3", "--sim-batches", "1,4", "--sim-seconds", "0.05",
+    "--games", "3", "--repeat", "2", "--sim-batches", "1,4", "--sim-seconds", "0.05",
     "--halite-size", "32", "--halite-bots", "random,random,random,random",
 )  # fmt: skip
 

@@ -581,6 +581,9 @@ def bench_compare(
         help="A built official halite binary (benchmarks/build_halite_engine.sh).",
     ),
     games: int = typer.Option(300, "--games", help="Rules-engine games per run, each side."),
+    repeat: int = typer.Option(
+        3, "--repeat", min=1, help="Paired rules-engine runs; medians are reported."
+    ),
     seed: int = typer.Option(1, "--seed"),
     sim_batches: str = typer.Option(
         "64,1024,8192", "--sim-batches", help="Batch sizes tried; the best is reported."
@@ -637,24 +640,41 @@ def bench_compare(
 
     # Battlesnake rules engine, one core and two.
     measure_rules(max(games // 10, 2), seed + 1000)  # warm-up, untimed
-    turns, engine, _ = measure_rules(games, seed)
-    ours_1 = turns / engine
+    # Each repetition measures both sides back to back and the ratio is the median of
+    # those pairs: on a shared machine the load drifts, and a ratio of two figures
+    # taken a minute apart would carry that drift.
+    ours_1: list[float] = []
+    ours_2: list[float] = []
+    go_1: list[float] = []
+    go_2: list[float] = []
+    go_version = ""
     with ProcessPoolExecutor(2) as pool:
-        # The second process plays the Go harness's second worker's games.
-        ours_2 = sum(pool.map(_rules_job, [(games, seed), (games, seed + 7_919)]))
+        for _ in range(repeat):
+            turns, engine, _ = measure_rules(games, seed)
+            ours_1.append(turns / engine)
+            # The second process plays the Go harness's second worker's games.
+            ours_2.append(sum(pool.map(_rules_job, [(games, seed), (games, seed + 7_919)])))
+            if go_harness:
+                one = run_go_harness(go_harness, games, seed, workers=1)
+                two = run_go_harness(go_harness, games, seed, workers=2)
+                go_1.append(one.turns_per_second)
+                go_2.append(two.turns_per_second)
+                go_version = one.go_version
+    median_1, median_2 = statistics.median(ours_1), statistics.median(ours_2)
     if go_harness:
-        go_1 = run_go_harness(go_harness, games, seed, workers=1)
-        go_2 = run_go_harness(go_harness, games, seed, workers=2)
-        anchor_1 = Anchor("Go, 1 thread", go_1.turns_per_second, True, go_1.go_version)
-        anchor_2 = Anchor("Go, 2 threads", go_2.turns_per_second, True, go_2.go_version)
+        anchor_1 = Anchor("Go, 1 thread", statistics.median(go_1), True, go_version)
+        anchor_2 = Anchor("Go, 2 threads", statistics.median(go_2), True, go_version)
+        ratio_1: float | None = statistics.median(a / b for a, b in zip(ours_1, go_1, strict=True))
+        ratio_2: float | None = statistics.median(a / b for a, b in zip(ours_2, go_2, strict=True))
     else:
         anchor_1 = Anchor("Go, 1 thread", GO_RECORDED_TURNS_PER_SECOND, False, "2 vCPU EPYC")
         anchor_2 = Anchor("Go, 2 threads", None, False)
+        ratio_1, ratio_2 = speed_ratio(median_1, anchor_1), None
     rows: list[tuple[str, str, str, float | None]] = [
-        ("rules engine, 1 process", f"{ours_1:,.0f} turns/s", _anchor_cell(anchor_1, "{:,.0f}"),
-         speed_ratio(ours_1, anchor_1)),
-        ("rules engine, 2 processes", f"{ours_2:,.0f} turns/s", _anchor_cell(anchor_2, "{:,.0f}"),
-         speed_ratio(ours_2, anchor_2)),
+        ("rules engine, 1 process", f"{median_1:,.0f} turns/s", _anchor_cell(anchor_1, "{:,.0f}"),
+         ratio_1),
+        ("rules engine, 2 processes", f"{median_2:,.0f} turns/s",
+         _anchor_cell(anchor_2, "{:,.0f}"), ratio_2),
     ]  # fmt: skip
 
     # Batched simulator at its best batch, 11x11, 4 snakes, against the same Go figures.
@@ -700,8 +720,9 @@ def bench_compare(
         table.add_row(figure, ours, anchor_text, _ratio_cell(ratio))
     console.print(table)
     console.print(
-        "vs anchor: snakewar's speed over the anchor's (above 1x snakewar is faster); "
-        "recorded = the conformance data's figure from another machine, not measured here"
+        "vs anchor: snakewar's speed over the anchor's (above 1x snakewar is faster); rules "
+        f"engine: median of {repeat} back-to-back pairs; recorded = the conformance data's "
+        "figure from another machine, not measured here"
     )
     for note in notes:
         console.print(note)
