@@ -39,6 +39,7 @@ from snakewar.rl.observation import (
     is_wrapped_ruleset,
     observation_bounds,
 )
+from snakewar.rl.sim_observation import encode_sim
 from snakewar.sim import BatchSim
 
 __all__ = ["SimVectorEnv"]
@@ -68,6 +69,7 @@ class SimVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64], npt
         randomness: str = "go",
         max_turns: int = 500,
         rewards: Rewards | None = None,
+        batched_obs: bool = True,
     ) -> None:
         if type(num_envs) is not int or num_envs < 1:
             raise EnvConfigError(f"num_envs {num_envs!r}: expected a positive integer")
@@ -79,6 +81,7 @@ class SimVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64], npt
         self.num_envs = num_envs
         self.max_turns = max_turns
         self.rewards = rewards or Rewards()
+        self.batched_obs = batched_obs
         self.spec_obs = ObservationSpec(width, height, is_wrapped_ruleset(ruleset))
         self._options = (width, height, num_snakes, ruleset, map, randomness)
         try:
@@ -111,6 +114,8 @@ class SimVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64], npt
         )
 
     def _observe(self) -> npt.NDArray[np.float32]:
+        if self.batched_obs:
+            return encode_sim(self.sim, self.spec_obs, 0)
         states = self.sim.to_states()
         return np.stack([encode_observation(st, self._learner, self.spec_obs) for st in states])
 
