@@ -127,7 +127,12 @@ class _Batch:
         flat = np.zeros(dump + 1, dtype=np.float32)
         out = flat[:dump].reshape(n, NUM_PLANES, area)
 
-        def put(games: IntArray, plane: Plane, squares: IntArray, values: object) -> None:
+        def put(
+            games: IntArray,
+            plane: Plane,
+            squares: IntArray,
+            values: float | npt.NDArray[np.float64],
+        ) -> None:
             at = np.where(squares < area, (games * NUM_PLANES + plane) * area + squares, dump)
             flat[at] = values
 
@@ -198,8 +203,8 @@ class _Batch:
         board = np.zeros((n, NUM_PLANES, blank + 1), dtype=np.float32)
         board[:, :, :blank] = planes.reshape(n, NUM_PLANES, blank)
         idx = np.broadcast_to(at.reshape(n, 1, gh * gw), (n, NUM_PLANES, gh * gw))
-        out: Float32Array = np.take_along_axis(board, idx, axis=2)
-        return out.reshape(n, NUM_PLANES, gh, gw)
+        framed: Float32Array = np.take_along_axis(board, idx, axis=2)
+        return framed.reshape(n, NUM_PLANES, gh, gw)
 
 
 def _games(sim: BatchSim, games: Sequence[int] | None) -> IntArray | None:
