@@ -23,13 +23,34 @@ import numpy.typing as npt
 
 from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH
 from snakewar.rl._errors import EnvConfigError
-from snakewar.rl.observation import HAZARD_CAP, NUM_PLANES, ObservationSpec, Plane
+from snakewar.rl.observation import NUM_PLANES, ObservationSpec, Plane
 from snakewar.sim import BatchSim
 
 __all__ = ["encode_sim", "encode_sim_all"]
 
 Float32Array = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
+
+# Plain ints: an enum member costs a class lookup on every use.
+_VALID, _OWN_HEAD, _OWN_BODY, _OWN_BODY_TTL, _OWN_HEALTH = (
+    int(Plane.VALID),
+    int(Plane.OWN_HEAD),
+    int(Plane.OWN_BODY),
+    int(Plane.OWN_BODY_TTL),
+    int(Plane.OWN_HEALTH),
+)
+_OTHER_HEADS, _OTHER_BODIES, _OTHER_BODY_TTL, _OTHER_LONGER = (
+    int(Plane.OTHER_HEADS),
+    int(Plane.OTHER_BODIES),
+    int(Plane.OTHER_BODY_TTL),
+    int(Plane.OTHER_LONGER),
+)
+_OTHER_LENGTH, _OTHER_HEALTH, _FOOD, _HAZARDS = (
+    int(Plane.OTHER_LENGTH),
+    int(Plane.OTHER_HEALTH),
+    int(Plane.FOOD),
+    int(Plane.HAZARDS),
+)
 
 
 @lru_cache(maxsize=64)
@@ -126,44 +147,62 @@ class _Batch:
         dump = n * NUM_PLANES * area
         flat = np.zeros(dump + 1, dtype=np.float32)
         out = flat[:dump].reshape(n, NUM_PLANES, area)
-
-        def put(
-            games: IntArray,
-            plane: Plane,
-            squares: IntArray,
-            values: float | npt.NDArray[np.float64],
-        ) -> None:
-            at = np.where(squares < area, (games * NUM_PLANES + plane) * area + squares, dump)
-            flat[at] = values
-
-        out[:, Plane.VALID] = 1.0
-        g = np.flatnonzero(alive[:, snake])
-        put(g, Plane.OWN_HEAD, self.head[g, snake], 1.0)
+        base = np.arange(n)[:, None] * (NUM_PLANES * area)  # [n, 1]: each game's first float
+        out[:, _VALID] = 1.0
+        own_alive = alive[:, snake]
+        head = self.head[:, snake]
+        flat[np.where(own_alive & (head < area), base[:, 0] + _OWN_HEAD * area + head, dump)] = 1
         own = maps[:, snake, :area]
-        out[:, Plane.OWN_BODY] = own > 0
-        out[:, Plane.OWN_BODY_TTL] = ttl[own]
-        health = np.maximum(self.health[g, snake], 0) / SNAKE_MAX_HEALTH
-        out[g, Plane.OWN_HEALTH] = health.astype(np.float32)[:, None]
+        out[:, _OWN_BODY] = own > 0
+        out[:, _OWN_BODY_TTL] = ttl[own]
+        health = np.where(own_alive, np.maximum(self.health[:, snake], 0), 0) / SNAKE_MAX_HEALTH
+        out[:, _OWN_HEALTH] = health.astype(np.float32)[:, None]
         rest = [o for o in range(s) if o != snake]
         if rest:
             others = maps[:, rest, :area].max(axis=1)
-            out[:, Plane.OTHER_BODIES] = others > 0
-            out[:, Plane.OTHER_BODY_TTL] = ttl[others]
-        own_length = self.length[:, snake]
-        # Snake by snake, in board order: where heads share a square (only in a
-        # loaded state) the last one's values stay, as in the per-game encoder.
-        for o in rest:
-            g = np.flatnonzero(alive[:, o])
-            head = self.head[g, o]
-            put(g, Plane.OTHER_HEADS, head, 1.0)
-            diff = self.length[g, o] - own_length[g]
-            longer = diff >= 0
-            put(g[longer], Plane.OTHER_LONGER, head[longer], 1.0)
-            put(g, Plane.OTHER_LENGTH, head, np.clip(diff / area, -1.0, 1.0))
-            put(g, Plane.OTHER_HEALTH, head, np.clip(self.health[g, o], 0, SNAKE_MAX_HEALTH) / 100)
-        out[:, Plane.FOOD] = self.food
-        out[:, Plane.HAZARDS] = np.clip(self.hazards, 0, HAZARD_CAP)
+            out[:, _OTHER_BODIES] = others > 0
+            out[:, _OTHER_BODY_TTL] = ttl[others]
+            self._other_heads(flat, base, dump, snake, rest)
+        out[:, _FOOD] = self.food
+        # Stack counts are int8: they never reach HAZARD_CAP.
+        out[:, _HAZARDS] = np.maximum(self.hazards, 0)
         return out.reshape(n, NUM_PLANES, self.height, self.width)
+
+    def _other_heads(
+        self, flat: Float32Array, base: IntArray, dump: int, snake: int, rest: list[int]
+    ) -> None:
+        """Draw the head planes of the snakes ``rest`` (the others) into ``flat``."""
+        area = self.area
+        heads = self.head[:, rest]
+        shown = self.alive[:, rest] & (heads < area)
+        diff = self.length[:, rest] - self.length[:, snake, None]
+        values = (
+            np.ones(heads.shape),
+            np.where(diff >= 0, 1.0, 0.0),
+            np.clip(diff / area, -1.0, 1.0),
+            np.clip(self.health[:, rest], 0, SNAKE_MAX_HEALTH) / 100,
+        )
+        planes = (_OTHER_HEADS, _OTHER_LONGER, _OTHER_LENGTH, _OTHER_HEALTH)
+        same = (heads[:, :, None] == heads[:, None, :]) & shown[:, :, None] & shown[:, None, :]
+        if np.count_nonzero(same) == np.count_nonzero(shown):
+            # Every shown head has a square of its own (as in any played game): one
+            # write per plane, nothing to order.
+            cell = base + heads
+            for plane, value in zip(planes, values, strict=True):
+                flat[np.where(shown, cell + plane * area, dump)] = value
+            return
+        # Heads share a square (a loaded state): snake by snake, in board order, so
+        # that the last one's values stay, as in the per-game encoder; ``longer``
+        # is only ever set.
+        for k in range(len(rest)):
+            g = np.flatnonzero(shown[:, k])
+            cell = base[g, 0] + heads[g, k]
+            for plane, value in zip(planes, values, strict=True):
+                if plane == _OTHER_LONGER:
+                    g_longer = value[g, k] > 0
+                    flat[cell[g_longer] + plane * area] = 1.0
+                else:
+                    flat[cell + plane * area] = value[g, k]
 
     def frame(self, planes: Float32Array, spec: ObservationSpec, snake: int) -> Float32Array:
         """Place ``[n, C, H, W]`` board planes in the grid of ``spec``: ``[n, C, GH, GW]``.
