@@ -8,9 +8,14 @@ import numpy as np
 import pytest
 
 from snakewar.games.battlesnake import BoardState, Point, Snake
-from snakewar.rl import EnvConfigError, ObservationSpec, encode_observation
+from snakewar.rl import (
+    EnvConfigError,
+    ObservationSpec,
+    encode_observation,
+    encode_sim,
+    encode_sim_all,
+)
 from snakewar.rl.observation import is_wrapped_ruleset
-from snakewar.rl.sim_observation import encode_sim, encode_sim_all
 from snakewar.sim import BatchSim
 
 
