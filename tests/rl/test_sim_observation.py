@@ -132,8 +132,9 @@ def test_loaded_states_edge_cases() -> None:
             5,
             (
                 Snake("a", (p(0, 1), p(0, 0), p(-1, 0)), 50),
-                Snake("b", (p(3, 3), p(3, 2), p(3, 1), p(2, 1), p(2, 2)), 100),
-                Snake("c", (p(4, 4), p(4, 4), p(4, 4)), 7),
+                # Health out of 0..100 (the planes clip the other snakes' only).
+                Snake("b", (p(3, 3), p(3, 2), p(3, 1), p(2, 1), p(2, 2)), 130),
+                Snake("c", (p(4, 4), p(4, 4), p(4, 4)), -3),
             ),
             (p(2, 0), p(5, 5)),
             (p(1, 1), p(1, 1), p(1, 1), p(4, 0)),
