@@ -180,19 +180,19 @@ class SimVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64], npt
         reward[learner_out] = r.loss
         terminated |= learner_out
         truncated |= truncate
-        info: dict[str, Any] = {}
         ended = np.flatnonzero(terminated | truncated)
+        final_obs = None
         if ended.size:
             # The simulator does not reset by itself: the last observations are
             # read from its arrays before the new games replace them.
             final_obs = np.zeros((self.num_envs, *self.spec_obs.shape), dtype=np.float32)
             final_obs[ended] = self._observe(ended.tolist())
-            info["final_obs"] = final_obs
-            info["_final_obs"] = terminated | truncated
             # Finished games first, then the ones ended early: the order (and so the
             # fast randomness) of a simulator that resets finished games by itself.
             sim.restart(done.tolist())
             sim.restart(np.flatnonzero(learner_out | truncate).tolist())
-        info["action_mask"] = self._mask()
-        info["turn"] = sim.turn.copy()
+        info: dict[str, Any] = {"action_mask": self._mask(), "turn": sim.turn.copy()}
+        if final_obs is not None:
+            info["final_obs"] = final_obs
+            info["_final_obs"] = terminated | truncated
         return self._observe(), reward, terminated, truncated, info
