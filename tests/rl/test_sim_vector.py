@@ -68,3 +68,39 @@ def test_bad_actions_are_a_clear_error() -> None:
     envs.reset(seed=1)
     with pytest.raises(EnvStepError, match=r"expected 2 moves in 0\.\.3"):
         envs.step(np.array([0, 7]))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"num_snakes": 4},
+        {"num_snakes": 3, "randomness": "fast", "max_turns": 25},
+        {"num_snakes": 2, "ruleset": "wrapped", "map": "empty", "width": 7, "height": 7},
+        {"num_snakes": 4, "ruleset": "royale", "width": 7, "height": 7, "randomness": "fast"},
+        {"num_snakes": 2, "ruleset": "constrictor", "width": 7, "height": 7},
+        {"num_snakes": 1, "ruleset": "solo", "width": 7, "height": 7, "max_turns": 40},
+    ],
+    ids=lambda options: "-".join(f"{k}={v}" for k, v in options.items()),
+)
+def test_batched_observations_equal_the_per_game_path(options: dict[str, object]) -> None:
+    """Both paths play the same games; every returned array is the same, final ones too."""
+    batched = SimVectorEnv(6, **options)  # type: ignore[arg-type]
+    per_game = SimVectorEnv(6, batched_obs=False, **options)  # type: ignore[arg-type]
+    assert batched.batched_obs and not per_game.batched_obs
+    obs_a, info_a = batched.reset(seed=3)
+    obs_b, info_b = per_game.reset(seed=3)
+    assert np.array_equal(obs_a, obs_b)
+    rng = np.random.default_rng(4)
+    ended = 0
+    for _ in range(90):
+        actions = masked_random(rng, info_a["action_mask"])
+        out_a = batched.step(actions)
+        out_b = per_game.step(actions)
+        for a, b in zip(out_a[:4], out_b[:4], strict=True):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        info_a, info_b = out_a[4], out_b[4]
+        assert info_a.keys() == info_b.keys()
+        for key in info_a:
+            assert np.array_equal(info_a[key], info_b[key]), key
+        ended += int((out_a[2] | out_a[3]).sum())
+    assert ended >= 6

@@ -6,7 +6,8 @@
 * :func:`make_vector_env`: a ``SyncVectorEnv`` of :class:`BattlesnakeEnv`.
 * :class:`SimVectorEnv`: a ``VectorEnv`` over the batched simulator (``snakewar.sim``):
   one learner per game against random safe snakes, all games stepped at once.
-* :mod:`snakewar.rl.observation`: the board planes and action masks, pure numpy.
+* :mod:`snakewar.rl.observation`: the board planes and action masks, pure numpy;
+  :func:`encode_sim` the same planes for every game of a ``BatchSim`` at once.
 
 All run the exact rules engine.  Install with ``pip install "snakewar[rl]"``.
 
@@ -41,6 +42,7 @@ from snakewar.rl.observation import (
     encode_observation,
 )
 from snakewar.rl.parallel import BattlesnakeParallelEnv
+from snakewar.rl.sim_observation import encode_sim, encode_sim_all
 from snakewar.rl.sim_vector import SimVectorEnv
 from snakewar.rl.single import BattlesnakeEnv, OpponentPolicy
 from snakewar.rl.vector import make_vector_env
@@ -68,5 +70,7 @@ __all__ = [
     "action_mask",
     "encode_board",
     "encode_observation",
+    "encode_sim",
+    "encode_sim_all",
     "make_vector_env",
 ]

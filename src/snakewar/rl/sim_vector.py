@@ -14,10 +14,12 @@ then restarted at once, even if others still play), or at ``max_turns``
 returned observation is the new episode's first one, and
 ``info["final_obs"]``/``info["_final_obs"]`` hold the finished episodes' last ones.
 
-Stepping is batched; encoding the observations still converts each game to a
-:class:`~snakewar.games.battlesnake.BoardState` (about 0.1 ms per game), which
-dominates at large ``num_envs``.  With ``randomness="go"`` every game is exactly
-the rules engine's game for its seed.
+Stepping is batched, and so is encoding: :func:`~snakewar.rl.sim_observation.encode_sim`
+reads the planes straight from the simulator's arrays, equal to the per-game
+encoder's.  ``batched_obs=False`` encodes each game through its
+:class:`~snakewar.games.battlesnake.BoardState` instead (about 0.1 ms per game:
+the reference the batched planes are tested against).  With
+``randomness="go"`` every game is exactly the rules engine's game for its seed.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from snakewar.rl.observation import (
     is_wrapped_ruleset,
     observation_bounds,
 )
+from snakewar.rl.sim_observation import encode_sim
 from snakewar.sim import BatchSim
 
 __all__ = ["SimVectorEnv"]
@@ -46,6 +49,9 @@ __all__ = ["SimVectorEnv"]
 
 class SimVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64], npt.NDArray[Any]]):
     """``num_envs`` single-agent games stepped at once by the batched simulator.
+
+    ``batched_obs=False`` encodes the observations game by game through
+    ``BoardState`` (the reference, much slower) instead of from the simulator's arrays.
 
     >>> envs = SimVectorEnv(4, num_snakes=2)
     >>> obs, info = envs.reset(seed=1)
@@ -68,6 +74,7 @@ class SimVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64], npt
         randomness: str = "go",
         max_turns: int = 500,
         rewards: Rewards | None = None,
+        batched_obs: bool = True,
     ) -> None:
         if type(num_envs) is not int or num_envs < 1:
             raise EnvConfigError(f"num_envs {num_envs!r}: expected a positive integer")
@@ -79,6 +86,7 @@ class SimVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64], npt
         self.num_envs = num_envs
         self.max_turns = max_turns
         self.rewards = rewards or Rewards()
+        self.batched_obs = batched_obs
         self.spec_obs = ObservationSpec(width, height, is_wrapped_ruleset(ruleset))
         self._options = (width, height, num_snakes, ruleset, map, randomness)
         try:
@@ -105,13 +113,16 @@ class SimVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64], npt
             settings=[Settings(self.params, s) for s in seeds],
             seeds=seeds,
             randomness=randomness,
-            auto_reset=True,
+            # The env restarts finished games itself, with the ones it ends early.
+            auto_reset=False,
             ids=[f"snake_{i}" for i in range(snakes)],
-            keep_final_states=True,
         )
 
-    def _observe(self) -> npt.NDArray[np.float32]:
-        states = self.sim.to_states()
+    def _observe(self, games: list[int] | None = None) -> npt.NDArray[np.float32]:
+        """The learner's observations in ``games`` (all by default)."""
+        if self.batched_obs:
+            return encode_sim(self.sim, self.spec_obs, 0, games)
+        states = self.sim.to_states(games)
         return np.stack([encode_observation(st, self._learner, self.spec_obs) for st in states])
 
     def _mask(self) -> npt.NDArray[np.int8]:
@@ -157,7 +168,6 @@ class SimVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64], npt
         reward = np.full(self.num_envs, r.survive, dtype=np.float32)
         terminated = result.done.copy()
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
-        finals: dict[int, Any] = dict(result.final_states)
         done = np.flatnonzero(result.done)
         reward[done] = np.where(
             result.rewards[done, 0] > 0,
@@ -167,19 +177,22 @@ class SimVectorEnv(VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64], npt
         # The learner is out but others play on: the episode ends here.
         learner_out = (sim.cause[:, 0] != 0) & ~result.done
         truncate = (sim.turn >= self.max_turns) & ~result.done & ~learner_out
-        early = np.flatnonzero(learner_out | truncate)
-        if early.size:
-            finals.update(zip(early.tolist(), sim.to_states(early.tolist()), strict=True))
-            reward[learner_out] = r.loss
-            terminated |= learner_out
-            truncated |= truncate
-            sim.restart(early.tolist())
-        info: dict[str, Any] = {"action_mask": self._mask(), "turn": sim.turn.copy()}
+        reward[learner_out] = r.loss
+        terminated |= learner_out
+        truncated |= truncate
         ended = np.flatnonzero(terminated | truncated)
+        final_obs = None
         if ended.size:
+            # The simulator does not reset by itself: the last observations are
+            # read from its arrays before the new games replace them.
             final_obs = np.zeros((self.num_envs, *self.spec_obs.shape), dtype=np.float32)
-            for g in ended.tolist():
-                final_obs[g] = encode_observation(finals[g], self._learner, self.spec_obs)
+            final_obs[ended] = self._observe(ended.tolist())
+            # Finished games first, then the ones ended early: the order (and so the
+            # fast randomness) of a simulator that resets finished games by itself.
+            sim.restart(done.tolist())
+            sim.restart(np.flatnonzero(learner_out | truncate).tolist())
+        info: dict[str, Any] = {"action_mask": self._mask(), "turn": sim.turn.copy()}
+        if final_obs is not None:
             info["final_obs"] = final_obs
             info["_final_obs"] = terminated | truncated
         return self._observe(), reward, terminated, truncated, info
