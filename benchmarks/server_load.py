@@ -9,6 +9,14 @@ frame.  Prints games, spectators, frames delivered, frames/s and the p50/p95/max
 delivery delay, and whether every spectator saw every frame in order.
 
     python3 benchmarks/server_load.py --games 16 --spectators 8
+
+``--followers 100,500,1000`` measures the fan-out of one live game instead: the game
+starts paused (step mode) until every follower holds turn 0, then plays on, and the
+delay of each later frame is measured; one line per follower count, with the load
+average.  ``--compare-src DIR`` runs the same counts against the server code in
+``DIR`` (a ``src`` folder of another checkout, e.g. ``main``'s) first, side by side.
+
+    python3 benchmarks/server_load.py --followers 100,500,1000 --compare-src /tmp/base/src
 """
 
 from __future__ import annotations
@@ -16,10 +24,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 from websockets.asyncio.client import connect
@@ -32,7 +43,22 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))] if ordered else 0.0
 
 
-async def spectate(port: int, game_id: str, delays: list[float]) -> tuple[int, bool]:
+def load() -> str:
+    return "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+
+
+def delay_line(delays: list[float]) -> str:
+    if not delays:
+        return "delivery delay: no live frames"
+    return (
+        f"delivery delay: p50 {statistics.median(delays) * 1000:.1f} ms, "
+        f"p95 {percentile(delays, 95) * 1000:.1f} ms, max {max(delays) * 1000:.1f} ms"
+    )
+
+
+async def spectate(
+    port: int, game_id: str, delays: list[float], joined: asyncio.Event | None = None
+) -> tuple[int, bool]:
     turns: list[int] = []
     async with connect(f"ws://127.0.0.1:{port}/games/{game_id}/events", max_size=None) as ws:
         connected = time.time()
@@ -44,27 +70,45 @@ async def spectate(port: int, game_id: str, delays: list[float]) -> tuple[int, b
             if message["Time"] >= connected:
                 delays.append(time.time() - message["Time"])
             turns.append(message["Data"]["Turn"])
+            if joined is not None and not joined.is_set():
+                joined.set()
     return len(turns), turns == list(range(len(turns)))
 
 
-async def run(args: argparse.Namespace) -> None:
+@contextmanager
+def server(args: argparse.Namespace, src: str | None) -> Iterator[int]:
     port = _free_port()
-    server = subprocess.Popen(
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
+    process = subprocess.Popen(
         [sys.executable, "-m", "snakewar", "serve", "--port", str(port),
          "--database", args.database, "--max-games", str(args.games)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env=env,
     )  # fmt: skip
-    urls, bots = start_bot_servers([args.bot] * args.snakes)
     try:
+        yield port
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+async def wait_up(http: httpx.AsyncClient, base: str) -> None:
+    for _ in range(300):
+        try:
+            await http.get(base + "/api/bots")
+            return
+        except httpx.TransportError:
+            await asyncio.sleep(0.1)
+
+
+async def run(args: argparse.Namespace, urls: list[str]) -> None:
+    with server(args, None) as port:
         base = f"http://127.0.0.1:{port}"
         async with httpx.AsyncClient(timeout=30) as http:
-            for _ in range(300):
-                try:
-                    await http.get(base + "/api/bots")
-                    break
-                except httpx.TransportError:
-                    await asyncio.sleep(0.1)
+            await wait_up(http, base)
             started = time.perf_counter()
             created = await asyncio.gather(
                 *(
@@ -85,25 +129,46 @@ async def run(args: argparse.Namespace) -> None:
                 *(spectate(port, gid, delays) for gid in ids for _ in range(args.spectators))
             )
             elapsed = time.perf_counter() - started
-        frames = sum(n for n, _ in results)
-        in_order = all(ok for _, ok in results)
-        print(
-            f"{args.games} concurrent games x {args.snakes} HTTP snakes (builtin:{args.bot}), "
-            f"{args.spectators} spectators each ({args.games * args.spectators} websockets)"
-        )
-        print(f"{frames} frames delivered in {elapsed:.1f} s ({frames / elapsed:.0f} frames/s)")
-        print(
-            f"delivery delay: p50 {statistics.median(delays) * 1000:.1f} ms, "
-            f"p95 {percentile(delays, 95) * 1000:.1f} ms, max {max(delays) * 1000:.1f} ms"
-        )
-        print(f"every spectator saw every frame in order: {in_order}")
-    finally:
-        server.terminate()
-        for bot in bots:
-            bot.terminate()
-        server.wait(10)
-        for bot in bots:
-            bot.wait(10)
+    frames = sum(n for n, _ in results)
+    in_order = all(ok for _, ok in results)
+    print(
+        f"{args.games} concurrent games x {args.snakes} HTTP snakes (builtin:{args.bot}), "
+        f"{args.spectators} spectators each ({args.games * args.spectators} websockets)"
+    )
+    print(f"{frames} frames delivered in {elapsed:.1f} s ({frames / elapsed:.0f} frames/s)")
+    print(delay_line(delays))
+    print(f"every spectator saw every frame in order: {in_order}")
+
+
+async def fan_out(args: argparse.Namespace, urls: list[str], followers: int, src: str | None) -> str:
+    """One paused game, ``followers`` websockets on it, then the game plays on."""
+    with server(args, src) as port:
+        base = f"http://127.0.0.1:{port}"
+        async with httpx.AsyncClient(timeout=60) as http:
+            await wait_up(http, base)
+            body = {"snakes": urls, "seed": 1, "maxTurns": args.max_turns, "step": True}
+            response = await http.post(base + "/api/games", json=body)
+            if response.status_code != 201:
+                raise SystemExit(f"game creation failed: {response.json()['detail']}")
+            game_id = response.json()["id"]
+            delays: list[float] = []
+            joined = [asyncio.Event() for _ in range(followers)]
+            tasks = []
+            for event in joined:
+                tasks.append(asyncio.create_task(spectate(port, game_id, delays, event)))
+                await asyncio.sleep(0)  # connect gradually: the listen backlog is finite
+            await asyncio.wait_for(asyncio.gather(*(e.wait() for e in joined)), 120)
+            before = load()
+            started = time.perf_counter()
+            await http.post(f"{base}/api/games/{game_id}/resume")
+            results = await asyncio.gather(*tasks)
+            elapsed = time.perf_counter() - started
+    frames = sum(n for n, _ in results)
+    in_order = all(ok for _, ok in results) and len({n for n, _ in results}) == 1
+    return (
+        f"{followers:5d} followers: {frames} frames in {elapsed:.1f} s, {delay_line(delays)}; "
+        f"all in order: {in_order}; {before}, after {load()}"
+    )
 
 
 def main() -> None:
@@ -114,7 +179,29 @@ def main() -> None:
     parser.add_argument("--bot", default="random")
     parser.add_argument("--max-turns", type=int, default=150)
     parser.add_argument("--database", default="memory")
-    asyncio.run(run(parser.parse_args()))
+    parser.add_argument("--followers", help="comma-separated follower counts of one game")
+    parser.add_argument("--compare-src", help="also measure the server code in this src folder")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each follower count")
+    args = parser.parse_args()
+    urls, bots = start_bot_servers([args.bot] * args.snakes)
+    try:
+        if not args.followers:
+            asyncio.run(run(args, urls))
+            return
+        counts = [int(n) for n in args.followers.split(",")]
+        print(f"one game x {args.snakes} HTTP snakes (builtin:{args.bot}), {args.max_turns} turns")
+        for count in counts:
+            for _ in range(args.repeat):
+                if args.compare_src:
+                    line = asyncio.run(fan_out(args, urls, count, args.compare_src))
+                    print(f"before {line}", flush=True)
+                line = asyncio.run(fan_out(args, urls, count, None))
+                print(f"after  {line}" if args.compare_src else line, flush=True)
+    finally:
+        for bot in bots:
+            bot.terminate()
+        for bot in bots:
+            bot.wait(10)
 
 
 if __name__ == "__main__":
