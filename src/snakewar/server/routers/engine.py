@@ -3,12 +3,19 @@
 ``GET /games/{id}``, ``GET /games/{id}/frames?offset=&limit=`` and the websocket
 ``/games/{id}/events`` (every frame from turn 0, then ``game_end``), in the shapes the
 official board reads, for live and stored Battlesnake games (other games answer 404:
-the board draws Battlesnake only).  Stored frames are read in pages on the store's
-threads, never on the event loop.
+the board draws Battlesnake only).
+
+A live game's frames are encoded once for all its followers (its
+:class:`~snakewar.server.fanout.FrameFeed`); a follower too slow for the game is closed
+with code 1013 (:data:`~snakewar.server.fanout.LAGGING_CLOSE_CODE`).  Stored frames are
+read and encoded in pages on the store's threads, never on the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,16 +25,23 @@ from fastapi.responses import JSONResponse
 from snakewar.adapters.battlesnake import GAME
 from snakewar.games.battlesnake.frames import game_info_from_header
 from snakewar.server.deps import ManagerDep, StoreDep
+from snakewar.server.fanout import LAGGING_CLOSE_CODE, FollowerLagError
 from snakewar.server.manager import LiveGame
 from snakewar.server.schemas import EngineFrames, EngineGame
 from snakewar.storage import AsyncStore, GameNotFoundError, GameRow
 
-__all__ = ["PAGE", "router"]
+__all__ = ["PAGE", "WIRE_FORMAT", "encode_frame", "router"]
 
 router = APIRouter(tags=["engine"])
 
 PAGE = 100
 """Frames read from the store at a time when streaming a stored game."""
+
+CLOSE_WAIT_S = 10.0
+"""How long a dropped follower's close frame may wait for its client to read."""
+
+WIRE_FORMAT = "engine-events"
+"""The name of the events websocket's message format in a live game's frame cache."""
 
 
 def _live_info(live: LiveGame) -> dict[str, Any]:
@@ -83,14 +97,23 @@ async def engine_frames(
     return JSONResponse({"Count": count, "Frames": frames})
 
 
-async def _send_frame(
-    websocket: WebSocket, view: Mapping[str, Any], produced: float | None
-) -> None:
+def encode_frame(view: Mapping[str, Any], produced: float | None) -> str:
+    """A ``{"Type": "frame"}`` message of the events websocket, as its text."""
     message: dict[str, Any] = {"Type": "frame", "Data": view}
     if produced is not None:
         # "Time" (when the frame was made) is extra: the official board ignores it.
         message["Time"] = produced
-    await websocket.send_json(message)
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+def _encode_live(view: Mapping[str, Any], produced: float) -> str:
+    # Looked up at each call, so that a test can count the encodings.
+    return encode_frame(view, produced)
+
+
+def _encoded_page(store: AsyncStore, game_id: str, offset: int) -> list[str]:
+    # Runs on a store thread: reading and encoding a page both stay off the event loop.
+    return [encode_frame(v, None) for v in store.store.games.frames(game_id, offset, PAGE)]
 
 
 @router.websocket("/games/{game_id}/events")
@@ -102,8 +125,14 @@ async def engine_events(websocket: WebSocket, game_id: str) -> None:
     try:
         live = _live(manager, game_id)
         if live is not None:
-            async for view, produced in live.follow():
-                await _send_frame(websocket, view, produced)
+            try:
+                await live.feed.stream(WIRE_FORMAT, _encode_live, websocket.send_text)
+            except FollowerLagError:
+                # The close frame waits for room in the send buffer: not forever.
+                with contextlib.suppress(TimeoutError):
+                    closing = websocket.close(LAGGING_CLOSE_CODE, "too far behind the game")
+                    await asyncio.wait_for(closing, CLOSE_WAIT_S)
+                return
             await websocket.send_json({"Type": "game_end", "Data": _live_info(live)})
         else:
             try:
@@ -113,9 +142,9 @@ async def engine_events(websocket: WebSocket, game_id: str) -> None:
                 return
             offset = 0
             while True:
-                page = await store.run(store.store.games.frames, game_id, offset, PAGE)
-                for view in page:
-                    await _send_frame(websocket, view, None)
+                page = await store.run(_encoded_page, store, game_id, offset)
+                for text in page:
+                    await websocket.send_text(text)
                 offset += len(page)
                 if len(page) < PAGE:
                     break
