@@ -95,7 +95,16 @@ def serve(
     )
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     typer.echo(f"Snakewar is running at http://{shown}:{port}/ (Ctrl-C to stop)", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    # Frames go out uncompressed, as the official engine sends them: compression is per
+    # connection, so it would cost every frame once per spectator, not once per game.
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        ws_per_message_deflate=False,
+    )
 
 
 def _networks(texts: list[str]) -> list[str]:

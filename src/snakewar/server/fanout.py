@@ -61,7 +61,7 @@ class FrameFeed:
         """When each frame was produced (Unix time): followers can measure the delay."""
         self.finished = False
         self._encoded: dict[str, list[str]] = {}
-        self._changed: asyncio.Future[None] | None = None
+        self._waiters: list[asyncio.Future[None]] = []
         self._followers: set[_Follower] = set()
 
     def __len__(self) -> int:
@@ -89,10 +89,10 @@ class FrameFeed:
         self._wake()
 
     def _wake(self) -> None:
-        if self._changed is not None:
-            if not self._changed.done():
-                self._changed.set_result(None)
-            self._changed = None
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():  # a cancelled follower's
+                waiter.set_result(None)
 
     def encoded(self, wire_format: str, encoder: Encoder, start: int = 0) -> Sequence[str]:
         """Frames from index ``start`` as ``wire_format`` text, encoding each frame once.
@@ -106,11 +106,13 @@ class FrameFeed:
         return cache[start:]
 
     async def _next(self, index: int) -> None:
-        # One future for every waiting follower: a frame wakes them all at the cost of one.
+        # A future of its own for each waiting follower: cancelling one wakes no other,
+        # and a frame wakes each of them once (asyncio.Event would also search its list
+        # of waiters as each one leaves: quadratic in the followers).
         while index >= len(self.views) and not self.finished:
-            if self._changed is None:
-                self._changed = asyncio.get_running_loop().create_future()
-            await asyncio.shield(self._changed)
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            await waiter
 
     async def stream(
         self,
