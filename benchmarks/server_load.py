@@ -14,8 +14,9 @@ delivery delay, and whether every spectator saw every frame in order.
 starts paused (step mode) until every follower holds turn 0, then plays a turn every
 ``--turn-ms`` (stepped by this script, as bots that think that long would pace it; 0:
 as fast as the bots answer), and the delay of each later frame is measured; one line
-per follower count, with the load average.  ``--compare-src DIR`` runs the same counts against the server code in
-``DIR`` (a ``src`` folder of another checkout, e.g. ``main``'s) first, side by side.
+per follower count, with the load average.  ``--compare-src DIR`` runs the same counts
+against the server code in ``DIR`` (a ``src`` folder of another checkout, e.g.
+``main``'s) first, side by side.
 
     python3 benchmarks/server_load.py --followers 100,500,1000 --compare-src /tmp/base/src
 """
@@ -220,7 +221,9 @@ async def run(args: argparse.Namespace, urls: list[str]) -> None:
     print(f"every spectator saw every frame in order: {in_order}")
 
 
-async def fan_out(args: argparse.Namespace, urls: list[str], followers: int, src: str | None) -> str:
+async def fan_out(
+    args: argparse.Namespace, urls: list[str], followers: int, src: str | None
+) -> str:
     """One paused game, ``followers`` websockets on it, then the game plays on."""
     with server(args, src) as port:
         base = f"http://127.0.0.1:{port}"

@@ -5,9 +5,9 @@ wire format, the frames encoded as that format's text, each frame encoded once w
 first follower needs it.  A follower is a cursor into that list: a follower who joins
 late is sent the cached history, then the live frames, and no follower costs a query or
 a serialization.  A follower whose connection cannot keep up falls behind; one more than
-:data:`MAX_FOLLOWER_LAG` frames behind is dropped (:class:`FollowerLagError`) rather than
-held in memory or sent a burst, and never delays the others: each follower sends on its
-own task.
+:data:`MAX_FOLLOWER_LAG` frames behind the game (counting the frames made since it
+joined, not the history) is dropped (:class:`FollowerLagError`) rather than sent a
+burst, and never delays the others: each follower sends on its own task.
 """
 
 from __future__ import annotations
@@ -41,11 +41,16 @@ class FollowerLagError(Exception):
 
 
 class _Follower:
-    __slots__ = ("index", "pump")
+    __slots__ = ("index", "joined", "pump")
 
-    def __init__(self) -> None:
-        self.index = 0
+    def __init__(self, index: int, joined: int) -> None:
+        self.index = index
+        self.joined = joined
         self.pump: asyncio.Task[None] | None = None
+
+    def lag(self, frames: int) -> int:
+        # The history a follower is sent on joining is not lag: only frames made since.
+        return frames - max(self.index, self.joined)
 
 
 class FrameFeed:
@@ -79,7 +84,7 @@ class FrameFeed:
         newest = len(self.views)
         for follower in self._followers:
             # A follower stuck in a send (its client reads too slowly) is only noticed here.
-            if newest - follower.index > MAX_FOLLOWER_LAG and follower.pump is not None:
+            if follower.lag(newest) > MAX_FOLLOWER_LAG and follower.pump is not None:
                 follower.pump.cancel()
         self._wake()
 
@@ -129,14 +134,13 @@ class FrameFeed:
             FollowerLagError: the follower fell more than :data:`MAX_FOLLOWER_LAG`
                 frames behind (its sends did not keep up); nothing more is sent.
         """
-        follower = _Follower()
-        follower.index = start
+        follower = _Follower(start, len(self.views))
 
         async def pump() -> None:
             while True:
                 await self._next(follower.index)
                 for text in self.encoded(wire_format, encoder, follower.index):
-                    if len(self.views) - follower.index > MAX_FOLLOWER_LAG:
+                    if follower.lag(len(self.views)) > MAX_FOLLOWER_LAG:
                         raise FollowerLagError
                     await send(text)
                     follower.index += 1
@@ -148,7 +152,7 @@ class FrameFeed:
         try:
             await asyncio.shield(follower.pump)
         except asyncio.CancelledError:
-            if follower.pump.cancelled() and len(self.views) - follower.index > MAX_FOLLOWER_LAG:
+            if follower.pump.cancelled() and follower.lag(len(self.views)) > MAX_FOLLOWER_LAG:
                 raise FollowerLagError from None
             follower.pump.cancel()  # our caller was cancelled: stop sending too
             with contextlib.suppress(BaseException):
