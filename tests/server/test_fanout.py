@@ -194,3 +194,15 @@ def test_the_feed_drops_a_stuck_follower_and_streams_the_others() -> None:
         assert late == got
 
     asyncio.run(scenario())
+
+
+def test_serve_sends_frames_uncompressed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Compression is per connection: with it, every frame would cost once per spectator.
+    import uvicorn
+
+    from snakewar.command import main
+
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: calls.append(kwargs))
+    assert main(["serve", "--database", "memory", "--port", "8765"]) == 0
+    assert len(calls) == 1 and calls[0]["ws_per_message_deflate"] is False
