@@ -7,6 +7,7 @@ and :class:`~snakewar.server.fanout.FrameFeed` on its own for the exact drop rul
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -108,6 +109,11 @@ def test_stored_games_stream_the_same_frames(base: str, tmp_path: Any) -> None:
         live = asyncio.run(follow(first.replace("http://", "ws://") + events))
     with serve(create_app(ServerConfig(database_url=url))) as second:  # from the store
         stored = asyncio.run(follow(second.replace("http://", "ws://") + events))
+        page = httpx.get(f"{second}/games/{game['id']}/frames", params={"limit": 1000})
+    assert page.json() == {
+        "Count": len(live) - 1,
+        "Frames": [json.loads(m)["Data"] for m in live[:-1]],
+    }
     assert len(stored) == len(live) > 2
     for old, new in zip(live[:-1], stored[:-1], strict=True):
         # Live frames carry their production "Time"; the stored ones, read back, do not.

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from snakewar.adapters.battlesnake import GAME
 from snakewar.games.battlesnake.frames import game_info_from_header
@@ -77,6 +77,13 @@ async def engine_game(game_id: str, manager: ManagerDep, store: StoreDep) -> JSO
     return JSONResponse({"Game": info, "LastFrame": last_frames[0] if last_frames else None})
 
 
+def _frames_body(store: AsyncStore, game_id: str, offset: int, limit: int) -> bytes:
+    # Runs on a store thread: reading and encoding a page both stay off the event loop.
+    games = store.store.games
+    page = {"Count": games.frame_count(game_id), "Frames": games.frames(game_id, offset, limit)}
+    return json.dumps(page, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+
+
 @router.get("/games/{game_id}/frames", responses={200: {"model": EngineFrames}})
 async def engine_frames(
     game_id: str,
@@ -91,10 +98,8 @@ async def engine_frames(
         views = live.views
         return JSONResponse({"Count": len(views), "Frames": views[offset : offset + limit]})
     await _stored(store, game_id)
-    games = store.store.games
-    count = await store.run(games.frame_count, game_id)
-    frames = await store.run(games.frames, game_id, offset, limit)
-    return JSONResponse({"Count": count, "Frames": frames})
+    body = await store.run(_frames_body, store, game_id, offset, limit)
+    return Response(body, media_type="application/json")
 
 
 def encode_frame(view: Mapping[str, Any], produced: float | None) -> str:
