@@ -91,7 +91,7 @@ async def engine_frames(
     store: StoreDep,
     offset: int = Query(0, ge=0, le=2**62),
     limit: int = Query(100, ge=1, le=1000),
-) -> JSONResponse:
+) -> Response:
     """``{"Count": n, "Frames": [...]}``: a page of frames."""
     live = _live(manager, game_id)
     if live is not None:
