@@ -202,13 +202,21 @@ def test_the_feed_drops_a_stuck_follower_and_streams_the_others() -> None:
     asyncio.run(scenario())
 
 
-def test_serve_sends_frames_uncompressed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_sends_frames_uncompressed_and_collects_rarely(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Compression is per connection: with it, every frame would cost once per spectator.
+    import gc
+
     import uvicorn
 
     from snakewar.command import main
+    from snakewar.server.command import SERVE_GC_THRESHOLDS
 
     calls: list[dict[str, Any]] = []
+    thresholds: list[tuple[int, ...]] = []
     monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: calls.append(kwargs))
+    monkeypatch.setattr(gc, "set_threshold", lambda *args: thresholds.append(args))
     assert main(["serve", "--database", "memory", "--port", "8765"]) == 0
     assert len(calls) == 1 and calls[0]["ws_per_message_deflate"] is False
+    assert thresholds == [SERVE_GC_THRESHOLDS] and SERVE_GC_THRESHOLDS[0] > gc.get_threshold()[0]
