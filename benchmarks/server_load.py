@@ -16,8 +16,11 @@ starts paused (step mode) until every follower holds turn 0, then plays a turn e
 as fast as the bots answer), and the delay of each later frame is measured; one line
 per follower count, with the load average.  ``--compare-src DIR`` runs the same counts
 against the server code in ``DIR`` (a ``src`` folder of another checkout, e.g.
-``main``'s) first, side by side.
+``main``'s) first, side by side.  The followers are lean raw-socket clients (the
+client runs on the same cores) that ask for no compression, so an old server's
+per-spectator compression, which browsers would ask for, is not in its figures.
 
+    git archive main src | tar -x -C /tmp/base
     python3 benchmarks/server_load.py --followers 100,500,1000 --compare-src /tmp/base/src
 """
 
