@@ -104,8 +104,9 @@ def serve(
     # every live frame for 0.2-0.4 s (on 2 busy cores).  Younger collections ten times
     # rarer, and full ones rarer still, keep those stops out of a game.
     gc.set_threshold(*SERVE_GC_THRESHOLDS)
-    # Frames go out uncompressed, as the official engine sends them: compression is per
-    # connection, so it would cost every frame once per spectator, not once per game.
+    # Frames go out uncompressed (gorilla/websocket's default, so most likely the official
+    # engine's too): compression is per connection, so it would cost every frame once per
+    # spectator, not once per game.
     uvicorn.run(
         app,
         host=host,
