@@ -6,6 +6,7 @@ runs with uvicorn.
 
 from snakewar.server.app import create_app
 from snakewar.server.config import ServerConfig
+from snakewar.server.fanout import FrameFeed
 from snakewar.server.manager import GameLimitError, GameManager, LiveGame
 from snakewar.server.safety import ForbiddenSnakeError, RateLimiter, check_public_url
 from snakewar.server.schemas import CreateGame
@@ -13,6 +14,7 @@ from snakewar.server.schemas import CreateGame
 __all__ = [
     "CreateGame",
     "ForbiddenSnakeError",
+    "FrameFeed",
     "GameLimitError",
     "GameManager",
     "LiveGame",

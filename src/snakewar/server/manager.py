@@ -3,9 +3,10 @@
 A :class:`GameManager` starts each game as an asyncio task on the server's event loop
 through the game's adapter (:meth:`~snakewar.engine.protocol.GameAdapter.play`), stores
 it as it runs (every database call on the store's own threads, in order, one game at a
-time) and fans every frame out to any number of spectators.  A spectator that connects
-late, or reconnects, first receives every frame so far, then the live ones:
-:meth:`LiveGame.follow` is an async iterator from any turn.
+time) and fans every frame out to any number of spectators through the game's
+:class:`~snakewar.server.fanout.FrameFeed`: each frame is encoded once per wire format,
+and a spectator that connects late, or reconnects, is sent the cached history, then the
+live frames.
 
 Every live game also has a :class:`~snakewar.server.stepping.TurnGate` (pause,
 step, resume) and, when asked (local servers), keeps each turn's calls: the request
@@ -21,7 +22,7 @@ import datetime as dt
 import secrets
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,7 @@ from snakewar.engine.protocol import (
     StoredGame,
 )
 from snakewar.errors import BusyError, ConflictError, ParamsError
+from snakewar.server.fanout import FrameFeed
 from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, PauseExpiredError, TurnGate
 from snakewar.storage import AsyncStore
 
@@ -74,8 +76,8 @@ class NotSteppableError(ConflictError):
 class LiveGame:
     """A game the server is running now (or just finished): frames and spectators.
 
-    ``views`` are the frames' views (what viewers draw), turn 0 first; ``header`` is the
-    game's own header once it started.  ``gate`` holds it between turns (step mode);
+    ``feed`` holds its frames and streams them to followers; ``header`` is the game's own
+    header once it started.  ``gate`` holds it between turns (step mode);
     ``record_calls`` says whether its calls' bodies are stored.
     """
 
@@ -85,9 +87,7 @@ class LiveGame:
     owner_id: int | None = None
     listing: StoredGame | None = None
     header: Mapping[str, Any] | None = None
-    views: list[Mapping[str, Any]] = field(default_factory=list)
-    times: list[float] = field(default_factory=list)
-    """When each frame was produced (Unix time): spectators can measure delivery delay."""
+    feed: FrameFeed = field(default_factory=FrameFeed)
     played: PlayedGame | None = None
     status: str = "starting"
     error: str = ""
@@ -96,7 +96,11 @@ class LiveGame:
     gate: TurnGate = field(default_factory=TurnGate)
     record_calls: bool = False
     call_bytes: int = 0
-    _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+    @property
+    def views(self) -> list[Mapping[str, Any]]:
+        """The frames' views (what viewers draw), turn 0 first."""
+        return self.feed.views
 
     @property
     def paused(self) -> bool:
@@ -112,28 +116,6 @@ class LiveGame:
     def game(self) -> str:
         """The registry key of its game."""
         return self.spec.game
-
-    async def _publish(self, view: Mapping[str, Any] | None = None) -> None:
-        async with self._changed:
-            if view is not None:
-                self.views.append(view)
-                self.times.append(time.time())
-            self._changed.notify_all()
-
-    async def follow(self, start: int = 0) -> AsyncIterator[tuple[Mapping[str, Any], float]]:
-        """Yield ``(view, produced_at)`` from index ``start``: those so far, then live ones."""
-        index = start
-        while True:
-            async with self._changed:
-                while index >= len(self.views) and not self.finished:
-                    await self._changed.wait()
-                pending = list(zip(self.views[index:], self.times[index:], strict=True))
-                done = self.finished
-            for item in pending:
-                yield item
-            index += len(pending)
-            if done and index >= len(self.views):
-                return
 
 
 class GameManager:
@@ -300,12 +282,13 @@ class GameManager:
             lease = (self.server_id, self._lease_end())
             await self._db(games.begin, listing, data, spec=spec, owner_id=owner_id, lease=lease)
             for frame in data.frames:
-                await live._publish(frame.view)
+                live.feed.publish(frame.view, time.time())
             started.set()
 
         async def on_frame(frame: Frame) -> None:
+            # Followers first: they need not wait for the database.
+            live.feed.publish(frame.view, time.time())
             await self._db(games.add_frame, live.id, frame)
-            await live._publish(frame.view)
 
         async def on_calls(turn: int, records: Sequence[Mapping[str, JSON]]) -> None:
             kept = [self._within_budget(live, r) for r in records]
@@ -346,7 +329,7 @@ class GameManager:
                     await self._db(games.set_status, live.id, "aborted")
             finally:
                 started.set()
-                await live._publish()
+                live.feed.finish()
                 await live.gate.finish()
 
         live.task = asyncio.create_task(run(), name=f"game {live.id}")
