@@ -40,6 +40,7 @@ from snakewar.games.battlesnake.settings import (
     Settings,
 )
 from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, BoardState, Point, Snake
+from snakewar.sim import counter
 
 __all__ = [
     "CAUSES",
@@ -242,7 +243,6 @@ class BatchSim:
             raise InvalidStateError(f"got {len(seed_list)} seeds for a batch of {batch}")
         self.seeds = np.array([wrap_int64(int(s)) for s in seed_list], dtype=np.int64)
         self.episode = np.zeros(batch, dtype=np.int64)
-        self.rng = np.random.default_rng([int(s) & ((1 << 64) - 1) for s in seed_list])
         self._tables()
         self._fixed = self._fixed_tables()
         b, s, p, ring = batch, snakes, self.cells, self.ring
@@ -384,7 +384,7 @@ class BatchSim:
                 settings = self.settings[g].with_seed(int(self.seeds[g]))
                 state = setup_board(self.map, settings, self.width, self.height, self.ids)
             else:
-                state = self._fast_setup()
+                state = self._fast_setup(g)
             self._load(g, state)
             self._init_zone(g)
         self._initialization(slots)
@@ -421,11 +421,20 @@ class BatchSim:
         """
         assert self._fixed is not None
         start_cells, cand = self._fixed
-        m, n, rng = slots.size, self.num_snakes, self.rng
-        base = np.tile(np.arange(4), (m, 1))
-        corners = rng.permuted(base, axis=1)
-        cardinals = rng.permuted(base, axis=1) + 4
-        flip = (rng.integers(0, 2, size=m) == 0)[:, None]
+        m, n = slots.size, self.num_snakes
+        seeds = self.seeds[slots]
+
+        def pick(k: int | IntArray, index: int) -> IntArray:
+            return counter.uniform(k, seeds, 0, counter.SETUP, index)
+
+        rows = np.arange(m)
+        corners = np.tile(np.arange(4), (m, 1))
+        cardinals = corners + 4
+        for group, first in ((corners, 0), (cardinals, 3)):
+            for i in (3, 2, 1):
+                j = pick(i + 1, first + 3 - i)
+                group[rows, i], group[rows, j] = group[rows, j], group[rows, i].copy()
+        flip = (pick(2, 6) == 0)[:, None]
         order = np.concatenate(
             [np.where(flip, corners, cardinals), np.where(flip, cardinals, corners)], axis=1
         )[:, :n]
@@ -451,7 +460,7 @@ class BatchSim:
         self.turn[slots] = 0
         self.over[slots] = False
         if self.royale:
-            sides = rng.integers(0, 4, size=(m, self._kmax))
+            sides = counter.uniform(4, seeds[:, None], 0, counter.ZONE, np.arange(self._kmax))
             z = self.zone[slots]
             z[:, 0] = (0, self.width - 1, 0, self.height - 1)
             for j, sign in enumerate((1, -1, 1, -1)):
@@ -462,14 +471,13 @@ class BatchSim:
         small = self.width * self.height < 121
         chosen = np.full((m, n), -1, dtype=np.int64)
         if n <= 4 or not small:
-            rows = np.arange(m)
             for i in range(n):
                 c = cand[order[:, i]]
                 avail = (c >= 0) & ~(c[:, :, None] == chosen[:, None, :i]).any(axis=2)
                 k = avail.sum(axis=1)
-                r = (rng.random(m) * k).astype(np.int64)
-                pick = (np.cumsum(avail, axis=1) == (r + 1)[:, None]) & avail
-                chosen[:, i] = c[rows, pick.argmax(axis=1)]
+                r = pick(np.maximum(k, 1), 7 + i)
+                hit = (np.cumsum(avail, axis=1) == (r + 1)[:, None]) & avail
+                chosen[:, i] = c[rows, hit.argmax(axis=1)]
             self.food[sl, chosen] = True
             self.food_stamp[sl, chosen] = np.arange(n)[None, :]
         center = self._cell(Point((self.width - 1) // 2, (self.height - 1) // 2))
@@ -477,8 +485,8 @@ class BatchSim:
         self.food_stamp[slots, center] = n
         self.food_count[slots] = self.food[slots].sum(axis=1)
 
-    def _fast_setup(self) -> BoardState:
-        rand = NumpyRand(self.rng)
+    def _fast_setup(self, g: int) -> BoardState:
+        rand = counter.CounterRand(int(self.seeds[g]), 0, counter.SETUP)
         if self.map == "empty":
             board = MutableBoard(0, self.width, self.height)
             check_standard_snake_limit(board)
@@ -494,7 +502,7 @@ class BatchSim:
             rand = self.settings[g].with_seed(int(self.seeds[g])).get_rand(0)
             sides = [rand.intn(4) for _ in range(k)]
         else:
-            sides = self.rng.integers(0, 4, size=k).tolist()
+            sides = counter.uniform(4, self.seeds[g], 0, counter.ZONE, np.arange(k)).tolist()
         z = [0, self.width - 1, 0, self.height - 1]
         self.zone[g, 0] = z
         delta = ((0, 1), (1, -1), (2, 1), (3, -1))
@@ -535,7 +543,6 @@ class BatchSim:
             if len(seeds) != self.batch:
                 raise InvalidStateError(f"got {len(seeds)} seeds for a batch of {self.batch}")
             self.seeds[:] = [wrap_int64(int(s)) for s in seeds]
-            self.rng = np.random.default_rng([int(s) & ((1 << 64) - 1) for s in seeds])
         self.episode[:] = 0
         self._reset_slots(np.arange(self.batch))
 
@@ -932,7 +939,8 @@ class BatchSim:
                     self.food_stamp[g, c] = stamp0 + k
                 self.food_count[g] += len(cells[:howmany])
             return
-        u = self.rng.integers(0, 100, size=slots.size)
+        seeds, turns = self.seeds[slots], self.turn[slots]
+        u = counter.uniform(100, seeds, turns, counter.CHANCE, 0)
         need_n: IntArray = np.where(
             count < minf, minf - count, ((chance > 0) & (100 - u < chance)).astype(np.int64)
         )
@@ -940,15 +948,18 @@ class BatchSim:
         if pick.size == 0:
             return
         sub, n = slots[pick], need_n[pick]
+        seeds, turns = seeds[pick], turns[pick]
         free = self._free_cells(sub)
         rows = np.arange(sub.size)
         for k in range(int(n.max())):
-            want = (n > k) & free.any(axis=1)
+            # The k-th food goes on the uniform(m)-th free cell (counter.py's spec).
+            rank = np.cumsum(free, axis=1)
+            m = rank[:, -1]
+            want = (n > k) & (m > 0)
             if not want.any():
                 break
-            keys = self.rng.random(free.shape, dtype=np.float32)
-            keys += free
-            c = keys.argmax(axis=1)
+            j = counter.uniform(np.maximum(m, 1), seeds, turns, counter.SPAWN, k)
+            c = ((rank == (j + 1)[:, None]) & free).argmax(axis=1)
             rr, cc = rows[want], c[want]
             self.food[sub[rr], cc] = True
             self.food_stamp[sub[rr], cc] = stamp0 + k
