@@ -17,6 +17,7 @@ board lands on the padding and is eliminated there, keeping its exact coordinate
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, MutableSequence, Sequence
 from typing import TypeVar
 
@@ -150,6 +151,48 @@ class StepResult:
         self.final_states = final_states
 
 
+BACKENDS = ("auto", "numpy", "numba")
+"""Simulator backends: ``numba`` compiles the turn (``pip install snakewar[sim]``), ``numpy``
+vectorises it over the batch, ``auto`` takes numba when it can be imported."""
+
+
+def numba_available() -> bool:
+    """Whether numba can be imported (the ``sim`` extra)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def resolve_backend(backend: str) -> str:
+    """The backend ``backend`` means here: ``"auto"`` becomes ``"numba"`` or ``"numpy"``.
+
+    Raises:
+        InvalidStateError: for a name outside :data:`BACKENDS`, or ``"numba"`` without numba.
+    """
+    if backend not in BACKENDS:
+        raise InvalidStateError(f"backend {backend!r} (expected one of {BACKENDS})")
+    if backend == "auto":
+        return "numba" if numba_available() else "numpy"
+    if backend == "numba" and not numba_available():
+        raise InvalidStateError("backend 'numba' needs numba: pip install 'snakewar[sim]'")
+    return backend
+
+
+def _chunks(batch: int) -> int:
+    # Small batches run in the calling thread: a parallel launch costs more than it
+    # saves there.  Larger ones get a few chunks per thread, for balance.
+    if batch < _PARALLEL_FROM:
+        return 1
+    return min(batch // 64, 8 * _threads())
+
+
+_PARALLEL_FROM = 512
+
+
+def _threads() -> int:
+    import numba
+
+    return int(numba.get_num_threads())
+
+
 def _settings_list(settings: Settings | Sequence[Settings] | None, batch: int) -> list[Settings]:
     if settings is None:
         return [Settings.defaults()] * batch
@@ -204,6 +247,7 @@ class BatchSim:
         auto_reset: bool = True,
         ids: Sequence[str] | None = None,
         keep_final_states: bool = False,
+        backend: str = "auto",
         _setup: bool = True,
     ) -> None:
         if ruleset not in RULESETS:
@@ -214,6 +258,7 @@ class BatchSim:
             raise UnknownMapError(f"map {map!r} is not simulated (expected one of {MAPS})")
         if randomness not in ("go", "fast"):
             raise InvalidStateError(f"randomness {randomness!r} (expected 'go' or 'fast')")
+        self.backend = resolve_backend(backend)
         if batch < 1:
             raise InvalidStateError(f"batch {batch} (expected at least 1)")
         if not (1 <= width <= 25 and 1 <= height <= 25):
@@ -274,6 +319,8 @@ class BatchSim:
         self.turn = np.zeros(b, dtype=np.int64)
         self.over = np.zeros(b, dtype=np.bool_)
         self._stamp = 1
+        # The numba kernel's constant tables, built on its first step.
+        self._kernel_tables: tuple[npt.NDArray[np.generic], ...] | None = None
         # Royale: the safe rectangle (min_x, max_x, min_y, max_y) after k shrinks.
         self._kmax = width + height
         self.zone = np.zeros((b, self._kmax + 1, 4), dtype=np.int64)
@@ -374,6 +421,8 @@ class BatchSim:
 
     def _reset_slots(self, slots: npt.NDArray[np.int64]) -> None:
         """New games in ``slots``: map setup, then the vectorised init call."""
+        if slots.size == 0:
+            return
         if self._fixed is not None:
             self._fast_fixed_setup(slots)
             self._initialization(slots)
@@ -557,6 +606,7 @@ class BatchSim:
         randomness: str = "go",
         auto_reset: bool = False,
         solo: bool | None = None,
+        backend: str = "auto",
     ) -> BatchSim:
         """A simulator whose games start from ``states`` (one game each, same size and count).
 
@@ -582,6 +632,7 @@ class BatchSim:
             randomness,
             auto_reset,
             [sn.id for sn in first.snakes],
+            backend=backend,
             _setup=False,
         )
         if solo is not None:
@@ -688,6 +739,8 @@ class BatchSim:
         act = act.astype(np.int64, copy=False).ravel()
         if act.size and (act.min() < 0 or act.max() > 3):
             raise InvalidStateError("actions must be 0 (up), 1 (down), 2 (left) or 3 (right)")
+        if self.backend == "numba":
+            return self._step_numba(act.reshape(b, s))
         active = ~self.over
         games = None if active.all() else np.flatnonzero(active)
         cause = self.cause.ravel()
@@ -748,6 +801,69 @@ class BatchSim:
             self._spawn(slots)
         self.turn[slots] += 1
         return self._finish(slots)
+
+    def _step_numba(self, act: IntArray) -> StepResult:
+        from snakewar.sim import _numba
+
+        if self._kernel_tables is None:
+            order = self.xmajor if self.randomness == "go" else np.flatnonzero(self.on_board)
+            self._kernel_tables = (
+                self.nbr,
+                self.on_board,
+                self.cell_x.astype(np.int64),
+                self.cell_y.astype(np.int64),
+                self.offsets.astype(np.int64),
+                order.astype(np.int64),
+                _numba.GO_POW,
+                _numba.GO_COOKED,
+            )
+        cfg = np.zeros(_numba.CONFIG_SIZE, dtype=np.int64)
+        cfg[_numba.C_CONSTRICTOR] = self.constrictor
+        cfg[_numba.C_ROYALE] = self.royale
+        cfg[_numba.C_SPAWNS] = self.spawns
+        cfg[_numba.C_SOLO] = self.solo_over
+        cfg[_numba.C_GO] = self.randomness == "go"
+        cfg[_numba.C_OFFBOARD] = self._offboard_bodies
+        cfg[_numba.C_KMAX] = self._kmax
+        if self.spawns:
+            cfg[_numba.C_STAMP0] = self._stamp * 1024
+            self._stamp += 1
+        b = self.batch
+        winner = np.full(b, -1, dtype=np.int64)
+        done = np.zeros(b, dtype=np.bool_)
+        errors = _numba.step_games(
+            _chunks(b),
+            np.ascontiguousarray(act, dtype=np.int64),
+            self.over,
+            self.body,
+            self.head_slot,
+            self.head,
+            self.length,
+            self.health,
+            self.cause,
+            self.by,
+            self.elim_turn,
+            self.occ,
+            self.cell_count,
+            self.food,
+            self.food_stamp,
+            self.food_count,
+            self.hazards,
+            self.turn,
+            self.zone,
+            self.seeds,
+            self.food_chance,
+            self.min_food,
+            self.damage,
+            self.shrink,
+            *self._kernel_tables,
+            cfg,
+            winner,
+            done,
+        )
+        if errors:
+            raise StepError(f"a snake outgrew the ring buffer of {self.ring} segments")
+        return self._results(done, winner)
 
     def _hazard_damage(
         self, rows: IntArray, gof: IntArray, new_head: IntArray, turn1: IntArray
@@ -972,19 +1088,28 @@ class BatchSim:
         return out
 
     def _finish(self, slots: IntArray) -> StepResult:
-        b, s = self.batch, self.num_snakes
+        b = self.batch
         done = np.zeros(b, dtype=np.bool_)
         done[slots] = self._game_over(slots)
         winner = np.full(b, -1, dtype=np.int64)
-        rewards = np.zeros((b, s), dtype=np.float32)
-        turns = np.zeros(b, dtype=np.int64)
-        finals: dict[int, BoardState] = {}
         fin = np.flatnonzero(done)
         if fin.size:
             alive = self.cause[fin] == 0
             one = alive.sum(axis=1) == 1
             winner[fin[one]] = alive[one].argmax(axis=1)
-            rewards[fin[one]] = np.where(alive[one], 1.0, -1.0)
+        return self._results(done, winner)
+
+    def _results(self, done: BoolArray, winner: IntArray) -> StepResult:
+        """Rewards, final turns and states of the games ``done`` on this step; auto-reset."""
+        b, s = self.batch, self.num_snakes
+        rewards = np.zeros((b, s), dtype=np.float32)
+        turns = np.zeros(b, dtype=np.int64)
+        finals: dict[int, BoardState] = {}
+        fin = np.flatnonzero(done)
+        if fin.size:
+            won = fin[winner[fin] >= 0]
+            rewards[won] = -1.0
+            rewards[won, winner[won]] = 1.0
             turns[fin] = self.turn[fin]
             if self.keep_final_states:
                 finals = dict(zip(fin.tolist(), self.to_states(fin.tolist()), strict=True))
