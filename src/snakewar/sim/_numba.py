@@ -87,7 +87,8 @@ def _go_word(s: int, i: int, pw: np.ndarray, cooked: np.ndarray) -> np.uint64:
     u = np.uint64((s * pw[k]) % _INT32_MAX) << np.uint64(40)
     u ^= np.uint64((s * pw[k + 1]) % _INT32_MAX) << np.uint64(20)
     u ^= np.uint64((s * pw[k + 2]) % _INT32_MAX)
-    return u ^ cooked[i]
+    out: np.uint64 = u ^ cooked[i]
+    return out
 
 
 @_jit
@@ -765,5 +766,5 @@ def step_parallel(
 def step_games(chunks: int, *arrays: object) -> int:
     """Run the kernel over ``chunks`` chunks (1: serial, no thread launch)."""
     kernel = step_serial if chunks <= 1 else step_parallel
-    errors: int = kernel(max(chunks, 1), *arrays)
+    errors: int = kernel(max(chunks, 1), *arrays)  # type: ignore[arg-type]
     return errors

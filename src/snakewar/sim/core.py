@@ -1,4 +1,7 @@
-"""The batched simulator: B independent Battlesnake games stepped together in numpy.
+"""The batched simulator: B independent Battlesnake games stepped together.
+
+The numpy backend here runs each stage of a turn over the whole batch; the numba one
+(:mod:`snakewar.sim._numba`) runs the whole turn game by game, compiled.
 
 Layout (``B`` games, ``S`` snakes, ``P`` cells of the board padded by one square on
 each side, ``L`` ring-buffer slots per body):
@@ -44,6 +47,7 @@ from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, BoardState, Point
 from snakewar.sim import counter
 
 __all__ = [
+    "BACKENDS",
     "CAUSES",
     "MAPS",
     "MOVE_NAMES",
@@ -220,16 +224,20 @@ class BatchSim:
             ``min_food``, ``damage`` and ``shrink``.
         seeds: per-game seeds (default ``0 .. batch-1``).
         randomness: ``"go"`` plays exactly the rules engine's game for each seed (food
-            spawns and setup from ``Settings.get_rand``); ``"fast"`` draws from one numpy
-            Generator seeded from all the seeds, with the same probabilities.
+            spawns and setup from ``Settings.get_rand``); ``"fast"`` draws each number
+            as a hash of (seed, turn, purpose, index) (:mod:`snakewar.sim.counter`),
+            with the same probabilities: a game depends on its seed and moves only.
         auto_reset: a finished game is replaced at once by a new one whose seed is
             :func:`next_seed` of the old one (``episode`` counts them per slot).
         ids: snake ids for :meth:`to_states`.
         keep_final_states: put finished games' final states into :class:`StepResult`.
+        backend: ``"numba"`` (a compiled kernel, parallel over games), ``"numpy"`` or
+            ``"auto"`` (numba when importable); see :data:`BACKENDS`.  Every backend
+            plays the same games on the same arrays.
 
     Raises:
         UnknownRulesetError, UnknownMapError: for names outside :data:`RULESETS` / :data:`MAPS`.
-        InvalidStateError: for a bad batch, size or snake count.
+        InvalidStateError: for a bad batch, size, snake count or backend.
         MapSetupError: if the map cannot place the snakes.
     """
 
@@ -512,8 +520,8 @@ class BatchSim:
             sides = counter.uniform(4, seeds[:, None], 0, counter.ZONE, np.arange(self._kmax))
             z = self.zone[slots]
             z[:, 0] = (0, self.width - 1, 0, self.height - 1)
-            for j, sign in enumerate((1, -1, 1, -1)):
-                z[:, 1:, j] = z[:, 0:1, j] + sign * np.cumsum(sides == j, axis=1)
+            for side, sign in enumerate((1, -1, 1, -1)):
+                z[:, 1:, side] = z[:, 0:1, side] + sign * np.cumsum(sides == side, axis=1)
             self.zone[slots] = z
         if self.map == "empty":
             return
@@ -1074,8 +1082,8 @@ class BatchSim:
             want = (n > k) & (m > 0)
             if not want.any():
                 break
-            j = counter.uniform(np.maximum(m, 1), seeds, turns, counter.SPAWN, k)
-            c = ((rank == (j + 1)[:, None]) & free).argmax(axis=1)
+            nth = counter.uniform(np.maximum(m, 1), seeds, turns, counter.SPAWN, k)
+            c = ((rank == (nth + 1)[:, None]) & free).argmax(axis=1)
             rr, cc = rows[want], c[want]
             self.food[sub[rr], cc] = True
             self.food_stamp[sub[rr], cc] = stamp0 + k
