@@ -46,8 +46,26 @@ _SPAWN = counter.SPAWN
 _MASK63 = np.uint64((1 << 63) - 1)
 
 # Config vector indices (see BatchSim._step_numba).
-C_CONSTRICTOR, C_ROYALE, C_SPAWNS, C_SOLO, C_GO, C_OFFBOARD, C_KMAX, C_STAMP0 = range(8)
-CONFIG_SIZE = 8
+(
+    C_CONSTRICTOR,
+    C_ROYALE,
+    C_SPAWNS,
+    C_SOLO,
+    C_GO,
+    C_OFFBOARD,
+    C_KMAX,
+    C_STAMP0,
+    C_RESET,
+    C_WIDTH,
+    C_HEIGHT,
+    C_SETUP_FOOD,
+    C_CENTER,
+) = range(13)
+CONFIG_SIZE = 13
+_SETUP = counter.SETUP
+_ZONE = counter.ZONE
+_SEED_MUL = np.uint64(6364136223846793005)
+_SEED_ADD = np.uint64(1442695040888963407)
 
 _jit = numba.njit(cache=True, nogil=True)
 
@@ -167,6 +185,218 @@ def _go_fast_int31n(
 
 
 @_jit
+def _feed(
+    g: int,
+    moved: np.ndarray,
+    eat: np.ndarray,
+    body: np.ndarray,
+    head_slot: np.ndarray,
+    head: np.ndarray,
+    length: np.ndarray,
+    health: np.ndarray,
+    occ: np.ndarray,
+    cc: np.ndarray,
+    food: np.ndarray,
+    food_count: np.ndarray,
+) -> int:
+    """Feeding of the ``moved`` snakes; 1 (changing nothing) if one would outgrow its ring.
+
+    Each snake whose head is on food eats it (two heads may share one).
+    """
+    ns, ring = body.shape[1], body.shape[2]
+    for i in range(ns):
+        eat[i] = moved[i] and food[g, head[g, i]]
+        if eat[i] and length[g, i] + 1 >= ring:
+            return 1
+    for i in range(ns):
+        if not eat[i]:
+            continue
+        n = length[g, i]
+        sl = head_slot[g, i]
+        tail = body[g, i, (sl + n - 1) % ring]
+        body[g, i, (sl + n) % ring] = tail
+        occ[g, i, tail] += 1
+        cc[g, tail] += 1
+        length[g, i] = n + 1
+        health[g, i] = _MAX_HEALTH
+    for i in range(ns):
+        if eat[i] and food[g, head[g, i]]:
+            food[g, head[g, i]] = False
+            food_count[g] -= 1
+    return 0
+
+
+@_jit
+def _constrict(
+    g: int,
+    body: np.ndarray,
+    head_slot: np.ndarray,
+    length: np.ndarray,
+    health: np.ndarray,
+    cause: np.ndarray,
+    occ: np.ndarray,
+    cc: np.ndarray,
+    food: np.ndarray,
+    food_count: np.ndarray,
+) -> int:
+    """Constrictor's stage; 1 (changing nothing) if a snake would outgrow its ring.
+
+    No food; every snake gets full health and grows unless its tail is stacked.
+    """
+    ns, ring = body.shape[1], body.shape[2]
+    for i in range(ns):
+        n = length[g, i]
+        sl = head_slot[g, i]
+        stacked = n >= 2 and body[g, i, (sl + n - 1) % ring] == body[g, i, (sl + n - 2) % ring]
+        if not stacked and n + 1 >= ring:
+            return 1
+    food[g, :] = False
+    food_count[g] = 0
+    for i in range(ns):
+        health[g, i] = _MAX_HEALTH
+        n = length[g, i]
+        sl = head_slot[g, i]
+        tail = body[g, i, (sl + n - 1) % ring]
+        if n >= 2 and tail == body[g, i, (sl + n - 2) % ring]:
+            continue
+        body[g, i, (sl + n) % ring] = tail
+        occ[g, i, tail] += 1
+        if cause[g, i] == 0:
+            cc[g, tail] += 1
+        length[g, i] = n + 1
+    return 0
+
+
+@_jit
+def _fixed_setup(
+    g: int,
+    body: np.ndarray,
+    head_slot: np.ndarray,
+    head: np.ndarray,
+    length: np.ndarray,
+    health: np.ndarray,
+    cause: np.ndarray,
+    by: np.ndarray,
+    elim_turn: np.ndarray,
+    occ: np.ndarray,
+    cc: np.ndarray,
+    food: np.ndarray,
+    food_stamp: np.ndarray,
+    food_count: np.ndarray,
+    hazards: np.ndarray,
+    turn: np.ndarray,
+    zone: np.ndarray,
+    seeds: np.ndarray,
+    start_cells: np.ndarray,
+    cand: np.ndarray,
+    cfg: np.ndarray,
+    moved: np.ndarray,
+    eat: np.ndarray,
+) -> int:
+    """A new fast-mode game in slot ``g`` on a square board from 7x7.
+
+    The numpy backend's ``_fast_fixed_setup`` and initialization call, draw for draw.
+    """
+    ns = body.shape[1]
+    seed = seeds[g]
+    order = np.empty(8, np.int64)
+    for i in range(8):
+        order[i] = i
+    # Fisher-Yates of the corners (draws 0-2) and the edge midpoints (draws 3-5).
+    for first in range(2):
+        base = 4 * first
+        for i in range(3, 0, -1):
+            j = _uniform(i + 1, seed, 0, _SETUP, 3 * first + 3 - i)
+            order[base + i], order[base + j] = order[base + j], order[base + i]
+    if _uniform(2, seed, 0, _SETUP, 6) != 0:  # edge midpoints first
+        for i in range(4):
+            order[i], order[i + 4] = order[i + 4], order[i]
+    body[g, :, :] = 0
+    occ[g, :, :] = 0
+    cc[g, :] = 0
+    food[g, :] = False
+    food_stamp[g, :] = 0
+    hazards[g, :] = 0
+    for i in range(ns):
+        c = start_cells[order[i]]
+        body[g, i, 0] = c
+        body[g, i, 1] = c
+        body[g, i, 2] = c
+        head_slot[g, i] = 0
+        head[g, i] = c
+        length[g, i] = 3
+        health[g, i] = _MAX_HEALTH
+        cause[g, i] = 0
+        by[g, i] = -1
+        elim_turn[g, i] = 0
+        occ[g, i, c] = 2
+        cc[g, c] += 2
+    turn[g] = 0
+    if cfg[C_ROYALE]:
+        x0, x1, y0, y1 = 0, cfg[C_WIDTH] - 1, 0, cfg[C_HEIGHT] - 1
+        zone[g, 0, 0], zone[g, 0, 1], zone[g, 0, 2], zone[g, 0, 3] = x0, x1, y0, y1
+        for r in range(cfg[C_KMAX]):
+            side = _uniform(4, seed, 0, _ZONE, r)
+            if side == 0:
+                x0 += 1
+            elif side == 1:
+                x1 -= 1
+            elif side == 2:
+                y0 += 1
+            else:
+                y1 -= 1
+            zone[g, r + 1, 0], zone[g, r + 1, 1] = x0, x1
+            zone[g, r + 1, 2], zone[g, r + 1, 3] = y0, y1
+    if cfg[C_SPAWNS]:
+        if cfg[C_SETUP_FOOD]:
+            chosen = np.empty(ns, np.int64)
+            for i in range(ns):
+                k = 0
+                for q in range(4):
+                    c = cand[order[i], q]
+                    if c >= 0 and not _among(c, chosen, i):
+                        k += 1
+                r = _uniform(max(k, 1), seed, 0, _SETUP, 7 + i)
+                pick = cand[order[i], 0]  # none available: as numpy's argmax of nothing
+                for q in range(4):
+                    c = cand[order[i], q]
+                    if c >= 0 and not _among(c, chosen, i):
+                        if r == 0:
+                            pick = c
+                            break
+                        r -= 1
+                chosen[i] = pick
+            for i in range(ns):
+                food[g, chosen[i]] = True
+                food_stamp[g, chosen[i]] = i
+        food[g, cfg[C_CENTER]] = True
+        food_stamp[g, cfg[C_CENTER]] = ns
+    count = 0
+    for c in range(food.shape[1]):
+        if food[g, c]:
+            count += 1
+    food_count[g] = count
+    # The ruleset's initialization call: feeding, then constrictor's stages.
+    for i in range(ns):
+        moved[i] = True
+    if _feed(g, moved, eat, body, head_slot, head, length, health, occ, cc, food, food_count):
+        return 1
+    if cfg[C_CONSTRICTOR] and _constrict(
+        g, body, head_slot, length, health, cause, occ, cc, food, food_count
+    ):
+        return 1
+    return 0
+
+
+@_jit
+def _among(c: int, chosen: np.ndarray, n: int) -> bool:
+    for k in range(n):  # noqa: SIM110 (a plain loop compiles; a generator does not)
+        if chosen[k] == c:
+            return True
+    return False
+
+
+@_jit
 def _step_game(
     g: int,
     act: np.ndarray,
@@ -248,26 +478,8 @@ def _step_game(
                     cause[g, i] = _HAZARD
                     by[g, i] = -1
                     elim_turn[g, i] = t1
-    # Feeding: every snake whose head is on food eats it (two heads may share one).
-    for i in range(ns):
-        eat[i] = moved[i] and food[g, head[g, i]]
-        if eat[i] and length[g, i] + 1 >= ring:
-            return 1
-    for i in range(ns):
-        if not eat[i]:
-            continue
-        n = length[g, i]
-        sl = head_slot[g, i]
-        tail = body[g, i, (sl + n - 1) % ring]
-        body[g, i, (sl + n) % ring] = tail
-        occ[g, i, tail] += 1
-        cc[g, tail] += 1
-        length[g, i] = n + 1
-        health[g, i] = _MAX_HEALTH
-    for i in range(ns):
-        if eat[i] and food[g, head[g, i]]:
-            food[g, head[g, i]] = False
-            food_count[g] -= 1
+    if _feed(g, moved, eat, body, head_slot, head, length, health, occ, cc, food, food_count):
+        return 1
     # Elimination: out of health, then off the board.
     for i in range(ns):
         if not moved[i] or cause[g, i] != 0:
@@ -328,29 +540,10 @@ def _step_game(
         if moved[i] and cause[g, i] != 0:
             for c in range(ncell):
                 cc[g, c] -= occ[g, i, c]
-    if cfg[C_CONSTRICTOR]:
-        for c in range(ncell):
-            food[g, c] = False
-        food_count[g] = 0
-        for i in range(ns):
-            n = length[g, i]
-            sl = head_slot[g, i]
-            if (n < 2 or body[g, i, (sl + n - 1) % ring] != body[g, i, (sl + n - 2) % ring]) and (
-                n + 1 >= ring
-            ):
-                return 1
-        for i in range(ns):
-            health[g, i] = _MAX_HEALTH
-            n = length[g, i]
-            sl = head_slot[g, i]
-            tail = body[g, i, (sl + n - 1) % ring]
-            if n >= 2 and tail == body[g, i, (sl + n - 2) % ring]:
-                continue  # a stacked tail does not grow
-            body[g, i, (sl + n) % ring] = tail
-            occ[g, i, tail] += 1
-            if cause[g, i] == 0:
-                cc[g, tail] += 1
-            length[g, i] = n + 1
+    if cfg[C_CONSTRICTOR] and _constrict(
+        g, body, head_slot, length, health, cause, occ, cc, food, food_count
+    ):
+        return 1
     if cfg[C_ROYALE]:
         started = t1 >= shrink[g]
         k = min(t1 // shrink[g], cfg[C_KMAX])
@@ -523,6 +716,10 @@ def _run_chunk(
     cfg: np.ndarray,
     winner: np.ndarray,
     done: np.ndarray,
+    start_cells: np.ndarray,
+    cand: np.ndarray,
+    episode: np.ndarray,
+    final_turn: np.ndarray,
 ) -> int:
     """Step the games of chunk ``ci`` of ``chunks``; returns the number of errors."""
     nb = act.shape[0]
@@ -592,10 +789,44 @@ def _run_chunk(
             errors += 1
             continue
         w = _game_over(g, cause, cfg)
-        if w != -2:
-            done[g] = True
-            winner[g] = w
+        if w == -2:
+            continue
+        done[g] = True
+        winner[g] = w
+        final_turn[g] = turn[g]
+        if not cfg[C_RESET]:
             over[g] = True
+            continue
+        # Auto-reset here: the next episode's seed, then a new game in the slot.
+        seeds[g] = np.int64((np.uint64(seeds[g]) * _SEED_MUL + _SEED_ADD) >> np.uint64(1))
+        episode[g] += 1
+        if _fixed_setup(
+            g,
+            body,
+            head_slot,
+            head,
+            length,
+            health,
+            cause,
+            by,
+            elim_turn,
+            occ,
+            cc,
+            food,
+            food_stamp,
+            food_count,
+            hazards,
+            turn,
+            zone,
+            seeds,
+            start_cells,
+            cand,
+            cfg,
+            moved,
+            eat,
+        ):
+            errors += 1
+        over[g] = _game_over(g, cause, cfg) != -2
     return errors
 
 
@@ -636,6 +867,10 @@ def step_serial(
     cfg: np.ndarray,
     winner: np.ndarray,
     done: np.ndarray,
+    start_cells: np.ndarray,
+    cand: np.ndarray,
+    episode: np.ndarray,
+    final_turn: np.ndarray,
 ) -> int:
     """Step every game in this thread (small batches: no thread launch)."""
     errors = 0
@@ -677,6 +912,10 @@ def step_serial(
             cfg,
             winner,
             done,
+            start_cells,
+            cand,
+            episode,
+            final_turn,
         )
     return errors
 
@@ -718,6 +957,10 @@ def step_parallel(
     cfg: np.ndarray,
     winner: np.ndarray,
     done: np.ndarray,
+    start_cells: np.ndarray,
+    cand: np.ndarray,
+    episode: np.ndarray,
+    final_turn: np.ndarray,
 ) -> int:
     """Step the games in ``chunks`` chunks spread over numba's threads."""
     errors = 0
@@ -759,6 +1002,10 @@ def step_parallel(
             cfg,
             winner,
             done,
+            start_cells,
+            cand,
+            episode,
+            final_turn,
         )
     return errors
 

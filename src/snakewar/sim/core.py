@@ -197,6 +197,9 @@ def _threads() -> int:
     return int(numba.get_num_threads())
 
 
+_NO_FIXED = (np.zeros(8, dtype=np.int64), np.full((8, 4), -1, dtype=np.int64))
+
+
 def _settings_list(settings: Settings | Sequence[Settings] | None, batch: int) -> list[Settings]:
     if settings is None:
         return [Settings.defaults()] * batch
@@ -833,12 +836,21 @@ class BatchSim:
         cfg[_numba.C_GO] = self.randomness == "go"
         cfg[_numba.C_OFFBOARD] = self._offboard_bodies
         cfg[_numba.C_KMAX] = self._kmax
+        # Auto-resets of fast games on fixed starts happen in the kernel (the others,
+        # and any whose final state is kept, in _results).
+        reset = self.auto_reset and not self.keep_final_states and self._fixed is not None
+        cfg[_numba.C_RESET] = reset
+        cfg[_numba.C_WIDTH], cfg[_numba.C_HEIGHT] = self.width, self.height
+        cfg[_numba.C_SETUP_FOOD] = self.num_snakes <= 4 or self.width * self.height >= 121
+        cfg[_numba.C_CENTER] = self._cell(Point((self.width - 1) // 2, (self.height - 1) // 2))
+        start_cells, cand = self._fixed if self._fixed is not None else _NO_FIXED
         if self.spawns:
             cfg[_numba.C_STAMP0] = self._stamp * 1024
             self._stamp += 1
         b = self.batch
         winner = np.full(b, -1, dtype=np.int64)
         done = np.zeros(b, dtype=np.bool_)
+        final_turn = np.zeros(b, dtype=np.int64)
         errors = _numba.step_games(
             _chunks(b),
             np.ascontiguousarray(act, dtype=np.int64),
@@ -868,10 +880,21 @@ class BatchSim:
             cfg,
             winner,
             done,
+            start_cells,
+            cand,
+            self.episode,
+            final_turn,
         )
         if errors:
             raise StepError(f"a snake outgrew the ring buffer of {self.ring} segments")
-        return self._results(done, winner)
+        if not reset:
+            return self._results(done, winner)
+        rewards = np.zeros((b, self.num_snakes), dtype=np.float32)
+        won = np.flatnonzero(winner >= 0)
+        if won.size:
+            rewards[won] = -1.0
+            rewards[won, winner[won]] = 1.0
+        return StepResult(done, winner, rewards, final_turn, {})
 
     def _hazard_damage(
         self, rows: IntArray, gof: IntArray, new_head: IntArray, turn1: IntArray
