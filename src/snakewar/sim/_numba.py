@@ -68,6 +68,9 @@ _SEED_MUL = np.uint64(6364136223846793005)
 _SEED_ADD = np.uint64(1442695040888963407)
 
 _jit = numba.njit(cache=True, nogil=True)
+# Helpers that take arrays are inlined into the chunk loop: a compiled call that passes
+# arrays updates each one's reference count, which cost more than the work itself.
+_inline = numba.njit(cache=True, nogil=True, inline="always")
 
 
 # -- counter hash (snakewar.sim.counter's spec) -------------------------------------
@@ -99,7 +102,7 @@ def _uniform(n: int, seed: int, turn: int, purpose: int, index: int) -> int:
 # reduced seed).
 
 
-@_jit
+@_inline
 def _go_word(s: int, i: int, pw: np.ndarray, cooked: np.ndarray) -> np.uint64:
     k = 21 + 3 * i
     u = np.uint64((s * pw[k]) % _INT32_MAX) << np.uint64(40)
@@ -109,7 +112,7 @@ def _go_word(s: int, i: int, pw: np.ndarray, cooked: np.ndarray) -> np.uint64:
     return out
 
 
-@_jit
+@_inline
 def _go_seed(seed: int, st: np.ndarray) -> None:
     s = seed % _INT32_MAX  # floor modulo: Go's remainder folded into [0, 2**31 - 1)
     if s == 0:
@@ -120,7 +123,7 @@ def _go_seed(seed: int, st: np.ndarray) -> None:
     st[3] = s
 
 
-@_jit
+@_inline
 def _go_uint64(
     st: np.ndarray, vec: np.ndarray, stamp: np.ndarray, pw: np.ndarray, cooked: np.ndarray
 ) -> np.uint64:
@@ -142,7 +145,7 @@ def _go_uint64(
     return x
 
 
-@_jit
+@_inline
 def _go_int31n(
     n: int,
     st: np.ndarray,
@@ -160,7 +163,7 @@ def _go_int31n(
     return v % n
 
 
-@_jit
+@_inline
 def _go_fast_int31n(
     n: int,
     st: np.ndarray,
@@ -185,6 +188,16 @@ def _go_fast_int31n(
 
 
 @_jit
+def _wrap(x: int, ring: int) -> int:
+    # A ring-buffer index from -ring .. 2 * ring - 1: cheaper than a division.
+    if x >= ring:
+        return x - ring
+    if x < 0:
+        return x + ring
+    return x
+
+
+@_inline
 def _feed(
     g: int,
     moved: np.ndarray,
@@ -213,8 +226,8 @@ def _feed(
             continue
         n = length[g, i]
         sl = head_slot[g, i]
-        tail = body[g, i, (sl + n - 1) % ring]
-        body[g, i, (sl + n) % ring] = tail
+        tail = body[g, i, _wrap(sl + n - 1, ring)]
+        body[g, i, _wrap(sl + n, ring)] = tail
         occ[g, i, tail] += 1
         cc[g, tail] += 1
         length[g, i] = n + 1
@@ -226,7 +239,7 @@ def _feed(
     return 0
 
 
-@_jit
+@_inline
 def _constrict(
     g: int,
     body: np.ndarray,
@@ -247,7 +260,9 @@ def _constrict(
     for i in range(ns):
         n = length[g, i]
         sl = head_slot[g, i]
-        stacked = n >= 2 and body[g, i, (sl + n - 1) % ring] == body[g, i, (sl + n - 2) % ring]
+        stacked = (
+            n >= 2 and body[g, i, _wrap(sl + n - 1, ring)] == body[g, i, _wrap(sl + n - 2, ring)]
+        )
         if not stacked and n + 1 >= ring:
             return 1
     food[g, :] = False
@@ -256,10 +271,10 @@ def _constrict(
         health[g, i] = _MAX_HEALTH
         n = length[g, i]
         sl = head_slot[g, i]
-        tail = body[g, i, (sl + n - 1) % ring]
-        if n >= 2 and tail == body[g, i, (sl + n - 2) % ring]:
+        tail = body[g, i, _wrap(sl + n - 1, ring)]
+        if n >= 2 and tail == body[g, i, _wrap(sl + n - 2, ring)]:
             continue
-        body[g, i, (sl + n) % ring] = tail
+        body[g, i, _wrap(sl + n, ring)] = tail
         occ[g, i, tail] += 1
         if cause[g, i] == 0:
             cc[g, tail] += 1
@@ -396,192 +411,7 @@ def _among(c: int, chosen: np.ndarray, n: int) -> bool:
     return False
 
 
-@_jit
-def _step_game(
-    g: int,
-    act: np.ndarray,
-    body: np.ndarray,
-    head_slot: np.ndarray,
-    head: np.ndarray,
-    length: np.ndarray,
-    health: np.ndarray,
-    cause: np.ndarray,
-    by: np.ndarray,
-    elim_turn: np.ndarray,
-    occ: np.ndarray,
-    cc: np.ndarray,
-    food: np.ndarray,
-    food_stamp: np.ndarray,
-    food_count: np.ndarray,
-    hazards: np.ndarray,
-    turn: np.ndarray,
-    zone: np.ndarray,
-    seeds: np.ndarray,
-    food_chance: np.ndarray,
-    min_food: np.ndarray,
-    damage: np.ndarray,
-    shrink: np.ndarray,
-    nbr: np.ndarray,
-    on_board: np.ndarray,
-    cell_x: np.ndarray,
-    cell_y: np.ndarray,
-    offsets: np.ndarray,
-    order: np.ndarray,
-    pw: np.ndarray,
-    cooked: np.ndarray,
-    cfg: np.ndarray,
-    moved: np.ndarray,
-    alive: np.ndarray,
-    eat: np.ndarray,
-    ncause: np.ndarray,
-    nby: np.ndarray,
-    mark: np.ndarray,
-    cells: np.ndarray,
-    vec: np.ndarray,
-    stamp: np.ndarray,
-    st: np.ndarray,
-) -> int:
-    """One turn of game ``g``; returns 0, or 1 if a snake outgrew its ring buffer."""
-    ns = body.shape[1]
-    ring = body.shape[2]
-    ncell = cc.shape[1]
-    t1 = turn[g] + 1
-    # Movement: the new head goes in the slot before the old head; the tail is dropped.
-    for i in range(ns):
-        moved[i] = cause[g, i] == 0
-        if not moved[i]:
-            continue
-        oh = head[g, i]
-        nh = nbr[oh, act[g, i]]
-        hs = (head_slot[g, i] - 1) % ring
-        head_slot[g, i] = hs
-        ot = body[g, i, (hs + length[g, i]) % ring]
-        body[g, i, hs] = nh
-        head[g, i] = nh
-        occ[g, i, oh] += 1
-        occ[g, i, ot] -= 1
-        cc[g, oh] += 1
-        cc[g, ot] -= 1
-        health[g, i] -= 1
-    # Hazard damage, once per stacked hazard (food on the square cancels it).
-    dmg = damage[g]
-    for i in range(ns):
-        if not moved[i]:
-            continue
-        h = head[g, i]
-        if hazards[g, h] > 0 and not food[g, h]:
-            for _ in range(hazards[g, h]):
-                hv = health[g, i] - dmg  # wraps as Go's int64 does
-                hv = min(max(hv, 0), _MAX_HEALTH)
-                health[g, i] = hv
-                if hv <= 0:
-                    cause[g, i] = _HAZARD
-                    by[g, i] = -1
-                    elim_turn[g, i] = t1
-    if _feed(g, moved, eat, body, head_slot, head, length, health, occ, cc, food, food_count):
-        return 1
-    # Elimination: out of health, then off the board.
-    for i in range(ns):
-        if not moved[i] or cause[g, i] != 0:
-            continue
-        if health[g, i] <= 0:
-            cause[g, i] = _HEALTH
-        else:
-            off = not on_board[head[g, i]]
-            if not off and cfg[C_OFFBOARD]:
-                for c in range(ncell):
-                    if occ[g, i, c] > 0 and not on_board[c]:
-                        off = True
-                        break
-            if not off:
-                continue
-            cause[g, i] = _WALL
-        by[g, i] = -1
-        elim_turn[g, i] = t1
-    # Collisions, all judged on the snakes alive now.  Longest first, ties in board
-    # order (Go's stable sort of at most 8 snakes).
-    for i in range(ns):
-        alive[i] = cause[g, i] == 0
-    for i in range(ns):
-        ncause[i] = 0
-        if not alive[i]:
-            continue
-        h = head[g, i]
-        if occ[g, i, h] > 0:
-            ncause[i] = _SELF
-            nby[i] = i
-            continue
-        best = -1
-        best_key = -1
-        for o in range(ns):
-            if o != i and alive[o] and occ[g, o, h] > 0:
-                key = length[g, o] * 16 + 15 - o
-                if key > best_key:
-                    best, best_key = o, key
-        if best >= 0:
-            ncause[i] = _SNAKE
-            nby[i] = best
-            continue
-        for o in range(ns):
-            if o != i and alive[o] and head[g, o] == h and length[g, i] <= length[g, o]:
-                key = length[g, o] * 16 + 15 - o
-                if key > best_key:
-                    best, best_key = o, key
-        if best >= 0:
-            ncause[i] = _HEAD
-            nby[i] = best
-    for i in range(ns):
-        if ncause[i] != 0:
-            cause[g, i] = ncause[i]
-            by[g, i] = nby[i]
-            elim_turn[g, i] = t1
-    # The snakes eliminated this turn leave the cell counts.
-    for i in range(ns):
-        if moved[i] and cause[g, i] != 0:
-            for c in range(ncell):
-                cc[g, c] -= occ[g, i, c]
-    if cfg[C_CONSTRICTOR] and _constrict(
-        g, body, head_slot, length, health, cause, occ, cc, food, food_count
-    ):
-        return 1
-    if cfg[C_ROYALE]:
-        started = t1 >= shrink[g]
-        k = min(t1 // shrink[g], cfg[C_KMAX])
-        x0, x1, y0, y1 = zone[g, k, 0], zone[g, k, 1], zone[g, k, 2], zone[g, k, 3]
-        for c in range(ncell):
-            x, y = cell_x[c], cell_y[c]
-            inside = x0 <= x <= x1 and y0 <= y <= y1
-            hazards[g, c] = 1 if started and on_board[c] and not inside else 0
-    if cfg[C_SPAWNS]:
-        _spawn(
-            g,
-            head,
-            cause,
-            cc,
-            food,
-            food_stamp,
-            food_count,
-            turn,
-            seeds,
-            food_chance,
-            min_food,
-            on_board,
-            offsets,
-            order,
-            pw,
-            cooked,
-            cfg,
-            mark,
-            cells,
-            vec,
-            stamp,
-            st,
-        )
-    turn[g] = t1
-    return 0
-
-
-@_jit
+@_inline
 def _spawn(
     g: int,
     head: np.ndarray,
@@ -625,20 +455,43 @@ def _spawn(
         return
     # Free squares: on the board, no food, no alive segment, not next to an alive head.
     ncell = cc.shape[1]
+    m = 0
     for c in range(ncell):
-        mark[c] = on_board[c] and cc[g, c] <= 0 and not food[g, c]
+        # Without branches, so that the loop vectorises.
+        free = on_board[c] & (cc[g, c] <= 0) & (not food[g, c])
+        mark[c] = free
+        m += free
     for i in range(head.shape[1]):
         if cause[g, i] == 0:
             h = head[g, i]
+            m -= mark[h]
             mark[h] = False
             for d in range(4):
+                m -= mark[h + offsets[d]]
                 mark[h + offsets[d]] = False
+    stamp0 = cfg[C_STAMP0]
+    if not go:
+        # The k-th food on the uniform(m)-th free square in cell order (counter.py).
+        for k in range(howmany):
+            if m == 0:
+                break
+            j = _uniform(m, seeds[g], t, _SPAWN, k)
+            for c in range(ncell):
+                if mark[c]:
+                    if j == 0:
+                        break
+                    j -= 1
+            mark[c] = False
+            m -= 1
+            food[g, c] = True
+            food_stamp[g, c] = stamp0 + k
+            food_count[g] += 1
+        return
     m = 0
     for c in order:
         if mark[c]:
             cells[m] = c
             m += 1
-    stamp0 = cfg[C_STAMP0]
     if go:
         # Go's Shuffle of the x-major list; the first howmany squares get food.
         for i in range(m - 1, 0, -1):
@@ -649,22 +502,17 @@ def _spawn(
             food[g, cells[k]] = True
             food_stamp[g, cells[k]] = stamp0 + k
         food_count[g] += placed
-        return
-    for k in range(howmany):
-        if m == 0:
-            break
-        j = _uniform(m, seeds[g], t, _SPAWN, k)
-        c = cells[j]
-        food[g, c] = True
-        food_stamp[g, c] = stamp0 + k
-        food_count[g] += 1
-        # Keep the remaining squares in cell order.
-        for r in range(j, m - 1):
-            cells[r] = cells[r + 1]
-        m -= 1
 
 
-@_jit
+@_inline
+def _head_shared(g: int, i: int, h: int, head: np.ndarray, alive: np.ndarray) -> bool:
+    for o in range(head.shape[1]):  # noqa: SIM110 (a plain loop compiles)
+        if o != i and alive[o] and head[g, o] == h:
+            return True
+    return False
+
+
+@_inline
 def _game_over(g: int, cause: np.ndarray, cfg: np.ndarray) -> int:
     """-2 if game ``g`` goes on, else the winner's index (-1 for none)."""
     left = 0
@@ -725,6 +573,7 @@ def _run_chunk(
     nb = act.shape[0]
     ns = act.shape[1]
     ncell = cc.shape[1]
+    ring = body.shape[2]
     lo = ci * nb // chunks
     hi = (ci + 1) * nb // chunks
     moved = np.empty(ns, np.bool_)
@@ -741,53 +590,143 @@ def _run_chunk(
     for g in range(lo, hi):
         if over[g]:
             continue
-        err = _step_game(
-            g,
-            act,
-            body,
-            head_slot,
-            head,
-            length,
-            health,
-            cause,
-            by,
-            elim_turn,
-            occ,
-            cc,
-            food,
-            food_stamp,
-            food_count,
-            hazards,
-            turn,
-            zone,
-            seeds,
-            food_chance,
-            min_food,
-            damage,
-            shrink,
-            nbr,
-            on_board,
-            cell_x,
-            cell_y,
-            offsets,
-            order,
-            pw,
-            cooked,
-            cfg,
-            moved,
-            alive,
-            eat,
-            ncause,
-            nby,
-            mark,
-            cells,
-            vec,
-            stamp,
-            st,
-        )
-        if err:
+        t1 = turn[g] + 1
+        # Movement: the new head goes in the slot before the old head; the tail is dropped.
+        for i in range(ns):
+            moved[i] = cause[g, i] == 0
+            if not moved[i]:
+                continue
+            oh = head[g, i]
+            nh = nbr[oh, act[g, i]]
+            hs = _wrap(head_slot[g, i] - 1, ring)
+            head_slot[g, i] = hs
+            ot = body[g, i, _wrap(hs + length[g, i], ring)]
+            body[g, i, hs] = nh
+            head[g, i] = nh
+            occ[g, i, oh] += 1
+            occ[g, i, ot] -= 1
+            cc[g, oh] += 1
+            cc[g, ot] -= 1
+            health[g, i] -= 1
+        # Hazard damage, once per stacked hazard (food on the square cancels it).
+        dmg = damage[g]
+        for i in range(ns):
+            if not moved[i]:
+                continue
+            h = head[g, i]
+            if hazards[g, h] > 0 and not food[g, h]:
+                for _ in range(hazards[g, h]):
+                    hv = health[g, i] - dmg  # wraps as Go's int64 does
+                    hv = min(max(hv, 0), _MAX_HEALTH)
+                    health[g, i] = hv
+                    if hv <= 0:
+                        cause[g, i] = _HAZARD
+                        by[g, i] = -1
+                        elim_turn[g, i] = t1
+        if _feed(g, moved, eat, body, head_slot, head, length, health, occ, cc, food, food_count):
             errors += 1
             continue
+        # Elimination: out of health, then off the board.
+        for i in range(ns):
+            if not moved[i] or cause[g, i] != 0:
+                continue
+            if health[g, i] <= 0:
+                cause[g, i] = _HEALTH
+            else:
+                off = not on_board[head[g, i]]
+                if not off and cfg[C_OFFBOARD]:
+                    for c in range(ncell):
+                        if occ[g, i, c] > 0 and not on_board[c]:
+                            off = True
+                            break
+                if not off:
+                    continue
+                cause[g, i] = _WALL
+            by[g, i] = -1
+            elim_turn[g, i] = t1
+        # Collisions, all judged on the snakes alive now.  Longest first, ties in board
+        # order (Go's stable sort of at most 8 snakes).
+        for i in range(ns):
+            alive[i] = cause[g, i] == 0
+        for i in range(ns):
+            ncause[i] = 0
+            if not alive[i]:
+                continue
+            h = head[g, i]
+            if cc[g, h] <= 0 and not _head_shared(g, i, h, head, alive):
+                continue  # on no body and no other head: the common case, decided fast
+            if occ[g, i, h] > 0:
+                ncause[i] = _SELF
+                nby[i] = i
+                continue
+            best = -1
+            best_key = -1
+            for o in range(ns):
+                if o != i and alive[o] and occ[g, o, h] > 0:
+                    key = length[g, o] * 16 + 15 - o
+                    if key > best_key:
+                        best, best_key = o, key
+            if best >= 0:
+                ncause[i] = _SNAKE
+                nby[i] = best
+                continue
+            for o in range(ns):
+                if o != i and alive[o] and head[g, o] == h and length[g, i] <= length[g, o]:
+                    key = length[g, o] * 16 + 15 - o
+                    if key > best_key:
+                        best, best_key = o, key
+            if best >= 0:
+                ncause[i] = _HEAD
+                nby[i] = best
+        for i in range(ns):
+            if ncause[i] != 0:
+                cause[g, i] = ncause[i]
+                by[g, i] = nby[i]
+                elim_turn[g, i] = t1
+        # The snakes eliminated this turn leave the cell counts.
+        for i in range(ns):
+            if moved[i] and cause[g, i] != 0:
+                for c in range(ncell):
+                    cc[g, c] -= occ[g, i, c]
+        if cfg[C_CONSTRICTOR] and _constrict(
+            g, body, head_slot, length, health, cause, occ, cc, food, food_count
+        ):
+            errors += 1
+            continue
+        if cfg[C_ROYALE]:
+            started = t1 >= shrink[g]
+            k = min(t1 // shrink[g], cfg[C_KMAX])
+            x0, x1, y0, y1 = zone[g, k, 0], zone[g, k, 1], zone[g, k, 2], zone[g, k, 3]
+            for c in range(ncell):
+                x, y = cell_x[c], cell_y[c]
+                inside = x0 <= x <= x1 and y0 <= y <= y1
+                hazards[g, c] = 1 if started and on_board[c] and not inside else 0
+        if cfg[C_SPAWNS]:
+            _spawn(
+                g,
+                head,
+                cause,
+                cc,
+                food,
+                food_stamp,
+                food_count,
+                turn,
+                seeds,
+                food_chance,
+                min_food,
+                on_board,
+                offsets,
+                order,
+                pw,
+                cooked,
+                cfg,
+                mark,
+                cells,
+                vec,
+                stamp,
+                st,
+            )
+        turn[g] = t1
         w = _game_over(g, cause, cfg)
         if w == -2:
             continue
