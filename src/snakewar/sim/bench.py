@@ -9,6 +9,7 @@ the workers and not the threads fill the cores.
 
 from __future__ import annotations
 
+import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -122,6 +123,8 @@ def measure(
         seconds_or_steps: a float is a time budget in seconds, an int a number of steps.
         workers: processes, each with its own simulator of ``batch`` games; their
             rates are added (the figure of a machine with that many cores busy).
+            They are spawned, so a script calling this needs the
+            ``if __name__ == "__main__":`` guard.
         ruleset: the ruleset played.
         map: the map played.
         backend: the simulator backend (see :class:`BatchSim`); a numba kernel runs on
@@ -147,7 +150,9 @@ def measure(
         out = _run(*args, 0, ruleset, map, backend, None)
         out["workers"] = 1
         return out
-    with ProcessPoolExecutor(workers) as pool:
+    # Spawned, not forked: a forked child of a process that ran numba's OpenMP
+    # threads is killed by the OpenMP runtime.
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         threads = 1 if resolve_backend(backend) == "numba" else None
         jobs = [(*args, w, ruleset, map, backend, threads) for w in range(workers)]
         parts = list(pool.map(_run_job, jobs))

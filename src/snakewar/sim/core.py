@@ -182,13 +182,14 @@ def resolve_backend(backend: str) -> str:
 
 def _chunks(batch: int) -> int:
     # Small batches run in the calling thread: a parallel launch costs more than it
-    # saves there.  Larger ones get a few chunks per thread, for balance.
+    # saves there (on a busy 2-core machine, OpenMP's launch made B=1024 six times
+    # slower than one thread).  Larger ones get a few chunks per thread, for balance.
     if batch < _PARALLEL_FROM:
         return 1
     return min(batch // 64, 8 * _threads())
 
 
-_PARALLEL_FROM = 512
+_PARALLEL_FROM = 2048
 
 
 def _threads() -> int:
