@@ -12,7 +12,7 @@ import pytest
 
 from snakewar.errors import InvalidStateError
 from snakewar.games.battlesnake import Settings
-from snakewar.sim import BatchSim
+from snakewar.sim import BatchSim, core
 from snakewar.sim.core import numba_available, resolve_backend
 from snakewar.sim.counter import CHANCE, SETUP, SPAWN, ZONE, CounterRand, draw, draw_int, uniform
 from tests.sim.conftest import require_numba
@@ -124,9 +124,18 @@ def _settings(rng: np.random.Generator, n: int) -> list[Settings]:
 
 @pytest.mark.parametrize(("ruleset", "map_id", "width", "height", "snakes", "batch"), CASES)
 def test_fast_mode_is_the_same_game_on_every_backend(
-    ruleset: str, map_id: str, width: int, height: int, snakes: int, batch: int
+    ruleset: str,
+    map_id: str,
+    width: int,
+    height: int,
+    snakes: int,
+    batch: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     require_numba()
+    if batch >= 512:
+        # The parallel kernel (several chunks on numba's threads) at a batch a test affords.
+        monkeypatch.setattr(core, "_PARALLEL_FROM", 512)
     rng = np.random.default_rng(width * 1000 + snakes * 10 + batch)
     settings = _settings(rng, batch)
     seeds = [int(s) for s in rng.integers(-(2**62), 2**62, size=batch)]
