@@ -485,8 +485,13 @@ class BatchSim:
         m, n = slots.size, self.num_snakes
         seeds = self.seeds[slots]
 
+        # All of a setup's draws at once (counter.py: index 0-6 order, 7+ food).
+        draws = counter.draw(seeds[:, None], 0, counter.SETUP, np.arange(7 + n))
+
         def pick(k: int | IntArray, index: int) -> IntArray:
-            return counter.uniform(k, seeds, 0, counter.SETUP, index)
+            kk = np.asarray(k, dtype=np.int64).astype(np.uint64)
+            out: IntArray = ((draws[:, index] * kk) >> np.uint64(32)).astype(np.int64)
+            return out
 
         rows = np.arange(m)
         corners = np.tile(np.arange(4), (m, 1))
