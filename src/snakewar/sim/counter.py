@@ -57,6 +57,7 @@ __all__ = ["CHANCE", "SETUP", "SPAWN", "ZONE", "CounterRand", "draw", "draw_int"
 
 _T = TypeVar("_T")
 U64Array = npt.NDArray[np.uint64]
+U32Array = npt.NDArray[np.uint32]
 
 SETUP = 1
 """Purpose code of the board setup's draws."""
@@ -95,28 +96,33 @@ def draw_int(seed: int, turn: int, purpose: int, index: int) -> int:
     return _mix_int(h ^ (index & _M32))
 
 
-def _mix(x: U64Array) -> U64Array:
-    # uint64 holding 32-bit values: the products stay below 2**63, nothing overflows.
-    m = np.uint64(_M32)
-    x = x ^ (x >> np.uint64(16))
-    x = (x * np.uint64(_MUL1)) & m
-    x = x ^ (x >> np.uint64(15))
-    x = (x * np.uint64(_MUL2)) & m
-    out: U64Array = x ^ (x >> np.uint64(16))
-    return out
+def _mix(x: U32Array) -> U32Array:
+    # In place on uint32 arrays (at least 1-d: array arithmetic wraps without a warning).
+    x ^= x >> np.uint32(16)
+    x *= np.uint32(_MUL1)
+    x ^= x >> np.uint32(15)
+    x *= np.uint32(_MUL2)
+    x ^= x >> np.uint32(16)
+    return x
 
 
 def draw(seeds: npt.ArrayLike, turn: npt.ArrayLike, purpose: int, index: npt.ArrayLike) -> U64Array:
     """``draw`` of the spec, broadcast over numpy arrays (``uint64`` values below 2**32)."""
-    m = np.uint64(_M32)
-    s = np.asarray(seeds, dtype=np.int64).astype(np.uint64)
-    t = np.asarray(turn, dtype=np.int64).astype(np.uint64) & m
-    i = np.asarray(index, dtype=np.int64).astype(np.uint64) & m
-    h = _mix(((s & m) + np.uint64(_GOLDEN)) & m)
-    h = _mix(h ^ (s >> np.uint64(32)))
+    s = np.atleast_1d(np.asarray(seeds, dtype=np.int64)).astype(np.uint64)
+    t = np.atleast_1d(np.asarray(turn, dtype=np.int64)).astype(np.uint32)
+    i = np.atleast_1d(np.asarray(index, dtype=np.int64)).astype(np.uint32)
+    h = (s & np.uint64(_M32)).astype(np.uint32)
+    h += np.uint32(_GOLDEN)
+    h = _mix(h)
+    h ^= (s >> np.uint64(32)).astype(np.uint32)
+    h = _mix(h)
     h = _mix(h ^ t)
-    h = _mix(h ^ np.uint64(purpose))
-    return _mix(h ^ i)
+    h ^= np.uint32(purpose)
+    h = _mix(h)
+    h = _mix(h ^ i)
+    shape = np.broadcast_shapes(np.shape(seeds), np.shape(turn), np.shape(index))
+    out: U64Array = h.astype(np.uint64).reshape(shape)
+    return out
 
 
 def uniform(
