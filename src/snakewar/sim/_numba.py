@@ -11,8 +11,9 @@ which thread plays it.
 Randomness is the same as the numpy backend's, draw for draw: ``go`` runs Go's
 ``math/rand`` source (seeded with ``seed + turn``, as the rules engine does) ported
 here with its words computed on demand (see :mod:`snakewar.engine.rng`); ``fast``
-uses the counter hash of :mod:`snakewar.sim.counter`.  Setup and resets stay in the
-shared numpy code, so both backends start every game identically.
+uses the counter hash of :mod:`snakewar.sim.counter`.  Auto-resets of fast games on
+the fixed start squares (square boards from 7x7) run here too, draw for draw as the
+numpy setup; every other setup stays in the shared numpy code.
 
 ``cache=True`` keeps the compiled code in ``__pycache__``, so a process after the
 first loads it instead of compiling (seconds).
