@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from tests.sim.conftest import require_numba
+
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -91,3 +93,15 @@ def test_bench_rules_prints_turns_per_second() -> None:
     assert out.returncode == 0, out.stderr
     last = out.stdout.strip().splitlines()[-1]
     assert last.endswith(" turns/s") and int(last.split()[0]) > 0
+
+
+def test_bench_sim_compares_the_backends() -> None:
+    require_numba()
+    out = run(
+        "bench", "sim", "--batches", "4", "--sizes", "7", "--seconds", "0.1", "--workers", "1",
+        "--backends", "numpy,numba",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    rows = [line for line in out.stdout.splitlines() if "7x7" in line]
+    assert len(rows) == 2 and "numpy" in rows[0] and "numba" in rows[1]
+    assert int(out.stdout.strip().splitlines()[-1].split()[0]) > 0

@@ -72,7 +72,7 @@ def _collect() -> dict[GroupKey, list[tuple[str, dict[str, Any], list[int], Sett
     return groups
 
 
-def test_recorded_turns() -> None:
+def test_recorded_turns(backend: str) -> None:
     require(FILES, f"Battlesnake game records under {battlesnake_dir().resolve()}")
     groups = _collect()
     checked = 0
@@ -87,6 +87,7 @@ def test_recorded_turns() -> None:
             seeds=[sd for _, _, _, _, sd in items],
             randomness="go",
             solo=solo,
+            backend=backend,
         )
         over_before = sim.over.copy()
         sim.step(np.array([a for _, _, a, _, _ in items]))

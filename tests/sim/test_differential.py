@@ -49,7 +49,7 @@ def _settings(rng: np.random.Generator, n: int) -> list[Settings]:
 
 
 def _play(
-    ruleset: str, map_id: str, size: int, snakes: int, games: int, seed: int
+    ruleset: str, map_id: str, size: int, snakes: int, games: int, seed: int, backend: str
 ) -> tuple[int, Counter[str]]:
     """Play ``games`` games in both engines; return the turns played and the causes."""
     rng = np.random.default_rng(seed)
@@ -66,6 +66,7 @@ def _play(
         seeds,
         randomness="go",
         auto_reset=False,
+        backend=backend,
     )
     refs = [
         Game(GameConfig(ruleset, map_id, size, size, st.with_seed(sd)), sim.ids)
@@ -102,16 +103,18 @@ def _compare(sim: BatchSim, refs: list[Game]) -> None:
 
 @pytest.mark.parametrize(("ruleset", "map_id", "size", "snakes", "games"), CASES)
 def test_matches_rules_engine(
-    ruleset: str, map_id: str, size: int, snakes: int, games: int
+    ruleset: str, map_id: str, size: int, snakes: int, games: int, backend: str
 ) -> None:
-    turns, _ = _play(ruleset, map_id, size, snakes, games * SCALE, seed=size * 100 + snakes)
+    turns, _ = _play(
+        ruleset, map_id, size, snakes, games * SCALE, seed=size * 100 + snakes, backend=backend
+    )
     assert turns > games * SCALE * 5
 
 
-def test_every_elimination_cause_happens() -> None:
+def test_every_elimination_cause_happens(backend: str) -> None:
     causes: Counter[str] = Counter()
     for case in [CASES[0], CASES[11], CASES[12], CASES[14]]:
-        causes += _play(*case, seed=7)[1]
+        causes += _play(*case, seed=7, backend=backend)[1]
     assert set(causes) == {
         "",
         "snake-collision",

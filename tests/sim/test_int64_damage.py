@@ -11,7 +11,7 @@ from snakewar.sim import MOVE_NAMES, BatchSim
 
 @pytest.mark.parametrize("damage", [-(2**63), -(2**63) + 1, -(2**62), 2**63 - 1, 14])
 @pytest.mark.parametrize("health", [1, 50])
-def test_extreme_damage_matches_the_rules_engine(damage: int, health: int) -> None:
+def test_extreme_damage_matches_the_rules_engine(damage: int, health: int, backend: str) -> None:
     state = BoardState(
         turn=5,
         width=7,
@@ -21,7 +21,7 @@ def test_extreme_damage_matches_the_rules_engine(damage: int, health: int) -> No
     )
     settings = Settings({"damagePerTurn": str(damage)}, seed=1)
     _, expected = named_ruleset("solo", settings).execute(state, {"snake-1": "up"})
-    sim = BatchSim.from_states([state], "solo", "empty", settings, [1])
+    sim = BatchSim.from_states([state], "solo", "empty", settings, [1], backend=backend)
     sim.step([[MOVE_NAMES.index("up")]])
     (snake,) = sim.to_states()[0].snakes
     (want,) = expected.snakes

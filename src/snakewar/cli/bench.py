@@ -10,6 +10,7 @@ separately and excluded.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import statistics
@@ -256,12 +257,16 @@ def bench_sim(
     snakes: int = typer.Option(4, "--snakes"),
     seconds: float = typer.Option(2.0, "--seconds", help="Timed stepping per measurement."),
     workers: str = typer.Option("1,2", "--workers", help="Worker process counts."),
+    backends: str = typer.Option(
+        "auto", "--backends", help="Simulator backends side by side: numpy, numba, auto."
+    ),
 ) -> None:
     """The batched simulator's turns/s next to the rules engine's, same run.
 
     A turn is one step of one game; moves (random safe moves) are chosen outside
     the timed part, as in ``bench rules``.  With 2 workers, two processes each
-    step their own batch at the same time and their rates are added.
+    step their own batch at the same time and their rates are added (a numba
+    kernel then runs on one thread per worker; with one worker, on all of numba's).
     """
     from rich.console import Console
     from rich.table import Table
@@ -272,19 +277,23 @@ def bench_sim(
     turns, engine, _ = measure_rules(60, 1)
     rules_rate = turns / engine
     table = Table(title="snakewar.sim, standard ruleset, random safe moves", title_justify="left")
-    for column in ("board", "B", "workers", "turns/s", "snake-moves/s", "vs rules engine"):
+    columns = ("board", "B", "backend", "workers", "turns/s", "snake-moves/s", "vs rules engine")
+    for column in columns:
         table.add_column(column, justify="right")
     best = 0.0
     for size in (int(s) for s in sizes.split(",")):
         for batch in (int(b) for b in batches.split(",")):
-            for count in (int(w) for w in workers.split(",")):
-                result = measure(batch, size, size, snakes, seconds, workers=count)
+            for backend, count in itertools.product(
+                backends.split(","), (int(w) for w in workers.split(","))
+            ):
+                result = measure(batch, size, size, snakes, seconds, count, backend=backend)
                 rate = float(result["turns_per_second"])
                 moves = float(result["snake_moves_per_second"])
                 best = max(best, rate)
                 table.add_row(
                     f"{size}x{size}",
                     str(batch),
+                    str(result["backend"]),
                     str(count),
                     f"{rate:,.0f}",
                     f"{moves:,.0f}",

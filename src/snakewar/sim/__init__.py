@@ -1,4 +1,4 @@
-"""A batched Battlesnake simulator in numpy: B games stepped at once, exactly by the rules.
+"""A batched Battlesnake simulator: B games stepped at once, exactly by the rules.
 
 :class:`BatchSim` holds ``B`` independent games of one ruleset (``standard``, ``solo``,
 ``wrapped``, ``constrictor``, ``wrapped_constrictor``, ``royale``), one map
@@ -7,8 +7,10 @@ count (1..8), with per-game settings (``food_chance``, ``min_food``, ``damage``,
 ``shrink`` arrays read from each game's :class:`~snakewar.games.battlesnake.Settings`).
 
 * ``BatchSim(batch, width, height, snakes, ruleset, map, settings, seeds,
-  randomness="go" | "fast", auto_reset=True)`` sets up every game (the map's setup
-  and the ruleset's initialization call).
+  randomness="go" | "fast", auto_reset=True, backend="auto")`` sets up every game
+  (the map's setup and the ruleset's initialization call).  ``backend`` is
+  ``"numba"`` (compiled, parallel over games; ``pip install 'snakewar[sim]'``),
+  ``"numpy"``, or ``"auto"``: numba when it can be imported.
 * ``step(actions)`` plays one turn with ``actions[B, S]`` (0=up, 1=down, 2=left,
   3=right; ignored for eliminated snakes) and returns a :class:`StepResult`
   (``done``, ``winner``, ``rewards``, ``turns``; ``final_states`` with
@@ -21,10 +23,11 @@ count (1..8), with per-game settings (``food_chance``, ``min_food``, ``damage``,
 * ``reset(seeds=None)`` starts every slot again.
 
 With ``randomness="go"`` every game is the rules engine's game for its seed, turn
-for turn (setup, food spawns, royale shrinks, all from ``Settings.get_rand``).  With
-``"fast"`` the randomness comes from one numpy Generator seeded from the seeds, with
-the same probabilities; that is the mode for throughput (see
-:func:`snakewar.sim.bench.measure`).
+for turn (setup, food spawns, royale shrinks, all from ``Settings.get_rand``), on every
+backend.  With ``"fast"`` every draw is a hash of (seed, turn, purpose, index) (spec
+in :mod:`snakewar.sim.counter`), with the same probabilities: a game is a function of
+its seed and moves, the same on every backend and in any batch.  That is the mode for
+throughput (see :func:`snakewar.sim.bench.measure`).
 
 >>> import numpy as np
 >>> from snakewar.sim import BatchSim
@@ -35,6 +38,7 @@ the same probabilities; that is the mode for throughput (see
 """
 
 from snakewar.sim.core import (
+    BACKENDS,
     CAUSES,
     MAPS,
     MOVE_NAMES,
@@ -46,6 +50,7 @@ from snakewar.sim.core import (
 )
 
 __all__ = [
+    "BACKENDS",
     "CAUSES",
     "MAPS",
     "MOVE_NAMES",

@@ -2,11 +2,14 @@
 
 A *turn* is one step of one game.  Moves are chosen outside the timed part; the
 timed part is :meth:`BatchSim.step` (rules, food spawning and the auto-resets of
-finished games).  Fast randomness.
+finished games).  Fast randomness.  ``backend`` picks the simulator's backend; with
+the numba one and several workers each worker's kernel runs on one thread, so that
+the workers and not the threads fill the cores.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -14,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from snakewar.errors import SnakewarError
-from snakewar.sim.core import BatchSim
+from snakewar.sim.core import BatchSim, resolve_backend
 
 __all__ = ["measure"]
 
@@ -33,7 +36,13 @@ def _run(
     seed: int,
     ruleset: str,
     map_id: str,
+    backend: str,
+    threads: int | None,
 ) -> dict[str, Any]:
+    if threads is not None:
+        import numba
+
+        numba.set_num_threads(threads)
     sim = BatchSim(
         batch,
         width,
@@ -43,8 +52,10 @@ def _run(
         map_id,
         seeds=[seed * 1_000_003 + i for i in range(batch)],
         randomness="fast",
+        backend=backend,
     )
     rng = np.random.default_rng(seed)
+    sim.step(sim.random_safe_actions(rng))  # compiles (or loads) a numba kernel untimed
     stepping = 0.0
     choosing = 0.0
     done = 0
@@ -75,6 +86,7 @@ def _run(
         "snakes": snakes,
         "ruleset": ruleset,
         "map": map_id,
+        "backend": sim.backend,
         "steps": n,
         "turns": turns,
         "games_finished": done,
@@ -99,6 +111,7 @@ def measure(
     workers: int = 1,
     ruleset: str = "standard",
     map: str = "standard",
+    backend: str = "auto",
 ) -> dict[str, Any]:
     """Measure simulator turns per second.
 
@@ -110,8 +123,12 @@ def measure(
         seconds_or_steps: a float is a time budget in seconds, an int a number of steps.
         workers: processes, each with its own simulator of ``batch`` games; their
             rates are added (the figure of a machine with that many cores busy).
+            They are spawned, so a script calling this needs the
+            ``if __name__ == "__main__":`` guard.
         ruleset: the ruleset played.
         map: the map played.
+        backend: the simulator backend (see :class:`BatchSim`); a numba kernel runs on
+            all of numba's threads with one worker, on one thread each with several.
 
     Returns:
         ``turns_per_second`` (sum over workers), ``turns``, ``steps``, ``games_finished``,
@@ -130,11 +147,14 @@ def measure(
         seconds, steps = float(seconds_or_steps), None
     args = (batch, width, height, snakes, seconds, steps)
     if workers == 1:
-        out = _run(*args, 0, ruleset, map)
+        out = _run(*args, 0, ruleset, map, backend, None)
         out["workers"] = 1
         return out
-    with ProcessPoolExecutor(workers) as pool:
-        jobs = [(*args, w, ruleset, map) for w in range(workers)]
+    # Spawned, not forked: a forked child of a process that ran numba's OpenMP
+    # threads is killed by the OpenMP runtime.
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        threads = 1 if resolve_backend(backend) == "numba" else None
+        jobs = [(*args, w, ruleset, map, backend, threads) for w in range(workers)]
         parts = list(pool.map(_run_job, jobs))
     total = dict(parts[0])
     for key in (

@@ -1,4 +1,7 @@
-"""The batched simulator: B independent Battlesnake games stepped together in numpy.
+"""The batched simulator: B independent Battlesnake games stepped together.
+
+The numpy backend here runs each stage of a turn over the whole batch; the numba one
+(:mod:`snakewar.sim._numba`) runs the whole turn game by game, compiled.
 
 Layout (``B`` games, ``S`` snakes, ``P`` cells of the board padded by one square on
 each side, ``L`` ring-buffer slots per body):
@@ -17,6 +20,7 @@ board lands on the padding and is eliminated there, keeping its exact coordinate
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, MutableSequence, Sequence
 from typing import TypeVar
 
@@ -40,8 +44,10 @@ from snakewar.games.battlesnake.settings import (
     Settings,
 )
 from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, BoardState, Point, Snake
+from snakewar.sim import counter
 
 __all__ = [
+    "BACKENDS",
     "CAUSES",
     "MAPS",
     "MOVE_NAMES",
@@ -149,6 +155,52 @@ class StepResult:
         self.final_states = final_states
 
 
+BACKENDS = ("auto", "numpy", "numba")
+"""Simulator backends: ``numba`` compiles the turn (``pip install snakewar[sim]``), ``numpy``
+vectorises it over the batch, ``auto`` takes numba when it can be imported."""
+
+
+def numba_available() -> bool:
+    """Whether numba can be imported (the ``sim`` extra)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def resolve_backend(backend: str) -> str:
+    """The backend ``backend`` means here: ``"auto"`` becomes ``"numba"`` or ``"numpy"``.
+
+    Raises:
+        InvalidStateError: for a name outside :data:`BACKENDS`, or ``"numba"`` without numba.
+    """
+    if backend not in BACKENDS:
+        raise InvalidStateError(f"backend {backend!r} (expected one of {BACKENDS})")
+    if backend == "auto":
+        return "numba" if numba_available() else "numpy"
+    if backend == "numba" and not numba_available():
+        raise InvalidStateError("backend 'numba' needs numba: pip install 'snakewar[sim]'")
+    return backend
+
+
+def _chunks(batch: int) -> int:
+    # Small batches run in the calling thread: a parallel launch costs more than it
+    # saves there (on a busy 2-core machine, OpenMP's launch made B=1024 six times
+    # slower than one thread).  Larger ones get a few chunks per thread, for balance.
+    if batch < _PARALLEL_FROM:
+        return 1
+    return min(batch // 64, 8 * _threads())
+
+
+_PARALLEL_FROM = 2048
+
+
+def _threads() -> int:
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+_NO_FIXED = (np.zeros(8, dtype=np.int64), np.full((8, 4), -1, dtype=np.int64))
+
+
 def _settings_list(settings: Settings | Sequence[Settings] | None, batch: int) -> list[Settings]:
     if settings is None:
         return [Settings.defaults()] * batch
@@ -176,16 +228,20 @@ class BatchSim:
             ``min_food``, ``damage`` and ``shrink``.
         seeds: per-game seeds (default ``0 .. batch-1``).
         randomness: ``"go"`` plays exactly the rules engine's game for each seed (food
-            spawns and setup from ``Settings.get_rand``); ``"fast"`` draws from one numpy
-            Generator seeded from all the seeds, with the same probabilities.
+            spawns and setup from ``Settings.get_rand``); ``"fast"`` draws each number
+            as a hash of (seed, turn, purpose, index) (:mod:`snakewar.sim.counter`),
+            with the same probabilities: a game depends on its seed and moves only.
         auto_reset: a finished game is replaced at once by a new one whose seed is
             :func:`next_seed` of the old one (``episode`` counts them per slot).
         ids: snake ids for :meth:`to_states`.
         keep_final_states: put finished games' final states into :class:`StepResult`.
+        backend: ``"numba"`` (a compiled kernel, parallel over games), ``"numpy"`` or
+            ``"auto"`` (numba when importable); see :data:`BACKENDS`.  Every backend
+            plays the same games on the same arrays.
 
     Raises:
         UnknownRulesetError, UnknownMapError: for names outside :data:`RULESETS` / :data:`MAPS`.
-        InvalidStateError: for a bad batch, size or snake count.
+        InvalidStateError: for a bad batch, size, snake count or backend.
         MapSetupError: if the map cannot place the snakes.
     """
 
@@ -203,6 +259,7 @@ class BatchSim:
         auto_reset: bool = True,
         ids: Sequence[str] | None = None,
         keep_final_states: bool = False,
+        backend: str = "auto",
         _setup: bool = True,
     ) -> None:
         if ruleset not in RULESETS:
@@ -213,6 +270,7 @@ class BatchSim:
             raise UnknownMapError(f"map {map!r} is not simulated (expected one of {MAPS})")
         if randomness not in ("go", "fast"):
             raise InvalidStateError(f"randomness {randomness!r} (expected 'go' or 'fast')")
+        self.backend = resolve_backend(backend)
         if batch < 1:
             raise InvalidStateError(f"batch {batch} (expected at least 1)")
         if not (1 <= width <= 25 and 1 <= height <= 25):
@@ -242,7 +300,6 @@ class BatchSim:
             raise InvalidStateError(f"got {len(seed_list)} seeds for a batch of {batch}")
         self.seeds = np.array([wrap_int64(int(s)) for s in seed_list], dtype=np.int64)
         self.episode = np.zeros(batch, dtype=np.int64)
-        self.rng = np.random.default_rng([int(s) & ((1 << 64) - 1) for s in seed_list])
         self._tables()
         self._fixed = self._fixed_tables()
         b, s, p, ring = batch, snakes, self.cells, self.ring
@@ -274,6 +331,8 @@ class BatchSim:
         self.turn = np.zeros(b, dtype=np.int64)
         self.over = np.zeros(b, dtype=np.bool_)
         self._stamp = 1
+        # The numba kernel's constant tables, built on its first step.
+        self._kernel_tables: tuple[npt.NDArray[np.generic], ...] | None = None
         # Royale: the safe rectangle (min_x, max_x, min_y, max_y) after k shrinks.
         self._kmax = width + height
         self.zone = np.zeros((b, self._kmax + 1, 4), dtype=np.int64)
@@ -374,6 +433,8 @@ class BatchSim:
 
     def _reset_slots(self, slots: npt.NDArray[np.int64]) -> None:
         """New games in ``slots``: map setup, then the vectorised init call."""
+        if slots.size == 0:
+            return
         if self._fixed is not None:
             self._fast_fixed_setup(slots)
             self._initialization(slots)
@@ -384,7 +445,7 @@ class BatchSim:
                 settings = self.settings[g].with_seed(int(self.seeds[g]))
                 state = setup_board(self.map, settings, self.width, self.height, self.ids)
             else:
-                state = self._fast_setup()
+                state = self._fast_setup(g)
             self._load(g, state)
             self._init_zone(g)
         self._initialization(slots)
@@ -421,11 +482,25 @@ class BatchSim:
         """
         assert self._fixed is not None
         start_cells, cand = self._fixed
-        m, n, rng = slots.size, self.num_snakes, self.rng
-        base = np.tile(np.arange(4), (m, 1))
-        corners = rng.permuted(base, axis=1)
-        cardinals = rng.permuted(base, axis=1) + 4
-        flip = (rng.integers(0, 2, size=m) == 0)[:, None]
+        m, n = slots.size, self.num_snakes
+        seeds = self.seeds[slots]
+
+        # All of a setup's draws at once (counter.py: index 0-6 order, 7+ food).
+        draws = counter.draw(seeds[:, None], 0, counter.SETUP, np.arange(7 + n))
+
+        def pick(k: int | IntArray, index: int) -> IntArray:
+            kk = np.asarray(k, dtype=np.int64).astype(np.uint64)
+            out: IntArray = ((draws[:, index] * kk) >> np.uint64(32)).astype(np.int64)
+            return out
+
+        rows = np.arange(m)
+        corners = np.tile(np.arange(4), (m, 1))
+        cardinals = corners + 4
+        for group, first in ((corners, 0), (cardinals, 3)):
+            for i in (3, 2, 1):
+                j = pick(i + 1, first + 3 - i)
+                group[rows, i], group[rows, j] = group[rows, j], group[rows, i].copy()
+        flip = (pick(2, 6) == 0)[:, None]
         order = np.concatenate(
             [np.where(flip, corners, cardinals), np.where(flip, cardinals, corners)], axis=1
         )[:, :n]
@@ -451,25 +526,24 @@ class BatchSim:
         self.turn[slots] = 0
         self.over[slots] = False
         if self.royale:
-            sides = rng.integers(0, 4, size=(m, self._kmax))
+            sides = counter.uniform(4, seeds[:, None], 0, counter.ZONE, np.arange(self._kmax))
             z = self.zone[slots]
             z[:, 0] = (0, self.width - 1, 0, self.height - 1)
-            for j, sign in enumerate((1, -1, 1, -1)):
-                z[:, 1:, j] = z[:, 0:1, j] + sign * np.cumsum(sides == j, axis=1)
+            for side, sign in enumerate((1, -1, 1, -1)):
+                z[:, 1:, side] = z[:, 0:1, side] + sign * np.cumsum(sides == side, axis=1)
             self.zone[slots] = z
         if self.map == "empty":
             return
         small = self.width * self.height < 121
         chosen = np.full((m, n), -1, dtype=np.int64)
         if n <= 4 or not small:
-            rows = np.arange(m)
             for i in range(n):
                 c = cand[order[:, i]]
                 avail = (c >= 0) & ~(c[:, :, None] == chosen[:, None, :i]).any(axis=2)
                 k = avail.sum(axis=1)
-                r = (rng.random(m) * k).astype(np.int64)
-                pick = (np.cumsum(avail, axis=1) == (r + 1)[:, None]) & avail
-                chosen[:, i] = c[rows, pick.argmax(axis=1)]
+                r = pick(np.maximum(k, 1), 7 + i)
+                hit = (np.cumsum(avail, axis=1) == (r + 1)[:, None]) & avail
+                chosen[:, i] = c[rows, hit.argmax(axis=1)]
             self.food[sl, chosen] = True
             self.food_stamp[sl, chosen] = np.arange(n)[None, :]
         center = self._cell(Point((self.width - 1) // 2, (self.height - 1) // 2))
@@ -477,8 +551,8 @@ class BatchSim:
         self.food_stamp[slots, center] = n
         self.food_count[slots] = self.food[slots].sum(axis=1)
 
-    def _fast_setup(self) -> BoardState:
-        rand = NumpyRand(self.rng)
+    def _fast_setup(self, g: int) -> BoardState:
+        rand = counter.CounterRand(int(self.seeds[g]), 0, counter.SETUP)
         if self.map == "empty":
             board = MutableBoard(0, self.width, self.height)
             check_standard_snake_limit(board)
@@ -494,7 +568,7 @@ class BatchSim:
             rand = self.settings[g].with_seed(int(self.seeds[g])).get_rand(0)
             sides = [rand.intn(4) for _ in range(k)]
         else:
-            sides = self.rng.integers(0, 4, size=k).tolist()
+            sides = counter.uniform(4, self.seeds[g], 0, counter.ZONE, np.arange(k)).tolist()
         z = [0, self.width - 1, 0, self.height - 1]
         self.zone[g, 0] = z
         delta = ((0, 1), (1, -1), (2, 1), (3, -1))
@@ -535,7 +609,6 @@ class BatchSim:
             if len(seeds) != self.batch:
                 raise InvalidStateError(f"got {len(seeds)} seeds for a batch of {self.batch}")
             self.seeds[:] = [wrap_int64(int(s)) for s in seeds]
-            self.rng = np.random.default_rng([int(s) & ((1 << 64) - 1) for s in seeds])
         self.episode[:] = 0
         self._reset_slots(np.arange(self.batch))
 
@@ -550,6 +623,7 @@ class BatchSim:
         randomness: str = "go",
         auto_reset: bool = False,
         solo: bool | None = None,
+        backend: str = "auto",
     ) -> BatchSim:
         """A simulator whose games start from ``states`` (one game each, same size and count).
 
@@ -575,6 +649,7 @@ class BatchSim:
             randomness,
             auto_reset,
             [sn.id for sn in first.snakes],
+            backend=backend,
             _setup=False,
         )
         if solo is not None:
@@ -681,6 +756,8 @@ class BatchSim:
         act = act.astype(np.int64, copy=False).ravel()
         if act.size and (act.min() < 0 or act.max() > 3):
             raise InvalidStateError("actions must be 0 (up), 1 (down), 2 (left) or 3 (right)")
+        if self.backend == "numba":
+            return self._step_numba(act.reshape(b, s))
         active = ~self.over
         games = None if active.all() else np.flatnonzero(active)
         cause = self.cause.ravel()
@@ -741,6 +818,89 @@ class BatchSim:
             self._spawn(slots)
         self.turn[slots] += 1
         return self._finish(slots)
+
+    def _step_numba(self, act: IntArray) -> StepResult:
+        from snakewar.sim import _numba
+
+        if self._kernel_tables is None:
+            order = self.xmajor if self.randomness == "go" else np.flatnonzero(self.on_board)
+            self._kernel_tables = (
+                self.nbr,
+                self.on_board,
+                self.cell_x.astype(np.int64),
+                self.cell_y.astype(np.int64),
+                self.offsets.astype(np.int64),
+                order.astype(np.int64),
+                _numba.GO_POW,
+                _numba.GO_COOKED,
+            )
+        cfg = np.zeros(_numba.CONFIG_SIZE, dtype=np.int64)
+        cfg[_numba.C_CONSTRICTOR] = self.constrictor
+        cfg[_numba.C_ROYALE] = self.royale
+        cfg[_numba.C_SPAWNS] = self.spawns
+        cfg[_numba.C_SOLO] = self.solo_over
+        cfg[_numba.C_GO] = self.randomness == "go"
+        cfg[_numba.C_OFFBOARD] = self._offboard_bodies
+        cfg[_numba.C_KMAX] = self._kmax
+        # Auto-resets of fast games on fixed starts happen in the kernel (the others,
+        # and any whose final state is kept, in _results).
+        reset = self.auto_reset and not self.keep_final_states and self._fixed is not None
+        cfg[_numba.C_RESET] = reset
+        cfg[_numba.C_WIDTH], cfg[_numba.C_HEIGHT] = self.width, self.height
+        cfg[_numba.C_SETUP_FOOD] = self.num_snakes <= 4 or self.width * self.height >= 121
+        cfg[_numba.C_CENTER] = self._cell(Point((self.width - 1) // 2, (self.height - 1) // 2))
+        start_cells, cand = self._fixed if self._fixed is not None else _NO_FIXED
+        if self.spawns:
+            cfg[_numba.C_STAMP0] = self._stamp * 1024
+            self._stamp += 1
+        b = self.batch
+        winner = np.full(b, -1, dtype=np.int64)
+        done = np.zeros(b, dtype=np.bool_)
+        final_turn = np.zeros(b, dtype=np.int64)
+        errors = _numba.step_games(
+            _chunks(b),
+            np.ascontiguousarray(act, dtype=np.int64),
+            self.over,
+            self.body,
+            self.head_slot,
+            self.head,
+            self.length,
+            self.health,
+            self.cause,
+            self.by,
+            self.elim_turn,
+            self.occ,
+            self.cell_count,
+            self.food,
+            self.food_stamp,
+            self.food_count,
+            self.hazards,
+            self.turn,
+            self.zone,
+            self.seeds,
+            self.food_chance,
+            self.min_food,
+            self.damage,
+            self.shrink,
+            *self._kernel_tables,
+            cfg,
+            winner,
+            done,
+            start_cells,
+            cand,
+            self.episode,
+            final_turn,
+        )
+        if errors:
+            raise StepError(f"a snake outgrew the ring buffer of {self.ring} segments")
+        if not reset:
+            return self._results(done, winner)
+        rewards = np.zeros((b, self.num_snakes), dtype=np.float32)
+        won = np.flatnonzero(winner >= 0)
+        if won.size:
+            rewards[won] = -1.0
+            rewards[won, winner[won]] = 1.0
+        return StepResult(done, winner, rewards, final_turn, {})
 
     def _hazard_damage(
         self, rows: IntArray, gof: IntArray, new_head: IntArray, turn1: IntArray
@@ -932,7 +1092,8 @@ class BatchSim:
                     self.food_stamp[g, c] = stamp0 + k
                 self.food_count[g] += len(cells[:howmany])
             return
-        u = self.rng.integers(0, 100, size=slots.size)
+        seeds, turns = self.seeds[slots], self.turn[slots]
+        u = counter.uniform(100, seeds, turns, counter.CHANCE, 0)
         need_n: IntArray = np.where(
             count < minf, minf - count, ((chance > 0) & (100 - u < chance)).astype(np.int64)
         )
@@ -940,15 +1101,18 @@ class BatchSim:
         if pick.size == 0:
             return
         sub, n = slots[pick], need_n[pick]
+        seeds, turns = seeds[pick], turns[pick]
         free = self._free_cells(sub)
         rows = np.arange(sub.size)
         for k in range(int(n.max())):
-            want = (n > k) & free.any(axis=1)
+            # The k-th food goes on the uniform(m)-th free cell (counter.py's spec).
+            rank = np.cumsum(free, axis=1)
+            m = rank[:, -1]
+            want = (n > k) & (m > 0)
             if not want.any():
                 break
-            keys = self.rng.random(free.shape, dtype=np.float32)
-            keys += free
-            c = keys.argmax(axis=1)
+            nth = counter.uniform(np.maximum(m, 1), seeds, turns, counter.SPAWN, k)
+            c = ((rank == (nth + 1)[:, None]) & free).argmax(axis=1)
             rr, cc = rows[want], c[want]
             self.food[sub[rr], cc] = True
             self.food_stamp[sub[rr], cc] = stamp0 + k
@@ -961,19 +1125,28 @@ class BatchSim:
         return out
 
     def _finish(self, slots: IntArray) -> StepResult:
-        b, s = self.batch, self.num_snakes
+        b = self.batch
         done = np.zeros(b, dtype=np.bool_)
         done[slots] = self._game_over(slots)
         winner = np.full(b, -1, dtype=np.int64)
-        rewards = np.zeros((b, s), dtype=np.float32)
-        turns = np.zeros(b, dtype=np.int64)
-        finals: dict[int, BoardState] = {}
         fin = np.flatnonzero(done)
         if fin.size:
             alive = self.cause[fin] == 0
             one = alive.sum(axis=1) == 1
             winner[fin[one]] = alive[one].argmax(axis=1)
-            rewards[fin[one]] = np.where(alive[one], 1.0, -1.0)
+        return self._results(done, winner)
+
+    def _results(self, done: BoolArray, winner: IntArray) -> StepResult:
+        """Rewards, final turns and states of the games ``done`` on this step; auto-reset."""
+        b, s = self.batch, self.num_snakes
+        rewards = np.zeros((b, s), dtype=np.float32)
+        turns = np.zeros(b, dtype=np.int64)
+        finals: dict[int, BoardState] = {}
+        fin = np.flatnonzero(done)
+        if fin.size:
+            won = fin[winner[fin] >= 0]
+            rewards[won] = -1.0
+            rewards[won, winner[won]] = 1.0
             turns[fin] = self.turn[fin]
             if self.keep_final_states:
                 finals = dict(zip(fin.tolist(), self.to_states(fin.tolist()), strict=True))
