@@ -670,6 +670,8 @@ class HaliteGame:
         for pid in sorted(parsed):
             player = self.players[pid]
             commands = parsed[pid]
+            if _plainly_valid(commands, player, c.NEW_ENTITY_ENERGY_COST):
+                continue
             unknown: list[str] = []
             unknown_builds: list[str] = []
             spent = 0
@@ -801,21 +803,27 @@ class HaliteGame:
                 player._remove_ship(ship.id)
 
         # Move: lift every mover, then settle each destination (in the order of the
-        # engine's hash table of destinations).
+        # engine's hash table of destinations).  A lifted ship leaves its owner's table
+        # (``ship_order``) and goes back in when it lands alone; its entry in
+        # ``player.ships`` stays until a collision destroys it.
+        halite = self.halite
+        occupant = self.occupant
+        ships = self.ships
+        players = self.players
+        ratio, inspired_ratio = c.MOVE_COST_RATIO, c.INSPIRED_MOVE_COST_RATIO
         destinations: dict[int, list[int]] = {}
-        destination_order: HashOrder[int] = HashOrder()
-        codes = self._cell_codes
-        movers: dict[int, tuple[int, int]] = {}
+        # The index of the command that moved each ship, for the collision warnings.
+        mover_index: dict[int, int] = {}
         for pid in _players_with(parsed, MoveCommand):
-            player = self.players[pid]
             commands = parsed[pid]
+            lifted: list[int] = []
             for index, command in enumerate(commands):
                 if not isinstance(command, MoveCommand) or command.direction == "o":
                     continue
-                ship = self.ships[command.ship_id]
-                pos = self._pos(ship.x, ship.y)
-                ratio = c.INSPIRED_MOVE_COST_RATIO if ship.inspired else c.MOVE_COST_RATIO
-                required = self.halite[pos] // ratio
+                ship = ships[command.ship_id]
+                x, y = ship.x, ship.y
+                pos = y * w + x
+                required = halite[pos] // (inspired_ratio if ship.inspired else ratio)
                 if ship.cargo < required:
                     log.add(
                         pid,
@@ -828,40 +836,50 @@ class HaliteGame:
                     offence = offence or strict
                     continue
                 ship.cargo -= required
-                self.occupant[pos] = -1
+                occupant[pos] = -1
                 dx, dy = DIRECTIONS[command.direction]
-                ship.x = (ship.x + dx) % w
-                ship.y = (ship.y + dy) % h
-                dest = self._pos(ship.x, ship.y)
+                ship.x = x = (x + dx) % w
+                ship.y = y = (y + dy) % h
+                dest = y * w + x
                 arriving = destinations.get(dest)
                 if arriving is None:
                     destinations[dest] = [ship.id]
-                    destination_order.add(dest, codes[dest])
                 else:
                     arriving.append(ship.id)
-                movers[ship.id] = (pid, index)
-                player._remove_ship(ship.id)
+                mover_index[ship.id] = index
+                lifted.append(ship.id)
+            players[pid].ship_order.discard_all(lifted)
+        destination_order: HashOrder[int] = HashOrder()
+        codes = self._cell_codes
+        destination_order.add_all(destinations, [codes[dest] for dest in destinations])
         settle = [(dest, destinations[dest]) for dest in destination_order]
         for dest, arriving in settle:
-            standing = self.occupant[dest]
+            standing = occupant[dest]
             if standing != -1:
                 arriving.append(standing)
-                self.players[self.ships[standing].owner]._remove_ship(standing)
-                self.occupant[dest] = -1
+                players[ships[standing].owner]._remove_ship(standing)
+                occupant[dest] = -1
+        # Per owner, the ships that landed alone, in the order they go back in its table.
+        landed: dict[int, list[int]] = {}
         for dest, arriving in settle:
             if len(arriving) == 1:
-                ship = self.ships[arriving[0]]
-                self.occupant[dest] = ship.id
-                self.players[ship.owner]._add_ship(ship)
-                touched.add(ship.id)
+                sid = arriving[0]
+                occupant[dest] = sid
+                owner = ships[sid].owner
+                alone = landed.get(owner)
+                if alone is None:
+                    landed[owner] = [sid]
+                else:
+                    alone.append(sid)
+                touched.add(sid)
                 continue
             x, y = dest % w, dest // w
             by_owner: dict[int, list[int]] = {}
             for sid in arriving:
-                by_owner.setdefault(self.ships[sid].owner, []).append(sid)
+                by_owner.setdefault(ships[sid].owner, []).append(sid)
             for pid, own in by_owner.items():
                 if len(own) > 1:
-                    causes = [movers[s][1] for s in own if s in movers]
+                    causes = [mover_index[s] for s in own if s in mover_index]
                     if causes:
                         names = ", ".join(str(s) for s in own)
                         log.add(
@@ -881,19 +899,22 @@ class HaliteGame:
             self._collision(dest, tuple(arriving), events)
             for sid in arriving:
                 ship = self._delete_ship(sid)
+                players[ship.owner].ships.pop(sid, None)
                 self._dump(dest, ship.cargo)
             mark(dest)
+        for owner, alone in landed.items():
+            players[owner].ship_order.add_all(alone, alone)
 
         # Dump: every ship on its own structure deposits everything.
-        ships = self.ships
+        owner_of = self.owner
         for sid in self.ship_order:
             ship = ships[sid]
-            pos = self._pos(ship.x, ship.y)
-            if self.owner[pos] == ship.owner:
+            pos = ship.y * w + ship.x
+            if owner_of[pos] == ship.owner:
                 self._dump(pos, ship.cargo)
                 ship.cargo = 0
                 mark(pos)
-                touched.add(ship.id)
+                touched.add(sid)
 
         # Spawn.
         for pid in _players_with(parsed, SpawnCommand):
@@ -1206,27 +1227,78 @@ def _opponents_near_radii(
                         if d <= radius:
                             result[r][i] += 1
         return result
+    return _opponents_near_grid(ships, width, height, radii, others)
+
+
+def _opponents_near_grid(
+    ships: list[Ship],
+    width: int,
+    height: int,
+    radii: tuple[int, ...],
+    others: list[tuple[int, int, int]] | None = None,
+) -> list[list[int]]:
+    """:func:`_opponents_near_radii` with numpy, looking only at the cells near each ship.
+
+    The points are counted per cell and owner; a ship's opponents on a cell are the
+    points there minus its own owner's.  The grid is padded by the largest radius on
+    every side (wrapping), so the cells near a ship are its padded index plus fixed
+    offsets, one per distinct cell within that radius, nearest first.
+    """
     # numpy loads the standard ``random`` module, which the pure core must not load
     # merely by being imported: import it when a game needs it.
     import numpy as np
 
+    radius = max(radii)
+    pad_index, offsets, within = _neighbourhood(width, height, radius)
     n = len(ships)
-    xs = np.fromiter((s.x for s in ships), dtype=np.int32, count=n)
-    ys = np.fromiter((s.y for s in ships), dtype=np.int32, count=n)
-    owners = np.fromiter((s.owner for s in ships), dtype=np.int32, count=n)
+    xs = np.fromiter((s.x for s in ships), dtype=np.intp, count=n)
+    ys = np.fromiter((s.y for s in ships), dtype=np.intp, count=n)
+    owners = np.fromiter((s.owner for s in ships), dtype=np.intp, count=n)
     if others is None:
-        ox, oy, oo = xs, ys, owners
+        point_cells, point_owners = ys * width + xs, owners
     else:
         k = len(others)
-        ox = np.fromiter((o[0] for o in others), dtype=np.int32, count=k)
-        oy = np.fromiter((o[1] for o in others), dtype=np.int32, count=k)
-        oo = np.fromiter((o[2] for o in others), dtype=np.int32, count=k)
-    dx = np.abs(xs[:, None] - ox[None, :])
-    dy = np.abs(ys[:, None] - oy[None, :])
-    distance = np.minimum(dx, width - dx) + np.minimum(dy, height - dy)
-    # Same-owner pairs can never count: push them out of every radius.
-    distance[owners[:, None] == oo[None, :]] = width + height
-    return [(distance <= radius).sum(axis=1).tolist() for radius in radii]
+        point_cells = np.fromiter((o[1] * width + o[0] for o in others), dtype=np.intp, count=k)
+        point_owners = np.fromiter((o[2] for o in others), dtype=np.intp, count=k)
+    players = 1 + max(int(owners.max()), int(point_owners.max()) if len(point_owners) else 0)
+    cells = width * height
+    grid = np.bincount(point_owners * cells + point_cells, minlength=players * cells)
+    grid = grid.reshape(players, cells)
+    opponents = (grid.sum(axis=0) - grid).take(pad_index, axis=1).ravel()
+    padded_width = width + 2 * radius
+    base = owners * len(pad_index) + (ys + radius) * padded_width + xs + radius
+    near = opponents[base[:, None] + offsets[None, :]]
+    return [near[:, : within[r]].sum(axis=1).tolist() for r in radii]
+
+
+@functools.lru_cache(maxsize=8)
+def _neighbourhood(width: int, height: int, radius: int) -> tuple[Any, Any, tuple[int, ...]]:
+    """The padded grid's geometry for :func:`_opponents_near_grid`.
+
+    Returns the original cell of every cell of the grid padded by ``radius`` (wrapping),
+    the padded-index offsets of the distinct cells within ``radius`` of a cell, nearest
+    first, and for each radius up to ``radius`` how many of those offsets are within it.
+    On a map narrower than a neighbourhood, offsets that land on one cell count once.
+    """
+    import numpy as np
+
+    padded_width = width + 2 * radius
+    padded_height = height + 2 * radius
+    columns = (np.arange(padded_width) - radius) % width
+    rows = (np.arange(padded_height) - radius) % height
+    pad_index = (rows[:, None] * width + columns[None, :]).ravel()
+    nearest: dict[tuple[int, int], tuple[int, int]] = {}
+    for dy in range(-radius, radius + 1):
+        span = radius - abs(dy)
+        for dx in range(-span, span + 1):
+            cell = (dx % width, dy % height)
+            distance = abs(dx) + abs(dy)
+            if cell not in nearest or distance < nearest[cell][0]:
+                nearest[cell] = (distance, dy * padded_width + dx)
+    ranked = sorted(nearest.values())
+    offsets = np.array([offset for _, offset in ranked], dtype=np.intp)
+    within = tuple(sum(1 for d, _ in ranked if d <= r) for r in range(radius + 1))
+    return pad_index, offsets, within
 
 
 def _offsets(delta: int, size: int, radius: int) -> int:
@@ -1248,6 +1320,24 @@ def _compare_stats(a: PlayerStatistics, b: PlayerStatistics) -> int:
                 return 0
             return -1 if a.random_id < b.random_id else 1
     return -1 if a.turn_productions[turn] < b.turn_productions[turn] else 1
+
+
+def _plainly_valid(commands: list[Command], player: Player, spawn_cost: int) -> bool:
+    """True when the commands can hold no error, checked at a glance (the usual case).
+
+    That is: moves of the player's own ships, one each, and at most one spawn the player
+    can pay for.  Any other list (with a construction, say) takes the full check.
+    """
+    moved = [command.ship_id for command in commands if type(command) is MoveCommand]
+    others = len(commands) - len(moved)
+    if others > 1:
+        return False
+    if others == 1 and (
+        player.energy < spawn_cost or not any(type(c) is SpawnCommand for c in commands)
+    ):
+        return False
+    distinct = set(moved)
+    return len(distinct) == len(moved) and player.ships.keys() >= distinct
 
 
 def _players_with(parsed: dict[int, list[Command]], kind: type[Command]) -> list[int]:

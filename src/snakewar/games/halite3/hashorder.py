@@ -29,7 +29,7 @@ the runs' order from the back of the list.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from typing import Generic, TypeVar
 
 __all__ = ["HashOrder", "location_hash"]
@@ -130,6 +130,46 @@ class HashOrder(Generic[K]):
         else:
             run.append(key)
         return True
+
+    def add_all(self, keys: Iterable[K], codes: Iterable[int]) -> None:
+        """:meth:`add` each key with its code, in order (one call for many keys)."""
+        known = self._codes
+        runs = self._runs
+        count = self._bucket_count
+        limit = self._next_resize
+        for key, code in zip(keys, codes, strict=True):
+            if key in known:
+                continue
+            if len(known) >= limit:
+                self._order = None  # the rehash walks the current order, not a cached one
+                self._grow(len(known) + 1)
+                runs = self._runs
+                count = self._bucket_count
+                limit = self._next_resize
+            known[key] = code
+            run = runs.get(code % count)
+            if run is None:
+                runs[code % count] = [key]
+            else:
+                run.append(key)
+        self._order = None
+
+    def discard_all(self, keys: Iterable[K]) -> None:
+        """:meth:`discard` each key (one call for many keys)."""
+        self._order = None
+        known = self._codes
+        runs = self._runs
+        count = self._bucket_count
+        for key in keys:
+            code = known.pop(key, None)
+            if code is None:
+                continue
+            bucket = code % count
+            run = runs[bucket]
+            if len(run) == 1:
+                del runs[bucket]
+            else:
+                run.remove(key)
 
     def discard(self, key: K) -> None:
         """Erase ``key`` if present (the other keys keep their places)."""
