@@ -310,11 +310,16 @@ def _play_greedy_game(seed: int) -> tuple[list[tuple[Any, ...]], object]:
 
 
 @pytest.mark.parametrize(("width", "height"), [(64, 64), (40, 33), (9, 9), (8, 12), (3, 5), (1, 1)])
-def test_neighbour_counts_match_a_brute_force_count(width: int, height: int) -> None:
+def test_neighbour_counts_match_a_brute_force_count(
+    width: int, height: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The numpy counts look at each ship's nearby cells only; count every pair instead.
     import random
 
-    from snakewar.games.halite3.game import Ship, _opponents_near_grid
+    import snakewar.games.halite3.game as game_module
+    from snakewar.games.halite3.game import Ship, _opponents_near_radii
+
+    monkeypatch.setattr(game_module, "_VECTOR_MIN", 0)
 
     rng = random.Random(width * 100 + height)
 
@@ -340,7 +345,7 @@ def test_neighbour_counts_match_a_brute_force_count(width: int, height: int) -> 
                 ]
                 for r in radii
             ]
-            assert _opponents_near_grid(ships, width, height, radii, others) == expected
+            assert _opponents_near_radii(ships, width, height, radii, others) == expected
 
 
 def test_vectorised_distances_agree_with_the_plain_loops(monkeypatch: pytest.MonkeyPatch) -> None:

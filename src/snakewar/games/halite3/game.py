@@ -1080,7 +1080,7 @@ class HaliteGame:
 
     def _update_player_stats(self) -> None:
         turn = self.turn
-        interacting = self._interacting_ships()
+        tallies = self._tally_ships()
         for stats in self.stats:
             player = self.players[stats.player_id]
             if player.terminated or not player.can_play:
@@ -1092,44 +1092,92 @@ class HaliteGame:
             stats.turn_productions.append(player.energy)
             stats.number_dropoffs = len(player.dropoffs)
             stats.ships_peak = max(stats.ships_peak, len(player.ships))
+            farthest, distance, interacting = tallies[player.id]
+            stats.max_entity_distance = max(stats.max_entity_distance, farthest)
+            stats.total_distance += distance
+            stats.total_entity_lifespan += len(player.ships)
+            stats.interaction_opportunities += interacting
             fx, fy = player.shipyard
-            w, h = self.width, self.height
-            for ship in player.ships.values():
-                dx = abs(ship.x - fx)
-                dy = abs(ship.y - fy)
-                d = min(dx, w - dx) + min(dy, h - dy)
-                if d > stats.max_entity_distance:
-                    stats.max_entity_distance = d
-                stats.total_distance += d
-                stats.total_entity_lifespan += 1
-                if ship.id in interacting:
-                    stats.interaction_opportunities += 1
             stats.set_dropoff_halite(fx, fy, player.shipyard_deposited)
             stats.total_production = player.deposited
             for dropoff in player.dropoffs:
                 stats.set_dropoff_halite(dropoff.x, dropoff.y, dropoff.deposited)
 
-    def _interacting_ships(self) -> set[int]:
-        """Ships with another player's ship or structure within 2 cells (a statistic).
+    def _tally_ships(self) -> list[tuple[int, int, int]]:
+        """Per player: its ships' farthest and summed distance from home, and interactions.
 
-        The same distances give next turn's inspiration (no ship moves in between), so
-        they are kept for :meth:`_update_inspiration`.
+        These are statistics: the distances are from the player's shipyard, and a ship
+        interacts when another player's ship or structure is within 2 cells.  The
+        distances between ships give next turn's inspiration too (no ship moves in
+        between), so those counts are kept for :meth:`_update_inspiration`.
         """
         ships = list(self.ships.values())
         self._inspiration_cache = None
         if not ships:
-            return set()
+            return [(0, 0, 0)] * len(self.players)
         c = self.constants
         w, h = self.width, self.height
         radius = c.INSPIRATION_RADIUS
         exact = c.INSPIRATION_ENABLED and w >= 2 * radius + 1 and h >= 2 * radius + 1
-        near, inspiring = _opponents_near_radii(ships, w, h, (2, radius if exact else 2))
-        if exact:
-            self._inspiration_cache = (self._version, dict(zip(self.ships, inspiring, strict=True)))
+        radii = (2, radius if exact else 2)
         structures = [(p.shipyard[0], p.shipyard[1], p.id) for p in self.players]
         structures.extend((d.x, d.y, d.owner) for d in self.dropoffs)
+        if len(ships) > _VECTOR_MIN:
+            return self._tally_ships_numpy(ships, radii, structures, exact)
+        near, inspiring = _opponents_near_radii(ships, w, h, radii)
+        if exact:
+            self._inspiration_cache = (self._version, dict(zip(self.ships, inspiring, strict=True)))
         by_structure = _opponents_near(ships, w, h, 2, others=structures)
-        return {s.id for s, a, b in zip(ships, near, by_structure, strict=True) if a > 0 or b > 0}
+        farthest = [0] * len(self.players)
+        distance = [0] * len(self.players)
+        interacting = [0] * len(self.players)
+        yards = [p.shipyard for p in self.players]
+        for ship, a, b in zip(ships, near, by_structure, strict=True):
+            owner = ship.owner
+            fx, fy = yards[owner]
+            dx = abs(ship.x - fx)
+            dy = abs(ship.y - fy)
+            d = min(dx, w - dx) + min(dy, h - dy)
+            farthest[owner] = max(farthest[owner], d)
+            distance[owner] += d
+            if a > 0 or b > 0:
+                interacting[owner] += 1
+        return list(zip(farthest, distance, interacting, strict=True))
+
+    def _tally_ships_numpy(
+        self,
+        ships: list[Ship],
+        radii: tuple[int, int],
+        structures: list[tuple[int, int, int]],
+        exact: bool,
+    ) -> list[tuple[int, int, int]]:
+        """:meth:`_tally_ships` for many ships, with numpy."""
+        import numpy as np
+
+        n = len(ships)
+        w, h = self.width, self.height
+        xs = np.fromiter((s.x for s in ships), dtype=np.intp, count=n)
+        ys = np.fromiter((s.y for s in ships), dtype=np.intp, count=n)
+        owners = np.fromiter((s.owner for s in ships), dtype=np.intp, count=n)
+        near, inspiring = _opponents_near_grid(xs, ys, owners, w, h, radii)
+        if exact:
+            counts = inspiring.tolist()
+            self._inspiration_cache = (self._version, dict(zip(self.ships, counts, strict=True)))
+        points = np.array(structures, dtype=np.intp).reshape(-1, 3)
+        (by_structure,) = _opponents_near_grid(
+            xs, ys, owners, w, h, (2,), (points[:, 0], points[:, 1], points[:, 2])
+        )
+        players = len(self.players)
+        yards = np.array([p.shipyard for p in self.players], dtype=np.intp)
+        dx = np.abs(xs - yards[owners, 0])
+        dy = np.abs(ys - yards[owners, 1])
+        d = np.minimum(dx, w - dx) + np.minimum(dy, h - dy)
+        farthest = np.zeros(players, dtype=np.intp)
+        np.maximum.at(farthest, owners, d)
+        # Weights make the sums floats: exact, as they stay below 2**53.
+        distance = np.bincount(owners, weights=d, minlength=players).astype(np.intp)
+        interacting = np.bincount(owners[(near > 0) | (by_structure > 0)], minlength=players)
+        return list(zip(farthest.tolist(), distance.tolist(), interacting.tolist(), strict=True))
 
     def _game_ended(self) -> bool:
         if self.map_total_halite == 0:
@@ -1183,7 +1231,7 @@ class HaliteGame:
 
 
 _VECTOR_MIN = 32
-"""From this many ships on, pairwise distances are computed with numpy."""
+"""Above this many ships, distances are counted with numpy."""
 
 
 def _opponents_near(
@@ -1208,10 +1256,11 @@ def _opponents_near_radii(
     radii: tuple[int, ...],
     others: list[tuple[int, int, int]] | None = None,
 ) -> list[list[int]]:
-    """:func:`_opponents_near` for several radii at once (one distance matrix).
+    """:func:`_opponents_near` for several radii at once.
 
-    Few ships are counted in Python, many with numpy: the pairwise distance matrix
-    costs far less than the Python loop once there are dozens of ships.
+    Few ships are counted pair by pair in Python; from :data:`_VECTOR_MIN` ships on,
+    numpy counts the cells near each ship (:func:`_opponents_near_grid`), which costs
+    about as much as the pairs of 32 ships and grows with the ships, not their square.
     """
     if len(ships) <= _VECTOR_MIN:
         points = others if others is not None else [(o.x, o.y, o.owner) for o in ships]
@@ -1227,48 +1276,56 @@ def _opponents_near_radii(
                         if d <= radius:
                             result[r][i] += 1
         return result
-    return _opponents_near_grid(ships, width, height, radii, others)
-
-
-def _opponents_near_grid(
-    ships: list[Ship],
-    width: int,
-    height: int,
-    radii: tuple[int, ...],
-    others: list[tuple[int, int, int]] | None = None,
-) -> list[list[int]]:
-    """:func:`_opponents_near_radii` with numpy, looking only at the cells near each ship.
-
-    The points are counted per cell and owner; a ship's opponents on a cell are the
-    points there minus its own owner's.  The grid is padded by the largest radius on
-    every side (wrapping), so the cells near a ship are its padded index plus fixed
-    offsets, one per distinct cell within that radius, nearest first.
-    """
     # numpy loads the standard ``random`` module, which the pure core must not load
     # merely by being imported: import it when a game needs it.
     import numpy as np
 
-    radius = max(radii)
-    pad_index, offsets, within = _neighbourhood(width, height, radius)
     n = len(ships)
     xs = np.fromiter((s.x for s in ships), dtype=np.intp, count=n)
     ys = np.fromiter((s.y for s in ships), dtype=np.intp, count=n)
     owners = np.fromiter((s.owner for s in ships), dtype=np.intp, count=n)
-    if others is None:
-        point_cells, point_owners = ys * width + xs, owners
-    else:
-        k = len(others)
-        point_cells = np.fromiter((o[1] * width + o[0] for o in others), dtype=np.intp, count=k)
-        point_owners = np.fromiter((o[2] for o in others), dtype=np.intp, count=k)
+    counted = None
+    if others is not None:
+        table = np.array(others, dtype=np.intp).reshape(-1, 3)
+        counted = (table[:, 0], table[:, 1], table[:, 2])
+    counts = _opponents_near_grid(xs, ys, owners, width, height, radii, counted)
+    return [count.tolist() for count in counts]
+
+
+def _opponents_near_grid(
+    xs: Any,
+    ys: Any,
+    owners: Any,
+    width: int,
+    height: int,
+    radii: tuple[int, ...],
+    points: tuple[Any, Any, Any] | None = None,
+) -> list[Any]:
+    """:func:`_opponents_near_radii` with numpy arrays, looking only at cells near ships.
+
+    ``xs``, ``ys`` and ``owners`` describe the ships, ``points`` (the same, default: the
+    ships) what is counted.  The points are counted per cell and owner; a ship's
+    opponents on a cell are the points there minus its own owner's.  The grid is padded
+    by the largest radius on every side (wrapping), so the cells near a ship are its
+    padded index plus fixed offsets, one per distinct cell within that radius, nearest
+    first.  Returns one integer array per radius.
+    """
+    import numpy as np
+
+    radius = max(radii)
+    pad_index, offsets, within = _neighbourhood(width, height, radius)
+    point_xs, point_ys, point_owners = (xs, ys, owners) if points is None else points
     players = 1 + max(int(owners.max()), int(point_owners.max()) if len(point_owners) else 0)
     cells = width * height
-    grid = np.bincount(point_owners * cells + point_cells, minlength=players * cells)
-    grid = grid.reshape(players, cells)
-    opponents = (grid.sum(axis=0) - grid).take(pad_index, axis=1).ravel()
+    grid = np.bincount(
+        point_owners * cells + point_ys * width + point_xs, minlength=players * cells
+    ).reshape(players, cells)
+    total = np.bincount(point_ys * width + point_xs, minlength=cells)
+    opponents = (total - grid).take(pad_index, axis=1).ravel()
     padded_width = width + 2 * radius
     base = owners * len(pad_index) + (ys + radius) * padded_width + xs + radius
     near = opponents[base[:, None] + offsets[None, :]]
-    return [near[:, : within[r]].sum(axis=1).tolist() for r in radii]
+    return [near[:, : within[r]].sum(axis=1) for r in radii]
 
 
 @functools.lru_cache(maxsize=8)
