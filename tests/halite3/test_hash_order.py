@@ -128,6 +128,17 @@ def test_many_at_once_is_one_at_a_time() -> None:
         assert list(one) == list(many)
         assert one.bucket_count == many.bucket_count and len(one) == len(many)
     assert one.bucket_count > 500  # it did rehash, many times
+    for size in (0, 1, 13, 14, 29, 30, 600):
+        keys = rng.sample(range(5000), size)
+        built: HashOrder[int] = HashOrder()
+        built.add_all(keys, [key * 3 for key in keys])
+        fresh = HashOrder.of(keys, [key * 3 for key in keys])
+        assert list(fresh) == list(built) and fresh.bucket_count == built.bucket_count
+        fresh.add(5001, 5001)
+        built.add(5001, 5001)
+        assert list(fresh) == list(built)
+    with pytest.raises(ValueError, match="distinct"):
+        HashOrder.of([1, 1], [1, 1])
 
 
 # -- what the engine lists in that order ----------------------------------------------------

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,8 @@ __all__ = [
 ]
 
 _DIRECTION_NAMES = {"n": "north", "s": "south", "e": "east", "w": "west", "o": "still"}
+#: A ship as ``TurnOutcome.entities_at_start`` lists it: ``(id, x, y, cargo, inspired)``.
+_ENTITY = operator.attrgetter("id", "x", "y", "cargo", "inspired")
 
 
 class HaliteError(SnakewarError):
@@ -551,10 +554,7 @@ class HaliteGame:
         self._update_inspiration()
         self._version += 1
         inspired = tuple(sorted(s.id for s in self.ships.values() if s.inspired))
-        entities_at_start = {
-            p.id: tuple((s.id, s.x, s.y, s.cargo, s.inspired) for s in p.ships.values())
-            for p in self.players
-        }
+        entities_at_start = {p.id: tuple(map(_ENTITY, p.ships.values())) for p in self.players}
         killed: list[int] = []
         parsed: dict[int, list[Command]] = {}
         for player in self.players:
@@ -849,9 +849,8 @@ class HaliteGame:
                 mover_index[ship.id] = index
                 lifted.append(ship.id)
             players[pid].ship_order.discard_all(lifted)
-        destination_order: HashOrder[int] = HashOrder()
         codes = self._cell_codes
-        destination_order.add_all(destinations, [codes[dest] for dest in destinations])
+        destination_order = HashOrder.of(destinations, [codes[dest] for dest in destinations])
         settle = [(dest, destinations[dest]) for dest in destination_order]
         for dest, arriving in settle:
             standing = occupant[dest]
@@ -984,9 +983,9 @@ class HaliteGame:
         bonus = c.INSPIRED_BONUS_MULTIPLIER
         halite = self.halite
         w = self.width
-        changed = self.changed_cells
         codes = self._cell_codes
         ships = self.ships
+        mined: list[int] = []
         for sid in self.ship_order:
             ship = ships[sid]
             if sid in touched or ship.cargo >= cap:
@@ -1012,7 +1011,8 @@ class HaliteGame:
             ship.cargo += gained
             halite[pos] = cell - extracted
             self.map_total_halite -= extracted
-            changed.add(pos, codes[pos])
+            mined.append(pos)
+        self.changed_cells.add_all(mined, [codes[pos] for pos in mined])
 
     def _update_inspiration(self) -> None:
         c = self.constants
@@ -1403,7 +1403,7 @@ def _players_with(parsed: dict[int, list[Command]], kind: type[Command]) -> list
     Each step keeps its commands in a hash table keyed by player, filled in player id
     order; up to 13 players that visits them in descending id order.
     """
-    having = [pid for pid in sorted(parsed) if any(type(c) is kind for c in parsed[pid])]
+    having = [pid for pid in sorted(parsed) if kind in set(map(type, parsed[pid]))]
     if len(having) <= 13 and (not having or having[-1] < 13):
         return having[::-1]  # one bucket each, every new one in front: the shortcut
     order: HashOrder[int] = HashOrder()

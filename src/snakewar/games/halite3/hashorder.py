@@ -94,6 +94,36 @@ class HashOrder(Generic[K]):
         # The keys in order, kept until the next change (tables are read more than changed).
         self._order: list[K] | None = None
 
+    @classmethod
+    def of(cls, keys: Iterable[K], codes: Iterable[int]) -> HashOrder[K]:
+        """A new table after adding ``keys`` (distinct) with their ``codes``, in order.
+
+        The same table as :meth:`add_all` on an empty one, built faster: the keys need
+        no check, and only the rehashes cost more than one step per key.
+        """
+        table: HashOrder[K] = cls()
+        keys = list(keys)
+        known = table._codes = dict(zip(keys, codes, strict=True))
+        if len(known) != len(keys):
+            raise ValueError("HashOrder.of needs distinct keys")
+        runs = table._runs
+        count = limit = 0
+        for index, (key, code) in enumerate(known.items()):
+            if index >= limit:
+                # The rehash walks the keys added so far; later ones are not in the runs.
+                table._order = None
+                table._grow(index + 1)
+                runs = table._runs
+                count = table._bucket_count
+                limit = table._next_resize
+            run = runs.get(code % count)
+            if run is None:
+                runs[code % count] = [key]
+            else:
+                run.append(key)
+        table._order = None
+        return table
+
     @property
     def bucket_count(self) -> int:
         """The container's current number of buckets."""
