@@ -812,8 +812,6 @@ class HaliteGame:
         players = self.players
         ratio, inspired_ratio = c.MOVE_COST_RATIO, c.INSPIRED_MOVE_COST_RATIO
         destinations: dict[int, list[int]] = {}
-        # The index of the command that moved each ship, for the collision warnings.
-        mover_index: dict[int, int] = {}
         for pid in _players_with(parsed, MoveCommand):
             commands = parsed[pid]
             lifted: list[int] = []
@@ -846,22 +844,23 @@ class HaliteGame:
                     destinations[dest] = [ship.id]
                 else:
                     arriving.append(ship.id)
-                mover_index[ship.id] = index
                 lifted.append(ship.id)
             players[pid].ship_order.discard_all(lifted)
         codes = self._cell_codes
         destination_order = HashOrder.of(destinations, [codes[dest] for dest in destinations])
-        settle = [(dest, destinations[dest]) for dest in destination_order]
-        for dest, arriving in settle:
+        # Per owner, the ships that landed alone, in the order they go back in its table.
+        landed: dict[int, list[int]] = {}
+        for dest in destination_order:
+            arriving = destinations[dest]
+            # A ship still on the cell (it stayed, or could not pay) is hit as well.  The
+            # engine first joins every such ship, then settles the cells: settling one
+            # cell reads and writes that cell only, so one pass does both.
             standing = occupant[dest]
             if standing != -1:
                 arriving.append(standing)
                 players[ships[standing].owner]._remove_ship(standing)
                 occupant[dest] = -1
-        # Per owner, the ships that landed alone, in the order they go back in its table.
-        landed: dict[int, list[int]] = {}
-        for dest, arriving in settle:
-            if len(arriving) == 1:
+            elif len(arriving) == 1:
                 sid = arriving[0]
                 occupant[dest] = sid
                 owner = ships[sid].owner
@@ -878,7 +877,7 @@ class HaliteGame:
                 by_owner.setdefault(ships[sid].owner, []).append(sid)
             for pid, own in by_owner.items():
                 if len(own) > 1:
-                    causes = [mover_index[s] for s in own if s in mover_index]
+                    causes = [_move_index(parsed[pid], s) for s in own if s != standing]
                     if causes:
                         names = ", ".join(str(s) for s in own)
                         log.add(
@@ -1355,6 +1354,7 @@ def _neighbourhood(width: int, height: int, radius: int) -> tuple[Any, Any, tupl
     ranked = sorted(nearest.values())
     offsets = np.array([offset for _, offset in ranked], dtype=np.intp)
     within = tuple(sum(1 for d, _ in ranked if d <= r) for r in range(radius + 1))
+    pad_index.flags.writeable = offsets.flags.writeable = False  # shared by every game
     return pad_index, offsets, within
 
 
@@ -1377,6 +1377,15 @@ def _compare_stats(a: PlayerStatistics, b: PlayerStatistics) -> int:
                 return 0
             return -1 if a.random_id < b.random_id else 1
     return -1 if a.turn_productions[turn] < b.turn_productions[turn] else 1
+
+
+def _move_index(commands: list[Command], ship_id: int) -> int:
+    """The index of the move command of ``ship_id`` (validation left one per ship)."""
+    return next(
+        index
+        for index, command in enumerate(commands)
+        if isinstance(command, MoveCommand) and command.ship_id == ship_id
+    )
 
 
 def _plainly_valid(commands: list[Command], player: Player, spawn_cost: int) -> bool:
