@@ -650,6 +650,13 @@ class HaliteGame:
         self.ship_order.discard(ship_id)
         return self.ships.pop(ship_id)
 
+    def _structure_cells(self) -> list[int]:
+        """The cells of every shipyard and dropoff."""
+        w = self.width
+        cells = [y * w + x for x, y in (p.shipyard for p in self.players)]
+        cells.extend(d.y * w + d.x for d in self.dropoffs)
+        return cells
+
     def _mark(self, pos: int) -> None:
         """Note a changed cell (the engine's ``changed_cells.emplace``)."""
         self.changed_cells.add(pos, self._cell_codes[pos])
@@ -903,16 +910,23 @@ class HaliteGame:
         for owner, alone in landed.items():
             players[owner].ship_order.add_all(alone, alone)
 
-        # Dump: every ship on its own structure deposits everything.
+        # Dump: every ship on its own structure deposits everything, in the order of the
+        # table of every ship.  Only a structure's cell can hold one.
         owner_of = self.owner
-        for sid in self.ship_order:
+        docked = [
+            sid
+            for sid, pos in ((occupant[pos], pos) for pos in self._structure_cells())
+            if sid != -1 and ships[sid].owner == owner_of[pos]
+        ]
+        if len(docked) > 1:
+            docked.sort(key=list(self.ship_order).index)
+        for sid in docked:
             ship = ships[sid]
             pos = ship.y * w + ship.x
-            if owner_of[pos] == ship.owner:
-                self._dump(pos, ship.cargo)
-                ship.cargo = 0
-                mark(pos)
-                touched.add(sid)
+            self._dump(pos, ship.cargo)
+            ship.cargo = 0
+            mark(pos)
+            touched.add(sid)
 
         # Spawn.
         for pid in _players_with(parsed, SpawnCommand):
@@ -985,9 +999,10 @@ class HaliteGame:
         codes = self._cell_codes
         ships = self.ships
         mined: list[int] = []
-        for sid in self.ship_order:
+        # On a crowded turn most ships moved: pick the others out at C speed.
+        for sid in [sid for sid in self.ship_order if sid not in touched]:
             ship = ships[sid]
-            if sid in touched or ship.cargo >= cap:
+            if ship.cargo >= cap:
                 continue
             pos = ship.y * w + ship.x
             cell = halite[pos]

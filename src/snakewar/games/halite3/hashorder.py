@@ -106,21 +106,23 @@ class HashOrder(Generic[K]):
         known = table._codes = dict(zip(keys, codes, strict=True))
         if len(known) != len(keys):
             raise ValueError("HashOrder.of needs distinct keys")
-        runs = table._runs
-        count = limit = 0
-        for index, (key, code) in enumerate(known.items()):
-            if index >= limit:
-                # The rehash walks the keys added so far; later ones are not in the runs.
-                table._order = None
-                table._grow(index + 1)
-                runs = table._runs
-                count = table._bucket_count
-                limit = table._next_resize
-            run = runs.get(code % count)
-            if run is None:
-                runs[code % count] = [key]
-            else:
-                run.append(key)
+        items = list(known.items())
+        start = 0
+        while start < len(items):
+            # Grow as the insertion past capacity does: the rehash walks the keys added
+            # so far (later ones are in ``_codes`` but not yet in the runs).
+            table._order = None
+            table._grow(start + 1)
+            runs = table._runs
+            count = table._bucket_count
+            end = table._next_resize
+            for key, code in items[start:end]:
+                run = runs.get(code % count)
+                if run is None:
+                    runs[code % count] = [key]
+                else:
+                    run.append(key)
+            start = end
         table._order = None
         return table
 
