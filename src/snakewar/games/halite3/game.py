@@ -63,6 +63,7 @@ __all__ = [
 _DIRECTION_NAMES = {"n": "north", "s": "south", "e": "east", "w": "west", "o": "still"}
 #: A ship as ``TurnOutcome.entities_at_start`` lists it: ``(id, x, y, cargo, inspired)``.
 _ENTITY = operator.attrgetter("id", "x", "y", "cargo", "inspired")
+_CARGO = operator.attrgetter("cargo")
 
 
 class HaliteError(SnakewarError):
@@ -1102,7 +1103,7 @@ class HaliteGame:
                 continue
             if self._can_play(player):
                 stats.last_turn_alive = turn
-                stats.carried_at_end = sum(s.cargo for s in player.ships.values())
+                stats.carried_at_end = sum(map(_CARGO, player.ships.values()))
             stats.turn_productions.append(player.energy)
             stats.number_dropoffs = len(player.dropoffs)
             stats.ships_peak = max(stats.ships_peak, len(player.ships))
