@@ -823,9 +823,8 @@ class HaliteGame:
         for pid in _players_with(parsed, MoveCommand):
             commands = parsed[pid]
             lifted: list[int] = []
-            for index, command in enumerate(commands):
-                if not isinstance(command, MoveCommand) or command.direction == "o":
-                    continue
+            moves = [m for m in commands if type(m) is MoveCommand and m.direction != "o"]
+            for command in moves:
                 ship = ships[command.ship_id]
                 x, y = ship.x, ship.y
                 pos = y * w + x
@@ -837,7 +836,7 @@ class HaliteGame:
                         f"entity {ship.id} was directed to use {required} halite to move"
                         f" {_DIRECTION_NAMES[command.direction]}, but only {ship.cargo} halite"
                         " was available",
-                        _context(commands, index),
+                        _context(commands, commands.index(command)),
                     )
                     offence = offence or strict
                     continue
