@@ -913,11 +913,11 @@ class HaliteGame:
         # Dump: every ship on its own structure deposits everything, in the order of the
         # table of every ship.  Only a structure's cell can hold one.
         owner_of = self.owner
-        docked = [
-            sid
-            for sid, pos in ((occupant[pos], pos) for pos in self._structure_cells())
-            if sid != -1 and ships[sid].owner == owner_of[pos]
-        ]
+        docked: list[int] = []
+        for pos in self._structure_cells():
+            sid = occupant[pos]
+            if sid != -1 and ships[sid].owner == owner_of[pos]:
+                docked.append(sid)
         if len(docked) > 1:
             docked.sort(key=list(self.ship_order).index)
         for sid in docked:
