@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -21,7 +22,13 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PYTHONIOENCODING": "utf-8", "COLUMNS": "120", "PATH": ""},
+        # PYTHONPATH passes through: the command under test is this checkout's.
+        env={
+            "PYTHONIOENCODING": "utf-8",
+            "COLUMNS": "120",
+            "PATH": "",
+            **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
+        },
     )
 
 
@@ -105,3 +112,26 @@ def test_bench_sim_compares_the_backends() -> None:
     rows = [line for line in out.stdout.splitlines() if "7x7" in line]
     assert len(rows) == 2 and "numpy" in rows[0] and "numba" in rows[1]
     assert int(out.stdout.strip().splitlines()[-1].split()[0]) > 0
+
+
+def test_bench_halite_crowded_keeps_the_ships_on_the_map() -> None:
+    out = run(
+        "bench", "halite", "--profile", "crowded", "--games", "1", "--turns", "40", "--size", "32"
+    )
+    assert out.returncode == 0, out.stderr
+    last = out.stdout.strip().splitlines()[-1]
+    assert last.startswith("median on crowded turns: ") and "us per ship-turn" in last
+    from snakewar.cli.bench import measure_halite_crowded
+
+    run_ = measure_halite_crowded(7, size=32, ships_per_player=12, turns=40)
+    assert run_["turns"] == 40
+    # Every player spawns a ship a turn until it holds 12, then replaces its losses.
+    assert run_["crowded_turns"] >= 20
+    assert run_["crowded_ships_per_turn"] >= 0.9 * 4 * 12
+    assert run_["crowded_us_per_ship_turn"] > 0
+
+
+def test_bench_halite_refuses_an_unknown_profile() -> None:
+    out = run("bench", "halite", "--profile", "packed")
+    assert out.returncode == 2
+    assert "expected bots or crowded" in out.stderr

@@ -62,6 +62,51 @@ def test_parse_follows_the_engine_stream_rules() -> None:
     assert parse_commands("m 1 s c") == [MoveCommand(1, "s")]
 
 
+def test_plain_lines_read_as_the_stream_rules_read_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Well-formed lines take a fast path; it must agree with the character-level parser
+    # on every line, including blanks the engine does not skip (\x1c) and long ids.
+    import random
+
+    from snakewar.games.halite3 import commands as commands_module
+
+    ids = ["7", "42", "0007", "9" * 18, "9" * 19, "-3", "+4", "x"]
+    odd = ["m", "c", "n", "q", "1n", "G"]
+    blanks = [" ", "  ", "\t", "\v", "\r\n", "\x1c"]
+    rng = random.Random(5)
+    lines = ["g\x1cg", "m 1 n\x1f", "m 9 e " * 50 + "g"]
+    for _ in range(3000):
+        words: list[str] = []
+        for _ in range(rng.randrange(8)):
+            kind = rng.random()
+            if kind < 0.5:
+                words += ["m", rng.choice(ids[:4]), rng.choice("nsewo")]
+            elif kind < 0.6:
+                words += ["c", rng.choice(ids)]
+            elif kind < 0.7:
+                words.append("g")
+            elif kind < 0.95:
+                words += ["m", rng.choice(ids), rng.choice("nsewoq")]
+            else:
+                words.append(rng.choice(odd))
+        blank = rng.choice(blanks) if rng.random() < 0.1 else " "
+        line = "".join(
+            word + (blank if rng.random() < 0.9 else rng.choice(blanks)) for word in words
+        )
+        lines.append(line.strip() if rng.random() < 0.5 else line)
+
+    def read(line: str) -> object:
+        try:
+            return parse_commands(line)
+        except CommandParseError as exc:
+            return exc.message
+
+    fast = [read(line) for line in lines]
+    monkeypatch.setattr(commands_module, "_parse_plain", lambda line: None)
+    assert fast == [read(line) for line in lines]
+    assert read("g\x1cg") == 'failed to decode bot message: "\x1c" (at position 2)'
+    assert sum(isinstance(f, list) and len(f) > 1 for f in fast) > 200  # many parsed lines
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [
@@ -262,6 +307,45 @@ def _play_greedy_game(seed: int) -> tuple[list[tuple[Any, ...]], object]:
         (o.inspired_at_start, o.cells, [e.to_list() for e in o.events], o.energy, crowded)
         for o in game.history
     ], game.result()
+
+
+@pytest.mark.parametrize(("width", "height"), [(64, 64), (40, 33), (9, 9), (8, 12), (3, 5), (1, 1)])
+def test_neighbour_counts_match_a_brute_force_count(
+    width: int, height: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The numpy counts look at each ship's nearby cells only; count every pair instead.
+    import random
+
+    import snakewar.games.halite3.game as game_module
+    from snakewar.games.halite3.game import Ship, _opponents_near_radii
+
+    monkeypatch.setattr(game_module, "_VECTOR_MIN", 0)
+
+    rng = random.Random(width * 100 + height)
+
+    def distance(ax: int, ay: int, bx: int, by: int) -> int:
+        dx, dy = abs(ax - bx), abs(ay - by)
+        return min(dx, width - dx) + min(dy, height - dy)
+
+    for _ in range(20):
+        ships = [
+            Ship(i, rng.randrange(4), rng.randrange(width), rng.randrange(height))
+            for i in range(rng.randrange(1, 120))
+        ]
+        structures = [
+            (rng.randrange(width), rng.randrange(height), rng.randrange(5)) for _ in range(6)
+        ]
+        for others in (None, structures):
+            points = [(o.x, o.y, o.owner) for o in ships] if others is None else others
+            radii = (2, 4, 0)
+            expected = [
+                [
+                    sum(1 for x, y, o in points if o != s.owner and distance(s.x, s.y, x, y) <= r)
+                    for s in ships
+                ]
+                for r in radii
+            ]
+            assert _opponents_near_radii(ships, width, height, radii, others) == expected
 
 
 def test_vectorised_distances_agree_with_the_plain_loops(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -105,6 +105,42 @@ def test_clear_keeps_the_bucket_count() -> None:
     assert _ids(table) == [2, 60, 1]
 
 
+def test_many_at_once_is_one_at_a_time() -> None:
+    # add_all and discard_all are the engine's hot paths; they must change the table
+    # exactly as the same adds and discards one by one, rehashes and cached orders too.
+    import random
+
+    rng = random.Random(15)
+    one: HashOrder[int] = HashOrder()
+    many: HashOrder[int] = HashOrder()
+    for _ in range(300):
+        keys = [rng.randrange(2000) for _ in range(rng.randrange(40))]
+        if rng.random() < 0.6:
+            for key in keys:
+                one.add(key, key * 7)
+            list(many)  # a cached order must not survive the change
+            many.add_all(keys, [key * 7 for key in keys])
+        else:
+            for key in keys:
+                one.discard(key)
+            list(many)
+            many.discard_all(keys)
+        assert list(one) == list(many)
+        assert one.bucket_count == many.bucket_count and len(one) == len(many)
+    assert one.bucket_count > 500  # it did rehash, many times
+    for size in (0, 1, 13, 14, 29, 30, 600):
+        keys = rng.sample(range(5000), size)
+        built: HashOrder[int] = HashOrder()
+        built.add_all(keys, [key * 3 for key in keys])
+        fresh = HashOrder.of(keys, [key * 3 for key in keys])
+        assert list(fresh) == list(built) and fresh.bucket_count == built.bucket_count
+        fresh.add(5001, 5001)
+        built.add(5001, 5001)
+        assert list(fresh) == list(built)
+    with pytest.raises(ValueError, match="distinct"):
+        HashOrder.of([1, 1], [1, 1])
+
+
 # -- what the engine lists in that order ----------------------------------------------------
 
 

@@ -18,10 +18,14 @@ import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import typer
 
 from snakewar.errors import SnakewarError
+
+if TYPE_CHECKING:
+    from snakewar.games.halite3 import HaliteGame, Ship
 
 __all__ = [
     "GO_HARNESS_ENV",
@@ -37,6 +41,7 @@ __all__ = [
     "bench_referee",
     "bench_rules",
     "measure_halite",
+    "measure_halite_crowded",
     "measure_referee",
     "measure_rules",
     "parse_go_harness",
@@ -310,6 +315,7 @@ def measure_halite(
     seed: int,
     size: int = 64,
     bots: Sequence[str] = ("random", "random", "random", "random"),
+    max_turns: int | None = None,
 ) -> dict[str, float]:
     """Play ``games`` Halite III games of in-process built-in bots; time the engine.
 
@@ -327,7 +333,7 @@ def measure_halite(
     turns = ship_turns = 0
     for g in range(games):
         started = clock()
-        game = HaliteGame.create(seed + g, len(bots), width=size, height=size)
+        game = HaliteGame.create(seed + g, len(bots), width=size, height=size, turn_limit=max_turns)
         players = [make_halite_bot(spec, seed=seed + g) for spec in bots]
         views = [view_from_game(game, pid) for pid in range(len(bots))]
         for bot, view in zip(players, views, strict=True):
@@ -357,6 +363,120 @@ def measure_halite(
     }
 
 
+_OFFSETS = {"n": (0, -1), "s": (0, 1), "e": (1, 0), "w": (-1, 0), "o": (0, 0)}
+
+
+class _CrowdBot:
+    """A deterministic bot that keeps ``target`` ships on the map (the crowded profile).
+
+    It reads the engine's state directly (its time is not the engine's) and sends
+    commands a competent bot would: ships that cannot pay to move stay and mine, full
+    ships head home, ships on rich cells mine, the others wander away from home; no two
+    of its ships are sent to one cell.  It spawns whenever it has fewer than ``target``
+    ships and the shipyard will be empty.
+    """
+
+    def __init__(self, pid: int, target: int, seed: int) -> None:
+        self.pid = pid
+        self.target = target
+        self.rng = random.Random(seed)
+
+    def commands(self, game: HaliteGame) -> str:
+        c = game.constants
+        w, h = game.width, game.height
+        halite = game.halite
+        player = game.players[self.pid]
+        hx, hy = player.shipyard
+        rng = self.rng
+        out: list[str] = []
+        ships = player.ships_in_order()
+        movable: list[Ship] = []
+        claimed: set[int] = set()
+        for ship in ships:
+            cell = halite[ship.y * w + ship.x]
+            ratio = c.INSPIRED_MOVE_COST_RATIO if ship.inspired else c.MOVE_COST_RATIO
+            if ship.cargo < cell // ratio:
+                claimed.add(ship.y * w + ship.x)  # cannot pay: it stays and mines
+            else:
+                movable.append(ship)
+        for ship in movable:
+            dx = (hx - ship.x) % w
+            dy = (hy - ship.y) % h
+            toward = ("e" if dx <= w // 2 else "w") if dx else ("s" if dy <= h // 2 else "n")
+            near_home = min(dx, w - dx) + min(dy, h - dy) < 4
+            if ship.cargo >= c.MAX_ENERGY * 3 // 5 and (dx or dy):
+                wanted = [toward, *rng.sample("nsew", 4), "o"]
+            elif near_home:
+                # Clear the way for the next spawns: leave, away from home first.
+                away = {"e": "w", "w": "e", "n": "s", "s": "n"}[toward] if dx or dy else "n"
+                wanted = [away, *rng.sample("nsew", 4), "o"]
+            elif halite[ship.y * w + ship.x] >= 60:
+                wanted = ["o", *rng.sample("nsew", 4)]
+            else:
+                wanted = [*rng.sample("nsew", 4), "o"]
+            for direction in wanted:
+                ox, oy = _OFFSETS[direction]
+                dest = (ship.y + oy) % h * w + (ship.x + ox) % w
+                if dest not in claimed:
+                    break
+            claimed.add(dest)
+            out.append(f"m {ship.id} {direction}")
+        if (
+            len(ships) < self.target
+            and player.energy >= c.NEW_ENTITY_ENERGY_COST
+            and hy * w + hx not in claimed
+        ):
+            out.append("g")
+        return " ".join(out)
+
+
+def measure_halite_crowded(
+    seed: int,
+    size: int = 64,
+    players: int = 4,
+    ships_per_player: int = 150,
+    turns: int | None = None,
+) -> dict[str, float]:
+    """Time the Halite III engine on crowded turns: ``ships_per_player`` ships per player.
+
+    :class:`_CrowdBot` players spawn every turn until they hold ``ships_per_player``
+    ships and replace the ships they lose.  Players start with enough halite for that
+    (``INITIAL_ENERGY`` raised), which changes nothing the engine's time depends on but
+    the number of ships.  Only :meth:`~snakewar.games.halite3.HaliteGame.step` is
+    timed, in CPU time (as the official engine's "engine CPU"; on a shared machine the
+    wall time also counts other processes' turns); ``ships_per_turn`` counts the ships
+    at the start of each turn.
+    """
+    from snakewar.games.halite3 import Constants, HaliteGame
+
+    cost = Constants().NEW_ENTITY_ENERGY_COST
+    constants = Constants(INITIAL_ENERGY=cost * ships_per_player * 20)
+    game = HaliteGame.create(
+        seed, players, width=size, height=size, constants=constants, turn_limit=turns
+    )
+    bots = [_CrowdBot(pid, ships_per_player, seed * 31 + pid) for pid in range(players)]
+    clock = time.process_time
+    timed: list[tuple[int, float]] = []
+    while not game.over:
+        commands: dict[int, str | None] = {
+            pid: bots[pid].commands(game) for pid in game.live_players()
+        }
+        ships = len(game.ships)
+        t0 = clock()
+        game.step(commands)
+        timed.append((ships, clock() - t0))
+    # Crowded turns: at least 90% of the target (the first ones only fill the map).
+    crowded = [(n, s) for n, s in timed if n * 10 >= ships_per_player * players * 9]
+    result: dict[str, float] = {"turns": len(timed), "crowded_turns": len(crowded)}
+    for name, turns_ in (("", timed), ("crowded_", crowded)):
+        engine = sum(s for _, s in turns_)
+        ship_turns = sum(n for n, _ in turns_)
+        result[name + "engine_ms_per_turn"] = 1000 * engine / max(len(turns_), 1)
+        result[name + "ships_per_turn"] = ship_turns / max(len(turns_), 1)
+        result[name + "us_per_ship_turn"] = 1e6 * engine / max(ship_turns, 1)
+    return result
+
+
 @bench_app.command("halite")
 def bench_halite(
     games: int = typer.Option(3, "--games", help="Games to play (the median is reported)."),
@@ -365,19 +485,35 @@ def bench_halite(
     bots: str = typer.Option(
         "random,random,random,random", "--bots", help="Built-in bots, comma-separated."
     ),
+    profile: str = typer.Option(
+        "bots",
+        "--profile",
+        help="bots: the built-in bots of --bots; crowded: 4 players keeping --ships ships each.",
+    ),
+    ships: int = typer.Option(150, "--ships", help="Ships per player (--profile crowded)."),
+    turns: int | None = typer.Option(None, "--turns", help="Stop games after this many turns."),
 ) -> None:
     """Halite III engine time per turn: 4 in-process built-in bots on 64x64 by default.
 
     For comparison, the official C++ engine spends about 0.3-0.55 ms of CPU per turn
     on its turn logic and 0.48 s of wall time for a 500-turn game of 4 Python random
-    bots without a replay (conformance README, "Engine speed").
+    bots without a replay (conformance README, "Engine speed"): about 0.54 ms at 97
+    ships, some 5.6 us per ship and turn.  ``--profile crowded`` measures the engine
+    per ship on turns with about ``--ships`` ships per player.
     """
     from rich.console import Console
     from rich.table import Table
 
+    if profile == "crowded":
+        _bench_halite_crowded(games, seed, size, ships, turns)
+        return
+    if profile != "bots":
+        raise typer.BadParameter(
+            f"expected bots or crowded, got {profile!r}", param_hint="--profile"
+        )
     specs = [b.strip() for b in bots.split(",") if b.strip()]
     measure_halite(1, seed, 32, specs)  # warm-up
-    runs = [measure_halite(1, seed + g, size, specs) for g in range(games)]
+    runs = [measure_halite(1, seed + g, size, specs, turns) for g in range(games)]
     table = Table(
         title=f"Halite III, {len(specs)} in-process bots ({', '.join(specs)}), {size}x{size}",
         title_justify="left",
@@ -736,3 +872,39 @@ def bench_compare(
     for note in notes:
         console.print(note)
     console.print(f"load after: {_load()}")
+
+
+def _bench_halite_crowded(games: int, seed: int, size: int, ships: int, turns: int | None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    measure_halite_crowded(seed + 1000, 32, ships_per_player=ships // 4 + 1, turns=60)  # warm-up
+    runs = [measure_halite_crowded(seed + g, size, 4, ships, turns) for g in range(games)]
+    table = Table(
+        title=f"Halite III, crowded: 4 players keeping {ships} ships each, {size}x{size}"
+        " (engine CPU time)",
+        title_justify="left",
+    )
+    # Whole games, then only the crowded turns (at least 90% of the ships).
+    columns = ("seed", "turns", "ships", "ms/turn", "us/ship")
+    for column in (*columns, "crowded", "ships", "ms/turn", "us/ship"):
+        table.add_column(column, justify="right")
+    for g, run in enumerate(runs):
+        table.add_row(
+            str(seed + g),
+            str(int(run["turns"])),
+            f"{run['ships_per_turn']:.1f}",
+            f"{run['engine_ms_per_turn']:.3f}",
+            f"{run['us_per_ship_turn']:.2f}",
+            str(int(run["crowded_turns"])),
+            f"{run['crowded_ships_per_turn']:.1f}",
+            f"{run['crowded_engine_ms_per_turn']:.3f}",
+            f"{run['crowded_us_per_ship_turn']:.2f}",
+        )
+    Console(highlight=False).print(table)
+    engine = statistics.median(r["crowded_engine_ms_per_turn"] for r in runs)
+    per_ship = statistics.median(r["crowded_us_per_ship_turn"] for r in runs)
+    typer.echo(
+        f"median on crowded turns: {engine:.3f} ms/turn, {per_ship:.2f} us per ship-turn of"
+        " engine CPU (official C++ engine: about 5.6 us per ship-turn)"
+    )

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,9 @@ __all__ = [
 ]
 
 _DIRECTION_NAMES = {"n": "north", "s": "south", "e": "east", "w": "west", "o": "still"}
+#: A ship as ``TurnOutcome.entities_at_start`` lists it: ``(id, x, y, cargo, inspired)``.
+_ENTITY = operator.attrgetter("id", "x", "y", "cargo", "inspired")
+_CARGO = operator.attrgetter("cargo")
 
 
 class HaliteError(SnakewarError):
@@ -551,10 +555,7 @@ class HaliteGame:
         self._update_inspiration()
         self._version += 1
         inspired = tuple(sorted(s.id for s in self.ships.values() if s.inspired))
-        entities_at_start = {
-            p.id: tuple((s.id, s.x, s.y, s.cargo, s.inspired) for s in p.ships.values())
-            for p in self.players
-        }
+        entities_at_start = {p.id: tuple(map(_ENTITY, p.ships.values())) for p in self.players}
         killed: list[int] = []
         parsed: dict[int, list[Command]] = {}
         for player in self.players:
@@ -650,6 +651,13 @@ class HaliteGame:
         self.ship_order.discard(ship_id)
         return self.ships.pop(ship_id)
 
+    def _structure_cells(self) -> list[int]:
+        """The cells of every shipyard and dropoff."""
+        w = self.width
+        cells = [y * w + x for x, y in (p.shipyard for p in self.players)]
+        cells.extend(d.y * w + d.x for d in self.dropoffs)
+        return cells
+
     def _mark(self, pos: int) -> None:
         """Note a changed cell (the engine's ``changed_cells.emplace``)."""
         self.changed_cells.add(pos, self._cell_codes[pos])
@@ -670,6 +678,8 @@ class HaliteGame:
         for pid in sorted(parsed):
             player = self.players[pid]
             commands = parsed[pid]
+            if _plainly_valid(commands, player, c.NEW_ENTITY_ENERGY_COST):
+                continue
             unknown: list[str] = []
             unknown_builds: list[str] = []
             spent = 0
@@ -801,21 +811,24 @@ class HaliteGame:
                 player._remove_ship(ship.id)
 
         # Move: lift every mover, then settle each destination (in the order of the
-        # engine's hash table of destinations).
+        # engine's hash table of destinations).  A lifted ship leaves its owner's table
+        # (``ship_order``) and goes back in when it lands alone; its entry in
+        # ``player.ships`` stays until a collision destroys it.
+        halite = self.halite
+        occupant = self.occupant
+        ships = self.ships
+        players = self.players
+        ratio, inspired_ratio = c.MOVE_COST_RATIO, c.INSPIRED_MOVE_COST_RATIO
         destinations: dict[int, list[int]] = {}
-        destination_order: HashOrder[int] = HashOrder()
-        codes = self._cell_codes
-        movers: dict[int, tuple[int, int]] = {}
         for pid in _players_with(parsed, MoveCommand):
-            player = self.players[pid]
             commands = parsed[pid]
-            for index, command in enumerate(commands):
-                if not isinstance(command, MoveCommand) or command.direction == "o":
-                    continue
-                ship = self.ships[command.ship_id]
-                pos = self._pos(ship.x, ship.y)
-                ratio = c.INSPIRED_MOVE_COST_RATIO if ship.inspired else c.MOVE_COST_RATIO
-                required = self.halite[pos] // ratio
+            lifted: list[int] = []
+            moves = [m for m in commands if type(m) is MoveCommand and m.direction != "o"]
+            for command in moves:
+                ship = ships[command.ship_id]
+                x, y = ship.x, ship.y
+                pos = y * w + x
+                required = halite[pos] // (inspired_ratio if ship.inspired else ratio)
                 if ship.cargo < required:
                     log.add(
                         pid,
@@ -823,45 +836,55 @@ class HaliteGame:
                         f"entity {ship.id} was directed to use {required} halite to move"
                         f" {_DIRECTION_NAMES[command.direction]}, but only {ship.cargo} halite"
                         " was available",
-                        _context(commands, index),
+                        _context(commands, commands.index(command)),
                     )
                     offence = offence or strict
                     continue
                 ship.cargo -= required
-                self.occupant[pos] = -1
+                occupant[pos] = -1
                 dx, dy = DIRECTIONS[command.direction]
-                ship.x = (ship.x + dx) % w
-                ship.y = (ship.y + dy) % h
-                dest = self._pos(ship.x, ship.y)
+                ship.x = x = (x + dx) % w
+                ship.y = y = (y + dy) % h
+                dest = y * w + x
                 arriving = destinations.get(dest)
                 if arriving is None:
                     destinations[dest] = [ship.id]
-                    destination_order.add(dest, codes[dest])
                 else:
                     arriving.append(ship.id)
-                movers[ship.id] = (pid, index)
-                player._remove_ship(ship.id)
-        settle = [(dest, destinations[dest]) for dest in destination_order]
-        for dest, arriving in settle:
-            standing = self.occupant[dest]
+                lifted.append(ship.id)
+            players[pid].ship_order.discard_all(lifted)
+        codes = self._cell_codes
+        destination_order = HashOrder.of(destinations, [codes[dest] for dest in destinations])
+        # Per owner, the ships that landed alone, in the order they go back in its table.
+        landed: dict[int, list[int]] = {}
+        for dest in destination_order:
+            arriving = destinations[dest]
+            # A ship still on the cell (it stayed, or could not pay) is hit as well.  The
+            # engine first joins every such ship, then settles the cells: settling one
+            # cell reads and writes that cell only, so one pass does both.
+            standing = occupant[dest]
             if standing != -1:
                 arriving.append(standing)
-                self.players[self.ships[standing].owner]._remove_ship(standing)
-                self.occupant[dest] = -1
-        for dest, arriving in settle:
-            if len(arriving) == 1:
-                ship = self.ships[arriving[0]]
-                self.occupant[dest] = ship.id
-                self.players[ship.owner]._add_ship(ship)
-                touched.add(ship.id)
+                players[ships[standing].owner]._remove_ship(standing)
+                occupant[dest] = -1
+            elif len(arriving) == 1:
+                sid = arriving[0]
+                occupant[dest] = sid
+                owner = ships[sid].owner
+                alone = landed.get(owner)
+                if alone is None:
+                    landed[owner] = [sid]
+                else:
+                    alone.append(sid)
+                touched.add(sid)
                 continue
             x, y = dest % w, dest // w
             by_owner: dict[int, list[int]] = {}
             for sid in arriving:
-                by_owner.setdefault(self.ships[sid].owner, []).append(sid)
+                by_owner.setdefault(ships[sid].owner, []).append(sid)
             for pid, own in by_owner.items():
                 if len(own) > 1:
-                    causes = [movers[s][1] for s in own if s in movers]
+                    causes = [_move_index(parsed[pid], s) for s in own if s != standing]
                     if causes:
                         names = ", ".join(str(s) for s in own)
                         log.add(
@@ -881,19 +904,29 @@ class HaliteGame:
             self._collision(dest, tuple(arriving), events)
             for sid in arriving:
                 ship = self._delete_ship(sid)
+                players[ship.owner].ships.pop(sid, None)
                 self._dump(dest, ship.cargo)
             mark(dest)
+        for owner, alone in landed.items():
+            players[owner].ship_order.add_all(alone, alone)
 
-        # Dump: every ship on its own structure deposits everything.
-        ships = self.ships
-        for sid in self.ship_order:
+        # Dump: every ship on its own structure deposits everything, in the order of the
+        # table of every ship.  Only a structure's cell can hold one.
+        owner_of = self.owner
+        docked: list[int] = []
+        for pos in self._structure_cells():
+            sid = occupant[pos]
+            if sid != -1 and ships[sid].owner == owner_of[pos]:
+                docked.append(sid)
+        if len(docked) > 1:
+            docked.sort(key=list(self.ship_order).index)
+        for sid in docked:
             ship = ships[sid]
-            pos = self._pos(ship.x, ship.y)
-            if self.owner[pos] == ship.owner:
-                self._dump(pos, ship.cargo)
-                ship.cargo = 0
-                mark(pos)
-                touched.add(ship.id)
+            pos = ship.y * w + ship.x
+            self._dump(pos, ship.cargo)
+            ship.cargo = 0
+            mark(pos)
+            touched.add(sid)
 
         # Spawn.
         for pid in _players_with(parsed, SpawnCommand):
@@ -963,12 +996,13 @@ class HaliteGame:
         bonus = c.INSPIRED_BONUS_MULTIPLIER
         halite = self.halite
         w = self.width
-        changed = self.changed_cells
         codes = self._cell_codes
         ships = self.ships
-        for sid in self.ship_order:
+        mined: list[int] = []
+        # On a crowded turn most ships moved: pick the others out at C speed.
+        for sid in [sid for sid in self.ship_order if sid not in touched]:
             ship = ships[sid]
-            if sid in touched or ship.cargo >= cap:
+            if ship.cargo >= cap:
                 continue
             pos = ship.y * w + ship.x
             cell = halite[pos]
@@ -991,7 +1025,8 @@ class HaliteGame:
             ship.cargo += gained
             halite[pos] = cell - extracted
             self.map_total_halite -= extracted
-            changed.add(pos, codes[pos])
+            mined.append(pos)
+        self.changed_cells.add_all(mined, [codes[pos] for pos in mined])
 
     def _update_inspiration(self) -> None:
         c = self.constants
@@ -1059,7 +1094,7 @@ class HaliteGame:
 
     def _update_player_stats(self) -> None:
         turn = self.turn
-        interacting = self._interacting_ships()
+        tallies = self._tally_ships()
         for stats in self.stats:
             player = self.players[stats.player_id]
             if player.terminated or not player.can_play:
@@ -1067,48 +1102,96 @@ class HaliteGame:
                 continue
             if self._can_play(player):
                 stats.last_turn_alive = turn
-                stats.carried_at_end = sum(s.cargo for s in player.ships.values())
+                stats.carried_at_end = sum(map(_CARGO, player.ships.values()))
             stats.turn_productions.append(player.energy)
             stats.number_dropoffs = len(player.dropoffs)
             stats.ships_peak = max(stats.ships_peak, len(player.ships))
+            farthest, distance, interacting = tallies[player.id]
+            stats.max_entity_distance = max(stats.max_entity_distance, farthest)
+            stats.total_distance += distance
+            stats.total_entity_lifespan += len(player.ships)
+            stats.interaction_opportunities += interacting
             fx, fy = player.shipyard
-            w, h = self.width, self.height
-            for ship in player.ships.values():
-                dx = abs(ship.x - fx)
-                dy = abs(ship.y - fy)
-                d = min(dx, w - dx) + min(dy, h - dy)
-                if d > stats.max_entity_distance:
-                    stats.max_entity_distance = d
-                stats.total_distance += d
-                stats.total_entity_lifespan += 1
-                if ship.id in interacting:
-                    stats.interaction_opportunities += 1
             stats.set_dropoff_halite(fx, fy, player.shipyard_deposited)
             stats.total_production = player.deposited
             for dropoff in player.dropoffs:
                 stats.set_dropoff_halite(dropoff.x, dropoff.y, dropoff.deposited)
 
-    def _interacting_ships(self) -> set[int]:
-        """Ships with another player's ship or structure within 2 cells (a statistic).
+    def _tally_ships(self) -> list[tuple[int, int, int]]:
+        """Per player: its ships' farthest and summed distance from home, and interactions.
 
-        The same distances give next turn's inspiration (no ship moves in between), so
-        they are kept for :meth:`_update_inspiration`.
+        These are statistics: the distances are from the player's shipyard, and a ship
+        interacts when another player's ship or structure is within 2 cells.  The
+        distances between ships give next turn's inspiration too (no ship moves in
+        between), so those counts are kept for :meth:`_update_inspiration`.
         """
         ships = list(self.ships.values())
         self._inspiration_cache = None
         if not ships:
-            return set()
+            return [(0, 0, 0)] * len(self.players)
         c = self.constants
         w, h = self.width, self.height
         radius = c.INSPIRATION_RADIUS
         exact = c.INSPIRATION_ENABLED and w >= 2 * radius + 1 and h >= 2 * radius + 1
-        near, inspiring = _opponents_near_radii(ships, w, h, (2, radius if exact else 2))
-        if exact:
-            self._inspiration_cache = (self._version, dict(zip(self.ships, inspiring, strict=True)))
+        radii = (2, radius if exact else 2)
         structures = [(p.shipyard[0], p.shipyard[1], p.id) for p in self.players]
         structures.extend((d.x, d.y, d.owner) for d in self.dropoffs)
+        if len(ships) > _VECTOR_MIN:
+            return self._tally_ships_numpy(ships, radii, structures, exact)
+        near, inspiring = _opponents_near_radii(ships, w, h, radii)
+        if exact:
+            self._inspiration_cache = (self._version, dict(zip(self.ships, inspiring, strict=True)))
         by_structure = _opponents_near(ships, w, h, 2, others=structures)
-        return {s.id for s, a, b in zip(ships, near, by_structure, strict=True) if a > 0 or b > 0}
+        farthest = [0] * len(self.players)
+        distance = [0] * len(self.players)
+        interacting = [0] * len(self.players)
+        yards = [p.shipyard for p in self.players]
+        for ship, a, b in zip(ships, near, by_structure, strict=True):
+            owner = ship.owner
+            fx, fy = yards[owner]
+            dx = abs(ship.x - fx)
+            dy = abs(ship.y - fy)
+            d = min(dx, w - dx) + min(dy, h - dy)
+            farthest[owner] = max(farthest[owner], d)
+            distance[owner] += d
+            if a > 0 or b > 0:
+                interacting[owner] += 1
+        return list(zip(farthest, distance, interacting, strict=True))
+
+    def _tally_ships_numpy(
+        self,
+        ships: list[Ship],
+        radii: tuple[int, int],
+        structures: list[tuple[int, int, int]],
+        exact: bool,
+    ) -> list[tuple[int, int, int]]:
+        """:meth:`_tally_ships` for many ships, with numpy."""
+        import numpy as np
+
+        n = len(ships)
+        w, h = self.width, self.height
+        xs = np.fromiter((s.x for s in ships), dtype=np.intp, count=n)
+        ys = np.fromiter((s.y for s in ships), dtype=np.intp, count=n)
+        owners = np.fromiter((s.owner for s in ships), dtype=np.intp, count=n)
+        near, inspiring = _opponents_near_grid(xs, ys, owners, w, h, radii)
+        if exact:
+            counts = inspiring.tolist()
+            self._inspiration_cache = (self._version, dict(zip(self.ships, counts, strict=True)))
+        points = np.array(structures, dtype=np.intp).reshape(-1, 3)
+        (by_structure,) = _opponents_near_grid(
+            xs, ys, owners, w, h, (2,), (points[:, 0], points[:, 1], points[:, 2])
+        )
+        players = len(self.players)
+        yards = np.array([p.shipyard for p in self.players], dtype=np.intp)
+        dx = np.abs(xs - yards[owners, 0])
+        dy = np.abs(ys - yards[owners, 1])
+        d = np.minimum(dx, w - dx) + np.minimum(dy, h - dy)
+        farthest = np.zeros(players, dtype=np.intp)
+        np.maximum.at(farthest, owners, d)
+        # Weights make the sums floats: exact, as they stay below 2**53.
+        distance = np.bincount(owners, weights=d, minlength=players).astype(np.intp)
+        interacting = np.bincount(owners[(near > 0) | (by_structure > 0)], minlength=players)
+        return list(zip(farthest.tolist(), distance.tolist(), interacting.tolist(), strict=True))
 
     def _game_ended(self) -> bool:
         if self.map_total_halite == 0:
@@ -1162,7 +1245,7 @@ class HaliteGame:
 
 
 _VECTOR_MIN = 32
-"""From this many ships on, pairwise distances are computed with numpy."""
+"""Above this many ships, distances are counted with numpy."""
 
 
 def _opponents_near(
@@ -1187,10 +1270,11 @@ def _opponents_near_radii(
     radii: tuple[int, ...],
     others: list[tuple[int, int, int]] | None = None,
 ) -> list[list[int]]:
-    """:func:`_opponents_near` for several radii at once (one distance matrix).
+    """:func:`_opponents_near` for several radii at once.
 
-    Few ships are counted in Python, many with numpy: the pairwise distance matrix
-    costs far less than the Python loop once there are dozens of ships.
+    Few ships are counted pair by pair in Python; from :data:`_VECTOR_MIN` ships on,
+    numpy counts the cells near each ship (:func:`_opponents_near_grid`), which costs
+    about as much as the pairs of 32 ships and grows with the ships, not their square.
     """
     if len(ships) <= _VECTOR_MIN:
         points = others if others is not None else [(o.x, o.y, o.owner) for o in ships]
@@ -1211,22 +1295,82 @@ def _opponents_near_radii(
     import numpy as np
 
     n = len(ships)
-    xs = np.fromiter((s.x for s in ships), dtype=np.int32, count=n)
-    ys = np.fromiter((s.y for s in ships), dtype=np.int32, count=n)
-    owners = np.fromiter((s.owner for s in ships), dtype=np.int32, count=n)
-    if others is None:
-        ox, oy, oo = xs, ys, owners
-    else:
-        k = len(others)
-        ox = np.fromiter((o[0] for o in others), dtype=np.int32, count=k)
-        oy = np.fromiter((o[1] for o in others), dtype=np.int32, count=k)
-        oo = np.fromiter((o[2] for o in others), dtype=np.int32, count=k)
-    dx = np.abs(xs[:, None] - ox[None, :])
-    dy = np.abs(ys[:, None] - oy[None, :])
-    distance = np.minimum(dx, width - dx) + np.minimum(dy, height - dy)
-    # Same-owner pairs can never count: push them out of every radius.
-    distance[owners[:, None] == oo[None, :]] = width + height
-    return [(distance <= radius).sum(axis=1).tolist() for radius in radii]
+    xs = np.fromiter((s.x for s in ships), dtype=np.intp, count=n)
+    ys = np.fromiter((s.y for s in ships), dtype=np.intp, count=n)
+    owners = np.fromiter((s.owner for s in ships), dtype=np.intp, count=n)
+    counted = None
+    if others is not None:
+        table = np.array(others, dtype=np.intp).reshape(-1, 3)
+        counted = (table[:, 0], table[:, 1], table[:, 2])
+    counts = _opponents_near_grid(xs, ys, owners, width, height, radii, counted)
+    return [count.tolist() for count in counts]
+
+
+def _opponents_near_grid(
+    xs: Any,
+    ys: Any,
+    owners: Any,
+    width: int,
+    height: int,
+    radii: tuple[int, ...],
+    points: tuple[Any, Any, Any] | None = None,
+) -> list[Any]:
+    """:func:`_opponents_near_radii` with numpy arrays, looking only at cells near ships.
+
+    ``xs``, ``ys`` and ``owners`` describe the ships, ``points`` (the same, default: the
+    ships) what is counted.  The points are counted per cell and owner; a ship's
+    opponents on a cell are the points there minus its own owner's.  The grid is padded
+    by the largest radius on every side (wrapping), so the cells near a ship are its
+    padded index plus fixed offsets, one per distinct cell within that radius, nearest
+    first.  Returns one integer array per radius.
+    """
+    import numpy as np
+
+    radius = max(radii)
+    pad_index, offsets, within = _neighbourhood(width, height, radius)
+    point_xs, point_ys, point_owners = (xs, ys, owners) if points is None else points
+    players = 1 + max(int(owners.max()), int(point_owners.max()) if len(point_owners) else 0)
+    cells = width * height
+    grid = np.bincount(
+        point_owners * cells + point_ys * width + point_xs, minlength=players * cells
+    ).reshape(players, cells)
+    total = np.bincount(point_ys * width + point_xs, minlength=cells)
+    opponents = (total - grid).take(pad_index, axis=1).ravel()
+    padded_width = width + 2 * radius
+    base = owners * len(pad_index) + (ys + radius) * padded_width + xs + radius
+    near = opponents[base[:, None] + offsets[None, :]]
+    return [near[:, : within[r]].sum(axis=1) for r in radii]
+
+
+@functools.lru_cache(maxsize=8)
+def _neighbourhood(width: int, height: int, radius: int) -> tuple[Any, Any, tuple[int, ...]]:
+    """The padded grid's geometry for :func:`_opponents_near_grid`.
+
+    Returns the original cell of every cell of the grid padded by ``radius`` (wrapping),
+    the padded-index offsets of the distinct cells within ``radius`` of a cell, nearest
+    first, and for each radius up to ``radius`` how many of those offsets are within it.
+    On a map narrower than a neighbourhood, offsets that land on one cell count once.
+    """
+    import numpy as np
+
+    padded_width = width + 2 * radius
+    padded_height = height + 2 * radius
+    columns = (np.arange(padded_width) - radius) % width
+    rows = (np.arange(padded_height) - radius) % height
+    pad_index = (rows[:, None] * width + columns[None, :]).ravel()
+    nearest: dict[tuple[int, int], tuple[int, int]] = {}
+    for dy in range(-radius, radius + 1):
+        span = radius - abs(dy)
+        for dx in range(-span, span + 1):
+            cell = (dx % width, dy % height)
+            distance = abs(dx) + abs(dy)
+            if cell not in nearest or distance < nearest[cell][0]:
+                nearest[cell] = (distance, dy * padded_width + dx)
+    ranked = sorted(nearest.values())
+    offsets = np.array([offset for _, offset in ranked], dtype=np.intp)
+    within = tuple(sum(1 for d, _ in ranked if d <= r) for r in range(radius + 1))
+    pad_index.flags.writeable = offsets.flags.writeable = False  # shared by every game
+    return pad_index, offsets, within
 
 
 def _offsets(delta: int, size: int, radius: int) -> int:
@@ -1250,13 +1394,40 @@ def _compare_stats(a: PlayerStatistics, b: PlayerStatistics) -> int:
     return -1 if a.turn_productions[turn] < b.turn_productions[turn] else 1
 
 
+def _move_index(commands: list[Command], ship_id: int) -> int:
+    """The index of the move command of ``ship_id`` (validation left one per ship)."""
+    return next(
+        index
+        for index, command in enumerate(commands)
+        if isinstance(command, MoveCommand) and command.ship_id == ship_id
+    )
+
+
+def _plainly_valid(commands: list[Command], player: Player, spawn_cost: int) -> bool:
+    """True when the commands can hold no error, checked at a glance (the usual case).
+
+    That is: moves of the player's own ships, one each, and at most one spawn the player
+    can pay for.  Any other list (with a construction, say) takes the full check.
+    """
+    moved = [command.ship_id for command in commands if type(command) is MoveCommand]
+    others = len(commands) - len(moved)
+    if others > 1:
+        return False
+    if others == 1 and (
+        player.energy < spawn_cost or not any(type(c) is SpawnCommand for c in commands)
+    ):
+        return False
+    distinct = set(moved)
+    return len(distinct) == len(moved) and player.ships.keys() >= distinct
+
+
 def _players_with(parsed: dict[int, list[Command]], kind: type[Command]) -> list[int]:
     """The players with a command of ``kind``, in the order a commit step visits them.
 
     Each step keeps its commands in a hash table keyed by player, filled in player id
     order; up to 13 players that visits them in descending id order.
     """
-    having = [pid for pid in sorted(parsed) if any(type(c) is kind for c in parsed[pid])]
+    having = [pid for pid in sorted(parsed) if kind in set(map(type, parsed[pid]))]
     if len(having) <= 13 and (not having or having[-1] < 13):
         return having[::-1]  # one bucket each, every new one in front: the shortcut
     order: HashOrder[int] = HashOrder()

@@ -29,7 +29,7 @@ the runs' order from the back of the list.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from typing import Generic, TypeVar
 
 __all__ = ["HashOrder", "location_hash"]
@@ -94,6 +94,38 @@ class HashOrder(Generic[K]):
         # The keys in order, kept until the next change (tables are read more than changed).
         self._order: list[K] | None = None
 
+    @classmethod
+    def of(cls, keys: Iterable[K], codes: Iterable[int]) -> HashOrder[K]:
+        """A new table after adding ``keys`` (distinct) with their ``codes``, in order.
+
+        The same table as :meth:`add_all` on an empty one, built faster: the keys need
+        no check, and only the rehashes cost more than one step per key.
+        """
+        table: HashOrder[K] = cls()
+        keys = list(keys)
+        known = table._codes = dict(zip(keys, codes, strict=True))
+        if len(known) != len(keys):
+            raise ValueError("HashOrder.of needs distinct keys")
+        items = list(known.items())
+        start = 0
+        while start < len(items):
+            # Grow as the insertion past capacity does: the rehash walks the keys added
+            # so far (later ones are in ``_codes`` but not yet in the runs).
+            table._order = None
+            table._grow(start + 1)
+            runs = table._runs
+            count = table._bucket_count
+            end = table._next_resize
+            for key, code in items[start:end]:
+                run = runs.get(code % count)
+                if run is None:
+                    runs[code % count] = [key]
+                else:
+                    run.append(key)
+            start = end
+        table._order = None
+        return table
+
     @property
     def bucket_count(self) -> int:
         """The container's current number of buckets."""
@@ -130,6 +162,46 @@ class HashOrder(Generic[K]):
         else:
             run.append(key)
         return True
+
+    def add_all(self, keys: Iterable[K], codes: Iterable[int]) -> None:
+        """:meth:`add` each key with its code, in order (one call for many keys)."""
+        known = self._codes
+        runs = self._runs
+        count = self._bucket_count
+        limit = self._next_resize
+        for key, code in zip(keys, codes, strict=True):
+            if key in known:
+                continue
+            if len(known) >= limit:
+                self._order = None  # the rehash walks the current order, not a cached one
+                self._grow(len(known) + 1)
+                runs = self._runs
+                count = self._bucket_count
+                limit = self._next_resize
+            known[key] = code
+            run = runs.get(code % count)
+            if run is None:
+                runs[code % count] = [key]
+            else:
+                run.append(key)
+        self._order = None
+
+    def discard_all(self, keys: Iterable[K]) -> None:
+        """:meth:`discard` each key (one call for many keys)."""
+        self._order = None
+        known = self._codes
+        runs = self._runs
+        count = self._bucket_count
+        for key in keys:
+            code = known.pop(key, None)
+            if code is None:
+                continue
+            bucket = code % count
+            run = runs[bucket]
+            if len(run) == 1:
+                del runs[bucket]
+            else:
+                run.remove(key)
 
     def discard(self, key: K) -> None:
         """Erase ``key`` if present (the other keys keep their places)."""
