@@ -21,6 +21,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mypy_extensions import mypyc_attr
+
 from snakewar.engine.rng import Rand
 from snakewar.errors import MapSetupError
 from snakewar.games.battlesnake.board import (
@@ -110,6 +112,9 @@ class MapMeta:
         return TAG_EXPERIMENTAL in self.tags
 
 
+# Compiled with mypyc, the class still takes subclasses from plain Python: other
+# packages and the tests register maps of their own.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GameMap(ABC):
     """A Battlesnake map: board setup plus a per-turn update."""
 
