@@ -113,7 +113,8 @@ def write_manifest(src: Path, modules: tuple[str, ...]) -> None:
 
 def compile_in_place(src: Path, modules: tuple[str, ...]) -> None:
     """Compile ``modules`` next to their sources; raises on any failure."""
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    # setuptools compiles with $CC when it is set, else the compiler Python was built with.
+    compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
         raise RuntimeError(f"no C compiler ({compiler!r} not found)")
     paths = [str(source_path(src, m).relative_to(src)) for m in modules]

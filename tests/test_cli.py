@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -19,7 +20,13 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PYTHONIOENCODING": "utf-8", "COLUMNS": "120", "PATH": ""},
+        env={
+            "PYTHONIOENCODING": "utf-8",
+            "COLUMNS": "120",
+            "PATH": "",
+            # The same package and the same rules engine (compiled or pure) as the tests.
+            **{k: os.environ[k] for k in ("PYTHONPATH", "SNAKEWAR_PURE") if k in os.environ},
+        },
     )
 
 
@@ -91,3 +98,8 @@ def test_bench_rules_prints_turns_per_second() -> None:
     assert out.returncode == 0, out.stderr
     last = out.stdout.strip().splitlines()[-1]
     assert last.endswith(" turns/s") and int(last.split()[0]) > 0
+    # It says which engine it measured: the one this process imports.
+    import snakewar
+
+    expected = "compiled (mypyc)" if all(snakewar.compiled_modules().values()) else "pure Python"
+    assert f"engine: {expected}" in out.stdout

@@ -145,6 +145,17 @@ class GoRand:
         self._feed = _RNG_LEN - _RNG_TAP
         self._draws = 0  # only compared with the lag, so it may stop counting exactly
 
+    def __reduce__(self) -> tuple[type[GoRand], tuple[int], tuple[object, ...]]:
+        # Pickle and copy through __init__ and __setstate__: a mypyc-compiled class has
+        # no bare instances.
+        return GoRand, (self.seed,), (self._vec, self._tap, self._feed, self._draws)
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        vec, tap, feed, draws = state
+        assert isinstance(vec, list) and isinstance(tap, int)
+        assert isinstance(feed, int) and isinstance(draws, int)
+        self._vec, self._tap, self._feed, self._draws = list(vec), tap, feed, draws
+
     def _word(self, i: int) -> int:
         # Word i is built from seeding steps 21+3i, 22+3i and 23+3i (after 20 warm-up steps).
         s = self._seed

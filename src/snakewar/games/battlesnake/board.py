@@ -75,6 +75,17 @@ class MutableSnake:
         self.eliminated_by = by
         self.eliminated_on_turn = turn
 
+    def __reduce__(self) -> tuple[type[MutableSnake], tuple[object, ...]]:
+        # Pickle and copy through __init__: a mypyc-compiled class has no bare instances.
+        return MutableSnake, (
+            self.id,
+            self.body,
+            self.health,
+            self.eliminated_cause,
+            self.eliminated_by,
+            self.eliminated_on_turn,
+        )
+
     def freeze(self) -> Snake:
         """Return the immutable :class:`Snake`."""
         # tuple.__new__ skips the named tuple's generated __new__: this runs for
@@ -143,6 +154,17 @@ class MutableBoard:
             ],
             list(state.food),
             list(state.hazards),
+        )
+
+    def __reduce__(self) -> tuple[type[MutableBoard], tuple[object, ...]]:
+        # Pickle and copy through __init__: a mypyc-compiled class has no bare instances.
+        return MutableBoard, (
+            self.turn,
+            self.width,
+            self.height,
+            self.snakes,
+            self.food,
+            self.hazards,
         )
 
     def copy(self) -> MutableBoard:

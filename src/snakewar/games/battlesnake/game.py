@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from snakewar.errors import InvalidStateError, choices_text
 from snakewar.games.battlesnake.board import MutableBoard, initialize_snakes
@@ -31,7 +32,7 @@ from snakewar.games.battlesnake.rules import (
     normalize_moves,
 )
 from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardState
+from snakewar.games.battlesnake.types import BoardState, reduce_dataclass
 
 __all__ = ["Game", "GameConfig", "GameResult", "TurnResult", "run_game", "setup_board"]
 
@@ -53,6 +54,9 @@ class GameConfig:
     height: int = 11
     settings: Settings = field(default_factory=Settings.defaults)
     solo: bool | None = None
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        return reduce_dataclass(self)
 
     @property
     def seed(self) -> int:
@@ -105,6 +109,9 @@ class TurnResult:
     after_rules: BoardState
     after: BoardState | None
 
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        return reduce_dataclass(self)
+
 
 @dataclass(frozen=True, slots=True)
 class GameResult:
@@ -120,6 +127,9 @@ class GameResult:
     turns: int
     final_state: BoardState
     reason: str = "game_over"
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        return reduce_dataclass(self)
 
     @classmethod
     def from_state(cls, state: BoardState, reason: str = "game_over") -> GameResult:
@@ -182,6 +192,14 @@ class Game:
         # Every reference map's pre-update is a no-op; skip its copies when not overridden.
         self._has_pre_update = type(self.map).pre_update_board is not GameMap.pre_update_board
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickle and copy through __init__ (a mypyc-compiled class has no bare
+        # instances): set up again from the setup state, then restore the game's place.
+        return (
+            _restore_game,
+            (self.config, self.setup_state, self.state, self._over, self._map_memory),
+        )
+
     @property
     def is_over(self) -> bool:
         """True once the game-over rule holds for the current state."""
@@ -237,6 +255,14 @@ class Game:
     def result(self, reason: str = "game_over") -> GameResult:
         """Judge the current state (see :class:`GameResult`)."""
         return GameResult.from_state(self.state, reason)
+
+
+def _restore_game(
+    config: GameConfig, setup: BoardState, state: BoardState, over: bool, memory: object | None
+) -> Game:
+    game = Game(config, [s.id for s in setup.snakes], setup)
+    game.state, game._over, game._map_memory = state, over, memory
+    return game
 
 
 MovePolicy = Callable[[BoardState], Moves]

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from snakewar.engine.rng import wrap_int64
 from snakewar.errors import InvalidStateError, StepError, UnknownRulesetError, choices_text
@@ -50,7 +50,12 @@ from snakewar.games.battlesnake.settings import (
     SHRINK_EVERY_N_TURNS,
     Settings,
 )
-from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, BoardState, Point
+from snakewar.games.battlesnake.types import (
+    SNAKE_MAX_HEALTH,
+    BoardState,
+    Point,
+    reduce_dataclass,
+)
 
 __all__ = [
     "RULESETS",
@@ -530,6 +535,9 @@ class Ruleset:
     stages: tuple[str, ...]
     settings: Settings
     _fns: tuple[Stage, ...] = field(init=False, repr=False, compare=False)
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        return reduce_dataclass(self)
 
     def __post_init__(self) -> None:
         try:

@@ -269,6 +269,15 @@ class Snake(NamedTuple):
         )
 
 
+def reduce_dataclass(obj: Any) -> tuple[type[Any], tuple[Any, ...]]:
+    """A frozen dataclass's ``__reduce__``: pickle and copy rebuild it through ``__init__``.
+
+    Compiled with mypyc, a frozen dataclass cannot be restored the way pickle and
+    :mod:`copy` otherwise restore one (setting each field on a bare instance).
+    """
+    return type(obj), tuple(getattr(obj, f.name) for f in dataclasses.fields(obj) if f.init)
+
+
 @dataclass(frozen=True, slots=True)
 class BoardState:
     """The whole board at one turn.
@@ -284,6 +293,9 @@ class BoardState:
     snakes: tuple[Snake, ...] = ()
     food: tuple[Point, ...] = ()
     hazards: tuple[Point, ...] = ()
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        return reduce_dataclass(self)
 
     @property
     def alive_snakes(self) -> tuple[Snake, ...]:

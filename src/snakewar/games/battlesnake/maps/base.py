@@ -20,6 +20,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from mypy_extensions import mypyc_attr
 
@@ -31,7 +32,7 @@ from snakewar.games.battlesnake.board import (
     get_unoccupied_points,
 )
 from snakewar.games.battlesnake.settings import FOOD_SPAWN_CHANCE, MINIMUM_FOOD, Settings
-from snakewar.games.battlesnake.types import BoardView, Point
+from snakewar.games.battlesnake.types import BoardView, Point, reduce_dataclass
 
 __all__ = [
     "TAG_EXPERIMENTAL",
@@ -58,6 +59,9 @@ class BoardSizes:
 
     sizes: tuple[tuple[int, int], ...] = ()
     unlimited: bool = False
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        return reduce_dataclass(self)
 
     @classmethod
     def any(cls) -> BoardSizes:
@@ -105,6 +109,9 @@ class MapMeta:
     max_players: int
     sizes: BoardSizes
     tags: tuple[str, ...] = ()
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        return reduce_dataclass(self)
 
     @property
     def is_experimental(self) -> bool:
