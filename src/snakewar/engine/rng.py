@@ -110,6 +110,16 @@ def wrap_int64(value: int) -> int:
 _FILL_THRESHOLD = 24 if isinstance(wrap_int64, types.FunctionType) else 1 << 17
 
 
+def _mod_int32_max(x: i64) -> i64:
+    """``x % (2**31 - 1)`` for ``0 <= x < 2**62``, without a division.
+
+    2**31 is 1 modulo the Mersenne prime 2**31 - 1, so the high bits fold onto the low.
+    """
+    x = (x & _INT32_MAX) + (x >> 31)  # < 2**32
+    x = (x & _INT32_MAX) + (x >> 31)  # <= 2**31
+    return x - _INT32_MAX if x >= _INT32_MAX else x
+
+
 class Rand(Protocol):
     """The random interface the rules use (the reference engine's ``rules.Rand``)."""
 
@@ -180,9 +190,9 @@ class GoRand:
         # intermediate stays below 2**62: i64 makes them machine integers once compiled.
         s: i64 = self._seed
         k = _WARMUP + 1 + 3 * i
-        a: i64 = s * _PM_POW[k] % _INT32_MAX
-        b: i64 = s * _PM_POW[k + 1] % _INT32_MAX
-        c: i64 = s * _PM_POW[k + 2] % _INT32_MAX
+        a = _mod_int32_max(s * _PM_POW[k])
+        b = _mod_int32_max(s * _PM_POW[k + 1])
+        c = _mod_int32_max(s * _PM_POW[k + 2])
         hi: i64 = ((a << 8) & _MASK32) ^ (b >> 12) ^ _COOKED_HI[i]
         lo: i64 = ((b << 20) & _MASK32) ^ c ^ _COOKED_LO[i]
         return hi, lo
