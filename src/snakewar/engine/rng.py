@@ -110,16 +110,6 @@ def wrap_int64(value: int) -> int:
 _FILL_THRESHOLD = 24 if isinstance(wrap_int64, types.FunctionType) else 1 << 17
 
 
-def _mod_int32_max(x: i64) -> i64:
-    """``x % (2**31 - 1)`` for ``0 <= x < 2**62``, without a division.
-
-    2**31 is 1 modulo the Mersenne prime 2**31 - 1, so the high bits fold onto the low.
-    """
-    x = (x & _INT32_MAX) + (x >> 31)  # < 2**32
-    x = (x & _INT32_MAX) + (x >> 31)  # <= 2**31
-    return x - _INT32_MAX if x >= _INT32_MAX else x
-
-
 class Rand(Protocol):
     """The random interface the rules use (the reference engine's ``rules.Rand``)."""
 
@@ -190,9 +180,9 @@ class GoRand:
         # intermediate stays below 2**62: i64 makes them machine integers once compiled.
         s: i64 = self._seed
         k = _WARMUP + 1 + 3 * i
-        a = _mod_int32_max(s * _PM_POW[k])
-        b = _mod_int32_max(s * _PM_POW[k + 1])
-        c = _mod_int32_max(s * _PM_POW[k + 2])
+        a: i64 = s * _PM_POW[k] % _INT32_MAX
+        b: i64 = s * _PM_POW[k + 1] % _INT32_MAX
+        c: i64 = s * _PM_POW[k + 2] % _INT32_MAX
         hi: i64 = ((a << 8) & _MASK32) ^ (b >> 12) ^ _COOKED_HI[i]
         lo: i64 = ((b << 20) & _MASK32) ^ c ^ _COOKED_LO[i]
         return hi, lo
@@ -356,16 +346,11 @@ class GoRand:
             return False
         for i, j in zip(range(m, 0, -1), (prod >> np.uint64(32)).tolist(), strict=True):
             items[i], items[j] = items[j], items[i]
-        fresh = words.copy()
-        fresh[feed_idx] = x
-        his: list[int] = (fresh >> np.uint64(32)).tolist()
-        los: list[int] = (fresh & np.uint64(_MASK32)).tolist()
-        top = _RNG_LEN - _RNG_TAP
-        # Words earlier draws wrote.
-        his[self._feed : top] = self._hi[self._feed : top]
-        los[self._feed : top] = self._lo[self._feed : top]
-        self._hi = his
-        self._lo = los
+        # Store the words the draws wrote (feed - m .. feed - 1, in that order); every
+        # other word this shuffle read still has its seeded value, which _word gives.
+        feed = self._feed
+        self._hi[feed - m : feed] = (x[::-1] >> np.uint64(32)).tolist()
+        self._lo[feed - m : feed] = (x[::-1] & np.uint64(_MASK32)).tolist()
         self._feed -= m
         self._tap = int(tap_idx[-1])
         self._draws += m
