@@ -366,6 +366,8 @@ class GoRand:
             if self._shuffle_vectorized(items):
                 return
             self._fill()
+        # Swaps on a list (typed as one) compile to direct element access.
+        work: list[_T] = items if isinstance(items, list) else list(items)
         for i in range(n_items - 1, 0, -1):
             n = i + 1
             hi, lo = self._next()
@@ -377,7 +379,9 @@ class GoRand:
                     prod = self.uint32() * n
                     low = prod & _MASK32
             j = prod >> 32
-            items[i], items[j] = items[j], items[i]
+            work[i], work[j] = work[j], work[i]
+        if work is not items:
+            items[:] = work
 
     def __repr__(self) -> str:
         return f"GoRand({self.seed!r})"
