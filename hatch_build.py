@@ -70,13 +70,16 @@ def compiled_modules(src: Path) -> tuple[str, ...]:
     """The module names in ``COMPILED_MODULES`` of ``src/snakewar/__init__.py``."""
     tree = ast.parse((src / "snakewar" / "__init__.py").read_text(encoding="utf-8"))
     for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else None
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-        if isinstance(target, ast.Name) and target.id == "COMPILED_MODULES":
-            assert node.value is not None  # type: ignore[attr-defined]
-            value = ast.literal_eval(node.value)  # type: ignore[attr-defined]
-            return tuple(str(name) for name in value)
+        targets: list[ast.expr]
+        if isinstance(node, ast.AnnAssign):
+            targets, value = [node.target], node.value
+        elif isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        else:
+            continue
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if names == ["COMPILED_MODULES"] and value is not None:
+            return tuple(str(name) for name in ast.literal_eval(value))
     raise RuntimeError("COMPILED_MODULES not found in src/snakewar/__init__.py")
 
 
