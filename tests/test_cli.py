@@ -22,12 +22,12 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
-        # PYTHONPATH passes through: the command under test is this checkout's.
         env={
             "PYTHONIOENCODING": "utf-8",
             "COLUMNS": "120",
             "PATH": "",
-            **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
+            # The same package and the same rules engine (compiled or pure) as the tests.
+            **{k: os.environ[k] for k in ("PYTHONPATH", "SNAKEWAR_PURE") if k in os.environ},
         },
     )
 
@@ -100,6 +100,11 @@ def test_bench_rules_prints_turns_per_second() -> None:
     assert out.returncode == 0, out.stderr
     last = out.stdout.strip().splitlines()[-1]
     assert last.endswith(" turns/s") and int(last.split()[0]) > 0
+    # It says which engine it measured: the one this process imports.
+    import snakewar
+
+    expected = "compiled (mypyc)" if all(snakewar.compiled_modules().values()) else "pure Python"
+    assert f"engine: {expected}" in out.stdout
 
 
 def test_bench_sim_compares_the_backends() -> None:

@@ -1,3 +1,122 @@
-"""Snakewar: an exact Battlesnake rules engine, referee and arena."""
+"""Snakewar: an exact Battlesnake rules engine, referee and arena.
+
+The Battlesnake rules engine (:data:`COMPILED_MODULES`) is compiled with mypyc when
+the package is built on a machine with a C compiler (hatch_build.py); the same
+typed sources are the pure-Python fallback.  ``SNAKEWAR_PURE=1`` in the environment
+makes this package import those sources even where compiled modules are installed,
+as does a compiled build whose sources were edited since (with a warning).
+:func:`compiled_modules` says which engine a process runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
 
 __version__ = "0.1.0"
+
+__all__ = ["COMPILED_MODULES", "compiled_modules"]
+
+COMPILED_MODULES: tuple[str, ...] = (
+    "snakewar.engine.rng",
+    "snakewar.games.battlesnake._gosort",
+    "snakewar.games.battlesnake.types",
+    "snakewar.games.battlesnake.settings",
+    "snakewar.games.battlesnake.board",
+    "snakewar.games.battlesnake.rules",
+    "snakewar.games.battlesnake.classic",
+    "snakewar.games.battlesnake.game",
+    "snakewar.games.battlesnake.maps.base",
+    "snakewar.games.battlesnake.maps.standard",
+    "snakewar.games.battlesnake.maps.arcade_maze",
+    "snakewar.games.battlesnake.maps.castle_wall",
+    "snakewar.games.battlesnake.maps.classic",
+    "snakewar.games.battlesnake.maps.hazard_pits",
+    "snakewar.games.battlesnake.maps.hazards",
+    "snakewar.games.battlesnake.maps.healing_pools",
+    "snakewar.games.battlesnake.maps.rivers_and_bridges",
+    "snakewar.games.battlesnake.maps.sinkholes",
+    "snakewar.games.battlesnake.maps.snail_mode",
+    "snakewar.games.battlesnake.maps.solo_maze",
+)
+"""The modules mypyc compiles (hatch_build.py reads this list): the rules engine."""
+
+_PACKAGE = Path(__file__).resolve().parent
+_MANIFEST = _PACKAGE / "_compiled_sources.txt"
+
+
+def _source(module: str) -> Path:
+    return _PACKAGE.parent.joinpath(*module.split(".")).with_suffix(".py")
+
+
+class _SourceFinder(importlib.abc.MetaPathFinder):
+    """Imports the ``.py`` source of every compiled module, never its extension module."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in COMPILED_MODULES:
+            return None
+        return importlib.util.spec_from_file_location(fullname, _source(fullname))
+
+
+def _stale_sources() -> list[str]:
+    """The compiled modules whose source changed since compilation (none if not compiled)."""
+    try:
+        lines = _MANIFEST.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    stale = []
+    for line in lines:
+        module, _, digest = line.partition(" ")
+        try:
+            if hashlib.sha256(_source(module).read_bytes()).hexdigest() != digest:
+                stale.append(module)
+        except OSError:
+            stale.append(module)
+    return stale
+
+
+def _choose_engine() -> None:
+    if os.environ.get("SNAKEWAR_PURE") == "1":
+        sys.meta_path.insert(0, _SourceFinder())
+        return
+    stale = _stale_sources()
+    if stale:
+        # Compiled modules call each other directly, so one edited source means the
+        # whole compiled group is out of date: import every source instead.
+        warnings.warn(
+            f"snakewar: the compiled rules engine is older than its sources ({stale[0]} "
+            "changed); running the pure-Python modules. Rebuild it with "
+            "`pip install -e .` (or remove the .so files under src/snakewar).",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        sys.meta_path.insert(0, _SourceFinder())
+
+
+def compiled_modules() -> dict[str, bool]:
+    """Import every module of :data:`COMPILED_MODULES`; say which are compiled ones.
+
+    >>> set(compiled_modules()) == set(COMPILED_MODULES)
+    True
+    """
+    return {
+        name: isinstance(
+            getattr(importlib.import_module(name), "__loader__", None),
+            importlib.machinery.ExtensionFileLoader,
+        )
+        for name in COMPILED_MODULES
+    }
+
+
+_choose_engine()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -40,6 +41,7 @@ __all__ = [
     "bench_halite",
     "bench_referee",
     "bench_rules",
+    "engine_kind",
     "measure_halite",
     "measure_halite_crowded",
     "measure_referee",
@@ -121,9 +123,23 @@ def bench_rules(
         f"{ruleset} ruleset, {map_id} map, {width}x{height}, {snakes} snakes, "
         f"{repeat} x {games} games, {total_turns} turns"
     )
+    typer.echo(f"engine: {engine_kind()}")
     typer.echo(f"engine + move generation: {statistics.median(move_rates):,.0f} turns/s")
     typer.echo(f"per repetition (engine only): {', '.join(f'{x:,.0f}' for x in rates)}")
     typer.echo(f"{statistics.median(rates):.0f} turns/s")
+
+
+def engine_kind() -> str:
+    """Which rules engine this process runs: compiled (mypyc) or pure Python."""
+    from snakewar import compiled_modules
+
+    kinds = compiled_modules()
+    if all(kinds.values()):
+        return "compiled (mypyc)"
+    if not any(kinds.values()):
+        why = " (SNAKEWAR_PURE=1)" if os.environ.get("SNAKEWAR_PURE") == "1" else ""
+        return f"pure Python{why}"
+    return "partly compiled: " + ", ".join(name for name, c in kinds.items() if c)
 
 
 def _free_port() -> int:

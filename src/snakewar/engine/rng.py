@@ -20,8 +20,11 @@ deterministic test doubles the reference's own tests use.
 from __future__ import annotations
 
 import functools
+import types
 from collections.abc import Callable, MutableSequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Final, Protocol, TypeVar
+
+from mypy_extensions import i64
 
 from snakewar.engine._gocooked import RNG_COOKED
 
@@ -29,17 +32,19 @@ __all__ = ["MAX_RAND", "MIN_RAND", "GoRand", "MaxRand", "MinRand", "Rand", "wrap
 
 _T = TypeVar("_T")
 
-_RNG_LEN = 607
-_RNG_TAP = 273
-_MASK64 = (1 << 64) - 1
-_MASK63 = (1 << 63) - 1
-_INT32_MAX = (1 << 31) - 1  # the Park-Miller modulus
-_PM_MULTIPLIER = 48271
+_RNG_LEN: Final = 607
+_RNG_TAP: Final = 273
+_MASK64: Final = (1 << 64) - 1
+_MASK63: Final = (1 << 63) - 1
+_MASK32: Final = (1 << 32) - 1
+_MASK31: Final = (1 << 31) - 1
+_INT32_MAX: Final = (1 << 31) - 1  # the Park-Miller modulus
+_PM_MULTIPLIER: Final = 48271
 # Go replaces a seed that reduces to 0 with this constant.
-_ZERO_SEED_SUBSTITUTE = 89482311
+_ZERO_SEED_SUBSTITUTE: Final = 89482311
 # Seeding runs 20 warm-up steps, then three steps per word.
-_WARMUP = 20
-_STEPS = _WARMUP + 3 * _RNG_LEN
+_WARMUP: Final = 20
+_STEPS: Final = _WARMUP + 3 * _RNG_LEN
 
 
 def _powers() -> tuple[int, ...]:
@@ -50,11 +55,12 @@ def _powers() -> tuple[int, ...]:
 
 
 # _PM_POW[k] == 48271**k mod (2**31 - 1): step k of the seeding sequence is seed * _PM_POW[k].
-_PM_POW = _powers()
+_PM_POW: Final = _powers()
 
 
-# Shuffles longer than this fill all words in one vectorised pass first.
-_FILL_THRESHOLD = 24
+# The cooked constants as 32-bit halves (see GoRand._word).
+_COOKED_HI: Final[tuple[int, ...]] = tuple(c >> 32 for c in RNG_COOKED)
+_COOKED_LO: Final[tuple[int, ...]] = tuple(c & _MASK32 for c in RNG_COOKED)
 
 
 def _all_words(seed: int) -> list[int]:
@@ -97,6 +103,13 @@ def wrap_int64(value: int) -> int:
     return value - (1 << 64) if value >> 63 else value
 
 
+# Shuffles longer than this fill all words in one vectorised numpy pass first: in
+# Python that beats computing a hundred words one by one.  Compiled with mypyc, the
+# word-by-word loop is the faster one at every size the maps use (a board has at most
+# 255 x 255 squares), so the numpy path is left to longer shuffles.
+_FILL_THRESHOLD = 24 if isinstance(wrap_int64, types.FunctionType) else 1 << 17
+
+
 class Rand(Protocol):
     """The random interface the rules use (the reference engine's ``rules.Rand``)."""
 
@@ -129,7 +142,7 @@ class GoRand:
     [81, 87, 47, 59, 81]
     """
 
-    __slots__ = ("_draws", "_feed", "_seed", "_tap", "_vec", "seed")
+    __slots__ = ("_draws", "_feed", "_hi", "_lo", "_seed", "_tap", "seed")
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
@@ -139,72 +152,107 @@ class GoRand:
             s = _INT32_MAX - s
         if s == 0:
             s = _ZERO_SEED_SUBSTITUTE
-        self._seed = s
-        self._vec: list[int | None] = [None] * _RNG_LEN
-        self._tap = 0
-        self._feed = _RNG_LEN - _RNG_TAP
-        self._draws = 0  # only compared with the lag, so it may stop counting exactly
+        self._seed: i64 = s
+        # Each 64-bit word is kept as two 32-bit halves (high half -1: not computed
+        # yet): compiled with mypyc, halves are machine integers where whole words
+        # would be heap-allocated big integers.
+        self._hi: list[int] = [-1] * _RNG_LEN
+        self._lo: list[int] = [0] * _RNG_LEN
+        self._tap: i64 = 0
+        self._feed: i64 = _RNG_LEN - _RNG_TAP
+        self._draws: i64 = 0  # only compared with the lag, so it may stop counting exactly
 
-    def _word(self, i: int) -> int:
-        # Word i is built from seeding steps 21+3i, 22+3i and 23+3i (after 20 warm-up steps).
-        s = self._seed
+    def __reduce__(self) -> tuple[type[GoRand], tuple[int], tuple[object, ...]]:
+        # Pickle and copy through __init__ and __setstate__: a mypyc-compiled class has
+        # no bare instances.
+        return GoRand, (self.seed,), (self._hi, self._lo, self._tap, self._feed, self._draws)
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        hi, lo, tap, feed, draws = state
+        assert isinstance(hi, list) and isinstance(lo, list)
+        assert isinstance(tap, int) and isinstance(feed, int) and isinstance(draws, int)
+        self._hi, self._lo = list(hi), list(lo)
+        self._tap, self._feed, self._draws = tap, feed, draws
+
+    def _word(self, i: i64) -> tuple[i64, i64]:
+        # Word i is built from seeding steps 21+3i, 22+3i and 23+3i (after 20 warm-up
+        # steps): (a << 40) ^ (b << 20) ^ c ^ cooked[i] modulo 2**64, in halves.  Every
+        # intermediate stays below 2**62: i64 makes them machine integers once compiled.
+        s: i64 = self._seed
         k = _WARMUP + 1 + 3 * i
-        u = (s * _PM_POW[k] % _INT32_MAX) << 40
-        u ^= (s * _PM_POW[k + 1] % _INT32_MAX) << 20
-        u ^= s * _PM_POW[k + 2] % _INT32_MAX
-        return (u ^ RNG_COOKED[i]) & _MASK64
+        a: i64 = s * _PM_POW[k] % _INT32_MAX
+        b: i64 = s * _PM_POW[k + 1] % _INT32_MAX
+        c: i64 = s * _PM_POW[k + 2] % _INT32_MAX
+        hi: i64 = ((a << 8) & _MASK32) ^ (b >> 12) ^ _COOKED_HI[i]
+        lo: i64 = ((b << 20) & _MASK32) ^ c ^ _COOKED_LO[i]
+        return hi, lo
 
-    def _fill(self) -> None:
-        # Compute every word at once, with numpy: a long shuffle touches most of the
-        # 607 words, and one vectorised pass costs about as much as a dozen words
-        # computed one by one in Python.  Words already drawn keep their values.
-        words = _all_words(self._seed)
-        vec = self._vec
-        if self._draws < _RNG_LEN - _RNG_TAP:
-            # Fewer draws than the lag: only the feed words from here up were written.
-            lo, hi = self._feed, _RNG_LEN - _RNG_TAP
-            fresh: list[int | None] = list(words)
-            fresh[lo:hi] = vec[lo:hi]
-            self._vec = fresh
-            return
-        for i, v in enumerate(vec):
-            if v is None:
-                vec[i] = words[i]
-
-    def uint64(self) -> int:
-        """Return the next raw 64-bit value of the source (Go's ``Uint64``)."""
-        tap = self._tap - 1
+    def _next(self) -> tuple[i64, i64]:
+        # The source's next value, as (high, low) halves: Go's Uint64.
+        tap: i64 = self._tap - 1
         if tap < 0:
             tap += _RNG_LEN
-        feed = self._feed - 1
+        feed: i64 = self._feed - 1
         if feed < 0:
             feed += _RNG_LEN
         self._tap = tap
         self._feed = feed
         self._draws += 1
-        vec = self._vec
-        a = vec[feed]
-        if a is None:
-            a = self._word(feed)
-        b = vec[tap]
-        if b is None:
-            b = self._word(tap)
-            vec[tap] = b
-        x = (a + b) & _MASK64
-        vec[feed] = x
-        return x
+        his = self._hi
+        los = self._lo
+        a_lo: i64
+        b_lo: i64
+        a_hi: i64 = his[feed]
+        if a_hi < 0:
+            a_hi, a_lo = self._word(feed)
+        else:
+            a_lo = los[feed]
+        b_hi: i64 = his[tap]
+        if b_hi < 0:
+            b_hi, b_lo = self._word(tap)
+            his[tap] = b_hi
+            los[tap] = b_lo
+        else:
+            b_lo = los[tap]
+        lo: i64 = a_lo + b_lo
+        hi: i64 = (a_hi + b_hi + (lo >> 32)) & _MASK32
+        lo &= _MASK32
+        his[feed] = hi
+        los[feed] = lo
+        return hi, lo
+
+    def _fill(self) -> None:
+        # Compute every word at once, with numpy: a long shuffle touches most of the
+        # 607 words, and one vectorised pass costs about as much as a dozen words
+        # computed one by one in Python.  Words already computed or drawn stay.
+        words = _all_words(self._seed)
+        his = self._hi
+        los = self._lo
+        for i in range(_RNG_LEN):
+            if his[i] < 0:
+                word = words[i]
+                his[i] = word >> 32
+                los[i] = word & _MASK32
+
+    def uint64(self) -> int:
+        """Return the next raw 64-bit value of the source (Go's ``Uint64``)."""
+        hi, lo = self._next()
+        return (hi << 32) | lo
 
     def int63(self) -> int:
         """Return a non-negative 63-bit integer (Go's ``Int63``)."""
-        return self.uint64() & _MASK63
+        hi, lo = self._next()
+        return ((hi & _MASK31) << 32) | lo
 
     def int31(self) -> int:
         """Return a non-negative 31-bit integer (Go's ``Int31``)."""
-        return self.int63() >> 32
+        hi, _ = self._next()
+        return hi & _MASK31
 
     def uint32(self) -> int:
         """Return a 32-bit unsigned integer (Go's ``Uint32``)."""
-        return self.int63() >> 31
+        hi, lo = self._next()
+        return ((hi & _MASK31) << 1) | (lo >> 31)
 
     def int63n(self, n: int) -> int:
         """Return a uniform integer in ``[0, n)`` for 64-bit ``n`` (Go's ``Int63n``)."""
@@ -233,12 +281,12 @@ class GoRand:
     def fast_int31n(self, n: int) -> int:
         """Go's unexported ``int31n``: Lemire's multiply-shift method, used by ``Shuffle``."""
         prod = self.uint32() * n
-        low = prod & 0xFFFFFFFF
+        low = prod & _MASK32
         if low < n:
             thresh = ((1 << 32) - n) % n
             while low < thresh:
                 prod = self.uint32() * n
-                low = prod & 0xFFFFFFFF
+                low = prod & _MASK32
         return prod >> 32
 
     def intn(self, n: int) -> int:
@@ -298,13 +346,11 @@ class GoRand:
             return False
         for i, j in zip(range(m, 0, -1), (prod >> np.uint64(32)).tolist(), strict=True):
             items[i], items[j] = items[j], items[i]
-        fresh = words.copy()
-        fresh[feed_idx] = x
-        vec: list[int | None] = fresh.tolist()
-        old = self._vec
-        top = _RNG_LEN - _RNG_TAP
-        vec[self._feed : top] = old[self._feed : top]  # words earlier draws wrote
-        self._vec = vec
+        # Store the words the draws wrote (feed - m .. feed - 1, in that order); every
+        # other word this shuffle read still has its seeded value, which _word gives.
+        feed = self._feed
+        self._hi[feed - m : feed] = (x[::-1] >> np.uint64(32)).tolist()
+        self._lo[feed - m : feed] = (x[::-1] & np.uint64(_MASK32)).tolist()
         self._feed -= m
         self._tap = int(tap_idx[-1])
         self._draws += m
@@ -312,8 +358,7 @@ class GoRand:
 
     def shuffle_list(self, items: MutableSequence[_T]) -> None:
         """Shuffle ``items`` in place with the same permutation as :meth:`shuffle`."""
-        # The hot path of food spawning: Go's Shuffle with Lemire's int31n and the
-        # source's Uint64 inlined over the list.
+        # The hot path of food spawning: Go's Shuffle with Lemire's int31n.
         n_items = len(items)
         if n_items < 2:
             return
@@ -321,32 +366,22 @@ class GoRand:
             if self._shuffle_vectorized(items):
                 return
             self._fill()
-        vec = self._vec
-        tap, feed = self._tap, self._feed
+        # Swaps on a list (typed as one) compile to direct element access.
+        work: list[_T] = items if isinstance(items, list) else list(items)
         for i in range(n_items - 1, 0, -1):
-            tap = tap - 1 if tap else _RNG_LEN - 1
-            feed = feed - 1 if feed else _RNG_LEN - 1
-            a, b = vec[feed], vec[tap]
-            if a is None:
-                a = self._word(feed)
-            if b is None:
-                b = vec[tap] = self._word(tap)
-            x = (a + b) & _MASK64
-            vec[feed] = x
             n = i + 1
-            prod = ((x & _MASK63) >> 31) * n
-            low = prod & 0xFFFFFFFF
+            hi, lo = self._next()
+            prod = (((hi & _MASK31) << 1) | (lo >> 31)) * n
+            low = prod & _MASK32
             if low < n:
                 thresh = ((1 << 32) - n) % n
                 while low < thresh:
-                    self._tap, self._feed = tap, feed
                     prod = self.uint32() * n
-                    tap, feed = self._tap, self._feed
-                    low = prod & 0xFFFFFFFF
+                    low = prod & _MASK32
             j = prod >> 32
-            items[i], items[j] = items[j], items[i]
-        self._tap, self._feed = tap, feed
-        self._draws += n_items - 1
+            work[i], work[j] = work[j], work[i]
+        if work is not items:
+            items[:] = work
 
     def __repr__(self) -> str:
         return f"GoRand({self.seed!r})"

@@ -44,8 +44,9 @@ __all__ = [
 BOARD_SIZE_SMALL = 7
 BOARD_SIZE_MEDIUM = 11
 
-_new_point = Point._make
-_new_snake = tuple.__new__
+# tuple.__new__ skips the named tuple's generated __new__ and _make (Python code,
+# which mypyc cannot compile): new heads are made every turn.
+_new_tuple = tuple.__new__
 
 
 class MutableSnake:
@@ -75,11 +76,22 @@ class MutableSnake:
         self.eliminated_by = by
         self.eliminated_on_turn = turn
 
+    def __reduce__(self) -> tuple[type[MutableSnake], tuple[object, ...]]:
+        # Pickle and copy through __init__: a mypyc-compiled class has no bare instances.
+        return MutableSnake, (
+            self.id,
+            self.body,
+            self.health,
+            self.eliminated_cause,
+            self.eliminated_by,
+            self.eliminated_on_turn,
+        )
+
     def freeze(self) -> Snake:
         """Return the immutable :class:`Snake`."""
         # tuple.__new__ skips the named tuple's generated __new__: this runs for
         # every snake twice a turn.
-        return _new_snake(
+        return _new_tuple(
             Snake,
             (
                 self.id,
@@ -145,6 +157,17 @@ class MutableBoard:
             list(state.hazards),
         )
 
+    def __reduce__(self) -> tuple[type[MutableBoard], tuple[object, ...]]:
+        # Pickle and copy through __init__: a mypyc-compiled class has no bare instances.
+        return MutableBoard, (
+            self.turn,
+            self.width,
+            self.height,
+            self.snakes,
+            self.food,
+            self.hazards,
+        )
+
     def copy(self) -> MutableBoard:
         """Return a deep copy."""
         return MutableBoard.from_state(self)
@@ -168,11 +191,11 @@ class MutableBoard:
 
     def add_food(self, p: Point) -> None:
         """Add one food (no duplicate check, as in the reference)."""
-        self.food.append(_new_point((p[0], p[1])))
+        self.food.append(_new_tuple(Point, (p[0], p[1])))
 
     def add_hazard(self, p: Point) -> None:
         """Add one hazard; adding a point again stacks it."""
-        self.hazards.append(_new_point((p[0], p[1])))
+        self.hazards.append(_new_tuple(Point, (p[0], p[1])))
 
     def remove_food(self, p: Point) -> None:
         """Remove the food at ``p`` exactly as the reference editor does.

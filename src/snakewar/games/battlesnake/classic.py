@@ -61,6 +61,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from snakewar.engine.rng import Rand
 from snakewar.errors import MapSetupError, SettingsError
@@ -72,7 +73,7 @@ from snakewar.games.battlesnake.settings import (
     Settings,
     go_atoi,
 )
-from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, Point
+from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, Point, reduce_dataclass
 
 __all__ = [
     "CLASSIC",
@@ -116,6 +117,9 @@ class ClassicSettings:
     max_food: int
     snake_start_length: int
     dec_health_points: int
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        return reduce_dataclass(self)
 
     @classmethod
     def of(cls, settings: Settings) -> ClassicSettings:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from snakewar.engine.rng import wrap_int64
 from snakewar.errors import InvalidStateError, StepError, UnknownRulesetError, choices_text
@@ -50,7 +50,12 @@ from snakewar.games.battlesnake.settings import (
     SHRINK_EVERY_N_TURNS,
     Settings,
 )
-from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, BoardState, Point
+from snakewar.games.battlesnake.types import (
+    SNAKE_MAX_HEALTH,
+    BoardState,
+    Point,
+    reduce_dataclass,
+)
 
 __all__ = [
     "RULESETS",
@@ -73,7 +78,9 @@ Moves: TypeAlias = Mapping[str, str] | Iterable[tuple[str, str]]
 Stage: TypeAlias = Callable[[MutableBoard, Settings, MoveList], bool]
 """A stage edits the board in place and returns True if the game is over."""
 
-_new_point = Point._make
+# tuple.__new__ skips the named tuple's generated __new__ and _make (Python code,
+# which mypyc cannot compile): new heads are made every turn.
+_new_tuple = tuple.__new__
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 # Reference error texts (``constants.go``).
@@ -177,7 +184,7 @@ def move_snakes_standard(board: MutableBoard, settings: Settings, moves: MoveLis
             if delta is None:
                 delta = _VALID_MOVES[default_move(body)]
             hx, hy = body[0]
-            body.insert(0, _new_point((hx + delta[0], hy + delta[1])))
+            body.insert(0, _new_tuple(Point, (hx + delta[0], hy + delta[1])))
             body.pop()
     return False
 
@@ -199,7 +206,7 @@ def move_snakes_wrapped(board: MutableBoard, settings: Settings, moves: MoveList
         nx = w1 if x < 0 else 0 if x > w1 else x
         ny = h1 if y < 0 else 0 if y > h1 else y
         if nx != x or ny != y:
-            s.body[0] = _new_point((nx, ny))
+            s.body[0] = _new_tuple(Point, (nx, ny))
     return False
 
 
@@ -397,7 +404,7 @@ def royale_hazards(
         else:
             max_y -= 1
     return [
-        _new_point((x, y))
+        _new_tuple(Point, (x, y))
         for x in range(width)
         for y in range(height)
         if x < min_x or x > max_x or y < min_y or y > max_y
@@ -530,6 +537,9 @@ class Ruleset:
     stages: tuple[str, ...]
     settings: Settings
     _fns: tuple[Stage, ...] = field(init=False, repr=False, compare=False)
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        return reduce_dataclass(self)
 
     def __post_init__(self) -> None:
         try:

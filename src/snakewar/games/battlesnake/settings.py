@@ -20,6 +20,7 @@ from typing import Any
 
 from snakewar.engine.rng import GoRand, Rand, wrap_int64
 from snakewar.errors import SettingsError
+from snakewar.games.battlesnake.types import reduce_dataclass
 
 __all__ = [
     "CLASSIC_SETTINGS",
@@ -89,6 +90,9 @@ class Settings:
     seed: int = 0
     # Parsed once: the rules read some settings every turn.
     _ints: dict[str, int | None] = field(init=False, repr=False, compare=False)
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        return reduce_dataclass(self)
 
     def __post_init__(self) -> None:
         # Keep a private copy: callers may mutate the dict they passed.

@@ -20,6 +20,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from mypy_extensions import mypyc_attr
 
 from snakewar.engine.rng import Rand
 from snakewar.errors import MapSetupError
@@ -29,7 +32,7 @@ from snakewar.games.battlesnake.board import (
     get_unoccupied_points,
 )
 from snakewar.games.battlesnake.settings import FOOD_SPAWN_CHANCE, MINIMUM_FOOD, Settings
-from snakewar.games.battlesnake.types import BoardView, Point
+from snakewar.games.battlesnake.types import BoardView, Point, reduce_dataclass
 
 __all__ = [
     "TAG_EXPERIMENTAL",
@@ -56,6 +59,9 @@ class BoardSizes:
 
     sizes: tuple[tuple[int, int], ...] = ()
     unlimited: bool = False
+
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        return reduce_dataclass(self)
 
     @classmethod
     def any(cls) -> BoardSizes:
@@ -104,12 +110,18 @@ class MapMeta:
     sizes: BoardSizes
     tags: tuple[str, ...] = ()
 
+    def __reduce__(self) -> tuple[type[Any], tuple[Any, ...]]:
+        return reduce_dataclass(self)
+
     @property
     def is_experimental(self) -> bool:
         """True for maps tagged experimental."""
         return TAG_EXPERIMENTAL in self.tags
 
 
+# Compiled with mypyc, the class still takes subclasses from plain Python: other
+# packages and the tests register maps of their own.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GameMap(ABC):
     """A Battlesnake map: board setup plus a per-turn update."""
 

@@ -69,13 +69,15 @@ def _points(text: str) -> tuple[Point, ...]:
 # both depend on it).  Each hazard list is the wall followed by the squares
 # beside the bridges, which are thus stacked twice.
 
-_MEDIUM_STARTS = (_points("1,1 1,9 9,1 9,9"), _points("1,5 5,1 5,9 9,5"))
+_StartGroups = tuple[tuple[Point, ...], ...]
+
+_MEDIUM_STARTS: _StartGroups = (_points("1,1 1,9 9,1 9,9"), _points("1,5 5,1 5,9 9,5"))
 _MEDIUM_FOOD = _points("2,5 5,2 5,8 8,5")
 _MEDIUM_HAZARDS = _points(
     "2,2 2,3 2,4 2,6 2,7 2,8 3,2 3,8 4,2 4,8 6,2 6,8 7,2 7,8 8,2 8,3 8,4 8,6 8,7 8,8"
 ) + _points("2,4 2,6 4,2 4,8 6,2 6,8 8,4 8,6")
 
-_LARGE_STARTS = (_points("1,1 1,17 17,1 17,17"), _points("1,9 9,1 9,17 17,9"))
+_LARGE_STARTS: _StartGroups = (_points("1,1 1,17 17,1 17,17"), _points("1,9 9,1 9,17 17,9"))
 _LARGE_FOOD = _points(
     "2,8 2,10 3,8 3,10 8,2 8,3 8,15 8,16 10,2 10,3 10,15 10,16 15,8 15,10 16,8 16,10"
 )
@@ -92,7 +94,7 @@ _LARGE_HAZARDS = _points(
     "11,2 11,3 11,15 11,16 15,7 15,9 15,11 16,7 16,9 16,11"
 )
 
-_XL_STARTS = (
+_XL_STARTS: _StartGroups = (
     _points("1,5 1,19 23,5 23,19"),
     _points("5,1 5,23 19,1 19,23"),
     _points("1,12 12,23 12,1 23,12"),
@@ -150,7 +152,7 @@ def food_order(settings: Settings, candidates: tuple[Point, ...], turns: range) 
 class _CastleWall(GameMap):
     """Shared behaviour of the three castle wall maps."""
 
-    start_groups: tuple[tuple[Point, ...], ...]
+    start_groups: _StartGroups
     food_spots: tuple[Point, ...]
     hazards: tuple[Point, ...]
     max_food: int
