@@ -57,6 +57,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     ├── rl.EnvStepError (ValueError)                  a step an environment cannot take
     ├── checkup.UnknownCategoryError (LookupError)    a tester category that does not exist
     ├── server.stepping.PauseExpiredError             a paused game that waited past its bound
+    ├── server.fanout.FollowerLagError                a live follower too far behind (closed, 1013)
     ├── MissingExtraError (ImportError)               an optional extra that is not installed
     ├── NotFoundError (LookupError)                   a stored thing that does not exist (HTTP 404)
     │   └── storage.GameNotFoundError                 no game of that id

@@ -22,7 +22,7 @@ from tests.browser.browser_env import require_chromium, shot
 
 require_chromium()
 
-from playwright.sync_api import Browser, FloatRect, Page, expect  # noqa: E402
+from playwright.sync_api import Browser, FloatRect, Page, Route, expect  # noqa: E402
 
 
 def test_create_a_game_in_the_form_and_watch_it_to_the_end(base_url: str, page: Page) -> None:
@@ -204,6 +204,31 @@ def test_a_64_bit_seed_from_the_form_is_kept_exactly(base_url: str, page: Page) 
         f"standard · standard · 7×7 · seed {BIG_SEED}"
     )
     shot(page, "big-seed")
+
+
+def test_a_ruleset_chosen_before_the_map_list_arrives_keeps_its_map(
+    base_url: str, page: Page
+) -> None:
+    # On a slow connection the ruleset can change before /api/maps answers: the classic
+    # map must still be the one selected once the list arrives (it once fell back to
+    # the standard map).
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route("**/api/maps", hold)
+    page.goto(base_url + "/new")
+    for _ in range(500):
+        if held:
+            break
+        page.wait_for_timeout(10)
+    assert held, "the page never asked for /api/maps"
+    page.get_by_test_id("ruleset").select_option("classic")
+    held[0].continue_()
+    expect(page.get_by_test_id("map")).to_have_value("classic")
+    expect(page.locator("input[name=width]")).to_have_value("20")
+    page.unroute("**/api/maps")
 
 
 def test_a_classic_game_from_the_form_plays_on_its_own_board(base_url: str, page: Page) -> None:

@@ -17,6 +17,8 @@ import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from snakewar.errors import SnakewarError
+
 __all__ = [
     "LAGGING_CLOSE_CODE",
     "MAX_FOLLOWER_LAG",
@@ -36,7 +38,7 @@ Encoder = Callable[[Mapping[str, Any], float], str]
 """Encodes one frame (its view and production time) as a wire format's message text."""
 
 
-class FollowerLagError(Exception):
+class FollowerLagError(SnakewarError):
     """Raised by :meth:`FrameFeed.stream` when the follower fell too far behind."""
 
 

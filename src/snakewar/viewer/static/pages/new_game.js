@@ -92,6 +92,9 @@ async function start() {
   const error = document.getElementById("error");
   const select = document.getElementById("map");
   let maps = [];
+  // The map the form should show.  Kept apart from the select because a ruleset chosen
+  // before the map list arrives must still pick its map once the options exist.
+  let wantedMap = "standard";
 
   const showMap = () => {
     const map = maps.find((m) => m.id === select.value);
@@ -103,7 +106,10 @@ async function start() {
     form.width.value = width;
     form.height.value = height;
   };
-  select.addEventListener("change", showMap);
+  select.addEventListener("change", () => {
+    wantedMap = select.value;
+    showMap();
+  });
 
   let ruleset = form.ruleset.value;
   form.ruleset.addEventListener("change", () => {
@@ -113,6 +119,7 @@ async function start() {
       label.hidden = (label.dataset.ruleset === "classic") !== (ruleset === "classic");
     }
     if (board) {
+      wantedMap = board.map;
       select.value = board.map;
       form.width.value = board.width;
       form.height.value = board.height;
@@ -141,7 +148,7 @@ async function start() {
     const option = document.createElement("option");
     option.value = map.id;
     option.textContent = map.name;
-    option.selected = map.id === "standard";
+    option.selected = map.id === wantedMap;
     select.append(option);
   }
   showMap();
