@@ -498,6 +498,8 @@ class _Synced:
             return obj._host[self.name]
         got = obj._cache.get(self.name)
         if got is None:
+            if not obj._cache:
+                obj._check_errors()  # the first read after a step reports its errors
             got = obj._pull_one(self.name)
             got.flags.writeable = False
             obj._cache[self.name] = got
