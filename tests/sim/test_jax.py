@@ -204,3 +204,14 @@ def test_a_ring_overflow_is_reported() -> None:
         with pytest.raises(StepError, match="ring buffer"):
             sim.step(np.array([[3]]))
             _ = sim.body  # the device reports its errors when something is read
+
+
+def test_the_benchmark_stays_on_the_device() -> None:
+    from snakewar.sim.bench import BenchError, measure
+
+    out = measure(8, 7, 7, 2, 5, backend="jax")
+    assert out["backend"] == "jax" and out["steps"] == 5 and out["turns"] == 40
+    assert out["turns_per_second"] > 0 and out["snake_moves"] > 0
+    assert out["device"] and "device_peak_bytes" in out
+    with pytest.raises(BenchError, match="jax"):
+        measure(8, 7, 7, 2, 5, workers=2, backend="jax")

@@ -482,6 +482,27 @@ def _step_batch(
     return games, done, winner, rewards, final_turn
 
 
+def _game_safe_actions(g: Game, key: jax.Array, tb: Tables) -> jax.Array:
+    """One game's random safe moves (``BatchSim.safe_action_mask``'s safety), any if none."""
+    alive = g["cause"] == 0
+    ns = g["head"].shape[0]
+    ar = jnp.arange(ns)
+    ring = g["body"].shape[1]
+    tails = g["body"][ar, (g["head_slot"] + g["length"] - 1) % ring].astype(jnp.int32)
+    a16 = alive.astype(jnp.int16)
+    blocked = g["cell_count"].at[g["head"]].add(a16).at[tails].add(-a16)
+    nxt = tb.nbr[g["head"]]
+    safe = tb.on_board[nxt] & (blocked[nxt] <= 0) & alive[:, None]
+    keys = jax.random.uniform(key, safe.shape) + safe
+    return jnp.argmax(keys, axis=1).astype(jnp.int32)
+
+
+@jax.jit
+def _safe_batch(games: Game, key: jax.Array, tb: Tables) -> jax.Array:
+    keys = jax.random.split(key, games["head"].shape[0])
+    return jax.vmap(_game_safe_actions, in_axes=(0, 0, None))(games, keys, tb)
+
+
 # -- the simulator --------------------------------------------------------------------
 
 
@@ -738,6 +759,14 @@ class JaxBatchSim(BatchSim):
                 jnp.asarray(cand.astype(np.int32)),
             )
         return self._tables_dev
+
+    def device_random_safe_actions(self, key: jax.Array) -> jax.Array:
+        """``[B, S]`` random safe moves chosen on the device from ``jax.random`` ``key``.
+
+        The moves :meth:`random_safe_actions` would choose among (not the same draws),
+        without a copy to the host: for stepping loops that stay on the device.
+        """
+        return _safe_batch(self._push(), key, self._device_tables())
 
     def step(self, actions: Any) -> StepResult:
         """Play one turn (see :meth:`BatchSim.step`); ``actions`` may be a device array.
