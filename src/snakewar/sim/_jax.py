@@ -468,7 +468,9 @@ def _game_step(
     return g2, done & ~was, jnp.where(was, -1, winner), jnp.where(was, 0, final_turn)
 
 
-@partial(jax.jit, static_argnames=("cfg",))
+# The games are donated: the step updates them in place instead of holding two copies
+# of the batch on the device.
+@partial(jax.jit, static_argnames=("cfg",), donate_argnums=(0,))
 def _step_batch(
     games: Game, act: jax.Array, p: Params, tb: Tables, stamp: jax.Array, cfg: Config
 ) -> tuple[Game, jax.Array, jax.Array, jax.Array, jax.Array]:
@@ -623,7 +625,10 @@ class JaxBatchSim(BatchSim):
 
     @property
     def games(self) -> Game:
-        """The games as device arrays (uploading them if the host copy is newer)."""
+        """The games as device arrays (uploading them if the host copy is newer).
+
+        Valid until the next step, which updates them in place (jax deletes these).
+        """
         return self._push()
 
     def _push(self) -> Game:
