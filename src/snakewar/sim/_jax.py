@@ -167,6 +167,7 @@ class Config(NamedTuple):
     hazard_stack: int
     kmax: int
     reset: bool
+    reset_room: int
     setup_food: bool
     center: int
 
@@ -454,18 +455,46 @@ def _game_step(
     g2 = {**g2, "turn": t1}
     done, winner = _over(g2["cause"], cfg)
     final_turn = jnp.where(done, t1, 0)
-    if cfg.reset:
-        lo, hi = _next_seed(g2["seed_lo"], g2["seed_hi"])
-        fresh = _setup({**g2, "seed_lo": lo, "seed_hi": hi}, tb, cfg)
-        fresh = {**fresh, "episode": g2["episode"] + 1}
-        fresh = {**fresh, "over": _over(fresh["cause"], cfg)[0]}
-        g2 = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh, g2)
-    else:
+    if not cfg.reset:
         g2 = {**g2, "over": done}
     # A finished game (without auto-reset) is left as it is.
     was = g["over"]
     g2 = jax.tree.map(lambda a, b: jnp.where(was, a, b), g, g2)
     return g2, done & ~was, jnp.where(was, -1, winner), jnp.where(was, 0, final_turn)
+
+
+def _reset_game(g: Game, tb: Tables, cfg: Config) -> Game:
+    """The next episode in a finished game's slot (auto-reset)."""
+    lo, hi = _next_seed(g["seed_lo"], g["seed_hi"])
+    fresh = _setup({**g, "seed_lo": lo, "seed_hi": hi}, tb, cfg)
+    return {**fresh, "episode": g["episode"] + 1, "over": _over(fresh["cause"], cfg)[0]}
+
+
+def _reset_done(games: Game, done: jax.Array, tb: Tables, cfg: Config) -> Game:
+    """Auto-reset the ``done`` games.
+
+    A step finishes few games (about 1% on 11x11), so up to ``cfg.reset_room`` of them
+    are gathered and set up alone; a setup of every game, kept where done, costs as
+    much as the turn itself and is the fallback when more finish at once.
+    """
+    batch = done.shape[0]
+    setup = jax.vmap(partial(_reset_game, tb=tb, cfg=cfg))
+
+    def few(gs: Game) -> Game:
+        idx = jnp.nonzero(done, size=cfg.reset_room, fill_value=batch)[0]
+        fresh = setup(jax.tree.map(lambda a: a[jnp.minimum(idx, batch - 1)], gs))
+        return jax.tree.map(lambda a, f: a.at[idx].set(f, mode="drop"), gs, fresh)
+
+    def every(gs: Game) -> Game:
+        fresh = setup(gs)
+
+        def pick(f: jax.Array, a: jax.Array) -> jax.Array:
+            return jnp.where(done.reshape((batch,) + (1,) * (a.ndim - 1)), f, a)
+
+        return jax.tree.map(pick, fresh, gs)
+
+    out: Game = jax.lax.cond(done.sum() <= cfg.reset_room, few, every, games)
+    return out
 
 
 # The games are donated: the step updates them in place instead of holding two copies
@@ -476,6 +505,8 @@ def _step_batch(
 ) -> tuple[Game, jax.Array, jax.Array, jax.Array, jax.Array]:
     step = jax.vmap(partial(_game_step, cfg=cfg), in_axes=(0, 0, 0, None, None))
     games, done, winner, final_turn = step(games, act, p, tb, stamp)
+    if cfg.reset:
+        games = _reset_done(games, done, tb, cfg)
     won = done & (winner >= 0)
     ns = act.shape[1]
     rewards = jnp.where(
@@ -745,6 +776,8 @@ class JaxBatchSim(BatchSim):
             hazard_stack=self._hazard_stack,
             kmax=self._kmax,
             reset=self.auto_reset and not host_reset,
+            # Finished games set up one by one per step (see _reset_done).
+            reset_room=self.batch // 16 + 1,
             setup_food=self.num_snakes <= 4 or self.width * self.height >= 121,
             center=(self.height - 1) // 2 * self.pw + (self.width - 1) // 2 + self.pw + 1,
         )
