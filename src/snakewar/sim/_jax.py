@@ -483,7 +483,8 @@ def _reset_done(games: Game, done: jax.Array, tb: Tables, cfg: Config) -> Game:
     def few(gs: Game) -> Game:
         idx = jnp.nonzero(done, size=cfg.reset_room, fill_value=batch)[0]
         fresh = setup(jax.tree.map(lambda a: a[jnp.minimum(idx, batch - 1)], gs))
-        return jax.tree.map(lambda a, f: a.at[idx].set(f, mode="drop"), gs, fresh)
+        out: Game = jax.tree.map(lambda a, f: a.at[idx].set(f, mode="drop"), gs, fresh)
+        return out
 
     def every(gs: Game) -> Game:
         fresh = setup(gs)
@@ -491,7 +492,8 @@ def _reset_done(games: Game, done: jax.Array, tb: Tables, cfg: Config) -> Game:
         def pick(f: jax.Array, a: jax.Array) -> jax.Array:
             return jnp.where(done.reshape((batch,) + (1,) * (a.ndim - 1)), f, a)
 
-        return jax.tree.map(pick, fresh, gs)
+        out: Game = jax.tree.map(pick, fresh, gs)
+        return out
 
     out: Game = jax.lax.cond(done.sum() <= cfg.reset_room, few, every, games)
     return out
@@ -804,7 +806,8 @@ class JaxBatchSim(BatchSim):
         The moves :meth:`random_safe_actions` would choose among (not the same draws),
         without a copy to the host: for stepping loops that stay on the device.
         """
-        return _safe_batch(self._push(), key, self._device_tables())
+        out: jax.Array = _safe_batch(self._push(), key, self._device_tables())
+        return out
 
     def step(self, actions: Any) -> StepResult:
         """Play one turn (see :meth:`BatchSim.step`); ``actions`` may be a device array.
