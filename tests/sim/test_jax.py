@@ -209,8 +209,8 @@ def test_a_ring_overflow_is_reported() -> None:
 def test_the_benchmark_stays_on_the_device() -> None:
     from snakewar.sim.bench import BenchError, measure
 
-    out = measure(8, 7, 7, 2, 5, backend="jax")
-    assert out["backend"] == "jax" and out["steps"] == 5 and out["turns"] == 40
+    out = measure(16, 11, 11, 4, 5, backend="jax")  # CASES[0]'s compiled step
+    assert out["backend"] == "jax" and out["steps"] == 5 and out["turns"] == 80
     assert out["turns_per_second"] > 0 and out["snake_moves"] > 0
     assert out["device"] and "device_peak_bytes" in out
     with pytest.raises(BenchError, match="jax"):
