@@ -244,6 +244,12 @@ def _constrict(g: Game, cfg: Config) -> Game:
     }
 
 
+def _prefix_count(mask: jax.Array) -> jax.Array:
+    """``cumsum`` of a bool vector as a parallel scan (XLA's CPU cumsum is quadratic)."""
+    out: jax.Array = jax.lax.associative_scan(jnp.add, mask.astype(jnp.int32))
+    return out
+
+
 def _spawn(g: Game, p: Params, tb: Tables, stamp: jax.Array, cfg: Config) -> Game:
     """Fast-mode food spawning: the k-th food on the uniform(m)-th free cell."""
     count, t = g["food_count"], g["turn"]
@@ -264,7 +270,7 @@ def _spawn(g: Game, p: Params, tb: Tables, stamp: jax.Array, cfg: Config) -> Gam
         k, mk, food, sstep, sk = c
         m = mk.sum()
         j = uniform(jnp.maximum(m, 1), lo, hi, t, counter.SPAWN, k)
-        cell = jnp.argmax((jnp.cumsum(mk) == j + 1) & mk)
+        cell = jnp.argmax((_prefix_count(mk) == j + 1) & mk)
         return (
             k + 1,
             mk.at[cell].set(False),
