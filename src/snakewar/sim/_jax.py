@@ -729,6 +729,9 @@ class JaxBatchSim(BatchSim):
         if self._dev is None:
             return
         err = int(np.bitwise_or.reduce(np.asarray(self._dev["error"])))
+        if err:
+            # Reported once: the games can then be reset or restarted as on numpy.
+            self._dev["error"] = jnp.zeros_like(self._dev["error"])
         if err & _ERR_ACTION:
             raise InvalidStateError("actions must be 0 (up), 1 (down), 2 (left) or 3 (right)")
         if err & _ERR_RING:
@@ -818,8 +821,9 @@ class JaxBatchSim(BatchSim):
     def step(self, actions: Any) -> StepResult:
         """Play one turn (see :meth:`BatchSim.step`); ``actions`` may be a device array.
 
-        Device actions are checked on the device: a bad one raises when something is
-        next read (a result array, a state array, or the next host-side reset).
+        Device actions are checked on the device: the step is played with the moves
+        clipped to 0..3 and ``InvalidStateError`` is raised when something is next read
+        (a result array, a state array, or the next host-side reset).
         """
         b, s = self.batch, self.num_snakes
         if isinstance(actions, jax.Array):

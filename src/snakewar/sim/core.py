@@ -254,7 +254,8 @@ class BatchSim:
 
     Raises:
         UnknownRulesetError, UnknownMapError: for names outside :data:`RULESETS` / :data:`MAPS`.
-        InvalidStateError: for a bad batch, size, snake count or backend.
+        InvalidStateError: for a bad batch, size, snake count or backend, or for
+            ``backend="jax"`` with ``randomness="go"``.
         MapSetupError: if the map cannot place the snakes.
     """
 
