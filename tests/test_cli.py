@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.sim.conftest import require_numba
+from tests.sim.conftest import require_jax, require_numba
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -140,3 +140,14 @@ def test_bench_halite_refuses_an_unknown_profile() -> None:
     out = run("bench", "halite", "--profile", "packed")
     assert out.returncode == 2
     assert "expected bots or crowded" in out.stderr
+
+
+def test_bench_sim_measures_jax_on_one_worker() -> None:
+    require_jax()
+    out = run(
+        "bench", "sim", "--batch", "4", "--sizes", "7", "--seconds", "0.1", "--workers", "1,2",
+        "--backends", "numpy,jax",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    rows = [line for line in out.stdout.splitlines() if "7x7" in line]
+    assert len(rows) == 3 and "jax" in rows[2] and "cpu" in rows[2]  # no jax row at 2 workers

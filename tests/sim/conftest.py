@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from snakewar.sim.core import numba_available
+from snakewar.sim.core import jax_available, numba_available
 from tests.system_tools import IN_CI
 
 
@@ -13,6 +13,16 @@ def require_numba() -> None:
     if numba_available():
         return
     message = "numba is not installed (pip install 'snakewar[sim]'; the test extra has it)"
+    if IN_CI:
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def require_jax() -> None:
+    """Skip the calling test without jax (a failure under CI, where the test extra has it)."""
+    if jax_available():
+        return
+    message = "jax is not installed (pip install 'snakewar[gpu]'; the test extra has it)"
     if IN_CI:
         pytest.fail(message, pytrace=False)
     pytest.skip(message)

@@ -189,7 +189,7 @@ def test_a_fast_game_does_not_depend_on_its_batch(ruleset: str, backend: str) ->
 
 def test_backend_names() -> None:
     with pytest.raises(InvalidStateError, match="backend"):
-        BatchSim(2, backend="jax")
+        BatchSim(2, backend="cuda")
     assert resolve_backend("numpy") == "numpy"
     assert resolve_backend("auto") == ("numba" if numba_available() else "numpy")
     assert BatchSim(2, backend="numpy").backend == "numpy"

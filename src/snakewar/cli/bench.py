@@ -19,7 +19,7 @@ import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -273,13 +273,13 @@ def bench_referee(
 
 @bench_app.command("sim")
 def bench_sim(
-    batches: str = typer.Option("1,64,1024,8192", "--batches", help="Batch sizes B."),
+    batches: str = typer.Option("1,64,1024,8192", "--batches", "--batch", help="Batch sizes B."),
     sizes: str = typer.Option("11,19", "--sizes", help="Square board sizes."),
     snakes: int = typer.Option(4, "--snakes"),
     seconds: float = typer.Option(2.0, "--seconds", help="Timed stepping per measurement."),
     workers: str = typer.Option("1,2", "--workers", help="Worker process counts."),
     backends: str = typer.Option(
-        "auto", "--backends", help="Simulator backends side by side: numpy, numba, auto."
+        "auto", "--backends", help="Simulator backends side by side: numpy, numba, jax, auto."
     ),
 ) -> None:
     """The batched simulator's turns/s next to the rules engine's, same run.
@@ -288,6 +288,13 @@ def bench_sim(
     the timed part, as in ``bench rules``.  With 2 workers, two processes each
     step their own batch at the same time and their rates are added (a numba
     kernel then runs on one thread per worker; with one worker, on all of numba's).
+
+    jax runs one worker (its rows at other worker counts are left out) on jax's
+    default device, choosing moves there too; on a GPU (pip install 'jax[cuda12]'):
+    snakewar bench sim --backends jax --workers 1 --sizes 11 --batch 65536,262144,1048576
+    The device column gives the device and its peak memory (jax's
+    jax.devices()[0].memory_stats()["peak_bytes_in_use"]; CPUs report none).  The
+    target is 1000x the Go engine's 78,196 turns/s (one core): 78 M turns/s.
     """
     from rich.console import Console
     from rich.table import Table
@@ -298,7 +305,16 @@ def bench_sim(
     turns, engine, _ = measure_rules(60, 1)
     rules_rate = turns / engine
     table = Table(title="snakewar.sim, standard ruleset, random safe moves", title_justify="left")
-    columns = ("board", "B", "backend", "workers", "turns/s", "snake-moves/s", "vs rules engine")
+    columns = (
+        "board",
+        "B",
+        "backend",
+        "workers",
+        "turns/s",
+        "snake-moves/s",
+        "vs rules engine",
+        "device",
+    )
     for column in columns:
         table.add_column(column, justify="right")
     best = 0.0
@@ -307,6 +323,8 @@ def bench_sim(
             for backend, count in itertools.product(
                 backends.split(","), (int(w) for w in workers.split(","))
             ):
+                if backend == "jax" and count > 1:
+                    continue  # one process drives the device
                 result = measure(batch, size, size, snakes, seconds, count, backend=backend)
                 rate = float(result["turns_per_second"])
                 moves = float(result["snake_moves_per_second"])
@@ -319,11 +337,20 @@ def bench_sim(
                     f"{rate:,.0f}",
                     f"{moves:,.0f}",
                     f"{rate / rules_rate:,.1f}x",
+                    _device_cell(result),
                 )
     console = Console(highlight=False)
     console.print(table)
     console.print(f"rules engine (same run, 11x11, 4 snakes): {rules_rate:,.0f} turns/s")
     typer.echo(f"{best:.0f} turns/s")
+
+
+def _device_cell(result: dict[str, Any]) -> str:
+    device = result.get("device")
+    if device is None:
+        return "host"
+    peak = result.get("device_peak_bytes")
+    return str(device) if peak is None else f"{device}, peak {peak / 2**20:,.0f} MiB"
 
 
 def measure_halite(

@@ -10,7 +10,9 @@ count (1..8), with per-game settings (``food_chance``, ``min_food``, ``damage``,
   randomness="go" | "fast", auto_reset=True, backend="auto")`` sets up every game
   (the map's setup and the ruleset's initialization call).  ``backend`` is
   ``"numba"`` (compiled, parallel over games; ``pip install 'snakewar[sim]'``),
-  ``"numpy"``, or ``"auto"``: numba when it can be imported.
+  ``"numpy"``, ``"auto"`` (numba when it can be imported) or ``"jax"`` (jit and vmap,
+  the games kept on a GPU between steps; ``randomness="fast"`` only;
+  ``pip install 'snakewar[gpu]'``, see :mod:`snakewar.sim._jax`).
 * ``step(actions)`` plays one turn with ``actions[B, S]`` (0=up, 1=down, 2=left,
   3=right; ignored for eliminated snakes) and returns a :class:`StepResult`
   (``done``, ``winner``, ``rewards``, ``turns``; ``final_states`` with

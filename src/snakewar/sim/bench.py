@@ -5,6 +5,19 @@ timed part is :meth:`BatchSim.step` (rules, food spawning and the auto-resets of
 finished games).  Fast randomness.  ``backend`` picks the simulator's backend; with
 the numba one and several workers each worker's kernel runs on one thread, so that
 the workers and not the threads fill the cores.
+
+With ``backend="jax"`` the loop stays on the device: moves are chosen there
+(:meth:`~snakewar.sim._jax.JaxBatchSim.device_random_safe_actions`), the step's result
+is never copied back, and each timed part ends when the device has finished it
+(``block_until_ready``).  The figures then also give the device and, where jax reports
+it (GPUs; not CPUs), its peak memory.  Measuring on a GPU::
+
+    pip install 'jax[cuda12]' && pip install -e '.[gpu]'
+    snakewar bench sim --backends jax --workers 1 --sizes 11 --batch 65536,262144,1048576
+
+and read memory with ``jax.devices()[0].memory_stats()`` (``peak_bytes_in_use``,
+``bytes_limit``), which ``measure`` reports as ``device_peak_bytes``.  The target is
+1000x the Go rules engine's 78,196 turns/s on one core (78 M turns/s on one GPU).
 """
 
 from __future__ import annotations
@@ -39,6 +52,8 @@ def _run(
     backend: str,
     threads: int | None,
 ) -> dict[str, Any]:
+    if resolve_backend(backend) == "jax":
+        return _run_jax(batch, width, height, snakes, seconds, steps, seed, ruleset, map_id)
     if threads is not None:
         import numba
 
@@ -98,6 +113,87 @@ def _run(
     }
 
 
+def _run_jax(
+    batch: int,
+    width: int,
+    height: int,
+    snakes: int,
+    seconds: float | None,
+    steps: int | None,
+    seed: int,
+    ruleset: str,
+    map_id: str,
+) -> dict[str, Any]:
+    import jax
+    import jax.numpy as jnp
+
+    from snakewar.sim._jax import JaxBatchSim, JaxStepResult
+
+    sim = BatchSim(
+        batch,
+        width,
+        height,
+        snakes,
+        ruleset,
+        map_id,
+        seeds=[seed * 1_000_003 + i for i in range(batch)],
+        randomness="fast",
+        backend="jax",
+    )
+    assert isinstance(sim, JaxBatchSim)
+    key = jax.random.key(seed)
+    # Compiles the step and the move chooser untimed.
+    first = sim.step(sim.device_random_safe_actions(key))
+    # A step's outputs are ready together: waiting for one waits for the step.
+    sim.games["turn"].block_until_ready()
+    stepping = choosing = 0.0
+    done = jnp.int32(0)
+    moves = jnp.int32(0)
+    n = 0
+    start = time.perf_counter()
+    while True:
+        t0 = time.perf_counter()
+        key, sub = jax.random.split(key)
+        moves = moves + (sim.games["cause"] == 0).sum()
+        actions = sim.device_random_safe_actions(sub).block_until_ready()
+        t1 = time.perf_counter()
+        result = sim.step(actions)
+        sim.games["turn"].block_until_ready()
+        t2 = time.perf_counter()
+        choosing += t1 - t0
+        stepping += t2 - t1
+        assert isinstance(result, JaxStepResult)
+        done = done + result.device_arrays()["done"].sum()
+        n += 1
+        if steps is not None and n >= steps:
+            break
+        if seconds is not None and t2 - start >= seconds:
+            break
+    assert isinstance(first, JaxStepResult)
+    turns = n * batch
+    device = jax.devices()[0]
+    stats = device.memory_stats() or {}
+    return {
+        "batch": batch,
+        "width": width,
+        "height": height,
+        "snakes": snakes,
+        "ruleset": ruleset,
+        "map": map_id,
+        "backend": "jax",
+        "steps": n,
+        "turns": turns,
+        "games_finished": int(done),
+        "step_seconds": stepping,
+        "choose_seconds": choosing,
+        "turns_per_second": turns / stepping if stepping > 0 else 0.0,
+        "snake_moves": int(moves),
+        "snake_moves_per_second": int(moves) / stepping if stepping > 0 else 0.0,
+        "device": str(device),
+        "device_peak_bytes": stats.get("peak_bytes_in_use"),
+    }
+
+
 def _run_job(job: tuple[Any, ...]) -> dict[str, Any]:
     return _run(*job)
 
@@ -128,17 +224,21 @@ def measure(
         ruleset: the ruleset played.
         map: the map played.
         backend: the simulator backend (see :class:`BatchSim`); a numba kernel runs on
-            all of numba's threads with one worker, on one thread each with several.
+            all of numba's threads with one worker, on one thread each with several;
+            ``"jax"`` runs on jax's default device, one worker only (see the module
+            docstring), and adds ``device`` and ``device_peak_bytes`` (None on a CPU).
 
     Returns:
         ``turns_per_second`` (sum over workers), ``turns``, ``steps``, ``games_finished``,
         ``step_seconds`` (max over workers), ``choose_seconds`` and the parameters.
 
     Raises:
-        BenchError: for ``workers < 1`` or a non-positive budget.
+        BenchError: for ``workers < 1``, several workers on jax or a non-positive budget.
     """
     if workers < 1:
         raise BenchError(f"workers={workers} (expected at least 1)")
+    if workers > 1 and resolve_backend(backend) == "jax":
+        raise BenchError(f"workers={workers} with backend 'jax' (one process drives the device)")
     if seconds_or_steps <= 0:
         raise BenchError(f"seconds_or_steps={seconds_or_steps} (expected a positive budget)")
     if isinstance(seconds_or_steps, int):

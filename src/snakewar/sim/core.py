@@ -155,9 +155,11 @@ class StepResult:
         self.final_states = final_states
 
 
-BACKENDS = ("auto", "numpy", "numba")
+BACKENDS = ("auto", "numpy", "numba", "jax")
 """Simulator backends: ``numba`` compiles the turn (``pip install snakewar[sim]``), ``numpy``
-vectorises it over the batch, ``auto`` takes numba when it can be imported."""
+vectorises it over the batch, ``auto`` takes numba when it can be imported; ``jax`` keeps
+the games on a device (GPU) and plays ``randomness="fast"`` only (``pip install
+snakewar[gpu]``; never picked by ``auto``)."""
 
 
 def numba_available() -> bool:
@@ -165,11 +167,17 @@ def numba_available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
+def jax_available() -> bool:
+    """Whether jax can be imported (the ``gpu`` extra)."""
+    return importlib.util.find_spec("jax") is not None
+
+
 def resolve_backend(backend: str) -> str:
     """The backend ``backend`` means here: ``"auto"`` becomes ``"numba"`` or ``"numpy"``.
 
     Raises:
-        InvalidStateError: for a name outside :data:`BACKENDS`, or ``"numba"`` without numba.
+        InvalidStateError: for a name outside :data:`BACKENDS`, or ``"numba"`` / ``"jax"``
+            without numba / jax.
     """
     if backend not in BACKENDS:
         raise InvalidStateError(f"backend {backend!r} (expected one of {BACKENDS})")
@@ -177,6 +185,10 @@ def resolve_backend(backend: str) -> str:
         return "numba" if numba_available() else "numpy"
     if backend == "numba" and not numba_available():
         raise InvalidStateError("backend 'numba' needs numba: pip install 'snakewar[sim]'")
+    if backend == "jax" and not jax_available():
+        raise InvalidStateError(
+            "backend 'jax' needs jax: pip install 'snakewar[gpu]' (or 'jax[cuda12]' for a GPU)"
+        )
     return backend
 
 
@@ -235,15 +247,28 @@ class BatchSim:
             :func:`next_seed` of the old one (``episode`` counts them per slot).
         ids: snake ids for :meth:`to_states`.
         keep_final_states: put finished games' final states into :class:`StepResult`.
-        backend: ``"numba"`` (a compiled kernel, parallel over games), ``"numpy"`` or
-            ``"auto"`` (numba when importable); see :data:`BACKENDS`.  Every backend
-            plays the same games on the same arrays.
+        backend: ``"numba"`` (a compiled kernel, parallel over games), ``"numpy"``,
+            ``"auto"`` (numba when importable) or ``"jax"`` (jit and vmap on a device,
+            fast randomness only; see :mod:`snakewar.sim._jax`); see :data:`BACKENDS`.
+            Every backend plays the same games on the same arrays.
 
     Raises:
         UnknownRulesetError, UnknownMapError: for names outside :data:`RULESETS` / :data:`MAPS`.
-        InvalidStateError: for a bad batch, size, snake count or backend.
+        InvalidStateError: for a bad batch, size, snake count or backend, or for
+            ``backend="jax"`` with ``randomness="go"``.
         MapSetupError: if the map cannot place the snakes.
     """
+
+    def __new__(cls, *args: object, **kwargs: object) -> BatchSim:
+        """A :class:`BatchSim`, or its JAX subclass for ``backend="jax"``."""
+        # backend="jax" builds the subclass whose arrays live on the device; the name is
+        # checked (and a missing jax reported) by __init__'s resolve_backend.
+        backend = kwargs.get("backend", args[12] if len(args) > 12 else "auto")
+        if cls is BatchSim and backend == "jax" and jax_available():
+            from snakewar.sim._jax import JaxBatchSim
+
+            return super().__new__(JaxBatchSim)
+        return super().__new__(cls)
 
     def __init__(
         self,
