@@ -770,6 +770,17 @@ def _run_chunk(
     return errors
 
 
+@_jit
+def _bad_actions(act: np.ndarray) -> bool:
+    # Checked here rather than with numpy's min and max: two passes and their calls
+    # cost more than the whole step of a small batch.
+    for g in range(act.shape[0]):
+        for i in range(act.shape[1]):
+            if act[g, i] < 0 or act[g, i] > 3:
+                return True
+    return False
+
+
 @numba.njit(cache=True, nogil=True)
 def step_serial(
     chunks: int,
@@ -812,7 +823,9 @@ def step_serial(
     episode: np.ndarray,
     final_turn: np.ndarray,
 ) -> int:
-    """Step every game in this thread (small batches: no thread launch)."""
+    """Step every game in this thread (small batches: no thread launch); see step_games."""
+    if _bad_actions(act):
+        return -1
     errors = 0
     for ci in range(chunks):
         errors += _run_chunk(
@@ -902,7 +915,9 @@ def step_parallel(
     episode: np.ndarray,
     final_turn: np.ndarray,
 ) -> int:
-    """Step the games in ``chunks`` chunks spread over numba's threads."""
+    """Step the games in ``chunks`` chunks over numba's threads; see step_games."""
+    if _bad_actions(act):
+        return -1
     errors = 0
     for ci in prange(chunks):
         errors += _run_chunk(
@@ -951,7 +966,11 @@ def step_parallel(
 
 
 def step_games(chunks: int, *arrays: object) -> int:
-    """Run the kernel over ``chunks`` chunks (1: serial, no thread launch)."""
+    """Run the kernel over ``chunks`` chunks (1: serial, no thread launch).
+
+    Returns the number of games whose snake outgrew its ring buffer, or -1 (having
+    changed nothing) if an action is out of 0..3.
+    """
     kernel = step_serial if chunks <= 1 else step_parallel
     errors: int = kernel(max(chunks, 1), *arrays)  # type: ignore[arg-type]
     return errors
