@@ -879,6 +879,7 @@ class BatchSim:
         cfg = self._kernel_cfg
         cfg[_numba.C_SOLO] = self.solo_over
         cfg[_numba.C_OFFBOARD] = self._offboard_bodies
+        cfg[_numba.C_HAZARDS] = self._hazards_present
         # Auto-resets of fast games on fixed starts happen in the kernel (the others,
         # and any whose final state is kept, in _results).
         reset = self.auto_reset and not self.keep_final_states and self._fixed is not None
