@@ -198,3 +198,25 @@ def test_backend_names() -> None:
     else:
         with pytest.raises(InvalidStateError, match="numba"):
             BatchSim(2, backend="numba")
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_bad_actions_change_nothing(
+    backend: str, parallel: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The numba kernel checks the actions itself, before it touches a game.
+    if parallel:
+        monkeypatch.setattr(core, "_PARALLEL_FROM", 2)
+    sim = BatchSim(8, 11, 11, 4, seeds=list(range(8)), randomness="fast", backend=backend)
+    rng = np.random.default_rng(3)
+    sim.step(sim.random_safe_actions(rng))
+    before = {name: getattr(sim, name).copy() for name in STATE}
+    for bad in (-1, 4):
+        actions = sim.random_safe_actions(rng)
+        actions[7, 3] = bad
+        with pytest.raises(InvalidStateError, match="actions must be"):
+            sim.step(actions)
+        for name in STATE:
+            assert np.array_equal(getattr(sim, name), before[name]), name
+    sim.step(actions % 4)
+    assert (sim.turn == 2).all() or sim.episode.any()

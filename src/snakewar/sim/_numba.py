@@ -61,8 +61,9 @@ _MASK63 = np.uint64((1 << 63) - 1)
     C_HEIGHT,
     C_SETUP_FOOD,
     C_CENTER,
-) = range(13)
-CONFIG_SIZE = 13
+    C_HAZARDS,
+) = range(14)
+CONFIG_SIZE = 14
 _SETUP = counter.SETUP
 _ZONE = counter.ZONE
 _SEED_MUL = np.uint64(6364136223846793005)
@@ -456,53 +457,62 @@ def _spawn(
         return
     # Free squares: on the board, no food, no alive segment, not next to an alive head.
     ncell = cc.shape[1]
-    m = 0
-    for c in range(ncell):
-        # Without branches, so that the loop vectorises.
-        free = on_board[c] & (cc[g, c] <= 0) & (not food[g, c])
-        mark[c] = free
-        m += free
-    for i in range(head.shape[1]):
-        if cause[g, i] == 0:
-            h = head[g, i]
-            m -= mark[h]
-            mark[h] = False
-            for d in range(4):
-                m -= mark[h + offsets[d]]
-                mark[h + offsets[d]] = False
     stamp0 = cfg[C_STAMP0]
     if not go:
+        # One branchless pass lists the free squares in cell order; ``mark`` flags the
+        # squares at and next to the alive heads, and is cleared again after.
+        for i in range(head.shape[1]):
+            if cause[g, i] == 0:
+                h = head[g, i]
+                mark[h] = True
+                for d in range(4):
+                    mark[h + offsets[d]] = True
+        m = 0
+        for c in range(ncell):
+            cells[m] = c
+            m += on_board[c] & (cc[g, c] <= 0) & (not food[g, c]) & (not mark[c])
+        for i in range(head.shape[1]):
+            if cause[g, i] == 0:
+                h = head[g, i]
+                mark[h] = False
+                for d in range(4):
+                    mark[h + offsets[d]] = False
         # The k-th food on the uniform(m)-th free square in cell order (counter.py).
         for k in range(howmany):
             if m == 0:
                 break
             j = _uniform(m, seeds[g], t, _SPAWN, k)
-            for c in range(ncell):
-                if mark[c]:
-                    if j == 0:
-                        break
-                    j -= 1
-            mark[c] = False
+            c = cells[j]
+            for q in range(j, m - 1):
+                cells[q] = cells[q + 1]
             m -= 1
             food[g, c] = True
             food_stamp[g, c] = stamp0 + k
             food_count[g] += 1
         return
+    # Go mode: ``mark`` is rewritten whole (a simulator's mode is fixed).
+    for c in range(ncell):
+        mark[c] = on_board[c] & (cc[g, c] <= 0) & (not food[g, c])
+    for i in range(head.shape[1]):
+        if cause[g, i] == 0:
+            h = head[g, i]
+            mark[h] = False
+            for d in range(4):
+                mark[h + offsets[d]] = False
     m = 0
     for c in order:
         if mark[c]:
             cells[m] = c
             m += 1
-    if go:
-        # Go's Shuffle of the x-major list; the first howmany squares get food.
-        for i in range(m - 1, 0, -1):
-            j = _go_fast_int31n(i + 1, st, vec, stamp, pw, cooked)
-            cells[i], cells[j] = cells[j], cells[i]
-        placed = min(howmany, m)
-        for k in range(placed):
-            food[g, cells[k]] = True
-            food_stamp[g, cells[k]] = stamp0 + k
-        food_count[g] += placed
+    # Go's Shuffle of the x-major list; the first howmany squares get food.
+    for i in range(m - 1, 0, -1):
+        j = _go_fast_int31n(i + 1, st, vec, stamp, pw, cooked)
+        cells[i], cells[j] = cells[j], cells[i]
+    placed = min(howmany, m)
+    for k in range(placed):
+        food[g, cells[k]] = True
+        food_stamp[g, cells[k]] = stamp0 + k
+    food_count[g] += placed
 
 
 @_inline
@@ -582,11 +592,20 @@ def _run_chunk(
     eat = np.empty(ns, np.bool_)
     ncause = np.empty(ns, np.int8)
     nby = np.empty(ns, np.int8)
-    mark = np.empty(ncell, np.bool_)
+    mark = np.zeros(ncell, np.bool_)  # all False between _spawn's fast-mode calls
     cells = np.empty(ncell, np.int64)
     vec = np.empty(_LEN, np.uint64)
     stamp = np.zeros(_LEN, np.int64)
     st = np.zeros(4, np.int64)
+    # Read once: cfg is an int64 array like the state, so the compiler, unable to rule
+    # out that a store to the state changes it, would otherwise load it again per game.
+    constrictor = cfg[C_CONSTRICTOR] != 0
+    royale = cfg[C_ROYALE] != 0
+    spawns = cfg[C_SPAWNS] != 0
+    offboard = cfg[C_OFFBOARD] != 0
+    reset = cfg[C_RESET] != 0
+    any_hazards = cfg[C_HAZARDS] != 0
+    kmax = cfg[C_KMAX]
     errors = 0
     for g in range(lo, hi):
         if over[g]:
@@ -609,10 +628,11 @@ def _run_chunk(
             cc[g, oh] += 1
             cc[g, ot] -= 1
             health[g, i] -= 1
-        # Hazard damage, once per stacked hazard (food on the square cancels it).
+        # Hazard damage, once per stacked hazard (food on the square cancels it); skipped,
+        # as by the numpy backend, while no game has had hazards (a cache line a snake).
         dmg = damage[g]
         for i in range(ns):
-            if not moved[i]:
+            if not any_hazards or not moved[i]:
                 continue
             h = head[g, i]
             if hazards[g, h] > 0 and not food[g, h]:
@@ -635,7 +655,7 @@ def _run_chunk(
                 cause[g, i] = _HEALTH
             else:
                 off = not on_board[head[g, i]]
-                if not off and cfg[C_OFFBOARD]:
+                if not off and offboard:
                     for c in range(ncell):
                         if occ[g, i, c] > 0 and not on_board[c]:
                             off = True
@@ -684,25 +704,27 @@ def _run_chunk(
                 cause[g, i] = ncause[i]
                 by[g, i] = nby[i]
                 elim_turn[g, i] = t1
-        # The snakes eliminated this turn leave the cell counts.
+        # The snakes eliminated this turn leave the cell counts: occ counts the segments
+        # after the head, so walking those costs a snake's length, not the board's size.
         for i in range(ns):
             if moved[i] and cause[g, i] != 0:
-                for c in range(ncell):
-                    cc[g, c] -= occ[g, i, c]
-        if cfg[C_CONSTRICTOR] and _constrict(
+                sl = head_slot[g, i]
+                for k in range(1, length[g, i]):
+                    cc[g, body[g, i, _wrap(sl + k, ring)]] -= 1
+        if constrictor and _constrict(
             g, body, head_slot, length, health, cause, occ, cc, food, food_count
         ):
             errors += 1
             continue
-        if cfg[C_ROYALE]:
+        if royale:
             started = t1 >= shrink[g]
-            k = min(t1 // shrink[g], cfg[C_KMAX])
+            k = min(t1 // shrink[g], kmax)
             x0, x1, y0, y1 = zone[g, k, 0], zone[g, k, 1], zone[g, k, 2], zone[g, k, 3]
             for c in range(ncell):
                 x, y = cell_x[c], cell_y[c]
                 inside = x0 <= x <= x1 and y0 <= y <= y1
                 hazards[g, c] = 1 if started and on_board[c] and not inside else 0
-        if cfg[C_SPAWNS]:
+        if spawns:
             _spawn(
                 g,
                 head,
@@ -734,7 +756,7 @@ def _run_chunk(
         done[g] = True
         winner[g] = w
         final_turn[g] = turn[g]
-        if not cfg[C_RESET]:
+        if not reset:
             over[g] = True
             continue
         # Auto-reset here: the next episode's seed, then a new game in the slot.
@@ -768,6 +790,17 @@ def _run_chunk(
             errors += 1
         over[g] = _game_over(g, cause, cfg) != -2
     return errors
+
+
+@_jit
+def _bad_actions(act: np.ndarray) -> bool:
+    # Checked here rather than with numpy's min and max: two passes and their calls
+    # cost more than the whole step of a small batch.
+    for g in range(act.shape[0]):
+        for i in range(act.shape[1]):
+            if act[g, i] < 0 or act[g, i] > 3:
+                return True
+    return False
 
 
 @numba.njit(cache=True, nogil=True)
@@ -812,7 +845,9 @@ def step_serial(
     episode: np.ndarray,
     final_turn: np.ndarray,
 ) -> int:
-    """Step every game in this thread (small batches: no thread launch)."""
+    """Step every game in this thread (small batches: no thread launch); see step_games."""
+    if _bad_actions(act):
+        return -1
     errors = 0
     for ci in range(chunks):
         errors += _run_chunk(
@@ -902,7 +937,9 @@ def step_parallel(
     episode: np.ndarray,
     final_turn: np.ndarray,
 ) -> int:
-    """Step the games in ``chunks`` chunks spread over numba's threads."""
+    """Step the games in ``chunks`` chunks over numba's threads; see step_games."""
+    if _bad_actions(act):
+        return -1
     errors = 0
     for ci in prange(chunks):
         errors += _run_chunk(
@@ -951,7 +988,11 @@ def step_parallel(
 
 
 def step_games(chunks: int, *arrays: object) -> int:
-    """Run the kernel over ``chunks`` chunks (1: serial, no thread launch)."""
+    """Run the kernel over ``chunks`` chunks (1: serial, no thread launch).
+
+    Returns the number of games whose snake outgrew its ring buffer, or -1 (having
+    changed nothing) if an action is out of 0..3.
+    """
     kernel = step_serial if chunks <= 1 else step_parallel
     errors: int = kernel(max(chunks, 1), *arrays)  # type: ignore[arg-type]
     return errors

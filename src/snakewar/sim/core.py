@@ -210,6 +210,8 @@ def _threads() -> int:
     return int(numba.get_num_threads())
 
 
+_BAD_ACTIONS = "actions must be 0 (up), 1 (down), 2 (left) or 3 (right)"
+
 _NO_FIXED = (np.zeros(8, dtype=np.int64), np.full((8, 4), -1, dtype=np.int64))
 
 
@@ -358,6 +360,7 @@ class BatchSim:
         self._stamp = 1
         # The numba kernel's constant tables, built on its first step.
         self._kernel_tables: tuple[npt.NDArray[np.generic], ...] | None = None
+        self._kernel_cfg = np.zeros(0, dtype=np.int64)
         # Royale: the safe rectangle (min_x, max_x, min_y, max_y) after k shrinks.
         self._kmax = width + height
         self.zone = np.zeros((b, self._kmax + 1, 4), dtype=np.int64)
@@ -778,11 +781,12 @@ class BatchSim:
         b, s, ring = self.batch, self.num_snakes, self.ring
         if act.shape != (b, s):
             raise InvalidStateError(f"actions shape {act.shape} (expected {(b, s)})")
+        if self.backend == "numba":
+            # The kernel checks the actions' range before it changes anything.
+            return self._step_numba(np.ascontiguousarray(act, dtype=np.int64))
         act = act.astype(np.int64, copy=False).ravel()
         if act.size and (act.min() < 0 or act.max() > 3):
-            raise InvalidStateError("actions must be 0 (up), 1 (down), 2 (left) or 3 (right)")
-        if self.backend == "numba":
-            return self._step_numba(act.reshape(b, s))
+            raise InvalidStateError(_BAD_ACTIONS)
         active = ~self.over
         games = None if active.all() else np.flatnonzero(active)
         cause = self.cause.ravel()
@@ -859,32 +863,39 @@ class BatchSim:
                 _numba.GO_POW,
                 _numba.GO_COOKED,
             )
-        cfg = np.zeros(_numba.CONFIG_SIZE, dtype=np.int64)
-        cfg[_numba.C_CONSTRICTOR] = self.constrictor
-        cfg[_numba.C_ROYALE] = self.royale
-        cfg[_numba.C_SPAWNS] = self.spawns
+            # The settings fixed at construction; those that may change are set per step.
+            cfg = np.zeros(_numba.CONFIG_SIZE, dtype=np.int64)
+            cfg[_numba.C_CONSTRICTOR] = self.constrictor
+            cfg[_numba.C_ROYALE] = self.royale
+            cfg[_numba.C_SPAWNS] = self.spawns
+            cfg[_numba.C_GO] = self.randomness == "go"
+            cfg[_numba.C_KMAX] = self._kmax
+            cfg[_numba.C_WIDTH], cfg[_numba.C_HEIGHT] = self.width, self.height
+            cfg[_numba.C_SETUP_FOOD] = self.num_snakes <= 4 or self.width * self.height >= 121
+            center = Point((self.width - 1) // 2, (self.height - 1) // 2)
+            cfg[_numba.C_CENTER] = self._cell(center)
+            self._kernel_cfg = cfg
+        # The kernel only reads cfg during the call, so one array serves every step.
+        cfg = self._kernel_cfg
         cfg[_numba.C_SOLO] = self.solo_over
-        cfg[_numba.C_GO] = self.randomness == "go"
         cfg[_numba.C_OFFBOARD] = self._offboard_bodies
-        cfg[_numba.C_KMAX] = self._kmax
+        cfg[_numba.C_HAZARDS] = self._hazards_present
         # Auto-resets of fast games on fixed starts happen in the kernel (the others,
         # and any whose final state is kept, in _results).
         reset = self.auto_reset and not self.keep_final_states and self._fixed is not None
         cfg[_numba.C_RESET] = reset
-        cfg[_numba.C_WIDTH], cfg[_numba.C_HEIGHT] = self.width, self.height
-        cfg[_numba.C_SETUP_FOOD] = self.num_snakes <= 4 or self.width * self.height >= 121
-        cfg[_numba.C_CENTER] = self._cell(Point((self.width - 1) // 2, (self.height - 1) // 2))
         start_cells, cand = self._fixed if self._fixed is not None else _NO_FIXED
         if self.spawns:
             cfg[_numba.C_STAMP0] = self._stamp * 1024
             self._stamp += 1
         b = self.batch
-        winner = np.full(b, -1, dtype=np.int64)
+        winner = np.empty(b, dtype=np.int64)
+        winner.fill(-1)
         done = np.zeros(b, dtype=np.bool_)
         final_turn = np.zeros(b, dtype=np.int64)
         errors = _numba.step_games(
             _chunks(b),
-            np.ascontiguousarray(act, dtype=np.int64),
+            act,
             self.over,
             self.body,
             self.head_slot,
@@ -916,13 +927,15 @@ class BatchSim:
             self.episode,
             final_turn,
         )
+        if errors < 0:
+            raise InvalidStateError(_BAD_ACTIONS)
         if errors:
             raise StepError(f"a snake outgrew the ring buffer of {self.ring} segments")
         if not reset:
             return self._results(done, winner)
         rewards = np.zeros((b, self.num_snakes), dtype=np.float32)
-        won = np.flatnonzero(winner >= 0)
-        if won.size:
+        if done.any():
+            won = np.flatnonzero(winner >= 0)
             rewards[won] = -1.0
             rewards[won, winner[won]] = 1.0
         return StepResult(done, winner, rewards, final_turn, {})
