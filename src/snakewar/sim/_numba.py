@@ -803,6 +803,10 @@ def _bad_actions(act: np.ndarray) -> bool:
     return False
 
 
+# step_serial and step_parallel are the same loop (range / prange) written out twice on
+# purpose: one function jitted with and without parallel=True would share one on-disk cache
+# entry (numba's cache index is keyed by the function, its signature and the bytecode, not by
+# the parallel flag), so one build could load the other's machine code.
 @numba.njit(cache=True, nogil=True)
 def step_serial(
     chunks: int,
