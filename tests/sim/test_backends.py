@@ -17,27 +17,7 @@ from snakewar.sim.core import numba_available, resolve_backend
 from snakewar.sim.counter import CHANCE, SETUP, SPAWN, ZONE, CounterRand, draw, draw_int, uniform
 from tests.sim.conftest import require_numba
 
-STATE = (
-    "body",
-    "head_slot",
-    "head",
-    "length",
-    "health",
-    "cause",
-    "by",
-    "elim_turn",
-    "occ",
-    "cell_count",
-    "food",
-    "food_stamp",
-    "food_count",
-    "hazards",
-    "turn",
-    "over",
-    "seeds",
-    "episode",
-    "zone",
-)
+STATE = core.STATE_ARRAYS
 """The arrays that make up a simulator's games."""
 
 

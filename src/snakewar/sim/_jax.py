@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from snakewar.errors import InvalidStateError, StepError
 from snakewar.sim import counter
-from snakewar.sim.core import BatchSim, StepResult
+from snakewar.sim.core import STATE_ARRAYS, BatchSim, StepResult
 
 __all__ = ["FIELDS", "JaxBatchSim", "JaxStepResult", "draw", "uniform"]
 
@@ -572,27 +572,7 @@ class _Synced:
         obj._host[self.name] = value
 
 
-STATE = (
-    "body",
-    "head_slot",
-    "head",
-    "length",
-    "health",
-    "cause",
-    "by",
-    "elim_turn",
-    "occ",
-    "cell_count",
-    "food",
-    "food_stamp",
-    "food_count",
-    "hazards",
-    "turn",
-    "over",
-    "seeds",
-    "episode",
-    "zone",
-)
+STATE = STATE_ARRAYS
 """The arrays of :class:`BatchSim` that live on the device between steps."""
 
 

@@ -62,6 +62,29 @@ _T = TypeVar("_T")
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
+STATE_ARRAYS = (
+    "body",
+    "head_slot",
+    "head",
+    "length",
+    "health",
+    "cause",
+    "by",
+    "elim_turn",
+    "occ",
+    "cell_count",
+    "food",
+    "food_stamp",
+    "food_count",
+    "hazards",
+    "turn",
+    "over",
+    "seeds",
+    "episode",
+    "zone",
+)
+"""The per-slot arrays that hold every game's state (what two backends must agree on)."""
+
 MOVE_NAMES = ("up", "down", "left", "right")
 """Action codes: 0=up, 1=down, 2=left, 3=right."""
 CAUSES = (
