@@ -73,6 +73,13 @@ _jit = numba.njit(cache=True, nogil=True)
 # Helpers that take arrays are inlined into the chunk loop: a compiled call that passes
 # arrays updates each one's reference count, which cost more than the work itself.
 _inline = numba.njit(cache=True, nogil=True, inline="always")
+# The per-game loop is compiled without numba's reference counting.  Even inlined, each
+# helper's array arguments were counted in and out once per game, and the count is an
+# atomic add: profiled (perf, cpu-clock), 46% of the kernel's time went to NRT_incref and
+# NRT_decref.  Without it these functions may not allocate, so their callers hand them
+# scratch arrays.  ``_nrt`` is numba's own switch (its jit options, since 0.2x), absent
+# from its type stubs.
+_bare = numba.njit(cache=True, nogil=True, _nrt=False)  # type: ignore[call-overload]
 
 
 # -- counter hash (snakewar.sim.counter's spec) -------------------------------------
@@ -284,7 +291,7 @@ def _constrict(
     return 0
 
 
-@_jit
+@_bare
 def _fixed_setup(
     g: int,
     body: np.ndarray,
@@ -309,14 +316,16 @@ def _fixed_setup(
     cfg: np.ndarray,
     moved: np.ndarray,
     eat: np.ndarray,
+    order: np.ndarray,
+    chosen: np.ndarray,
 ) -> int:
     """A new fast-mode game in slot ``g`` on a square board from 7x7.
 
     The numpy backend's ``_fast_fixed_setup`` and initialization call, draw for draw.
+    ``moved``, ``eat``, ``order`` (8) and ``chosen`` (one per snake) are scratch.
     """
     ns = body.shape[1]
     seed = seeds[g]
-    order = np.empty(8, np.int64)
     for i in range(8):
         order[i] = i
     # Fisher-Yates of the corners (draws 0-2) and the edge midpoints (draws 3-5).
@@ -366,7 +375,6 @@ def _fixed_setup(
             zone[g, r + 1, 2], zone[g, r + 1, 3] = y0, y1
     if cfg[C_SPAWNS]:
         if cfg[C_SETUP_FOOD]:
-            chosen = np.empty(ns, np.int64)
             for i in range(ns):
                 k = 0
                 for q in range(4):
@@ -459,36 +467,39 @@ def _spawn(
     ncell = cc.shape[1]
     stamp0 = cfg[C_STAMP0]
     if not go:
-        # One branchless pass lists the free squares in cell order; ``mark`` flags the
-        # squares at and next to the alive heads, and is cleared again after.
+        # ``mark`` flags the squares at and next to the alive heads; it is cleared after.
         for i in range(head.shape[1]):
             if cause[g, i] == 0:
                 h = head[g, i]
                 mark[h] = True
                 for d in range(4):
                     mark[h + offsets[d]] = True
+        # Count the free squares (a loop without stores, which the compiler vectorizes),
+        # then find the uniform(m)-th one in cell order (counter.py).  A square given food
+        # stops being free, so the next draw's scan skips it as the list would.
         m = 0
         for c in range(ncell):
-            cells[m] = c
             m += on_board[c] & (cc[g, c] <= 0) & (not food[g, c]) & (not mark[c])
+        for k in range(howmany):
+            if m == 0:
+                break
+            j = _uniform(m, seeds[g], t, _SPAWN, k)
+            c = 0
+            while True:
+                j -= on_board[c] & (cc[g, c] <= 0) & (not food[g, c]) & (not mark[c])
+                if j < 0:
+                    break
+                c += 1
+            m -= 1
+            food[g, c] = True
+            food_stamp[g, c] = stamp0 + k
+            food_count[g] += 1
         for i in range(head.shape[1]):
             if cause[g, i] == 0:
                 h = head[g, i]
                 mark[h] = False
                 for d in range(4):
                     mark[h + offsets[d]] = False
-        # The k-th food on the uniform(m)-th free square in cell order (counter.py).
-        for k in range(howmany):
-            if m == 0:
-                break
-            j = _uniform(m, seeds[g], t, _SPAWN, k)
-            c = cells[j]
-            for q in range(j, m - 1):
-                cells[q] = cells[q + 1]
-            m -= 1
-            food[g, c] = True
-            food_stamp[g, c] = stamp0 + k
-            food_count[g] += 1
         return
     # Go mode: ``mark`` is rewritten whole (a simulator's mode is fixed).
     for c in range(ncell):
@@ -537,7 +548,7 @@ def _game_over(g: int, cause: np.ndarray, cfg: np.ndarray) -> int:
     return -2
 
 
-@_jit
+@_bare
 def _run_chunk(
     ci: int,
     chunks: int,
@@ -579,24 +590,33 @@ def _run_chunk(
     cand: np.ndarray,
     episode: np.ndarray,
     final_turn: np.ndarray,
+    flags: np.ndarray,
+    scratch: np.ndarray,
+    mark: np.ndarray,
+    vec: np.ndarray,
+    stamp: np.ndarray,
 ) -> int:
-    """Step the games of chunk ``ci`` of ``chunks``; returns the number of errors."""
+    """Step the games of chunk ``ci`` of ``chunks``; returns the number of errors.
+
+    The last five arrays are the chunk's own scratch, allocated by its caller:
+    ``flags`` (3, snakes) bool, ``scratch`` (6, max(cells, 8)) int64, ``mark`` (cells)
+    bool and all False, and Go's source state ``vec`` and ``stamp`` (607), stamps zero.
+    """
     nb = act.shape[0]
     ns = act.shape[1]
     ncell = cc.shape[1]
     ring = body.shape[2]
     lo = ci * nb // chunks
     hi = (ci + 1) * nb // chunks
-    moved = np.empty(ns, np.bool_)
-    alive = np.empty(ns, np.bool_)
-    eat = np.empty(ns, np.bool_)
-    ncause = np.empty(ns, np.int8)
-    nby = np.empty(ns, np.int8)
-    mark = np.zeros(ncell, np.bool_)  # all False between _spawn's fast-mode calls
-    cells = np.empty(ncell, np.int64)
-    vec = np.empty(_LEN, np.uint64)
-    stamp = np.zeros(_LEN, np.int64)
-    st = np.zeros(4, np.int64)
+    moved = flags[0]
+    alive = flags[1]
+    eat = flags[2]
+    ncause = scratch[0]
+    nby = scratch[1]
+    cells = scratch[2]
+    st = scratch[3]
+    order8 = scratch[4]
+    chosen = scratch[5]
     # Read once: cfg is an int64 array like the state, so the compiler, unable to rule
     # out that a store to the state changes it, would otherwise load it again per game.
     constrictor = cfg[C_CONSTRICTOR] != 0
@@ -786,6 +806,8 @@ def _run_chunk(
             cfg,
             moved,
             eat,
+            order8,
+            chosen,
         ):
             errors += 1
         over[g] = _game_over(g, cause, cfg) != -2
@@ -895,6 +917,11 @@ def step_serial(
             cand,
             episode,
             final_turn,
+            np.empty((3, act.shape[1]), np.bool_),
+            np.zeros((6, max(cc.shape[1], 8)), np.int64),
+            np.zeros(cc.shape[1], np.bool_),
+            np.empty(_LEN, np.uint64),
+            np.zeros(_LEN, np.int64),
         )
     return errors
 
@@ -987,6 +1014,11 @@ def step_parallel(
             cand,
             episode,
             final_turn,
+            np.empty((3, act.shape[1]), np.bool_),
+            np.zeros((6, max(cc.shape[1], 8)), np.int64),
+            np.zeros(cc.shape[1], np.bool_),
+            np.empty(_LEN, np.uint64),
+            np.zeros(_LEN, np.int64),
         )
     return errors
 
