@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 from typing import Any
 
 import pytest
 
+from snakewar.engine._gocooked import RNG_COOKED
 from snakewar.engine.rng import MAX_RAND, MIN_RAND, GoRand, wrap_int64
 from tests.conformance_data import battlesnake_dir, require
 
@@ -104,3 +107,65 @@ def test_wrap_int64() -> None:
     assert wrap_int64(2**63 - 1) == 2**63 - 1
     assert wrap_int64(2**63) == -(2**63)
     assert wrap_int64(-1) == -1
+
+
+class _EagerSource:
+    """Go's rngSource written the plain way: all 607 words seeded up front, then Uint64.
+
+    An oracle for GoRand, which stores no word until a draw can read one it wrote.
+    """
+
+    def __init__(self, seed: int) -> None:
+        m = 2**31 - 1
+        x = seed % m  # Python's modulo is already non-negative here
+        if x == 0:
+            x = 89482311
+        self.vec = [0] * 607
+        for i in range(-20, 607):
+            x = x * 48271 % m
+            if i >= 0:
+                u = x << 40
+                x = x * 48271 % m
+                u ^= x << 20
+                x = x * 48271 % m
+                u ^= x
+                self.vec[i] = (u ^ RNG_COOKED[i]) & (2**64 - 1)
+        self.tap, self.feed = 0, 607 - 273
+
+    def int63(self) -> int:
+        self.tap = (self.tap - 1) % 607
+        self.feed = (self.feed - 1) % 607
+        x = (self.vec[self.feed] + self.vec[self.tap]) & (2**64 - 1)
+        self.vec[self.feed] = x
+        return x & (2**63 - 1)
+
+
+@pytest.mark.parametrize("seed", [1, 77, -5, 2**40 + 3])
+def test_long_streams_match_an_eagerly_seeded_source(seed: int) -> None:
+    # Past the lag (273 draws) draws read words earlier draws wrote: GoRand stores them
+    # from then on, replaying the writes it skipped.  Interleave every kind of draw.
+    ours, oracle = GoRand(seed), _EagerSource(seed)
+    for _ in range(2000):
+        assert ours.int63() == oracle.int63()
+    ours, oracle = GoRand(seed), _EagerSource(seed)
+    for step in range(60):
+        if step % 7 == 3:  # a shuffle of 40: 39 draws, plain or vectorised by position
+            items = list(range(40))
+            ours.shuffle_list(items)
+            for _ in range(39):
+                oracle.int63()
+        elif step % 11 == 5:  # a pickle round trip keeps the stream
+            ours = pickle.loads(pickle.dumps(ours))
+            ours = copy.deepcopy(ours)
+        else:
+            assert [ours.int63() for _ in range(step)] == [oracle.int63() for _ in range(step)]
+    assert [ours.int63() for _ in range(700)] == [oracle.int63() for _ in range(700)]
+
+
+@pytest.mark.parametrize("draws_before", [0, 100, 272, 273, 274, 900])
+def test_pickle_keeps_the_stream(draws_before: int) -> None:
+    r = GoRand(12345)
+    for _ in range(draws_before):
+        r.int63()
+    copy_ = pickle.loads(pickle.dumps(r))
+    assert [copy_.int63() for _ in range(700)] == [r.int63() for _ in range(700)]

@@ -153,14 +153,18 @@ class GoRand:
         if s == 0:
             s = _ZERO_SEED_SUBSTITUTE
         self._seed: i64 = s
-        # Each 64-bit word is kept as two 32-bit halves (high half -1: not computed
-        # yet): compiled with mypyc, halves are machine integers where whole words
-        # would be heap-allocated big integers.
-        self._hi: list[int] = [-1] * _RNG_LEN
-        self._lo: list[int] = [0] * _RNG_LEN
+        # The 607 words, each as two 32-bit halves (compiled with mypyc, halves are
+        # machine integers where whole words would be heap-allocated big integers), or
+        # None while no draw can read a word an earlier draw wrote.  Draw d (from 0)
+        # reads words 333 - d and 606 - d and writes word 333 - d, so the first 273
+        # draws (the lag) read only seeded words, which _word computes on its own.  The
+        # rules seed a fresh source every turn and mostly draw once from it: building
+        # and freeing two 607-slot lists each turn cost 8% of a compiled turn.
+        self._hi: list[int] | None = None
+        self._lo: list[int] | None = None
         self._tap: i64 = 0
         self._feed: i64 = _RNG_LEN - _RNG_TAP
-        self._draws: i64 = 0  # only compared with the lag, so it may stop counting exactly
+        self._draws: i64 = 0
 
     def __reduce__(self) -> tuple[type[GoRand], tuple[int], tuple[object, ...]]:
         # Pickle and copy through __init__ and __setstate__: a mypyc-compiled class has
@@ -169,9 +173,10 @@ class GoRand:
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         hi, lo, tap, feed, draws = state
-        assert isinstance(hi, list) and isinstance(lo, list)
+        assert (hi is None and lo is None) or (isinstance(hi, list) and isinstance(lo, list))
         assert isinstance(tap, int) and isinstance(feed, int) and isinstance(draws, int)
-        self._hi, self._lo = list(hi), list(lo)
+        self._hi = None if hi is None else list(hi)
+        self._lo = None if lo is None else list(lo)
         self._tap, self._feed, self._draws = tap, feed, draws
 
     def _word(self, i: i64) -> tuple[i64, i64]:
@@ -197,42 +202,56 @@ class GoRand:
             feed += _RNG_LEN
         self._tap = tap
         self._feed = feed
-        self._draws += 1
+        draws: i64 = self._draws
+        self._draws = draws + 1
+        a_hi: i64
+        a_lo: i64
+        b_hi: i64
+        b_lo: i64
         his = self._hi
         los = self._lo
-        a_lo: i64
-        b_lo: i64
-        a_hi: i64 = his[feed]
-        if a_hi < 0:
-            a_hi, a_lo = self._word(feed)
-        else:
-            a_lo = los[feed]
-        b_hi: i64 = his[tap]
-        if b_hi < 0:
-            b_hi, b_lo = self._word(tap)
-            his[tap] = b_hi
-            los[tap] = b_lo
-        else:
-            b_lo = los[tap]
-        lo: i64 = a_lo + b_lo
+        if his is None or los is None:
+            if draws < _RNG_TAP:
+                # Both words still have their seeded values; nothing needs storing, as
+                # _words replays these draws' writes if the stream gets that long.
+                a_hi, a_lo = self._word(feed)
+                b_hi, b_lo = self._word(tap)
+                lo: i64 = a_lo + b_lo
+                return (a_hi + b_hi + (lo >> 32)) & _MASK32, lo & _MASK32
+            his, los = self._words(draws)
+        a_hi = his[feed]
+        a_lo = los[feed]
+        b_hi = his[tap]
+        b_lo = los[tap]
+        lo = a_lo + b_lo
         hi: i64 = (a_hi + b_hi + (lo >> 32)) & _MASK32
         lo &= _MASK32
         his[feed] = hi
         los[feed] = lo
         return hi, lo
 
-    def _fill(self) -> None:
-        # Compute every word at once, with numpy: a long shuffle touches most of the
-        # 607 words, and one vectorised pass costs about as much as a dozen words
-        # computed one by one in Python.  Words already computed or drawn stay.
+    def _words(self, draws: i64) -> tuple[list[int], list[int]]:
+        # Store all 607 words: the seeded ones, then what the first ``draws`` draws (at
+        # most the lag, so each read two seeded words) wrote.  One vectorised pass (numpy)
+        # costs about as much as a dozen words computed one by one in Python.
         words = _all_words(self._seed)
-        his = self._hi
-        los = self._lo
-        for i in range(_RNG_LEN):
-            if his[i] < 0:
-                word = words[i]
-                his[i] = word >> 32
-                los[i] = word & _MASK32
+        his = [w >> 32 for w in words]
+        los = [w & _MASK32 for w in words]
+        feed0 = _RNG_LEN - _RNG_TAP - 1
+        for k in range(draws):
+            f = feed0 - k
+            t = _RNG_LEN - 1 - k
+            lo = los[f] + los[t]
+            his[f] = (his[f] + his[t] + (lo >> 32)) & _MASK32
+            los[f] = lo & _MASK32
+        self._hi = his
+        self._lo = los
+        return his, los
+
+    def _fill(self) -> None:
+        # A long shuffle touches most of the words: store them all at once.
+        if self._hi is None:
+            self._words(min(self._draws, _RNG_TAP))
 
     def uint64(self) -> int:
         """Return the next raw 64-bit value of the source (Go's ``Uint64``)."""
@@ -346,11 +365,13 @@ class GoRand:
             return False
         for i, j in zip(range(m, 0, -1), (prod >> np.uint64(32)).tolist(), strict=True):
             items[i], items[j] = items[j], items[i]
-        # Store the words the draws wrote (feed - m .. feed - 1, in that order); every
-        # other word this shuffle read still has its seeded value, which _word gives.
+        # Store the words the draws wrote (feed - m .. feed - 1, in that order), unless
+        # none are stored yet (see __init__); every other word this shuffle read still
+        # has its seeded value, which _word gives.
         feed = self._feed
-        self._hi[feed - m : feed] = (x[::-1] >> np.uint64(32)).tolist()
-        self._lo[feed - m : feed] = (x[::-1] & np.uint64(_MASK32)).tolist()
+        if self._hi is not None and self._lo is not None:
+            self._hi[feed - m : feed] = (x[::-1] >> np.uint64(32)).tolist()
+            self._lo[feed - m : feed] = (x[::-1] & np.uint64(_MASK32)).tolist()
         self._feed -= m
         self._tap = int(tap_idx[-1])
         self._draws += m
