@@ -8,6 +8,7 @@ without any anchor, which shows the recorded figures, runs as well.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -53,13 +54,18 @@ print(json.dumps({"go_version": "go0.0", "workers": workers, "turns": 100 * int(
 """
 
 FAKE_ENGINE = """\
-import json, sys, time
+import json, os, sys, time
 assert "--no-replay" in sys.argv and "--results-as-json" in sys.argv, sys.argv
 assert sum("halite bot" in a for a in sys.argv) == 4, sys.argv
 end = time.process_time() + 0.05
 while time.process_time() < end:  # burn CPU that wait4 must see
     pass
-print(json.dumps({"stats": {}, "map_width": int(sys.argv[sys.argv.index("--width") + 1])}))
+if "-c" in sys.argv:  # a constants file: every key, as the engine requires
+    with open(sys.argv[sys.argv.index("-c") + 1]) as f:
+        assert "INITIAL_ENERGY" in json.load(f)
+scores = json.loads(os.environ.get("FAKE_SCORES", "[0, 0, 0, 0]"))
+stats = {str(pid): {"rank": pid + 1, "score": score} for pid, score in enumerate(scores)}
+print(json.dumps({"stats": stats, "map_width": int(sys.argv[sys.argv.index("--width") + 1])}))
 """
 
 
@@ -126,7 +132,7 @@ def test_time_halite_engine_failures_are_anchor_errors(tmp_path: Path) -> None:
 
 TINY = (
     "--games", "3", "--repeat", "2", "--sim-batches", "1,4", "--sim-seconds", "0.05",
-    "--halite-size", "32", "--halite-bots", "random,random,random,random",
+    "--halite-size", "32", "--halite-bots", "random,random,random,random", "--crowd-ships", "4",
 )  # fmt: skip
 
 ROWS = (
@@ -134,6 +140,7 @@ ROWS = (
     "rules engine, 2 processes",
     "batched sim, best B=",
     "Halite III 32x32",
+    "Halite III crowded, 32x32",
 )
 
 
@@ -162,7 +169,7 @@ def compare(extra_env: dict[str, str]) -> dict[str, str]:
         cells = [c.strip() for c in line.strip("│ ").split("│")]
         if len(cells) == 4 and cells[0].startswith(ROWS):
             rows[cells[0]] = line
-    assert len(rows) == 5, out
+    assert len(rows) == 6, out
     return rows
 
 
@@ -190,7 +197,7 @@ def test_compare_without_anchors_shows_recorded_figures_labelled() -> None:
             assert f"{GO_RECORDED_TURNS_PER_SECOND:,.0f}" in anchor
             assert number(ratio) == pytest.approx(number(ours) / 78_196, rel=0.01)
         else:
-            assert "ms/turn" in ours and anchor.startswith("C++:")
+            assert ("ms/turn" in ours or "us/ship-turn" in ours) and anchor.startswith("C++:")
             assert number(ratio) == pytest.approx(number(anchor) / number(ours), rel=0.01)
 
 
@@ -210,6 +217,28 @@ def test_compare_runs_the_anchors_it_is_given(tmp_path: Path) -> None:
             assert number(ratio) == pytest.approx(number(ours) / go, rel=0.01)
         else:
             assert anchor.startswith("C++, process CPU:") and number(anchor) > 0, line
+
+
+def test_crowded_row_sets_the_same_game_side_by_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The official engine plays the crowd bots' game with the crowded constants; its
+    # CPU time per ship-turn is the anchor, only if the final scores show the same game.
+    from snakewar.cli.bench import _crowded_row, measure_halite_crowded
+
+    engine = script(tmp_path / "halite", FAKE_ENGINE)
+    scores = measure_halite_crowded(5, 32, 4, 4)["scores"]
+    notes: list[str] = []
+    monkeypatch.setenv("FAKE_SCORES", json.dumps(scores))
+    figure, ours, anchor, ratio = _crowded_row(engine, 5, 32, 4, 1, notes)
+    monkeypatch.delenv("FAKE_SCORES")
+    assert figure.startswith("Halite III crowded, 32x32") and "us/ship-turn" in ours
+    assert anchor.startswith("C++, process CPU:") and ratio is not None
+    assert ratio == pytest.approx(number(anchor) / number(ours), rel=0.02)
+    assert notes[-1].endswith("final scores equal on both engines")
+    # Other scores: not the same game, so no ratio.
+    _, _, _, ratio = _crowded_row(engine, 5, 32, 4, 1, notes)
+    assert ratio is None and notes[-1].endswith("DIFFER: not the same game")
 
 
 def test_compare_refuses_an_anchor_that_is_not_built_before_measuring(

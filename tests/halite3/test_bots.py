@@ -24,6 +24,7 @@ from snakewar.bots.halite import (
     update_view_from_game,
     view_from_game,
 )
+from snakewar.cli.bench import crowded_constants
 from snakewar.errors import SnakewarError, UnknownBotError
 from snakewar.games.halite3 import CollisionEvent, HaliteGame, frame_text, init_text
 
@@ -141,6 +142,32 @@ def test_greedy_is_fast_with_many_ships_on_a_large_map() -> None:
     assert sum(timed) / len(timed) < 0.005
 
 
+def test_crowd_keeps_its_crowd_on_the_map_legally() -> None:
+    # The crowded benchmark's bot: with the starting halite raised it holds its target,
+    # replacing lost ships, and never orders a move it cannot pay for or a blocked spawn.
+    ships = 12
+    constants = crowded_constants(ships)
+    game = HaliteGame.create(8, 4, width=32, height=32, constants=constants, turn_limit=120)
+    bots = [make_halite_bot(f"crowd?ships={ships}", seed=8) for _ in range(4)]
+    views = [view_from_game(game, pid) for pid in range(4)]
+    for bot, view in zip(bots, views, strict=True):
+        bot.setup(view)
+    counts: list[list[int]] = []
+    while not game.over:
+        commands: dict[int, str | None] = {}
+        for pid in game.live_players():
+            update_view_from_game(views[pid], game)
+            commands[pid] = " ".join(bots[pid].turn(views[pid]))
+        game.step(commands)
+        counts.append([len(p.ships) for p in game.players])
+    assert_never_killed(game)
+    for pid in range(4):
+        assert max(turn[pid] for turn in counts) == ships
+        assert sum(turn[pid] >= ships - 1 for turn in counts[40:]) >= 60
+        assert "was directed to use" not in game.error_logs[pid]
+        assert "spawn on cell" not in game.error_logs[pid]
+
+
 def test_bots_are_deterministic_given_a_seed() -> None:
     first, _, _ = play(5, ["greedy", "random"], turn_limit=60)
     second, _, _ = play(5, ["greedy", "random"], turn_limit=60)
@@ -151,7 +178,7 @@ def test_bots_are_deterministic_given_a_seed() -> None:
 
 
 def test_registry_builds_bots_with_options() -> None:
-    assert halite_bot_names() == ["greedy", "random"]
+    assert halite_bot_names() == ["crowd", "greedy", "random"]
     bot = make_halite_bot("builtin:greedy?return_at=800&radius=5", seed=3)
     assert isinstance(bot, GreedyMiner)
     assert (bot.return_at, bot.radius, bot.seed) == (800, 5, 3)
@@ -161,7 +188,7 @@ def test_registry_builds_bots_with_options() -> None:
 @pytest.mark.parametrize(
     ("spec", "fragment"),
     [
-        ("nosuch", "unknown halite bot 'nosuch' (expected one of 'greedy', 'random')"),
+        ("nosuch", "unknown halite bot 'nosuch' (expected one of 'crowd', 'greedy', 'random')"),
         ("greedy?depth=3", "unknown option"),
         ("greedy?return_at=x", "not an integer"),
         ("greedy?return_at=5000", "return_at must be 1..1000"),
@@ -170,6 +197,7 @@ def test_registry_builds_bots_with_options() -> None:
         ("greedy?dropoffs=65", "dropoffs must be 0..64"),
         ("greedy?dropoff_distance=129", "dropoff_distance must be 0..128"),
         ("random?spawn_percent=101", "spawn_percent must be 0..100"),
+        ("crowd?ships=0", "ships=0 (expected 1..10000)"),
     ],
 )
 def test_registry_rejects_bad_specs_in_one_line(spec: str, fragment: str) -> None:

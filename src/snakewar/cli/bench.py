@@ -26,13 +26,14 @@ import typer
 from snakewar.errors import SnakewarError
 
 if TYPE_CHECKING:
-    from snakewar.games.halite3 import HaliteGame, Ship
+    from snakewar.games.halite3 import Constants
 
 __all__ = [
     "GO_HARNESS_ENV",
     "GO_RECORDED_TURNS_PER_SECOND",
     "HALITE_ENGINE_ENV",
     "HALITE_RECORDED_MS_PER_TURN",
+    "HALITE_RECORDED_US_PER_SHIP",
     "Anchor",
     "AnchorError",
     "GoHarnessResult",
@@ -41,6 +42,7 @@ __all__ = [
     "bench_halite",
     "bench_referee",
     "bench_rules",
+    "crowded_constants",
     "engine_kind",
     "measure_halite",
     "measure_halite_crowded",
@@ -359,23 +361,26 @@ def measure_halite(
     size: int = 64,
     bots: Sequence[str] = ("random", "random", "random", "random"),
     max_turns: int | None = None,
+    cpu_time: bool = False,
 ) -> dict[str, float]:
     """Play ``games`` Halite III games of in-process built-in bots; time the engine.
 
     Only :meth:`~snakewar.games.halite3.HaliteGame.step` is the engine's time (the
     bots' views and decisions are timed apart), which is what the official engine's
     0.3-0.55 ms of turn logic measures.  ``wall_s`` is a whole game, bots included,
-    without a replay.
+    without a replay.  With ``cpu_time`` the engine and bots are timed in this thread's
+    CPU time (the official engine's figure is its CPU time), which neither other
+    processes nor this process's idle-spinning worker threads (numba's) inflate.
     """
     from snakewar.bots.halite import make_halite_bot
     from snakewar.bots.halite.kit import update_view_from_game, view_from_game
     from snakewar.games.halite3 import HaliteGame
 
-    clock = time.perf_counter
+    clock = time.thread_time if cpu_time else time.perf_counter
     engine = deciding = wall = 0.0
     turns = ship_turns = 0
     for g in range(games):
-        started = clock()
+        started = time.perf_counter()
         game = HaliteGame.create(seed + g, len(bots), width=size, height=size, turn_limit=max_turns)
         players = [make_halite_bot(spec, seed=seed + g) for spec in bots]
         views = [view_from_game(game, pid) for pid in range(len(bots))]
@@ -395,7 +400,7 @@ def measure_halite(
             engine += t2 - t1
             turns += 1
             ship_turns += len(game.ships)
-        wall += clock() - started
+        wall += time.perf_counter() - started
     return {
         "games": games,
         "turns": turns,
@@ -406,71 +411,11 @@ def measure_halite(
     }
 
 
-_OFFSETS = {"n": (0, -1), "s": (0, 1), "e": (1, 0), "w": (-1, 0), "o": (0, 0)}
+def crowded_constants(ships_per_player: int) -> Constants:
+    """The crowded profile's constants: enough starting halite for the crowd."""
+    from snakewar.games.halite3 import Constants
 
-
-class _CrowdBot:
-    """A deterministic bot that keeps ``target`` ships on the map (the crowded profile).
-
-    It reads the engine's state directly (its time is not the engine's) and sends
-    commands a competent bot would: ships that cannot pay to move stay and mine, full
-    ships head home, ships on rich cells mine, the others wander away from home; no two
-    of its ships are sent to one cell.  It spawns whenever it has fewer than ``target``
-    ships and the shipyard will be empty.
-    """
-
-    def __init__(self, pid: int, target: int, seed: int) -> None:
-        self.pid = pid
-        self.target = target
-        self.rng = random.Random(seed)
-
-    def commands(self, game: HaliteGame) -> str:
-        c = game.constants
-        w, h = game.width, game.height
-        halite = game.halite
-        player = game.players[self.pid]
-        hx, hy = player.shipyard
-        rng = self.rng
-        out: list[str] = []
-        ships = player.ships_in_order()
-        movable: list[Ship] = []
-        claimed: set[int] = set()
-        for ship in ships:
-            cell = halite[ship.y * w + ship.x]
-            ratio = c.INSPIRED_MOVE_COST_RATIO if ship.inspired else c.MOVE_COST_RATIO
-            if ship.cargo < cell // ratio:
-                claimed.add(ship.y * w + ship.x)  # cannot pay: it stays and mines
-            else:
-                movable.append(ship)
-        for ship in movable:
-            dx = (hx - ship.x) % w
-            dy = (hy - ship.y) % h
-            toward = ("e" if dx <= w // 2 else "w") if dx else ("s" if dy <= h // 2 else "n")
-            near_home = min(dx, w - dx) + min(dy, h - dy) < 4
-            if ship.cargo >= c.MAX_ENERGY * 3 // 5 and (dx or dy):
-                wanted = [toward, *rng.sample("nsew", 4), "o"]
-            elif near_home:
-                # Clear the way for the next spawns: leave, away from home first.
-                away = {"e": "w", "w": "e", "n": "s", "s": "n"}[toward] if dx or dy else "n"
-                wanted = [away, *rng.sample("nsew", 4), "o"]
-            elif halite[ship.y * w + ship.x] >= 60:
-                wanted = ["o", *rng.sample("nsew", 4)]
-            else:
-                wanted = [*rng.sample("nsew", 4), "o"]
-            for direction in wanted:
-                ox, oy = _OFFSETS[direction]
-                dest = (ship.y + oy) % h * w + (ship.x + ox) % w
-                if dest not in claimed:
-                    break
-            claimed.add(dest)
-            out.append(f"m {ship.id} {direction}")
-        if (
-            len(ships) < self.target
-            and player.energy >= c.NEW_ENTITY_ENERGY_COST
-            and hy * w + hx not in claimed
-        ):
-            out.append("g")
-        return " ".join(out)
+    return Constants(INITIAL_ENERGY=Constants().NEW_ENTITY_ENERGY_COST * ships_per_player * 20)
 
 
 def measure_halite_crowded(
@@ -479,44 +424,57 @@ def measure_halite_crowded(
     players: int = 4,
     ships_per_player: int = 150,
     turns: int | None = None,
-) -> dict[str, float]:
+) -> dict[str, Any]:
     """Time the Halite III engine on crowded turns: ``ships_per_player`` ships per player.
 
-    :class:`_CrowdBot` players spawn every turn until they hold ``ships_per_player``
-    ships and replace the ships they lose.  Players start with enough halite for that
-    (``INITIAL_ENERGY`` raised), which changes nothing the engine's time depends on but
-    the number of ships.  Only :meth:`~snakewar.games.halite3.HaliteGame.step` is
-    timed, in CPU time (as the official engine's "engine CPU"; on a shared machine the
-    wall time also counts other processes' turns); ``ships_per_turn`` counts the ships
-    at the start of each turn.
+    ``crowd`` bots (:class:`~snakewar.bots.halite.CrowdBot`) spawn every turn until they
+    hold ``ships_per_player`` ships and replace the ships they lose.  Players start with
+    enough halite for that (:func:`crowded_constants`), which changes nothing the
+    engine's time depends on but the number of ships.  Only
+    :meth:`~snakewar.games.halite3.HaliteGame.step` is timed, in this thread's CPU time
+    (as the official engine's figure is CPU time; on a shared machine the wall time
+    also counts other processes' turns); ``ships_per_turn`` counts the ships at the
+    start of each turn, ``ship_turns`` their sum over the game, and ``scores`` the
+    players' final scores.
     """
-    from snakewar.games.halite3 import Constants, HaliteGame
+    from snakewar.bots.halite import make_halite_bot
+    from snakewar.bots.halite.kit import update_view_from_game, view_from_game
+    from snakewar.games.halite3 import HaliteGame
 
-    cost = Constants().NEW_ENTITY_ENERGY_COST
-    constants = Constants(INITIAL_ENERGY=cost * ships_per_player * 20)
     game = HaliteGame.create(
-        seed, players, width=size, height=size, constants=constants, turn_limit=turns
+        seed,
+        players,
+        width=size,
+        height=size,
+        constants=crowded_constants(ships_per_player),
+        turn_limit=turns,
     )
-    bots = [_CrowdBot(pid, ships_per_player, seed * 31 + pid) for pid in range(players)]
-    clock = time.process_time
+    bots = [make_halite_bot(f"crowd?ships={ships_per_player}", seed) for _ in range(players)]
+    views = [view_from_game(game, pid) for pid in range(players)]
+    for bot, view in zip(bots, views, strict=True):
+        bot.setup(view)
+    clock = time.thread_time
     timed: list[tuple[int, float]] = []
     while not game.over:
-        commands: dict[int, str | None] = {
-            pid: bots[pid].commands(game) for pid in game.live_players()
-        }
+        commands: dict[int, str | None] = {}
+        for pid in game.live_players():
+            update_view_from_game(views[pid], game)
+            commands[pid] = " ".join(bots[pid].turn(views[pid]))
         ships = len(game.ships)
         t0 = clock()
         game.step(commands)
         timed.append((ships, clock() - t0))
     # Crowded turns: at least 90% of the target (the first ones only fill the map).
     crowded = [(n, s) for n, s in timed if n * 10 >= ships_per_player * players * 9]
-    result: dict[str, float] = {"turns": len(timed), "crowded_turns": len(crowded)}
+    result: dict[str, Any] = {"turns": len(timed), "crowded_turns": len(crowded)}
     for name, turns_ in (("", timed), ("crowded_", crowded)):
         engine = sum(s for _, s in turns_)
         ship_turns = sum(n for n, _ in turns_)
         result[name + "engine_ms_per_turn"] = 1000 * engine / max(len(turns_), 1)
         result[name + "ships_per_turn"] = ship_turns / max(len(turns_), 1)
         result[name + "us_per_ship_turn"] = 1e6 * engine / max(ship_turns, 1)
+        result[name + "ship_turns"] = ship_turns
+    result["scores"] = list(game.result().scores)
     return result
 
 
@@ -542,7 +500,8 @@ def bench_halite(
     on its turn logic and 0.48 s of wall time for a 500-turn game of 4 Python random
     bots without a replay (conformance README, "Engine speed"): about 0.54 ms at 97
     ships, some 5.6 us per ship and turn.  ``--profile crowded`` measures the engine
-    per ship on turns with about ``--ships`` ships per player.
+    per ship on turns with about ``--ships`` ships per player (``crowd`` bots);
+    ``snakewar bench compare --halite-engine`` plays that game on both engines.
     """
     from rich.console import Console
     from rich.table import Table
@@ -591,6 +550,8 @@ throughput": 2 vCPU AMD EPYC, Go 1.19.8, its own biased-random policy)."""
 HALITE_RECORDED_MS_PER_TURN = 0.297 / 500 * 1000
 """The C++ engine's recorded CPU per turn with ``--no-replay``: median of 3 runs of 500 turns,
 4 "aggressive" Python bots, 97 ships on average, 64x64 (conformance ``engine_speed_runs.json``)."""
+HALITE_RECORDED_US_PER_SHIP = HALITE_RECORDED_MS_PER_TURN * 1000 / 97
+"""The same recorded figure per ship and turn (97 ships on average)."""
 
 
 class AnchorError(SnakewarError, RuntimeError):
@@ -659,8 +620,13 @@ def run_go_harness(path: str, games: int, seed: int, workers: int = 1) -> GoHarn
 
 
 def time_halite_engine(
-    path: str, seed: int, size: int, bots: Sequence[str], workdir: str
-) -> dict[str, float]:
+    path: str,
+    seed: int,
+    size: int,
+    bots: Sequence[str],
+    workdir: str,
+    constants: Constants | None = None,
+) -> dict[str, Any]:
     """Run the official ``halite`` binary once on ``bots``; return its CPU and wall time.
 
     Each bot is ``snakewar halite bot SPEC --seed SEED``, the stdio form of the
@@ -668,7 +634,9 @@ def time_halite_engine(
     play the same map with the same bots.  The engine process's own CPU time
     (user + sys, from ``wait4``) is its figure: it kills its bots without waiting for
     them, so their CPU is not in it.  It does include the engine's start, map
-    generation and the frames it writes to the bots.
+    generation and the frames it writes to the bots.  ``constants`` are passed as a
+    constants file (``-c``).  ``scores`` are the players' final scores, which tell that
+    both engines played the same game.
 
     Raises:
         AnchorError: the engine is missing or fails.
@@ -682,7 +650,13 @@ def time_halite_engine(
         for spec in bots
     ]
     argv = [path, "--no-replay", "--no-logs", "--results-as-json", "-s", str(seed)]
-    argv += ["--width", str(size), "--height", str(size), *commands]
+    argv += ["--width", str(size), "--height", str(size)]
+    if constants is not None:
+        constants_file = os.path.join(workdir, "constants.json")
+        with open(constants_file, "w", encoding="utf-8") as f:
+            json.dump(constants.to_json(), f)
+        argv += ["-c", constants_file]
+    argv += commands
     started = time.perf_counter()
     try:
         proc = subprocess.Popen(
@@ -700,10 +674,11 @@ def time_halite_engine(
     if proc.returncode != 0:
         raise AnchorError(f"Halite engine {path!r} exited with {proc.returncode}")
     try:
-        json.loads(out)
-    except ValueError as exc:
+        stats = json.loads(out)["stats"]
+        scores = [int(stats[str(pid)]["score"]) for pid in range(len(bots))]
+    except (ValueError, KeyError, TypeError) as exc:
         raise AnchorError(f"Halite engine {path!r} printed no results JSON") from exc
-    return {"cpu_s": usage.ru_utime + usage.ru_stime, "wall_s": wall}
+    return {"cpu_s": usage.ru_utime + usage.ru_stime, "wall_s": wall, "scores": scores}
 
 
 def _rules_job(job: tuple[int, int]) -> float:
@@ -774,7 +749,7 @@ def bench_compare(
     ),
     seed: int = typer.Option(1, "--seed"),
     sim_batches: str = typer.Option(
-        "64,1024,8192", "--sim-batches", help="Batch sizes tried; the best is reported."
+        "64,1024,4096,8192", "--sim-batches", help="Batch sizes tried; the best is reported."
     ),
     sim_seconds: float = typer.Option(2.0, "--sim-seconds", help="Timed stepping per batch."),
     halite_size: int = typer.Option(64, "--halite-size", help="Square Halite map size."),
@@ -784,6 +759,12 @@ def bench_compare(
         help="Built-in Halite bots (greedy spawns a crowd: ~150 ships on 64x64).",
     ),
     halite_seed: int = typer.Option(4242, "--halite-seed"),
+    crowd_ships: int = typer.Option(
+        150,
+        "--crowd-ships",
+        min=0,
+        help="Ships per player of the crowded Halite game (crowd bots); 0 leaves it out.",
+    ),
 ) -> None:
     """Snakewar's figures next to the official engines', as ratios, in one run.
 
@@ -881,20 +862,31 @@ def bench_compare(
              _anchor_cell(anchor, "{:,.0f}"), speed_ratio(best, anchor))
         )  # fmt: skip
 
-    # Halite III engine time per turn: the same map and bots on both engines.
+    # Halite III engine CPU time per turn: the same game (map and bots) on both engines,
+    # played ``repeat`` times each; medians (one game's figure moved by a third between
+    # runs on a shared machine).
     specs = [b.strip() for b in halite_bots.split(",") if b.strip()]
     measure_halite(1, halite_seed, 32, specs)  # warm-up
-    ours_h = measure_halite(1, halite_seed, halite_size, specs)
-    ms = ours_h["engine_ms_per_turn"]
+    ours_runs = [
+        measure_halite(1, halite_seed, halite_size, specs, cpu_time=True) for _ in range(repeat)
+    ]
+    ours_h = ours_runs[0]
+    ms = statistics.median(run["engine_ms_per_turn"] for run in ours_runs)
     notes = []
     if halite_engine:
-        with tempfile.TemporaryDirectory() as workdir:
-            timed = time_halite_engine(halite_engine, halite_seed, halite_size, specs, workdir)
+        timings = []
+        for _ in range(repeat):
+            with tempfile.TemporaryDirectory() as workdir:
+                timings.append(
+                    time_halite_engine(halite_engine, halite_seed, halite_size, specs, workdir)
+                )
+        cpu_s = statistics.median(t["cpu_s"] for t in timings)
+        wall_s = statistics.median(t["wall_s"] for t in timings)
         # The same seed and bots play the same game, so it lasts as many turns as ours.
-        anchor_h = Anchor("C++, process CPU", 1000 * timed["cpu_s"] / ours_h["turns"], True)
+        anchor_h = Anchor("C++, process CPU", 1000 * cpu_s / ours_h["turns"], True)
         notes.append(
-            f"C++ engine game with {len(specs)} stdio bots: {timed['wall_s']:.2f} s wall, "
-            f"{timed['cpu_s']:.3f} s engine CPU for {ours_h['turns']:.0f} turns"
+            f"C++ engine game with {len(specs)} stdio bots (median of {repeat}): {wall_s:.2f} s "
+            f"wall, {cpu_s:.3f} s engine CPU for {ours_h['turns']:.0f} turns"
         )
     else:
         anchor_h = Anchor("C++", HALITE_RECORDED_MS_PER_TURN, False, "97 ships, 2 vCPU EPYC")
@@ -903,18 +895,65 @@ def bench_compare(
          f"{ms:.3f} ms/turn", _anchor_cell(anchor_h, "{:.3f} ms/turn"),
          speed_ratio(ms, anchor_h, lower_is_better=True))
     )  # fmt: skip
+    if crowd_ships:
+        rows.append(
+            _crowded_row(halite_engine, halite_seed, halite_size, crowd_ships, repeat, notes)
+        )
 
     for figure, ours, anchor_text, ratio in rows:
         table.add_row(figure, ours, anchor_text, _ratio_cell(ratio))
     console.print(table)
     console.print(
         "vs anchor: snakewar's speed over the anchor's (above 1x snakewar is faster); rules "
-        f"engine: median of {repeat} back-to-back pairs; recorded = the conformance data's "
+        f"engine: median of {repeat} back-to-back pairs; Halite: engine CPU time, median of "
+        f"{repeat} games each; recorded = the conformance data's "
         "figure from another machine, not measured here"
     )
     for note in notes:
         console.print(note)
     console.print(f"load after: {_load()}")
+
+
+def _crowded_row(
+    halite_engine: str | None, seed: int, size: int, ships: int, repeat: int, notes: list[str]
+) -> tuple[str, str, str, float | None]:
+    """Halite III per ship-turn with ``ships`` crowd ships per player, on both engines.
+
+    The same game (map, constants, crowd bots and seeds) on both: Snakewar's engine in
+    this thread's CPU time, the official engine's process CPU time, each over the whole
+    game's ship-turns (counted in Snakewar's game), medians of ``repeat`` games.  The
+    final scores must agree, or the games differed and the row says so.
+    """
+    import tempfile
+
+    runs = [measure_halite_crowded(seed, size, 4, ships) for _ in range(repeat)]
+    ours = statistics.median(run["us_per_ship_turn"] for run in runs)
+    ship_turns = runs[0]["ship_turns"]
+    label = f"Halite III crowded, {size}x{size}, {runs[0]['crowded_ships_per_turn']:.0f} ships"
+    if not halite_engine:
+        anchor = Anchor("C++", HALITE_RECORDED_US_PER_SHIP, False, "97 ships, 2 vCPU EPYC")
+        return (label, f"{ours:.2f} us/ship-turn", _anchor_cell(anchor, "{:.2f} us/ship-turn"),
+                speed_ratio(ours, anchor, lower_is_better=True))  # fmt: skip
+    specs = [f"crowd?ships={ships}"] * 4
+    timings = []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as workdir:
+            timings.append(
+                time_halite_engine(
+                    halite_engine, seed, size, specs, workdir, crowded_constants(ships)
+                )
+            )
+    cpu_s = statistics.median(t["cpu_s"] for t in timings)
+    anchor = Anchor("C++, process CPU", 1e6 * cpu_s / ship_turns, True)
+    same = all(t["scores"] == runs[0]["scores"] for t in timings)
+    notes.append(
+        f"crowded game: {runs[0]['turns']} turns, {ship_turns:,} ship-turns, "
+        f"{runs[0]['crowded_turns']} turns with 90% of the crowd; C++ engine CPU "
+        f"{cpu_s:.3f} s (median of {repeat}); final scores "
+        + ("equal on both engines" if same else "DIFFER: not the same game")
+    )
+    return (label, f"{ours:.2f} us/ship-turn", _anchor_cell(anchor, "{:.2f} us/ship-turn"),
+            speed_ratio(ours, anchor, lower_is_better=True) if same else None)  # fmt: skip
 
 
 def _bench_halite_crowded(games: int, seed: int, size: int, ships: int, turns: int | None) -> None:

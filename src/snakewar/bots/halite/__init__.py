@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl
 
+from snakewar.bots.halite.crowd import CrowdBot
 from snakewar.bots.halite.greedy import GreedyMiner
 from snakewar.bots.halite.kit import (
     GameView,
@@ -28,6 +29,7 @@ from snakewar.errors import UnknownBotError, choices_text
 
 __all__ = [
     "HALITE_BOTS",
+    "CrowdBot",
     "GameView",
     "GreedyMiner",
     "HaliteBot",
@@ -45,7 +47,11 @@ __all__ = [
 ]
 
 #: The built-in Halite bots by name.
-HALITE_BOTS: dict[str, type[HaliteBot]] = {"random": RandomBot, "greedy": GreedyMiner}
+HALITE_BOTS: dict[str, type[HaliteBot]] = {
+    "random": RandomBot,
+    "greedy": GreedyMiner,
+    "crowd": CrowdBot,
+}
 
 
 def halite_bot_names() -> list[str]:
