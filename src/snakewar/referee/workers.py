@@ -193,15 +193,24 @@ class _Worker:
         if self.process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 self.process.kill()
+        # The pipes close first, and even when this task is cancelled while it reaps
+        # (the pool closing cancels its tasks).  Unsent bytes are dropped: nobody reads
+        # them now.  Both transports leave the selector at once but close their pipes
+        # only on the loop's next turn, and a loop that stops first left those to the
+        # garbage collector (an unclosed-file warning, seen in CI): closed here as well.
+        write_transport = self.writer.transport
+        if not write_transport.is_closing():  # not already closed by a broken pipe
+            write_transport.abort()
+        transport = self.reader_transport
+        if transport is not None:
+            transport.close()
+        _close_pipes(self.process)
+        if self.process.returncode is None:
             loop = asyncio.get_running_loop()
             try:
                 await loop.run_in_executor(self._threads, self.process.wait)
             except RuntimeError:  # the pool's thread is gone (closed): a short wait here
                 self.process.wait()
-        self.writer.close()  # the pipe's transport closes at once (a plain pipe has no waiter)
-        transport = self.reader_transport
-        if transport is not None:
-            transport.close()
 
     reader_transport: asyncio.BaseTransport | None = None
 
@@ -464,6 +473,7 @@ class BotPool:
             raise BotPoolError(f"a bot worker could not start: {exc}") from None
         assert process.stdin is not None and process.stdout is not None
         reader = asyncio.StreamReader(limit=HEADER.size + MAX_WORKER_REPLY_BYTES)
+        read_transport: asyncio.BaseTransport | None = None
         try:
             read_transport, _ = await loop.connect_read_pipe(
                 lambda: asyncio.StreamReaderProtocol(reader), process.stdout
@@ -471,8 +481,11 @@ class BotPool:
             write_transport, protocol = await loop.connect_write_pipe(
                 asyncio.streams.FlowControlMixin, process.stdin
             )
-        except BaseException:
+        except BaseException:  # a failure, or the pool closed (its tasks cancelled) here
+            if read_transport is not None:
+                read_transport.close()
             process.kill()
+            _close_pipes(process)
             await loop.run_in_executor(threads, process.wait)
             raise
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
@@ -522,8 +535,13 @@ def _kill_when_started(started: asyncio.Future[subprocess.Popen[bytes]]) -> None
         with contextlib.suppress(ProcessLookupError):
             process.kill()
         process.wait()
-        for pipe in (process.stdin, process.stdout):
-            if pipe is not None:
+        _close_pipes(process)
+
+
+def _close_pipes(process: subprocess.Popen[bytes]) -> None:
+    for pipe in (process.stdin, process.stdout):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
                 pipe.close()
 
 
