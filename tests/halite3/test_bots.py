@@ -332,8 +332,9 @@ def test_builtin_and_starter_kit_bots_play_over_stdio(tmp_path: Path) -> None:
         assert game.live_players() == [0, 1, 2, 3]
         for pid, log in game.error_logs.items():
             assert "error:" not in log, (pid, log)
-        # Everyone spawned and the starter kit's ships moved or mined by its rules.
-        assert all(p.ships for p in game.players)
+        # Everyone spawned (the starter kit wanders at random, unseeded as the official
+        # kit does, so a player may also have lost every ship by turn 30: seen in CI).
+        assert all(game.stats[pid].ships_spawned >= 1 for pid in range(4))
     finally:
         codes = [bot.close() for bot in bots]
     # The engine never announces the end: each bot exits cleanly at end of input.

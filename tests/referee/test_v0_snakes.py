@@ -202,7 +202,10 @@ def test_the_tester_passes_a_good_v0_snake(capsys: pytest.CaptureFixture[str]) -
     with serve(v0_app("hunter?depth=2")) as url:
         capsys.readouterr()
         # Asked for by ruleset, hazards and wrapped are skipped: v0 cannot describe them.
-        code = main(["test", f"v0:{url}", "--json", "--ruleset", "royale", "--ruleset", "wrapped"])
+        # A 5 s move timeout: this tests the protocol, and on a loaded CI machine a 500 ms
+        # search answered late once (the default move, up, then lost walls-top-edge).
+        args = ["test", f"v0:{url}", "--json", "--ruleset", "royale", "--ruleset", "wrapped"]
+        code = main([*args, "--timeout", "5000"])
         out, err = capsys.readouterr()
     report = json.loads(out)
     failures = [s["id"] for s in report["scenarios"] if not s["passed"]]
