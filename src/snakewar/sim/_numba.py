@@ -422,6 +422,28 @@ def _among(c: int, chosen: np.ndarray, n: int) -> bool:
 
 
 @_inline
+def _mark_heads(
+    g: int, head: np.ndarray, cause: np.ndarray, offsets: np.ndarray, mark: np.ndarray, value: bool
+) -> None:
+    """Set ``mark`` to ``value`` at and next to every alive head of game ``g``."""
+    for i in range(head.shape[1]):
+        if cause[g, i] == 0:
+            h = head[g, i]
+            mark[h] = value
+            for d in range(4):
+                mark[h + offsets[d]] = value
+
+
+@_inline
+def _free(
+    g: int, c: int, on_board: np.ndarray, cc: np.ndarray, food: np.ndarray, mark: np.ndarray
+) -> int:
+    """1 if square ``c`` of game ``g`` can get food: on the board, empty, not ``mark``-ed."""
+    free: int = on_board[c] & (cc[g, c] <= 0) & (not food[g, c]) & (not mark[c])
+    return free
+
+
+@_inline
 def _spawn(
     g: int,
     head: np.ndarray,
@@ -468,25 +490,20 @@ def _spawn(
     stamp0 = cfg[C_STAMP0]
     if not go:
         # ``mark`` flags the squares at and next to the alive heads; it is cleared after.
-        for i in range(head.shape[1]):
-            if cause[g, i] == 0:
-                h = head[g, i]
-                mark[h] = True
-                for d in range(4):
-                    mark[h + offsets[d]] = True
+        _mark_heads(g, head, cause, offsets, mark, True)
         # Count the free squares (a loop without stores, which the compiler vectorizes),
         # then find the uniform(m)-th one in cell order (counter.py).  A square given food
         # stops being free, so the next draw's scan skips it as the list would.
         m = 0
         for c in range(ncell):
-            m += on_board[c] & (cc[g, c] <= 0) & (not food[g, c]) & (not mark[c])
+            m += _free(g, c, on_board, cc, food, mark)
         for k in range(howmany):
             if m == 0:
                 break
             j = _uniform(m, seeds[g], t, _SPAWN, k)
             c = 0
             while True:
-                j -= on_board[c] & (cc[g, c] <= 0) & (not food[g, c]) & (not mark[c])
+                j -= _free(g, c, on_board, cc, food, mark)
                 if j < 0:
                     break
                 c += 1
@@ -494,22 +511,12 @@ def _spawn(
             food[g, c] = True
             food_stamp[g, c] = stamp0 + k
             food_count[g] += 1
-        for i in range(head.shape[1]):
-            if cause[g, i] == 0:
-                h = head[g, i]
-                mark[h] = False
-                for d in range(4):
-                    mark[h + offsets[d]] = False
+        _mark_heads(g, head, cause, offsets, mark, False)
         return
     # Go mode: ``mark`` is rewritten whole (a simulator's mode is fixed).
     for c in range(ncell):
         mark[c] = on_board[c] & (cc[g, c] <= 0) & (not food[g, c])
-    for i in range(head.shape[1]):
-        if cause[g, i] == 0:
-            h = head[g, i]
-            mark[h] = False
-            for d in range(4):
-                mark[h + offsets[d]] = False
+    _mark_heads(g, head, cause, offsets, mark, False)
     m = 0
     for c in order:
         if mark[c]:
