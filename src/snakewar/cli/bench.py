@@ -26,7 +26,8 @@ import typer
 from snakewar.errors import SnakewarError
 
 if TYPE_CHECKING:
-    from snakewar.games.halite3 import Constants
+    from snakewar.bots.halite import GameView, HaliteBot
+    from snakewar.games.halite3 import Constants, HaliteGame
 
 __all__ = [
     "GO_HARNESS_ENV",
@@ -355,6 +356,33 @@ def _device_cell(result: dict[str, Any]) -> str:
     return str(device) if peak is None else f"{device}, peak {peak / 2**20:,.0f} MiB"
 
 
+def _seat_halite_bots(
+    game: HaliteGame, specs: Sequence[str], seed: int
+) -> tuple[list[HaliteBot], list[GameView]]:
+    """Built-in bots for the players of ``game``, set up, and the views they play on."""
+    from snakewar.bots.halite import make_halite_bot
+    from snakewar.bots.halite.kit import view_from_game
+
+    bots = [make_halite_bot(spec, seed=seed) for spec in specs]
+    views = [view_from_game(game, pid) for pid in range(len(specs))]
+    for bot, view in zip(bots, views, strict=True):
+        bot.setup(view)
+    return bots, views
+
+
+def _halite_commands(
+    game: HaliteGame, bots: list[HaliteBot], views: list[GameView]
+) -> dict[int, str | None]:
+    """This turn's command line of every live player, its view brought up to date first."""
+    from snakewar.bots.halite.kit import update_view_from_game
+
+    commands: dict[int, str | None] = {}
+    for pid in game.live_players():
+        update_view_from_game(views[pid], game)
+        commands[pid] = " ".join(bots[pid].turn(views[pid]))
+    return commands
+
+
 def measure_halite(
     games: int,
     seed: int,
@@ -372,8 +400,6 @@ def measure_halite(
     CPU time (the official engine's figure is its CPU time), which neither other
     processes nor this process's idle-spinning worker threads (numba's) inflate.
     """
-    from snakewar.bots.halite import make_halite_bot
-    from snakewar.bots.halite.kit import update_view_from_game, view_from_game
     from snakewar.games.halite3 import HaliteGame
 
     clock = time.thread_time if cpu_time else time.perf_counter
@@ -382,17 +408,10 @@ def measure_halite(
     for g in range(games):
         started = time.perf_counter()
         game = HaliteGame.create(seed + g, len(bots), width=size, height=size, turn_limit=max_turns)
-        players = [make_halite_bot(spec, seed=seed + g) for spec in bots]
-        views = [view_from_game(game, pid) for pid in range(len(bots))]
-        for bot, view in zip(players, views, strict=True):
-            bot.setup(view)
+        players, views = _seat_halite_bots(game, bots, seed + g)
         while not game.over:
             t0 = clock()
-            commands: dict[int, str | None] = {}
-            for pid in game.live_players():
-                view = views[pid]
-                update_view_from_game(view, game)
-                commands[pid] = " ".join(players[pid].turn(view))
+            commands = _halite_commands(game, players, views)
             t1 = clock()
             game.step(commands)
             t2 = clock()
@@ -437,8 +456,6 @@ def measure_halite_crowded(
     start of each turn, ``ship_turns`` their sum over the game, and ``scores`` the
     players' final scores.
     """
-    from snakewar.bots.halite import make_halite_bot
-    from snakewar.bots.halite.kit import update_view_from_game, view_from_game
     from snakewar.games.halite3 import HaliteGame
 
     game = HaliteGame.create(
@@ -449,17 +466,11 @@ def measure_halite_crowded(
         constants=crowded_constants(ships_per_player),
         turn_limit=turns,
     )
-    bots = [make_halite_bot(f"crowd?ships={ships_per_player}", seed) for _ in range(players)]
-    views = [view_from_game(game, pid) for pid in range(players)]
-    for bot, view in zip(bots, views, strict=True):
-        bot.setup(view)
+    bots, views = _seat_halite_bots(game, [f"crowd?ships={ships_per_player}"] * players, seed)
     clock = time.thread_time
     timed: list[tuple[int, float]] = []
     while not game.over:
-        commands: dict[int, str | None] = {}
-        for pid in game.live_players():
-            update_view_from_game(views[pid], game)
-            commands[pid] = " ".join(bots[pid].turn(views[pid]))
+        commands = _halite_commands(game, bots, views)
         ships = len(game.ships)
         t0 = clock()
         game.step(commands)
@@ -789,7 +800,6 @@ def bench_compare(
     snakewar's HaliteGame.step time per turn.
     """
     import os
-    import tempfile
     from concurrent.futures import ProcessPoolExecutor
 
     from rich.console import Console
@@ -874,12 +884,7 @@ def bench_compare(
     ms = statistics.median(run["engine_ms_per_turn"] for run in ours_runs)
     notes = []
     if halite_engine:
-        timings = []
-        for _ in range(repeat):
-            with tempfile.TemporaryDirectory() as workdir:
-                timings.append(
-                    time_halite_engine(halite_engine, halite_seed, halite_size, specs, workdir)
-                )
+        timings = _time_halite_engine_runs(repeat, halite_engine, halite_seed, halite_size, specs)
         cpu_s = statistics.median(t["cpu_s"] for t in timings)
         wall_s = statistics.median(t["wall_s"] for t in timings)
         # The same seed and bots play the same game, so it lasts as many turns as ours.
@@ -914,6 +919,24 @@ def bench_compare(
     console.print(f"load after: {_load()}")
 
 
+def _time_halite_engine_runs(
+    repeat: int,
+    path: str,
+    seed: int,
+    size: int,
+    specs: Sequence[str],
+    constants: Constants | None = None,
+) -> list[dict[str, Any]]:
+    """:func:`time_halite_engine` ``repeat`` times, each in a fresh working directory."""
+    import tempfile
+
+    timings = []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as workdir:
+            timings.append(time_halite_engine(path, seed, size, specs, workdir, constants))
+    return timings
+
+
 def _crowded_row(
     halite_engine: str | None, seed: int, size: int, ships: int, repeat: int, notes: list[str]
 ) -> tuple[str, str, str, float | None]:
@@ -924,8 +947,6 @@ def _crowded_row(
     game's ship-turns (counted in Snakewar's game), medians of ``repeat`` games.  The
     final scores must agree, or the games differed and the row says so.
     """
-    import tempfile
-
     runs = [measure_halite_crowded(seed, size, 4, ships) for _ in range(repeat)]
     ours = statistics.median(run["us_per_ship_turn"] for run in runs)
     ship_turns = runs[0]["ship_turns"]
@@ -935,14 +956,9 @@ def _crowded_row(
         return (label, f"{ours:.2f} us/ship-turn", _anchor_cell(anchor, "{:.2f} us/ship-turn"),
                 speed_ratio(ours, anchor, lower_is_better=True))  # fmt: skip
     specs = [f"crowd?ships={ships}"] * 4
-    timings = []
-    for _ in range(repeat):
-        with tempfile.TemporaryDirectory() as workdir:
-            timings.append(
-                time_halite_engine(
-                    halite_engine, seed, size, specs, workdir, crowded_constants(ships)
-                )
-            )
+    timings = _time_halite_engine_runs(
+        repeat, halite_engine, seed, size, specs, crowded_constants(ships)
+    )
     cpu_s = statistics.median(t["cpu_s"] for t in timings)
     anchor = Anchor("C++, process CPU", 1e6 * cpu_s / ship_turns, True)
     same = all(t["scores"] == runs[0]["scores"] for t in timings)
