@@ -39,6 +39,61 @@ class BenchError(SnakewarError):
     """A benchmark was asked for with impossible parameters."""
 
 
+def _new_sim(
+    batch: int,
+    width: int,
+    height: int,
+    snakes: int,
+    seed: int,
+    ruleset: str,
+    map_id: str,
+    backend: str,
+) -> BatchSim:
+    """The benchmark's simulator: fast randomness, game ``i`` seeded from ``seed`` and ``i``."""
+    return BatchSim(
+        batch,
+        width,
+        height,
+        snakes,
+        ruleset,
+        map_id,
+        seeds=[seed * 1_000_003 + i for i in range(batch)],
+        randomness="fast",
+        backend=backend,
+    )
+
+
+def _figures(
+    sim: BatchSim,
+    ruleset: str,
+    map_id: str,
+    steps: int,
+    done: int,
+    stepping: float,
+    choosing: float,
+    moves: int,
+) -> dict[str, Any]:
+    """One measurement's figures: ``steps`` steps of ``sim``, timed as given."""
+    turns = steps * sim.batch
+    return {
+        "batch": sim.batch,
+        "width": sim.width,
+        "height": sim.height,
+        "snakes": sim.num_snakes,
+        "ruleset": ruleset,
+        "map": map_id,
+        "backend": sim.backend,
+        "steps": steps,
+        "turns": turns,
+        "games_finished": done,
+        "step_seconds": stepping,
+        "choose_seconds": choosing,
+        "turns_per_second": turns / stepping if stepping > 0 else 0.0,
+        "snake_moves": moves,
+        "snake_moves_per_second": moves / stepping if stepping > 0 else 0.0,
+    }
+
+
 def _run(
     batch: int,
     width: int,
@@ -58,17 +113,7 @@ def _run(
         import numba
 
         numba.set_num_threads(threads)
-    sim = BatchSim(
-        batch,
-        width,
-        height,
-        snakes,
-        ruleset,
-        map_id,
-        seeds=[seed * 1_000_003 + i for i in range(batch)],
-        randomness="fast",
-        backend=backend,
-    )
+    sim = _new_sim(batch, width, height, snakes, seed, ruleset, map_id, backend)
     rng = np.random.default_rng(seed)
     sim.step(sim.random_safe_actions(rng))  # compiles (or loads) a numba kernel untimed
     stepping = 0.0
@@ -93,24 +138,7 @@ def _run(
             break
         if seconds is not None and t2 - start >= seconds:
             break
-    turns = n * batch
-    return {
-        "batch": batch,
-        "width": width,
-        "height": height,
-        "snakes": snakes,
-        "ruleset": ruleset,
-        "map": map_id,
-        "backend": sim.backend,
-        "steps": n,
-        "turns": turns,
-        "games_finished": done,
-        "step_seconds": stepping,
-        "choose_seconds": choosing,
-        "turns_per_second": turns / stepping if stepping > 0 else 0.0,
-        "snake_moves": moves,
-        "snake_moves_per_second": moves / stepping if stepping > 0 else 0.0,
-    }
+    return _figures(sim, ruleset, map_id, n, done, stepping, choosing, moves)
 
 
 def _run_jax(
@@ -129,17 +157,7 @@ def _run_jax(
 
     from snakewar.sim._jax import JaxBatchSim, JaxStepResult
 
-    sim = BatchSim(
-        batch,
-        width,
-        height,
-        snakes,
-        ruleset,
-        map_id,
-        seeds=[seed * 1_000_003 + i for i in range(batch)],
-        randomness="fast",
-        backend="jax",
-    )
+    sim = _new_sim(batch, width, height, snakes, seed, ruleset, map_id, "jax")
     assert isinstance(sim, JaxBatchSim)
     key = jax.random.key(seed)
     # Compiles the step and the move chooser untimed.
@@ -170,25 +188,10 @@ def _run_jax(
         if seconds is not None and t2 - start >= seconds:
             break
     assert isinstance(first, JaxStepResult)
-    turns = n * batch
     device = jax.devices()[0]
     stats = device.memory_stats() or {}
     return {
-        "batch": batch,
-        "width": width,
-        "height": height,
-        "snakes": snakes,
-        "ruleset": ruleset,
-        "map": map_id,
-        "backend": "jax",
-        "steps": n,
-        "turns": turns,
-        "games_finished": int(done),
-        "step_seconds": stepping,
-        "choose_seconds": choosing,
-        "turns_per_second": turns / stepping if stepping > 0 else 0.0,
-        "snake_moves": int(moves),
-        "snake_moves_per_second": int(moves) / stepping if stepping > 0 else 0.0,
+        **_figures(sim, ruleset, map_id, n, int(done), stepping, choosing, int(moves)),
         "device": str(device),
         "device_peak_bytes": stats.get("peak_bytes_in_use"),
     }
