@@ -27,6 +27,7 @@ from snakewar.bots.halite import (
 from snakewar.cli.bench import crowded_constants
 from snakewar.errors import SnakewarError, UnknownBotError
 from snakewar.games.halite3 import CollisionEvent, HaliteGame, frame_text, init_text
+from tests.halite3.inprocess import play_out
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTER_KIT = Path(__file__).resolve().parent / "starter_kit"
@@ -40,19 +41,7 @@ def play(
     """An in-process game; returns the finished game, the bots and each bot's think time."""
     game = HaliteGame.create(seed, len(specs), width=size, height=size, turn_limit=turn_limit)
     bots = [make_halite_bot(spec, seed=seed * 10 + i) for i, spec in enumerate(specs)]
-    views = [view_from_game(game, pid) for pid in range(len(specs))]
-    for bot, view in zip(bots, views, strict=True):
-        bot.setup(view)
-    spent = [0.0] * len(specs)
-    while not game.over:
-        commands: dict[int, str | None] = {}
-        for pid in game.live_players():
-            update_view_from_game(views[pid], game)
-            start = time.perf_counter()
-            commands[pid] = " ".join(bots[pid].turn(views[pid]))
-            spent[pid] += time.perf_counter() - start
-        game.step(commands)
-    return game, bots, spent
+    return game, bots, play_out(game, bots)
 
 
 def assert_never_killed(game: HaliteGame) -> None:
@@ -148,18 +137,10 @@ def test_crowd_keeps_its_crowd_on_the_map_legally() -> None:
     ships = 12
     constants = crowded_constants(ships)
     game = HaliteGame.create(8, 4, width=32, height=32, constants=constants, turn_limit=120)
-    bots = [make_halite_bot(f"crowd?ships={ships}", seed=8) for _ in range(4)]
-    views = [view_from_game(game, pid) for pid in range(4)]
-    for bot, view in zip(bots, views, strict=True):
-        bot.setup(view)
-    counts: list[list[int]] = []
-    while not game.over:
-        commands: dict[int, str | None] = {}
-        for pid in game.live_players():
-            update_view_from_game(views[pid], game)
-            commands[pid] = " ".join(bots[pid].turn(views[pid]))
-        game.step(commands)
-        counts.append([len(p.ships) for p in game.players])
+    play_out(game, [make_halite_bot(f"crowd?ships={ships}", seed=8) for _ in range(4)])
+    # Each player's ships after each turn: at the start of the next, and at the end.
+    counts = [[len(o.entities_at_start[pid]) for pid in range(4)] for o in game.history[1:]]
+    counts.append([len(p.ships) for p in game.players])
     assert_never_killed(game)
     for pid in range(4):
         assert max(turn[pid] for turn in counts) == ships

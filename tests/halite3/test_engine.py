@@ -289,19 +289,10 @@ def test_capture_flips_outnumbered_ships_when_enabled() -> None:
 
 def _play_greedy_game(seed: int) -> tuple[list[tuple[Any, ...]], object]:
     from snakewar.bots.halite import make_halite_bot
-    from snakewar.bots.halite.kit import update_view_from_game, view_from_game
+    from tests.halite3.inprocess import play_out
 
     game = HaliteGame.create(seed, 4, width=40, height=40, turn_limit=160)
-    bots = [make_halite_bot("greedy", seed=seed) for _ in range(4)]
-    views = [view_from_game(game, pid) for pid in range(4)]
-    for bot, view in zip(bots, views, strict=True):
-        bot.setup(view)
-    while not game.over:
-        commands: dict[int, str | None] = {}
-        for pid in game.live_players():
-            update_view_from_game(views[pid], game)
-            commands[pid] = " ".join(bots[pid].turn(views[pid]))
-        game.step(commands)
+    play_out(game, [make_halite_bot("greedy", seed=seed) for _ in range(4)])
     crowded = max(sum(len(ships) for ships in o.entities_at_start.values()) for o in game.history)
     return [
         (o.inspired_at_start, o.cells, [e.to_list() for e in o.events], o.energy, crowded)
