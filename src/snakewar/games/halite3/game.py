@@ -416,13 +416,23 @@ class HaliteGame:
         self.history: list[TurnOutcome] = []
         # Bumped whenever ships may have moved; guards the inspiration cache.
         self._version = 0
-        self._inspiration_cache: tuple[int, dict[int, int]] | None = None
+        # The opponents near each ship (in ``ships`` order) counted by the last statistics
+        # tally: next turn's inspiration, when no ship changed since (same version).
+        self._inspiration_cache: tuple[int, list[int]] | None = None
+        self._nearby_buffer: Any = None  # scratch of _tally_ships_numpy (a numpy array)
         self._next_ship = 0
         self._next_dropoff = 0
         #: Cells changed during the last turn (``y * width + x``) in the engine's order:
         #: what the next frame tells bots.  The engine keeps one table for the whole game.
         self.changed_cells: HashOrder[int] = HashOrder()
         self._cell_codes = [location_hash(p % width, p // width) for p in range(n)]
+        #: Direction letter -> the cell one step that way from each cell (wrapping).
+        self._steps = {
+            letter: [
+                ((p // width + dy) % height) * width + (p % width + dx) % width for p in range(n)
+            ]
+            for letter, (dx, dy) in DIRECTIONS.items()
+        }
         rng = MT19937(seed)
         self.stats: list[PlayerStatistics] = []
         for pid, (x, y) in enumerate(shipyards):
@@ -785,7 +795,7 @@ class HaliteGame:
         strict = c.STRICT_ERRORS
         offence = False
         mark = self._mark
-        w, h = self.width, self.height
+        w = self.width
 
         # Construct.
         for pid in _players_with(parsed, ConstructCommand):
@@ -818,22 +828,26 @@ class HaliteGame:
         occupant = self.occupant
         ships = self.ships
         players = self.players
-        ratio, inspired_ratio = c.MOVE_COST_RATIO, c.INSPIRED_MOVE_COST_RATIO
-        destinations: dict[int, list[int]] = {}
+        costs = (c.MOVE_COST_RATIO, c.INSPIRED_MOVE_COST_RATIO)  # by ``ship.inspired``
+        steps = self._steps
+        # The first ship to arrive on each cell, and every arrival on cells with more.
+        destinations: dict[int, int] = {}
+        crowded: dict[int, list[int]] = {}
         for pid in _players_with(parsed, MoveCommand):
             commands = parsed[pid]
             lifted: list[int] = []
-            moves = [m for m in commands if type(m) is MoveCommand and m.direction != "o"]
-            for command in moves:
-                ship = ships[command.ship_id]
-                x, y = ship.x, ship.y
-                pos = y * w + x
-                required = halite[pos] // (inspired_ratio if ship.inspired else ratio)
+            for command in commands:
+                if type(command) is not MoveCommand or command.direction == "o":
+                    continue
+                sid = command.ship_id
+                ship = ships[sid]
+                pos = ship.y * w + ship.x
+                required = halite[pos] // costs[ship.inspired]
                 if ship.cargo < required:
                     log.add(
                         pid,
                         "warning",
-                        f"entity {ship.id} was directed to use {required} halite to move"
+                        f"entity {sid} was directed to use {required} halite to move"
                         f" {_DIRECTION_NAMES[command.direction]}, but only {ship.cargo} halite"
                         " was available",
                         _context(commands, commands.index(command)),
@@ -842,42 +856,36 @@ class HaliteGame:
                     continue
                 ship.cargo -= required
                 occupant[pos] = -1
-                dx, dy = DIRECTIONS[command.direction]
-                ship.x = x = (x + dx) % w
-                ship.y = y = (y + dy) % h
-                dest = y * w + x
-                arriving = destinations.get(dest)
-                if arriving is None:
-                    destinations[dest] = [ship.id]
-                else:
-                    arriving.append(ship.id)
-                lifted.append(ship.id)
+                dest = steps[command.direction][pos]
+                ship.x = dest % w
+                ship.y = dest // w
+                if destinations.setdefault(dest, sid) != sid:
+                    arriving = crowded.get(dest)
+                    if arriving is None:
+                        crowded[dest] = [destinations[dest], sid]
+                    else:
+                        arriving.append(sid)
+                lifted.append(sid)
             players[pid].ship_order.discard_all(lifted)
         codes = self._cell_codes
         destination_order = HashOrder.of(destinations, [codes[dest] for dest in destinations])
         # Per owner, the ships that landed alone, in the order they go back in its table.
-        landed: dict[int, list[int]] = {}
+        landed: list[list[int]] = [[] for _ in players]
         for dest in destination_order:
-            arriving = destinations[dest]
             # A ship still on the cell (it stayed, or could not pay) is hit as well.  The
             # engine first joins every such ship, then settles the cells: settling one
             # cell reads and writes that cell only, so one pass does both.
             standing = occupant[dest]
+            if standing == -1 and dest not in crowded:
+                sid = destinations[dest]
+                occupant[dest] = sid
+                landed[ships[sid].owner].append(sid)
+                continue
+            arriving = crowded.get(dest) or [destinations[dest]]
             if standing != -1:
                 arriving.append(standing)
                 players[ships[standing].owner]._remove_ship(standing)
                 occupant[dest] = -1
-            elif len(arriving) == 1:
-                sid = arriving[0]
-                occupant[dest] = sid
-                owner = ships[sid].owner
-                alone = landed.get(owner)
-                if alone is None:
-                    landed[owner] = [sid]
-                else:
-                    alone.append(sid)
-                touched.add(sid)
-                continue
             x, y = dest % w, dest // w
             by_owner: dict[int, list[int]] = {}
             for sid in arriving:
@@ -907,8 +915,10 @@ class HaliteGame:
                 players[ship.owner].ships.pop(sid, None)
                 self._dump(dest, ship.cargo)
             mark(dest)
-        for owner, alone in landed.items():
-            players[owner].ship_order.add_all(alone, alone)
+        for owner, alone in enumerate(landed):
+            if alone:
+                players[owner].ship_order.add_all(alone, alone)
+                touched.update(alone)
 
         # Dump: every ship on its own structure deposits everything, in the order of the
         # table of every ship.  Only a structure's cell can hold one.
@@ -1052,9 +1062,8 @@ class HaliteGame:
             return
         cache = self._inspiration_cache
         if cache is not None and cache[0] == self._version:
-            counts = cache[1]
-            for ship in ships:
-                ship.inspired = counts[ship.id] >= need
+            for ship, count in zip(ships, cache[1], strict=True):
+                ship.inspired = count >= need
             return
         for ship, count in zip(ships, _opponents_near(ships, w, h, radius), strict=True):
             ship.inspired = count >= need
@@ -1140,7 +1149,7 @@ class HaliteGame:
             return self._tally_ships_numpy(ships, radii, structures, exact)
         near, inspiring = _opponents_near_radii(ships, w, h, radii)
         if exact:
-            self._inspiration_cache = (self._version, dict(zip(self.ships, inspiring, strict=True)))
+            self._inspiration_cache = (self._version, inspiring)
         by_structure = _opponents_near(ships, w, h, 2, others=structures)
         farthest = [0] * len(self.players)
         distance = [0] * len(self.players)
@@ -1165,23 +1174,50 @@ class HaliteGame:
         structures: list[tuple[int, int, int]],
         exact: bool,
     ) -> list[tuple[int, int, int]]:
-        """:meth:`_tally_ships` for many ships, with numpy."""
+        """:meth:`_tally_ships` for many ships, with numpy.
+
+        Once a turn is resolved no two ships share a cell, and no two structures do, so
+        a grid of who stands where (owner + 1, 0 for nobody) holds every ship.  Each
+        ship reads that grid at the cells near it (:func:`_neighbourhood`), one row per
+        nearby cell: an opponent is a non-zero owner other than its own.  The arrays
+        stay small (a byte per cell, per ship and nearby cell), as fresh pages for large
+        temporaries would cost more than the arithmetic.
+        """
         import numpy as np
 
-        n = len(ships)
         w, h = self.width, self.height
-        xs = np.fromiter((s.x for s in ships), dtype=np.intp, count=n)
-        ys = np.fromiter((s.y for s in ships), dtype=np.intp, count=n)
-        owners = np.fromiter((s.owner for s in ships), dtype=np.intp, count=n)
-        near, inspiring = _opponents_near_grid(xs, ys, owners, w, h, radii)
-        if exact:
-            counts = inspiring.tolist()
-            self._inspiration_cache = (self._version, dict(zip(self.ships, counts, strict=True)))
-        points = np.array(structures, dtype=np.intp).reshape(-1, 3)
-        (by_structure,) = _opponents_near_grid(
-            xs, ys, owners, w, h, (2,), (points[:, 0], points[:, 1], points[:, 2])
-        )
+        cells = w * h
         players = len(self.players)
+        at = np.array([s.owner * cells + s.y * w + s.x for s in ships], dtype=np.intp)
+        owners, where = np.divmod(at, cells)
+        ys, xs = np.divmod(where, w)
+        radius = max(radii)
+        pad_index, offsets, within = _neighbourhood(w, h, radius)
+        kind = np.int8 if players < 127 else np.int32
+        mine = (owners + 1).astype(kind)
+        standing = np.zeros(cells, dtype=kind)
+        standing[where] = mine
+        if np.count_nonzero(standing) != len(ships):
+            raise AssertionError("two ships share a cell after a turn")
+        # Row k: every ship's k-th nearest cell in the padded grid.  The rows live in a
+        # buffer kept between turns: a fresh one this size would be fresh pages each turn.
+        size = len(offsets) * len(ships)
+        if self._nearby_buffer is None or len(self._nearby_buffer) < size:
+            self._nearby_buffer = np.empty(2 * size, dtype=np.intp)
+        nearby = self._nearby_buffer[:size].reshape(len(offsets), len(ships))
+        np.add(offsets[:, None], (ys + radius) * (w + 2 * radius) + xs + radius, out=nearby)
+        around = standing.take(pad_index).take(nearby)
+        opponents = ((around != 0) & (around != mine)).view(np.uint8)
+        near = opponents[: within[radii[0]]].sum(axis=0, dtype=np.intp)
+        if exact:
+            inspiring = opponents[: within[radii[1]]].sum(axis=0, dtype=np.intp)
+            self._inspiration_cache = (self._version, inspiring.tolist())
+        built = np.zeros(cells, dtype=kind)
+        for x, y, owner in structures:
+            built[y * w + x] = owner + 1
+        by_structure = built.take(pad_index).take(nearby[: within[2]])
+        rival_structure = ((by_structure != 0) & (by_structure != mine)).any(axis=0)
+        interacting = (near > 0) | rival_structure
         yards = np.array([p.shipyard for p in self.players], dtype=np.intp)
         dx = np.abs(xs - yards[owners, 0])
         dy = np.abs(ys - yards[owners, 1])
@@ -1190,8 +1226,8 @@ class HaliteGame:
         np.maximum.at(farthest, owners, d)
         # Weights make the sums floats: exact, as they stay below 2**53.
         distance = np.bincount(owners, weights=d, minlength=players).astype(np.intp)
-        interacting = np.bincount(owners[(near > 0) | (by_structure > 0)], minlength=players)
-        return list(zip(farthest.tolist(), distance.tolist(), interacting.tolist(), strict=True))
+        interactions = np.bincount(owners[interacting], minlength=players)
+        return list(zip(farthest.tolist(), distance.tolist(), interactions.tolist(), strict=True))
 
     def _game_ended(self) -> bool:
         if self.map_total_halite == 0:
