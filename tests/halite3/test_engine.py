@@ -64,14 +64,15 @@ def test_parse_follows_the_engine_stream_rules() -> None:
 
 def test_plain_lines_read_as_the_stream_rules_read_them(monkeypatch: pytest.MonkeyPatch) -> None:
     # Well-formed lines take a fast path; it must agree with the character-level parser
-    # on every line, including blanks the engine does not skip (\x1c) and long ids.
+    # on every line, including blanks the engine does not skip (\x1c, \xa0), digits it
+    # does not read ("²") and long ids.
     import random
 
     from snakewar.games.halite3 import commands as commands_module
 
-    ids = ["7", "42", "0007", "9" * 18, "9" * 19, "-3", "+4", "x"]
-    odd = ["m", "c", "n", "q", "1n", "G"]
-    blanks = [" ", "  ", "\t", "\v", "\r\n", "\x1c"]
+    ids = ["7", "42", "0007", "9" * 18, "9" * 19, "-3", "+4", "x", "\u00b2", "\u0661"]
+    odd = ["m", "c", "n", "q", "1n", "G", "gg", "nn"]
+    blanks = [" ", "  ", "\t", "\v", "\r\n", "\x1c", "\xa0", "\u2003"]
     rng = random.Random(5)
     lines = ["g\x1cg", "m 1 n\x1f", "m 9 e " * 50 + "g"]
     for _ in range(3000):
@@ -101,10 +102,12 @@ def test_plain_lines_read_as_the_stream_rules_read_them(monkeypatch: pytest.Monk
             return exc.message
 
     fast = [read(line) for line in lines]
+    plain = sum(commands_module._parse_plain(line) is not None for line in lines)
     monkeypatch.setattr(commands_module, "_parse_plain", lambda line: None)
     assert fast == [read(line) for line in lines]
     assert read("g\x1cg") == 'failed to decode bot message: "\x1c" (at position 2)'
     assert sum(isinstance(f, list) and len(f) > 1 for f in fast) > 200  # many parsed lines
+    assert plain > 1000  # and the fast path read many of them
 
 
 @pytest.mark.parametrize(

@@ -141,6 +141,77 @@ def test_many_at_once_is_one_at_a_time() -> None:
         HashOrder.of([1, 1], [1, 1])
 
 
+class _LinkedList:
+    """The container as the rules in hashorder's docstring state them, written plainly.
+
+    One list of (key, code) nodes, front first.  A node goes in front of the first node
+    of its bucket, or at the very front when its bucket is empty; a rehash re-links the
+    old list's nodes one by one, in order.
+    """
+
+    def __init__(self) -> None:
+        self.nodes: list[tuple[int, int]] = []
+        self.count = 1
+
+    def link(self, key: int, code: int) -> None:
+        bucket = code % self.count
+        for index, (_, other) in enumerate(self.nodes):
+            if other % self.count == bucket:
+                self.nodes.insert(index, (key, code))
+                return
+        self.nodes.insert(0, (key, code))
+
+    def rehash(self, count: int) -> None:
+        old, self.nodes, self.count = self.nodes, [], count
+        for key, code in old:
+            self.link(key, code)
+
+    def erase(self, key: int) -> None:
+        self.nodes = [node for node in self.nodes if node[0] != key]
+
+    def keys(self) -> list[int]:
+        return [key for key, _ in self.nodes]
+
+
+@pytest.mark.parametrize("spread", [7, 1000, 10**6])
+def test_the_model_follows_a_plainly_linked_list(spread: int) -> None:
+    # Random inserts, erases and clears, with codes that share buckets often (spread 7)
+    # or seldom: the table's order is the plain list's after every step.
+    import random
+
+    rng = random.Random(spread)
+    table: HashOrder[int] = HashOrder()
+    plain = _LinkedList()
+
+    def add(key: int) -> None:
+        before = table.bucket_count
+        if table.add(key, codes[key]):
+            if table.bucket_count != before:
+                plain.rehash(table.bucket_count)
+            plain.link(key, codes[key])
+
+    codes = {key: rng.randrange(spread) for key in range(400)}
+    for _ in range(3000):
+        key = rng.randrange(400)
+        roll = rng.random()
+        if roll < 0.6:
+            add(key)
+        elif roll < 0.995:
+            table.discard(key)
+            plain.erase(key)
+        else:
+            table.clear()
+            plain.nodes.clear()
+        assert list(table) == plain.keys()
+    assert table.bucket_count > 200
+    # A table built at once is the same as one built key by key.
+    table, plain = HashOrder(), _LinkedList()
+    keys = rng.sample(range(400), 300)
+    for key in keys:
+        add(key)
+    assert list(HashOrder.of(keys, [codes[key] for key in keys])) == plain.keys()
+
+
 # -- what the engine lists in that order ----------------------------------------------------
 
 

@@ -155,41 +155,85 @@ class _Stream:
         return value
 
 
-# The engine's blanks (C ``isspace``); ``str.split()`` would also split on \x1c-\x1f.
-_BLANK = "[ \t\n\v\f\r]"
-_PLAIN = re.compile(
-    rf"{_BLANK}*(?:(?:g|m{_BLANK}+[0-9]{{1,18}}{_BLANK}+[nsewo]|c{_BLANK}+[0-9]{{1,18}})"
-    rf"(?:{_BLANK}+|\Z))*"
-)
+# Blanks that ``str.split()`` splits on but C ``isspace`` does not (in ASCII lines).
+_NOT_BLANK = re.compile("[\x1c-\x1f]")
+
+
+class _NotPlain(Exception):
+    """A token the fast path does not read (the character-level parser will)."""
+
+
+def _plain_id(token: str) -> int:
+    # ASCII digits only (the line is ASCII), and few enough to need no range check.
+    if not (token.isdigit() and len(token) <= 18):
+        raise _NotPlain
+    return int(token)
 
 
 @functools.lru_cache(maxsize=1 << 14)
 def _move(number: str, direction: str) -> MoveCommand:
     # Commands are immutable and bots send the same few thousand moves turn after turn:
-    # sharing them halves the cost of parsing a crowded turn.
-    return MoveCommand(int(number), direction)
+    # sharing them halves the cost of parsing a crowded turn (and of checking it).
+    if direction not in DIRECTIONS:
+        raise _NotPlain
+    return MoveCommand(_plain_id(number), direction)
+
+
+def _moves(tokens: list[str], start: int, stop: int) -> list[MoveCommand]:
+    """The moves ``m <id> <d>`` filling ``tokens[start:stop]``."""
+    letters = tokens[start:stop:3]
+    if (stop - start) % 3 or letters.count("m") != len(letters):
+        raise _NotPlain
+    return list(map(_move, tokens[start + 1 : stop : 3], tokens[start + 2 : stop : 3]))
+
+
+def _find(tokens: list[str], token: str, start: int) -> int:
+    try:
+        return tokens.index(token, start)
+    except ValueError:
+        return len(tokens)
 
 
 def _parse_plain(line: str) -> list[Command] | None:
     """The common case, blank-separated well-formed commands; ``None`` for anything else.
 
     Such a line reads the same token by token as by the stream rules; a line with
-    anything else (a glued ``m 1n``, an unknown letter, a 19-digit id) falls back to
-    the character-level parser, which also produces the engine's error messages.
+    anything else (a glued ``m 1n``, an unknown letter, a 19-digit id, a blank the
+    engine does not skip) falls back to the character-level parser, which also
+    produces the engine's error messages.  Moves are read a run at a time: ``g`` and
+    ``c`` tokens (which no id or direction can be) end a run.
     """
-    if _PLAIN.fullmatch(line) is None:
+    if not line.isascii() or _NOT_BLANK.search(line) is not None:
         return None
-    commands: list[Command] = []
-    append = commands.append
-    tokens = iter(line.split())
-    for token in tokens:
-        if token == "m":
-            append(_move(next(tokens), next(tokens)))
-        elif token == "g":
-            append(_SPAWN)
-        else:
-            append(ConstructCommand(int(next(tokens))))
-    return commands
+    tokens = line.split()
+    end = len(tokens)
+    letters = tokens[::3]
+    moves = letters.count("m")
+    try:
+        # The usual lines first: moves only, or moves and then a spawn.
+        if moves == len(letters) and end % 3 == 0:
+            return list(map(_move, tokens[1::3], tokens[2::3]))
+        if moves == len(letters) - 1 and end % 3 == 1 and tokens[-1] == "g":
+            commands: list[Command] = list(map(_move, tokens[1::3], tokens[2::3]))
+            commands.append(_SPAWN)
+            return commands
+        commands = []
+        start = 0
+        while True:
+            stop = min(_find(tokens, "g", start), _find(tokens, "c", start))
+            commands.extend(_moves(tokens, start, stop))
+            if stop == end:
+                return commands
+            if tokens[stop] == "g":
+                commands.append(_SPAWN)
+                start = stop + 1
+            elif stop + 1 < end:
+                commands.append(ConstructCommand(_plain_id(tokens[stop + 1])))
+                start = stop + 2
+            else:
+                return None
+    except _NotPlain:
+        return None
 
 
 def parse_commands(line: str) -> list[Command]:

@@ -26,9 +26,10 @@ import dataclasses
 import functools
 import math
 import operator
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import chain
+from typing import Any, cast, overload
 
 from snakewar.engine.mt19937 import MT19937
 from snakewar.errors import SnakewarError
@@ -56,6 +57,7 @@ __all__ = [
     "Player",
     "PlayerStatistics",
     "Ship",
+    "ShipRows",
     "SpawnEvent",
     "TurnOutcome",
 ]
@@ -63,6 +65,7 @@ __all__ = [
 _DIRECTION_NAMES = {"n": "north", "s": "south", "e": "east", "w": "west", "o": "still"}
 #: A ship as ``TurnOutcome.entities_at_start`` lists it: ``(id, x, y, cargo, inspired)``.
 _ENTITY = operator.attrgetter("id", "x", "y", "cargo", "inspired")
+_EntityRow = tuple[int, int, int, int, bool]
 _CARGO = operator.attrgetter("cargo")
 
 
@@ -196,6 +199,53 @@ class PlayerStatistics:
         }
 
 
+class ShipRows(Sequence[_EntityRow]):
+    """A player's ships as ``(id, x, y, cargo, inspired)`` rows, read-only.
+
+    The rows are kept in one flat tuple: a turn of a crowded game then leaves a few
+    objects in the history, not one per ship, which keeps the garbage collector's
+    passes (run every few hundred new objects) rare and short.
+    """
+
+    __slots__ = ("_flat",)
+
+    def __init__(self, ships: Iterable[Ship] = ()) -> None:
+        self._flat: tuple[int, ...] = tuple(chain.from_iterable(map(_ENTITY, ships)))
+
+    def __len__(self) -> int:
+        return len(self._flat) // 5
+
+    @overload
+    def __getitem__(self, index: int) -> _EntityRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[_EntityRow, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> _EntityRow | tuple[_EntityRow, ...]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        start = range(0, len(self._flat), 5)[index]
+        return cast(_EntityRow, self._flat[start : start + 5])
+
+    def __iter__(self) -> Iterator[_EntityRow]:
+        flat = self._flat
+        rows = zip(flat[0::5], flat[1::5], flat[2::5], flat[3::5], flat[4::5], strict=True)
+        return cast(Iterator[_EntityRow], rows)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ShipRows):
+            return self._flat == other._flat
+        if isinstance(other, Sequence):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._flat)
+
+    def __repr__(self) -> str:
+        return f"ShipRows({list(self)!r})"
+
+
 @dataclass(frozen=True, slots=True)
 class SpawnEvent:
     """A ship was built at a shipyard."""
@@ -306,7 +356,7 @@ class TurnOutcome:
     events: tuple[Event, ...]
     cells: tuple[tuple[int, int, int], ...]
     moves: Mapping[int, tuple[Command, ...]]
-    entities_at_start: Mapping[int, tuple[tuple[int, int, int, int, bool], ...]]
+    entities_at_start: Mapping[int, ShipRows]
     errors: Mapping[int, str]
     energy: tuple[int, ...]
     deposited: tuple[int, ...]
@@ -565,7 +615,7 @@ class HaliteGame:
         self._update_inspiration()
         self._version += 1
         inspired = tuple(sorted(s.id for s in self.ships.values() if s.inspired))
-        entities_at_start = {p.id: tuple(map(_ENTITY, p.ships.values())) for p in self.players}
+        entities_at_start = {p.id: ShipRows(p.ships.values()) for p in self.players}
         killed: list[int] = []
         parsed: dict[int, list[Command]] = {}
         for player in self.players:

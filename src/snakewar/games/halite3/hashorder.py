@@ -21,9 +21,11 @@ act on ships in the order they are listed), so the engine's order is part of the
 * erasing unlinks a node and leaves the others in place; ``clear()`` empties the
   list but keeps the bucket count.
 
-The list is kept as runs per bucket: a dict from bucket to the run's keys (stored last
-first, so that adding to the front of a run is an append), whose own insertion order is
-the runs' order from the back of the list.
+The list is kept as runs per bucket.  A dict maps each non-empty bucket to the first key
+that entered its run (the run's back); the dict's own insertion order is the runs' order
+from the back of the list.  Most buckets hold one key, so the keys that entered a run
+after its first one are kept apart, oldest first, for the few buckets that have them:
+a table of one key per bucket then is a single dict, with no list per run.
 """
 
 from __future__ import annotations
@@ -83,14 +85,16 @@ class HashOrder(Generic[K]):
     key's hash code; iterating yields the keys in the order the engine's loop visits them.
     """
 
-    __slots__ = ("_bucket_count", "_codes", "_next_resize", "_order", "_runs")
+    __slots__ = ("_bucket_count", "_codes", "_firsts", "_later", "_next_resize", "_order")
 
     def __init__(self) -> None:
         self._bucket_count = 1
         # 0 means "never sized": the first insertion allocates room for 11 elements.
         self._next_resize = 0
         self._codes: dict[K, int] = {}
-        self._runs: dict[int, list[K]] = {}
+        # Bucket -> the first key of its run; bucket -> the run's later keys, oldest first.
+        self._firsts: dict[int, K] = {}
+        self._later: dict[int, list[K]] = {}
         # The keys in order, kept until the next change (tables are read more than changed).
         self._order: list[K] | None = None
 
@@ -108,20 +112,13 @@ class HashOrder(Generic[K]):
             raise ValueError("HashOrder.of needs distinct keys")
         items = list(known.items())
         start = 0
-        while start < len(items):
+        while start < len(keys):
             # Grow as the insertion past capacity does: the rehash walks the keys added
             # so far (later ones are in ``_codes`` but not yet in the runs).
             table._order = None
             table._grow(start + 1)
-            runs = table._runs
-            count = table._bucket_count
             end = table._next_resize
-            for key, code in items[start:end]:
-                run = runs.get(code % count)
-                if run is None:
-                    runs[code % count] = [key]
-                else:
-                    run.append(key)
+            table._insert(keys[start:end], [code for _, code in items[start:end]])
             start = end
         table._order = None
         return table
@@ -141,9 +138,40 @@ class HashOrder(Generic[K]):
         """The keys in iteration order (changing the table meanwhile does not disturb it)."""
         order = self._order
         if order is None:
-            runs = self._runs
-            order = self._order = [key for b in reversed(runs) for key in reversed(runs[b])]
+            order = self._order = self._walk()
         return iter(order)
+
+    def _walk(self) -> list[K]:
+        """The keys in list order: the runs from the front, each from its newest key."""
+        firsts = self._firsts
+        later = self._later
+        # Back to front, the list is each run's first key followed by its later ones.
+        if not later:
+            back_to_front = list(firsts.values())
+        else:
+            back_to_front = []
+            for bucket, key in firsts.items():
+                back_to_front.append(key)
+                more = later.get(bucket)
+                if more is not None:
+                    back_to_front += more
+        back_to_front.reverse()
+        return back_to_front
+
+    def _insert(self, keys: Iterable[K], codes: Iterable[int]) -> None:
+        """Put each new key at the front of its bucket's run (the bucket count holds)."""
+        firsts = self._firsts
+        later = self._later
+        count = self._bucket_count
+        for key, code in zip(keys, codes, strict=True):
+            bucket = code % count
+            # setdefault hands back the key itself when it starts a new run.
+            if firsts.setdefault(bucket, key) is not key:
+                more = later.get(bucket)
+                if more is None:
+                    later[bucket] = [key]
+                else:
+                    more.append(key)
 
     def add(self, key: K, code: int) -> bool:
         """Insert ``key`` (hash ``code``) unless present; True when it was inserted."""
@@ -155,18 +183,14 @@ class HashOrder(Generic[K]):
             self._grow(n)
         self._order = None
         codes[key] = code
-        bucket = code % self._bucket_count
-        run = self._runs.get(bucket)
-        if run is None:
-            self._runs[bucket] = [key]
-        else:
-            run.append(key)
+        self._insert((key,), (code,))
         return True
 
     def add_all(self, keys: Iterable[K], codes: Iterable[int]) -> None:
         """:meth:`add` each key with its code, in order (one call for many keys)."""
         known = self._codes
-        runs = self._runs
+        firsts = self._firsts
+        later = self._later
         count = self._bucket_count
         limit = self._next_resize
         for key, code in zip(keys, codes, strict=True):
@@ -175,50 +199,54 @@ class HashOrder(Generic[K]):
             if len(known) >= limit:
                 self._order = None  # the rehash walks the current order, not a cached one
                 self._grow(len(known) + 1)
-                runs = self._runs
+                firsts = self._firsts
+                later = self._later
                 count = self._bucket_count
                 limit = self._next_resize
             known[key] = code
-            run = runs.get(code % count)
-            if run is None:
-                runs[code % count] = [key]
-            else:
-                run.append(key)
+            bucket = code % count
+            if firsts.setdefault(bucket, key) is not key:
+                more = later.get(bucket)
+                if more is None:
+                    later[bucket] = [key]
+                else:
+                    more.append(key)
         self._order = None
 
     def discard_all(self, keys: Iterable[K]) -> None:
         """:meth:`discard` each key (one call for many keys)."""
         self._order = None
         known = self._codes
-        runs = self._runs
+        firsts = self._firsts
+        later = self._later
         count = self._bucket_count
         for key in keys:
             code = known.pop(key, None)
             if code is None:
                 continue
             bucket = code % count
-            run = runs[bucket]
-            if len(run) == 1:
-                del runs[bucket]
+            more = later.get(bucket)
+            if more is None:
+                del firsts[bucket]
+                continue
+            if firsts[bucket] == key:
+                # The run keeps its place; its next key becomes its first.
+                firsts[bucket] = more.pop(0)
             else:
-                run.remove(key)
+                more.remove(key)
+            if not more:
+                del later[bucket]
 
     def discard(self, key: K) -> None:
         """Erase ``key`` if present (the other keys keep their places)."""
-        code = self._codes.pop(key, None)
-        if code is None:
-            return
-        self._order = None
-        bucket = code % self._bucket_count
-        run = self._runs[bucket]
-        run.remove(key)
-        if not run:
-            del self._runs[bucket]
+        if key in self._codes:
+            self.discard_all((key,))
 
     def clear(self) -> None:
         """Erase every key; the bucket count stays."""
         self._codes.clear()
-        self._runs.clear()
+        self._firsts.clear()
+        self._later.clear()
         self._order = None
 
     def _grow(self, n: int) -> None:
@@ -231,16 +259,10 @@ class HashOrder(Generic[K]):
         count = self._next_bucket_count(max(wanted + 1, self._bucket_count * 2))
         order = list(self)
         self._bucket_count = count
-        runs: dict[int, list[K]] = {}
+        self._firsts = {}
+        self._later = {}
         codes = self._codes
-        for key in order:
-            bucket = codes[key] % count
-            run = runs.get(bucket)
-            if run is None:
-                runs[bucket] = [key]
-            else:
-                run.append(key)
-        self._runs = runs
+        self._insert(order, [codes[key] for key in order])
 
     def _next_bucket_count(self, n: int) -> int:
         if n < len(_FAST_BUCKETS):
