@@ -212,6 +212,28 @@ def test_the_model_follows_a_plainly_linked_list(spread: int) -> None:
     assert list(HashOrder.of(keys, [codes[key] for key in keys])) == plain.keys()
 
 
+def test_fresh_order_is_the_order_of_a_table_built_key_by_key() -> None:
+    # fresh_order sorts the big rehash stages instead of walking them key by key; it
+    # must give the table's order at every size, for codes that share buckets or not,
+    # and for codes past 2**63 (location hashes are 64-bit).
+    import random
+
+    from snakewar.games.halite3.hashorder import fresh_order
+
+    rng = random.Random(16)
+    for size in (0, 1, 13, 14, 31, 32, 33, 59, 60, 127, 128, 300, 541, 542, 2000):
+        for spread in (5, size + 1, 2**64):
+            keys = rng.sample(range(10**6), size)
+            codes = [rng.randrange(spread) for _ in keys]
+            built: HashOrder[int] = HashOrder()
+            built.add_all(keys, codes)
+            assert fresh_order(keys, codes) == list(built), (size, spread)
+    cells = [(x, y) for x in range(64) for y in range(64)]
+    rng.shuffle(cells)
+    codes = [location_hash(x, y) for x, y in cells]
+    assert fresh_order(cells, codes) == list(HashOrder.of(cells, codes))
+
+
 # -- what the engine lists in that order ----------------------------------------------------
 
 

@@ -43,7 +43,7 @@ from snakewar.games.halite3.commands import (
     parse_commands,
 )
 from snakewar.games.halite3.constants import Constants, turns_for_size
-from snakewar.games.halite3.hashorder import HashOrder, location_hash
+from snakewar.games.halite3.hashorder import HashOrder, fresh_order, location_hash
 from snakewar.games.halite3.mapgen import generate_map, size_for_seed
 
 __all__ = [
@@ -918,7 +918,7 @@ class HaliteGame:
                 lifted.append(sid)
             players[pid].ship_order.discard_all(lifted)
         codes = self._cell_codes
-        destination_order = HashOrder.of(destinations, [codes[dest] for dest in destinations])
+        destination_order = fresh_order(list(destinations), [codes[d] for d in destinations])
         # Per owner, the ships that landed alone, in the order they go back in its table.
         landed: list[list[int]] = [[] for _ in players]
         for dest in destination_order:

@@ -31,10 +31,10 @@ a table of one key per bucket then is a single dict, with no list per run.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import Generic, TypeVar
 
-__all__ = ["HashOrder", "location_hash"]
+__all__ = ["HashOrder", "fresh_order", "location_hash"]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -274,3 +274,45 @@ class HashOrder(Generic[K]):
             count = _PRIMES[index]
         self._next_resize = count
         return count
+
+
+_SORTED_FROM = 32
+"""Rehash stages of at least this many keys are ordered by sorting (:func:`fresh_order`)."""
+
+
+def fresh_order(keys: Sequence[K], codes: Sequence[int]) -> list[K]:
+    """The order a new table iterates after ``keys`` (distinct) go in with ``codes``.
+
+    The same as ``list(HashOrder.of(keys, codes))``, for a table that is only read.  A
+    rehash stage is a stable rule: the runs go in the order of their buckets' first
+    keys in the stage's sequence (the last stage's order, then the new keys), latest
+    first, and each run lists its keys latest first.  So a big stage is one sort, with
+    numpy, rather than one step per key.
+    """
+    n = len(keys)
+    if n < _SORTED_FROM:
+        return list(HashOrder.of(keys, codes))
+    import numpy as np
+
+    stages: list[tuple[int, int, int]] = []  # (first key, end, bucket count)
+    sizing: HashOrder[int] = HashOrder()  # empty: it only follows the growth policy
+    start = 0
+    while start < n:
+        sizing._grow(start + 1)
+        stages.append((start, min(sizing._next_resize, n), sizing._bucket_count))
+        start = sizing._next_resize
+    small = 0
+    while small < len(stages) and stages[small][1] < _SORTED_FROM:
+        small += 1
+    done = stages[small - 1][1] if small else 0
+    hashes = np.asarray(codes, dtype=np.uint64)
+    order = np.array(list(HashOrder.of(range(done), hashes[:done].tolist())), dtype=np.intp)
+    for start, end, count in stages[small:]:
+        sequence = np.concatenate((order, np.arange(start, end, dtype=np.intp)))
+        buckets = (hashes[sequence] % np.uint64(count)).astype(np.intp)
+        positions = np.arange(len(sequence), dtype=np.intp)
+        first = np.full(count, len(sequence), dtype=np.intp)
+        np.minimum.at(first, buckets, positions)
+        rank = first[buckets] * len(sequence) + positions
+        order = sequence[np.argsort(rank)[::-1]]
+    return [keys[index] for index in order.tolist()]
