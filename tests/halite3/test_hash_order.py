@@ -406,12 +406,12 @@ def test_the_same_bots_play_other_games_when_ships_are_listed_by_id() -> None:
 
 def test_commit_steps_visit_players_in_the_engine_order() -> None:
     from snakewar.games.halite3.commands import SpawnCommand, parse_commands
-    from snakewar.games.halite3.game import _players_with
+    from snakewar.games.halite3.game import _command_kinds, _players_with
 
     # Up to 13 players: descending ids; from 14 on the table grows to 29 buckets.
-    some = {pid: parse_commands("g") for pid in (0, 2, 5)}
+    some = _command_kinds({pid: parse_commands("g") for pid in (0, 1, 2, 5)} | {1: []})
     assert _players_with(some, SpawnCommand) == [5, 2, 0]
-    sixteen = {pid: parse_commands("g") for pid in range(16)}
+    sixteen = _command_kinds({pid: parse_commands("g") for pid in range(16)})
     assert _players_with(sixteen, SpawnCommand) == [15, 14, 13, *range(13)]
     table: HashOrder[int] = HashOrder()
     for pid in range(16):

@@ -34,6 +34,7 @@ from snakewar.games.halite3.game import (
     Player,
     PlayerStatistics,
     Ship,
+    ShipRows,
     SpawnEvent,
     TurnOutcome,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "Player",
     "PlayerStatistics",
     "Ship",
+    "ShipRows",
     "SpawnCommand",
     "SpawnEvent",
     "TurnOutcome",

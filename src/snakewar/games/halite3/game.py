@@ -847,8 +847,9 @@ class HaliteGame:
         mark = self._mark
         w = self.width
 
+        kinds = _command_kinds(parsed)
         # Construct.
-        for pid in _players_with(parsed, ConstructCommand):
+        for pid in _players_with(kinds, ConstructCommand):
             player = self.players[pid]
             for command in parsed[pid]:
                 if not isinstance(command, ConstructCommand):
@@ -883,7 +884,7 @@ class HaliteGame:
         # The first ship to arrive on each cell, and every arrival on cells with more.
         destinations: dict[int, int] = {}
         crowded: dict[int, list[int]] = {}
-        for pid in _players_with(parsed, MoveCommand):
+        for pid in _players_with(kinds, MoveCommand):
             commands = parsed[pid]
             lifted: list[int] = []
             for command in commands:
@@ -989,7 +990,7 @@ class HaliteGame:
             touched.add(sid)
 
         # Spawn.
-        for pid in _players_with(parsed, SpawnCommand):
+        for pid in _players_with(kinds, SpawnCommand):
             player = self.players[pid]
             for command in parsed[pid]:
                 if not isinstance(command, SpawnCommand):
@@ -1507,13 +1508,19 @@ def _plainly_valid(commands: list[Command], player: Player, spawn_cost: int) -> 
     return len(distinct) == len(moved) and player.ships.keys() >= distinct
 
 
-def _players_with(parsed: dict[int, list[Command]], kind: type[Command]) -> list[int]:
+def _command_kinds(parsed: Mapping[int, list[Command]]) -> dict[int, set[type[Command]]]:
+    """Each player's kinds of command this turn (for :func:`_players_with`)."""
+    return {pid: set(map(type, commands)) for pid, commands in parsed.items()}
+
+
+def _players_with(kinds: Mapping[int, set[type[Command]]], kind: type[Command]) -> list[int]:
     """The players with a command of ``kind``, in the order a commit step visits them.
 
-    Each step keeps its commands in a hash table keyed by player, filled in player id
-    order; up to 13 players that visits them in descending id order.
+    ``kinds`` are each player's kinds of command (:func:`_command_kinds`).  Each step
+    keeps its commands in a hash table keyed by player, filled in player id order; up
+    to 13 players that visits them in descending id order.
     """
-    having = [pid for pid in sorted(parsed) if kind in set(map(type, parsed[pid]))]
+    having = [pid for pid in sorted(kinds) if kind in kinds[pid]]
     if len(having) <= 13 and (not having or having[-1] < 13):
         return having[::-1]  # one bucket each, every new one in front: the shortcut
     order: HashOrder[int] = HashOrder()
