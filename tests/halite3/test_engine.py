@@ -16,6 +16,8 @@ from snakewar.games.halite3 import (
     HaliteError,
     HaliteGame,
     MoveCommand,
+    Ship,
+    ShipRows,
     SpawnCommand,
     SpawnEvent,
     parse_commands,
@@ -353,3 +355,18 @@ def test_vectorised_distances_agree_with_the_plain_loops(monkeypatch: pytest.Mon
     plain_turns, plain_result = _play_greedy_game(11)
     assert fast_turns == plain_turns
     assert fast_result == plain_result
+
+
+def test_ship_rows_read_like_a_tuple_of_rows() -> None:
+    # The history keeps each player's ships flat; read back, they are the rows.
+    ships = [Ship(7, 0, 1, 2, 30, True), Ship(9, 0, 3, 4), Ship(2, 0, 5, 6, 1)]
+    rows = tuple((s.id, s.x, s.y, s.cargo, s.inspired) for s in ships)
+    flat = ShipRows(ships)
+    assert len(flat) == 3 and tuple(flat) == rows and list(flat) == list(rows)
+    assert flat[0] == (7, 1, 2, 30, True) and flat[-1] == rows[-1] and flat[1:] == rows[1:]
+    assert flat == rows and flat == ShipRows(ships) and flat != ShipRows(ships[:2])
+    assert hash(flat) == hash(ShipRows(ships)) and (9, 3, 4, 0, False) in flat
+    assert flat.index(rows[2]) == 2 and repr(flat) == f"ShipRows({list(rows)!r})"
+    assert len(ShipRows()) == 0 and list(ShipRows()) == []
+    with pytest.raises(IndexError):
+        flat[3]
