@@ -189,28 +189,21 @@ class HashOrder(Generic[K]):
     def add_all(self, keys: Iterable[K], codes: Iterable[int]) -> None:
         """:meth:`add` each key with its code, in order (one call for many keys)."""
         known = self._codes
-        firsts = self._firsts
-        later = self._later
-        count = self._bucket_count
-        limit = self._next_resize
+        new_keys: list[K] = []
+        new_codes: list[int] = []
         for key, code in zip(keys, codes, strict=True):
             if key in known:
                 continue
-            if len(known) >= limit:
-                self._order = None  # the rehash walks the current order, not a cached one
+            if len(known) >= self._next_resize:
+                # The rehash walks the keys added so far: they go in first.
+                self._insert(new_keys, new_codes)
+                new_keys, new_codes = [], []
+                self._order = None
                 self._grow(len(known) + 1)
-                firsts = self._firsts
-                later = self._later
-                count = self._bucket_count
-                limit = self._next_resize
             known[key] = code
-            bucket = code % count
-            if firsts.setdefault(bucket, key) is not key:
-                more = later.get(bucket)
-                if more is None:
-                    later[bucket] = [key]
-                else:
-                    more.append(key)
+            new_keys.append(key)
+            new_codes.append(code)
+        self._insert(new_keys, new_codes)
         self._order = None
 
     def discard_all(self, keys: Iterable[K]) -> None:
