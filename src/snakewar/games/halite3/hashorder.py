@@ -110,7 +110,7 @@ class HashOrder(Generic[K]):
         known = table._codes = dict(zip(keys, codes, strict=True))
         if len(known) != len(keys):
             raise ValueError("HashOrder.of needs distinct keys")
-        items = list(known.items())
+        hashes = list(known.values())  # in the keys' order, as they are distinct
         start = 0
         while start < len(keys):
             # Grow as the insertion past capacity does: the rehash walks the keys added
@@ -118,7 +118,7 @@ class HashOrder(Generic[K]):
             table._order = None
             table._grow(start + 1)
             end = table._next_resize
-            table._insert(keys[start:end], [code for _, code in items[start:end]])
+            table._insert(keys[start:end], hashes[start:end])
             start = end
         table._order = None
         return table
