@@ -738,6 +738,18 @@ class GameAdapter(ABC):
             SnakewarError: the game cannot be started.
         """
 
+    def turn_bound(self, params: Mapping[str, JSON]) -> int | None:
+        """The most turns a game with ``params`` can last by its own rules.
+
+        ``None`` (the default) when the rules set no bound: Battlesnake snakes that keep
+        eating play on forever, so a server caps them.  A game whose rules end it
+        (Halite III's turn limit, which grows with the map) says how late at most, so
+        that a server applies its own cap only where the game's end could pass it and
+        never changes the game it plays.
+        """
+        del params
+        return None
+
     async def health(self, entrant: Entrant, session: PlaySession) -> str | None:
         """Check that ``entrant`` can play; ``None`` if it can, else why not.
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from snakewar.adapters import default_game, get_game
-from snakewar.engine.protocol import Entrant, GameAdapter, MatchSpec, entrants_from_texts
+from snakewar.engine.protocol import JSON, Entrant, GameAdapter, MatchSpec, entrants_from_texts
 from snakewar.errors import EntrantError, ForbiddenError, OverLimitError
 from snakewar.referee.process import Program
 from snakewar.referee.uploads import UploadCache
@@ -41,6 +41,7 @@ __all__ = [
     "find_snake",
     "programs_for",
     "resolve_entrants",
+    "turn_limit",
     "web_match",
     "with_programs",
 ]
@@ -225,6 +226,26 @@ def check_caps(
         )
 
 
+def turn_limit(
+    config: ServerConfig,
+    adapter: GameAdapter,
+    params: Mapping[str, JSON],
+    asked: int | None,
+) -> int | None:
+    """The turn limit of a match this server plays: its cap is a cap, never a default.
+
+    What was asked, within the cap.  When nothing was asked, the game's own end
+    (``None``: a Halite III game then lasts its official, size-dependent number of turns,
+    which its replay records), unless the game's rules could let it pass the cap
+    (:meth:`~snakewar.engine.protocol.GameAdapter.turn_bound`): then the cap.
+    """
+    cap = config.max_turns
+    if asked is not None:
+        return min(asked, cap)
+    bound = adapter.turn_bound(params)
+    return None if bound is not None and bound <= cap else cap
+
+
 async def web_match(
     config: ServerConfig,
     game: str | None,
@@ -257,7 +278,7 @@ async def web_match(
         entrants=entrants,
         params=normalized,
         timeout_ms=timeout_ms,
-        max_turns=min(max_turns or config.max_turns, config.max_turns),
+        max_turns=turn_limit(config, adapter, normalized, max_turns),
         source=source,
     )
     adapter.check(spec)

@@ -20,6 +20,7 @@ from typing_extensions import override
 from snakewar.adapters.halite3.terminal import terminal_replay
 from snakewar.bots.halite import HALITE_BOTS, halite_bot_names, make_halite_bot
 from snakewar.engine.protocol import (
+    JSON,
     BotInfo,
     Catalogue,
     Entrant,
@@ -40,7 +41,14 @@ from snakewar.engine.protocol import (
     named_entrant,
 )
 from snakewar.errors import EntrantError, ParamsError
-from snakewar.games.halite3 import NAME, HaliteGame, MapError
+from snakewar.games.halite3 import (
+    MAP_SIZES,
+    NAME,
+    Constants,
+    HaliteGame,
+    MapError,
+    turns_for_size,
+)
 from snakewar.referee.halite import FAILED_NAME, HaliteMatch, play_halite
 from snakewar.referee.workers import session_pool
 from snakewar.replay.hlt import (
@@ -291,6 +299,14 @@ class HaliteAdapter(GameAdapter):
         if spec.timeout_ms is not None and spec.timeout_ms < 1:
             raise EntrantError(f"turn timeout {spec.timeout_ms} ms: expected at least 1")
         _check_size(int(spec.params["width"]), int(spec.params["height"]), count)
+
+    @override
+    def turn_bound(self, params: Mapping[str, JSON]) -> int | None:
+        # The official limit grows with the map's larger side; a side left to the seed
+        # is at most the largest size the seed picks.
+        sides = [params.get(key) for key in ("width", "height")]
+        width, height = (s if isinstance(s, int) and s > 0 else max(MAP_SIZES) for s in sides)
+        return turns_for_size(width, height, Constants())
 
     @override
     async def play(

@@ -31,6 +31,7 @@ from snakewar.server.matches import (
     check_entrants,
     programs_for,
     resolve_entrants,
+    turn_limit,
     web_match,
     with_programs,
 )
@@ -326,8 +327,8 @@ async def _rematch_spec(
     spec = dataclasses.replace(spec, entrants=with_programs(spec.entrants, programs))
     await check_entrants(get_game(spec.game), spec.entrants, config)
     # Today's caps apply to an old game's settings too.
-    cap = config.max_turns
-    return dataclasses.replace(spec, max_turns=min(spec.max_turns or cap, cap), source="custom")
+    limit = turn_limit(config, get_game(spec.game), spec.params, spec.max_turns)
+    return dataclasses.replace(spec, max_turns=limit, source="custom")
 
 
 @router.post("/{game_id}/rematch", status_code=201)

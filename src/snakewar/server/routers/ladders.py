@@ -18,10 +18,12 @@ from snakewar.server.auth import AdminDep, NotAllowedError, UserDep
 from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep, UploadsDep
 from snakewar.server.matches import (
     SNAKE_REF,
+    adapter_for,
     check_caps,
     check_entrants,
     programs_for,
     resolve_entrants,
+    turn_limit,
 )
 from snakewar.server.schemas import (
     NO_CONTENT,
@@ -124,12 +126,14 @@ async def create_ladder(
 ) -> LadderOut:
     """Create a ladder (the game's parameters checked now; admins)."""
     del admin
+    adapter = adapter_for(body.game)
+    params = adapter.parse_params(request_params(body, body.params))
     match = MatchConfig.create(
-        body.game,
-        request_params(body, body.params),
+        adapter.name,
+        params,
         game_size=body.game_size,
         timeout_ms=body.timeout,
-        max_turns=min(body.max_turns or config.max_turns, config.max_turns),
+        max_turns=turn_limit(config, adapter, params, body.max_turns),
     )
     check_caps(config, body.game_size, match.params, body.timeout)
     ladder = Ladder(body.name, match, body.seed)
