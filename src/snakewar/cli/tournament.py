@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -94,7 +95,7 @@ def create(
         run = TournamentRun.create(name, format, list(zip(snakes, given, strict=True)),
                                    config=config, seed=seed, heat_size=heat_size,
                                    best_of=best_of, advance=advance, ratings=ratings,
-                                   **options)  # fmt: skip
+                                   workdir=os.getcwd(), **options)  # fmt: skip
         store.tournaments.create(run)
     typer.echo(run.id)
 

@@ -280,11 +280,15 @@ class Entrant:
     ``program`` is what runs it when a server resolved it (a registered program bot,
     with its sandbox): a game that starts programs runs this one instead of reading
     ``source``; it is not stored (a stored game names the bot by ``source``).
+    ``workdir`` is the folder a command (``python3 MyBot.py``) runs in, as it was when
+    the entrant was entered (``None``: the current folder): ladders and tournaments
+    keep it, so that their runs start the bot from its own folder wherever they run.
     """
 
     source: str
     name: str
     program: Any = field(default=None, compare=False, repr=False)
+    workdir: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

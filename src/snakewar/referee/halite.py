@@ -51,6 +51,8 @@ __all__ = [
     "NAME_MAX_LENGTH",
     "HaliteEntrantError",
     "HaliteMatch",
+    "check_bot",
+    "last_error_line",
     "play_halite",
     "play_halite_sync",
 ]
@@ -513,6 +515,39 @@ def _error_logs(game: HaliteGame, match: HaliteMatch, init_failed: set[int]) -> 
                 text += f"\nGame End\n{_RULE}\nBot error output was:\n{stderr}\n"
         logs[pid] = text
     return logs
+
+
+def last_error_line(stderr: str, limit: int = 200) -> str:
+    """The last line a bot wrote to stderr, cut to ``limit`` characters.
+
+    Most often it says why the bot stopped (``python3: can't open file 'MyBot.py'``,
+    an exception's last line).
+    """
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return lines[-1][:limit] if lines else ""
+
+
+async def check_bot(entrant: str | Program, *, init_timeout: float = 30.0) -> str | None:
+    """Start a bot program and play its initialization, as a game's first step does.
+
+    ``None`` when it answered its name in time; else why not, in one line: the engine's
+    words and the last line the bot wrote to stderr.  The bot is killed either way.
+    """
+    program = entrant if isinstance(entrant, Program) else Program.from_command(entrant)
+    game = HaliteGame.create(1, 2, width=32, height=32)
+    try:
+        bot = await ProcessBot.start(program)
+    except OSError as exc:
+        return f"cannot start {program.describe()!r}: {type(exc).__name__}: {exc}"
+    seat = _ProcessSeat(bot)
+    try:
+        why = await seat.init(game, 0, init_timeout)
+    finally:
+        await seat.kill()
+    if why is None:
+        return None
+    said = last_error_line(seat.stderr_text())
+    return f"failed to initialize: {why}" + (f"; its stderr: {said}" if said else "")
 
 
 def play_halite_sync(entrants: Sequence[str | Program], **options: Any) -> HaliteMatch:

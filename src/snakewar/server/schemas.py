@@ -457,6 +457,11 @@ class StandingOut(BaseModel):
     games: int
     paused: bool
     note: str
+    failure: str = Field(
+        "",
+        description="Why its last game or health check failed, while it is not paused "
+        "(it plays on until the game's number of failures in a row pauses it); '' if none.",
+    )
     source: str
 
 

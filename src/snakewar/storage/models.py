@@ -25,11 +25,12 @@ Games of every game share one set of tables:
 Ladders and tournaments are rows, written game by game:
 
 ``ladders``, ``ladder_entries``, ``ladder_games``, ``ladder_ratings``
-    a ladder's settings; its entrants (with their current rating); its rated games;
-    each player's rating after each game (the history charts draw).
+    a ladder's settings; its entrants (with their current rating, and the ``workdir`` a
+    command entrant runs in); its rated games; each player's rating after each game
+    (the history charts draw).
 ``tournaments``, ``tournament_entrants``, ``tournament_games``
-    a tournament's settings; its entrants by seed; its games in the order they were
-    played (the bracket is rebuilt from them).
+    a tournament's settings; its entrants by seed (and the ``workdir`` of a command);
+    its games in the order they were played (the bracket is rebuilt from them).
 
 Accounts and what they own:
 
@@ -199,6 +200,7 @@ class LadderEntryModel(Base):
     position: Mapped[int] = mapped_column(sa.Integer)
     name: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH))
     source: Mapped[str] = mapped_column(sa.Text)
+    workdir: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     paused: Mapped[bool] = mapped_column(sa.Boolean)
     failures: Mapped[int] = mapped_column(sa.Integer)
     note: Mapped[str] = mapped_column(sa.Text)
@@ -278,6 +280,7 @@ class TournamentEntrantModel(Base):
     position: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     name: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH))
     source: Mapped[str] = mapped_column(sa.Text)
+    workdir: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     seed_rank: Mapped[int] = mapped_column(sa.Integer)
 
 

@@ -49,7 +49,14 @@ from snakewar.games.halite3 import (
     MapError,
     turns_for_size,
 )
-from snakewar.referee.halite import FAILED_NAME, HaliteMatch, play_halite
+from snakewar.referee.halite import (
+    FAILED_NAME,
+    HaliteMatch,
+    check_bot,
+    last_error_line,
+    play_halite,
+)
+from snakewar.referee.process import Program
 from snakewar.referee.workers import session_pool
 from snakewar.replay.hlt import (
     MAX_COMPRESSED_BYTES,
@@ -113,12 +120,20 @@ def _check_size(width: int, height: int, players: int) -> None:
 
 
 def _failure(match: HaliteMatch, game: HaliteGame, pid: int) -> str:
-    """Why player ``pid`` was killed: the referee's words, or its error log's first error."""
+    """Why player ``pid`` was killed: the referee's words, or its error log's first error.
+
+    A bot that failed its initialization (it could not start, or crashed at once) also
+    gets the last line it wrote to stderr, which says why far better than the engine's
+    words ("read failed") do.
+    """
     why = match.failures.get(pid)
     if why is None:
         log = match.error_logs.get(pid, "") or game.error_logs.get(pid, "")
         errors = [line for line in log.splitlines() if line.startswith("error:")]
         why = errors[0][len("error: ") :] if errors else "killed"
+    if match.failed_on.get(pid) == 0:
+        said = last_error_line(match.stderr.get(pid, ""))
+        why = f"failed to initialize: {why}" + (f"; its stderr: {said}" if said else "")
     return why
 
 
@@ -127,6 +142,16 @@ def _declared(match: HaliteMatch, pid: int) -> str:
     said = match.declared_names
     name = said[pid] if pid < len(said) else ""
     return "" if name == FAILED_NAME else name
+
+
+def _runnable(entrant: Entrant) -> str | Program:
+    """What plays ``entrant``: its resolved program, its command in its folder, or its text."""
+    if entrant.program is not None:
+        program: Program = entrant.program
+        return program
+    if entrant.workdir is not None and not entrant.source.startswith(_BUILTIN):
+        return Program.from_command(entrant.source, cwd=entrant.workdir)
+    return entrant.source
 
 
 def _title(width: int, height: int) -> str:
@@ -292,6 +317,17 @@ class HaliteAdapter(GameAdapter):
         return Reach("program")
 
     @override
+    async def health(self, entrant: Entrant, session: PlaySession) -> str | None:
+        # A program is started and plays its initialization (the engine's 30 s), as the
+        # first step of a game would; a built-in always can.  Not run before ladder
+        # rounds (the catalogue does not say health_checked: that would start every bot
+        # each round), but when an entrant joins.
+        del session
+        if self.reach(entrant).kind == "builtin":
+            return None
+        return await check_bot(_runnable(entrant))
+
+    @override
     def check(self, spec: MatchSpec) -> None:
         count = len(spec.entrants)
         if count not in PLAYER_COUNTS:
@@ -324,7 +360,7 @@ class HaliteAdapter(GameAdapter):
         timeout_ms = spec.timeout_ms or self.catalogue().default_timeout_ms
         names = list(spec.names)
         match = await play_halite(
-            [e.program if e.program is not None else e.source for e in spec.entrants],
+            [_runnable(e) for e in spec.entrants],
             seed=seed & 0xFFFFFFFF,
             width=width,
             height=height,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Path, Response
 
 from snakewar.arena.config import MatchConfig
-from snakewar.arena.ladder import Ladder, load_ladder
+from snakewar.arena.ladder import Ladder, LadderEntry, load_ladder
 from snakewar.engine.protocol import Entrant
 from snakewar.errors import NotFoundError
 from snakewar.server.arena import ArenaBusyError
@@ -49,6 +49,10 @@ def _key(name: str) -> str:
     return f"ladder:{name}"
 
 
+def _failure(entry: LadderEntry | None) -> str:
+    return entry.note if entry is not None and entry.failing and not entry.paused else ""
+
+
 def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
     """A ladder as the API shows it: standings, history and recent games."""
     adapter = ladder.config.adapter
@@ -67,6 +71,7 @@ def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
                 games=row.games,
                 paused=bool(entry and entry.paused),
                 note=entry.note if entry else "",
+                failure=_failure(entry),
                 source=entry.source if entry else "",
             )
         )
@@ -82,6 +87,7 @@ def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
                     games=0,
                     paused=entry.paused,
                     note=entry.note,
+                    failure=_failure(entry),
                     source=entry.source,
                 )
             )
