@@ -85,7 +85,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   └── OverLimitError (ValueError)               a value past this server's cap (HTTP 422)
     ├── server.routers.halite.UploadError (ValueError)  an upload that holds no replay file
     ├── cli.bench.AnchorError (RuntimeError)          an official engine that cannot be run or read
-    ├── cli.play.OutputPathError (OSError)            an output path that cannot be written
+    ├── cli.paths.OutputPathError (OSError)           an output path that cannot be written
     ├── cli.replay.ReplayCommandError (ValueError)    a replay file or option that cannot be used
     └── cli.remote.RemoteError                        a server that cannot be reached or refuses
 
