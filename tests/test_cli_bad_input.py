@@ -7,13 +7,18 @@ done first: nothing of a game or a batch is printed.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.asgi_server import free_port
 
 
 def run(
@@ -129,3 +134,91 @@ def test_halite_play_refuses_a_file_as_its_replay_folder(tmp_path: Path) -> None
                "builtin:random", "builtin:random", home=tmp_path)  # fmt: skip
     assert_one_error_line(done, repr(str(file)), "is a file")
     assert done.stdout == ""
+
+
+# -- Ray ----------------------------------------------------------------------------------
+
+
+def _ray_cluster_running() -> bool:
+    # "auto" joins any Ray on this machine (another test run's, say): then this test
+    # cannot see the error it is about.
+    from ray._private.services import find_gcs_addresses
+
+    return bool(find_gcs_addresses())  # type: ignore[no-untyped-call]  # ray is untyped
+
+
+def test_a_ray_address_without_a_cluster_is_one_line(tmp_path: Path) -> None:
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("ray is not installed (the ray extra)")
+    if _ray_cluster_running():
+        pytest.skip("a Ray cluster runs on this machine: 'auto' would join it")
+    done = run("play", "--games", "2", "--ray-address", "auto", *SNAKES, home=tmp_path,
+               extra_env={"RAY_ADDRESS": ""})  # fmt: skip
+    assert_one_error_line(done, "Ray at 'auto'")
+    assert "games in" not in done.stdout  # no batch was played
+
+
+def test_a_ray_address_needs_a_batch(tmp_path: Path) -> None:
+    done = run("play", "--ray-address", "auto", *SNAKES, home=tmp_path)
+    assert_one_error_line(done, "--ray-address", "--games")
+    assert done.stdout == ""
+
+
+@pytest.fixture
+def taken_port() -> Iterator[int]:
+    """A loopback port another socket listens on, for the test's length."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield holder.getsockname()[1]
+
+
+# -- databases ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "needle"),
+    [
+        ("nosuchscheme://x", "'nosuchscheme'"),
+        ("sqlite:////nonexistent-dir/x.db", "'sqlite:////nonexistent-dir/x.db'"),
+        ("postgresql://ann:s3cret@127.0.0.1:1/db", "ann:***@127.0.0.1:1"),
+    ],
+)
+@pytest.mark.parametrize("command", ["serve", "user"])
+def test_a_database_that_cannot_be_opened_is_one_line(
+    url: str, needle: str, command: str, taken_port: int, tmp_path: Path
+) -> None:
+    # serve opens it before it takes its port (this one is taken: a server that went
+    # on would fail on it with another line).
+    args = ("serve", "--port", str(taken_port)) if command == "serve" else ("user", "list")
+    done = run(*args, "--database", url, home=tmp_path)
+    line = assert_one_error_line(done, needle)
+    assert "s3cret" not in line
+    assert "running at" not in done.stderr + done.stdout
+
+
+def test_no_default_database_folder_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    done = run("user", "list", home=tmp_path, extra_env={"XDG_DATA_HOME": str(tmp_path / "file")})
+    assert_one_error_line(done, "data directory", "--database")
+
+
+# -- ports ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command", [("serve", "--database", "memory"), ("bot", "serve", "builtin:random")]
+)
+def test_a_port_in_use_is_one_line_and_no_announcement(
+    command: tuple[str, ...], taken_port: int, tmp_path: Path
+) -> None:
+    done = run(*command, "--port", str(taken_port), home=tmp_path)
+    assert_one_error_line(done, f"port {taken_port} is in use on 127.0.0.1")
+    assert "running at" not in done.stderr and "serving" not in done.stderr
+
+
+def test_a_host_that_does_not_resolve_is_one_line(tmp_path: Path) -> None:
+    port = str(free_port())
+    done = run("serve", "--public", "--host", "no-such-host.invalid", "--port", port,
+               "--database", "memory", home=tmp_path)  # fmt: skip
+    assert_one_error_line(done, "no-such-host.invalid")

@@ -34,6 +34,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     ├── referee.SnakeUnreachableError (ConnectionError)  a snake that does not answer before a game
     ├── referee.workers.BotPoolError (ValueError)     a bot pool setting, a worker that cannot start
     ├── bots.halite.ProtocolError (ValueError)        a Halite frame a built-in bot cannot read
+    ├── bots.sdk.ListenError (OSError)                an address and port a server cannot listen on
     ├── replay.ReplayError (ValueError)               a replay file missing, damaged or foreign
     │   └── replay.HltReplayError                     a Halite III .hlt file that cannot be read
     │       └── replay.HltTooLargeError (+TooLargeError)  a .hlt larger than accepted

@@ -65,9 +65,8 @@ def serve(
     ),
 ) -> None:
     """Serve the web app: new games, live viewer, replays, the snake tester, the API."""
-    import uvicorn
-
-    from snakewar.server.app import create_app
+    from snakewar.bots.sdk import listen_sockets, serve_app
+    from snakewar.server.app import create_app, open_store
     from snakewar.server.config import SIGNUP_MODES, ServerConfig
 
     if not 0 < port < 65536:
@@ -85,36 +84,35 @@ def serve(
             f"--host {host!r}: a local server listens on loopback only; add --public "
             "(accounts and limits) to serve other machines"
         )
-    app = create_app(
-        ServerConfig(
-            database_url=database,
-            public=public,
-            max_concurrent_games=max_games,
-            signup=signup,
-            allowed_hosts=tuple(allowed_host),
-            allowed_networks=tuple(_networks(allow_network)),
-            game_lease_s=game_lease,
-            resume_tournaments=resume,
-        )
+    config = ServerConfig(
+        database_url=database,
+        public=public,
+        max_concurrent_games=max_games,
+        signup=signup,
+        allowed_hosts=tuple(allowed_host),
+        allowed_networks=tuple(_networks(allow_network)),
+        game_lease_s=game_lease,
+        resume_tournaments=resume,
     )
-    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
-    typer.echo(f"Snakewar is running at http://{shown}:{port}/ (Ctrl-C to stop)", err=True)
-    # A server holding 1,000 spectators' connections has many objects; Python's default
-    # collector thresholds then ran a full collection every few seconds, each stopping
-    # every live frame for 0.2-0.4 s (on 2 busy cores).  Younger collections ten times
-    # rarer, and full ones rarer still, keep those stops out of a game.
-    gc.set_threshold(*SERVE_GC_THRESHOLDS)
-    # Frames go out uncompressed (gorilla/websocket's default, so most likely the official
-    # engine's too): compression is per connection, so it would cost every frame once per
-    # spectator, not once per game.
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-        ws_per_message_deflate=False,
-    )
+    # Opened here, not when the app starts: a database that cannot be opened is one
+    # error line (the URL, password hidden), not a traceback from the server's start.
+    with open_store(config) as store:
+        app = create_app(config, store=store)
+        # The port is taken before the server says where it runs: a port in use is
+        # one error line, and no announcement of an address it does not serve.
+        sockets = listen_sockets(host, port)
+        shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
+        typer.echo(f"Snakewar is running at http://{shown}:{port}/ (Ctrl-C to stop)", err=True)
+        # A server holding 1,000 spectators' connections has many objects; Python's
+        # default collector thresholds then ran a full collection every few seconds,
+        # each stopping every live frame for 0.2-0.4 s (on 2 busy cores).  Younger
+        # collections ten times rarer, and full ones rarer still, keep those stops out
+        # of a game.
+        gc.set_threshold(*SERVE_GC_THRESHOLDS)
+        # Frames go out uncompressed (gorilla/websocket's default, so most likely the
+        # official engine's too): compression is per connection, so it would cost
+        # every frame once per spectator, not once per game.
+        serve_app(app, sockets, log_level="warning", access_log=False, ws_per_message_deflate=False)
 
 
 def _networks(texts: list[str]) -> list[str]:
