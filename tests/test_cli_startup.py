@@ -99,7 +99,7 @@ def test_the_bare_command_imports_no_subcommand(args: tuple[str, ...], tmp_path:
         # A tournament's games take the ladder's options (ladder.match_config).
         (("tournament", "export", "--help"), "snakewar.cli.tournament,snakewar.cli.ladder"),
         (("serve", "--help"), "snakewar.server.command"),
-        (("user", "list", "--help"), "snakewar.server.command"),
+        (("user", "invite", "--help"), "snakewar.server.command"),
     ],
 )
 def test_a_help_page_imports_its_command_only(
