@@ -88,6 +88,10 @@ class Param:
         choices: the values a ``"str"`` parameter may take (empty: any).
         minimum: the smallest ``"int"`` value (``None``: no bound).
         maximum: the largest ``"int"`` value (``None``: no bound).
+        hosted_maximum: the largest ``"int"`` value a server allows unless its operator
+            says otherwise (``None``: ``maximum``): a bound on what one game of a hosted
+            server may cost, e.g. Battlesnake's board sides (25, the largest official
+            board, where the rules take 255).
     """
 
     name: str
@@ -97,6 +101,7 @@ class Param:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    hosted_maximum: int | None = None
 
     def parse(self, value: object) -> int | str | bool:
         """Check and convert one value (a JSON value, or text from a command line).
@@ -158,6 +163,7 @@ class Param:
             "choices": list(self.choices),
             "minimum": self.minimum,
             "maximum": self.maximum,
+            "hosted_maximum": self.hosted_maximum,
         }
 
 

@@ -205,21 +205,30 @@ def with_programs(
 
 def check_caps(
     config: ServerConfig,
+    adapter: GameAdapter,
     count: int,
     params: Mapping[str, object],
     timeout_ms: int | None,
 ) -> None:
     """Refuse what passes this server's caps: entrants, board size, time per turn.
 
+    A board side's cap is the operator's (``max_board``), else the game's own
+    (:attr:`~snakewar.engine.protocol.Param.hosted_maximum`): Battlesnake's boards and
+    Halite III's maps differ, so one game's bound never applies to another.
+
     Raises:
         OverLimitError: naming the field and the cap.
     """
     if count > config.max_snakes:
         raise OverLimitError(f"snakes: {count} given, this server allows {config.max_snakes}")
-    for key in ("width", "height"):
+    sizes = {p.name: p for p in adapter.catalogue().params if p.name in ("width", "height")}
+    for key, param in sizes.items():
         value = params.get(key)
-        if isinstance(value, int) and value > config.max_board:
-            raise OverLimitError(f"{key}: {value} is larger than this server's {config.max_board}")
+        cap = config.max_board
+        if cap is None:
+            cap = param.hosted_maximum if param.hosted_maximum is not None else param.maximum
+        if isinstance(value, int) and cap is not None and value > cap:
+            raise OverLimitError(f"{key}: {value} is larger than this server's {cap}")
     if timeout_ms is not None and timeout_ms > config.max_timeout_ms:
         raise OverLimitError(
             f"timeout: {timeout_ms} ms exceeds this server's {config.max_timeout_ms}"
@@ -270,7 +279,7 @@ async def web_match(
     if len(names) > len(texts):
         raise OverLimitError(f"names: {len(names)} given for {len(texts)} snakes")
     normalized = adapter.parse_params(params)
-    check_caps(config, len(texts), normalized, timeout_ms)
+    check_caps(config, adapter, len(texts), normalized, timeout_ms)
     entrants = with_programs(entrants_from_texts(adapter, texts, list(names)), programs or {})
     await check_entrants(adapter, entrants, config)
     spec = MatchSpec(

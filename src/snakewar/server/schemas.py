@@ -365,6 +365,9 @@ class ParamOut(BaseModel):
     choices: list[str]
     minimum: int | None
     maximum: int | None
+    hosted_maximum: int | None = Field(
+        None, description="The largest value a server allows by default (null: maximum)."
+    )
 
 
 class BotOut(BaseModel):

@@ -8,7 +8,9 @@ played in-process); games are stored as the official ``.hlt`` replay file
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import math
 import os
 import shlex
 from collections.abc import Mapping
@@ -144,10 +146,36 @@ def _declared(match: HaliteMatch, pid: int) -> str:
     return "" if name == FAILED_NAME else name
 
 
-def _runnable(entrant: Entrant) -> str | Program:
-    """What plays ``entrant``: its resolved program, its command in its folder, or its text."""
+INIT_TIMEOUT_S = 30.0
+"""The time a bot has to answer its name (the engine's)."""
+
+
+def cpu_budget(turns: int, turn_timeout_s: float) -> int:
+    """CPU seconds a sandboxed bot may use in a game: all the time the rules give it.
+
+    A bot may think its whole init time and every turn's: a sandbox's CPU limit below
+    that would kill a bot that plays by the rules.  A tenth more and 10 s cover the
+    interpreter's start and the time it spends reading frames.
+
+    >>> cpu_budget(400, 2.0)
+    923
+    """
+    rules = INIT_TIMEOUT_S + turns * turn_timeout_s
+    return math.ceil(rules + rules / 10) + 10
+
+
+def _runnable(entrant: Entrant, cpu_seconds: int | None = None) -> str | Program:
+    """What plays ``entrant``: its resolved program, its command in its folder, or its text.
+
+    A sandboxed program gets at least ``cpu_seconds`` of CPU (the game's own budget).
+    """
     if entrant.program is not None:
         program: Program = entrant.program
+        policy = program.sandbox
+        if policy is not None and cpu_seconds is not None and policy.cpu_seconds < cpu_seconds:
+            program = dataclasses.replace(
+                program, sandbox=dataclasses.replace(policy, cpu_seconds=cpu_seconds)
+            )
         return program
     if entrant.workdir is not None and not entrant.source.startswith(_BUILTIN):
         return Program.from_command(entrant.source, cwd=entrant.workdir)
@@ -359,13 +387,16 @@ class HaliteAdapter(GameAdapter):
         height = int(spec.params["height"]) or None
         timeout_ms = spec.timeout_ms or self.catalogue().default_timeout_ms
         names = list(spec.names)
+        turns = spec.max_turns if spec.max_turns is not None else self.turn_bound(spec.params)
+        budget = cpu_budget(turns or 0, timeout_ms / 1000)
         match = await play_halite(
-            [_runnable(e) for e in spec.entrants],
+            [_runnable(e, budget) for e in spec.entrants],
             seed=seed & 0xFFFFFFFF,
             width=width,
             height=height,
             turn_limit=spec.max_turns,
             turn_timeout=timeout_ms / 1000,
+            init_timeout=INIT_TIMEOUT_S,
             names=names,
             # Built-in bots play in the session's worker processes, killed on a timeout.
             bots=session_pool(session),

@@ -141,7 +141,7 @@ async def create_ladder(
         timeout_ms=body.timeout,
         max_turns=turn_limit(config, adapter, params, body.max_turns),
     )
-    check_caps(config, body.game_size, match.params, body.timeout)
+    check_caps(config, adapter, body.game_size, match.params, body.timeout)
     ladder = Ladder(body.name, match, body.seed)
     await store.run(store.store.ladders.create, ladder)
     return ladder_out(ladder, False)

@@ -118,7 +118,7 @@ async def create_tournament(
         best_of=body.best_of,
     )
     _check_size(run, config)
-    check_caps(config, body.heat_size, match.params, body.timeout)
+    check_caps(config, adapter, body.heat_size, match.params, body.timeout)
     entrants = [Entrant(s, name, programs.get(s)) for name, s in run.snakes.items()]
     await check_entrants(match.adapter, entrants, config)
     await store.run(store.store.tournaments.create, run)

@@ -1,5 +1,6 @@
-"""A server's turn cap is a cap, never a default: games keep their own end.
+"""A server's caps are caps, never defaults, and each game's come from its own catalogue.
 
+Turns: a game keeps its own end.
 A Halite III game lasts its official, size-dependent number of turns (400 on 32x32 to
 500 on 64x64), which its replay records as ``MAX_TURNS``; a Battlesnake game has no end
 of its own, so the server's cap applies when nothing is asked.  Regression: a Halite
@@ -137,3 +138,33 @@ def test_the_cap_applies_where_a_games_own_end_could_pass_it() -> None:
     assert turn_limit(small, halite, narrow, 1000) == 450
     assert turn_limit(small, battlesnake, battlesnake.parse_params({}), None) == 450
     assert turn_limit(ServerConfig(), halite, halite.parse_params({}), None) is None
+
+
+def test_official_halite_map_sizes_can_be_asked_for(client: TestClient) -> None:
+    # Halite III's official maps are 32 to 64 a side (the engine takes up to 128);
+    # Battlesnake's board cap (25) is Battlesnake's own.
+    for size in (32, 64):
+        created = client.post(
+            "/api/ladders",
+            json={"name": f"h{size}", "game": "halite3", "width": size, "height": size},
+        )
+        assert created.status_code == 201, created.text
+        assert created.json()["config"]["params"]["width"] == size
+    too_big = client.post(
+        "/api/ladders", json={"name": "huge", "game": "halite3", "params": {"width": 129}}
+    )
+    assert too_big.status_code in (400, 422) and "width" in too_big.text
+    board = client.post("/api/ladders", json={"name": "bs", "width": 26, "height": 26})
+    assert board.status_code == 422, board.text
+    assert board.json()["detail"] == "width: 26 is larger than this server's 25"
+    catalogue = {g["name"]: g for g in client.get("/api/catalogue").json()}
+    sides = {p["name"]: p for p in catalogue["battlesnake"]["params"]}
+    assert sides["width"]["hosted_maximum"] == 25
+
+
+def test_an_operators_board_cap_applies_to_every_game(tmp_path: Path) -> None:
+    config = ServerConfig(database_url=f"sqlite:///{tmp_path / 'g.db'}", max_board=40)
+    with TestClient(create_app(config), base_url="http://localhost") as c:
+        wide = c.post("/api/ladders", json={"name": "w", "game": "halite3", "width": 48})
+        assert wide.status_code == 422 and "larger than this server's 40" in wide.text
+        assert c.post("/api/ladders", json={"name": "b", "width": 30}).status_code == 201
