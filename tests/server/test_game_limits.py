@@ -10,6 +10,8 @@ ladder or tournament made through the API used to play up to the server's 5000 t
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -168,3 +170,62 @@ def test_an_operators_board_cap_applies_to_every_game(tmp_path: Path) -> None:
         wide = c.post("/api/ladders", json={"name": "w", "game": "halite3", "width": 48})
         assert wide.status_code == 422 and "larger than this server's 40" in wide.text
         assert c.post("/api/ladders", json={"name": "b", "width": 30}).status_code == 201
+
+
+def test_a_web_halite_game_is_the_cli_game_of_the_same_seed(
+    client: TestClient, tmp_path: Path
+) -> None:
+    """The web plays the official game: its replay is ``snakewar halite play``'s, but for
+    the wall-clock execution time."""
+    seed, size = 7, 32
+    created = client.post(
+        "/api/games",
+        json={
+            "game": "halite3",
+            "snakes": ["builtin:greedy", "builtin:greedy"],
+            "seed": seed,
+            "width": size,
+            "height": size,
+        },
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    deadline = time.monotonic() + 600
+    while client.get(f"/api/games/{game_id}").json()["status"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    web = hlt_document(client, game_id)
+    names = [e["name"] for e in client.get(f"/api/games/{game_id}").json()["entrants"]]
+    folder = tmp_path / "replays"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakewar",
+            "halite",
+            "play",
+            "builtin:greedy",
+            "builtin:greedy",
+            "-s",
+            str(seed),
+            "--width",
+            str(size),
+            "--height",
+            str(size),
+            "-i",
+            str(folder),
+            *(arg for name in names for arg in ("-o", name)),
+        ],  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    [replay] = folder.glob("*.hlt")
+    raw = zstandard.ZstdDecompressor().decompress(replay.read_bytes(), max_output_size=1 << 28)
+    cli: dict[str, Any] = json.loads(raw)
+    for document in (web, cli):
+        del document["game_statistics"]["execution_time"]
+    assert web["GAME_CONSTANTS"]["MAX_TURNS"] == official_turns(seed, 2) == 400
+    assert web == cli

@@ -391,6 +391,9 @@ class EntrantResult:
         color: its colour in viewers and listings ("" when the game has none).
         declared_name: the name its bot gave itself in this game, where bots declare
             one (Halite's first line); "" otherwise, or when it declared none.
+        log: what the game logged about it and what its bot wrote to stderr (Halite's
+            error log), bounded; "" when nothing.  A bot's log may hold what its author
+            would not show: a server gives it to its owner only.
     """
 
     seat: int
@@ -401,6 +404,7 @@ class EntrantResult:
     failure: str = ""
     color: str = ""
     declared_name: str = ""
+    log: str = field(default="", repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,6 +424,7 @@ class StoredGame:
         colors: each entrant's colour in viewers ("" when the game has none), by seat.
         ranks: each seat's rank once finished (empty before).
         winner: the winner's name, if one entrant won alone.
+        failures: why each seat failed ("" when it played correctly), once finished.
     """
 
     id: str
@@ -434,6 +439,7 @@ class StoredGame:
     colors: tuple[str, ...] = ()
     ranks: tuple[int, ...] = ()
     winner: str | None = None
+    failures: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -494,6 +500,7 @@ class PlayedGame:
             colors=tuple(r.color for r in self.results),
             ranks=tuple(r.rank for r in self.results),
             winner=self.winner,
+            failures=tuple(r.failure for r in self.results),
         )
 
 

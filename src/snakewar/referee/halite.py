@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN_PREFIX",
+    "EOF_MESSAGE",
     "FAILED_NAME",
     "NAME_MAX_LENGTH",
     "HaliteEntrantError",
@@ -63,7 +64,8 @@ NAME_MAX_LENGTH = 30
 #: The engine's name for a player whose bot failed its initialization.
 FAILED_NAME = "(failed to initialize)"
 _RULE = "=" * 64
-_EOF_MESSAGE = "communication error with bot: read failed, errno was: 0 (Success)"
+EOF_MESSAGE = "communication error with bot: read failed, errno was: 0 (Success)"
+"""The engine's words for a bot whose output ended: it exited, or crashed."""
 
 TurnCallback = Callable[[HaliteGame, TurnOutcome], None]
 
@@ -187,7 +189,7 @@ def _failure_message(reply: LineResult, timeout: float | None) -> str:
         ms = round((timeout or 0.0) * 1000)
         return f"timed out after {ms} ms (when reading string)"
     if reply.status is LineStatus.EOF:
-        return _EOF_MESSAGE
+        return EOF_MESSAGE
     if reply.status is LineStatus.TOO_LONG:
         return f"communication error with bot: line longer than {MAX_LINE_BYTES} bytes"
     return f"communication error with bot: read failed ({reply.detail})"
@@ -207,7 +209,7 @@ class _InProcessSeat(_Seat):
             name = str(self.bot.name).replace("\r", "").split("\n", 1)[0]
         except Exception:  # a crashing built-in is a crashed bot, not a referee error
             self.errors += traceback.format_exc()
-            return _EOF_MESSAGE
+            return EOF_MESSAGE
         if timeout is not None and time.perf_counter() - start > timeout:
             return f"timed out after {round(timeout * 1000)} ms (when reading string)"
         self.name = name[:NAME_MAX_LENGTH]
@@ -221,7 +223,7 @@ class _InProcessSeat(_Seat):
             line = " ".join(self.bot.turn(self.view))
         except Exception:
             self.errors += traceback.format_exc()
-            self.last_failure = _EOF_MESSAGE
+            self.last_failure = EOF_MESSAGE
             return None
         # An in-process bot cannot be interrupted: one that overran is judged afterwards.
         if timeout is not None and time.perf_counter() - start > timeout:
@@ -258,7 +260,7 @@ class _WorkerSeat(_Seat):
             return _timed_out(timeout)
         except SnakewarError as exc:
             self.errors += f"{exc}\n"
-            return _EOF_MESSAGE
+            return EOF_MESSAGE
         left = None if timeout is None else max(timeout - (time.perf_counter() - started), 0.0)
         reply = await self.seat.call("init", init_text(game, pid), left)
         failure = self._failure(reply, timeout)
@@ -271,7 +273,7 @@ class _WorkerSeat(_Seat):
     async def turn(self, frame: str, timeout: float | None) -> LineResult | str:
         """This turn's line, or the engine-worded failure (a timeout kills the worker)."""
         if self.seat is None:
-            return _EOF_MESSAGE
+            return EOF_MESSAGE
         reply = await self.seat.call("turn", frame, timeout)
         failure = self._failure(reply, timeout)
         if failure is not None:
@@ -283,10 +285,10 @@ class _WorkerSeat(_Seat):
             return _timed_out(timeout)
         if reply.status == "error":
             self.errors += reply.trace or f"{reply.error}\n"
-            return _EOF_MESSAGE
+            return EOF_MESSAGE
         if reply.status == "gone":
             self.errors += f"{reply.error}\n"
-            return _EOF_MESSAGE
+            return EOF_MESSAGE
         return None
 
     async def kill(self) -> None:

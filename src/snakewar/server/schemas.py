@@ -199,6 +199,20 @@ class EntrantOut(BaseModel):
     name: str
     source: str
     color: str = ""
+    failure: str = Field(
+        default="",
+        description="Why it failed in this game, once finished (a timeout, a crash, a bad "
+        "command, a failed initialization, a sandbox limit); '' when it played correctly.",
+    )
+
+
+class LogOut(BaseModel):
+    """What a finished game logged about one seat: its bot's error log (its owner's only)."""
+
+    game_id: str
+    seat: int
+    name: str
+    log: str = Field(description="The game's errors and the bot's stderr ('' when none).")
 
 
 class GameOut(BaseModel):
@@ -366,7 +380,7 @@ class ParamOut(BaseModel):
     minimum: int | None
     maximum: int | None
     hosted_maximum: int | None = Field(
-        None, description="The largest value a server allows by default (null: maximum)."
+        default=None, description="The largest value a server allows by default (null: maximum)."
     )
 
 
@@ -461,7 +475,7 @@ class StandingOut(BaseModel):
     paused: bool
     note: str
     failure: str = Field(
-        "",
+        default="",
         description="Why its last game or health check failed, while it is not paused "
         "(it plays on until the game's number of failures in a row pauses it); '' if none.",
     )

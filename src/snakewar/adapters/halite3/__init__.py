@@ -52,6 +52,7 @@ from snakewar.games.halite3 import (
     turns_for_size,
 )
 from snakewar.referee.halite import (
+    EOF_MESSAGE,
     FAILED_NAME,
     HaliteMatch,
     check_bot,
@@ -124,19 +125,20 @@ def _check_size(width: int, height: int, players: int) -> None:
 def _failure(match: HaliteMatch, game: HaliteGame, pid: int) -> str:
     """Why player ``pid`` was killed: the referee's words, or its error log's first error.
 
-    A bot that failed its initialization (it could not start, or crashed at once) also
-    gets the last line it wrote to stderr, which says why far better than the engine's
-    words ("read failed") do.
+    A bot that failed its initialization, or whose output ended (it exited, it crashed),
+    also gets the last line it wrote to stderr, which says why far better than the
+    engine's words ("read failed") do.
     """
     why = match.failures.get(pid)
     if why is None:
         log = match.error_logs.get(pid, "") or game.error_logs.get(pid, "")
         errors = [line for line in log.splitlines() if line.startswith("error:")]
         why = errors[0][len("error: ") :] if errors else "killed"
-    if match.failed_on.get(pid) == 0:
+    at_init = match.failed_on.get(pid) == 0
+    if at_init or why == EOF_MESSAGE:
         said = last_error_line(match.stderr.get(pid, ""))
-        why = f"failed to initialize: {why}" + (f"; its stderr: {said}" if said else "")
-    return why
+        why += f"; its stderr: {said}" if said else ""
+    return f"failed to initialize: {why}" if at_init else why
 
 
 def _declared(match: HaliteMatch, pid: int) -> str:
@@ -424,6 +426,7 @@ class HaliteAdapter(GameAdapter):
                 score=float(result.scores[pid]),
                 failure=f"killed: {killed[pid]}" if pid in killed else "",
                 declared_name=_declared(match, pid),
+                log=match.error_logs.get(pid, ""),
             )
             for pid, entrant in enumerate(spec.entrants)
         )
