@@ -197,30 +197,11 @@ def test_a_web_halite_game_is_the_cli_game_of_the_same_seed(
     web = hlt_document(client, game_id)
     names = [e["name"] for e in client.get(f"/api/games/{game_id}").json()["entrants"]]
     folder = tmp_path / "replays"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakewar",
-            "halite",
-            "play",
-            "builtin:greedy",
-            "builtin:greedy",
-            "-s",
-            str(seed),
-            "--width",
-            str(size),
-            "--height",
-            str(size),
-            "-i",
-            str(folder),
-            *(arg for name in names for arg in ("-o", name)),
-        ],  # fmt: skip
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    command = [sys.executable, "-m", "snakewar", "halite", "play"]
+    command += ["builtin:greedy", "builtin:greedy", "-s", str(seed), "-i", str(folder)]
+    command += ["--width", str(size), "--height", str(size)]
+    command += [arg for name in names for arg in ("-o", name)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     [replay] = folder.glob("*.hlt")
     raw = zstandard.ZstdDecompressor().decompress(replay.read_bytes(), max_output_size=1 << 28)
