@@ -10,7 +10,8 @@ is made encodable text.
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -27,6 +28,7 @@ from snakewar.errors import (
     TooLargeError,
     UnauthorizedError,
 )
+from snakewar.server.patterns import pattern_words
 
 __all__ = [
     "STATUS_BY_ERROR",
@@ -74,12 +76,24 @@ def error_response(exc: SnakewarError) -> JSONResponse:
     return JSONResponse({"detail": _text(exc)}, status_code=status)
 
 
+def _message(error: Mapping[str, Any]) -> str:
+    """Why a field is bad, in words: a broken pattern is told as what the field takes."""
+    if error["type"] == "string_pattern_mismatch":
+        # Pydantic would answer "String should match pattern '^[a-z0-9]...'".
+        return pattern_words((error.get("ctx") or {}).get("pattern"))
+    return _text(error["msg"])
+
+
 def validation_response(exc: RequestValidationError) -> JSONResponse:
-    """A 422 naming each bad field: where, why and the kind of error, not the input."""
+    """A 422 naming each bad field: where, why and the kind of error, not the input.
+
+    A field that does not match its pattern is answered with what it takes in words
+    (:mod:`snakewar.server.patterns`), not with the regular expression.
+    """
     detail = [
         {
             "loc": [_text(part) if isinstance(part, str) else part for part in error["loc"]],
-            "msg": _text(error["msg"]),
+            "msg": _message(error),
             "type": _text(error["type"]),
         }
         for error in exc.errors()[:20]
