@@ -40,17 +40,21 @@ _REACH = """
     box = box.parentElement;
   }
   if (!box || box === document.body) box = table;
+  // On screen: as much of the cell as the box can show is in the box and the window
+  // (all of it, unless the cell is wider than the box).
   const inside = () => {
     const c = cell.getBoundingClientRect();
     const b = box.getBoundingClientRect();
-    return c.width > 0 && c.left >= b.left - 1 && c.right <= b.right + 1
-      && c.left >= -1 && c.right <= window.innerWidth + 1;
+    const left = Math.max(c.left, b.left, 0);
+    const right = Math.min(c.right, b.right, window.innerWidth);
+    return c.width > 0 && right - left >= Math.min(c.width, b.width) - 1;
   };
   if (inside()) return "visible";
-  // Scroll the box (only the box) to the cell, as a reader's finger would.
+  // Scroll the box (only the box) to the cell, as a reader's finger would: its end
+  // into view, or its start for a cell wider than the box.
   const c = cell.getBoundingClientRect();
   const b = box.getBoundingClientRect();
-  box.scrollLeft += c.right - b.right;
+  box.scrollLeft += c.width > b.width ? c.left - b.left : c.right - b.right;
   const reached = inside() && window.scrollX === 0
     && document.documentElement.scrollWidth <= window.innerWidth;
   box.scrollLeft = 0;
