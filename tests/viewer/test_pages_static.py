@@ -77,6 +77,10 @@ out.postedTurn = [G.postedTurn({ event: "TURN", data: { turn: 7 } }),
   G.postedTurn({ event: "TURN", data: { turn: "3" } }), G.postedTurn({ event: "TURN", data: {} }),
   G.postedTurn({ event: "RESIZE", data: { turn: 1 } }), G.postedTurn({ event: "TURN",
   data: { turn: -1 } }), G.postedTurn(null), G.postedTurn("TURN")];
+const arcade = cfg.maps.find((m) => m.id === "arcade_maze");
+const standard = cfg.maps.find((m) => m.id === "standard");
+out.arcadeThenStandard = N.fitSize(standard, ...N.fitSize(arcade, 7, 7));
+out.choices = N.mapChoices(cfg.maps);
 out.homeSections = [H.homeSections({ live: [], games: [] }), H.homeSections({ live: [{}],
   games: [] }), H.homeSections({ live: [], games: [{}] }), H.homeSections(null)];
 const K = await load("board_keys.js");
@@ -302,7 +306,7 @@ def test_the_classic_game_sends_its_own_settings_on_its_own_board(js: dict[str, 
 def test_the_map_size_is_kept_when_the_map_allows_it(js: dict[str, Any]) -> None:
     maze = js["maze"]
     assert js["fit"]["kept"] == maze["sizes"][-1]
-    assert js["fit"]["changed"] == maze["sizes"][0]
+    assert js["fit"]["changed"] == maze["default_size"] == [11, 11]
     assert js["fit"]["any"] == [4, 5]
     sizes = ", ".join(f"{w}x{h}" for w, h in maze["sizes"])
     assert js["fit"]["info"] == (
@@ -311,6 +315,27 @@ def test_the_map_size_is_kept_when_the_map_allows_it(js: dict[str, Any]) -> None
     )
     assert js["fit"]["anyInfo"] == "Anything. Sizes: any size. Players: 1-8."
     assert js["rematch"] == "/api/games/a%20b%2Fc/rematch"
+
+
+def test_leaving_a_map_for_one_that_does_not_take_its_size_gives_the_default(
+    js: dict[str, Any],
+) -> None:
+    # Arcade Maze is 19x21 only; Standard does not take that and starts at 11x11 (its
+    # smallest size, 7x7, was what the form once fell back to).
+    assert js["arcadeThenStandard"] == [11, 11]
+
+
+def test_every_map_is_listed_by_its_title(js: dict[str, Any]) -> None:
+    choices = js["choices"]
+    assert len(choices) == len(js["config"]["maps"])
+    titles = [c["title"] for c in choices]
+    assert titles == sorted(titles, key=str.casefold)
+    by_id = {c["id"]: c["title"] for c in choices}
+    assert by_id["arcade_maze"] == "Arcade Maze"
+    assert by_id["hz_castle_wall"] == "Castle Wall"
+    assert by_id["hz_rivers_bridges_xl"] == "Rivers and Bridges (extra large)"
+    # No raw id is shown as a title.
+    assert not [t for t in titles if "_" in t or t.startswith("hz")]
 
 
 def test_the_home_page_shows_help_only_without_games(js: dict[str, Any]) -> None:

@@ -413,10 +413,16 @@ class CatalogueOut(BaseModel):
 
 
 class MapOut(BaseModel):
-    """A Battlesnake map with its sizes and player counts."""
+    """A Battlesnake map with its sizes and player counts.
+
+    ``name`` is the reference engine's (for some maps their id); ``title`` is what
+    pages show, and ``default_size`` the ``[width, height]`` a game on it starts from.
+    """
 
     id: str
     name: str
+    title: str
+    default_size: list[int]
     description: str
     min_players: int
     max_players: int
