@@ -100,6 +100,7 @@ out.keyMessages = [
   K.keyMessage({ key: "r", target: body, defaultPrevented: true }),
   K.keyMessage({ key: "Enter", target: button }),
 ];
+out.questions = [AC.deleteQuestion({ ref: "@a/b" }), AC.revokeQuestion({ label: "ci" })];
 
 out.tester = T.resultRows({
   checks: [{ name: "info", passed: true, detail: "" }, { name: "move", passed: false }],
@@ -367,6 +368,13 @@ def test_the_page_forwards_shortcuts_but_not_typing_or_its_own_buttons(
         None,  # the browser's chord
         None,  # something else took the key
         None,
+    ]
+
+
+def test_deleting_asks_in_words(js: dict[str, Any]) -> None:
+    assert js["questions"] == [
+        "Delete @a/b? Games it played stay; ladders and new games can no longer use it.",
+        'Revoke the token "ci"? Scripts that use it stop working.',
     ]
 
 
