@@ -12,6 +12,7 @@ stored replay's, frame for frame.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sys
 import time
 from collections.abc import Iterator
@@ -36,6 +37,7 @@ from snakewar.engine.protocol import (
 from snakewar.replay.hlt import read_hlt
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
+from tests.server.accounts import make_user, public_client
 
 # Reads the init, answers its name, then plays empty turns; on each turn of GATES it
 # says so (a file "reached-T") and waits for the file "release-T" before answering.
@@ -356,3 +358,30 @@ def test_failures_are_in_the_halite_listing_too(local: tuple[TestClient, Store])
         )
     )
     assert client.get("/api/halite/games/h1").json()["failures"] == ["killed on turn 2: why", ""]
+
+
+def test_the_game_page_offers_each_log_to_whoever_may_read_it() -> None:
+    with public_client() as admin:
+        store: Store = admin.store
+        ann = make_user(store, "ann")  # the owner of the bot in seat 0
+        starter = make_user(store, "starter")  # the owner of the game
+        bob = make_user(store, "bob")
+        starter_id = store.accounts.user("starter").id
+        results = (
+            EntrantResult(0, "viper", "@ann/viper", 2, failure="killed on turn 2: x", log="L"),
+            EntrantResult(1, "greedy", "builtin:greedy", 1, log="M"),
+        )
+        game = PlayedGame("halite3", "g1", 1, 3, results, GameData({"seed": 1}, replay=b"x"))
+        store.games.save_played(game, owner_id=starter_id)
+        battlesnake = dataclasses.replace(game, game="battlesnake", id="b1")
+        store.games.save_played(battlesnake, owner_id=starter_id)
+        for who, seats in ((admin.headers, "0 1"), (ann, "0"), (starter, "0 1"), (bob, "")):
+            page = admin.get("/view/g1", headers=who)
+            assert page.status_code == 200
+            assert f'data-log-seats="{seats}"' in page.text
+            # What the page offers, the API gives; what it does not, the API refuses.
+            for seat in (0, 1):
+                status = admin.get(f"/api/games/g1/logs/{seat}", headers=who).status_code
+                assert status == (200 if str(seat) in seats.split() else 403)
+        # A game of bots on the network keeps no logs: none is offered.
+        assert 'data-log-seats=""' in admin.get("/view/b1").text
