@@ -198,6 +198,10 @@ def test_the_game_answers_at_once_and_its_turns_are_served_as_they_are_played(
     assert len(document["full_frames"]) == 8
     assert document["full_frames"][:2] == running_frames
     assert {k: v for k, v in document.items() if k in header} == header
+    row = store.games.get(game_id)
+    assert row is not None  # stored finished, its header is small: listings read it
+    players = ["local/gated", "greedy"]
+    assert row.header == {"seed": 3, "width": 32, "height": 32, "players": players}
     # The replay file holds every frame: the streamed ones are not kept twice.
     assert store.games.frame_count(game_id) == 0
     data = store.games.data(game_id)
@@ -304,7 +308,9 @@ def test_the_streamed_frames_and_header_are_the_replays_own(tmp_path: Path) -> N
     assert dict(data.header) == {
         k: v for k, v in document.items() if k not in ("full_frames", "game_statistics")
     }
-    assert played.data.header == data.header
+    # Stored finished, the header is small again: listings read every game's.
+    assert played.data.header == {"seed": 12, "width": 32, "height": 32,
+                                  "players": ["a", "b", "c", "d"]}  # fmt: skip
     crashed = played.results[1]
     assert crashed.failure.startswith("killed on turn 1: communication error"), crashed
     assert "ZeroDivisionError" in crashed.failure

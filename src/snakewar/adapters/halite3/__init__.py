@@ -4,6 +4,13 @@ Entrants are bot programs speaking the official stdin/stdout protocol (a command
 run by :mod:`snakewar.referee.halite`) and built-in bots (``builtin:NAME[?options]``,
 played in-process); games are stored as the official ``.hlt`` replay file
 (:mod:`snakewar.replay.hlt`), which the web viewer draws.
+
+A game played with hooks streams as it goes: once the bots are initialized,
+``on_start`` gets the replay's head as the game's header (constants, players, the
+initial map) and frame 0, then ``on_frame`` gets each turn's frame, the very entry the
+finished replay's ``full_frames`` has for that turn (both are built by
+:func:`~snakewar.replay.hlt.turn_frame`).  A game that stops early keeps those frames; a
+finished one is its ``.hlt``.
 """
 
 from __future__ import annotations
@@ -313,7 +320,7 @@ def played_from_hlt(
         turns=replay.turns_played,
         results=results,
         data=GameData(
-            header=_head_of(replay.document),
+            header=_header(replay.seed, replay.width, replay.height, names),
             result={"ranks": list(replay.ranks), "scores": scores, "killed": {}},
             replay=data,
         ),
@@ -324,9 +331,15 @@ def played_from_hlt(
     )
 
 
-def _head_of(document: Mapping[str, Any]) -> dict[str, Any]:
-    """A replay document's head (:func:`~snakewar.replay.hlt.replay_head`): a game's header."""
-    return {k: v for k, v in document.items() if k not in ("full_frames", "game_statistics")}
+def _header(seed: int, width: int, height: int, names: list[str]) -> dict[str, Any]:
+    """A finished game's header: a few fields (its ``.hlt`` holds the rest).
+
+    A running game's header is the replay's head instead (its viewer draws the frames
+    from it, and a game stopped early keeps it for the same reason); a finished one's
+    is stored again small, since listings read every game's header and the head of a
+    64x64 map is some 60 kB.
+    """
+    return {"seed": seed, "width": width, "height": height, "players": names}
 
 
 class UnfinishedGameError(HltReplayError, ConflictError):
@@ -495,7 +508,7 @@ class HaliteAdapter(GameAdapter):
             turns=game.turn,
             results=results,
             data=GameData(
-                header=_head_of(document),
+                header=_header(game.seed, game.width, game.height, names),
                 result={
                     "ranks": list(result.ranks),
                     "scores": list(result.scores),
