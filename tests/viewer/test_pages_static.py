@@ -171,6 +171,8 @@ out.halite = HA.haliteRows([{ players: ["x", "<y>"], winner: "x", width: 32, hei
 out.haliteWinnerless = HA.haliteRow({ players: [], winner: null, width: 1, height: 1, turns: 0,
   source: "s", url: "/u" }).cells[1];
 out.noHalite = HA.haliteRows([]);
+out.haliteRunning = HA.haliteRow({ players: ["a"], winner: null, width: 1, height: 1, turns: 3,
+  source: "custom", url: "/u", status: "running" }).cells[1];
 
 const header = `{"format":"snakewar-replay","config":{"seed":${cfg.bigSeed}}}`;
 out.exact = [
@@ -540,6 +542,7 @@ def test_halite_rows(js: dict[str, Any]) -> None:
         }
     ]
     assert js["haliteWinnerless"] == "won by -"
+    assert js["haliteRunning"] == "running"  # a game being played has no winner yet
     assert js["noHalite"] == [{"cells": [{"text": "No Halite games stored yet.", "cls": "muted"}]}]
 
 
