@@ -30,6 +30,7 @@ __all__ = [
     "CallOut",
     "CallsOut",
     "CatalogueOut",
+    "ChangePassword",
     "CheckOut",
     "CreateGame",
     "CreateLadder",
@@ -44,6 +45,7 @@ __all__ = [
     "GameList",
     "GameOut",
     "HaliteReplayDocumentOut",
+    "InviteInfoOut",
     "InviteOut",
     "LadderGameOut",
     "LadderOut",
@@ -53,6 +55,7 @@ __all__ = [
     "MeOut",
     "NewTokenOut",
     "ParamOut",
+    "PasswordResetOut",
     "ProgramGameOut",
     "RatingPointOut",
     "RegisterSnake",
@@ -814,6 +817,34 @@ class InviteOut(BaseModel):
 
     code: str
     expires_at: str
+    id: str = Field(default="", description="What lists and revokes it (never its code).")
+
+
+class InviteInfoOut(BaseModel):
+    """A sign-up invitation as listed (its code is never shown again)."""
+
+    id: str
+    created_at: str
+    expires_at: str
+    made_by: str | None
+    used_by: str | None
+    status: Literal["open", "used", "expired"]
+
+
+class PasswordResetOut(BaseModel):
+    """A reset account: its new password, shown this once (the user changes it)."""
+
+    name: str
+    password: str
+
+
+class ChangePassword(RequestModel):
+    """A user's change of their own password."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    current_password: str = Field(min_length=1, max_length=256)
+    new_password: Password
 
 
 class CreateToken(RequestModel):
