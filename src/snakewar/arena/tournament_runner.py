@@ -106,7 +106,9 @@ class TournamentRun:
     """A tournament with its entrants, game config, seed and the games of each match.
 
     ``snakes`` maps each entrant's name to its source, in seed order (best first);
-    ``games`` maps a match id to its games in order.
+    ``games`` maps a match id to its games in order.  ``started`` is false for a
+    tournament made to be started later (a server's admin starts it; until then its
+    entrants may change and nothing plays it).
     """
 
     id: str
@@ -116,6 +118,7 @@ class TournamentRun:
     config: MatchConfig = field(default_factory=MatchConfig.create)
     seed: int = 1
     games: dict[str, list[TournamentGame]] = field(default_factory=dict)
+    started: bool = True
 
     # -- creation -----------------------------------------------------------------------
 
@@ -215,6 +218,11 @@ class TournamentRun:
         rng = random.Random(f"{self.id}:{self.seed}:{match_id}:{number}")
         return rng.getrandbits(62) + 1
 
+    def next_game_id(self, match_id: str) -> str:
+        """The id the next game of match ``match_id`` gets (while it is played: its live id)."""
+        number = len(self.games.get(match_id, []))
+        return arena_game_id(self.source, f"{match_id}:{number}", self.game_seed(match_id, number))
+
     def _job(
         self,
         match_id: str,
@@ -231,7 +239,7 @@ class TournamentRun:
         spec = self.config.match_spec(
             [Entrant(self.snakes[n], n, found.get(self.snakes[n])) for n in seats], self.source
         )
-        game_id = arena_game_id(self.source, f"{match_id}:{number}", seed)
+        game_id = self.next_game_id(match_id)
         job = GameJob(f"{self.id}:{match_id}:{number}", spec, seed, game_id, outbound)
         return job, seats
 

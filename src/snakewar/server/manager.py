@@ -235,6 +235,8 @@ class GameManager:
         slot: Slot | None = None,
         step: bool = False,
         record_calls: bool = False,
+        game_id: str | None = None,
+        capped: bool = True,
     ) -> LiveGame:
         """Start a game; returns once it is running (its first frame stored).
 
@@ -246,6 +248,10 @@ class GameManager:
             step: start paused before turn 0 (step mode).
             record_calls: store each call's request and reply bodies (a local server's
                 games; never a public server's).
+            game_id: the game's id (default: a new UUID); a ladder or tournament names
+                its games itself.
+            capped: count against ``max_concurrent`` (the arena's games do not: the
+                arena bounds them itself).
 
         Raises:
             ParamsError: ``step`` for a game whose referee cannot pause.
@@ -253,7 +259,8 @@ class GameManager:
             SnakewarError: an unreachable bot, an unknown bot, impossible settings.
         """
         if slot is None:
-            self._check_room()
+            if capped:
+                self._check_room()
         elif slot.used:
             raise ValueError("a slot starts one game")
         assert self._session is not None, "GameManager.start() was not awaited"
@@ -262,7 +269,7 @@ class GameManager:
         if step and not steps:
             raise ParamsError("step", f"step: {spec.game} games cannot be played step by step")
         seed = seed if seed is not None else secrets.randbits(62) + 1
-        live = LiveGame(str(uuid.uuid4()), spec, seed, owner_id)
+        live = LiveGame(game_id or str(uuid.uuid4()), spec, seed, owner_id)
         live.gate = TurnGate(paused=step, max_pause_s=self.max_pause_s)
         live.record_calls = record_calls and steps
         # The slot is taken now, before any await: concurrent requests see it.

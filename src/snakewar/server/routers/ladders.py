@@ -1,11 +1,13 @@
-"""``/api/ladders``: create ladders of any game, add entrants, run games, read standings.
+"""``/api/ladders``: create and edit ladders of any game, add entrants, run games, read standings.
 
 A run plays in the background on the arena worker (:mod:`snakewar.server.arena`), one
-run per ladder at a time; the pages poll the API, so standings and the rating chart
-update while games are played.
+run per ladder at a time, its games as the server's live games; the pages poll the API,
+so standings, the rating chart and the run's progress update while games are played.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from fastapi import APIRouter, Path, Response
 
@@ -13,9 +15,9 @@ from snakewar.arena.config import MatchConfig
 from snakewar.arena.ladder import Ladder, load_ladder
 from snakewar.engine.protocol import Entrant
 from snakewar.errors import NotFoundError
-from snakewar.server.arena import ArenaBusyError
+from snakewar.server.arena import ArenaBusyError, ArenaWorker, LiveExecutor, RunProgress
 from snakewar.server.auth import AdminDep, NotAllowedError, UserDep
-from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep, UploadsDep
+from snakewar.server.deps import ArenaDep, ConfigDep, ManagerDep, StoreDep, UploadsDep
 from snakewar.server.matches import (
     SNAKE_REF,
     check_caps,
@@ -33,7 +35,9 @@ from snakewar.server.schemas import (
     RatingPointOut,
     RunAccepted,
     RunLadder,
+    RunOut,
     StandingOut,
+    UpdateLadder,
     request_params,
 )
 from snakewar.storage import Store
@@ -45,6 +49,22 @@ router = APIRouter(prefix="/api/ladders", tags=["ladders"])
 
 def _key(name: str) -> str:
     return f"ladder:{name}"
+
+
+def run_out(progress: RunProgress | None) -> RunOut | None:
+    """A run's progress as the API shows it (``None``: no run since the server started)."""
+    if progress is None:
+        return None
+    return RunOut(
+        games=progress.games, done=progress.done, running=progress.running, error=progress.error
+    )
+
+
+def _ladder_out(ladder: Ladder, arena: ArenaWorker) -> LadderOut:
+    key = _key(ladder.name)
+    out = ladder_out(ladder, arena.is_running(key))
+    out.run = run_out(arena.progress(key))
+    return out
 
 
 def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
@@ -186,7 +206,44 @@ async def add_entrant(
 async def get_ladder(name: str, store: StoreDep, arena: ArenaDep) -> LadderOut:
     """Standings (rating = mu - 3 sigma), rating history and the recent games."""
     ladder = await store.run(load_ladder, store.store, name)
-    return ladder_out(ladder, arena.is_running(_key(name)))
+    return _ladder_out(ladder, arena)
+
+
+@router.patch("/{name}")
+async def update_ladder(
+    name: str,
+    body: UpdateLadder,
+    admin: AdminDep,
+    store: StoreDep,
+    arena: ArenaDep,
+    config: ConfigDep,
+) -> LadderOut:
+    """Change a ladder's time per turn, turn limit or game parameters (admins).
+
+    The change holds for its future games (its played games and ratings stay); it is
+    refused while a run is going on, as the run plays with the settings it started with.
+    """
+    del admin
+    if arena.is_running(_key(name)):
+        raise ArenaBusyError(f"ladder {name!r} is running; change it between runs")
+    ladder = await store.run(load_ladder, store.store, name)
+    old = ladder.config
+    given = body.model_fields_set
+    timeout = body.timeout if "timeout" in given else old.timeout_ms
+    max_turns = old.max_turns
+    if "max_turns" in given:  # null: this server's longest, as when a ladder is made
+        max_turns = min(body.max_turns or config.max_turns, config.max_turns)
+    match = MatchConfig.create(
+        old.game,
+        {**old.params, **body.params},
+        game_size=old.game_size,
+        timeout_ms=timeout,
+        max_turns=max_turns,
+    )
+    check_caps(config, old.game_size, match.params, timeout)
+    ladder.config = match
+    await store.run(store.store.ladders.save, ladder)
+    return _ladder_out(ladder, arena)
 
 
 @router.delete("/{name}/snakes/{entrant}", status_code=204, responses=NO_CONTENT)
@@ -218,6 +275,7 @@ async def delete_ladder(name: str, admin: AdminDep, store: StoreDep, arena: Aren
     if arena.is_running(_key(name)):
         raise ArenaBusyError(f"ladder {name!r} is running; delete it once the run ends")
     await store.run(store.store.ladders.delete, name)
+    arena.forget(_key(name))
     return Response(status_code=204)
 
 
@@ -230,8 +288,13 @@ async def run_ladder(
     arena: ArenaDep,
     config: ConfigDep,
     uploads: UploadsDep,
+    manager: ManagerDep,
 ) -> RunAccepted:
-    """Play ``games`` more games in the background (400 if no game can be matched; admins)."""
+    """Play ``games`` more games in the background (400 if no game can be matched; admins).
+
+    ``GET /api/ladders/{name}`` shows the run's progress (``run``) and its live games
+    are the server's, to watch as they are played.
+    """
     del admin
     ladder = await store.run(load_ladder, store.store, name)
     ladder.check_playable()  # answered now, not raised later in the background
@@ -239,8 +302,18 @@ async def run_ladder(
     outbound = config.outbound()
     sources = [e.source for e in ladder.entries.values()]
     programs = await programs_for(store, config, uploads, sources)
+    executor = LiveExecutor(manager, asyncio.get_running_loop())
+    progress = RunProgress(games=body.games)
     arena.submit(
         _key(name),
-        lambda: ladder.run(body.games, target, outbound=outbound, programs=programs),
+        lambda: ladder.run(
+            body.games,
+            target,
+            executor=executor,
+            outbound=outbound,
+            programs=programs,
+            on_game=lambda _: progress.played(),
+        ),
+        progress,
     )
     return RunAccepted(name=name, running=True, games=body.games)
