@@ -344,3 +344,36 @@ def test_a_tournament_links_its_live_game_and_a_stopped_run_goes_on(
     assert replayed["status"] == "running"
     local.post(f"/api/games/{live['game_id']}/cancel")
     wait_for(local, path, lambda d: not d["running"])
+
+
+def test_members_join_and_leave_ladders_with_their_own_snakes() -> None:
+    with public_client() as admin:
+        ann, bob = make_user(admin.store, "ann"), make_user(admin.store, "bob")
+        admin.post("/api/ladders", json={"name": "club", **BOARD})
+        for user in (ann, bob):
+            made = admin.post(
+                "/api/snakes", json={"name": "viper", "url": "http://8.8.8.8/"}, headers=user
+            )
+            assert made.status_code == 201, made.text
+        joined = admin.post("/api/ladders/club/snakes", json={"snake": "@ann/viper"}, headers=ann)
+        assert joined.status_code == 201, joined.text
+        assert [s["snake"] for s in joined.json()["standings"]] == ["ann/viper"]
+        # Its entry is named after the snake: a user cannot pick another name.
+        renamed = admin.post(
+            "/api/ladders/club/snakes",
+            json={"snake": "@bob/viper", "name": "ann/other"},
+            headers=bob,
+        )
+        assert renamed.status_code == 403 and "name" in detail(renamed)
+        admin.post("/api/ladders/club/snakes", json={"snake": "@bob/viper"}, headers=bob)
+        # The entry's slash is part of the path, encoded or not.
+        for path in ("/api/ladders/club/snakes/ann%2Fviper", "/api/ladders/club/snakes/ann/viper"):
+            refused = admin.delete(path, headers=bob)
+            assert refused.status_code == 403 and "not yours" in detail(refused)
+            assert admin.delete(path, headers=ANONYMOUS).status_code == 401
+        assert admin.delete("/api/ladders/club/snakes/ann%2Fviper", headers=ann).status_code == 204
+        gone = admin.delete("/api/ladders/club/snakes/ann/viper", headers=ann)
+        assert gone.status_code == 404 and "ann/viper" in detail(gone)
+        # An admin may take anyone off.
+        assert admin.delete("/api/ladders/club/snakes/bob/viper").status_code == 204
+        assert admin.get("/api/ladders/club").json()["standings"] == []

@@ -183,6 +183,9 @@ async def add_entrant(
         and (user is None or ref[1] != user.name)
     ):
         raise NotAllowedError("snake: a user enters ladders with their own snakes only")
+    if config.public and not principal.is_admin and body.name is not None:
+        # A user's entry is "owner/name", which is how its owner may take it off again.
+        raise NotAllowedError("name: a user's entry is named after its snake (owner/name)")
     resolved = await resolve_entrants(
         store,
         principal,
@@ -246,7 +249,9 @@ async def update_ladder(
     return _ladder_out(ladder, arena)
 
 
-@router.delete("/{name}/snakes/{entrant}", status_code=204, responses=NO_CONTENT)
+# A registered snake's entry is "owner/name": the path convertor takes its slash (an
+# encoded %2F reaches the route decoded).
+@router.delete("/{name}/snakes/{entrant:path}", status_code=204, responses=NO_CONTENT)
 async def remove_entrant(
     name: str,
     principal: UserDep,
