@@ -329,6 +329,7 @@ def test_a_tournament_is_made_edited_started_and_followed(club: Club, page: Page
     expect(page.get_by_test_id("tournament-status")).to_contain_text("Champion", timeout=LONG)
     expect(page.get_by_test_id("tournament-start")).to_be_hidden()
     expect(page.get_by_test_id("match")).to_have_count(3)
+    expect(page.get_by_test_id("bracket").locator("h3")).to_have_text(["Round 1", "Final"])
     expect(page.get_by_test_id("tournament-standings").locator("tr")).to_have_count(4)
     # Every played game links to its viewer.
     first = page.get_by_test_id("match").first.get_by_role("link", name="game 1")

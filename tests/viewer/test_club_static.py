@@ -113,6 +113,8 @@ out.startLabels = [T.startLabel(cup), T.startLabel({ ...cup, started: true }),
   T.startLabel({ ...cup, started: true, running: true }),
   T.startLabel({ ...cup, finished: true })];
 out.about = [T.aboutText(cup), T.aboutText({ ...cup, format_title: "" })];
+out.roundTitles = T.groupRounds([{ bracket: "winners", round: "Winners round 1" },
+  { bracket: "final", round: "Grand final" }]).map((r) => r.title);
 out.liveBox = T.matchBox({ entrants: ["a", "b"], wins: {}, advanced: [], status: "pending",
   games: [], playing: { game_id: "g", viewer: "/view/g" } }).live;
 
@@ -361,6 +363,8 @@ def test_tournament_rows_bodies_and_states(js: dict[str, Any]) -> None:
         "Round robin · battlesnake · 3 snakes",
     ]
     assert js["liveBox"] == {"text": "watch live", "href": "/view/g"}
+    # Rounds are headed by their names, not their brackets' ids.
+    assert js["roundTitles"] == ["Winners round 1", "Grand final"]
 
 
 def test_user_and_invitation_rows(js: dict[str, Any]) -> None:

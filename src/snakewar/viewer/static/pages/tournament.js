@@ -41,7 +41,8 @@ export function aboutText(data) {
 
 /**
  * The bracket's columns: matches grouped by bracket and round ("winners 1",
- * "losers 2", ...), in the order the API lists them.  `[{key, matches}]`.
+ * "losers 2", ...), in the order the API lists them.  `[{key, title, matches}]`,
+ * `title` the round's name for people ("Winners round 1", "Grand final").
  */
 export function groupRounds(matches) {
   const rounds = new Map();
@@ -52,7 +53,7 @@ export function groupRounds(matches) {
     }
     rounds.get(key).push(match);
   }
-  return [...rounds].map(([key, list]) => ({ key, matches: list }));
+  return [...rounds].map(([key, list]) => ({ key, title: String(list[0].round), matches: list }));
 }
 
 /** Where a game of a match is watched: the viewer of its game, as the server says. */
@@ -180,9 +181,9 @@ function start() {
       await drawEdit(data);
     }
     document.getElementById("bracket").replaceChildren(
-      ...groupRounds(data.matches).map(({ key, matches }) => {
+      ...groupRounds(data.matches).map(({ title, matches }) => {
         const column = el("div");
-        column.append(el("h3", key), ...matches.map(matchElement));
+        column.append(el("h3", title), ...matches.map(matchElement));
         return column;
       }),
     );
