@@ -269,6 +269,8 @@ async def update_tournament(
         seed=run.seed,
         heat_size=t["heat_size"],
         best_of=t["best_of"],
+        advance=t["advance"],
+        grand_final_reset=t["grand_final_reset"],
         tid=run.id,
     )
     changed.started = False
