@@ -343,6 +343,9 @@ def test_a_tournament_links_its_live_game_and_a_stopped_run_goes_on(
     assert local.get(live["viewer"]).status_code == 200
     game = local.get(f"/api/games/{live['game_id']}").json()
     assert game["status"] == "running" and game["source"] == f"tournament:{tid}"
+    # Watched live from memory; stored once, whole, if it ends (a transaction a game).
+    stored = local.app.state.store.store  # type: ignore[attr-defined]
+    assert stored.games.get(live["game_id"]) is None
     # Its game cancelled, the run stops and says why; the match waits for its game.
     assert local.post(f"/api/games/{live['game_id']}/cancel").status_code == 200
     stopped = wait_for(local, path, lambda d: not d["running"])
@@ -355,6 +358,7 @@ def test_a_tournament_links_its_live_game_and_a_stopped_run_goes_on(
     assert again["run"]["error"] == ""
     replayed = local.get(f"/api/games/{live['game_id']}").json()
     assert replayed["status"] == "running"
+    assert stored.games.get(live["game_id"]) is None  # the cancelled try was never stored
     local.post(f"/api/games/{live['game_id']}/cancel")
     wait_for(local, path, lambda d: not d["running"])
 

@@ -141,8 +141,9 @@ class LiveExecutor(Executor):
 
     Called on an arena thread: each game is handed to the
     :class:`~snakewar.server.manager.GameManager` on the server's event loop ``loop``,
-    under the game id the run chose, so it is stored frame by frame and can be watched
-    live like any game (``/view/{id}``).  The games follow the manager's address policy
+    under the game id the run chose, so it can be watched live like any game
+    (``/view/{id}``); it is stored once, whole, when it is complete (as a run stores its
+    games: a transaction a game, not a turn).  The games follow the manager's address policy
     (the server's, the one the runs give their jobs).  They do not count against the
     server's cap on concurrent games: the arena bounds them itself (its workers times
     ``concurrency``), and a full server must not fail a tournament's games.
@@ -164,7 +165,7 @@ class LiveExecutor(Executor):
                 await self._clear(job.game_id)
             try:
                 live = await self.manager.create(
-                    job.spec, job.seed, game_id=job.game_id, capped=False
+                    job.spec, job.seed, game_id=job.game_id, capped=False, store_frames=False
                 )
             except Exception as exc:  # an unreachable bot: this game fails, not the run
                 return GameOutcome(job.job_id, job.seed, None, error=f"{type(exc).__name__}: {exc}")
