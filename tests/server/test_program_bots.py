@@ -52,7 +52,7 @@ def finished(client: TestClient, game_id: str) -> dict[str, Any]:
 
 
 def test_an_uploaded_bot_plays_halite_in_the_sandbox() -> None:
-    with public_client(max_board=64) as admin:
+    with public_client() as admin:
         ann = make_user(admin.store, "ann")
         made = upload(admin, ann, kit_zip())
         assert made.status_code == 201, made.text
@@ -78,7 +78,7 @@ def test_an_uploaded_bot_plays_halite_in_the_sandbox() -> None:
 
 
 def test_bad_uploads_are_refused_naming_why() -> None:
-    with public_client(max_board=64) as admin:
+    with public_client() as admin:
         ann = make_user(admin.store, "ann")
         cases = [
             (b"#!/bin/sh\nrm -rf /\n", {}, 400, "no .zip or .tar.gz"),
@@ -112,7 +112,7 @@ def _zip(members: dict[str, bytes]) -> bytes:
 
 def test_an_operators_program_runs_in_the_sandbox_on_a_public_server(tmp_path: Path) -> None:
     folder = shutil.copytree(KIT, tmp_path / "kit")
-    with public_client(max_board=64) as admin:
+    with public_client() as admin:
         boss = admin.store.accounts.user("admin")
         admin.store.snakes.register(
             boss.id, "kit", "halite3", "program", argv=["python3", "MyBot.py"], workdir=str(folder)
@@ -125,7 +125,7 @@ def test_an_operators_program_runs_in_the_sandbox_on_a_public_server(tmp_path: P
 
 
 def test_a_halite_ladder_with_uploaded_bots() -> None:
-    with public_client(max_board=64) as admin:
+    with public_client() as admin:
         ann = make_user(admin.store, "ann")
         assert upload(admin, ann, kit_zip()).status_code == 201
         made = admin.post("/api/ladders", json={"name": "hl", "game": "halite3", **_size()})

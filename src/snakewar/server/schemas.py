@@ -207,6 +207,20 @@ class EntrantOut(BaseModel):
     name: str
     source: str
     color: str = ""
+    failure: str = Field(
+        default="",
+        description="Why it failed in this game, once finished (a timeout, a crash, a bad "
+        "command, a failed initialization, a sandbox limit); '' when it played correctly.",
+    )
+
+
+class LogOut(BaseModel):
+    """What a finished game logged about one seat: its bot's error log (its owner's only)."""
+
+    game_id: str
+    seat: int
+    name: str
+    log: str = Field(description="The game's errors and the bot's stderr ('' when none).")
 
 
 class GameOut(BaseModel):
@@ -373,6 +387,9 @@ class ParamOut(BaseModel):
     choices: list[str]
     minimum: int | None
     maximum: int | None
+    hosted_maximum: int | None = Field(
+        default=None, description="The largest value a server allows by default (null: maximum)."
+    )
 
 
 class BotOut(BaseModel):
@@ -450,8 +467,8 @@ class UpdateLadder(RequestModel):
     """An admin's change to a ladder, for its future games: a field left out stays as it is.
 
     The game and the entrants per game stay: ratings compare games of one kind.
-    ``timeout`` set to ``null`` goes back to the game's own, ``max_turns`` to this
-    server's longest.
+    ``timeout`` set to ``null`` goes back to the game's own, ``max_turns`` to what a new
+    ladder gets (the game's own end, within this server's cap).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -492,6 +509,11 @@ class StandingOut(BaseModel):
     games: int
     paused: bool
     note: str
+    failure: str = Field(
+        default="",
+        description="Why its last game or health check failed, while it is not paused "
+        "(it plays on until the game's number of failures in a row pauses it); '' if none.",
+    )
     source: str
 
 

@@ -84,6 +84,7 @@ class SqlTournamentRepository:
                         position=position,
                         name=name,
                         source=source,
+                        workdir=run.workdirs.get(name),
                         seed_rank=by_seed[name],
                     )
                 )
@@ -148,6 +149,7 @@ class SqlTournamentRepository:
             {e.name: e.source for e in entrants},
             config,
             row.seed,
+            workdirs={e.name: e.workdir for e in entrants if e.workdir is not None},
             # Tournaments stored before this option existed were started when made.
             started=bool(options.get("started", True)),
         )
@@ -252,6 +254,7 @@ class SqlTournamentRepository:
                         position=position,
                         name=name,
                         source=source,
+                        workdir=run.workdirs.get(name),
                         seed_rank=by_seed[name],
                     )
                 )

@@ -138,8 +138,8 @@ def _catalogue() -> Catalogue:
         params=(
             Param("ruleset", "str", "standard", "The rules.", choices=tuple(ruleset_names())),
             Param("map", "str", "standard", "The map.", choices=tuple(m.id for m in maps)),
-            Param("width", "int", 11, "Board width.", minimum=1, maximum=255),
-            Param("height", "int", 11, "Board height.", minimum=1, maximum=255),
+            Param("width", "int", 11, "Board width.", minimum=1, maximum=255, hosted_maximum=25),
+            Param("height", "int", 11, "Board height.", minimum=1, maximum=255, hosted_maximum=25),
             Param(
                 "foodSpawnChance",
                 "int",

@@ -12,7 +12,7 @@ import asyncio
 from fastapi import APIRouter, Path, Response
 
 from snakewar.arena.config import MatchConfig
-from snakewar.arena.ladder import Ladder, load_ladder
+from snakewar.arena.ladder import Ladder, LadderEntry, load_ladder
 from snakewar.engine.protocol import Entrant
 from snakewar.errors import NotFoundError
 from snakewar.server.arena import ArenaBusyError, ArenaWorker, LiveExecutor, RunProgress
@@ -20,10 +20,12 @@ from snakewar.server.auth import AdminDep, NotAllowedError, UserDep
 from snakewar.server.deps import ArenaDep, ConfigDep, ManagerDep, StoreDep, UploadsDep
 from snakewar.server.matches import (
     SNAKE_REF,
+    adapter_for,
     check_caps,
     check_entrants,
     programs_for,
     resolve_entrants,
+    turn_limit,
 )
 from snakewar.server.schemas import (
     NO_CONTENT,
@@ -67,6 +69,10 @@ def _ladder_out(ladder: Ladder, arena: ArenaWorker) -> LadderOut:
     return out
 
 
+def _failure(entry: LadderEntry | None) -> str:
+    return entry.note if entry is not None and entry.failing and not entry.paused else ""
+
+
 def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
     """A ladder as the API shows it: standings, history and recent games."""
     adapter = ladder.config.adapter
@@ -85,6 +91,7 @@ def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
                 games=row.games,
                 paused=bool(entry and entry.paused),
                 note=entry.note if entry else "",
+                failure=_failure(entry),
                 source=entry.source if entry else "",
             )
         )
@@ -100,6 +107,7 @@ def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
                     games=0,
                     paused=entry.paused,
                     note=entry.note,
+                    failure=_failure(entry),
                     source=entry.source,
                 )
             )
@@ -144,14 +152,16 @@ async def create_ladder(
 ) -> LadderOut:
     """Create a ladder (the game's parameters checked now; admins)."""
     del admin
+    adapter = adapter_for(body.game)
+    params = adapter.parse_params(request_params(body, body.params))
     match = MatchConfig.create(
-        body.game,
-        request_params(body, body.params),
+        adapter.name,
+        params,
         game_size=body.game_size,
         timeout_ms=body.timeout,
-        max_turns=min(body.max_turns or config.max_turns, config.max_turns),
+        max_turns=turn_limit(config, adapter, params, body.max_turns),
     )
-    check_caps(config, body.game_size, match.params, body.timeout)
+    check_caps(config, adapter, body.game_size, match.params, body.timeout)
     ladder = Ladder(body.name, match, body.seed)
     await store.run(store.store.ladders.create, ladder)
     return ladder_out(ladder, False)
@@ -233,17 +243,19 @@ async def update_ladder(
     old = ladder.config
     given = body.model_fields_set
     timeout = body.timeout if "timeout" in given else old.timeout_ms
+    adapter = old.adapter
+    params = adapter.parse_params({**old.params, **body.params})
     max_turns = old.max_turns
-    if "max_turns" in given:  # null: this server's longest, as when a ladder is made
-        max_turns = min(body.max_turns or config.max_turns, config.max_turns)
+    if "max_turns" in given:  # null: as when a ladder is made (the game's own end)
+        max_turns = turn_limit(config, adapter, params, body.max_turns)
     match = MatchConfig.create(
         old.game,
-        {**old.params, **body.params},
+        params,
         game_size=old.game_size,
         timeout_ms=timeout,
         max_turns=max_turns,
     )
-    check_caps(config, old.game_size, match.params, timeout)
+    check_caps(config, adapter, old.game_size, match.params, timeout)
     ladder.config = match
     await store.run(store.store.ladders.save, ladder)
     return _ladder_out(ladder, arena)

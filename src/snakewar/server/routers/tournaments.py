@@ -31,6 +31,7 @@ from snakewar.server.matches import (
     check_entrants,
     programs_for,
     resolve_entrants,
+    turn_limit,
 )
 from snakewar.server.routers.ladders import run_out
 from snakewar.server.schemas import (
@@ -141,7 +142,7 @@ async def _check(run: TournamentRun, config: ServerConfig, programs: dict[str, A
     """Refuse a tournament past this server's caps, or with entrants it never plays."""
     _check_size(run, config)
     match = run.config
-    check_caps(config, match.game_size, match.params, match.timeout_ms)
+    check_caps(config, match.adapter, match.game_size, match.params, match.timeout_ms)
     entrants = [Entrant(s, name, programs.get(s)) for name, s in run.snakes.items()]
     await check_entrants(match.adapter, entrants, config)
 
@@ -166,12 +167,14 @@ async def create_tournament(
     pairs, programs = await _entrants(
         store, admin, config, uploads, body.game, body.snakes, body.names
     )
+    adapter = adapter_for(body.game)
+    params = adapter.parse_params(request_params(body, body.params))
     match = MatchConfig.create(
-        body.game,
-        request_params(body, body.params),
+        adapter.name,
+        params,
         game_size=body.heat_size,
         timeout_ms=body.timeout,
-        max_turns=min(body.max_turns or config.max_turns, config.max_turns),
+        max_turns=turn_limit(config, adapter, params, body.max_turns),
     )
     run = TournamentRun.create(
         body.name,
