@@ -597,7 +597,7 @@ def test_pages_of_a_club_fit_a_phone_and_forms_stack(club: Club, browser: Browse
         page.wait_for_load_state("networkidle")
         fits_phone(page)
         # Each form's fields stack: none is wider than its form.
-        for form in page.locator("main form").all():
+        for form in page.locator("main form:visible").all():
             box = form.bounding_box()
             assert box is not None and box["width"] <= PHONE["width"], path
             for field in form.locator("input:visible, select:visible").all():
