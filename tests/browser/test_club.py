@@ -156,6 +156,7 @@ def test_an_invitation_link_is_made_copied_used_and_revoked(club: Club, browser:
     refused = httpx.post(
         club.url + "/api/auth/signup",
         json={"name": "dave", "password": "a long password", "invite": revoked.rsplit("=", 1)[1]},
+        timeout=60,
     )
     assert refused.status_code == 403 and "not valid" in refused.text, refused.text
     page.set_viewport_size(PHONE)
