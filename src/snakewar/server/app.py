@@ -147,7 +147,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     )
     hosts = config.allowed_hosts if config.public else (*LOOPBACK_NAMES, *config.allowed_hosts)
     app.add_middleware(HostCheckMiddleware, hosts=hosts)
-    add_error_handlers(app)
+    add_error_handlers(app, not_found_page=pages.not_found_page)
     routers = (auth, tokens, users, snakes, games, catalogue, engine, ladders, tournaments)
     for module in (*routers, halite, tester, pages, docs):
         app.include_router(module.router)

@@ -21,6 +21,8 @@ from pydantic import (
     model_validator,
 )
 
+from snakewar.server.patterns import LABEL, LADDER_NAME, SEED_TEXT, SNAKE_NAME, USER_NAME
+
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
@@ -114,7 +116,7 @@ Seed = Annotated[
         {
             "anyOf": [
                 {"type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX},
-                {"type": "string", "pattern": "^-?[0-9]{1,20}$"},
+                {"type": "string", "pattern": SEED_TEXT.pattern},
             ],
             "description": "A 64-bit seed: an integer, or the same as a decimal string "
             "(exact in JavaScript).",
@@ -419,10 +421,16 @@ class CatalogueOut(BaseModel):
 
 
 class MapOut(BaseModel):
-    """A Battlesnake map with its sizes and player counts."""
+    """A Battlesnake map with its sizes and player counts.
+
+    ``name`` is the reference engine's (for some maps their id); ``title`` is what
+    pages show, and ``default_size`` the ``[width, height]`` a game on it starts from.
+    """
 
     id: str
     name: str
+    title: str
+    default_size: list[int]
     description: str
     min_players: int
     max_players: int
@@ -437,7 +445,7 @@ class CreateLadder(RequestModel):
 
     model_config = ConfigDict(extra="allow")
 
-    name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$")
+    name: Annotated[str, LADDER_NAME.field()]
     game: str | None = Field(None, max_length=32)
     params: dict[str, int | str | bool] = Field(default_factory=dict)
     timeout: int | None = Field(None, ge=1, le=60_000, description="Time per turn in ms.")
@@ -864,15 +872,7 @@ class TesterReportOut(BaseModel):
 
 # -- accounts ------------------------------------------------------------------------------
 
-UserName = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=32,
-        pattern=r"^[a-z0-9][a-z0-9_-]*$",
-        description="Lowercase letters, digits, '_' and '-'.",
-    ),
-]
+UserName = Annotated[str, USER_NAME.field()]
 Password = Annotated[str, Field(min_length=8, max_length=256, description="8 to 256 characters.")]
 
 
@@ -959,7 +959,7 @@ class CreateToken(RequestModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    label: str = Field(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
+    label: Annotated[str, LABEL.field()]
 
 
 class TokenOut(BaseModel):
@@ -983,7 +983,7 @@ class RegisterSnake(RequestModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    name: Annotated[str, SNAKE_NAME.field()]
     game: str | None = Field(None, max_length=32, description="The game (default: Battlesnake).")
     url: str = Field(
         min_length=1,

@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 import httpx
 from typing_extensions import override
 
+from snakewar.adapters.battlesnake.map_titles import default_size, map_title
 from snakewar.adapters.battlesnake.terminal import terminal_replay
 from snakewar.bots import bot_descriptions, make_bot
 from snakewar.engine.protocol import (
@@ -199,6 +200,8 @@ def _catalogue() -> Catalogue:
                 {
                     "id": m.id,
                     "name": m.meta.name,
+                    "title": map_title(m.meta),
+                    "default_size": list(default_size(m.meta)),
                     "description": m.meta.description,
                     "min_players": m.meta.min_players,
                     "max_players": m.meta.max_players,
