@@ -27,6 +27,7 @@ from snakewar.server.auth import (
     set_session_cookie,
 )
 from snakewar.server.deps import ConfigDep, PasswordsDep, StoreDep, client_key
+from snakewar.server.patterns import INVITE_ID
 from snakewar.server.safety import RateLimitError
 from snakewar.server.schemas import (
     NO_CONTENT,
@@ -179,7 +180,7 @@ async def list_invites(admin: AdminDep, store: StoreDep) -> list[InviteInfoOut]:
 async def revoke_invite(
     admin: AdminDep,
     store: StoreDep,
-    invite_id: str = Path(min_length=64, max_length=64, pattern=r"^[0-9a-f]{64}$"),
+    invite_id: str = Path(**INVITE_ID.limits()),
 ) -> Response:
     """Revoke an unused invitation: its link stops working at once (admins).
 
