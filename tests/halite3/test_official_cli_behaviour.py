@@ -164,8 +164,10 @@ def test_strict_writes_the_replay_and_results_of_the_aborted_game(tmp_path: Path
     # The aborting turn's commands were committed but are not recorded, nor its cells.
     assert frames[played]["moves"] == {} and frames[played]["cells"] == []
     assert all(frames[t]["moves"] for t in range(1, played))
-    warned = [Path(path).read_text() for path in results["error_logs"].values()]
-    assert any("warning:" in log for log in warned)
+    # Under --strict the engine does not ignore the warning: its log says error.
+    logged = [Path(path).read_text() for path in results["error_logs"].values()]
+    assert any("\nerror: " in log for log in logged)
+    assert not any("warning:" in log for log in logged)
     replay = read_hlt(results["replay"])
     assert replay.turns_played == played
     report = verify_hlt(replay)

@@ -608,6 +608,8 @@ class HaliteGame:
         """
         if self.over:
             raise HaliteError("the game is over; no more turns can be played")
+        if self.max_turns == 0:
+            raise HaliteError("a game of 0 turns has no turn to play; see end_without_turns")
         c = self.constants
         self.turn += 1
         turn = self.turn
@@ -689,6 +691,27 @@ class HaliteGame:
         )
         self.history.append(outcome)
         return outcome
+
+    def end_without_turns(self, failed: Iterable[int] = ()) -> None:
+        """End a game of 0 turns (``--turn-limit 0``) before its first turn, as the engine.
+
+        The engine's turn loop runs no turn when the turn count is 0, and the game ends
+        as a 1-turn game that played none: ``number_turns`` is 1, the replay has the
+        first and the last frames only, and every player still playing was alive on
+        turn 1.
+
+        Args:
+            failed: the players whose bots failed their initialization: killed first,
+                as the engine kills them before its turn loop.
+
+        Raises:
+            HaliteError: the game has turns to play, or is over.
+        """
+        if self.over or self.max_turns != 0:
+            raise HaliteError("only a game of 0 turns ends without turns")
+        for pid in sorted(set(failed)):
+            self._kill(pid)
+        self._finish()
 
     def _kill(self, pid: int) -> None:
         player = self.players[pid]
@@ -843,6 +866,8 @@ class HaliteGame:
     ) -> bool:
         c = self.constants
         strict = c.STRICT_ERRORS
+        # Under --strict the engine does not ignore these: they are logged as errors.
+        level = "error" if strict else "warning"
         offence = False
         mark = self._mark
         w = self.width
@@ -897,7 +922,7 @@ class HaliteGame:
                 if ship.cargo < required:
                     log.add(
                         pid,
-                        "warning",
+                        level,
                         f"entity {sid} was directed to use {required} halite to move"
                         f" {_DIRECTION_NAMES[command.direction]}, but only {ship.cargo} halite"
                         " was available",
@@ -948,7 +973,7 @@ class HaliteGame:
                         names = ", ".join(str(s) for s in own)
                         log.add(
                             pid,
-                            "warning",
+                            level,
                             f"owned entities {names} collided on cell ({x}, {y}) as the result"
                             " of moves on this turn",
                             _context(parsed[pid], causes[0])
@@ -1017,7 +1042,7 @@ class HaliteGame:
                 if existing.owner == self.owner[pos]:
                     log.add(
                         pid,
-                        "warning",
+                        level,
                         f"spawn on cell ({x}, {y}) collided with owned entity {existing.id}"
                         " on that cell",
                         _context(parsed[pid], parsed[pid].index(command)),
