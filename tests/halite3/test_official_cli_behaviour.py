@@ -210,7 +210,7 @@ def test_integer_constants_are_truncated_and_wrapped_as_the_engine() -> None:
 
 def test_wrapped_max_turns_plays_to_the_natural_end(tmp_path: Path) -> None:
     path = constants_file(tmp_path, MAX_TURNS=-5)
-    printed = halite("play", "--print-constants", "-c", str(path), cwd=tmp_path)
+    printed = halite("play", "--print-constants", "-c", str(path), "builtin:greedy", cwd=tmp_path)
     assert printed.returncode == 0, printed.stderr
     assert json.loads(printed.stdout)["MAX_TURNS"] == 18446744073709551611
     crash = f"{FAULTY} crash 4"  # the game ends when it dies, on turn 4
