@@ -222,6 +222,31 @@ def test_the_log_is_the_engines_line_for_line(game: str, tmp_path: Path) -> None
     assert ours == recorded["stderr"]
 
 
+def test_a_bot_that_dies_mid_line_is_logged_as_the_engine_logs_it(tmp_path: Path) -> None:
+    # Checked against the engine: what the bot wrote of a line, then its stderr.
+    done = halite_play(*SMALL, "--turn-limit", "5", f"{BOTS} greedy", f"{FAULTY} half_line 3",
+                       cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = plain(done.stderr)
+    start = lines.index("[error] [3] [P1] Communication failed")
+    assert lines[start : start + 8] == [
+        "[error] [3] [P1] Communication failed",
+        "[error] [3] [P1] Last input received was:",
+        "[error] [3] [P1] ",
+        "[error] [3] [P1] m 1",
+        "[error] [3] [P1] Player's error output was:",
+        "[error] [3] [P1] Traceback: oops",
+        "[error] [3] [P1] ValueError: bad",
+        "[warn] [3] [P1] Killing player",
+    ]
+    (log,) = tmp_path.glob("errorlog-*-5-32-32-1.log")
+    assert log.read_text() == (
+        f"\nTurn 3\n{'=' * 64}\nerror: communication error with bot: read failed, errno was: "
+        "0 (Success)\nLast input received was:\n\nm 1\nBot error output was:\n"
+        "Traceback: oops\nValueError: bad\n\n"
+    )
+
+
 def test_debug_lines_with_four_v(tmp_path: Path) -> None:
     done = halite_play("-vvvv", *SMALL, "--turn-limit", "2", f"{BOTS} greedy", cwd=tmp_path)
     assert done.returncode == 0, done.stderr

@@ -96,6 +96,7 @@ class HaliteMatch:
         turn_times: wall seconds of each turn, bots' replies included.
         init_time: wall seconds from launching the bots to the last name received.
         pgids: the process group id of each subprocess bot (all killed by the end).
+        unfinished: what each bot that failed had sent of a line without ending it.
     """
 
     game: HaliteGame
@@ -110,6 +111,7 @@ class HaliteMatch:
     init_time: float = 0.0
     pgids: dict[int, int] = field(default_factory=dict)
     declared_names: list[str] = field(default_factory=list)
+    unfinished: dict[int, str] = field(default_factory=dict)
 
     @property
     def failed_to_initialize(self) -> set[int]:
@@ -434,6 +436,8 @@ async def play_halite(
             match.names[pid] = FAILED_NAME
             match.failures[pid] = why
             match.failed_on[pid] = 0
+            if seats[pid].partial:
+                match.unfinished[pid] = seats[pid].partial
             await seats[pid].kill()
         console.initialized(seats, init_failures)
         if game.max_turns == 0:
@@ -508,6 +512,8 @@ async def _run_turns(
                     failures[pid] = reply
                     match.failures[pid] = reply
                     match.failed_on[pid] = game.turn + 1
+                    if seats[pid].partial:
+                        match.unfinished[pid] = seats[pid].partial
                 else:
                     commands[pid] = reply.line
         for pid, seat in local_seats:
@@ -521,7 +527,8 @@ async def _run_turns(
                 match.failed_on[pid] = game.turn + 1
         console.exchanged(game, commands, pending_failures)
         could_play = {p.id for p in players if not p.terminated and p.can_play}
-        outcome = game.step(commands, failures)
+        unfinished = {pid: seats[pid].partial for pid in failures if pid not in pending_failures}
+        outcome = game.step(commands, failures, unfinished)
         for pid in outcome.killed:
             await seats[pid].kill()
         console.turn_played(game, outcome, commands, pending_failures, could_play)
@@ -693,6 +700,8 @@ def _error_logs(game: HaliteGame, match: HaliteMatch, init_failed: set[int]) -> 
         stderr = match.stderr.get(pid, "")
         if pid in init_failed:
             text = f"\nInitialization Phase\n{_RULE}\nerror: {match.failures[pid]}\n"
+            if match.unfinished.get(pid):
+                text += f"Last input received was:\n{match.unfinished[pid]}\n"
         else:
             text = game.error_logs.get(pid, "")
         if stderr:

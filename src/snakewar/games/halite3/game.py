@@ -591,7 +591,10 @@ class HaliteGame:
     # -- the turn ---------------------------------------------------------------------
 
     def step(
-        self, commands: Mapping[int, str | None], failures: Mapping[int, str] | None = None
+        self,
+        commands: Mapping[int, str | None],
+        failures: Mapping[int, str] | None = None,
+        unfinished: Mapping[int, str] | None = None,
     ) -> TurnOutcome:
         """Play one turn from each live player's raw command line.
 
@@ -601,6 +604,8 @@ class HaliteGame:
                 (the engine kills it).  Lines for terminated players are ignored.
             failures: for players whose line is ``None``, why (for the error log), e.g.
                 ``timed out after 2000 ms (when reading string)``.
+            unfinished: for players whose line is ``None``, what they had sent of a line
+                without ending it, if anything (the error log shows it, as the engine's).
 
         Returns:
             What happened; the new state is on the game.  The game is over when
@@ -629,7 +634,8 @@ class HaliteGame:
             line = commands[pid]
             if line is None:
                 why = (failures or {}).get(pid, "communication error with bot: no reply")
-                log.add(pid, "error", why, "Last input received was:\n\n\n")
+                sent = (unfinished or {}).get(pid, "")
+                log.add(pid, "error", why, f"Last input received was:\n\n{sent}\n")
                 self._kill(pid)
                 killed.append(pid)
                 continue
