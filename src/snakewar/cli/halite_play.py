@@ -81,6 +81,9 @@ def main(argv: Sequence[str]) -> int:
         return _error(str(exc))
     except OSError as exc:
         return _error(f"cannot start the game: {exc}")
+    except KeyboardInterrupt:
+        # Ctrl-C: the referee has killed the bots on its way out; no traceback.
+        return 130
     return 0
 
 
