@@ -129,7 +129,8 @@ out.testerLines = [T.parseLines('{"a":1}\n\n{"b":2}\n{"c"'), T.parseLines("")];
 out.testerProgress = T.progressText({ checks: 4, checksTotal: 4, done: 3, scenarios: 26 });
 out.testerBody = T.buildBody(" http://x/ ", ["royale"]);
 
-out.ladders = LS.ladderRows([{ name: "a b", snakes: 2, games_played: 5, running: true }]);
+out.ladders = LS.ladderRows([{ name: "a b", game: "battlesnake", snakes: 2, games_played: 5,
+  running: true }]);
 out.noLadders = LS.ladderRows([]);
 
 out.standing = [
@@ -463,6 +464,7 @@ def test_ladder_rows_and_standings(js: dict[str, Any]) -> None:
         {
             "cells": [
                 {"text": "a b", "href": "/ladders/a%20b"},
+                "battlesnake",
                 "2 snakes",
                 "5 games",
                 "playing now",
@@ -472,7 +474,7 @@ def test_ladder_rows_and_standings(js: dict[str, Any]) -> None:
     assert js["noLadders"] == [{"cells": [{"text": "No ladders yet.", "cls": "muted"}]}]
     assert js["standing"] == [
         {"cells": [1, "s", "1.23", "25.00", "8.33", 3, "active"]},
-        {"cells": ["-", "new", "-", "-", "-", 0, "unreachable"]},
+        {"cells": ["-", "new", "-", "-", "-", 0, "paused: unreachable"]},
     ]
     watch = {"text": "watch", "href": "/view/g"}
     assert js["recent"] == {"cells": ["a > b = c", "12 turns", watch]}
@@ -490,15 +492,17 @@ def test_the_rating_chart_spans_its_area(js: dict[str, Any]) -> None:
     assert a["color"] != b["color"]
     # Ratings (mu - 3 sigma): a goes 1, 6, 12; b is at 1.  Lowest at the bottom,
     # highest at the top, games spread over the width of the longest history.
+    height = area["bottom"] - area["top"]
     assert _points(a) == [
         (area["left"], area["bottom"]),
-        ((area["left"] + area["right"]) / 2, area["bottom"] - 5 / 11 * 220),
+        ((area["left"] + area["right"]) / 2, area["bottom"] - 5 / 11 * height),
         (area["right"], area["top"]),
     ]
     assert _points(b) == [(area["left"], area["bottom"])]
     # A flat history is drawn mid-height, not divided by zero.
     (flat,) = js["flatChart"]
-    assert [y for _, y in _points(flat)] == [120.0, 120.0]
+    middle = (area["top"] + area["bottom"]) / 2
+    assert [y for _, y in _points(flat)] == [middle, middle]
     assert js["emptyChart"] == []
 
 
@@ -516,6 +520,7 @@ def test_the_bracket_groups_matches_by_round(js: dict[str, Any]) -> None:
             {"text": "game 1", "href": "/view/g1"},
             {"text": "game 2", "href": "/halite/games/h%202"},
         ],
+        "live": None,
     }
     assert bye["bye"] is True and bye["lines"] == [
         {"text": "c", "won": True},
@@ -523,7 +528,7 @@ def test_the_bracket_groups_matches_by_round(js: dict[str, Any]) -> None:
     ]
     assert empty["lines"] == [{"text": "?", "won": False}] * 2
     assert pending["games"] == []
-    assert js["status"] == ["Champion: a", "Playing now", "Waiting"]
+    assert js["status"] == ["Champion: a", "Playing now", "Waiting to be played on"]
     assert js["tStandings"] == [{"cells": [1, "a"]}, {"cells": [2, "b"]}]
 
 

@@ -38,6 +38,7 @@ import asyncio
 import contextlib
 import enum
 import os
+import re
 import shlex
 import signal
 import time
@@ -66,6 +67,8 @@ MAX_LINE_BYTES = 1 << 20
 _CHUNK = 1 << 16
 
 
+# A shell variable assignment: a name, then "=" (the value may be empty).
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_WORDS = frozenset({"&&", "||", ";", "|", "&", ">", ">>", "<", "<<", "2>", "2>&1", "&>"})
 
 
@@ -119,10 +122,26 @@ class Program:
     def from_command(cls, text: str, cwd: str | None = None) -> Program:
         """A program from a command line typed by the machine's own user.
 
+        Leading ``NAME=value`` words set environment variables for the program, as a
+        shell does (``RUST_BACKTRACE=1 ./target/debug/my_bot``, as the official Rust
+        kit's ``run_game.sh`` has it): the program inherits this process's environment
+        with those added.
+
         Raises:
-            CommandLineError: as :func:`split_command`.
+            CommandLineError: as :func:`split_command`, or assignments and no program.
         """
-        return cls(split_command(text), cwd=cwd)
+        words = split_command(text)
+        count = 0
+        while count < len(words) and _ASSIGNMENT.match(words[count]):
+            count += 1
+        if count == 0:
+            return cls(words, cwd=cwd)
+        if count == len(words):
+            raise CommandLineError(
+                f"bot command {text[:80]!r} sets variables but names no program to run"
+            )
+        added = dict(word.split("=", 1) for word in words[:count])
+        return cls(words[count:], cwd=cwd, env={**os.environ, **added})
 
     def describe(self) -> str:
         """The command, quoted as a shell would show it (for messages and replays)."""

@@ -32,6 +32,7 @@ __all__ = [
     "CallOut",
     "CallsOut",
     "CatalogueOut",
+    "ChangePassword",
     "CheckOut",
     "CreateGame",
     "CreateLadder",
@@ -47,22 +48,26 @@ __all__ = [
     "GameList",
     "GameOut",
     "HaliteReplayDocumentOut",
+    "InviteInfoOut",
     "InviteOut",
     "LadderGameOut",
     "LadderOut",
     "LadderSummaryOut",
+    "LiveGameOut",
     "LoadOnlyOut",
     "LogOut",
     "MapOut",
     "MeOut",
     "NewTokenOut",
     "ParamOut",
+    "PasswordResetOut",
     "ProgramGameOut",
     "RatingPointOut",
     "RegisterSnake",
     "RequestModel",
     "RunAccepted",
     "RunLadder",
+    "RunOut",
     "ScenarioOut",
     "ScoreOut",
     "Seed",
@@ -72,12 +77,15 @@ __all__ = [
     "TestRequest",
     "TesterReportOut",
     "TokenOut",
+    "TournamentFormat",
     "TournamentGameOut",
     "TournamentMatchOut",
     "TournamentOut",
     "TournamentStandingOut",
     "TournamentSummaryOut",
+    "UpdateLadder",
     "UpdateSnake",
+    "UpdateTournament",
     "UpdateUser",
     "UploadOut",
     "UserOut",
@@ -486,12 +494,39 @@ class RunLadder(RequestModel):
     games: int = Field(10, ge=1, le=1000)
 
 
+class UpdateLadder(RequestModel):
+    """An admin's change to a ladder, for its future games: a field left out stays as it is.
+
+    The game and the entrants per game stay: ratings compare games of one kind.
+    ``timeout`` set to ``null`` goes back to the game's own, ``max_turns`` to what a new
+    ladder gets (the game's own end, within this server's cap).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    timeout: int | None = Field(None, ge=1, le=60_000, description="Time per turn in ms.")
+    max_turns: int | None = Field(None, ge=1)
+    params: dict[str, int | str | bool] = Field(
+        default_factory=dict,
+        description="Parameters to change (the others keep their values; GET /api/catalogue).",
+    )
+
+
 class RunAccepted(BaseModel):
     """A run started in the background."""
 
     name: str
     running: bool
     games: int
+
+
+class RunOut(BaseModel):
+    """A ladder's or tournament's latest run: going on, or how it ended."""
+
+    games: int | None = Field(description="Games asked for (null: a tournament, to its end).")
+    done: int = Field(description="Games played so far.")
+    running: bool
+    error: str = Field(description='Why the run stopped early ("" if it did not).')
 
 
 class StandingOut(BaseModel):
@@ -544,6 +579,7 @@ class LadderOut(BaseModel):
     standings: list[StandingOut]
     history: dict[str, list[RatingPointOut]]
     recent_games: list[LadderGameOut]
+    run: RunOut | None = Field(default=None, description="The latest run since the server started.")
 
 
 class LadderSummaryOut(BaseModel):
@@ -558,6 +594,9 @@ class LadderSummaryOut(BaseModel):
 
 # -- tournaments -----------------------------------------------------------------------
 
+TournamentFormat = Literal["single_elimination", "double_elimination", "round_robin", "swiss"]
+"""The tournament formats (:data:`snakewar.arena.tournaments.FORMATS`)."""
+
 
 class CreateTournament(RequestModel):
     """A new tournament: entrants by seed (best first), the format and the game."""
@@ -565,7 +604,7 @@ class CreateTournament(RequestModel):
     model_config = ConfigDict(extra="allow")
 
     name: str = Field(min_length=1, max_length=100)
-    format: str = Field("single_elimination", max_length=32)
+    format: TournamentFormat = "single_elimination"
     snakes: list[str] = Field(min_length=2, max_length=64)
     names: list[str] = Field(default_factory=list, max_length=64)
     heat_size: int = Field(2, ge=2, le=8)
@@ -575,6 +614,40 @@ class CreateTournament(RequestModel):
     timeout: int | None = Field(None, ge=1, le=60_000)
     max_turns: int | None = Field(None, ge=1)
     seed: Seed = 1
+    start: bool = Field(
+        default=True,
+        description="Start playing it now; false: it waits for POST .../run (and may be "
+        "edited until then).",
+    )
+
+
+class UpdateTournament(RequestModel):
+    """An admin's change to a tournament that has not started: its name or entrants.
+
+    Entrants named in ``remove`` leave; those in ``add`` (with ``add_names``, as
+    :class:`CreateTournament`'s ``snakes`` and ``names``) join after the others, in
+    seed order.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, min_length=1, max_length=100)
+    remove: list[Annotated[str, Field(max_length=100)]] = Field(
+        default_factory=list, max_length=64, description="Entrants' names."
+    )
+    add: list[Annotated[str, Field(min_length=1, max_length=2048)]] = Field(
+        default_factory=list, max_length=64
+    )
+    add_names: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
+        default_factory=list, max_length=64
+    )
+
+
+class LiveGameOut(BaseModel):
+    """A game being played now, to watch live."""
+
+    game_id: str
+    viewer: str
 
 
 class TournamentGameOut(BaseModel):
@@ -600,6 +673,7 @@ class TournamentMatchOut(BaseModel):
     advanced: list[str]
     lost: list[str]
     games: list[TournamentGameOut]
+    playing: LiveGameOut | None = Field(default=None, description="Its game being played now.")
 
 
 class TournamentStandingOut(BaseModel):
@@ -631,6 +705,13 @@ class TournamentOut(BaseModel):
     matches: list[TournamentMatchOut]
     running: bool
     page: str
+    format_title: str = Field(
+        default="", description='The format for people ("Single elimination").'
+    )
+    started: bool = Field(
+        default=True, description="False until an admin starts it (POST .../run)."
+    )
+    run: RunOut | None = Field(default=None, description="The latest run since the server started.")
 
 
 class TournamentSummaryOut(BaseModel):
@@ -640,6 +721,13 @@ class TournamentSummaryOut(BaseModel):
     name: str
     page: str
     running: bool
+    game: str = ""
+    format: str = ""
+    format_title: str = ""
+    entrants: int = 0
+    started: bool = True
+    finished: bool = False
+    champion: str | None = None
 
 
 # -- program games (Halite III replays) ------------------------------------------------
@@ -866,6 +954,34 @@ class InviteOut(BaseModel):
 
     code: str
     expires_at: str
+    id: str = Field(default="", description="What lists and revokes it (never its code).")
+
+
+class InviteInfoOut(BaseModel):
+    """A sign-up invitation as listed (its code is never shown again)."""
+
+    id: str
+    created_at: str
+    expires_at: str
+    made_by: str | None
+    used_by: str | None
+    status: Literal["open", "used", "expired"]
+
+
+class PasswordResetOut(BaseModel):
+    """A reset account: its new password, shown this once (the user changes it)."""
+
+    name: str
+    password: str
+
+
+class ChangePassword(RequestModel):
+    """A user's change of their own password."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    current_password: str = Field(min_length=1, max_length=256)
+    new_password: Password
 
 
 class CreateToken(RequestModel):

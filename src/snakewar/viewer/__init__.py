@@ -73,6 +73,10 @@ ASSETS: tuple[str, ...] = (
             "session.js",
             "login.js",
             "account.js",
+            "club.js",
+            "tournaments.js",
+            "admin_users.js",
+            "admin_invites.js",
         )
     ),
 )

@@ -26,6 +26,7 @@ from fastapi.templating import Jinja2Templates
 from snakewar.adapters import get_game
 from snakewar.arena.ladder import load_ladder
 from snakewar.arena.tournament_runner import load_tournament
+from snakewar.arena.tournaments import FORMAT_TITLES
 from snakewar.bots import bot_names
 from snakewar.errors import SnakewarError
 from snakewar.server.auth import Principal, get_principal
@@ -272,6 +273,38 @@ async def ladder(
     """A ladder's standings, rating chart and recent games (404 for no such ladder)."""
     await store.run(load_ladder, store.store, name)
     return _render(templates, request, "ladder.html", title=f"Ladder {name}", name=name)
+
+
+@router.get("/tournaments")
+def tournaments(request: Request, templates: TemplatesDep) -> HTMLResponse:
+    """Every tournament (the module reads ``/api/tournaments``) and, for admins, a new one."""
+    formats = list(FORMAT_TITLES.items())
+    return _render(templates, request, "tournaments.html", title="Tournaments", formats=formats)
+
+
+def _admin_page(
+    templates: Jinja2Templates, request: Request, template: str, title: str
+) -> HTMLResponse | RedirectResponse:
+    """An admin's page: a visitor is sent to log in; a user who is no admin is told (403)."""
+    principal: Principal = request.state.principal
+    if principal.user is None:
+        return RedirectResponse("/login", status_code=303)
+    response = _render(templates, request, template, title=title)
+    if not principal.is_admin:
+        response.status_code = 403
+    return response
+
+
+@router.get("/admin/users", response_model=None)
+def admin_users(request: Request, templates: TemplatesDep) -> HTMLResponse | RedirectResponse:
+    """The accounts: role, disable, reset a password (admins)."""
+    return _admin_page(templates, request, "admin_users.html", "Users")
+
+
+@router.get("/admin/invites", response_model=None)
+def admin_invites(request: Request, templates: TemplatesDep) -> HTMLResponse | RedirectResponse:
+    """Sign-up invitations: make one (its link is shown once), list and revoke (admins)."""
+    return _admin_page(templates, request, "admin_invites.html", "Invitations")
 
 
 @router.get("/tournaments/{tid}")
