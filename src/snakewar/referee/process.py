@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 from snakewar.errors import EntrantError
 
 if TYPE_CHECKING:
-    from snakewar.referee.sandbox import SandboxPolicy
+    from snakewar.referee.sandbox import SandboxPolicy, SandboxRun
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -238,6 +238,11 @@ class ProcessBot:
         self.command = command
         self._process = process
         self._release = release
+        self._sandbox: SandboxRun | None = None
+        if release is not None:
+            from snakewar.referee.sandbox import SandboxRun
+
+            self._sandbox = release if isinstance(release, SandboxRun) else None
         self._buffer = bytearray()
         self._eof = False
         self._killed = False
@@ -324,6 +329,11 @@ class ProcessBot:
     def returncode(self) -> int | None:
         """The bot's exit status once it has been reaped, else ``None``."""
         return self._process.returncode
+
+    @property
+    def sandbox(self) -> SandboxRun | None:
+        """The bot's sandbox (its cgroup, why it was killed), if it runs in one."""
+        return self._sandbox
 
     @property
     def killed(self) -> bool:
@@ -482,8 +492,17 @@ class ProcessBot:
                 pass
 
     def stderr_text(self) -> str:
-        """What the bot wrote to stderr so far (bounded; dropped bytes are counted)."""
-        return self._stderr.text()
+        """What the bot wrote to stderr so far (bounded; dropped bytes are counted).
+
+        A sandbox that was killed for its memory or CPU time says so on a last line.
+        """
+        text = self._stderr.text()
+        verdict = self._sandbox.verdict if self._sandbox is not None else None
+        if verdict is not None:
+            if text and not text.endswith("\n"):
+                text += "\n"
+            text += f"[sandbox] {verdict}\n"
+        return text
 
     @property
     def stderr_dropped(self) -> int:
