@@ -14,6 +14,8 @@ machines have one).
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -393,6 +395,82 @@ def test_no_cgroup_means_no_sandbox_saying_why(monkeypatch: pytest.MonkeyPatch) 
         assert sandbox_available() == why
         with pytest.raises(SandboxError, match="has no memory controller"):
             prepare(Program(("python3", "bot.py"), sandbox=SandboxPolicy()))
+    finally:
+        sandbox_available.cache_clear()
+
+
+class _Unjoinable(cgroups.Cgroup):
+    """A cgroup whose ``cgroup.procs`` is missing: joining it fails between fork and exec."""
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__(directory.name, cgroups.Limits(MiB, 8, 1.0, 10))
+        self.directory = directory
+
+    @property
+    def join(self) -> tuple[bytes, ...]:
+        return (os.fsencode(self.directory / "missing" / "cgroup.procs"),)
+
+    @property
+    def directories(self) -> tuple[Path, ...]:
+        return (self.directory,)
+
+    def processes(self) -> list[int]:
+        return []
+
+    def memory_bytes(self) -> int:
+        return 0
+
+    def memory_peak(self) -> int | None:
+        return None
+
+    def oom_kills(self) -> int:
+        return 0
+
+    def cpu_seconds(self) -> float:
+        return 0.0
+
+    def kill(self) -> None:
+        """Nothing ever ran in it."""
+
+
+class _UnjoinablePlace(cgroups.Hierarchy):
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.made: list[Path] = []
+
+    def describe(self) -> str:
+        return f"unjoinable cgroups in {self.root}"
+
+    def create(self, limits: cgroups.Limits) -> cgroups.Cgroup:
+        directory = self.root / f"g{len(self.made)}"
+        directory.mkdir()
+        self.made.append(directory)
+        return _Unjoinable(directory)
+
+
+def test_a_bot_that_cannot_join_its_cgroup_never_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = sandboxed(tmp_path, "print('RAN', flush=True)\n", SandboxPolicy(cpu_seconds=10))
+    place = _UnjoinablePlace(tmp_path)
+    monkeypatch.setattr(cgroups, "hierarchy", lambda: place)
+
+    async def start() -> None:
+        bot = await ProcessBot.start(program)
+        await bot.kill()
+
+    # sandbox_available() was checked (cached) before the cgroup went wrong.
+    with pytest.raises(SandboxError, match=r"cannot start bot .* in its sandbox") as caught:
+        asyncio.run(start())
+    # The spawn itself failed (between fork and exec): no bwrap, no bot ever ran.
+    assert isinstance(caught.value.__cause__, subprocess.SubprocessError)
+    wait_until_removed(tuple(place.made))  # and its cgroup was removed all the same
+    # Checked afresh, the host is found unable to make a sandbox, saying where.
+    sandbox_available.cache_clear()
+    try:
+        problem = sandbox_available()
+        assert problem is not None and "cannot be started in its cgroup" in problem, problem
+        assert str(tmp_path) in problem
     finally:
         sandbox_available.cache_clear()
 

@@ -31,6 +31,7 @@ children, so this process first moves itself (and the workers it started) into a
 
 from __future__ import annotations
 
+import abc
 import atexit
 import contextlib
 import errno
@@ -129,7 +130,7 @@ def _signal_members(procs: Path) -> int:
     return len(members)
 
 
-class Cgroup:
+class Cgroup(abc.ABC):
     """The cgroup of one sandbox (one directory per hierarchy on cgroup v1)."""
 
     def __init__(self, name: str, limits: Limits) -> None:
@@ -139,6 +140,7 @@ class Cgroup:
         """Why the :class:`Warden` killed it (memory, CPU time), if it did."""
 
     @property
+    @abc.abstractmethod
     def join(self) -> tuple[bytes, ...]:
         """The ``cgroup.procs`` files a process writes ``0`` into to join."""
         raise NotImplementedError
@@ -167,30 +169,37 @@ class Cgroup:
         return self.verdict
 
     @property
+    @abc.abstractmethod
     def directories(self) -> tuple[Path, ...]:
         """Its directories (one on cgroup v2)."""
         raise NotImplementedError
 
+    @abc.abstractmethod
     def processes(self) -> list[int]:
         """The processes in it now (pids as the host sees them)."""
         raise NotImplementedError
 
+    @abc.abstractmethod
     def memory_bytes(self) -> int:
         """Its memory now: its processes' and its tmpfs files'."""
         raise NotImplementedError
 
+    @abc.abstractmethod
     def memory_peak(self) -> int | None:
         """The most memory it ever held (``None``: the kernel does not say)."""
         raise NotImplementedError
 
+    @abc.abstractmethod
     def cpu_seconds(self) -> float:
         """CPU time its processes have used, all of them together."""
         raise NotImplementedError
 
+    @abc.abstractmethod
     def oom_kills(self) -> int:
         """How many of its processes the kernel killed for memory."""
         raise NotImplementedError
 
+    @abc.abstractmethod
     def kill(self) -> None:
         """``SIGKILL`` every process in it, those they start meanwhile too."""
         raise NotImplementedError
@@ -345,16 +354,18 @@ def _remove_stale(parent: Path) -> None:
             os.rmdir(entry.path)
 
 
-class Hierarchy:
+class Hierarchy(abc.ABC):
     """Where the sandboxes' cgroups are made, and how (cgroup v2 or v1)."""
 
     version: int = 0
     controllers: tuple[str, ...] = ()
 
+    @abc.abstractmethod
     def describe(self) -> str:
         """One line: the version, where, and the controllers in use."""
         raise NotImplementedError
 
+    @abc.abstractmethod
     def create(self, limits: Limits) -> Cgroup:
         """A fresh cgroup with ``limits`` (nothing in it yet).
 

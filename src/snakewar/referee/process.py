@@ -41,6 +41,7 @@ import os
 import re
 import shlex
 import signal
+import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -298,9 +299,17 @@ class ProcessBot:
                 start_new_session=True,
                 **options,
             )
-        except BaseException:
+        except BaseException as exc:
             if release is not None:
                 release()
+            if release is not None and isinstance(exc, subprocess.SubprocessError):
+                # Its cgroup, limits or user could not be set between fork and exec: the
+                # bot never ran.  A sandbox that cannot be made, as far as callers go.
+                from snakewar.referee.sandbox import SandboxError
+
+                raise SandboxError(
+                    f"cannot start bot {program.describe()[:80]!r} in its sandbox: {exc}"
+                ) from exc
             raise
         return cls(program.describe(), process, stderr_limit, release)
 

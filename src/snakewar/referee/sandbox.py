@@ -311,7 +311,9 @@ def _enter(
         for which, value in limits:
             hard = value + 1 if which == resource.RLIMIT_CPU else value
             resource.setrlimit(which, (value, hard))
-        if uid is not None:  # then the sandbox's own user (subprocess's user= runs first)
+        # Then the sandbox's own user: here, not with subprocess's user=, which would
+        # switch before this function runs, when the move above needs the server's.
+        if uid is not None:
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
@@ -487,9 +489,14 @@ def sandbox_available() -> str | None:
         return str(exc)
     try:
         done = subprocess.run(argv, capture_output=True, timeout=30, check=False, **options)
-    except (OSError, subprocess.SubprocessError) as exc:
-        # preexec_fn's own error (joining the cgroup, say) surfaces as its message only.
+    except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap cannot run: {exc}"
+    except subprocess.SubprocessError as exc:
+        # An error between fork and exec comes back without its message.
+        where = ", ".join(map(str, release.cgroup.directories))
+        return (
+            f"a sandbox cannot be started in its cgroup ({where}) under its limits and user: {exc}"
+        )
     finally:
         release()
     if done.returncode != 0:
