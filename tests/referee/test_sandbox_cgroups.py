@@ -149,9 +149,9 @@ time.sleep(600)
 
 
 def test_children_allocating_past_the_cap_together_kill_the_sandbox(tmp_path: Path) -> None:
-    # 12 children of 200 MiB each (each far under the 1 GiB a process may map, and under
-    # the sandbox's 384 MiB): 2.4 GiB in all, were the memory counted per process.
-    children, size, cap = 12, 200 * MiB, 384 * MiB
+    # 16 children of 200 MiB each (each far under the 1 GiB a process may map, and under
+    # the sandbox's 384 MiB): 3.2 GiB in all, were the memory counted per process.
+    children, size, cap = 16, 200 * MiB, 384 * MiB
     policy = SandboxPolicy(total_memory_bytes=cap, cpu_seconds=60)
     code = FORKERS.format(children=children, size=size)
     before = available_memory()
@@ -163,9 +163,9 @@ def test_children_allocating_past_the_cap_together_kill_the_sandbox(tmp_path: Pa
     held = [line for line in result.lines if line.startswith("holds")]
     assert len(held) < children, result.lines
     assert result.peak is None or result.peak <= cap, result.peak
-    # The host lost at most the cap and what the rest of the machine did meanwhile:
-    # never the 2.4 GiB the bot asked for.
-    assert before - min(samples) < 1024 * MiB, (before - min(samples)) // MiB
+    # The host lost the cap and what the rest of the machine did meanwhile (other tests,
+    # other programs: a generous margin), never the 3.2 GiB the bot asked for.
+    assert before - min(samples) < 1792 * MiB, (before - min(samples)) // MiB
     wait_until_removed(result.directories)
 
 
@@ -207,10 +207,10 @@ def test_dev_shm_and_tmp_are_private_and_small(tmp_path: Path, folder: str) -> N
 
 
 def test_filling_dev_shm_past_the_sandboxs_memory_is_refused(tmp_path: Path) -> None:
-    # /dev/shm as large as 1 GiB, the sandbox's memory 128 MiB: shared memory is charged
+    # /dev/shm as large as 2 GiB, the sandbox's memory 128 MiB: shared memory is charged
     # to the sandbox's cgroup, so the cgroup stops it, not the tmpfs.
     cap = 128 * MiB
-    policy = SandboxPolicy(total_memory_bytes=cap, shm_bytes=1024 * MiB, cpu_seconds=60)
+    policy = SandboxPolicy(total_memory_bytes=cap, shm_bytes=2048 * MiB, cpu_seconds=60)
     code = SHM.format(folder="/dev/shm")
     before = available_memory()
     with host_memory() as samples:
@@ -224,7 +224,9 @@ def test_filling_dev_shm_past_the_sandboxs_memory_is_refused(tmp_path: Path) -> 
         assert "ran out of memory" in result.verdict
     assert 64 * MiB <= written * MiB <= cap, result.lines
     assert result.peak is None or result.peak <= cap, result.peak
-    assert before - min(samples) < 768 * MiB
+    # 2 GiB of /dev/shm were it not counted: the cap, and a generous margin for what the
+    # rest of the host did meanwhile.
+    assert before - min(samples) < 1024 * MiB, (before - min(samples)) // MiB
     wait_until_removed(result.directories)
 
 
