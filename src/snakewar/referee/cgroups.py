@@ -594,9 +594,11 @@ def _try_v1(mounts: Sequence[_Mount], own: dict[str, str]) -> Hierarchy | str:
             if controller in (*_REQUIRED, "cpuacct"):
                 problems.append(f"no cgroup v1 {controller} hierarchy")
             continue
+        needed = controller in (*_REQUIRED, "cpuacct")
         base = _place(mount, own[controller])
         if base is None:
-            problems.append(f"this process's {controller} cgroup is not under {mount.point}")
+            if needed:
+                problems.append(f"this process's {controller} cgroup is not under {mount.point}")
             continue
         parent = base / PARENT
         try:
@@ -605,9 +607,11 @@ def _try_v1(mounts: Sequence[_Mount], own: dict[str, str]) -> Hierarchy | str:
             probe.mkdir(exist_ok=True)
             probe.rmdir()
         except OSError as exc:
-            if controller in (*_REQUIRED, "cpuacct"):
+            if needed:
                 problems.append(f"cannot make cgroups in {parent}: {exc.strerror or exc}")
             continue
+        if controller == "cpu" and not (parent / "cpu.cfs_quota_us").exists():
+            continue  # a kernel without CFS bandwidth control: no cores cap, CPU time still
         parents[controller] = parent
     if problems:
         return "; ".join(problems)
