@@ -98,7 +98,7 @@ async def settle() -> None:
     await asyncio.sleep(2.0)
 
 
-async def attack(name: str, code: str, policy: SandboxPolicy) -> None:
+async def attack(name: str, code: str, policy: SandboxPolicy, silence: float = 15.0) -> None:
     await settle()
     program = Program(("python3", "bot.py"), sandbox=policy, files=folder_with(code + WAIT))
     samples = [available()]
@@ -119,8 +119,8 @@ async def attack(name: str, code: str, policy: SandboxPolicy) -> None:
     last = ""
     try:
         while True:
-            # A bot that is refused (not killed) waits forever: 15 s of silence ends it.
-            reply = await bot.read_line(15)
+            # A bot that is refused (not killed) waits forever: silence ends it.
+            reply = await bot.read_line(silence)
             if reply.status is not LineStatus.OK:
                 break
             last = reply.line
@@ -188,7 +188,7 @@ def main() -> None:
         await attack("shm", SHM, policy)
         await attack("shm-big", SHM, big_shm)
         await attack("both", CHILDREN + SHM, big_shm)
-        await attack("spin", SPIN, spin)
+        await attack("spin", SPIN, spin, silence=300)
         await start_cost(args.starts)
 
     asyncio.run(run_all())
