@@ -54,6 +54,7 @@ __all__ = [
     "Hierarchy",
     "Limits",
     "Warden",
+    "detect",
     "hierarchy",
     "warden",
 ]
