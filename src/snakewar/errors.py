@@ -33,6 +33,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     │       └── referee.halite.HaliteEntrantError     a Halite entrant that is empty
     ├── referee.SnakeUnreachableError (ConnectionError)  a snake that does not answer before a game
     ├── referee.workers.BotPoolError (ValueError)     a bot pool setting, a worker that cannot start
+    ├── referee.cgroups.CgroupError (OSError)         a sandbox's cgroup that cannot be made here
     ├── bots.halite.ProtocolError (ValueError)        a Halite frame a built-in bot cannot read
     ├── bots.sdk.ListenError (OSError)                an address and port a server cannot listen on
     ├── replay.ReplayError (ValueError)               a replay file missing, damaged or foreign
