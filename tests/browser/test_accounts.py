@@ -11,15 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, Page, expect
 
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
-from tests.browser.browser_env import require_chromium, shot
+from tests.browser.browser_env import shot
 from tests.referee.snake_servers import SnakeServers
-
-require_chromium()
-
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +112,7 @@ def test_sign_up_register_a_snake_play_it_and_log_out(
     expect(page.get_by_test_id("my-snakes")).not_to_contain_text("@ann/good")
 
 
+@pytest.mark.usefixtures("bubblewrap")
 def test_upload_a_python_halite_bot_and_watch_it_play_in_the_sandbox(
     public_url: tuple[str, SnakeServers], page: Page, tmp_path: Path
 ) -> None:

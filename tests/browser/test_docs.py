@@ -9,11 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from tests.browser.browser_env import require_chromium, shot
+from playwright.sync_api import expect
 
-require_chromium()
-
-from playwright.sync_api import expect  # noqa: E402
+from tests.browser.browser_env import shot
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route

@@ -15,14 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, FloatRect, Page, Route, expect
 
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
-from tests.browser.browser_env import require_chromium, shot
-
-require_chromium()
-
-from playwright.sync_api import Browser, FloatRect, Page, Route, expect  # noqa: E402
+from tests.browser.browser_env import shot
 
 
 def test_create_a_game_in_the_form_and_watch_it_to_the_end(base_url: str, page: Page) -> None:
