@@ -55,7 +55,9 @@ def test_an_anonymous_visitor_sees_no_control(
         expect(page.get_by_test_id(control)).to_have_count(0)
         expect(page.get_by_test_id("log-in-to-play")).to_be_visible()
     # Nothing on the pages works for a visitor anyway: the API says 401.
-    assert httpx.post(base + "/api/games", json={"snakes": ["random"]}).status_code == 401
+    assert (
+        httpx.post(base + "/api/games", json={"snakes": ["random"]}, timeout=60).status_code == 401
+    )
     shot(page, "anonymous-home")
     context.close()
 
@@ -146,10 +148,10 @@ def test_upload_a_python_halite_bot_and_watch_it_play_in_the_sandbox(
     expect(page).to_have_url(re.compile(r"/view/[0-9a-f-]+$"), timeout=120_000)
     game_id = page.url.rsplit("/", 1)[1]
     deadline = time.monotonic() + 300
-    while httpx.get(f"{base}/api/games/{game_id}").json()["status"] == "running":
+    while httpx.get(f"{base}/api/games/{game_id}", timeout=60).json()["status"] == "running":
         assert time.monotonic() < deadline
         time.sleep(0.5)
-    game = httpx.get(f"{base}/api/games/{game_id}").json()
+    game = httpx.get(f"{base}/api/games/{game_id}", timeout=60).json()
     assert game["status"] == "complete", game
     page.reload()
     board = page.frame_locator("[data-testid=halite-frame]")

@@ -136,6 +136,7 @@ def test_the_halite_viewer_fits_a_laptop_window(base_url: str, browser: Browser)
         f"{base_url}/api/halite/games",
         content=REPLAY.read_bytes(),
         headers={"Content-Type": "application/octet-stream"},
+        timeout=60,
     ).json()
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     page = context.new_page()

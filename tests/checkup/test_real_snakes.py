@@ -149,13 +149,15 @@ def test_a_strict_snake_refuses_what_the_tester_no_longer_sends(urls: dict[str, 
     scenario = SCENARIOS[0]
     old = scenario.request().to_api()
     old["game"]["source"] = "snakewar-test"
-    refused = httpx.post(urls["strict"] + "/move", json=old)
+    refused = httpx.post(urls["strict"] + "/move", json=old, timeout=60)
     assert refused.status_code == 400 and "game.source" in refused.text
     late_start = scenario.request().to_api()
     assert late_start["turn"] == 40
-    refused = httpx.post(urls["strict"] + "/start", json=late_start)
+    refused = httpx.post(urls["strict"] + "/start", json=late_start, timeout=60)
     assert refused.status_code == 400 and "turn" in refused.text
-    assert httpx.post(urls["strict"] + "/start", json=scenario.start_request().to_api()).is_success
+    assert httpx.post(
+        urls["strict"] + "/start", json=scenario.start_request().to_api(), timeout=60
+    ).is_success
 
 
 def test_the_start_request_is_turn_0_of_the_same_game() -> None:

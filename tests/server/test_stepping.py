@@ -259,14 +259,15 @@ import httpx
 
 url = sys.argv[1]
 base, _, game_id = url.partition("/view/")
-game = httpx.get(f"{base}/api/games/{game_id}").json()
+game = httpx.get(f"{base}/api/games/{game_id}", timeout=60).json()
 seen = [(game["turn"], game["paused"])]
 for _ in range(2):
-    game = httpx.post(f"{base}/api/games/{game_id}/step", timeout=30).json()
+    game = httpx.post(f"{base}/api/games/{game_id}/step", timeout=60).json()
     seen.append((game["turn"], game["paused"]))
-calls = httpx.get(f"{base}/api/games/{game_id}/calls", params={"turn": 1}).json()
+calls = httpx.get(f"{base}/api/games/{game_id}/calls", params={"turn": 1}, timeout=60)
+calls = calls.json()
 seen.append([json.loads(c["request"])["turn"] for c in calls["calls"]])
-httpx.post(f"{base}/api/games/{game_id}/resume", timeout=30)
+httpx.post(f"{base}/api/games/{game_id}/resume", timeout=60)
 with open(sys.argv[2], "w") as out:
     json.dump(seen, out)
 """
