@@ -59,7 +59,8 @@ def living_members(pgid: int) -> list[int]:
 
 
 def assert_group_dead(pgid: int) -> None:
-    for _ in range(50):  # SIGKILL is asynchronous for grandchildren we do not reap
+    deadline = time.monotonic() + STARTUP_S  # polled: a busy machine may take a while
+    while time.monotonic() < deadline:  # SIGKILL is asynchronous for grandchildren we do not reap
         if not living_members(pgid):
             return
         time.sleep(0.02)
