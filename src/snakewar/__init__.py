@@ -10,11 +10,8 @@ as does a compiled build whose sources were edited since (with a warning).
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import os
 import sys
 import warnings
@@ -58,15 +55,32 @@ def _source(module: str) -> Path:
     return _PACKAGE.parent.joinpath(*module.split(".")).with_suffix(".py")
 
 
-class _SourceFinder(importlib.abc.MetaPathFinder):
-    """Imports the ``.py`` source of every compiled module, never its extension module."""
+class _EngineFinder:
+    """Imports the ``.py`` source of every compiled module when the sources are to be run.
+
+    Which engine a process runs is decided at the first import of one of its modules,
+    not at ``import snakewar``: checking the compiled build against its sources hashes
+    them all, which commands that run no game (``snakewar --version``) need not pay.
+    """
+
+    def __init__(self) -> None:
+        self._sources: bool | None = None
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in COMPILED_MODULES:
+        if fullname not in _COMPILED:
             return None
+        if self._sources is None:
+            self._sources = _run_sources()
+        if not self._sources:
+            return None  # the ordinary finders: the extension module where there is one
+        import importlib.util
+
         return importlib.util.spec_from_file_location(fullname, _source(fullname))
+
+
+_COMPILED = frozenset(COMPILED_MODULES)
 
 
 def _stale_sources() -> list[str]:
@@ -75,6 +89,8 @@ def _stale_sources() -> list[str]:
         lines = _MANIFEST.read_text(encoding="utf-8").splitlines()
     except OSError:
         return []
+    import hashlib  # here: its OpenSSL binding is a tenth of a bare CLI's start-up
+
     stale = []
     for line in lines:
         module, _, digest = line.partition(" ")
@@ -86,10 +102,10 @@ def _stale_sources() -> list[str]:
     return stale
 
 
-def _choose_engine() -> None:
+def _run_sources() -> bool:
+    """Whether this process imports the engine's sources rather than its compiled modules."""
     if os.environ.get("SNAKEWAR_PURE") == "1":
-        sys.meta_path.insert(0, _SourceFinder())
-        return
+        return True
     stale = _stale_sources()
     if stale:
         # Compiled modules call each other directly, so one edited source means the
@@ -99,9 +115,12 @@ def _choose_engine() -> None:
             "changed); running the pure-Python modules. Rebuild it with "
             "`pip install -e .` (or remove the .so files under src/snakewar).",
             RuntimeWarning,
-            stacklevel=2,
+            # Past find_spec (warnings skips the import system's own frames): the
+            # module whose import asked for the engine.
+            stacklevel=3,
         )
-        sys.meta_path.insert(0, _SourceFinder())
+        return True
+    return False
 
 
 def compiled_modules() -> dict[str, bool]:
@@ -119,4 +138,4 @@ def compiled_modules() -> dict[str, bool]:
     }
 
 
-_choose_engine()
+sys.meta_path.insert(0, _EngineFinder())

@@ -34,6 +34,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     ├── referee.SnakeUnreachableError (ConnectionError)  a snake that does not answer before a game
     ├── referee.workers.BotPoolError (ValueError)     a bot pool setting, a worker that cannot start
     ├── bots.halite.ProtocolError (ValueError)        a Halite frame a built-in bot cannot read
+    ├── bots.sdk.ListenError (OSError)                an address and port a server cannot listen on
     ├── replay.ReplayError (ValueError)               a replay file missing, damaged or foreign
     │   └── replay.HltReplayError                     a Halite III .hlt file that cannot be read
     │       └── replay.HltTooLargeError (+TooLargeError)  a .hlt larger than accepted
@@ -85,7 +86,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   └── OverLimitError (ValueError)               a value past this server's cap (HTTP 422)
     ├── server.routers.halite.UploadError (ValueError)  an upload that holds no replay file
     ├── cli.bench.AnchorError (RuntimeError)          an official engine that cannot be run or read
-    ├── cli.play.OutputPathError (OSError)            an output path that cannot be written
+    ├── cli.paths.OutputPathError (OSError)           an output path that cannot be written
     ├── cli.replay.ReplayCommandError (ValueError)    a replay file or option that cannot be used
     └── cli.remote.RemoteError                        a server that cannot be reached or refuses
 

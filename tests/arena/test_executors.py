@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -279,6 +280,25 @@ def test_bad_settings_are_refused() -> None:
 def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # makes ``import ray`` fail
     with pytest.raises(MissingExtraError, match=r'pip install "snakewar\[ray\]"'):
+        RayExecutor().run(jobs_for(DUEL, range(1)))
+
+
+def test_ray_that_cannot_start_or_join_is_one_executor_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Ray's own exceptions vary by address (ConnectionError for "auto" without a
+    # cluster, ValueError without its client package...): each becomes one line.
+    def init(**_: object) -> None:
+        raise ConnectionError("Could not find any running Ray instance.\nPlease specify...")
+
+    fake = types.SimpleNamespace(is_initialized=lambda: False, init=init)
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    with pytest.raises(ExecutorError) as caught:
+        RayExecutor("auto").run(jobs_for(DUEL, range(1)))
+    assert str(caught.value) == (
+        "cannot start or join Ray at 'auto': Could not find any running Ray instance."
+    )
+    with pytest.raises(ExecutorError, match=r"^cannot start or join a local Ray: "):
         RayExecutor().run(jobs_for(DUEL, range(1)))
 
 

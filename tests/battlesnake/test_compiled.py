@@ -12,6 +12,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -105,6 +106,41 @@ def test_an_edited_source_turns_the_compiled_engine_off(
     assert snakewar._stale_sources() == []
     manifest.write_text(f"snakewar.games.battlesnake.rules {'0' * 64}\n", encoding="utf-8")
     assert snakewar._stale_sources() == ["snakewar.games.battlesnake.rules"]
+
+
+def test_the_engine_is_chosen_at_its_first_import(tmp_path: Path) -> None:
+    # `import snakewar` hashes nothing (the bare CLI's start-up); the first import of the
+    # engine checks the build against its sources and, with one edited, runs them all.
+    if not snakewar._MANIFEST.is_file():
+        pytest.skip("no compiled engine (no manifest of its sources)")
+    copy = tmp_path / "snakewar"
+    shutil.copytree(
+        Path(snakewar.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    with (copy / "games/battlesnake/rules.py").open("a", encoding="utf-8") as source:
+        source.write("# edited\n")
+    code = (
+        "import json, sys, snakewar; print('hashlib' in sys.modules, flush=True);"
+        "import snakewar.games.battlesnake.rules;"
+        "print(json.dumps(snakewar.compiled_modules()))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "SNAKEWAR_PURE"}
+    env["PYTHONPATH"] = str(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    hashed_at_import, kinds = done.stdout.splitlines()
+    assert hashed_at_import == "False"
+    assert not any(json.loads(kinds).values())
+    # One warning, at the line that imported the engine (not inside the import system).
+    where, _, message = done.stderr.partition(": RuntimeWarning: ")
+    assert where.startswith(str(copy)) and "importlib" not in where, done.stderr
+    assert message.startswith(
+        "snakewar: the compiled rules engine is older than its sources "
+        "(snakewar.games.battlesnake.rules changed)"
+    ), done.stderr
+    assert done.stderr.count("RuntimeWarning") == 1
 
 
 def _engine_objects() -> dict[str, object]:

@@ -111,6 +111,7 @@ def test_sign_up_register_a_snake_play_it_and_log_out(
     page.get_by_test_id("login-submit").click()
     expect(page).to_have_url(re.compile(r"/account$"))
     page.get_by_test_id("delete-good").click()
+    page.get_by_test_id("confirm-yes").click()
     expect(page.get_by_test_id("my-snakes")).not_to_contain_text("@ann/good")
 
 

@@ -123,10 +123,13 @@ def test_a_bad_upload_shows_the_servers_one_line_error(
 
 def test_open_a_local_replay_without_storing_it(base_url: str, page: Page) -> None:
     page.goto(base_url + "/halite/view")
-    page.get_by_test_id("replay-file").set_input_files(str(REPLAY))
-    expect(page.get_by_test_id("halite-player-name")).to_have_count(2)
-    page.locator("body").press("t")
-    expect(page.get_by_test_id("game-status")).to_have_text("Game over")
+    board = page.frame_locator("[data-testid=page-frame]")
+    board.get_by_test_id("replay-file").set_input_files(str(REPLAY))
+    expect(board.get_by_test_id("halite-player-name")).to_have_count(2)
+    board.locator("body").press("t")
+    expect(board.get_by_test_id("game-status")).to_have_text("Game over")
+    # The site's header is above it, with the way back.
+    expect(page.locator("header .brand")).to_have_attribute("href", "/")
 
 
 def test_the_halite_viewer_fits_a_laptop_window(base_url: str, browser: Browser) -> None:

@@ -41,7 +41,7 @@ def test_create_a_game_in_the_form_and_watch_it_to_the_end(base_url: str, page: 
     shot(page, "game-over")
     # The finished game is on the home page.
     page.goto(base_url + "/")
-    expect(page.get_by_test_id("recent-games").locator("tr").first).to_contain_text(
+    expect(page.get_by_test_id("recent-games").locator("tbody tr").first).to_contain_text(
         "random, greedy"
     )
     shot(page, "home")
@@ -91,14 +91,15 @@ def test_open_a_replay_file_and_check_the_scoreboard(
         capture_output=True,
     )  # fmt: skip
     page.goto(base_url + "/replay")
-    page.get_by_test_id("replay-file").set_input_files(str(replay))
-    names = page.get_by_test_id("snake-name")
+    board = page.frame_locator("[data-testid=page-frame]")
+    board.get_by_test_id("replay-file").set_input_files(str(replay))
+    names = board.get_by_test_id("snake-name")
     expect(names).to_have_count(2)
-    expect(page.get_by_test_id("scoreboard")).to_contain_text("alpha")
-    expect(page.get_by_test_id("scoreboard")).to_contain_text("beta")
-    page.locator("body").press("t")
-    expect(page.get_by_test_id("game-status")).to_contain_text("Game over")
-    expect(page.get_by_test_id("snake-status").first).to_be_visible()
+    expect(board.get_by_test_id("scoreboard")).to_contain_text("alpha")
+    expect(board.get_by_test_id("scoreboard")).to_contain_text("beta")
+    board.locator("body").press("t")
+    expect(board.get_by_test_id("game-status")).to_contain_text("Game over")
+    expect(board.get_by_test_id("snake-status").first).to_be_visible()
     shot(page, "replay-file")
 
 

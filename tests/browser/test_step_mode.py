@@ -59,12 +59,12 @@ def test_step_a_live_game_scrub_back_and_inspect_a_request(
     board = page.frame_locator("[data-testid=board-frame]")
     state = page.get_by_test_id("step-state")
     turn = board.get_by_test_id("turn")
-    expect(state).to_have_text("Paused before turn 0")
+    expect(state).to_have_text("Paused at turn 0")
     expect(turn).to_have_text("Turn 0")
     expect(page.get_by_test_id("pause")).to_be_disabled()
     for expected in (1, 2, 3):
         page.get_by_test_id("step").click()
-        expect(state).to_have_text(f"Paused before turn {expected}")
+        expect(state).to_have_text(f"Paused at turn {expected}")
         expect(turn).to_have_text(f"Turn {expected}")
     shot(page, "step-mode-turn-3")
     # Scrub back while the game is paused: the board shows turn 1, the game stays at 3.
@@ -73,7 +73,7 @@ def test_step_a_live_game_scrub_back_and_inspect_a_request(
     expect(turn).to_have_text("Turn 2")
     scrubber.press("ArrowLeft")
     expect(turn).to_have_text("Turn 1")
-    expect(state).to_have_text("Paused before turn 3")
+    expect(state).to_have_text("Paused at turn 3")
     # The inspector follows the turn shown: each snake's call on turn 1.
     page.locator("[data-testid=inspector] summary").click()
     expect(page.get_by_test_id("inspect-turn")).to_have_text("1")
@@ -102,7 +102,7 @@ def test_step_a_live_game_scrub_back_and_inspect_a_request(
     expect(turn).to_have_text("Turn 3")
     expect(page.get_by_test_id("inspect-note")).to_contain_text("No calls on turn 3 yet")
     page.get_by_test_id("step").click()
-    expect(state).to_have_text("Paused before turn 4")
+    expect(state).to_have_text("Paused at turn 4")
     scrubber.press("ArrowLeft")
     expect(turn).to_have_text("Turn 3")
     expect(calls).to_have_count(2)

@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed
 from snakewar.server import ServerConfig, create_app, fanout
 from snakewar.server.fanout import LAGGING_CLOSE_CODE, FollowerLagError, FrameFeed
 from snakewar.server.routers import engine
-from tests.asgi_server import serve
+from tests.asgi_server import free_port, serve
 
 GAME = {"snakes": ["random", "random"], "seed": 5, "width": 7, "height": 7, "step": True}
 
@@ -213,10 +213,18 @@ def test_serve_sends_frames_uncompressed_and_collects_rarely(
     from snakewar.command import main
     from snakewar.server.command import SERVE_GC_THRESHOLDS
 
-    calls: list[dict[str, Any]] = []
+    configs: list[uvicorn.Config] = []
     thresholds: list[tuple[int, ...]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: calls.append(kwargs))
+
+    def run(server: uvicorn.Server, sockets: list[Any] | None = None) -> None:
+        # The server would serve on the sockets `snakewar serve` bound: stop at once.
+        assert sockets and all(s.getsockname()[1] == port for s in sockets)
+        configs.append(server.config)
+        server.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
     monkeypatch.setattr(gc, "set_threshold", lambda *args: thresholds.append(args))
-    assert main(["serve", "--database", "memory", "--port", "8765"]) == 0
-    assert len(calls) == 1 and calls[0]["ws_per_message_deflate"] is False
+    port = free_port()
+    assert main(["serve", "--database", "memory", "--port", str(port)]) == 0
+    assert len(configs) == 1 and configs[0].ws_per_message_deflate is False
     assert thresholds == [SERVE_GC_THRESHOLDS] and SERVE_GC_THRESHOLDS[0] > gc.get_threshold()[0]

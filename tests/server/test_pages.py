@@ -30,6 +30,10 @@ PAGES = {
     "/test": "pages/tester.js",
     "/ladders": "pages/ladders.js",
     "/halite": "pages/halite_games.js",
+    "/replay": "pages/framed.js",
+    "/halite/view": "pages/framed.js",
+    "/docs": "pages/framed.js",
+    "/redoc": "pages/framed.js",
 }
 NAV = ("nav-new", "nav-replay", "nav-test", "nav-ladders", "nav-halite", "nav-docs")
 
@@ -96,11 +100,29 @@ def test_the_game_page_embeds_the_viewer_fitted_to_its_frame(client: TestClient)
         assert page.status_code == 200 and "turn=" not in page.text, bad
 
 
-def test_redirects_to_the_viewers_file_pickers(client: TestClient) -> None:
-    replay = client.get("/replay", follow_redirects=False)
-    assert replay.headers["location"] == "/static/viewer/board.html?replay=1"
-    halite = client.get("/halite/view", follow_redirects=False)
-    assert halite.headers["location"] == "/static/viewer/halite.html?replay=1"
+def frame_of(html: str) -> str:
+    """The ``src`` of a page's one iframe."""
+    (src,) = re.findall(r'<iframe src="([^"]+)"', html)
+    return str(src).replace("&amp;", "&")
+
+
+def test_the_file_pickers_and_api_docs_are_framed_under_the_header(client: TestClient) -> None:
+    for path, frame in (
+        ("/replay", "/static/viewer/board.html?replay=1&fit=true"),
+        ("/halite/view", "/static/viewer/halite.html?replay=1"),
+        ("/docs", "/docs/swagger-ui"),
+        ("/redoc", "/redoc/reference"),
+    ):
+        html = client.get(path).text
+        assert frame_of(html) == frame, path
+        assert '<a class="brand" href="/">Snakewar</a>' in html, path
+        assert client.get(frame).status_code == 200, frame
+    # A viewer's shortcut keys are forwarded to it; the docs take no keys from the page.
+    assert "data-board" in client.get("/replay").text
+    assert "data-board" not in client.get("/docs").text
+    for path in ("/docs", "/redoc"):
+        links = re.findall(r'<a href="([^"]+)" data-testid="docs-', client.get(path).text)
+        assert links == ["/docs", "/redoc", "/openapi.json"]
 
 
 def test_pages_of_missing_things_are_404(client: TestClient, store: Store) -> None:
@@ -131,13 +153,13 @@ def test_a_server_keeping_nothing_still_has_its_pages() -> None:
 def test_pages_stay_out_of_the_openapi_description(client: TestClient) -> None:
     paths = set(client.get("/openapi.json").json()["paths"])
     assert "/api/test" in paths
-    assert not paths & {*PAGES, "/docs", "/redoc", "/view/{game_id}"}
+    assert not paths & {*PAGES, "/docs/swagger-ui", "/redoc/reference", "/view/{game_id}"}
 
 
 def test_the_api_docs_load_their_files_from_this_server(client: TestClient) -> None:
     for path, files in (
-        ("/docs", ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png")),
-        ("/redoc", ("redoc.standalone.js", "favicon.png")),
+        ("/docs/swagger-ui", ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png")),
+        ("/redoc/reference", ("redoc.standalone.js", "favicon.png")),
     ):
         html = client.get(path).text
         assert "/openapi.json" in html
@@ -148,6 +170,19 @@ def test_the_api_docs_load_their_files_from_this_server(client: TestClient) -> N
             assert client.get(url).status_code == 200, url
     redirect = client.get("/docs/oauth2-redirect")
     assert redirect.status_code == 200 and "oauth2" in redirect.text
+
+
+def test_redoc_is_served_without_its_makers_logo_address(client: TestClient) -> None:
+    from importlib import resources
+
+    package = (resources.files("fastapi_offline") / "static" / "redoc.standalone.js").read_bytes()
+    logo = b"https://cdn.redoc.ly/redoc/logo-mini.svg"
+    assert logo in package  # what the served copy leaves out
+    served = client.get("/static/docs/redoc.standalone.js")
+    assert served.status_code == 200
+    assert served.headers["content-type"].startswith("text/javascript")
+    assert logo not in served.content
+    assert served.content == package.replace(b'"' + logo + b'"', b'""')
 
 
 def test_no_page_html_is_left_in_python() -> None:

@@ -59,7 +59,7 @@ def finished(client: TestClient, game_id: str) -> dict[str, Any]:
 
 @pytest.mark.usefixtures("bubblewrap")
 def test_an_uploaded_bot_plays_halite_in_the_sandbox() -> None:
-    with public_client(max_board=64) as admin:
+    with public_client() as admin:
         ann = make_user(admin.store, "ann")
         made = upload(admin, ann, kit_zip())
         assert made.status_code == 201, made.text
@@ -88,7 +88,7 @@ def test_bad_uploads_are_refused_naming_why(monkeypatch: pytest.MonkeyPatch) -> 
     # The archive is checked after the sandbox: these refusals need no real one (nothing
     # runs), so the server is told it has one and they are checked everywhere.
     monkeypatch.setattr(snakes, "sandbox_available", lambda: None)
-    with public_client(max_board=64) as admin:
+    with public_client() as admin:
         ann = make_user(admin.store, "ann")
         cases = [
             (b"#!/bin/sh\nrm -rf /\n", {}, 400, "no .zip or .tar.gz"),
@@ -120,7 +120,7 @@ def test_a_server_without_a_sandbox_refuses_uploads_naming_why(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(snakes, "sandbox_available", lambda: NO_SANDBOX)
-    with public_client(max_board=64) as admin:
+    with public_client() as admin:
         ann = make_user(admin.store, "ann")
         refused = upload(admin, ann, kit_zip())
         assert refused.status_code == 403, refused.text
@@ -136,7 +136,7 @@ def test_a_server_without_a_sandbox_refuses_games_of_uploaded_bots(
     # A bot uploaded while the server could sandbox it (or stored by an older server)
     # never runs bare once it cannot: the game is refused, naming why, and nothing starts.
     monkeypatch.setattr(programs, "sandbox_available", lambda: NO_SANDBOX)
-    with public_client(max_board=64) as admin:
+    with public_client() as admin:
         ann = make_user(admin.store, "ann")
         owner = admin.store.accounts.user("ann")
         admin.store.snakes.register(
@@ -163,7 +163,7 @@ def _zip(members: dict[str, bytes]) -> bytes:
 @pytest.mark.usefixtures("bubblewrap")
 def test_an_operators_program_runs_in_the_sandbox_on_a_public_server(tmp_path: Path) -> None:
     folder = shutil.copytree(KIT, tmp_path / "kit")
-    with public_client(max_board=64) as admin:
+    with public_client() as admin:
         boss = admin.store.accounts.user("admin")
         admin.store.snakes.register(
             boss.id, "kit", "halite3", "program", argv=["python3", "MyBot.py"], workdir=str(folder)
@@ -177,7 +177,7 @@ def test_an_operators_program_runs_in_the_sandbox_on_a_public_server(tmp_path: P
 
 @pytest.mark.usefixtures("bubblewrap")
 def test_a_halite_ladder_with_uploaded_bots() -> None:
-    with public_client(max_board=64) as admin:
+    with public_client() as admin:
         ann = make_user(admin.store, "ann")
         assert upload(admin, ann, kit_zip()).status_code == 201
         made = admin.post("/api/ladders", json={"name": "hl", "game": "halite3", **_size()})

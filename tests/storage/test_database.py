@@ -38,12 +38,13 @@ def stored_revision(store: Store) -> list[str]:
 
 def test_a_fresh_database_gets_the_head_revision_and_reopens(db_url: str) -> None:
     with Store(db_url) as store:
-        assert stored_revision(store) == [head_revision()] == ["0007"]
+        assert stored_revision(store) == [head_revision()] == ["0009"]
         tables = set(sa.inspect(store.db.engine).get_table_names())
         assert {
             "games",
             "frames",
             "game_calls",
+            "game_logs",
             "ladders",
             "ladder_entries",
             "ladder_games",

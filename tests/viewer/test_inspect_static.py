@@ -64,11 +64,19 @@ def test_urls_escape_the_game_id(js: dict[str, Any]) -> None:
 
 def test_the_step_state_follows_the_game(js: dict[str, Any]) -> None:
     paused, running, over = js["states"]
-    assert paused == {"text": "Paused before turn 1", "running": True, "paused": True}
+    assert paused == {
+        "text": "Paused at turn 1",
+        "help": "Step plays the next turn; Resume lets the game run on. Scrub the board meanwhile.",
+        "running": True,
+        "paused": True,
+    }
     assert running["running"] and not running["paused"]
-    assert running["text"].startswith("Running, turn ")
+    # No turn number: the toolbar shows the board's, which a polled one would lag.
+    assert running["text"] == "Running"
+    assert running["help"].startswith("Pause holds the game before its next turn")
     assert not over["running"] and not over["paused"]
     assert over["text"].startswith(f"Game {js['config']['games'][2]['status']} at turn ")
+    assert over["help"] == ""
 
 
 def test_the_inspector_lists_each_call_and_pretty_prints_its_body(js: dict[str, Any]) -> None:

@@ -72,6 +72,35 @@ out.fit = {
   anyInfo: N.mapInfo(any),
 };
 out.rematch = G.rematchUrl("a b/c");
+out.turnText = G.turnText(12);
+out.postedTurn = [G.postedTurn({ event: "TURN", data: { turn: 7 } }),
+  G.postedTurn({ event: "TURN", data: { turn: "3" } }), G.postedTurn({ event: "TURN", data: {} }),
+  G.postedTurn({ event: "RESIZE", data: { turn: 1 } }), G.postedTurn({ event: "TURN",
+  data: { turn: -1 } }), G.postedTurn(null), G.postedTurn("TURN")];
+const arcade = cfg.maps.find((m) => m.id === "arcade_maze");
+const standard = cfg.maps.find((m) => m.id === "standard");
+out.arcadeThenStandard = N.fitSize(standard, ...N.fitSize(arcade, 7, 7));
+out.choices = N.mapChoices(cfg.maps);
+out.homeSections = [H.homeSections({ live: [], games: [] }), H.homeSections({ live: [{}],
+  games: [] }), H.homeSections({ live: [], games: [{}] }), H.homeSections(null)];
+const K = await load("board_keys.js");
+const button = { closest: (q) => (q.includes("button") ? {} : null) };
+const inputField = { closest: (q) => (q === "input" ? { type: "text" } : null) };
+const range = { closest: (q) => (q === "input" ? { type: "range" } : null) };
+const body = { closest: () => null };
+out.keyMessages = [
+  K.keyMessage({ key: "ArrowRight", target: body }),
+  K.keyMessage({ key: " ", target: body }),
+  K.keyMessage({ key: " ", target: button }),
+  K.keyMessage({ key: "t", target: button }),
+  K.keyMessage({ key: "t", target: inputField }),
+  K.keyMessage({ key: "t", target: range }),
+  K.keyMessage({ key: "x", target: body }),
+  K.keyMessage({ key: "r", ctrlKey: true, target: body }),
+  K.keyMessage({ key: "r", target: body, defaultPrevented: true }),
+  K.keyMessage({ key: "Enter", target: button }),
+];
+out.questions = [AC.deleteQuestion({ ref: "@a/b" }), AC.revokeQuestion({ label: "ci" })];
 
 out.tester = T.resultRows({
   checks: [{ name: "info", passed: true, detail: "" }, { name: "move", passed: false }],
@@ -230,12 +259,12 @@ def test_home_rows_from_the_games_api(js: dict[str, Any]) -> None:
     (game,) = js["config"]["games"]["games"]
     (row,) = js["home"]
     assert row["cells"][:3] == [
-        "random, greedy",
-        "standard · standard · 7x11",
-        f"turn {game['turn']}",
+        {"text": "random, greedy", "cls": "wrap"},
+        {"text": "standard · standard · 7x11", "cls": "optional"},
+        str(game["turn"]),
     ]
     assert row["cells"][4] == {"text": "watch", "href": f"/view/{game['id']}"}
-    assert js["homeDraw"]["cells"][3] == "draw"
+    assert js["homeDraw"]["cells"][3] == {"text": "draw", "cls": "wrap"}
 
 
 def test_the_new_game_body_sends_the_seed_as_typed(js: dict[str, Any]) -> None:
@@ -278,7 +307,7 @@ def test_the_classic_game_sends_its_own_settings_on_its_own_board(js: dict[str, 
 def test_the_map_size_is_kept_when_the_map_allows_it(js: dict[str, Any]) -> None:
     maze = js["maze"]
     assert js["fit"]["kept"] == maze["sizes"][-1]
-    assert js["fit"]["changed"] == maze["sizes"][0]
+    assert js["fit"]["changed"] == maze["default_size"] == [11, 11]
     assert js["fit"]["any"] == [4, 5]
     sizes = ", ".join(f"{w}x{h}" for w, h in maze["sizes"])
     assert js["fit"]["info"] == (
@@ -287,6 +316,66 @@ def test_the_map_size_is_kept_when_the_map_allows_it(js: dict[str, Any]) -> None
     )
     assert js["fit"]["anyInfo"] == "Anything. Sizes: any size. Players: 1-8."
     assert js["rematch"] == "/api/games/a%20b%2Fc/rematch"
+
+
+def test_leaving_a_map_for_one_that_does_not_take_its_size_gives_the_default(
+    js: dict[str, Any],
+) -> None:
+    # Arcade Maze is 19x21 only; Standard does not take that and starts at 11x11 (its
+    # smallest size, 7x7, was what the form once fell back to).
+    assert js["arcadeThenStandard"] == [11, 11]
+
+
+def test_every_map_is_listed_by_its_title(js: dict[str, Any]) -> None:
+    choices = js["choices"]
+    assert len(choices) == len(js["config"]["maps"])
+    titles = [c["title"] for c in choices]
+    assert titles == sorted(titles, key=str.casefold)
+    by_id = {c["id"]: c["title"] for c in choices}
+    assert by_id["arcade_maze"] == "Arcade Maze"
+    assert by_id["hz_castle_wall"] == "Castle Wall"
+    assert by_id["hz_rivers_bridges_xl"] == "Rivers and Bridges (extra large)"
+    # No raw id is shown as a title.
+    assert not [t for t in titles if "_" in t or t.startswith("hz")]
+
+
+def test_the_home_page_shows_help_only_without_games(js: dict[str, Any]) -> None:
+    assert js["homeSections"] == [
+        {"live": False, "recent": False, "empty": True},
+        {"live": True, "recent": False, "empty": False},
+        {"live": False, "recent": True, "empty": False},
+        {"live": False, "recent": False, "empty": True},
+    ]
+
+
+def test_the_game_page_reads_the_boards_turn(js: dict[str, Any]) -> None:
+    assert js["turnText"] == "Turn 12"
+    assert js["postedTurn"] == [7, 3, None, None, None, None, None]
+
+
+def test_the_page_forwards_shortcuts_but_not_typing_or_its_own_buttons(
+    js: dict[str, Any],
+) -> None:
+    key = {"event": "KEY"}
+    assert js["keyMessages"] == [
+        key | {"key": "ArrowRight"},
+        key | {"key": " "},
+        None,  # Space presses the focused button
+        key | {"key": "t"},
+        None,  # typing in a field
+        key | {"key": "t"},  # the scrubber is no typing
+        None,  # not a shortcut
+        None,  # the browser's chord
+        None,  # something else took the key
+        None,
+    ]
+
+
+def test_deleting_asks_in_words(js: dict[str, Any]) -> None:
+    assert js["questions"] == [
+        "Delete @a/b? Games it played stay; ladders and new games can no longer use it.",
+        'Revoke the token "ci"? Scripts that use it stop working.',
+    ]
 
 
 def test_tester_rows(js: dict[str, Any]) -> None:

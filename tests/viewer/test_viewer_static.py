@@ -274,6 +274,15 @@ out.keys = Object.fromEntries(
   ),
 );
 out.ctrlKey = C.keyAction({ key: "r", ctrlKey: true });
+out.messages = [
+  C.messageAction({ event: "KEY", key: "t" }),
+  C.messageAction({ event: "KEY", key: "ArrowLeft" }),
+  C.messageAction({ event: "KEY", key: "x" }),
+  C.messageAction({ event: "TURN", key: "t" }),
+  C.messageAction({ event: "KEY", key: 7 }),
+  C.messageAction("KEY"),
+  C.messageAction(null),
+];
 
 // The events stream with a fake websocket: reconnect, de-duplicate, stop at game_end.
 out.urls = [
@@ -607,6 +616,8 @@ def test_keyboard_shortcuts_match_the_official_board(js: dict[str, Any]) -> None
         "x": None,
     }
     assert js["ctrlKey"] is None
+    # Keys forwarded by the embedding page (pages/board_keys.js) do the same.
+    assert js["messages"] == ["last", "prev", None, None, None, None, None]
 
 
 def test_engine_urls_and_backoff(js: dict[str, Any]) -> None:

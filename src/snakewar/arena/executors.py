@@ -315,7 +315,8 @@ class RayExecutor(Executor):
         game_fn: the function each task runs.
 
     Raises:
-        ExecutorError: if ``num_cpus`` is below 1 or ``max_retries`` below 0.
+        ExecutorError: if ``num_cpus`` is below 1 or ``max_retries`` below 0; when it
+            runs, if Ray cannot be started or its cluster joined.
     """
 
     def __init__(
@@ -336,13 +337,21 @@ class RayExecutor(Executor):
     def _execute(self, jobs: list[GameJob], deliver: OnResult) -> None:
         ray = _import_ray()
         if not ray.is_initialized():
-            ray.init(
-                address=self.address,
-                num_cpus=self.num_cpus,
-                include_dashboard=False,
-                ignore_reinit_error=True,
-                log_to_driver=False,
-            )
+            try:
+                ray.init(
+                    address=self.address,
+                    num_cpus=self.num_cpus,
+                    include_dashboard=False,
+                    ignore_reinit_error=True,
+                    log_to_driver=False,
+                )
+            except Exception as exc:
+                # Ray says why in many ways (ConnectionError: no cluster at "auto",
+                # ValueError: no client package for ray://, RuntimeError, ...): its
+                # first line is the reason, for one error line before any game.
+                where = "a local Ray" if self.address is None else f"Ray at {self.address!r}"
+                reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+                raise ExecutorError(f"cannot start or join {where}: {reason}") from None
         task = ray.remote(num_cpus=1, max_retries=0)(_ray_task)
         retryable = tuple(getattr(ray.exceptions, name) for name in _RETRYABLE)
         game_fn = ray.put(self.game_fn)

@@ -18,6 +18,7 @@ most of its moves timed out, it crashed) is paused after the game's
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -67,6 +68,13 @@ class LadderEntry:
     failures: int = 0
     """Consecutive failed health checks or failing games."""
     note: str = ""
+    workdir: str | None = None
+    """The folder a command entrant runs in (where it was entered); ``None``: the current one."""
+
+    @property
+    def failing(self) -> bool:
+        """Whether its last game or health check failed (paused or not yet)."""
+        return self.failures > 0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -76,6 +84,7 @@ class LadderEntry:
             "paused": self.paused,
             "failures": self.failures,
             "note": self.note,
+            "workdir": self.workdir,
         }
 
 
@@ -138,19 +147,35 @@ class Ladder:
         """The ``source`` of the ladder's games: ``ladder:NAME``."""
         return f"ladder:{self.name}"
 
-    def add(self, text: str, name: str | None = None) -> LadderEntry:
+    def add(self, text: str, name: str | None = None, *, workdir: str | None = None) -> LadderEntry:
         """Add an entrant: what a user typed (a URL, a command, ``builtin:NAME``...).
+
+        ``workdir`` is the folder a command runs in (the one it was typed in, so that
+        ``python3 MyBot.py`` finds its file whatever folder the ladder runs from); only
+        entrants that are programs keep it.
 
         Raises:
             LadderError: if the name is taken.
             EntrantError: if ``text`` is no entrant of the ladder's game.
         """
-        entrant = self.config.adapter.entrant(text, name)
+        entrant = self.entrant(text, name, workdir=workdir)
         if entrant.name in self.entries:
             raise LadderError(f"ladder {self.name!r} already has an entrant named {entrant.name!r}")
-        entry = LadderEntry(entrant.name, entrant.source)
+        entry = LadderEntry(entrant.name, entrant.source, workdir=entrant.workdir)
         self.entries[entry.name] = entry
         return entry
+
+    def entrant(self, text: str, name: str | None = None, *, workdir: str | None = None) -> Entrant:
+        """The entrant ``text`` would be on this ladder (checked, not added).
+
+        Raises:
+            EntrantError: if ``text`` is no entrant of the ladder's game.
+        """
+        adapter = self.config.adapter
+        entrant = adapter.entrant(text, name)
+        if workdir is not None and adapter.reach(entrant).kind == "program":
+            entrant = dataclasses.replace(entrant, workdir=workdir)
+        return entrant
 
     def standings(self) -> list[LeaderboardRow]:
         """Entrants by displayed rating (mu - 3 sigma), best first."""
@@ -221,8 +246,9 @@ class Ladder:
         runs the entrants that a server resolved (registered program bots), by source.
         """
         found = programs or {}
+        entries = [self.entries[n] for n in names]
         entrants = [
-            Entrant(self.entries[n].source, n, found.get(self.entries[n].source)) for n in names
+            Entrant(e.source, e.name, found.get(e.source), workdir=e.workdir) for e in entries
         ]
         spec = self.config.match_spec(entrants, self.source)
         game_id = arena_game_id(self.source, number, seed)
@@ -338,12 +364,13 @@ class Ladder:
                 entry.failures = 0
             else:
                 entry.failures += 1
+                # What happened first, the reason (which may be long) last.
                 if entry.failures >= limit:
                     entry.paused = True
-                    streak = f" ({entry.failures} games in a row)" if entry.failures > 1 else ""
-                    entry.note = f"paused: {result.failure} in a game{streak}"[:300]
+                    streak = f"{entry.failures} games in a row" if entry.failures > 1 else "a game"
+                    entry.note = f"paused: failed {streak}: {result.failure}"[:300]
                 else:
-                    entry.note = f"failed in a game: {result.failure}"[:300]
+                    entry.note = f"failed a game: {result.failure}"[:300]
             if entry.to_dict() != before:
                 changed.append(entry)
         return changed

@@ -106,7 +106,8 @@ class TournamentRun:
     """A tournament with its entrants, game config, seed and the games of each match.
 
     ``snakes`` maps each entrant's name to its source, in seed order (best first);
-    ``games`` maps a match id to its games in order.
+    ``games`` maps a match id to its games in order; ``workdirs`` maps the name of each
+    entrant that is a command to the folder it runs in (where it was entered).
     """
 
     id: str
@@ -116,6 +117,7 @@ class TournamentRun:
     config: MatchConfig = field(default_factory=MatchConfig.create)
     seed: int = 1
     games: dict[str, list[TournamentGame]] = field(default_factory=dict)
+    workdirs: dict[str, str] = field(default_factory=dict)
 
     # -- creation -----------------------------------------------------------------------
 
@@ -133,6 +135,7 @@ class TournamentRun:
         advance: int | None = None,
         ratings: Mapping[str, Rating] | None = None,
         tid: str | None = None,
+        workdir: str | None = None,
         **options: Any,
     ) -> TournamentRun:
         """Set up a tournament run.
@@ -153,6 +156,9 @@ class TournamentRun:
             ratings: when given, entrants are seeded by these ratings (best first,
                 unrated ones last in given order) instead of by the order of ``snakes``.
             tid: the tournament's id (default: a slug of ``name`` and random hex).
+            workdir: the folder the entrants that are commands run in (the one they were
+                typed in, so that ``python3 MyBot.py`` finds its file wherever the
+                tournament is played from); ``None``: the current folder of each run.
             options: more :meth:`Tournament.create` options (``rounds``,
                 ``grand_final_reset``).
 
@@ -170,6 +176,11 @@ class TournamentRun:
             adapter, [text for text, _ in snakes], [given for _, given in snakes]
         )
         entries = {e.name: e.source for e in entrants}
+        workdirs = (
+            {e.name: workdir for e in entrants if adapter.reach(e).kind == "program"}
+            if workdir is not None
+            else {}
+        )
         game_config = base
         if heat_size != base.game_size:
             game_config = MatchConfig.create(
@@ -191,7 +202,9 @@ class TournamentRun:
             seed=seed if format == "swiss" else None,
             **options,
         )
-        return cls(tid or _new_id(name), name, tournament, entries, game_config, seed)
+        return cls(
+            tid or _new_id(name), name, tournament, entries, game_config, seed, workdirs=workdirs
+        )
 
     @property
     def source(self) -> str:
@@ -229,7 +242,11 @@ class TournamentRun:
         random.Random(seed).shuffle(seats)
         found = programs or {}
         spec = self.config.match_spec(
-            [Entrant(self.snakes[n], n, found.get(self.snakes[n])) for n in seats], self.source
+            [
+                Entrant(self.snakes[n], n, found.get(self.snakes[n]), self.workdirs.get(n))
+                for n in seats
+            ],
+            self.source,
         )
         game_id = arena_game_id(self.source, f"{match_id}:{number}", seed)
         job = GameJob(f"{self.id}:{match_id}:{number}", spec, seed, game_id, outbound)

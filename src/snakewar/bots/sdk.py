@@ -21,7 +21,9 @@ Move functions run in a worker thread, so one slow game never blocks another.
 
 from __future__ import annotations
 
+import errno
 import json
+import socket
 from collections.abc import Callable
 from typing import Any, overload
 
@@ -32,10 +34,19 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from snakewar.bots.base import Bot, SnakeMetadata
-from snakewar.errors import WireFormatError
+from snakewar.errors import SnakewarError, WireFormatError
 from snakewar.games.battlesnake.wire import MOVES, MoveReply, SnakeRequest
 
-__all__ = ["MAX_REQUEST_BYTES", "FunctionBot", "create_app", "serve", "snake"]
+__all__ = [
+    "MAX_REQUEST_BYTES",
+    "FunctionBot",
+    "ListenError",
+    "create_app",
+    "listen_sockets",
+    "serve",
+    "serve_app",
+    "snake",
+]
 
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 """Largest request body a snake server reads (a 25x25 board with 8 snakes is ~50 KB)."""
@@ -118,13 +129,113 @@ def create_app(bot: Bot, *, max_request_bytes: int = MAX_REQUEST_BYTES) -> Starl
     )
 
 
-def serve(
-    bot: Bot, host: str = "127.0.0.1", port: int = 8000, *, log_level: str = "warning"
-) -> None:
-    """Serve ``bot`` over HTTP until interrupted (uvicorn)."""
+class ListenError(SnakewarError, OSError):
+    """Raised when a server cannot listen on its address and port (in use, say)."""
+
+
+def listen_sockets(host: str, port: int) -> list[socket.socket]:
+    """TCP sockets bound to ``host``:``port`` and listening: bind first, then announce.
+
+    A server that says where it runs only once this returned never announces an
+    address it then fails to take; connections made meanwhile wait in the backlog.
+    The sockets are the ones asyncio (so uvicorn) makes for ``host``: one per address
+    the name has (``localhost``: IPv4 and IPv6), reusing the address as it does, and
+    with the TCP protocol named, without which asyncio leaves Nagle's algorithm on
+    (every small reply waiting ~40 ms for an ACK).
+
+    Raises:
+        ListenError: if the port is in use, the address is not this machine's, the name
+            does not resolve or the port needs privileges.
+    """
+    try:
+        infos = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP, flags=socket.AI_PASSIVE
+        )
+    except OSError as exc:
+        raise _listen_error(host, port, exc) from None
+    addresses = list(dict.fromkeys(infos))
+    sockets: list[socket.socket] = []
+    left_out: OSError | None = None
+    for family, kind, proto, _, address in addresses:
+        sock = socket.socket(family, kind, proto)
+        try:
+            # A restarted server gets its port back at once, past its old connections'
+            # TIME_WAIT (a port another socket listens on stays refused).
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(2048)
+        except OSError as exc:
+            sock.close()
+            if exc.errno == errno.EADDRNOTAVAIL and len(addresses) > 1:
+                # As asyncio: an address of a family this machine has off (IPv6 for
+                # localhost, say) is left out when the name has others.
+                left_out = exc
+                continue
+            for taken in sockets:
+                taken.close()
+            raise _listen_error(host, port, exc) from None
+        sockets.append(sock)
+    if not sockets:
+        raise _listen_error(host, port, left_out or OSError(errno.EADDRNOTAVAIL, "no address"))
+    return sockets
+
+
+def _listen_error(host: str, port: int, exc: OSError) -> ListenError:
+    if exc.errno == errno.EADDRINUSE:
+        return ListenError(f"port {port} is in use on {host} (another server?)")
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return ListenError(f"cannot listen on {where}: {exc.strerror or exc}")
+
+
+def serve_app(app: Any, sockets: list[socket.socket], **options: Any) -> None:
+    """Run the ASGI ``app`` with uvicorn on listening ``sockets`` until interrupted.
+
+    Args:
+        app: The ASGI application.
+        sockets: From :func:`listen_sockets`; closed when the server stops.
+        **options: ``uvicorn.Config`` options (``log_level``, ``access_log``, ...).
+
+    Raises:
+        SnakewarError: if the application failed to start (uvicorn logged why).
+    """
     import uvicorn
 
-    uvicorn.run(create_app(bot), host=host, port=port, log_level=log_level, access_log=False)
+    server = uvicorn.Server(uvicorn.Config(app, **options))
+    try:
+        server.run(sockets=sockets)
+    finally:
+        for sock in sockets:
+            sock.close()
+    if not server.started:
+        raise SnakewarError("the server stopped before it started (its messages say why)")
+
+
+def serve(
+    bot: Bot,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    log_level: str = "warning",
+    on_listening: Callable[[], None] | None = None,
+) -> None:
+    """Serve ``bot`` over HTTP until interrupted (uvicorn).
+
+    Args:
+        bot: The snake.
+        host: The address to listen on.
+        port: The TCP port.
+        log_level: uvicorn's log level.
+        on_listening: Called once the port is taken, before serving (to announce it).
+
+    Raises:
+        ListenError: if it cannot listen on ``host``:``port`` (nothing was announced).
+    """
+    sockets = listen_sockets(host, port)
+    if on_listening is not None:
+        on_listening()
+    serve_app(create_app(bot), sockets, log_level=log_level, access_log=False)
 
 
 class FunctionBot(Bot):
@@ -183,7 +294,11 @@ class FunctionBot(Bot):
     def serve(
         self, host: str = "127.0.0.1", port: int = 8000, *, log_level: str = "warning"
     ) -> None:
-        """Serve this snake over HTTP until interrupted."""
+        """Serve this snake over HTTP until interrupted.
+
+        Raises:
+            ListenError: if it cannot listen on ``host``:``port``.
+        """
         serve(self, host, port, log_level=log_level)
 
 

@@ -37,5 +37,12 @@ def serve_bot(
     if not 0 < port < 65536:
         raise SnakewarError(f"port {port}: expected 1..65535")
     bot = make_bot(name)
-    typer.echo(f"serving builtin:{name} on http://{host}:{port}/", err=True)
-    serve(bot, host, port)
+    serve(
+        bot,
+        host,
+        port,
+        # Said once the port is taken: a port in use is one error line, and no claim.
+        on_listening=lambda: typer.echo(
+            f"serving builtin:{name} on http://{host}:{port}/", err=True
+        ),
+    )

@@ -150,6 +150,7 @@ def play(
     ),
 ) -> None:
     """Play one game, like the official engine: ``halite [flags] "<bot>" "<bot>"``."""
+    from snakewar.cli.paths import make_directory
     from snakewar.errors import SnakewarError
     from snakewar.games.halite3 import Constants
 
@@ -178,8 +179,9 @@ def play(
         if len(bots) > constants.MAX_PLAYERS:
             raise _fail(f"too many bots: {len(bots)} (max is {constants.MAX_PLAYERS})")
         map_players = max(players or 1, len(bots))
-        if not no_replay and not replay_directory.is_dir():
-            raise _fail(f"replay directory {str(replay_directory)!r} is not a folder")
+        if not (no_replay and no_logs):
+            # Made if missing, as the official engine makes it (and as play --replay-dir).
+            make_directory(replay_directory, "replay directory")
         _play(
             bots,
             seed=seed,

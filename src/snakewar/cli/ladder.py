@@ -8,6 +8,8 @@ import typer
 
 if TYPE_CHECKING:
     from snakewar.arena.config import MatchConfig
+    from snakewar.arena.ladder import LadderEntry
+    from snakewar.engine.protocol import Entrant, GameAdapter
     from snakewar.storage import Store
 
 __all__ = ["ladder_app"]
@@ -116,16 +118,50 @@ def add(
         help="An entrant: a URL, builtin:NAME, v0:URL, legacy:URL; a bot command for Halite.",
     ),
     as_name: str | None = typer.Option(None, "--name", "-n", help="The entrant's name."),
+    check: bool = typer.Option(
+        True,
+        "--check/--no-check",
+        help="Check that it plays first (a snake answers, a bot program starts and "
+        "answers its name); --no-check adds one that is down for now.",
+    ),
     database: str | None = _DB,
 ) -> None:
-    """Add an entrant (a snake, a bot) to a ladder."""
-    from snakewar.arena.ladder import load_ladder
+    """Add an entrant (a snake, a bot) to a ladder.
+
+    A bot command (Halite) keeps this folder as its working folder, so that ``python3
+    MyBot.py`` runs from here whatever folder the ladder runs from.
+    """
+    import os
+
+    from snakewar.arena.ladder import LadderError, load_ladder
 
     with _store(database) as store:
         ladder = load_ladder(store, name)
-        entry = ladder.add(snake, as_name)
+        entrant = ladder.entrant(snake, as_name, workdir=os.getcwd())
+        if check:
+            problem = _health(ladder.config.adapter, entrant)
+            if problem is not None:
+                raise LadderError(
+                    f"{entrant.name!r} ({entrant.source}) cannot play: {problem} "
+                    "(--no-check adds it anyway)"
+                )
+        entry = ladder.add(snake, as_name, workdir=os.getcwd())
         store.ladders.save_entry(name, entry)
-    typer.echo(f"added {entry.name!r} ({entry.source}) to {name!r}")
+    where = f", run in {entry.workdir}" if entry.workdir else ""
+    typer.echo(f"added {entry.name!r} ({entry.source}{where}) to {name!r}")
+
+
+def _health(adapter: GameAdapter, entrant: Entrant) -> str | None:
+    """Why ``entrant`` cannot play now (the game's own check), or ``None``."""
+    import asyncio
+
+    from snakewar.engine.protocol import PlaySession
+
+    async def check() -> str | None:
+        async with PlaySession() as session:
+            return await adapter.health(entrant, session)
+
+    return asyncio.run(check())
 
 
 @ladder_app.command("run")
@@ -201,10 +237,18 @@ def _show(ladder: Any) -> None:
         rated.add(row.snake)
         entry = ladder.entries.get(row.snake)
         table.add_row(str(row.rank), row.snake, f"{row.display:.2f}", f"{row.rating.mu:.2f}",
-                      f"{row.rating.sigma:.2f}", str(row.games),
-                      entry.note if entry and entry.paused else "active")  # fmt: skip
+                      f"{row.rating.sigma:.2f}", str(row.games), status(entry))  # fmt: skip
     for entry in ladder.entries.values():
         if entry.name not in rated:
-            table.add_row("-", entry.name, "-", "-", "-", "0",
-                          entry.note if entry.paused else "active")  # fmt: skip
+            table.add_row("-", entry.name, "-", "-", "-", "0", status(entry))
     Console(highlight=False).print(table)
+
+
+def status(entry: LadderEntry | None) -> str:
+    """An entrant's status in a table: paused or failing with the reason, or active."""
+    if entry is None:
+        return "active"
+    if entry.paused or entry.failing:
+        # The note says which and why ("paused: ...", "failed a game: ...").
+        return entry.note or ("paused" if entry.paused else "failing")
+    return "active"

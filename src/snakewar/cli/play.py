@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import secrets
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -37,6 +36,7 @@ from urllib.parse import urlencode, urlsplit
 
 import typer
 
+from snakewar.cli.paths import OutputPathError, check_writable, make_directory, write_output
 from snakewar.errors import SnakewarError
 
 if TYPE_CHECKING:
@@ -52,45 +52,6 @@ __all__ = ["DEFAULT_SNAKES", "OutputPathError", "board_url", "make_directory", "
 
 DEFAULT_SNAKES = ("builtin:hunter", "builtin:greedy", "builtin:random", "builtin:random")
 """Who plays when no snake is given."""
-
-
-class OutputPathError(SnakewarError, OSError):
-    """Raised before a game when an output file cannot be written."""
-
-
-def check_writable(path: str, what: str) -> Path:
-    """Fail early, naming the path, if ``path`` cannot be written.
-
-    Raises:
-        OutputPathError: if the directory is missing or read-only, or the path is a directory.
-    """
-    target = Path(path)
-    parent = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise OutputPathError(f"{what} {path!r} is a directory (expected a file path)")
-    if not parent.is_dir():
-        raise OutputPathError(f"{what} {path!r}: directory {str(parent)!r} does not exist")
-    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise OutputPathError(f"{what} {path!r} is not writable")
-    return target
-
-
-def make_directory(path: str, what: str) -> Path:
-    """Create the directory ``path`` (and its parents) if missing; fail early, naming it.
-
-    Raises:
-        OutputPathError: if it cannot be made (a file is in the way, no permission) or written.
-    """
-    target = Path(path)
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise OutputPathError(f"{what} {path!r} is a file (expected a directory)") from None
-    except OSError as exc:
-        raise OutputPathError(f"{what} {path!r} cannot be made: {exc.strerror}") from None
-    if not os.access(target, os.W_OK):
-        raise OutputPathError(f"{what} {path!r} is not writable")
-    return target
 
 
 def board_url(board: str, engine: str, game_id: str) -> str:
@@ -232,6 +193,8 @@ def play(
         if not browser:
             raise SnakewarError("--board-url is the board --browser opens; add --browser")
         board_url(board, "http://127.0.0.1", "check")  # a bad URL fails before the game
+    if ray_address is not None and games == 1:
+        raise SnakewarError("--ray-address plays a batch on Ray; add --games N")
     if verbose and (browser or games > 1):
         raise SnakewarError("--verbose logs one game played here; leave out --games/--browser")
     if replay_dir is not None:
@@ -660,7 +623,8 @@ def _ray_batch(
             stats.seats[snake.seat].name = snake.name
         stats.add(summary)
         if replay_dir is not None:
-            Path(replay_dir, f"game-{outcome.seed}.jsonl").write_bytes(GAME.export(played.data))
+            target = Path(replay_dir, f"game-{outcome.seed}.jsonl")
+            write_output(target, GAME.export(played.data), "replay file")
     return stats
 
 
@@ -737,7 +701,7 @@ def _write_json(path: str, data: dict[str, Any], console: Console) -> None:
     if path == "-":
         sys.stdout.write(text + "\n")
     else:
-        Path(path).write_text(text + "\n", encoding="utf-8")
+        write_output(path, text + "\n", "JSON file")
 
 
 def _free_port() -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -94,7 +95,7 @@ def create(
         run = TournamentRun.create(name, format, list(zip(snakes, given, strict=True)),
                                    config=config, seed=seed, heat_size=heat_size,
                                    best_of=best_of, advance=advance, ratings=ratings,
-                                   **options)  # fmt: skip
+                                   workdir=os.getcwd(), **options)  # fmt: skip
         store.tournaments.create(run)
     typer.echo(run.id)
 
@@ -145,13 +146,16 @@ def export(
 ) -> None:
     """Results as JSON: standings, champion, matches with their games' ids and seeds."""
     from snakewar.arena.tournament_runner import load_tournament
+    from snakewar.cli.paths import check_writable, write_output
 
+    if output is not None:
+        check_writable(output, "output file")
     with _store(database) as store:
         text = json.dumps(load_tournament(store, tid).export(), indent=2)
     if output is None:
         typer.echo(text)
     else:
-        output.write_text(text + "\n", encoding="utf-8")
+        write_output(output, text + "\n", "output file")
         typer.echo(f"wrote {output}")
 
 

@@ -88,6 +88,10 @@ class Param:
         choices: the values a ``"str"`` parameter may take (empty: any).
         minimum: the smallest ``"int"`` value (``None``: no bound).
         maximum: the largest ``"int"`` value (``None``: no bound).
+        hosted_maximum: the largest ``"int"`` value a server allows unless its operator
+            says otherwise (``None``: ``maximum``): a bound on what one game of a hosted
+            server may cost, e.g. Battlesnake's board sides (25, the largest official
+            board, where the rules take 255).
     """
 
     name: str
@@ -97,6 +101,7 @@ class Param:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    hosted_maximum: int | None = None
 
     def parse(self, value: object) -> int | str | bool:
         """Check and convert one value (a JSON value, or text from a command line).
@@ -158,6 +163,7 @@ class Param:
             "choices": list(self.choices),
             "minimum": self.minimum,
             "maximum": self.maximum,
+            "hosted_maximum": self.hosted_maximum,
         }
 
 
@@ -280,11 +286,15 @@ class Entrant:
     ``program`` is what runs it when a server resolved it (a registered program bot,
     with its sandbox): a game that starts programs runs this one instead of reading
     ``source``; it is not stored (a stored game names the bot by ``source``).
+    ``workdir`` is the folder a command (``python3 MyBot.py``) runs in, as it was when
+    the entrant was entered (``None``: the current folder): ladders and tournaments
+    keep it, so that their runs start the bot from its own folder wherever they run.
     """
 
     source: str
     name: str
     program: Any = field(default=None, compare=False, repr=False)
+    workdir: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,6 +391,9 @@ class EntrantResult:
         color: its colour in viewers and listings ("" when the game has none).
         declared_name: the name its bot gave itself in this game, where bots declare
             one (Halite's first line); "" otherwise, or when it declared none.
+        log: what the game logged about it and what its bot wrote to stderr (Halite's
+            error log), bounded; "" when nothing.  A bot's log may hold what its author
+            would not show: a server gives it to its owner only.
     """
 
     seat: int
@@ -391,6 +404,7 @@ class EntrantResult:
     failure: str = ""
     color: str = ""
     declared_name: str = ""
+    log: str = field(default="", repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,6 +424,7 @@ class StoredGame:
         colors: each entrant's colour in viewers ("" when the game has none), by seat.
         ranks: each seat's rank once finished (empty before).
         winner: the winner's name, if one entrant won alone.
+        failures: why each seat failed ("" when it played correctly), once finished.
     """
 
     id: str
@@ -424,6 +439,7 @@ class StoredGame:
     colors: tuple[str, ...] = ()
     ranks: tuple[int, ...] = ()
     winner: str | None = None
+    failures: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,6 +500,7 @@ class PlayedGame:
             colors=tuple(r.color for r in self.results),
             ranks=tuple(r.rank for r in self.results),
             winner=self.winner,
+            failures=tuple(r.failure for r in self.results),
         )
 
 
@@ -737,6 +754,18 @@ class GameAdapter(ABC):
         Raises:
             SnakewarError: the game cannot be started.
         """
+
+    def turn_bound(self, params: Mapping[str, JSON]) -> int | None:
+        """The most turns a game with ``params`` can last by its own rules.
+
+        ``None`` (the default) when the rules set no bound: Battlesnake snakes that keep
+        eating play on forever, so a server caps them.  A game whose rules end it
+        (Halite III's turn limit, which grows with the map) says how late at most, so
+        that a server applies its own cap only where the game's end could pass it and
+        never changes the game it plays.
+        """
+        del params
+        return None
 
     async def health(self, entrant: Entrant, session: PlaySession) -> str | None:
         """Check that ``entrant`` can play; ``None`` if it can, else why not.

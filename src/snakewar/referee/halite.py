@@ -47,10 +47,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN_PREFIX",
+    "EOF_MESSAGE",
     "FAILED_NAME",
     "NAME_MAX_LENGTH",
     "HaliteEntrantError",
     "HaliteMatch",
+    "check_bot",
+    "last_error_line",
     "play_halite",
     "play_halite_sync",
 ]
@@ -61,7 +64,8 @@ NAME_MAX_LENGTH = 30
 #: The engine's name for a player whose bot failed its initialization.
 FAILED_NAME = "(failed to initialize)"
 _RULE = "=" * 64
-_EOF_MESSAGE = "communication error with bot: read failed, errno was: 0 (Success)"
+EOF_MESSAGE = "communication error with bot: read failed, errno was: 0 (Success)"
+"""The engine's words for a bot whose output ended: it exited, or crashed."""
 
 TurnCallback = Callable[[HaliteGame, TurnOutcome], None]
 
@@ -185,7 +189,7 @@ def _failure_message(reply: LineResult, timeout: float | None) -> str:
         ms = round((timeout or 0.0) * 1000)
         return f"timed out after {ms} ms (when reading string)"
     if reply.status is LineStatus.EOF:
-        return _EOF_MESSAGE
+        return EOF_MESSAGE
     if reply.status is LineStatus.TOO_LONG:
         return f"communication error with bot: line longer than {MAX_LINE_BYTES} bytes"
     return f"communication error with bot: read failed ({reply.detail})"
@@ -205,7 +209,7 @@ class _InProcessSeat(_Seat):
             name = str(self.bot.name).replace("\r", "").split("\n", 1)[0]
         except Exception:  # a crashing built-in is a crashed bot, not a referee error
             self.errors += traceback.format_exc()
-            return _EOF_MESSAGE
+            return EOF_MESSAGE
         if timeout is not None and time.perf_counter() - start > timeout:
             return f"timed out after {round(timeout * 1000)} ms (when reading string)"
         self.name = name[:NAME_MAX_LENGTH]
@@ -219,7 +223,7 @@ class _InProcessSeat(_Seat):
             line = " ".join(self.bot.turn(self.view))
         except Exception:
             self.errors += traceback.format_exc()
-            self.last_failure = _EOF_MESSAGE
+            self.last_failure = EOF_MESSAGE
             return None
         # An in-process bot cannot be interrupted: one that overran is judged afterwards.
         if timeout is not None and time.perf_counter() - start > timeout:
@@ -256,7 +260,7 @@ class _WorkerSeat(_Seat):
             return _timed_out(timeout)
         except SnakewarError as exc:
             self.errors += f"{exc}\n"
-            return _EOF_MESSAGE
+            return EOF_MESSAGE
         left = None if timeout is None else max(timeout - (time.perf_counter() - started), 0.0)
         reply = await self.seat.call("init", init_text(game, pid), left)
         failure = self._failure(reply, timeout)
@@ -269,7 +273,7 @@ class _WorkerSeat(_Seat):
     async def turn(self, frame: str, timeout: float | None) -> LineResult | str:
         """This turn's line, or the engine-worded failure (a timeout kills the worker)."""
         if self.seat is None:
-            return _EOF_MESSAGE
+            return EOF_MESSAGE
         reply = await self.seat.call("turn", frame, timeout)
         failure = self._failure(reply, timeout)
         if failure is not None:
@@ -281,10 +285,10 @@ class _WorkerSeat(_Seat):
             return _timed_out(timeout)
         if reply.status == "error":
             self.errors += reply.trace or f"{reply.error}\n"
-            return _EOF_MESSAGE
+            return EOF_MESSAGE
         if reply.status == "gone":
             self.errors += f"{reply.error}\n"
-            return _EOF_MESSAGE
+            return EOF_MESSAGE
         return None
 
     async def kill(self) -> None:
@@ -513,6 +517,39 @@ def _error_logs(game: HaliteGame, match: HaliteMatch, init_failed: set[int]) -> 
                 text += f"\nGame End\n{_RULE}\nBot error output was:\n{stderr}\n"
         logs[pid] = text
     return logs
+
+
+def last_error_line(stderr: str, limit: int = 200) -> str:
+    """The last line a bot wrote to stderr, cut to ``limit`` characters.
+
+    Most often it says why the bot stopped (``python3: can't open file 'MyBot.py'``,
+    an exception's last line).
+    """
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return lines[-1][:limit] if lines else ""
+
+
+async def check_bot(entrant: str | Program, *, init_timeout: float = 30.0) -> str | None:
+    """Start a bot program and play its initialization, as a game's first step does.
+
+    ``None`` when it answered its name in time; else why not, in one line: the engine's
+    words and the last line the bot wrote to stderr.  The bot is killed either way.
+    """
+    program = entrant if isinstance(entrant, Program) else Program.from_command(entrant)
+    game = HaliteGame.create(1, 2, width=32, height=32)
+    try:
+        bot = await ProcessBot.start(program)
+    except OSError as exc:
+        return f"cannot start {program.describe()!r}: {type(exc).__name__}: {exc}"
+    seat = _ProcessSeat(bot)
+    try:
+        why = await seat.init(game, 0, init_timeout)
+    finally:
+        await seat.kill()
+    if why is None:
+        return None
+    said = last_error_line(seat.stderr_text())
+    return f"failed to initialize: {why}" + (f"; its stderr: {said}" if said else "")
 
 
 def play_halite_sync(entrants: Sequence[str | Program], **options: Any) -> HaliteMatch:

@@ -6,10 +6,12 @@ A sandboxed :class:`~snakewar.referee.process.Program` runs under ``bwrap`` (Deb
 * **no network**: a network namespace of its own (``--unshare-all``), with no
   interface but a loopback that is down;
 * **its own files only**: the root is an empty, read-only tmpfs; ``/usr`` (and the ``/bin``,
-  ``/lib`` links into it) is bound **read-only**; the bot's files are copied into
+  ``/lib`` links into it) is bound **read-only**, with ``/etc/alternatives`` (Debian's
+  links to the shared libraries it picked, BLAS and LAPACK among them: Python bots use
+  numpy); the bot's files are copied into
   ``/bot``, a size-capped tmpfs that is its working directory (bots write logs there);
   ``/tmp`` is a private, size-capped tmpfs; nothing else of the host is visible (no
-  ``/home``, no ``/etc``, no other bot, no server data), and everything it wrote is
+  ``/home``, no other ``/etc``, no other bot, no server data), and everything it wrote is
   gone when it ends;
 * **its own users and processes**: user, PID, IPC, UTS and cgroup namespaces; inside it
   is ``nobody`` (65534); it sees only its own processes; the sandbox dies with the
@@ -129,6 +131,10 @@ def bwrap_argv(
             argv += ["--symlink", target, f"/{name}"]
         elif os.path.isdir(f"/{name}"):
             argv += ["--ro-bind", f"/{name}", f"/{name}"]
+    # Debian picks shared libraries with symlinks through /etc/alternatives (libblas.so.3
+    # and liblapack.so.3, which numpy loads, among them): bound read-only, links only.
+    if os.path.isdir("/etc/alternatives"):
+        argv += ["--ro-bind", "/etc/alternatives", "/etc/alternatives"]
     argv += [
         "--proc", "/proc",
         "--dev", "/dev",

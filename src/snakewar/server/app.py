@@ -61,10 +61,15 @@ from snakewar.server.safety import (
 from snakewar.storage import AsyncStore, Store
 from snakewar.viewer import static_dir
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "open_store"]
 
 
-def _open_store(config: ServerConfig) -> Store:
+def open_store(config: ServerConfig) -> Store:
+    """Open the database a server with ``config`` uses (``memory``: SQLite in memory).
+
+    Raises:
+        StoreError: if it cannot be opened or migrated (naming the URL, password hidden).
+    """
     url = "sqlite://" if config.database_url == MEMORY_DATABASE else config.database_url
     return Store(url)
 
@@ -86,7 +91,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         own = store is None
-        opened = store if store is not None else _open_store(config)
+        opened = store if store is not None else open_store(config)
         astore = AsyncStore(opened, workers=config.store_workers)
         passwords = Passwords()
         app.state.local_user = (
@@ -142,7 +147,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     )
     hosts = config.allowed_hosts if config.public else (*LOOPBACK_NAMES, *config.allowed_hosts)
     app.add_middleware(HostCheckMiddleware, hosts=hosts)
-    add_error_handlers(app)
+    add_error_handlers(app, not_found_page=pages.not_found_page)
     routers = (auth, tokens, users, snakes, games, catalogue, engine, ladders, tournaments)
     for module in (*routers, halite, tester, pages, docs):
         app.include_router(module.router)

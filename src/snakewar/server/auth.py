@@ -39,9 +39,11 @@ from fastapi import Depends, Request, Response
 from snakewar.errors import ForbiddenError, UnauthorizedError
 from snakewar.server.config import ServerConfig
 from snakewar.storage import AsyncStore, Store, User, UserExistsError
+from snakewar.storage.database import now
 
 __all__ = [
     "CSRF_HEADER",
+    "INVITE_LIFETIME",
     "LOCAL_USER",
     "SESSION_COOKIE",
     "SESSION_LIFETIME",
@@ -58,6 +60,7 @@ __all__ = [
     "digest",
     "ensure_local_user",
     "get_principal",
+    "issue_invite",
     "new_secret",
     "require_admin",
     "require_owner",
@@ -72,6 +75,8 @@ CSRF_HEADER: Final = "X-CSRF-Token"
 """The header a browser's state-changing request repeats its session's CSRF token in."""
 
 SESSION_LIFETIME: Final = dt.timedelta(days=14)
+INVITE_LIFETIME: Final = dt.timedelta(days=7)
+"""How long a sign-up invitation stays valid."""
 TOKEN_PREFIX: Final = "sw_"
 LOCAL_USER: Final = "local"
 """The one user of a local server (an admin that never logs in)."""
@@ -101,6 +106,25 @@ def new_secret(prefix: str = "") -> str:
 def digest(secret: str) -> str:
     """The SHA-256 (hex) a secret is stored and looked up as."""
     return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def issue_invite(store: Store, admin_id: int | None) -> tuple[str, dt.datetime]:
+    """Make a one-use sign-up invitation, valid :data:`INVITE_LIFETIME`, by an admin.
+
+    How both ``POST /api/auth/invites`` and ``snakewar user invite`` make one: only the
+    code's digest is stored, so the code is shown once, here.
+
+    Args:
+        store: The server's store.
+        admin_id: The id of the admin who invites (``None``: not recorded).
+
+    Returns:
+        The code and when it expires.
+    """
+    code = new_secret()
+    expires = now() + INVITE_LIFETIME
+    store.accounts.create_invite(digest(code), admin_id, expires)
+    return code, expires
 
 
 class Passwords:

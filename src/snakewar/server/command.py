@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import sys
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 import typer
 
@@ -65,9 +66,8 @@ def serve(
     ),
 ) -> None:
     """Serve the web app: new games, live viewer, replays, the snake tester, the API."""
-    import uvicorn
-
-    from snakewar.server.app import create_app
+    from snakewar.bots.sdk import listen_sockets, serve_app
+    from snakewar.server.app import create_app, open_store
     from snakewar.server.config import SIGNUP_MODES, ServerConfig
 
     if not 0 < port < 65536:
@@ -85,36 +85,35 @@ def serve(
             f"--host {host!r}: a local server listens on loopback only; add --public "
             "(accounts and limits) to serve other machines"
         )
-    app = create_app(
-        ServerConfig(
-            database_url=database,
-            public=public,
-            max_concurrent_games=max_games,
-            signup=signup,
-            allowed_hosts=tuple(allowed_host),
-            allowed_networks=tuple(_networks(allow_network)),
-            game_lease_s=game_lease,
-            resume_tournaments=resume,
-        )
+    config = ServerConfig(
+        database_url=database,
+        public=public,
+        max_concurrent_games=max_games,
+        signup=signup,
+        allowed_hosts=tuple(allowed_host),
+        allowed_networks=tuple(_networks(allow_network)),
+        game_lease_s=game_lease,
+        resume_tournaments=resume,
     )
-    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
-    typer.echo(f"Snakewar is running at http://{shown}:{port}/ (Ctrl-C to stop)", err=True)
-    # A server holding 1,000 spectators' connections has many objects; Python's default
-    # collector thresholds then ran a full collection every few seconds, each stopping
-    # every live frame for 0.2-0.4 s (on 2 busy cores).  Younger collections ten times
-    # rarer, and full ones rarer still, keep those stops out of a game.
-    gc.set_threshold(*SERVE_GC_THRESHOLDS)
-    # Frames go out uncompressed (gorilla/websocket's default, so most likely the official
-    # engine's too): compression is per connection, so it would cost every frame once per
-    # spectator, not once per game.
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-        ws_per_message_deflate=False,
-    )
+    # Opened here, not when the app starts: a database that cannot be opened is one
+    # error line (the URL, password hidden), not a traceback from the server's start.
+    with open_store(config) as store:
+        app = create_app(config, store=store)
+        # The port is taken before the server says where it runs: a port in use is
+        # one error line, and no announcement of an address it does not serve.
+        sockets = listen_sockets(host, port)
+        shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
+        typer.echo(f"Snakewar is running at http://{shown}:{port}/ (Ctrl-C to stop)", err=True)
+        # A server holding 1,000 spectators' connections has many objects; Python's
+        # default collector thresholds then ran a full collection every few seconds,
+        # each stopping every live frame for 0.2-0.4 s (on 2 busy cores).  Younger
+        # collections ten times rarer, and full ones rarer still, keep those stops out
+        # of a game.
+        gc.set_threshold(*SERVE_GC_THRESHOLDS)
+        # Frames go out uncompressed (gorilla/websocket's default, so most likely the
+        # official engine's too): compression is per connection, so it would cost
+        # every frame once per spectator, not once per game.
+        serve_app(app, sockets, log_level="warning", access_log=False, ws_per_message_deflate=False)
 
 
 def _networks(texts: list[str]) -> list[str]:
@@ -183,6 +182,79 @@ def create_token(
         secret = new_secret(TOKEN_PREFIX)
         store.accounts.create_token(user.id, label, digest(secret))
     typer.echo(secret)
+
+
+@user_app.command("invite")
+def create_invite(
+    by: str | None = typer.Option(
+        None, "--by", help="The admin who invites (default: the first admin)."
+    ),
+    url: str | None = typer.Option(
+        None,
+        "--url",
+        help="The server's address (e.g. https://snakes.example.org): print the sign-up link too.",
+    ),
+    database: str | None = DatabaseOption,
+) -> None:
+    """Print a one-use sign-up invitation (valid a week) for a server with --signup invite.
+
+    The same invitation an admin makes with POST /api/auth/invites.  With --url the
+    sign-up link (BASE_URL/login?invite=CODE) follows the code.
+    """
+    from snakewar.server.auth import issue_invite
+
+    link_base = None if url is None else _base_url(url)
+    with _store(database) as store:
+        admin = _inviter(store, by)
+        code, expires = issue_invite(store, admin.id)
+    typer.echo(code)
+    if link_base is not None:
+        typer.echo(f"{link_base}/login?{urlencode({'invite': code})}")
+    when = expires.strftime("%Y-%m-%d %H:%M UTC")
+    typer.echo(f"invitation by {admin.name!r}, one use, valid until {when}", err=True)
+
+
+def _base_url(text: str) -> str:
+    """A server's address for links: http(s), a host, a path at most; no trailing ``/``."""
+    parts = urlsplit(text)
+    if (
+        len(text) > 2000
+        or parts.scheme not in ("http", "https")
+        or not parts.netloc
+        or parts.query
+        or parts.fragment
+        or any(c.isspace() or not c.isprintable() for c in text)
+    ):
+        raise SnakewarError(
+            f"--url {text[:80]!r}: expected the server's address, e.g. https://snakes.example.org"
+        )
+    return text.rstrip("/")
+
+
+def _inviter(store: Any, name: str | None) -> Any:
+    """The admin who invites: ``name``, or the first enabled admin (a real one first)."""
+    from snakewar.server.auth import LOCAL_USER
+    from snakewar.storage import UserNotFoundError
+
+    if name is not None:
+        try:
+            user = store.accounts.user(name)
+        except UserNotFoundError:
+            raise SnakewarError(f"--by {name[:40]!r}: no user of that name") from None
+        if not user.is_admin:
+            raise SnakewarError(f"--by {name!r}: {user.role} {user.name!r} is no admin")
+        if user.disabled:
+            raise SnakewarError(f"--by {name!r}: the account is disabled")
+        return user
+    admins = [u for u in store.accounts.users() if u.is_admin and not u.disabled]
+    # A local server's own "local" admin never logs in: an operator's admin goes first.
+    admins.sort(key=lambda u: u.name == LOCAL_USER)
+    if not admins:
+        raise SnakewarError(
+            f"no admin in {store.url!r} to invite: make one with "
+            "'snakewar user create NAME --admin'"
+        )
+    return admins[0]
 
 
 @user_app.command("list")

@@ -25,7 +25,9 @@ class ServerConfig:
             default database (``$SNAKEWAR_DATABASE_URL`` or SQLite in the user's data
             directory).
         public: refuse non-public bot addresses and rate-limit game creation.
-        max_board: the largest board or map side a game may have.
+        max_board: the largest board or map side a game may have (``None``: each
+            game's own bound, its catalogue's ``hosted_maximum``: 25 for Battlesnake
+            boards, the official engine's 128 for Halite III maps).
         max_snakes: the most entrants a game may have.
         max_concurrent_games: the most games running at once.
         max_timeout_ms: the longest time per turn.
@@ -57,7 +59,7 @@ class ServerConfig:
 
     database_url: str | None = None
     public: bool = False
-    max_board: int = 25
+    max_board: int | None = None
     max_snakes: int = 8
     max_concurrent_games: int = 32
     max_timeout_ms: int = 2000

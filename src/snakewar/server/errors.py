@@ -6,15 +6,23 @@ shape, ``{"detail": [{"loc": ["body", FIELD], "msg": ..., "type": ...}]}``, so t
 form can show it next to the field.  Request validation errors keep that shape but
 never echo the input back (it may be megabytes, or not encodable), and every message
 is made encodable text.
+
+One exception: a 404 answering a browser's page request (``GET`` of a path outside
+``/api``, ``Accept: text/html``) is an HTML page with the site's header (the renderer
+given to :func:`add_error_handlers`); the API and every client that does not ask for
+HTML keep the JSON.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException
 
 from snakewar.errors import (
     BusyError,
@@ -27,13 +35,16 @@ from snakewar.errors import (
     TooLargeError,
     UnauthorizedError,
 )
+from snakewar.server.patterns import pattern_words
 
 __all__ = [
     "STATUS_BY_ERROR",
+    "NotFoundPage",
     "add_error_handlers",
     "error_response",
     "status_of",
     "validation_response",
+    "wants_html",
 ]
 
 STATUS_BY_ERROR: Final[tuple[tuple[type[SnakewarError], int], ...]] = (
@@ -74,12 +85,24 @@ def error_response(exc: SnakewarError) -> JSONResponse:
     return JSONResponse({"detail": _text(exc)}, status_code=status)
 
 
+def _message(error: Mapping[str, Any]) -> str:
+    """Why a field is bad, in words: a broken pattern is told as what the field takes."""
+    if error["type"] == "string_pattern_mismatch":
+        # Pydantic would answer "String should match pattern '^[a-z0-9]...'".
+        return pattern_words((error.get("ctx") or {}).get("pattern"))
+    return _text(error["msg"])
+
+
 def validation_response(exc: RequestValidationError) -> JSONResponse:
-    """A 422 naming each bad field: where, why and the kind of error, not the input."""
+    """A 422 naming each bad field: where, why and the kind of error, not the input.
+
+    A field that does not match its pattern is answered with what it takes in words
+    (:mod:`snakewar.server.patterns`), not with the regular expression.
+    """
     detail = [
         {
             "loc": [_text(part) if isinstance(part, str) else part for part in error["loc"]],
-            "msg": _text(error["msg"]),
+            "msg": _message(error),
             "type": _text(error["type"]),
         }
         for error in exc.errors()[:20]
@@ -87,19 +110,58 @@ def validation_response(exc: RequestValidationError) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=422)
 
 
-async def _handle(request: Request, exc: Exception) -> JSONResponse:
-    del request
-    assert isinstance(exc, SnakewarError)
-    return error_response(exc)
+NotFoundPage = Callable[[Request, str], Awaitable[Response]]
+"""Renders the HTML 404 page for a request, given what was not found (one line)."""
+
+_PAGE_TYPES: Final = frozenset({"text/html", "application/xhtml+xml"})
+_NO_QUALITY: Final = frozenset({"q=0", "q=0.0", "q=0.00", "q=0.000"})
 
 
-async def _handle_validation(request: Request, exc: Exception) -> JSONResponse:
-    del request
-    assert isinstance(exc, RequestValidationError)
-    return validation_response(exc)
+def wants_html(request: Request) -> bool:
+    """Whether ``request`` is a browser asking for a page: an HTML answer suits it.
+
+    A ``GET`` (or ``HEAD``) outside ``/api`` whose ``Accept`` names HTML (with a
+    quality above 0).  Scripts, ``fetch`` (``Accept: */*``) and every API path get JSON.
+    """
+    if request.method not in ("GET", "HEAD"):
+        return False
+    path = request.url.path
+    if path == "/api" or path.startswith("/api/"):
+        return False
+    for item in request.headers.get("accept", "").split(",")[:50]:
+        kind, *options = (part.strip().lower() for part in item.split(";"))
+        if kind in _PAGE_TYPES and not any(o.replace(" ", "") in _NO_QUALITY for o in options):
+            return True
+    return False
 
 
-def add_error_handlers(app: FastAPI) -> None:
-    """Answer every :class:`SnakewarError` as :data:`STATUS_BY_ERROR` says, and bad requests."""
-    app.add_exception_handler(SnakewarError, _handle)
-    app.add_exception_handler(RequestValidationError, _handle_validation)
+def add_error_handlers(app: FastAPI, *, not_found_page: NotFoundPage | None = None) -> None:
+    """Answer every :class:`SnakewarError` as :data:`STATUS_BY_ERROR` says, and bad requests.
+
+    Args:
+        app: the application.
+        not_found_page: renders the HTML 404 page for a browser's page request
+            (:func:`wants_html`); without it every 404 is JSON.
+    """
+
+    async def handle(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, SnakewarError)
+        if not_found_page is not None and status_of(exc) == 404 and wants_html(request):
+            return await not_found_page(request, _text(exc))
+        return error_response(exc)
+
+    async def handle_http(request: Request, exc: Exception) -> Response:
+        # No route, no static file: Starlette's own 404s.
+        assert isinstance(exc, HTTPException)
+        if not_found_page is not None and exc.status_code == 404 and wants_html(request):
+            return await not_found_page(request, _text(f"there is no page at {request.url.path}"))
+        return await http_exception_handler(request, exc)
+
+    async def handle_validation(request: Request, exc: Exception) -> JSONResponse:
+        del request
+        assert isinstance(exc, RequestValidationError)
+        return validation_response(exc)
+
+    app.add_exception_handler(SnakewarError, handle)
+    app.add_exception_handler(HTTPException, handle_http)
+    app.add_exception_handler(RequestValidationError, handle_validation)

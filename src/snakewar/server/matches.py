@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from snakewar.adapters import default_game, get_game
-from snakewar.engine.protocol import Entrant, GameAdapter, MatchSpec, entrants_from_texts
+from snakewar.engine.protocol import JSON, Entrant, GameAdapter, MatchSpec, entrants_from_texts
 from snakewar.errors import EntrantError, ForbiddenError, OverLimitError
 from snakewar.referee.process import Program
 from snakewar.referee.uploads import UploadCache
@@ -41,6 +41,7 @@ __all__ = [
     "find_snake",
     "programs_for",
     "resolve_entrants",
+    "turn_limit",
     "web_match",
     "with_programs",
 ]
@@ -204,25 +205,54 @@ def with_programs(
 
 def check_caps(
     config: ServerConfig,
+    adapter: GameAdapter,
     count: int,
     params: Mapping[str, object],
     timeout_ms: int | None,
 ) -> None:
     """Refuse what passes this server's caps: entrants, board size, time per turn.
 
+    A board side's cap is the operator's (``max_board``), else the game's own
+    (:attr:`~snakewar.engine.protocol.Param.hosted_maximum`): Battlesnake's boards and
+    Halite III's maps differ, so one game's bound never applies to another.
+
     Raises:
         OverLimitError: naming the field and the cap.
     """
     if count > config.max_snakes:
         raise OverLimitError(f"snakes: {count} given, this server allows {config.max_snakes}")
-    for key in ("width", "height"):
+    sizes = {p.name: p for p in adapter.catalogue().params if p.name in ("width", "height")}
+    for key, param in sizes.items():
         value = params.get(key)
-        if isinstance(value, int) and value > config.max_board:
-            raise OverLimitError(f"{key}: {value} is larger than this server's {config.max_board}")
+        cap = config.max_board
+        if cap is None:
+            cap = param.hosted_maximum if param.hosted_maximum is not None else param.maximum
+        if isinstance(value, int) and cap is not None and value > cap:
+            raise OverLimitError(f"{key}: {value} is larger than this server's {cap}")
     if timeout_ms is not None and timeout_ms > config.max_timeout_ms:
         raise OverLimitError(
             f"timeout: {timeout_ms} ms exceeds this server's {config.max_timeout_ms}"
         )
+
+
+def turn_limit(
+    config: ServerConfig,
+    adapter: GameAdapter,
+    params: Mapping[str, JSON],
+    asked: int | None,
+) -> int | None:
+    """The turn limit of a match this server plays: its cap is a cap, never a default.
+
+    What was asked, within the cap.  When nothing was asked, the game's own end
+    (``None``: a Halite III game then lasts its official, size-dependent number of turns,
+    which its replay records), unless the game's rules could let it pass the cap
+    (:meth:`~snakewar.engine.protocol.GameAdapter.turn_bound`): then the cap.
+    """
+    cap = config.max_turns
+    if asked is not None:
+        return min(asked, cap)
+    bound = adapter.turn_bound(params)
+    return None if bound is not None and bound <= cap else cap
 
 
 async def web_match(
@@ -249,7 +279,7 @@ async def web_match(
     if len(names) > len(texts):
         raise OverLimitError(f"names: {len(names)} given for {len(texts)} snakes")
     normalized = adapter.parse_params(params)
-    check_caps(config, len(texts), normalized, timeout_ms)
+    check_caps(config, adapter, len(texts), normalized, timeout_ms)
     entrants = with_programs(entrants_from_texts(adapter, texts, list(names)), programs or {})
     await check_entrants(adapter, entrants, config)
     spec = MatchSpec(
@@ -257,7 +287,7 @@ async def web_match(
         entrants=entrants,
         params=normalized,
         timeout_ms=timeout_ms,
-        max_turns=min(max_turns or config.max_turns, config.max_turns),
+        max_turns=turn_limit(config, adapter, normalized, max_turns),
         source=source,
     )
     adapter.check(spec)

@@ -21,6 +21,8 @@ from pydantic import (
     model_validator,
 )
 
+from snakewar.server.patterns import LABEL, LADDER_NAME, SEED_TEXT, SNAKE_NAME, USER_NAME
+
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
@@ -106,7 +108,7 @@ Seed = Annotated[
         {
             "anyOf": [
                 {"type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX},
-                {"type": "string", "pattern": "^-?[0-9]{1,20}$"},
+                {"type": "string", "pattern": SEED_TEXT.pattern},
             ],
             "description": "A 64-bit seed: an integer, or the same as a decimal string "
             "(exact in JavaScript).",
@@ -199,6 +201,20 @@ class EntrantOut(BaseModel):
     name: str
     source: str
     color: str = ""
+    failure: str = Field(
+        default="",
+        description="Why it failed in this game, once finished (a timeout, a crash, a bad "
+        "command, a failed initialization, a sandbox limit); '' when it played correctly.",
+    )
+
+
+class LogOut(BaseModel):
+    """What a finished game logged about one seat: its bot's error log (its owner's only)."""
+
+    game_id: str
+    seat: int
+    name: str
+    log: str = Field(description="The game's errors and the bot's stderr ('' when none).")
 
 
 class GameOut(BaseModel):
@@ -365,6 +381,9 @@ class ParamOut(BaseModel):
     choices: list[str]
     minimum: int | None
     maximum: int | None
+    hosted_maximum: int | None = Field(
+        default=None, description="The largest value a server allows by default (null: maximum)."
+    )
 
 
 class BotOut(BaseModel):
@@ -394,10 +413,16 @@ class CatalogueOut(BaseModel):
 
 
 class MapOut(BaseModel):
-    """A Battlesnake map with its sizes and player counts."""
+    """A Battlesnake map with its sizes and player counts.
+
+    ``name`` is the reference engine's (for some maps their id); ``title`` is what
+    pages show, and ``default_size`` the ``[width, height]`` a game on it starts from.
+    """
 
     id: str
     name: str
+    title: str
+    default_size: list[int]
     description: str
     min_players: int
     max_players: int
@@ -412,7 +437,7 @@ class CreateLadder(RequestModel):
 
     model_config = ConfigDict(extra="allow")
 
-    name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$")
+    name: Annotated[str, LADDER_NAME.field()]
     game: str | None = Field(None, max_length=32)
     params: dict[str, int | str | bool] = Field(default_factory=dict)
     timeout: int | None = Field(None, ge=1, le=60_000, description="Time per turn in ms.")
@@ -457,6 +482,11 @@ class StandingOut(BaseModel):
     games: int
     paused: bool
     note: str
+    failure: str = Field(
+        default="",
+        description="Why its last game or health check failed, while it is not paused "
+        "(it plays on until the game's number of failures in a row pauses it); '' if none.",
+    )
     source: str
 
 
@@ -754,15 +784,7 @@ class TesterReportOut(BaseModel):
 
 # -- accounts ------------------------------------------------------------------------------
 
-UserName = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=32,
-        pattern=r"^[a-z0-9][a-z0-9_-]*$",
-        description="Lowercase letters, digits, '_' and '-'.",
-    ),
-]
+UserName = Annotated[str, USER_NAME.field()]
 Password = Annotated[str, Field(min_length=8, max_length=256, description="8 to 256 characters.")]
 
 
@@ -821,7 +843,7 @@ class CreateToken(RequestModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    label: str = Field(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
+    label: Annotated[str, LABEL.field()]
 
 
 class TokenOut(BaseModel):
@@ -845,7 +867,7 @@ class RegisterSnake(RequestModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    name: Annotated[str, SNAKE_NAME.field()]
     game: str | None = Field(None, max_length=32, description="The game (default: Battlesnake).")
     url: str = Field(
         min_length=1,

@@ -64,9 +64,18 @@ def default_database_url() -> str:
     """Return the default database: ``snakewar.db`` in the user's data directory.
 
     The directory (``platformdirs.user_data_dir("snakewar")``) is created.
+
+    Raises:
+        StoreError: if it cannot be created.
     """
     directory = Path(user_data_dir("snakewar", appauthor=False))
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(
+            f"cannot make the data directory {str(directory)!r} for the default database: "
+            f"{exc.strerror or exc}; give a database URL (--database or ${DATABASE_URL_ENV})"
+        ) from None
     return URL.create("sqlite", database=str(directory / "snakewar.db")).render_as_string()
 
 

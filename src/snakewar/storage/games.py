@@ -36,12 +36,15 @@ from snakewar.storage.models import (
     MAX_ID_LENGTH,
     FrameModel,
     GameCallsModel,
+    GameLogModel,
     GameModel,
 )
 
 __all__ = [
     "FINISHED_STATUSES",
+    "MAX_FAILURE_LENGTH",
     "MAX_LIST_LIMIT",
+    "MAX_LOG_LENGTH",
     "MAX_REPLAY_BYTES",
     "GameExistsError",
     "GameNotFoundError",
@@ -56,6 +59,12 @@ MAX_LIST_LIMIT: Final = 1000
 
 MAX_REPLAY_BYTES: Final = 32 * 1024 * 1024
 """The largest replay file kept whole (a ``.hlt``)."""
+
+MAX_FAILURE_LENGTH: Final = 1000
+"""The longest failure reason kept per entrant (the start of it)."""
+
+MAX_LOG_LENGTH: Final = 256 * 1024
+"""The longest log kept per seat (its end: what a bot wrote last says most)."""
 
 
 class GameExistsError(StoreError, ConflictError):
@@ -217,6 +226,20 @@ class SqlGameRepository:
             row = session.get(GameCallsModel, (game_id, turn))
             return [] if row is None else list(row.calls)
 
+    def log(self, game_id: str, seat: int) -> str | None:
+        """What a finished game logged about seat ``seat`` (``None``: no log).
+
+        Raises:
+            GameNotFoundError: if the game is not stored.
+            StoreError: for a bad seat.
+        """
+        game_id = _check_id(game_id)
+        _check_count("seat", seat, 0, 1024)
+        with self._db.session() as session:
+            _require(session, game_id)
+            row = session.get(GameLogModel, (game_id, seat))
+            return None if row is None else row.log
+
     def finish(self, game_id: str, status: str, played: PlayedGame | None = None) -> GameRow:
         """Mark a game finished; with ``played``, store its result and any missing frames.
 
@@ -248,6 +271,7 @@ class SqlGameRepository:
                 for key, value in _played_values(played, status).items():
                     setattr(game, key, value)
                 game.created_at = created
+                _save_logs(session, game_id, played)
             else:
                 game.status = status
             game.updated_at = now()
@@ -310,6 +334,8 @@ class SqlGameRepository:
                 session.add(game)
                 session.flush()
                 _insert_frames(session, game_id, list(data.frames))
+                if played is not None:
+                    _save_logs(session, game_id, played)
                 return _row(game)
         except IntegrityError:
             # Another writer stored the same id between our check and our insert.
@@ -386,6 +412,7 @@ class SqlGameRepository:
         with self._db.session() as session:
             session.execute(sa.delete(FrameModel).where(FrameModel.game_id == game_id))
             session.execute(sa.delete(GameCallsModel).where(GameCallsModel.game_id == game_id))
+            session.execute(sa.delete(GameLogModel).where(GameLogModel.game_id == game_id))
             result = session.execute(sa.delete(GameModel).where(GameModel.id == game_id))
             if not cast(CursorResult[Any], result).rowcount:
                 raise GameNotFoundError(game_id)
@@ -515,6 +542,7 @@ class SqlGameRepository:
 def _listing_values(listing: StoredGame, data: GameData, spec: MatchSpec | None) -> dict[str, Any]:
     frames = data.frames
     colors = [*listing.colors, *[""] * len(listing.entrants)]
+    failures = [*listing.failures, *[""] * len(listing.entrants)]
     return {
         "game": _text(listing.game),
         "seed": int(listing.seed),
@@ -527,13 +555,29 @@ def _listing_values(listing: StoredGame, data: GameData, spec: MatchSpec | None)
         "timeout_ms": spec.timeout_ms if spec is not None else None,
         "max_turns": spec.max_turns if spec is not None else None,
         "entrants": [
-            {"name": _text(e.name), "source": _text(e.source), "color": _text(colors[seat])}
+            _entrant_values(e, colors[seat], failures[seat])
             for seat, e in enumerate(listing.entrants)
         ],
         "header": dict(data.header),
         "result": dict(data.result) if data.result is not None else None,
         "replay": _replay(data.replay),
     }
+
+
+def _entrant_values(entrant: Entrant, color: str, failure: str) -> dict[str, str]:
+    values = {"name": _text(entrant.name), "source": _text(entrant.source), "color": _text(color)}
+    if failure:
+        values["failure"] = _text(failure)[:MAX_FAILURE_LENGTH]
+    return values
+
+
+def _save_logs(session: Session, game_id: str, played: PlayedGame) -> None:
+    """Store each seat's log (replacing any): a finished game's, written once."""
+    session.execute(sa.delete(GameLogModel).where(GameLogModel.game_id == game_id))
+    for result in played.results:
+        if result.log:
+            log = _text(result.log)[-MAX_LOG_LENGTH:]
+            session.add(GameLogModel(game_id=game_id, seat=result.seat, log=log))
 
 
 def _played_values(played: PlayedGame, status: str) -> dict[str, Any]:

@@ -142,7 +142,7 @@ class SqlLadderRepository:
                 ),
                 seed=row.seed,
                 entries={
-                    e.name: LadderEntry(e.name, e.source, e.paused, e.failures, e.note)
+                    e.name: LadderEntry(e.name, e.source, e.paused, e.failures, e.note, e.workdir)
                     for e in entries
                 },
                 board=board,
@@ -326,6 +326,7 @@ def _save_entry(session: Session, ladder_id: int, entry: LadderEntry) -> None:
             position=int(position or 0),
             name=entry.name,
             source=entry.source,
+            workdir=entry.workdir,
             games=0,
         )
         session.add(found)

@@ -8,7 +8,8 @@ Games of every game share one set of tables:
     ``seed``, ``source`` (``custom``, ``ladder:NAME``, ``tournament:ID``, ``upload``...),
     ``title`` (one line for listings), ``width``, ``height``, ``turns`` (turns stored
     so far), the match it plays (``params``, ``timeout_ms``, ``max_turns``: what a
-    rematch needs), ``entrants`` (name, source and colour of each entrant, by seat),
+    rematch needs), ``entrants`` (name, source and colour of each entrant, by seat, and
+    once finished why it failed, if it did),
     ``header`` and ``result`` (the game's own JSON header and result), ``ranks`` and
     ``winner_name`` once finished, and ``replay`` (the whole replay file, for games
     kept as one file, e.g. Halite III's ``.hlt``).
@@ -21,15 +22,20 @@ Games of every game share one set of tables:
     row per ``(game_id, turn)`` whose ``calls`` list every call made on that turn
     (``/start`` on turn 0, the ``/move``s, ``/end`` on the last), each with its status,
     latency, error and the request and reply bodies (size-capped text).
+``game_logs``
+    what a finished game logged about each seat that has a log (Halite III's error
+    logs: the engine's errors and the bot's stderr), one row per ``(game_id, seat)``;
+    the API gives a seat's log to its owner only.
 
 Ladders and tournaments are rows, written game by game:
 
 ``ladders``, ``ladder_entries``, ``ladder_games``, ``ladder_ratings``
-    a ladder's settings; its entrants (with their current rating); its rated games;
-    each player's rating after each game (the history charts draw).
+    a ladder's settings; its entrants (with their current rating, and the ``workdir`` a
+    command entrant runs in); its rated games; each player's rating after each game
+    (the history charts draw).
 ``tournaments``, ``tournament_entrants``, ``tournament_games``
-    a tournament's settings; its entrants by seed; its games in the order they were
-    played (the bracket is rebuilt from them).
+    a tournament's settings; its entrants by seed (and the ``workdir`` of a command);
+    its games in the order they were played (the bracket is rebuilt from them).
 
 Accounts and what they own:
 
@@ -168,6 +174,20 @@ class GameCallsModel(Base):
     calls: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
 
 
+class GameLogModel(Base):
+    """A row of ``game_logs``: what a game logged about one seat (its bot's error log)."""
+
+    __tablename__ = "game_logs"
+
+    game_id: Mapped[str] = mapped_column(
+        sa.String(MAX_ID_LENGTH),
+        sa.ForeignKey("games.id", ondelete="CASCADE", name="fk_game_logs_game_id_games"),
+        primary_key=True,
+    )
+    seat: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    log: Mapped[str] = mapped_column(sa.Text)
+
+
 class LadderModel(Base):
     """A row of ``ladders``: a ladder's settings."""
 
@@ -199,6 +219,7 @@ class LadderEntryModel(Base):
     position: Mapped[int] = mapped_column(sa.Integer)
     name: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH))
     source: Mapped[str] = mapped_column(sa.Text)
+    workdir: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     paused: Mapped[bool] = mapped_column(sa.Boolean)
     failures: Mapped[int] = mapped_column(sa.Integer)
     note: Mapped[str] = mapped_column(sa.Text)
@@ -278,6 +299,7 @@ class TournamentEntrantModel(Base):
     position: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
     name: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH))
     source: Mapped[str] = mapped_column(sa.Text)
+    workdir: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     seed_rank: Mapped[int] = mapped_column(sa.Integer)
 
 

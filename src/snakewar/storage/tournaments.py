@@ -83,6 +83,7 @@ class SqlTournamentRepository:
                         position=position,
                         name=name,
                         source=source,
+                        workdir=run.workdirs.get(name),
                         seed_rank=by_seed[name],
                     )
                 )
@@ -141,7 +142,13 @@ class SqlTournamentRepository:
             }
         )
         run = TournamentRun(
-            row.id, row.name, tournament, {e.name: e.source for e in entrants}, config, row.seed
+            row.id,
+            row.name,
+            tournament,
+            {e.name: e.source for e in entrants},
+            config,
+            row.seed,
+            workdirs={e.name: e.workdir for e in entrants if e.workdir is not None},
         )
         for game in games:
             run.replay_game(

@@ -20,7 +20,8 @@ stored on the same server (``/api/halite/games/{id}/replay``), ``?replay=1`` ope
 
 The site's pages load their scripts from ``static/pages/`` (one ES module per
 page, plus ``dom.js``, ``inspect.js``, the game page's step controls and request
-inspector, and ``site.css``); see :mod:`snakewar.server.routers.pages`.
+inspector, ``board_keys.js``, which forwards a page's shortcut keys to the board in its
+frame, and ``site.css``); see :mod:`snakewar.server.routers.pages`.
 
 The modules in ``static/``: ``frames.js`` (data shapes and replay conversion,
 pure), ``sprites.js`` (head and tail shapes), ``render.js`` (the board as SVG),
@@ -59,7 +60,9 @@ ASSETS: tuple[str, ...] = (
             "home.js",
             "new_game.js",
             "game.js",
+            "board_keys.js",
             "inspect.js",
+            "framed.js",
             "tester.js",
             "ladders.js",
             "ladder.js",

@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 import httpx
 from typing_extensions import override
 
+from snakewar.adapters.battlesnake.map_titles import default_size, map_title
 from snakewar.adapters.battlesnake.terminal import terminal_replay
 from snakewar.bots import bot_descriptions, make_bot
 from snakewar.engine.protocol import (
@@ -138,8 +139,8 @@ def _catalogue() -> Catalogue:
         params=(
             Param("ruleset", "str", "standard", "The rules.", choices=tuple(ruleset_names())),
             Param("map", "str", "standard", "The map.", choices=tuple(m.id for m in maps)),
-            Param("width", "int", 11, "Board width.", minimum=1, maximum=255),
-            Param("height", "int", 11, "Board height.", minimum=1, maximum=255),
+            Param("width", "int", 11, "Board width.", minimum=1, maximum=255, hosted_maximum=25),
+            Param("height", "int", 11, "Board height.", minimum=1, maximum=255, hosted_maximum=25),
             Param(
                 "foodSpawnChance",
                 "int",
@@ -199,6 +200,8 @@ def _catalogue() -> Catalogue:
                 {
                     "id": m.id,
                     "name": m.meta.name,
+                    "title": map_title(m.meta),
+                    "default_size": list(default_size(m.meta)),
                     "description": m.meta.description,
                     "min_players": m.meta.min_players,
                     "max_players": m.meta.max_players,

@@ -8,7 +8,9 @@ played in-process); games are stored as the official ``.hlt`` replay file
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import math
 import os
 import shlex
 from collections.abc import Mapping
@@ -20,6 +22,7 @@ from typing_extensions import override
 from snakewar.adapters.halite3.terminal import terminal_replay
 from snakewar.bots.halite import HALITE_BOTS, halite_bot_names, make_halite_bot
 from snakewar.engine.protocol import (
+    JSON,
     BotInfo,
     Catalogue,
     Entrant,
@@ -40,8 +43,23 @@ from snakewar.engine.protocol import (
     named_entrant,
 )
 from snakewar.errors import EntrantError, ParamsError
-from snakewar.games.halite3 import NAME, HaliteGame, MapError
-from snakewar.referee.halite import FAILED_NAME, HaliteMatch, play_halite
+from snakewar.games.halite3 import (
+    MAP_SIZES,
+    NAME,
+    Constants,
+    HaliteGame,
+    MapError,
+    turns_for_size,
+)
+from snakewar.referee.halite import (
+    EOF_MESSAGE,
+    FAILED_NAME,
+    HaliteMatch,
+    check_bot,
+    last_error_line,
+    play_halite,
+)
+from snakewar.referee.process import Program
 from snakewar.referee.workers import session_pool
 from snakewar.replay.hlt import (
     MAX_COMPRESSED_BYTES,
@@ -105,13 +123,22 @@ def _check_size(width: int, height: int, players: int) -> None:
 
 
 def _failure(match: HaliteMatch, game: HaliteGame, pid: int) -> str:
-    """Why player ``pid`` was killed: the referee's words, or its error log's first error."""
+    """Why player ``pid`` was killed: the referee's words, or its error log's first error.
+
+    A bot that failed its initialization, or whose output ended (it exited, it crashed),
+    also gets the last line it wrote to stderr, which says why far better than the
+    engine's words ("read failed") do.
+    """
     why = match.failures.get(pid)
     if why is None:
         log = match.error_logs.get(pid, "") or game.error_logs.get(pid, "")
         errors = [line for line in log.splitlines() if line.startswith("error:")]
         why = errors[0][len("error: ") :] if errors else "killed"
-    return why
+    at_init = match.failed_on.get(pid) == 0
+    if at_init or why == EOF_MESSAGE:
+        said = last_error_line(match.stderr.get(pid, ""))
+        why += f"; its stderr: {said}" if said else ""
+    return f"failed to initialize: {why}" if at_init else why
 
 
 def _declared(match: HaliteMatch, pid: int) -> str:
@@ -119,6 +146,42 @@ def _declared(match: HaliteMatch, pid: int) -> str:
     said = match.declared_names
     name = said[pid] if pid < len(said) else ""
     return "" if name == FAILED_NAME else name
+
+
+INIT_TIMEOUT_S = 30.0
+"""The time a bot has to answer its name (the engine's)."""
+
+
+def cpu_budget(turns: int, turn_timeout_s: float) -> int:
+    """CPU seconds a sandboxed bot may use in a game: all the time the rules give it.
+
+    A bot may think its whole init time and every turn's: a sandbox's CPU limit below
+    that would kill a bot that plays by the rules.  A tenth more and 10 s cover the
+    interpreter's start and the time it spends reading frames.
+
+    >>> cpu_budget(400, 2.0)
+    923
+    """
+    rules = INIT_TIMEOUT_S + turns * turn_timeout_s
+    return math.ceil(rules + rules / 10) + 10
+
+
+def _runnable(entrant: Entrant, cpu_seconds: int | None = None) -> str | Program:
+    """What plays ``entrant``: its resolved program, its command in its folder, or its text.
+
+    A sandboxed program gets at least ``cpu_seconds`` of CPU (the game's own budget).
+    """
+    if entrant.program is not None:
+        program: Program = entrant.program
+        policy = program.sandbox
+        if policy is not None and cpu_seconds is not None and policy.cpu_seconds < cpu_seconds:
+            program = dataclasses.replace(
+                program, sandbox=dataclasses.replace(policy, cpu_seconds=cpu_seconds)
+            )
+        return program
+    if entrant.workdir is not None and not entrant.source.startswith(_BUILTIN):
+        return Program.from_command(entrant.source, cwd=entrant.workdir)
+    return entrant.source
 
 
 def _title(width: int, height: int) -> str:
@@ -284,6 +347,17 @@ class HaliteAdapter(GameAdapter):
         return Reach("program")
 
     @override
+    async def health(self, entrant: Entrant, session: PlaySession) -> str | None:
+        # A program is started and plays its initialization (the engine's 30 s), as the
+        # first step of a game would; a built-in always can.  Not run before ladder
+        # rounds (the catalogue does not say health_checked: that would start every bot
+        # each round), but when an entrant joins.
+        del session
+        if self.reach(entrant).kind == "builtin":
+            return None
+        return await check_bot(_runnable(entrant))
+
+    @override
     def check(self, spec: MatchSpec) -> None:
         count = len(spec.entrants)
         if count not in PLAYER_COUNTS:
@@ -291,6 +365,14 @@ class HaliteAdapter(GameAdapter):
         if spec.timeout_ms is not None and spec.timeout_ms < 1:
             raise EntrantError(f"turn timeout {spec.timeout_ms} ms: expected at least 1")
         _check_size(int(spec.params["width"]), int(spec.params["height"]), count)
+
+    @override
+    def turn_bound(self, params: Mapping[str, JSON]) -> int | None:
+        # The official limit grows with the map's larger side; a side left to the seed
+        # is at most the largest size the seed picks.
+        sides = [params.get(key) for key in ("width", "height")]
+        width, height = (s if isinstance(s, int) and s > 0 else max(MAP_SIZES) for s in sides)
+        return turns_for_size(width, height, Constants())
 
     @override
     async def play(
@@ -307,13 +389,16 @@ class HaliteAdapter(GameAdapter):
         height = int(spec.params["height"]) or None
         timeout_ms = spec.timeout_ms or self.catalogue().default_timeout_ms
         names = list(spec.names)
+        turns = spec.max_turns if spec.max_turns is not None else self.turn_bound(spec.params)
+        budget = cpu_budget(turns or 0, timeout_ms / 1000)
         match = await play_halite(
-            [e.program if e.program is not None else e.source for e in spec.entrants],
+            [_runnable(e, budget) for e in spec.entrants],
             seed=seed & 0xFFFFFFFF,
             width=width,
             height=height,
             turn_limit=spec.max_turns,
             turn_timeout=timeout_ms / 1000,
+            init_timeout=INIT_TIMEOUT_S,
             names=names,
             # Built-in bots play in the session's worker processes, killed on a timeout.
             bots=session_pool(session),
@@ -341,6 +426,7 @@ class HaliteAdapter(GameAdapter):
                 score=float(result.scores[pid]),
                 failure=f"killed: {killed[pid]}" if pid in killed else "",
                 declared_name=_declared(match, pid),
+                log=match.error_logs.get(pid, ""),
             )
             for pid, entrant in enumerate(spec.entrants)
         )

@@ -38,11 +38,18 @@ from snakewar.games.halite3.game import (
     SpawnEvent,
     TurnOutcome,
 )
-from snakewar.games.halite3.mapgen import GeneratedMap, MapError, generate_map, size_for_seed
+from snakewar.games.halite3.mapgen import (
+    MAP_SIZES,
+    GeneratedMap,
+    MapError,
+    generate_map,
+    size_for_seed,
+)
 from snakewar.games.halite3.protocol import frame_text, init_text
 
 __all__ = [
     "DIRECTIONS",
+    "MAP_SIZES",
     "NAME",
     "CaptureEvent",
     "CollisionEvent",

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 from fastapi import APIRouter, Depends, Request, Response
 
 from snakewar.errors import UnauthorizedError
 from snakewar.server.auth import (
+    INVITE_LIFETIME,
     SESSION_COOKIE,
     SESSION_LIFETIME,
     AdminDep,
@@ -16,6 +15,7 @@ from snakewar.server.auth import (
     clear_session_cookie,
     digest,
     get_principal,
+    issue_invite,
     new_secret,
     set_session_cookie,
 )
@@ -30,8 +30,6 @@ __all__ = ["INVITE_LIFETIME", "router", "user_out"]
 # Every route knows its requester first: a log-in or sign-up posted from another site's
 # page (login CSRF) is refused by the same Origin check as any change.
 router = APIRouter(prefix="/api/auth", tags=["accounts"], dependencies=[Depends(get_principal)])
-
-INVITE_LIFETIME = dt.timedelta(days=7)
 
 
 def user_out(user: User) -> UserOut:
@@ -139,7 +137,5 @@ async def logout(request: Request, principal: PrincipalDep, store: StoreDep) -> 
 @router.post("/invites", status_code=201)
 async def create_invite(admin: AdminDep, store: StoreDep) -> InviteOut:
     """A one-use sign-up invitation, valid for a week (admins)."""
-    code = new_secret()
-    expires = now() + INVITE_LIFETIME
-    await store.run(store.store.accounts.create_invite, digest(code), admin.id, expires)
+    code, expires = await store.run(issue_invite, store.store, admin.id)
     return InviteOut(code=code, expires_at=expires.isoformat())

@@ -1,13 +1,20 @@
-"""The API docs, Swagger UI at ``/docs`` and ReDoc at ``/redoc``, working offline.
+"""The API docs, Swagger UI and ReDoc, working offline.
 
 FastAPI's own docs pages load Swagger UI and ReDoc from a CDN, so they are blank
 without a network.  These pages load the same files from the ``fastapi-offline``
 package instead, mounted at :data:`DOCS_STATIC_URL` by :func:`mount_docs_static`
-(the app is created with ``docs_url=None, redoc_url=None``).
+(the app is created with ``docs_url=None, redoc_url=None``).  They are the bare tools,
+at :data:`SWAGGER_UI_URL` and :data:`REDOC_URL`; the site shows each in a frame under
+its header at ``/docs`` and ``/redoc`` (:mod:`.pages`).
+
+ReDoc's bundle draws its maker's logo from the maker's CDN in the menu's footer; the
+bundle is served with that address taken out (:func:`redoc_bundle`), so the page asks
+nothing of any other server.
 """
 
 from __future__ import annotations
 
+import functools
 from importlib import resources
 from typing import Final
 
@@ -17,23 +24,51 @@ from fastapi.openapi.docs import (
     get_swagger_ui_html,
     get_swagger_ui_oauth2_redirect_html,
 )
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-__all__ = ["DOCS_STATIC_URL", "OAUTH2_REDIRECT_URL", "mount_docs_static", "router"]
+__all__ = [
+    "DOCS_STATIC_URL",
+    "OAUTH2_REDIRECT_URL",
+    "REDOC_URL",
+    "SWAGGER_UI_URL",
+    "mount_docs_static",
+    "redoc_bundle",
+    "router",
+]
 
 DOCS_STATIC_URL: Final = "/static/docs"
 """Where Swagger UI's and ReDoc's files are served."""
 
+SWAGGER_UI_URL: Final = "/docs/swagger-ui"
+"""Swagger UI itself (``/docs`` shows it under the site's header)."""
+
+REDOC_URL: Final = "/redoc/reference"
+"""ReDoc itself (``/redoc`` shows it under the site's header)."""
+
 OAUTH2_REDIRECT_URL: Final = "/docs/oauth2-redirect"
+
+_REDOC_BUNDLE: Final = "redoc.standalone.js"
+_REDOC_LOGO: Final = b'"https://cdn.redoc.ly/redoc/logo-mini.svg"'
+"""The logo ReDoc's menu footer loads from its CDN: an empty address loads nothing (the
+image's error handler then hides it; the "API docs by Redocly" link stays)."""
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
 
+def _docs_files() -> resources.abc.Traversable:
+    return resources.files("fastapi_offline") / "static"
+
+
 def mount_docs_static(app: FastAPI) -> None:
     """Serve ``fastapi_offline``'s copies of Swagger UI and ReDoc at :data:`DOCS_STATIC_URL`."""
-    folder = resources.files("fastapi_offline") / "static"
-    app.mount(DOCS_STATIC_URL, StaticFiles(directory=str(folder)), name="docs-static")
+    app.mount(DOCS_STATIC_URL, StaticFiles(directory=str(_docs_files())), name="docs-static")
+
+
+@functools.cache
+def redoc_bundle() -> bytes:
+    """ReDoc's standalone bundle without the address of its maker's logo (read once)."""
+    return (_docs_files() / _REDOC_BUNDLE).read_bytes().replace(_REDOC_LOGO, b'""')
 
 
 def _openapi_url(request: Request) -> str:
@@ -42,7 +77,7 @@ def _openapi_url(request: Request) -> str:
     return root + (openapi or "/openapi.json")
 
 
-@router.get("/docs")
+@router.get(SWAGGER_UI_URL)
 def swagger_ui(request: Request) -> HTMLResponse:
     """Swagger UI: try the API from the browser."""
     return get_swagger_ui_html(
@@ -61,13 +96,19 @@ def swagger_ui_oauth2_redirect() -> HTMLResponse:
     return get_swagger_ui_oauth2_redirect_html()
 
 
-@router.get("/redoc")
+@router.get(REDOC_URL)
 def redoc(request: Request) -> HTMLResponse:
     """ReDoc: the API reference."""
     return get_redoc_html(
         openapi_url=_openapi_url(request),
         title=f"{request.app.title} API reference",
-        redoc_js_url=f"{DOCS_STATIC_URL}/redoc.standalone.js",
+        redoc_js_url=f"{DOCS_STATIC_URL}/{_REDOC_BUNDLE}",
         redoc_favicon_url=f"{DOCS_STATIC_URL}/favicon.png",
         with_google_fonts=False,
     )
+
+
+@router.get(f"{DOCS_STATIC_URL}/{_REDOC_BUNDLE}", response_class=Response)
+def redoc_script() -> Response:
+    """ReDoc's bundle (:func:`redoc_bundle`), in place of the package's own file."""
+    return Response(redoc_bundle(), media_type="text/javascript; charset=utf-8")

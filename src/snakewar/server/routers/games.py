@@ -10,12 +10,12 @@ import contextlib
 import dataclasses
 import datetime as dt
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import MatchSpec
-from snakewar.errors import ConflictError
+from snakewar.errors import ConflictError, NotFoundError
 from snakewar.server.auth import Principal, UserDep, require_owner
 from snakewar.server.deps import (
     ConfigDep,
@@ -27,10 +27,12 @@ from snakewar.server.deps import (
 )
 from snakewar.server.manager import LiveGame
 from snakewar.server.matches import (
+    SNAKE_REF,
     adapter_for,
     check_entrants,
     programs_for,
     resolve_entrants,
+    turn_limit,
     web_match,
     with_programs,
 )
@@ -42,6 +44,7 @@ from snakewar.server.schemas import (
     EntrantOut,
     GameList,
     GameOut,
+    LogOut,
     binary_download,
     request_params,
 )
@@ -62,7 +65,10 @@ def live_out(live: LiveGame) -> GameOut:
     listing = live.listing
     played = live.played
     if played is not None:
-        entrants = [EntrantOut(name=r.name, source=r.source, color=r.color) for r in played.results]
+        entrants = [
+            EntrantOut(name=r.name, source=r.source, color=r.color, failure=r.failure)
+            for r in played.results
+        ]
         turn = played.turns
     elif listing is not None:
         colors = [*listing.colors, *[""] * len(listing.entrants)]
@@ -100,7 +106,10 @@ def live_out(live: LiveGame) -> GameOut:
 
 def _entrant(e: dict[str, str]) -> EntrantOut:
     return EntrantOut(
-        name=str(e.get("name", "")), source=str(e.get("source", "")), color=str(e.get("color", ""))
+        name=str(e.get("name", "")),
+        source=str(e.get("source", "")),
+        color=str(e.get("color", "")),
+        failure=str(e.get("failure", "")),
     )
 
 
@@ -303,6 +312,32 @@ async def game_calls(
     )
 
 
+@router.get("/{game_id}/logs/{seat}")
+async def seat_log(
+    game_id: str,
+    principal: UserDep,
+    store: StoreDep,
+    seat: int = Path(ge=0, le=1023, description="The entrant's seat (0 first)."),
+) -> LogOut:
+    """What a finished game logged about a seat: its bot's error log (errors, stderr).
+
+    Only for whoever may see it: the owner of the snake in that seat
+    (``@owner/name``), the game's owner, or an admin.  A bot's stderr may hold what
+    its author would show nobody else.
+    """
+    row = await _stored(store, game_id)
+    if seat >= len(row.entrants):
+        raise NotFoundError(f"seat: game {game_id!r} has {len(row.entrants)} seats")
+    entrant = row.entrants[seat]
+    ref = SNAKE_REF.match(str(entrant.get("source", "")))
+    user = principal.user
+    mine = ref is not None and user is not None and ref[1] == user.name
+    if not mine:
+        require_owner(principal, row.owner_id, f"the log of seat {seat} of game {game_id!r}")
+    log = await store.run(store.store.games.log, game_id, seat)
+    return LogOut(game_id=game_id, seat=seat, name=str(entrant.get("name", "")), log=log or "")
+
+
 async def _rematch_spec(
     principal: Principal,
     config: ConfigDep,
@@ -326,8 +361,8 @@ async def _rematch_spec(
     spec = dataclasses.replace(spec, entrants=with_programs(spec.entrants, programs))
     await check_entrants(get_game(spec.game), spec.entrants, config)
     # Today's caps apply to an old game's settings too.
-    cap = config.max_turns
-    return dataclasses.replace(spec, max_turns=min(spec.max_turns or cap, cap), source="custom")
+    limit = turn_limit(config, get_game(spec.game), spec.params, spec.max_turns)
+    return dataclasses.replace(spec, max_turns=limit, source="custom")
 
 
 @router.post("/{game_id}/rematch", status_code=201)

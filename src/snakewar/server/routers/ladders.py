@@ -10,7 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Path, Response
 
 from snakewar.arena.config import MatchConfig
-from snakewar.arena.ladder import Ladder, load_ladder
+from snakewar.arena.ladder import Ladder, LadderEntry, load_ladder
 from snakewar.engine.protocol import Entrant
 from snakewar.errors import NotFoundError
 from snakewar.server.arena import ArenaBusyError
@@ -18,10 +18,12 @@ from snakewar.server.auth import AdminDep, NotAllowedError, UserDep
 from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep, UploadsDep
 from snakewar.server.matches import (
     SNAKE_REF,
+    adapter_for,
     check_caps,
     check_entrants,
     programs_for,
     resolve_entrants,
+    turn_limit,
 )
 from snakewar.server.schemas import (
     NO_CONTENT,
@@ -47,6 +49,10 @@ def _key(name: str) -> str:
     return f"ladder:{name}"
 
 
+def _failure(entry: LadderEntry | None) -> str:
+    return entry.note if entry is not None and entry.failing and not entry.paused else ""
+
+
 def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
     """A ladder as the API shows it: standings, history and recent games."""
     adapter = ladder.config.adapter
@@ -65,6 +71,7 @@ def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
                 games=row.games,
                 paused=bool(entry and entry.paused),
                 note=entry.note if entry else "",
+                failure=_failure(entry),
                 source=entry.source if entry else "",
             )
         )
@@ -80,6 +87,7 @@ def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
                     games=0,
                     paused=entry.paused,
                     note=entry.note,
+                    failure=_failure(entry),
                     source=entry.source,
                 )
             )
@@ -124,14 +132,16 @@ async def create_ladder(
 ) -> LadderOut:
     """Create a ladder (the game's parameters checked now; admins)."""
     del admin
+    adapter = adapter_for(body.game)
+    params = adapter.parse_params(request_params(body, body.params))
     match = MatchConfig.create(
-        body.game,
-        request_params(body, body.params),
+        adapter.name,
+        params,
         game_size=body.game_size,
         timeout_ms=body.timeout,
-        max_turns=min(body.max_turns or config.max_turns, config.max_turns),
+        max_turns=turn_limit(config, adapter, params, body.max_turns),
     )
-    check_caps(config, body.game_size, match.params, body.timeout)
+    check_caps(config, adapter, body.game_size, match.params, body.timeout)
     ladder = Ladder(body.name, match, body.seed)
     await store.run(store.store.ladders.create, ladder)
     return ladder_out(ladder, False)

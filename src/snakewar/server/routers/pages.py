@@ -8,11 +8,15 @@ game, a ladder, a tournament) look it up first, so a missing one is a 404.
 A game's page (``/view/{id}``) is its game's: the adapter's
 :meth:`~snakewar.engine.protocol.GameAdapter.viewer_page` names the template and the
 static viewer it embeds, so a new game needs no code here.
+
+Pages that are someone else's (the viewers' file pickers, Swagger UI, ReDoc) are
+shown in a frame under the site's header (``framed.html``), so every page has the way
+back and their own styles and ours never mix.  :func:`not_found_page` is the HTML 404.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -23,12 +27,14 @@ from snakewar.adapters import get_game
 from snakewar.arena.ladder import load_ladder
 from snakewar.arena.tournament_runner import load_tournament
 from snakewar.bots import bot_names
+from snakewar.errors import SnakewarError
 from snakewar.server.auth import Principal, get_principal
-from snakewar.server.deps import ManagerDep, StoreDep, TemplatesDep, static_url
+from snakewar.server.deps import ManagerDep, StoreDep, TemplatesDep, get_templates, static_url
+from snakewar.server.routers.docs import REDOC_URL, SWAGGER_UI_URL
 from snakewar.server.routers.halite import MAX_UPLOAD_BYTES
 from snakewar.storage import GameNotFoundError
 
-__all__ = ["router"]
+__all__ = ["not_found_page", "router"]
 
 # Every page knows who is looking: it shows only the controls they may use.
 router = APIRouter(
@@ -55,12 +61,39 @@ def _me(request: Request) -> dict[str, Any]:
 
 
 def _render(
-    templates: Jinja2Templates, request: Request, template: str, **context: Any
+    templates: Jinja2Templates,
+    request: Request,
+    template: str,
+    *,
+    status_code: int = 200,
+    **context: Any,
 ) -> HTMLResponse:
     response: HTMLResponse = templates.TemplateResponse(
-        request, template, {"me": _me(request), **context}
+        request, template, {"me": _me(request), **context}, status_code=status_code
     )
     return response
+
+
+async def not_found_page(request: Request, detail: str) -> HTMLResponse:
+    """The HTML 404 page (the site's header, what was not found, the way back).
+
+    :func:`snakewar.server.errors.add_error_handlers` answers a browser's page request
+    with it; the API's 404s stay JSON.
+    """
+    if getattr(request.state, "principal", None) is None:
+        try:
+            await get_principal(request)
+        except SnakewarError:
+            # A stale session or token must not turn the 404 into a 401: show it anonymously.
+            request.state.principal = Principal(None, "anonymous")
+    return _render(
+        get_templates(),
+        request,
+        "not_found.html",
+        status_code=404,
+        title="Not found",
+        detail=detail,
+    )
 
 
 def _turn(text: str | None) -> int | None:
@@ -100,16 +133,19 @@ async def view_game(
 ) -> HTMLResponse:
     """A game (live or stored) in its game's viewer: the adapter names the page and viewer.
 
-    404 for a game that is neither running nor stored.
+    The controls that change the game (rematch, step mode) are shown to its owner and
+    the admins only.  404 for a game that is neither running nor stored.
     """
     live = manager.games.get(game_id)
     if live is not None:
         game, names = live.spec.game, [e.name for e in live.spec.entrants]
+        owner_id = live.owner_id
     else:
         row = await store.run(store.store.games.get, game_id)
         if row is None:
             raise GameNotFoundError(game_id)
         game, names = row.game, [str(e.get("name", "")) for e in row.entrants]
+        owner_id = row.owner_id
     adapter = get_game(game)
     page = adapter.viewer_page(
         game_id,
@@ -118,13 +154,79 @@ async def view_game(
     )
     title = f"{adapter.catalogue().title}: " + " vs ".join(names)
     board = static_url(page.board)
-    return _render(templates, request, page.template, title=title, game_id=game_id, board=board)
+    # Rematch, pause, step and resume are the owner's and the admins' (as the API says):
+    # nobody else is shown them.
+    principal: Principal = request.state.principal
+    return _render(
+        templates,
+        request,
+        page.template,
+        title=title,
+        game_id=game_id,
+        board=board,
+        can_drive=principal.can_change(owner_id),
+    )
 
 
-@router.get("/replay", response_class=RedirectResponse)
-def open_replay() -> RedirectResponse:
-    """The board viewer's file picker."""
-    return RedirectResponse(static_url("board.html") + "?replay=1")
+def _framed(
+    templates: Jinja2Templates,
+    request: Request,
+    *,
+    title: str,
+    frame: str,
+    frame_title: str,
+    board: bool = False,
+    links: tuple[tuple[str, str, str], ...] = (),
+) -> HTMLResponse:
+    """A page that is the site's header over another page in a frame filling the window.
+
+    ``board``: the frame is a board viewer, whose keyboard shortcuts the page forwards;
+    ``links``: ``(label, href, testid)`` shown above the frame.
+    """
+    return _render(
+        templates,
+        request,
+        "framed.html",
+        title=title,
+        frame=frame,
+        frame_title=frame_title,
+        board=board,
+        links=links,
+    )
+
+
+@router.get("/replay")
+def open_replay(request: Request, templates: TemplatesDep) -> HTMLResponse:
+    """The board viewer's file picker, under the site's header."""
+    frame = static_url("board.html") + "?" + urlencode({"replay": "1", "fit": "true"})
+    return _framed(
+        templates, request, title="Open a replay", frame=frame, frame_title="board", board=True
+    )
+
+
+_API_LINKS: Final = (
+    ("Swagger UI: try the API", "/docs", "docs-swagger-link"),
+    ("ReDoc: the reference", "/redoc", "docs-redoc-link"),
+    ("openapi.json", "/openapi.json", "docs-openapi-link"),
+)
+
+
+@router.get("/docs")
+def api_docs(request: Request, templates: TemplatesDep) -> HTMLResponse:
+    """Swagger UI (served offline by :mod:`.docs`) under the site's header."""
+    return _framed(
+        templates, request, title="API", frame=SWAGGER_UI_URL, frame_title="Swagger UI",
+        links=_API_LINKS,
+    )  # fmt: skip
+
+
+@router.get("/redoc")
+def api_reference(request: Request, templates: TemplatesDep) -> HTMLResponse:
+    """ReDoc (served offline by :mod:`.docs`) under the site's header."""
+    return _framed(
+        templates, request, title="API reference", frame=REDOC_URL, frame_title="ReDoc",
+        links=_API_LINKS,
+    )  # fmt: skip
 
 
 @router.get("/login")
@@ -190,7 +292,14 @@ def halite_game(game_id: str, turn: TurnQuery = None) -> RedirectResponse:
     return RedirectResponse(f"/view/{quote(game_id, safe='')}" + (f"?{query}" if query else ""))
 
 
-@router.get("/halite/view", response_class=RedirectResponse)
-def halite_open_replay() -> RedirectResponse:
-    """The Halite viewer's file picker."""
-    return RedirectResponse(static_url("halite.html") + "?replay=1")
+@router.get("/halite/view")
+def halite_open_replay(request: Request, templates: TemplatesDep) -> HTMLResponse:
+    """The Halite viewer's file picker, under the site's header."""
+    return _framed(
+        templates,
+        request,
+        title="Open a Halite replay",
+        frame=static_url("halite.html") + "?replay=1",
+        frame_title="Halite board",
+        board=True,
+    )

@@ -23,6 +23,7 @@ from snakewar.server.auth import Principal, PrincipalDep, UserDep, require_owner
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, StoreDep
 from snakewar.server.matches import adapter_for
+from snakewar.server.patterns import SNAKE_NAME
 from snakewar.server.safety import check_public_url
 from snakewar.server.schemas import NO_CONTENT, RegisterSnake, SnakeOut, UpdateSnake
 from snakewar.storage import AsyncStore, SnakeNotFoundError, StoredSnake
@@ -112,7 +113,7 @@ async def upload_snake(
     principal: UserDep,
     store: StoreDep,
     config: ConfigDep,
-    name: str = Query(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"),
+    name: str = Query(**SNAKE_NAME.limits()),
     language: str = Query(min_length=1, max_length=16, description="python3"),
     game: str | None = Query(None, max_length=32, description="The game (default: halite3)."),
     visibility: Literal["public", "private"] = Query("public"),

@@ -22,6 +22,7 @@ from snakewar.server.matches import (
     check_entrants,
     programs_for,
     resolve_entrants,
+    turn_limit,
 )
 from snakewar.server.schemas import (
     NO_CONTENT,
@@ -96,12 +97,14 @@ async def create_tournament(
         raw_ok=not config.public,
         uploads=uploads,
     )
+    adapter = adapter_for(body.game)
+    params = adapter.parse_params(request_params(body, body.params))
     match = MatchConfig.create(
-        body.game,
-        request_params(body, body.params),
+        adapter.name,
+        params,
         game_size=body.heat_size,
         timeout_ms=body.timeout,
-        max_turns=min(body.max_turns or config.max_turns, config.max_turns),
+        max_turns=turn_limit(config, adapter, params, body.max_turns),
     )
     pairs = list(zip(resolved.texts, resolved.names, strict=True))
     programs = {resolved.texts[i]: program for i, program in resolved.programs.items()}
@@ -115,7 +118,7 @@ async def create_tournament(
         best_of=body.best_of,
     )
     _check_size(run, config)
-    check_caps(config, body.heat_size, match.params, body.timeout)
+    check_caps(config, adapter, body.heat_size, match.params, body.timeout)
     entrants = [Entrant(s, name, programs.get(s)) for name, s in run.snakes.items()]
     await check_entrants(match.adapter, entrants, config)
     await store.run(store.store.tournaments.create, run)

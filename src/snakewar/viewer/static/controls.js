@@ -26,7 +26,8 @@ export function keyAction(event) {
   return KEYS[String(event.key).toLowerCase()] ?? null;
 }
 
-function typingInto(target) {
+/** Whether a key on `target` is typing (a text field, a list, a box): no shortcut then. */
+export function typingInto(target) {
   // Shortcuts must not fire while the user types, picks from a list or ticks a
   // box; the scrubber and buttons are fine (the handler takes over their keys).
   if (!target || typeof target.closest !== "function") {
@@ -39,7 +40,22 @@ function typingInto(target) {
   return Boolean(input) && input.type !== "range";
 }
 
-/** Route the keyboard shortcuts to `player`'s methods. */
+/**
+ * The action a message from the embedding page asks for: `{event: "KEY", key}` is a
+ * shortcut key pressed on that page (pages/board_keys.js sends them), else null.
+ */
+export function messageAction(data) {
+  if (!data || typeof data !== "object" || data.event !== "KEY" || typeof data.key !== "string") {
+    return null;
+  }
+  return keyAction({ key: data.key.slice(0, 20) });
+}
+
+/**
+ * Route the keyboard shortcuts to `player`'s methods: keys pressed in this page, and
+ * in a frame, those the embedding page forwards (so they work before the frame is
+ * clicked).
+ */
 export function bindKeyboard(player, win = window) {
   win.addEventListener("keydown", (event) => {
     if (typingInto(event.target)) {
@@ -53,6 +69,17 @@ export function bindKeyboard(player, win = window) {
       player[action]();
     }
   });
+  if (win.parent && win.parent !== win) {
+    win.addEventListener("message", (event) => {
+      // Only the page this viewer is embedded in; a key only moves the playback.
+      if (event.source === win.parent) {
+        const action = messageAction(event.data);
+        if (action) {
+          player[action]();
+        }
+      }
+    });
+  }
 }
 
 /**

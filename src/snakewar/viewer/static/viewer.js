@@ -8,6 +8,11 @@
 //   title= showControls= showScoreboard= showScrubber=
 //   fit=true             in a frame of fixed size (Snakewar's own pages): fit the board
 //                        to the frame's height, so the controls stay in view
+//
+// Embedded in a page, it posts TURN, RESIZE and GAME_OVER messages to it (as the
+// official board does), fires "boardturn" on its iframe element (same origin only) as it
+// draws a turn, and
+// takes the page's forwarded shortcut keys (controls.js).
 
 import { bindControls, bindKeyboard } from "./controls.js";
 import {
@@ -223,6 +228,28 @@ function render() {
   elements.scoreboard.innerHTML = renderScoreboard(frame, { highlight: state.highlight });
   elements.turn.textContent = `Turn ${frame.Turn}`;
   elements.status.textContent = statusText();
+  announceTurn(frame.Turn);
+}
+
+let announcedTurn = null;
+
+function announceTurn(turn) {
+  // A page of this server embedding the board (same origin) hears of each turn drawn
+  // from its iframe element: the event is handled there and then, in the animation
+  // frame that draws the turn, so the page's own turn display never lags the board's.
+  // (TURN messages are for pages of any origin, and arrive a task later; across
+  // origins frameElement is null.)
+  if (turn === announcedTurn) {
+    return;
+  }
+  announcedTurn = turn;
+  let frameElement = null;
+  try {
+    frameElement = window.frameElement;
+  } catch {
+    frameElement = null;
+  }
+  frameElement?.dispatchEvent(new CustomEvent("boardturn", { detail: { turn } }));
 }
 
 function onPlayerChange() {

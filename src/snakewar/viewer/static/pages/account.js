@@ -1,4 +1,5 @@
-// Your account: your registered snakes (register, pause, delete) and API tokens.
+// Your account: your registered snakes (register, play, delete) and API tokens.  Deleting
+// a snake or revoking a token asks first, in the page's dialog.
 
 import { detailText, el, fetchJson, postJson } from "./dom.js";
 
@@ -29,12 +30,37 @@ export function tokenCells(token) {
   ];
 }
 
-function button(label, testid, action) {
-  const node = el("button", label, "inline");
+function button(label, testid, action, cls = "") {
+  const node = el("button", label, `inline ${cls}`.trim());
   node.type = "button";
   node.dataset.testid = testid;
   node.addEventListener("click", action);
   return node;
+}
+
+/** What the confirmation asks before deleting `snake` (its games stay). */
+export function deleteQuestion(snake) {
+  return `Delete ${snake.ref}? Games it played stay; ladders and new games can no longer use it.`;
+}
+
+/** What the confirmation asks before revoking `token`. */
+export function revokeQuestion(token) {
+  return `Revoke the token "${token.label}"? Scripts that use it stop working.`;
+}
+
+/**
+ * Ask `question` in the page's dialog, whose confirming button reads `action`;
+ * resolves true if the user confirms (Cancel, Escape: false).
+ */
+function confirmed(question, action) {
+  const dialog = document.getElementById("confirm");
+  document.getElementById("confirm-text").textContent = question;
+  document.getElementById("confirm-yes").textContent = action;
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "yes"), { once: true });
+    dialog.returnValue = "";
+    dialog.showModal();
+  });
 }
 
 function row(cells, actions) {
@@ -66,11 +92,19 @@ async function refresh(error) {
           }
           window.location.assign(game.data.viewer);
         }),
-        button("Delete", `delete-${snake.name}`, async () => {
-          const gone = await fetchJson(`/api/snakes/${snake.id}`, { method: "DELETE" });
-          error.textContent = gone.ok ? "" : detailText(gone.data, gone.status);
-          await refresh(error);
-        }),
+        button(
+          "Delete",
+          `delete-${snake.name}`,
+          async () => {
+            if (!(await confirmed(deleteQuestion(snake), "Delete"))) {
+              return;
+            }
+            const gone = await fetchJson(`/api/snakes/${snake.id}`, { method: "DELETE" });
+            error.textContent = gone.ok ? "" : detailText(gone.data, gone.status);
+            await refresh(error);
+          },
+          "danger",
+        ),
       ]),
     ),
   );
@@ -81,10 +115,17 @@ async function refresh(error) {
         token.revoked
           ? []
           : [
-              button("Revoke", `revoke-${token.id}`, async () => {
-                await fetchJson(`/api/tokens/${token.id}`, { method: "DELETE" });
-                await refresh(error);
-              }),
+              button(
+                "Revoke",
+                `revoke-${token.id}`,
+                async () => {
+                  if (await confirmed(revokeQuestion(token), "Revoke")) {
+                    await fetchJson(`/api/tokens/${token.id}`, { method: "DELETE" });
+                    await refresh(error);
+                  }
+                },
+                "danger",
+              ),
             ],
       ),
     ),

@@ -1,6 +1,9 @@
-// A game's page: the board viewer in a frame, a rematch button, the step controls
-// (pause, step one turn, resume) and the request inspector for the turn shown.
+// A game's page: the board viewer in a frame, the turn it shows, a rematch button and
+// the step controls (pause, step one turn, resume) for the game's owner and admins, and
+// the request inspector for the turn shown.  The board's shortcut keys work from the
+// page (board_keys.js).
 
+import { forwardKeys } from "./board_keys.js";
 import { detailText, el, fetchJson, postJson } from "./dom.js";
 import { actionUrl, callSummary, callsNote, callsUrl, prettyBody, stepState } from "./inspect.js";
 
@@ -38,14 +41,18 @@ async function copyText(text) {
 function stepControls(id, error, onGame) {
   const box = document.getElementById("step-controls");
   if (!box) {
-    return null; // a visitor: nothing to drive
+    // Not the game's owner nor an admin: nothing to drive.  (Only a local server's
+    // games keep calls for the inspector, and its one user is an admin.)
+    return null;
   }
   const buttons = {
     pause: document.getElementById("pause"),
     step: document.getElementById("step"),
     resume: document.getElementById("resume"),
   };
+  const buttonBox = document.getElementById("step-buttons");
   const label = document.getElementById("step-state");
+  const help = document.getElementById("step-help");
   let busy = false;
   let last = null;
   let seenRunning = false;
@@ -54,13 +61,16 @@ function stepControls(id, error, onGame) {
     last = game;
     const state = stepState(game);
     label.textContent = state.text;
+    help.textContent = state.help;
     box.dataset.state = !state.running ? "over" : state.paused ? "paused" : "running";
     buttons.pause.disabled = busy || !state.running || state.paused;
     buttons.step.disabled = busy || !state.paused;
     buttons.resume.disabled = busy || !state.paused;
-    // A game already over when the page opened has nothing to drive.
+    // A game already over when the page opened has nothing to drive; one that ends
+    // while watched keeps its final state, without buttons that can do nothing.
     seenRunning ||= state.running;
     box.hidden = !seenRunning;
+    buttonBox.hidden = !state.running;
     onGame(game);
   }
 
@@ -80,17 +90,26 @@ function stepControls(id, error, onGame) {
     });
   }
 
+  pollGame(id, (game) => {
+    if (!busy) {
+      show(game);
+    }
+  });
+  return { current: () => last };
+}
+
+/** Read game `id` now and every POLL_MS while it runs, giving each answer to `onGame`. */
+function pollGame(id, onGame) {
   async function refresh() {
     const { ok, data } = await fetchJson(`/api/games/${encodeURIComponent(id)}`);
-    if (ok && !busy) {
-      show(data);
+    if (ok) {
+      onGame(data);
     }
     if (!ok || data.status === "running") {
       setTimeout(refresh, POLL_MS);
     }
   }
   refresh();
-  return { current: () => last };
 }
 
 function inspector(id) {
@@ -171,6 +190,20 @@ function inspector(id) {
   return { showTurn, reload: () => showTurn(turn) };
 }
 
+/** The toolbar's text for the turn the board shows (`turn` as the board posted it). */
+export function turnText(turn) {
+  return `Turn ${turn}`;
+}
+
+/** The turn in a message from the board (`{event: "TURN", data: {turn}}`), else null. */
+export function postedTurn(data) {
+  if (data?.event !== "TURN") {
+    return null;
+  }
+  const turn = Number(data.data?.turn);
+  return Number.isInteger(turn) && turn >= 0 ? turn : null;
+}
+
 function start() {
   const id = document.getElementById("game").dataset.gameId;
   const error = document.getElementById("error");
@@ -183,7 +216,9 @@ function start() {
     }
   });
   const frame = document.querySelector("iframe[data-testid='board-frame']");
+  const boardTurn = document.getElementById("board-turn");
   const inspect = document.getElementById("inspector") ? inspector(id) : null;
+  forwardKeys(frame);
   let lastTurn = -1;
   stepControls(id, error, (game) => {
     // A new turn played: the calls of the turn shown may just have come in.
@@ -192,13 +227,39 @@ function start() {
       inspect.reload();
     }
   });
+  watchBoardTurn(frame, (turn) => {
+    boardTurn.textContent = turnText(turn);
+    boardTurn.hidden = false;
+    inspect?.showTurn(turn);
+  });
+}
+
+/**
+ * Call `onTurn` with each turn the board in `frame` shows, as it draws it.
+ *
+ * The toolbar once showed the turn polled from the API every 1.5 s, behind the board;
+ * now the board tells it.  The board (same origin) fires "boardturn" on its iframe
+ * element as it draws a turn: handled there and then, the toolbar changes in the same
+ * animation frame as the board.  The board's TURN messages (which arrive a task
+ * later, and could come in after a newer event) only count until the first event.
+ */
+function watchBoardTurn(frame, onTurn) {
+  let direct = false;
+  frame.addEventListener("boardturn", (event) => {
+    direct = true;
+    const turn = Number(event.detail?.turn);
+    if (Number.isInteger(turn) && turn >= 0) {
+      onTurn(turn);
+    }
+  });
   window.addEventListener("message", (event) => {
-    // The board posts the turn it shows (TURN); only our own frame is listened to.
-    if (inspect && event.source === frame?.contentWindow && event.data?.event === "TURN") {
-      const turn = Number(event.data.data?.turn);
-      if (Number.isInteger(turn) && turn >= 0) {
-        inspect.showTurn(turn);
-      }
+    // Only our own frame is listened to.
+    if (direct || event.source !== frame.contentWindow) {
+      return;
+    }
+    const turn = postedTurn(event.data);
+    if (turn !== null) {
+      onTurn(turn);
     }
   });
 }

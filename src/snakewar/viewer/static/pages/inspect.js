@@ -13,18 +13,38 @@ export function callsUrl(id, turn) {
 
 /**
  * What the step controls show for a game (`GET /api/games/{id}`'s answer):
- * `{text, running, paused}`; the buttons follow `running` and `paused`.
+ * `{text, help, running, paused}`; the buttons follow `running` and `paused`.
+ *
+ * A running game's state has no turn number: the page's toolbar shows the turn the
+ * board shows, frame by frame, and a number polled from the API would lag behind it.
+ * A paused game's number is where it holds (the last turn played), which only a step
+ * changes; a finished game's is its last turn.
  */
 export function stepState(game) {
   if (!game || game.status !== "running") {
     const status = game?.status ?? "unknown";
     const why = game?.error ? `: ${game.error}` : "";
-    return { text: `Game ${status} at turn ${game?.turn ?? 0}${why}`, running: false, paused: false };
+    return {
+      text: `Game ${status} at turn ${game?.turn ?? 0}${why}`,
+      help: "",
+      running: false,
+      paused: false,
+    };
   }
   if (game.paused) {
-    return { text: `Paused before turn ${game.turn}`, running: true, paused: true };
+    return {
+      text: `Paused at turn ${game.turn}`,
+      help: "Step plays the next turn; Resume lets the game run on. Scrub the board meanwhile.",
+      running: true,
+      paused: true,
+    };
   }
-  return { text: `Running, turn ${game.turn}`, running: true, paused: false };
+  return {
+    text: "Running",
+    help: "Pause holds the game before its next turn, to play it turn by turn.",
+    running: true,
+    paused: false,
+  };
 }
 
 /** One line for a call: kind, status, HTTP status, latency, error. */

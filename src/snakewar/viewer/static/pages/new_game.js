@@ -1,5 +1,5 @@
-// The new-game form: fills the map list from GET /api/maps, fits the board size to
-// the chosen map, and POSTs the game to /api/games.  The seed is sent as the
+// The new-game form: fills the map list from GET /api/maps (each map by its title),
+// fits the board size to the chosen map, and POSTs the game to /api/games.  The seed is sent as the
 // string typed: a 64-bit seed does not survive a JavaScript number.  The classic
 // (2017/18) ruleset has its own settings, map and default size.
 
@@ -68,14 +68,26 @@ export function mapInfo(map) {
 
 /**
  * The board size to use with `map`: the chosen `[width, height]` when the map
- * allows it, otherwise the map's first size.
+ * takes it, otherwise the map's default size (11x11 where it takes that: leaving
+ * Arcade Maze's 19x21 for Standard gives 11x11, not Standard's smallest, 7x7).
  */
 export function fitSize(map, width, height) {
   if (map.sizes === "any" || map.sizes.length === 0) {
     return [width, height];
   }
   const fits = map.sizes.some(([w, h]) => w === width && h === height);
-  return fits ? [width, height] : [map.sizes[0][0], map.sizes[0][1]];
+  if (fits) {
+    return [width, height];
+  }
+  const [w, h] = map.default_size ?? map.sizes[0];
+  return [w, h];
+}
+
+/** The maps as the list shows them: each by its title, in the order of the titles. */
+export function mapChoices(maps) {
+  return maps
+    .map((map) => ({ id: map.id, title: map.title || map.name || map.id }))
+    .sort((a, b) => a.title.localeCompare(b.title, "en"));
 }
 
 function formValues(form) {
@@ -144,10 +156,10 @@ async function start() {
     return;
   }
   maps = listed.data;
-  for (const map of maps) {
+  for (const map of mapChoices(maps)) {
     const option = document.createElement("option");
     option.value = map.id;
-    option.textContent = map.name;
+    option.textContent = map.title;
     option.selected = map.id === wantedMap;
     select.append(option);
   }

@@ -1,0 +1,118 @@
+"""The text fields checked against a pattern, and what each pattern allows in words.
+
+A request field limited by a regular expression (a user name, a snake name...) takes
+its pattern and length limits from a :class:`TextRule` here, and a request that breaks
+one is answered in the rule's words ("name: 1 to 32 lowercase letters, digits, _ or -,
+starting with a letter or digit"), never with the expression itself
+(:func:`snakewar.server.errors.validation_response` looks the words up with
+:func:`pattern_words`).  A pattern that is not here is answered with a generic
+sentence, so a new field can leak no expression either; the tests check that every
+pattern of the OpenAPI description is here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from pydantic import Field
+
+__all__ = [
+    "LABEL",
+    "LADDER_NAME",
+    "RULES",
+    "SEED_TEXT",
+    "SNAKE_NAME",
+    "UNKNOWN_PATTERN_WORDS",
+    "USER_NAME",
+    "TextRule",
+    "pattern_words",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TextRule:
+    """A pattern-checked text field's limits, and what they allow in words.
+
+    Attributes:
+        pattern: the regular expression the whole text must match.
+        words: what the pattern allows, for people ("lowercase letters, digits...").
+        min_length: the fewest characters.
+        max_length: the most characters.
+    """
+
+    pattern: str
+    words: str
+    min_length: int
+    max_length: int
+
+    @property
+    def rule(self) -> str:
+        """The whole rule in words: the length and what the pattern allows."""
+        if self.min_length == 1:
+            return f"1 to {self.max_length} {self.words}"
+        return f"{self.min_length} to {self.max_length} characters: {self.words}"
+
+    def field(self) -> Any:
+        """The pydantic ``Field`` of a model's text field under this rule (for ``Annotated``)."""
+        return Field(**self.limits())
+
+    def limits(self) -> dict[str, Any]:
+        """Keyword arguments for ``Field``, ``Query`` or ``Path`` (and the OpenAPI description)."""
+        return {
+            "min_length": self.min_length,
+            "max_length": self.max_length,
+            "pattern": self.pattern,
+            "description": self.rule[0].upper() + self.rule[1:] + ".",
+        }
+
+
+USER_NAME: Final = TextRule(
+    r"^[a-z0-9][a-z0-9_-]*$",
+    "lowercase letters, digits, _ or -, starting with a letter or digit",
+    1,
+    32,
+)
+"""An account's name (the storage checks the same: :data:`snakewar.storage.accounts.USER_NAME`)."""
+
+SNAKE_NAME: Final = TextRule(
+    r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+    "letters, digits, _, . or -, starting with a letter or digit",
+    1,
+    40,
+)
+"""A registered snake's or uploaded bot's name."""
+
+LADDER_NAME: Final = TextRule(r"^[A-Za-z0-9_.-]+$", "letters, digits, _, . or -", 1, 100)
+"""A ladder's name (it is part of the ladder's URL)."""
+
+LABEL: Final = TextRule(
+    r"^[^\x00-\x1f\x7f]+$",
+    "characters of one line (no tab, newline or other control character)",
+    1,
+    64,
+)
+"""An API token's label."""
+
+SEED_TEXT: Final = TextRule(r"^-?[0-9]{1,20}$", "digits, with a - in front if negative", 1, 21)
+"""A seed written as a decimal string (only described by this pattern: the seed's own
+validator checks it, in words)."""
+
+RULES: Final = (USER_NAME, SNAKE_NAME, LADDER_NAME, LABEL, SEED_TEXT)
+"""Every pattern a request field is checked against."""
+
+UNKNOWN_PATTERN_WORDS: Final = "has characters that are not allowed here"
+"""The answer for a pattern without words (there should be none: the tests look)."""
+
+_WORDS: Final = {rule.pattern: rule.rule for rule in RULES}
+
+
+def pattern_words(pattern: object) -> str:
+    """What ``pattern`` (a field's regular expression) allows, in words.
+
+    >>> pattern_words(USER_NAME.pattern)
+    '1 to 32 lowercase letters, digits, _ or -, starting with a letter or digit'
+    >>> pattern_words("^[xyz]+$")
+    'has characters that are not allowed here'
+    """
+    return _WORDS.get(str(pattern), UNKNOWN_PATTERN_WORDS)
