@@ -34,7 +34,7 @@ ENTRANTS = [
 def finish(base: str, game: str) -> None:
     """Wait for ``game`` to finish (a minute at most)."""
     deadline = time.monotonic() + 60
-    while httpx.get(f"{base}/api/games/{game}").json()["status"] == "running":
+    while httpx.get(f"{base}/api/games/{game}", timeout=60).json()["status"] == "running":
         assert time.monotonic() < deadline, "the game did not finish in a minute"
         time.sleep(0.05)
 
