@@ -18,6 +18,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,6 +27,9 @@ COMMANDS: tuple[tuple[str, ...], ...] = (
     ("--help",),
     ("play", "--help"),
     ("halite", "play", "--help"),
+    # A game up to its start: the command line read, the engine and the referee imported,
+    # the map made, the bot started (one that exits at once: the game ends on turn 1).
+    ("halite", "play", "--turn-limit", "1", "--no-replay", "-s", "1", "/bin/true"),
     ("serve", "--help"),
 )
 """The ``snakewar`` commands measured (none of them plays or serves anything)."""
@@ -39,13 +43,17 @@ FLOORS: tuple[tuple[str, str], ...] = (
 
 
 def measure(argv: list[str], env: dict[str, str], runs: int) -> tuple[float, float]:
-    """Median wall and CPU seconds of ``argv`` run ``runs`` times (after one warm-up run)."""
+    """Median wall and CPU seconds of ``argv`` run ``runs`` times (after one warm-up run).
+
+    Each runs in a scratch folder: a game writes its error logs where it runs.
+    """
     walls: list[float] = []
     cpus: list[float] = []
     for attempt in range(runs + 1):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        done = subprocess.run(argv, env=env, capture_output=True, check=False)
+        with tempfile.TemporaryDirectory() as scratch:
+            done = subprocess.run(argv, env=env, capture_output=True, check=False, cwd=scratch)
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode != 0:
@@ -72,9 +80,11 @@ def main() -> None:
         parser.error("--runs: expected at least 1")
     sources = args.src or [str(Path(__file__).resolve().parents[1] / "src")]
     print(f"python {sys.version.split()[0]}, {args.runs} runs each, median seconds")
-    print(f"{'command':34} {'source':28} {'wall':>7} {'cpu':>7}")
+    print(f"{'command':52} {'source':28} {'wall':>7} {'cpu':>7}")
     for src in sources:
         env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
+        # Each command's warm-up run writes the .pyc files, as an install has them.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         rows = [(label, [sys.executable, "-c", code]) for label, code in FLOORS]
         rows += [
             (f"snakewar {' '.join(command)}", [sys.executable, "-m", "snakewar", *command])
@@ -82,7 +92,7 @@ def main() -> None:
         ]
         for label, argv in rows:
             wall, cpu = measure(argv, env, args.runs)
-            print(f"{label:34} {src[-28:]:28} {wall:7.3f} {cpu:7.3f}", flush=True)
+            print(f"{label:52} {src[-28:]:28} {wall:7.3f} {cpu:7.3f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -127,13 +127,20 @@ def test_halite_play_makes_its_replay_folder(tmp_path: Path) -> None:
     assert ".hlt" in {p.suffix for p in folder.iterdir()}
 
 
-def test_halite_play_refuses_a_file_as_its_replay_folder(tmp_path: Path) -> None:
+def test_halite_play_falls_back_from_a_file_as_its_replay_folder(tmp_path: Path) -> None:
+    # As the official engine: the replay goes to the current folder, and the log says so.
     file = tmp_path / "a-file"
     file.write_text("", encoding="utf-8")
-    done = run("halite", "play", "-i", str(file), "--turn-limit", "5",
-               "builtin:random", "builtin:random", home=tmp_path)  # fmt: skip
-    assert_one_error_line(done, repr(str(file)), "is a file")
+    done = run("halite", "play", "-i", str(file), "--turn-limit", "5", "-s", "3",
+               "--width", "32", "--height", "32", "builtin:random", "builtin:random",
+               home=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
     assert done.stdout == ""
+    assert (
+        f"Error: could not write replay to directory {file}/, falling back on current directory."
+        in done.stderr
+    )
+    assert [p.suffix for p in tmp_path.iterdir() if p.name.startswith("replay-")] == [".hlt"]
 
 
 # -- Ray ----------------------------------------------------------------------------------

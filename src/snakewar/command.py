@@ -9,8 +9,13 @@ the server.
 
 from __future__ import annotations
 
-from snakewar.cli import LazyCommand, add_commands, app
+from typing import TYPE_CHECKING, Any
+
+from snakewar.cli import LazyCommand, add_commands
 from snakewar.cli import main as _run
+
+if TYPE_CHECKING:
+    from snakewar.cli.group import app
 
 __all__ = ["app", "main"]
 
@@ -46,3 +51,12 @@ add_commands(
 def main(argv: list[str] | None = None) -> int:
     """Run the ``snakewar`` command; returns the exit status."""
     return _run(argv)
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: the typer app with the server's commands (built on first use)."""
+    if name == "app":
+        from snakewar.cli import group
+
+        return group.app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -139,6 +139,30 @@ def test_turn_count_follows_the_larger_side_and_is_not_clamped() -> None:
     assert turns_for_size(64, 64, c.with_turn_limit(37)) == 37
 
 
+def test_a_turn_limit_of_zero_is_a_game_of_no_turns() -> None:
+    # The engine's --turn-limit is an unsigned long; 0 runs its turn loop no time.
+    assert turns_for_size(64, 64, Constants().with_turn_limit(0)) == 0
+    assert turns_for_size(32, 32, Constants().with_turn_limit(2**64 - 1)) == 2**64 - 1
+    for bad in (-1, 2**64):
+        with pytest.raises(ConstantsError, match="turn limit must be 0 to"):
+            Constants().with_turn_limit(bad)
+    game = HaliteGame.create(9, 4, width=32, height=32, turn_limit=0)
+    assert not game.over
+    with pytest.raises(HaliteError, match="0 turns"):
+        game.step(dict.fromkeys(range(4), ""))
+    game.end_without_turns(failed=[2])
+    result = game.result()
+    # As the engine counts it: one turn (its counter left the loop at 1), none played.
+    assert (game.turn, result.number_turns, game.history) == (0, 1, [])
+    assert result.scores == (5000, 5000, 0, 5000)
+    assert result.ranks[2] == 4 and result.terminated == (False, False, True, False)
+    assert [s["last_turn_alive"] for s in result.statistics] == [1, 1, 0, 1]
+    with pytest.raises(HaliteError, match="only a game of 0 turns"):
+        game.end_without_turns()
+    with pytest.raises(HaliteError, match="only a game of 0 turns"):
+        HaliteGame.create(9, 2, width=32, height=32, turn_limit=1).end_without_turns()
+
+
 def test_constants_round_trip_and_strict_overrides() -> None:
     c = Constants()
     assert Constants.loads(c.dumps()) == c

@@ -164,8 +164,10 @@ def test_strict_writes_the_replay_and_results_of_the_aborted_game(tmp_path: Path
     # The aborting turn's commands were committed but are not recorded, nor its cells.
     assert frames[played]["moves"] == {} and frames[played]["cells"] == []
     assert all(frames[t]["moves"] for t in range(1, played))
-    warned = [Path(path).read_text() for path in results["error_logs"].values()]
-    assert any("warning:" in log for log in warned)
+    # Under --strict the engine does not ignore the warning: its log says error.
+    logged = [Path(path).read_text() for path in results["error_logs"].values()]
+    assert any("\nerror: " in log for log in logged)
+    assert not any("warning:" in log for log in logged)
     replay = read_hlt(results["replay"])
     assert replay.turns_played == played
     report = verify_hlt(replay)
@@ -208,7 +210,7 @@ def test_integer_constants_are_truncated_and_wrapped_as_the_engine() -> None:
 
 def test_wrapped_max_turns_plays_to_the_natural_end(tmp_path: Path) -> None:
     path = constants_file(tmp_path, MAX_TURNS=-5)
-    printed = halite("play", "--print-constants", "-c", str(path), cwd=tmp_path)
+    printed = halite("play", "--print-constants", "-c", str(path), "builtin:greedy", cwd=tmp_path)
     assert printed.returncode == 0, printed.stderr
     assert json.loads(printed.stdout)["MAX_TURNS"] == 18446744073709551611
     crash = f"{FAULTY} crash 4"  # the game ends when it dies, on turn 4

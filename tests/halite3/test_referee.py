@@ -347,13 +347,19 @@ def test_cli_results_as_json_and_replay(tmp_path: Path) -> None:
 
 
 def test_cli_no_replay_and_summary(tmp_path: Path) -> None:
-    result = runner.invoke(
-        app,
-        ["halite", "play", "builtin:greedy", "builtin:random", "-s", "5", "--width", "32",
-         "--turn-limit", "20", "--no-replay", "-i", str(tmp_path), "--no-logs"],
-    )  # fmt: skip
+    args = ["halite", "play", "builtin:greedy", "builtin:random", "-s", "5", "--width", "32",
+            "--turn-limit", "20", "--no-replay", "-i", str(tmp_path), "--no-logs"]  # fmt: skip
+    # As the engine: nothing on stdout, the ranks on the log (stderr).
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    assert "Player 0, 'greedy', was rank" in result.stderr
+    assert "Player 1, 'random', was rank" in result.stderr
+    # Snakewar's table, when asked for.
+    result = runner.invoke(app, [*args, "--table"])
     assert result.exit_code == 0, result.output
     assert "greedy" in result.stdout and "random" in result.stdout
+    assert "ships spawned" in result.stdout
     assert list(tmp_path.iterdir()) == []
     result = runner.invoke(
         app,
@@ -376,9 +382,14 @@ def test_cli_plain_json_replay(tmp_path: Path) -> None:
 
 
 def test_cli_print_constants() -> None:
-    result = runner.invoke(app, ["halite", "play", "--print-constants"])
-    assert result.exit_code == 0
+    # The engine's parser wants a bot command even here; it plays nothing.
+    result = runner.invoke(app, ["halite", "play", "--print-constants", "builtin:greedy"])
+    assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["INITIAL_ENERGY"] == 5000
+    assert result.stderr == ""
+    refused = runner.invoke(app, ["halite", "play", "--print-constants"])
+    assert refused.exit_code == 2
+    assert "Required argument missing: bot-commands" in refused.stderr
 
 
 @pytest.mark.parametrize(

@@ -129,7 +129,8 @@ out.testerLines = [T.parseLines('{"a":1}\n\n{"b":2}\n{"c"'), T.parseLines("")];
 out.testerProgress = T.progressText({ checks: 4, checksTotal: 4, done: 3, scenarios: 26 });
 out.testerBody = T.buildBody(" http://x/ ", ["royale"]);
 
-out.ladders = LS.ladderRows([{ name: "a b", snakes: 2, games_played: 5, running: true }]);
+out.ladders = LS.ladderRows([{ name: "a b", game: "battlesnake", snakes: 2, games_played: 5,
+  running: true }]);
 out.noLadders = LS.ladderRows([]);
 
 out.standing = [
@@ -171,6 +172,8 @@ out.halite = HA.haliteRows([{ players: ["x", "<y>"], winner: "x", width: 32, hei
 out.haliteWinnerless = HA.haliteRow({ players: [], winner: null, width: 1, height: 1, turns: 0,
   source: "s", url: "/u" }).cells[1];
 out.noHalite = HA.haliteRows([]);
+out.haliteRunning = HA.haliteRow({ players: ["a"], winner: null, width: 1, height: 1, turns: 3,
+  source: "custom", url: "/u", status: "running" }).cells[1];
 
 const header = `{"format":"snakewar-replay","config":{"seed":${cfg.bigSeed}}}`;
 out.exact = [
@@ -203,6 +206,24 @@ out.trial = [AC.trialGame({ game: "halite3", ref: "@a/k" }), AC.trialGame({ game
   ref: "@a/s" })];
 out.tokenCells = [AC.tokenCells({ label: "ci", created_at: "2026-11-24T03:04:05+00:00",
   last_used_at: null, revoked: true })];
+const E = await load("entrants.js");
+const HG = await load("halite_game.js");
+const failedGame = { id: "g 1", status: "complete", entrants: [
+  { name: "a", failure: "killed on turn 5: timed out after 2000 ms" },
+  { name: "b", failure: "" }, { name: "c", failure: "" }] };
+out.entrantItems = [
+  E.entrantItems(failedGame, [1]),
+  E.entrantItems({ ...failedGame, status: "running" }, [0, 1]),
+  E.entrantItems(null, [0]),
+];
+out.logSeats = [E.parseSeats("0 2"), E.parseSeats(""), E.parseSeats(" 3  x -1 12345 1 ")];
+out.logUrl = E.logUrl("a/b", 2);
+out.stateText = [
+  { status: "running", turn: 1 }, { status: "running", turn: 5 },
+  { status: "complete", turn: 400, winner: "greedy" }, { status: "complete", turn: 9 },
+  { status: "cancelled", turn: 3 }, { status: "aborted", turn: 1 },
+  { status: "error", turn: 2, error: "ValueError: x" }, { status: "starting", turn: 0 },
+].map(HG.stateText);
 console.log(JSON.stringify(out));
 """
 
@@ -443,6 +464,7 @@ def test_ladder_rows_and_standings(js: dict[str, Any]) -> None:
         {
             "cells": [
                 {"text": "a b", "href": "/ladders/a%20b"},
+                "battlesnake",
                 "2 snakes",
                 "5 games",
                 "playing now",
@@ -452,7 +474,7 @@ def test_ladder_rows_and_standings(js: dict[str, Any]) -> None:
     assert js["noLadders"] == [{"cells": [{"text": "No ladders yet.", "cls": "muted"}]}]
     assert js["standing"] == [
         {"cells": [1, "s", "1.23", "25.00", "8.33", 3, "active"]},
-        {"cells": ["-", "new", "-", "-", "-", 0, "unreachable"]},
+        {"cells": ["-", "new", "-", "-", "-", 0, "paused: unreachable"]},
     ]
     watch = {"text": "watch", "href": "/view/g"}
     assert js["recent"] == {"cells": ["a > b = c", "12 turns", watch]}
@@ -470,15 +492,17 @@ def test_the_rating_chart_spans_its_area(js: dict[str, Any]) -> None:
     assert a["color"] != b["color"]
     # Ratings (mu - 3 sigma): a goes 1, 6, 12; b is at 1.  Lowest at the bottom,
     # highest at the top, games spread over the width of the longest history.
+    height = area["bottom"] - area["top"]
     assert _points(a) == [
         (area["left"], area["bottom"]),
-        ((area["left"] + area["right"]) / 2, area["bottom"] - 5 / 11 * 220),
+        ((area["left"] + area["right"]) / 2, area["bottom"] - 5 / 11 * height),
         (area["right"], area["top"]),
     ]
     assert _points(b) == [(area["left"], area["bottom"])]
     # A flat history is drawn mid-height, not divided by zero.
     (flat,) = js["flatChart"]
-    assert [y for _, y in _points(flat)] == [120.0, 120.0]
+    middle = (area["top"] + area["bottom"]) / 2
+    assert [y for _, y in _points(flat)] == [middle, middle]
     assert js["emptyChart"] == []
 
 
@@ -496,6 +520,7 @@ def test_the_bracket_groups_matches_by_round(js: dict[str, Any]) -> None:
             {"text": "game 1", "href": "/view/g1"},
             {"text": "game 2", "href": "/halite/games/h%202"},
         ],
+        "live": None,
     }
     assert bye["bye"] is True and bye["lines"] == [
         {"text": "c", "won": True},
@@ -503,7 +528,7 @@ def test_the_bracket_groups_matches_by_round(js: dict[str, Any]) -> None:
     ]
     assert empty["lines"] == [{"text": "?", "won": False}] * 2
     assert pending["games"] == []
-    assert js["status"] == ["Champion: a", "Playing now", "Waiting"]
+    assert js["status"] == ["Champion: a", "Playing now", "Waiting to be played on"]
     assert js["tStandings"] == [{"cells": [1, "a"]}, {"cells": [2, "b"]}]
 
 
@@ -522,6 +547,7 @@ def test_halite_rows(js: dict[str, Any]) -> None:
         }
     ]
     assert js["haliteWinnerless"] == "won by -"
+    assert js["haliteRunning"] == "running"  # a game being played has no winner yet
     assert js["noHalite"] == [{"cells": [{"text": "No Halite games stored yet.", "cls": "muted"}]}]
 
 
@@ -549,4 +575,31 @@ def test_changes_carry_the_csrf_token_and_forms_send_what_was_typed(js: dict[str
     assert js["trial"] == [
         {"game": "halite3", "snakes": ["@a/k", "builtin:greedy"], "maxTurns": 100},
         {"game": "battlesnake", "snakes": ["@a/s", "builtin:random"], "maxTurns": 100},
+    ]
+
+
+def test_a_game_page_lists_failures_and_the_logs_it_may_show(js: dict[str, Any]) -> None:
+    finished, running, nothing = js["entrantItems"]
+    assert finished == [
+        {"seat": 0, "name": "a", "failure": "killed on turn 5: timed out after 2000 ms",
+         "log": None},
+        {"seat": 1, "name": "b", "failure": "", "log": "/api/games/g%201/logs/1"},
+    ]  # fmt: skip
+    # Logs are written when the game ends: none is offered while it runs.
+    assert running == [finished[0]]
+    assert nothing == []
+    assert js["logSeats"] == [[0, 2], [], [3, 1]]
+    assert js["logUrl"] == "/api/games/a%2Fb/logs/2"
+
+
+def test_the_halite_page_says_the_games_state_in_words(js: dict[str, Any]) -> None:
+    assert js["stateText"] == [
+        "Running · 1 turn played",
+        "Running · 5 turns played",
+        "Won by greedy · 400 turns",
+        "Over · 9 turns",
+        "Cancelled after 3 turns",
+        "Stopped after 1 turn (its server stopped)",
+        "Stopped by an error after 2 turns: ValueError: x",
+        "Starting…",
     ]

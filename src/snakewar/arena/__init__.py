@@ -52,6 +52,7 @@ from snakewar.arena.tournament_runner import (
     load_tournament,
 )
 from snakewar.arena.tournaments import (
+    FORMAT_TITLES,
     FORMATS,
     Match,
     Standing,
@@ -62,6 +63,7 @@ from snakewar.arena.tournaments import (
 
 __all__ = [
     "FORMATS",
+    "FORMAT_TITLES",
     "Executor",
     "ExecutorError",
     "GameJob",

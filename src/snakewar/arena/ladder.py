@@ -370,7 +370,9 @@ class Ladder:
                     streak = f"{entry.failures} games in a row" if entry.failures > 1 else "a game"
                     entry.note = f"paused: failed {streak}: {result.failure}"[:300]
                 else:
-                    entry.note = f"failed a game: {result.failure}"[:300]
+                    # Failing, not paused yet: the note is the reason alone (shown as
+                    # "failing: REASON").
+                    entry.note = result.failure[:300]
             if entry.to_dict() != before:
                 changed.append(entry)
         return changed

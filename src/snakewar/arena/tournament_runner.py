@@ -108,6 +108,8 @@ class TournamentRun:
     ``snakes`` maps each entrant's name to its source, in seed order (best first);
     ``games`` maps a match id to its games in order; ``workdirs`` maps the name of each
     entrant that is a command to the folder it runs in (where it was entered).
+    ``started`` is false for a tournament made to be started later (a server's admin
+    starts it; until then its entrants may change and nothing plays it).
     """
 
     id: str
@@ -118,6 +120,7 @@ class TournamentRun:
     seed: int = 1
     games: dict[str, list[TournamentGame]] = field(default_factory=dict)
     workdirs: dict[str, str] = field(default_factory=dict)
+    started: bool = True
 
     # -- creation -----------------------------------------------------------------------
 
@@ -228,6 +231,11 @@ class TournamentRun:
         rng = random.Random(f"{self.id}:{self.seed}:{match_id}:{number}")
         return rng.getrandbits(62) + 1
 
+    def next_game_id(self, match_id: str) -> str:
+        """The id the next game of match ``match_id`` gets (while it is played: its live id)."""
+        number = len(self.games.get(match_id, []))
+        return arena_game_id(self.source, f"{match_id}:{number}", self.game_seed(match_id, number))
+
     def _job(
         self,
         match_id: str,
@@ -248,7 +256,7 @@ class TournamentRun:
             ],
             self.source,
         )
-        game_id = arena_game_id(self.source, f"{match_id}:{number}", seed)
+        game_id = self.next_game_id(match_id)
         job = GameJob(f"{self.id}:{match_id}:{number}", spec, seed, game_id, outbound)
         return job, seats
 

@@ -68,6 +68,7 @@ from snakewar.errors import SnakewarError, choices_text
 
 __all__ = [
     "FORMATS",
+    "FORMAT_TITLES",
     "MAX_ENTRANTS",
     "Match",
     "Standing",
@@ -78,6 +79,14 @@ __all__ = [
 
 FORMATS = ("single_elimination", "double_elimination", "round_robin", "swiss")
 """The tournament formats."""
+
+FORMAT_TITLES = {
+    "single_elimination": "Single elimination",
+    "double_elimination": "Double elimination",
+    "round_robin": "Round robin",
+    "swiss": "Swiss",
+}
+"""Each format's name for people (pages, tables), by its id in :data:`FORMATS`."""
 
 MAX_ENTRANTS = 64
 MAX_HEAT = 8

@@ -7,22 +7,22 @@ import typer and nothing of the engine, the referee or the server.  Every
 :class:`~snakewar.errors.SnakewarError` is printed as one ``error:`` line with exit
 status 2, never a traceback.  The console script is :func:`snakewar.command.main`,
 which adds the server's commands to :data:`COMMANDS`.
+
+This module does not import typer: the app (:mod:`snakewar.cli.group`) is built when a
+command runs through it.  ``snakewar halite play`` does not: its command line is the
+official engine's, read by its own parser (:mod:`snakewar.cli.halite_play`), so a game
+starts without typer's cost.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-import typer
-import typer.main
-from typer.core import TyperCommand, TyperGroup
-
-from snakewar import __version__
-from snakewar.errors import SnakewarError
+if TYPE_CHECKING:
+    from snakewar.cli.group import LazyGroup, app
 
 __all__ = ["COMMANDS", "LazyCommand", "LazyGroup", "add_commands", "app", "main"]
 
@@ -127,152 +127,23 @@ def add_commands(commands: Mapping[str, LazyCommand], *, after: str | None = Non
     COMMANDS.update(items)
 
 
-class _Commands(MutableMapping[str, Any]):
-    """A group's subcommands by name: the lazy ones are imported on first lookup.
-
-    Typer's group reads its ``commands`` mapping for lookups, for the names it suggests
-    after a typo and to list the commands; with this mapping, all but a lookup work
-    from the names alone.
-    """
-
-    def __init__(self, loaded: MutableMapping[str, Any], group: LazyGroup) -> None:
-        self._loaded = loaded
-        self._group = group
-
-    def __getitem__(self, name: str) -> Any:
-        if name not in self._loaded:
-            entry = self._group.lazy_commands.get(name)
-            if entry is None:
-                raise KeyError(name)
-            self._loaded[name] = self._group.load(name, entry)
-        return self._loaded[name]
-
-    def __setitem__(self, name: str, command: Any) -> None:
-        self._loaded[name] = command
-
-    def __delitem__(self, name: str) -> None:
-        del self._loaded[name]
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._group.lazy_commands
-        yield from (name for name in self._loaded if name not in self._group.lazy_commands)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._loaded or name in self._group.lazy_commands
-
-    def is_loaded(self, name: str) -> bool:
-        """Whether the subcommand's module was imported (by a lookup)."""
-        return name in self._loaded
-
-
-class LazyGroup(TyperGroup):
-    """A typer command group whose subcommands are imported only when one is used.
-
-    A subclass names its subcommands in :attr:`lazy_commands`.  Looking a subcommand up
-    (to run it, or to show its ``--help``) imports its module and builds its click
-    command as ``add_typer``/``command`` would have; listing the commands in ``--help``
-    uses each one's :attr:`LazyCommand.summary` and imports nothing.
-    """
-
-    lazy_commands: ClassVar[Mapping[str, LazyCommand]] = {}
-
-    def __init__(self, **attrs: Any) -> None:
-        super().__init__(**attrs)
-        self.commands = _Commands(self.commands, self)
-
-    def load(self, name: str, entry: LazyCommand) -> Any:
-        """Import a subcommand's module; returns its click command."""
-        target = getattr(importlib.import_module(entry.module), entry.attribute)
-        # Registered on a throwaway app, it is built exactly as add_typer / command
-        # would build it on this one (typer's public API only).
-        holder = typer.Typer(add_completion=False, rich_markup_mode=self.rich_markup_mode)
-        if isinstance(target, typer.Typer):
-            if entry.help is None:
-                # Not help=None: that would blank the group's own help.
-                holder.add_typer(target, name=name)
-            else:
-                holder.add_typer(target, name=name, help=entry.help)
-            group = typer.main.get_command(holder)
-            assert isinstance(group, TyperGroup)
-            return group.commands[name]
-        holder.command(name, help=entry.help)(target)
-        return typer.main.get_command(holder)
-
-    # ``ctx`` and ``formatter`` are click's, which newer typers vendor: typed loosely.
-    def list_commands(self, ctx: Any) -> list[str]:
-        """The subcommands' names, without importing any."""
-        return list(self.commands)
-
-    def format_commands(self, ctx: Any, formatter: Any) -> None:
-        """The ``Commands:`` section of ``--help``, from the summaries (no imports)."""
-        commands = self.commands
-        assert isinstance(commands, _Commands)
-        names = [
-            name
-            for name in self.list_commands(ctx)
-            if not (commands.is_loaded(name) and commands[name].hidden)
-        ]
-        if not names:
-            return
-        # Click's layout: the summaries get the width the longest name leaves.
-        limit = formatter.width - 6 - max(len(name) for name in names)
-        rows = [(name, self._short_help(name, limit)) for name in names]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-    def _short_help(self, name: str, limit: int) -> str:
-        commands = self.commands
-        assert isinstance(commands, _Commands)
-        if commands.is_loaded(name) or name not in self.lazy_commands:
-            return str(commands[name].get_short_help_str(limit))
-        # Shortened to the limit as click would shorten the command's own help.
-        stand_in = TyperCommand(name=name, help=self.lazy_commands[name].summary)
-        return stand_in.get_short_help_str(limit)
-
-
-class _Root(LazyGroup):
-    lazy_commands = COMMANDS
-
-
-app = typer.Typer(
-    name="snakewar",
-    cls=_Root,
-    help="Snakewar: Battlesnake's rules exactly, a referee and an arena for snake bots.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    # -h as well as --help, as in the official CLI (whose -H is the board's height, as ours).
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"snakewar {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:
-    """Snakewar's command-line interface."""
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (used by the console script)."""
-    try:
-        app(args=argv, standalone_mode=True)
-    except SnakewarError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except SystemExit as exc:
-        code = exc.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
-    return 0
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:2] == ["halite", "play"]:
+        # The same command as through the app (snakewar.cli.halite's play), sooner.
+        from snakewar.cli.halite_play import main as play
+
+        return play(args[2:])
+    from snakewar.cli.group import run
+
+    return run(args)
+
+
+def __getattr__(name: str) -> Any:
+    """``app`` and ``LazyGroup``, from :mod:`snakewar.cli.group` (typer) on first use."""
+    if name in ("app", "LazyGroup"):
+        from snakewar.cli import group
+
+        return getattr(group, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,28 +1,23 @@
-"""``snakewar halite``: play Halite III games like the official ``halite`` engine binary.
+"""``snakewar halite``: Halite III games like the official ``halite`` engine binary plays them.
 
-``snakewar halite play`` takes the engine's flags and writes its outputs: the ``.hlt``
-replay named ``replay-YYYYMMDD-HHMMSS±ZZZZ-<seed>-<w>-<h>.hlt`` in ``-i`` (default: the
-current directory), ``errorlog-…-<pid>.log`` files for players with log output, and with
-``--results-as-json`` the engine's results object on stdout.  Entrants are bot commands
-(split into words and run directly, never by a shell) or ``builtin:NAME`` bots played
-in-process.
+``snakewar halite play`` is the engine's command line (:mod:`snakewar.cli.halite_play`,
+read by the engine's rules in :mod:`snakewar.cli.halite_args`): its flags, its log on
+stderr, its replay and error log files.  ``snakewar halite play`` usually runs without
+this module (:func:`snakewar.cli.main` goes straight to it); the ``play`` command here is
+the same command for the typer app.  ``bot``, ``conformance`` and ``eval`` are Snakewar's.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
+from typer.core import TyperCommand
 
-if TYPE_CHECKING:
-    from snakewar.games.halite3 import HaliteGame
-    from snakewar.referee.halite import HaliteMatch
+from snakewar.cli.halite_play import final_snapshot, results_object
 
 __all__ = ["final_snapshot", "halite_app", "results_object"]
 
@@ -32,9 +27,8 @@ halite_app = typer.Typer(
     rich_markup_mode=None,
 )
 
-#: The version string the official engine puts in snapshots and replays.
-ENGINE_VERSION = "1.2.2.finals"
 _CONFORMANCE_ENV = "SNAKEWAR_HALITE_CONFORMANCE_DIR"
+_ARGV = "snakewar.halite.argv"
 
 
 def _fail(message: str) -> typer.Exit:
@@ -42,274 +36,34 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def final_snapshot(game: HaliteGame, map_players: int) -> str:
-    """The engine's ``final_snapshot`` string (what ``--from-snapshot`` reads).
+class _EngineCommand(TyperCommand):
+    """A command whose words are all its own: click reads none of them.
 
-    ``version;fractal,w,h,n,seed;cells,…;`` then per player
-    ``pid;energy;fx-fy,dropoff-x-y,…;ship-x-y-cargo,…;``.  Ships come in the engine's
-    hash-table order, as in the frames bots receive.
+    ``halite play`` reads its command line as the official engine does (TCLAP's rules,
+    :mod:`snakewar.cli.halite_args`), ``--help`` and ``--`` included, which click's
+    parser would change.  The words are handed over as they came.
     """
-    parts = [f"{ENGINE_VERSION};fractal,{game.width},{game.height},{map_players},{game.seed};"]
-    parts.append("".join(f"{v}," for v in game.halite) + ";")
-    for player in game.players:
-        fx, fy = player.shipyard
-        dropoffs = "".join(f"{d.id}-{d.x}-{d.y}," for d in player.dropoffs)
-        ships = "".join(f"{s.id}-{s.x}-{s.y}-{s.cargo}," for s in player.ships_in_order())
-        parts.append(f"{player.id};{player.energy};{fx}-{fy},{dropoffs};{ships};")
-    return "".join(parts)
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[_ARGV] = list(args)
+        ctx.args = []
+        return []
 
 
-def results_object(
-    match: HaliteMatch,
-    *,
-    replay: str | None,
-    error_logs: dict[int, str],
-    map_players: int,
-) -> dict[str, Any]:
-    """The engine's ``--results-as-json`` object for a finished match.
+@halite_app.command(
+    "play",
+    cls=_EngineCommand,
+    add_help_option=False,
+    help="Play one game, like the official engine: halite [flags] BOT_COMMAND... "
+    "(its flags, read its way; --help lists them).",
+)
+def play(ctx: typer.Context) -> None:
+    """Play one game, as ``halite [flags] "<bot>" "<bot>"``."""
+    from snakewar.cli.halite_play import main
 
-    Args:
-        match: the finished match.
-        replay: the replay path, or ``None`` with ``--no-replay`` (the key is left out).
-        error_logs: the error log paths written, by player id.
-        map_players: the players the map was made for (``-n``).
-    """
-    game = match.game
-    result = game.result()
-    results: dict[str, Any] = {
-        "error_logs": {str(pid): path for pid, path in error_logs.items()},
-        "terminated": {
-            str(pid): game.players[pid].terminated for pid, text in match.error_logs.items() if text
-        },
-        "map_width": game.width,
-        "map_height": game.height,
-        "map_seed": game.seed,
-        "map_generator": "fractal",
-        # The engine's is the halite of the map it generated, before any turn.
-        "map_total_halite": sum(sum(row) for row in game.initial_halite),
-        "execution_time": match.execution_time_ms,
-        "final_snapshot": final_snapshot(game, map_players),
-        "stats": {
-            str(pid): {"rank": result.ranks[pid], "score": result.scores[pid]}
-            for pid in range(game.num_players)
-        },
-    }
-    if replay is not None:
-        results["replay"] = replay
-    return results
-
-
-@halite_app.command("play")
-def play(
-    bot_commands: list[str] = typer.Argument(
-        None,
-        help="Bot commands (split into words and run directly: no shell, so no && ; | > "
-        "$VAR; use a script for those), or builtin:NAME[?opts].",
-    ),
-    seed: int | None = typer.Option(
-        None, "-s", "--seed", help="Map seed (default: the clock).", min=0, max=0xFFFFFFFF
-    ),
-    width: int | None = typer.Option(
-        None, "--width", help="Map width (default: the size the seed picks).", min=1
-    ),
-    height: int | None = typer.Option(
-        None, "--height", help="Map height (default: the size the seed picks).", min=1
-    ),
-    players: int | None = typer.Option(
-        None, "-n", "--players", help="Make the map for this many players.", min=1
-    ),
-    turn_limit: int | None = typer.Option(None, "--turn-limit", help="Maximum turns.", min=1),
-    no_timeout: bool = typer.Option(False, "--no-timeout", help="Ignore bot timeouts."),
-    replay_directory: Path = typer.Option(
-        Path("."), "-i", "--replay-directory", help="Folder for the replay and error logs."
-    ),
-    no_replay: bool = typer.Option(False, "--no-replay", help="Write no replay."),
-    no_compression: bool = typer.Option(
-        False, "--no-compression", help="Write the replay as plain JSON."
-    ),
-    no_logs: bool = typer.Option(
-        False, "--no-logs", help="Write no error logs (except for killed players, as the engine)."
-    ),
-    results_as_json: bool = typer.Option(
-        False, "--results-as-json", help="Print the engine's results JSON at the end."
-    ),
-    constants_file: Path | None = typer.Option(
-        None, "-c", "--constants", "--constants-file", help="JSON file of constants to use."
-    ),
-    print_constants: bool = typer.Option(
-        False, "--print-constants", help="Print the constants JSON and exit."
-    ),
-    strict: bool = typer.Option(
-        False, "--strict", help="Warnings (unaffordable moves, own collisions) end the game."
-    ),
-    map_type: str = typer.Option(
-        "fractal", "-m", "--map-type", help="Map generator: fractal (the official default)."
-    ),
-    override_names: list[str] = typer.Option(
-        None, "-o", "--override-names", help="Override the players' names, in order."
-    ),
-) -> None:
-    """Play one game, like the official engine: ``halite [flags] "<bot>" "<bot>"``."""
-    from snakewar.cli.paths import make_directory
-    from snakewar.errors import SnakewarError
-    from snakewar.games.halite3 import Constants
-
-    try:
-        constants = Constants()
-        if constants_file is not None:
-            try:
-                text = constants_file.read_text()
-            except OSError as exc:
-                why = f"cannot read constants file {str(constants_file)!r}: {exc.strerror}"
-                raise _fail(why) from None
-            constants = Constants.loads(text)
-        if strict:
-            constants = dataclasses.replace(constants, STRICT_ERRORS=True)
-        if map_type != "fractal":
-            raise _fail(
-                f"map type {map_type!r}: only 'fractal' is supported (the official default; "
-                "basic and blur_tile were never used in official play)"
-            )
-        if print_constants:
-            typer.echo(constants.dumps())
-            return
-        bots = list(bot_commands or [])
-        if not bots:
-            raise _fail("a game needs at least 1 bot command, got none")
-        if len(bots) > constants.MAX_PLAYERS:
-            raise _fail(f"too many bots: {len(bots)} (max is {constants.MAX_PLAYERS})")
-        map_players = max(players or 1, len(bots))
-        if not (no_replay and no_logs):
-            # Made if missing, as the official engine makes it (and as play --replay-dir).
-            make_directory(replay_directory, "replay directory")
-        _play(
-            bots,
-            seed=seed,
-            width=width,
-            height=height,
-            map_players=map_players,
-            constants=constants,
-            turn_limit=turn_limit,
-            timeouts=not no_timeout,
-            replay_directory=replay_directory,
-            replay=not no_replay,
-            compress=not no_compression,
-            logs=not no_logs,
-            results_as_json=results_as_json,
-            names=list(override_names or []),
-        )
-    except SnakewarError as exc:
-        raise _fail(str(exc)) from None
-    except OSError as exc:
-        raise _fail(f"cannot start the game: {exc}") from None
-
-
-def _play(
-    bots: list[str],
-    *,
-    seed: int | None,
-    width: int | None,
-    height: int | None,
-    map_players: int,
-    constants: Any,
-    turn_limit: int | None,
-    timeouts: bool,
-    replay_directory: Path,
-    replay: bool,
-    compress: bool,
-    logs: bool,
-    results_as_json: bool,
-    names: list[str],
-) -> None:
-    from snakewar.referee.halite import play_halite_sync
-    from snakewar.replay.hlt import replay_document, replay_filename, write_hlt
-
-    match = play_halite_sync(
-        bots,
-        seed=seed,
-        width=width,
-        height=height,
-        map_players=map_players,
-        constants=constants,
-        turn_limit=turn_limit,
-        timeouts=timeouts,
-        names=names,
-    )
-    game = match.game
-    when = datetime.now().astimezone()
-    stamp = when.strftime("%Y%m%d-%H%M%S%z")
-    # The engine joins the folder and the name as text: keep its spelling of the folder.
-    folder = str(replay_directory)
-    if not folder.endswith(os.sep):
-        folder += os.sep
-    replay_path: str | None = None
-    if replay:
-        document = replay_document(
-            game,
-            match.names,
-            execution_time_ms=match.execution_time_ms,
-            map_players=map_players,
-            failed_to_initialize=match.failed_to_initialize,
-        )
-        replay_path = folder + replay_filename(game.seed, game.width, game.height, when)
-        write_hlt(document, replay_path, compress=compress)
-    log_paths: dict[int, str] = {}
-    for pid, text in match.error_logs.items():
-        # As the engine: --no-logs still writes the log of a killed player.
-        if text and (logs or game.players[pid].terminated):
-            path = f"{folder}errorlog-{stamp}-{game.seed}-{game.width}-{game.height}-{pid}.log"
-            try:
-                Path(path).write_text(text)
-            except OSError as exc:
-                raise _fail(f"cannot write error log {path!r}: {exc.strerror}") from None
-            log_paths[pid] = path
-    if results_as_json:
-        results = results_object(
-            match, replay=replay_path, error_logs=log_paths, map_players=map_players
-        )
-        typer.echo(json.dumps(results, indent=4, sort_keys=True))
-        return
-    _print_summary(match, replay_path, log_paths)
-
-
-def _print_summary(match: HaliteMatch, replay: str | None, logs: dict[int, str]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    game = match.game
-    result = game.result()
-    table = Table(
-        title=f"Halite III, seed {game.seed}, {game.width}x{game.height}, "
-        f"{game.turn} turns, {match.execution_time_ms} ms"
-    )
-    for column in ("rank", "player", "name", "score", "ships spawned", "deposited", "killed"):
-        table.add_column(column, justify="right" if column not in ("name", "killed") else "left")
-    for pid in sorted(range(game.num_players), key=lambda p: result.ranks[p]):
-        stats = result.statistics[pid]
-        killed = ""
-        if game.players[pid].terminated:
-            why = match.failures.get(pid) or _last_error(match.error_logs.get(pid, ""))
-            killed = why or "yes"
-        table.add_row(
-            str(result.ranks[pid]),
-            str(pid),
-            match.names[pid],
-            str(result.scores[pid]),
-            str(stats.get("ships_spawned", "")),
-            str(stats.get("total_production", "")),
-            killed,
-        )
-    console = Console()
-    console.print(table)
-    if replay is not None:
-        console.print(f"replay: {replay}")
-    for pid, path in sorted(logs.items()):
-        console.print(f"error log for player {pid}: {path}")
-
-
-def _last_error(log: str) -> str:
-    errors = [line[len("error: ") :] for line in log.splitlines() if line.startswith("error: ")]
-    return errors[-1] if errors else ""
+    code = main(ctx.meta.get(_ARGV, []))
+    if code:
+        raise typer.Exit(code)
 
 
 @halite_app.command("bot")

@@ -248,7 +248,8 @@ def status(entry: LadderEntry | None) -> str:
     """An entrant's status in a table: paused or failing with the reason, or active."""
     if entry is None:
         return "active"
-    if entry.paused or entry.failing:
-        # The note says which and why ("paused: ...", "failed a game: ...").
-        return entry.note or ("paused" if entry.paused else "failing")
+    if entry.paused:
+        return entry.note or "paused"  # "paused: why"
+    if entry.failing:
+        return f"failing: {entry.note}" if entry.note else "failing"
     return "active"

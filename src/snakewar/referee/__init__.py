@@ -6,28 +6,34 @@ into ready clients, :func:`play_game` referees one game into a
 Whatever a snake does wrong is recorded as a :class:`CallStatus`; it never raises.
 """
 
-from snakewar.games.battlesnake.records import (
-    CallOutcome,
-    CallStatus,
-    GameRecord,
-    SnakeEntry,
-    TurnRecord,
-    derive_ids,
-)
-from snakewar.referee.batch import SnakeMatch, play_match, run_batch
-from snakewar.referee.clients import (
-    MAX_REPLY_BYTES,
-    HttpSnakeClient,
-    InProcessClient,
-    LegacySnakeClient,
-    SnakeClient,
-    SnakeUnreachableError,
-    SnakeURLError,
-    V0SnakeClient,
-    new_http_client,
-)
-from snakewar.referee.runner import ConnectedSnake, SnakeSpecError, connect, play_game
-from snakewar.referee.stats import BatchStats, GameSummary, summarize, wilson_interval
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from snakewar.games.battlesnake.records import (
+        CallOutcome,
+        CallStatus,
+        GameRecord,
+        SnakeEntry,
+        TurnRecord,
+        derive_ids,
+    )
+    from snakewar.referee.batch import SnakeMatch, play_match, run_batch
+    from snakewar.referee.clients import (
+        MAX_REPLY_BYTES,
+        HttpSnakeClient,
+        InProcessClient,
+        LegacySnakeClient,
+        SnakeClient,
+        SnakeUnreachableError,
+        SnakeURLError,
+        V0SnakeClient,
+        new_http_client,
+    )
+    from snakewar.referee.runner import ConnectedSnake, SnakeSpecError, connect, play_game
+    from snakewar.referee.stats import BatchStats, GameSummary, summarize, wilson_interval
 
 __all__ = [
     "MAX_REPLY_BYTES",
@@ -57,3 +63,48 @@ __all__ = [
     "summarize",
     "wilson_interval",
 ]
+
+# Each public name and its module, imported on first use: playing a Halite III game
+# (snakewar.referee.halite) does not load the Battlesnake referee and its HTTP client.
+_LAZY: dict[str, str] = {
+    "CallOutcome": "snakewar.games.battlesnake.records",
+    "CallStatus": "snakewar.games.battlesnake.records",
+    "GameRecord": "snakewar.games.battlesnake.records",
+    "SnakeEntry": "snakewar.games.battlesnake.records",
+    "TurnRecord": "snakewar.games.battlesnake.records",
+    "derive_ids": "snakewar.games.battlesnake.records",
+    "SnakeMatch": "snakewar.referee.batch",
+    "play_match": "snakewar.referee.batch",
+    "run_batch": "snakewar.referee.batch",
+    "MAX_REPLY_BYTES": "snakewar.referee.clients",
+    "HttpSnakeClient": "snakewar.referee.clients",
+    "InProcessClient": "snakewar.referee.clients",
+    "LegacySnakeClient": "snakewar.referee.clients",
+    "SnakeClient": "snakewar.referee.clients",
+    "SnakeUnreachableError": "snakewar.referee.clients",
+    "SnakeURLError": "snakewar.referee.clients",
+    "V0SnakeClient": "snakewar.referee.clients",
+    "new_http_client": "snakewar.referee.clients",
+    "ConnectedSnake": "snakewar.referee.runner",
+    "SnakeSpecError": "snakewar.referee.runner",
+    "connect": "snakewar.referee.runner",
+    "play_game": "snakewar.referee.runner",
+    "BatchStats": "snakewar.referee.stats",
+    "GameSummary": "snakewar.referee.stats",
+    "summarize": "snakewar.referee.stats",
+    "wilson_interval": "snakewar.referee.stats",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the submodule that defines ``name`` when it is first asked for (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

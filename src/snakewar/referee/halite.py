@@ -28,22 +28,27 @@ module does (the default seed, timeouts, ``execution_time``).
 from __future__ import annotations
 
 import asyncio
+import inspect
+import sys
 import time
 import traceback
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from snakewar.bots.halite import make_halite_bot
-from snakewar.bots.halite.kit import update_view_from_game, view_from_game
 from snakewar.errors import EntrantError, SnakewarError
 from snakewar.games.halite3 import Constants, HaliteGame, TurnOutcome, frame_text, init_text
+from snakewar.games.halite3.commands import CommandParseError, parse_commands
+from snakewar.referee.halite_log import ENDED, EngineLog, LogLevel
 from snakewar.referee.process import MAX_LINE_BYTES, LineResult, LineStatus, ProcessBot, Program
-from snakewar.referee.workers import BotPool, BotSeat, WorkerBusyError, WorkerReply
 
 if TYPE_CHECKING:
     import os
+
+    # The built-in bots and the worker pool are imported when a game has them: a game
+    # of bot programs (``snakewar halite play``) starts without them.
+    from snakewar.referee.workers import BotPool, BotSeat, WorkerReply
 
 __all__ = [
     "BUILTIN_PREFIX",
@@ -67,7 +72,10 @@ _RULE = "=" * 64
 EOF_MESSAGE = "communication error with bot: read failed, errno was: 0 (Success)"
 """The engine's words for a bot whose output ended: it exited, or crashed."""
 
-TurnCallback = Callable[[HaliteGame, TurnOutcome], None]
+TurnCallback = Callable[[HaliteGame, TurnOutcome], Awaitable[None] | None]
+"""Called (and awaited, if it returns an awaitable) after each turn."""
+StartCallback = Callable[["HaliteMatch"], Awaitable[None] | None]
+"""Called (and awaited) once the bots are initialized, before turn 1."""
 
 
 class HaliteEntrantError(EntrantError):
@@ -94,6 +102,7 @@ class HaliteMatch:
         turn_times: wall seconds of each turn, bots' replies included.
         init_time: wall seconds from launching the bots to the last name received.
         pgids: the process group id of each subprocess bot (all killed by the end).
+        unfinished: what each bot that failed had sent of a line without ending it.
     """
 
     game: HaliteGame
@@ -108,6 +117,7 @@ class HaliteMatch:
     init_time: float = 0.0
     pgids: dict[int, int] = field(default_factory=dict)
     declared_names: list[str] = field(default_factory=list)
+    unfinished: dict[int, str] = field(default_factory=dict)
 
     @property
     def failed_to_initialize(self) -> set[int]:
@@ -122,6 +132,8 @@ class _Seat(ABC):
     """A player's connection: a subprocess or an in-process bot."""
 
     name = ""
+    #: What the bot had written of a line when it failed (the engine logs it).
+    partial = ""
 
     @abstractmethod
     async def init(self, game: HaliteGame, pid: int, timeout: float | None) -> str | None:
@@ -158,6 +170,7 @@ class _ProcessSeat(_Seat):
         reply = await self.bot.read_line(timeout)
         if reply.status is LineStatus.OK:
             return reply
+        self.partial = reply.partial
         return _failure_message(reply, timeout)
 
     async def kill(self) -> None:
@@ -202,6 +215,8 @@ class _InProcessSeat(_Seat):
         self.errors = ""
 
     async def init(self, game: HaliteGame, pid: int, timeout: float | None) -> str | None:
+        from snakewar.bots.halite.kit import view_from_game
+
         start = time.perf_counter()
         try:
             self.view = view_from_game(game, pid)
@@ -251,6 +266,8 @@ class _WorkerSeat(_Seat):
         self.errors = ""
 
     async def init(self, game: HaliteGame, pid: int, timeout: float | None) -> str | None:
+        from snakewar.referee.workers import WorkerBusyError
+
         started = time.perf_counter()
         try:
             self.seat = await self.pool.bind("halite", self.spec, seed=self.seed, wait_s=timeout)
@@ -306,6 +323,8 @@ def _timed_out(timeout: float | None) -> str:
 
 
 def _make_builtin(entrant: str, seed: int) -> Any:
+    from snakewar.bots.halite import make_halite_bot
+
     return make_halite_bot(entrant[len(BUILTIN_PREFIX) :], seed=seed)
 
 
@@ -328,26 +347,36 @@ async def play_halite(
     names: Sequence[str] | None = None,
     on_turn: TurnCallback | None = None,
     bots: BotPool | None = None,
+    log: EngineLog | None = None,
+    on_start: StartCallback | None = None,
 ) -> HaliteMatch:
     """Play one Halite III game between ``entrants`` and return it with the bots' record.
 
     Args:
         entrants: one per player: a :class:`~snakewar.referee.process.Program` (a
             sandboxed upload, an operator's argv), ``builtin:NAME[?opts]``, or a
-            command line of this machine's user (split into words, never run by a shell).
+            command line of this machine's user (split into words, never run by a shell;
+            leading ``NAME=value`` words set its environment).
         seed: the map seed (``-s``); ``None`` takes the clock's seconds, as the engine.
         width: map width (``--width``); by default the size the seed picks.
         height: map height (``--height``).
         map_players: build the map for this many players (``-n``).
         constants: constants (``-c``); the official ones by default.
-        turn_limit: ``--turn-limit``.
+        turn_limit: ``--turn-limit`` (0: the game ends before its first turn, as there).
         timeouts: ``False`` is ``--no-timeout``: wait for bots forever.
         turn_timeout: seconds per turn, from the end of the frame's write.
         init_timeout: seconds to answer the name after the init.
         cwd: working directory for subprocess bots.
         names: name overrides (``-o``), applied in player order after the game.
-        on_turn: called after each turn with the game and the turn's outcome.
+        on_turn: called after each turn with the game and the turn's outcome; an
+            awaitable it returns is awaited before the next turn (a server stores the
+            turn's frame there).
         bots: play the built-in bots in this pool's workers (default: in-process).
+        log: write the engine's console log of the game here, from ``Map seed is`` to
+            ``Game has ended`` (default: none).
+        on_start: called with the match once every bot answered its name or failed
+            its initialization, before turn 1 (``match.failed_to_initialize`` is
+            known; ``match.names`` are the bots' own); awaited likewise.
 
     Raises:
         HaliteEntrantError: no entrants, or an empty entrant.
@@ -368,6 +397,8 @@ async def play_halite(
         constants=constants,
         turn_limit=turn_limit,
     )
+    seats: list[_Seat] = []
+    console = _Console(log, seats)
     # Build every built-in and split every command first: a bad one fails before any
     # process is started.
     builtins: dict[int, Any] = {}
@@ -382,15 +413,16 @@ async def play_halite(
         else:
             programs[pid] = Program.from_command(entrant, str(cwd) if cwd is not None else None)
 
+    console.log.log(f"Map seed is {game.seed}")
     turn_limit_s = turn_timeout if timeouts else None
     init_limit_s = init_timeout if timeouts else None
-    seats: list[_Seat] = []
     shown = [e.describe() if isinstance(e, Program) else e for e in entrants]
     match = HaliteMatch(game=game, names=[""] * len(entrants), entrants=shown,
                         execution_time_ms=0)  # fmt: skip
     start = time.perf_counter()
     try:
         for pid, entrant in enumerate(entrants):
+            console.log.log(f"Launching with command {shown[pid]}", player=pid)
             if pid in builtins and bots is not None:
                 assert isinstance(entrant, str)  # a built-in is named by its text
                 seats.append(_WorkerSeat(bots, entrant[len(BUILTIN_PREFIX) :], game.seed))
@@ -407,6 +439,7 @@ async def play_halite(
                 continue
             seats.append(_ProcessSeat(process))
             match.pgids[pid] = process.pgid
+        console.initializing(game, len(seats))
         init_failures = await _initialize(game, seats, init_limit_s)
         match.init_time = time.perf_counter() - start
         for pid, seat in enumerate(seats):
@@ -415,8 +448,19 @@ async def play_halite(
             match.names[pid] = FAILED_NAME
             match.failures[pid] = why
             match.failed_on[pid] = 0
+            if seats[pid].partial:
+                match.unfinished[pid] = seats[pid].partial
             await seats[pid].kill()
-        await _run_turns(game, seats, match, init_failures, turn_limit_s, on_turn)
+        console.initialized(seats, init_failures)
+        if on_start is not None:
+            await _maybe_await(on_start(match))
+        if game.max_turns == 0:
+            # --turn-limit 0: the engine's turn loop runs no turn.
+            game.end_without_turns(init_failures)
+        else:
+            await _run_turns(game, seats, match, init_failures, turn_limit_s, on_turn, console)
+        console.log.log("Game has ended")
+        console.log.turn = ENDED
     finally:
         await asyncio.gather(*(seat.kill() for seat in seats), return_exceptions=True)
         match.execution_time_ms = round((time.perf_counter() - start) * 1000)
@@ -449,12 +493,15 @@ async def _run_turns(
     init_failures: dict[int, str],
     timeout: float | None,
     on_turn: TurnCallback | None,
+    console: _Console,
 ) -> None:
     # Subprocesses and workers answer text over pipes, all at once.
     process_seats = [
         (pid, s) for pid, s in enumerate(seats) if isinstance(s, _ProcessSeat | _WorkerSeat)
     ]
     local_seats = [(pid, s) for pid, s in enumerate(seats) if isinstance(s, _InProcessSeat)]
+    if local_seats:
+        from snakewar.bots.halite.kit import update_view_from_game
     players = game.players
     # Bots that failed init are killed before turn 1 by the engine; the pure engine
     # kills them on turn 1 when given no line, with the same statistics.
@@ -462,6 +509,7 @@ async def _run_turns(
     perf = time.perf_counter
     while not game.over:
         turn_start = perf()
+        console.starting_turn(game)
         commands: dict[int, str | None] = {}
         failures: dict[int, str] = {}
         for pid, why in pending_failures.items():
@@ -478,6 +526,8 @@ async def _run_turns(
                     failures[pid] = reply
                     match.failures[pid] = reply
                     match.failed_on[pid] = game.turn + 1
+                    if seats[pid].partial:
+                        match.unfinished[pid] = seats[pid].partial
                 else:
                     commands[pid] = reply.line
         for pid, seat in local_seats:
@@ -489,13 +539,176 @@ async def _run_turns(
                 failures[pid] = seat.last_failure
                 match.failures[pid] = seat.last_failure
                 match.failed_on[pid] = game.turn + 1
-        pending_failures = {}
-        outcome = game.step(commands, failures)
+        console.exchanged(game, commands, pending_failures)
+        could_play = {p.id for p in players if not p.terminated and p.can_play}
+        unfinished = {pid: seats[pid].partial for pid in failures if pid not in pending_failures}
+        outcome = game.step(commands, failures, unfinished)
         for pid in outcome.killed:
             await seats[pid].kill()
+        console.turn_played(game, outcome, commands, pending_failures, could_play)
+        pending_failures = {}
         match.turn_times.append(perf() - turn_start)
         if on_turn is not None:
-            on_turn(game, outcome)
+            await _maybe_await(on_turn(game, outcome))
+
+
+async def _maybe_await(value: Awaitable[None] | None) -> None:
+    if inspect.isawaitable(value):
+        await value
+
+
+class _Console:
+    """What the engine logs while it plays, in its words and order (to ``play_halite``'s log).
+
+    The engine's threads log some lines as they happen (a bot's failure while others
+    still answer); here each step's lines come in player order once the step is done.
+    """
+
+    def __init__(self, log: EngineLog | None, seats: list[_Seat]) -> None:
+        # No log: a disabled one, which writes nothing (and builds no line).
+        self.log = log if log is not None else EngineLog(sys.stderr, enabled=False)
+        #: The game's seats, by player id (filled as the bots are started).
+        self.seats = seats
+
+    def initializing(self, game: HaliteGame, players: int) -> None:
+        log = self.log
+        for pid in range(players):
+            log.log("Initializing player", player=pid)
+        if log.wants(LogLevel.DEBUG):
+            for pid in range(players):
+                size = len(init_text(game, pid).encode())
+                log.log("Sending init message", LogLevel.DEBUG, pid)
+                log.log(f"Sending message with length {size}", LogLevel.DEBUG)
+                log.log("Init message sent", LogLevel.DEBUG, pid)
+
+    def initialized(self, seats: list[_Seat], failures: dict[int, str]) -> None:
+        log = self.log
+        for pid, seat in enumerate(seats):
+            if pid in failures:
+                log.log("Failed to initialize", LogLevel.ERROR, pid)
+                self.bot_error(pid, seat, seat.partial)
+            else:
+                log.log(f"Init message received, name: {seat.name}", LogLevel.DEBUG, pid)
+        for pid, seat in enumerate(seats):
+            if pid in failures:
+                log.log("Killing player", LogLevel.WARNING, pid)
+            else:
+                log.log(f"Initialized player {seat.name}", player=pid)
+        log.log("Player initialization complete")
+
+    def starting_turn(self, game: HaliteGame) -> None:
+        self.log.turn = game.turn + 1
+        self.log.log(f"Starting turn {game.turn + 1}", LogLevel.DEBUG)
+
+    def exchanged(
+        self, game: HaliteGame, commands: dict[int, str | None], skipped: dict[int, str]
+    ) -> None:
+        """The debug lines of a turn's frames and answers."""
+        log = self.log
+        if not log.wants(LogLevel.DEBUG):
+            return
+        size = len(frame_text(game).encode())
+        for pid in sorted(commands):
+            if pid in skipped:
+                continue  # failed its initialization: never sent a frame
+            log.log(f"Sending message with length {size}", LogLevel.DEBUG)
+            log.log("Turn info sent", LogLevel.DEBUG, pid)
+            line = commands[pid]
+            if line is None:
+                continue
+            try:
+                count = len(parse_commands(line))
+            except CommandParseError:
+                continue
+            log.log(f"Received {count} commands", LogLevel.DEBUG, pid)
+
+    def turn_played(
+        self,
+        game: HaliteGame,
+        outcome: TurnOutcome,
+        commands: dict[int, str | None],
+        skipped: dict[int, str],
+        could_play: set[int],
+    ) -> None:
+        """A turn's lines: failed bots, command errors and warnings, kills, the abort."""
+        log = self.log
+        if not log.enabled:
+            return
+        seats = self.seats
+        killed = set(outcome.killed)
+        handled: set[int] = set()
+        for pid in sorted(killed):
+            line = commands.get(pid)
+            if pid in skipped:
+                handled.add(pid)  # failed its initialization: logged then
+            elif line is None:
+                handled.add(pid)
+                self.communication_failed(pid, "\n" + seats[pid].partial)
+            elif pid not in outcome.errors or _is_parse_error(outcome.errors[pid]):
+                handled.add(pid)
+                self.communication_failed(pid, line + "\n")
+        # The commands' errors and warnings, then the players killed for their errors.
+        for pid in sorted(outcome.errors):
+            if pid in handled:
+                continue
+            for level, message in _entries(outcome.errors[pid]):
+                log.log(message, LogLevel.ERROR if level == "error" else LogLevel.WARNING, pid)
+        for pid in sorted(killed - handled):
+            log.log("Killing player", LogLevel.WARNING, pid)
+        # Under --strict an error of a player that is not killed for it (an unaffordable
+        # move, an own collision) ends the game.
+        offenders = sorted(set(outcome.errors) - killed)
+        if game.constants.STRICT_ERRORS and offenders:
+            ids = ", ".join(str(pid) for pid in offenders)
+            log.log(
+                f"Command processing failed for players: {ids}, aborting due to strict error check",
+                LogLevel.ERROR,
+            )
+        for player in game.players:
+            if player.id in could_play and not player.terminated and not player.can_play:
+                log.log("player has insufficient resources to continue", player=player.id)
+
+    def communication_failed(self, pid: int, received: str) -> None:
+        """A bot that failed to answer, or answered what is not commands: it is killed."""
+        log = self.log
+        log.log("Communication failed", LogLevel.ERROR, pid)
+        self.bot_error(pid, self.seats[pid], received)
+        log.log("Killing player", LogLevel.WARNING, pid)
+
+    def bot_error(self, pid: int, seat: _Seat, received: str) -> None:
+        """What the bot last sent and what it wrote to stderr (the engine's words)."""
+        if received:
+            self.log.log_lines("Last input received was:\n" + received, pid)
+        errors = seat.stderr_text()
+        if errors:
+            self.log.log_lines("Player's error output was:\n" + errors, pid)
+
+
+def _entries(text: str) -> list[tuple[str, str]]:
+    """The ``(level, message)`` of each entry of a turn's error log section.
+
+    Every entry starts with ``error: `` or ``warning: `` at the start of a line; the
+    lines after it are context (the commands around it), never bot text, except the
+    line after ``Last input received was:`` of an unparsable line, which is skipped.
+    """
+    entries: list[tuple[str, str]] = []
+    skip = False
+    for line in text.split("\n"):
+        if skip:
+            skip = False
+            continue
+        if line == "Last input received was:":
+            skip = True
+            continue
+        for level in ("error", "warning"):
+            if line.startswith(f"{level}: "):
+                entries.append((level, line[len(level) + 2 :]))
+    return entries
+
+
+def _is_parse_error(text: str) -> bool:
+    """Whether a turn's error log section is that of an unparsable line."""
+    return "\nLast input received was:\n" in text
 
 
 def _error_logs(game: HaliteGame, match: HaliteMatch, init_failed: set[int]) -> dict[int, str]:
@@ -506,6 +719,8 @@ def _error_logs(game: HaliteGame, match: HaliteMatch, init_failed: set[int]) -> 
         stderr = match.stderr.get(pid, "")
         if pid in init_failed:
             text = f"\nInitialization Phase\n{_RULE}\nerror: {match.failures[pid]}\n"
+            if match.unfinished.get(pid):
+                text += f"Last input received was:\n{match.unfinished[pid]}\n"
         else:
             text = game.error_logs.get(pid, "")
         if stderr:

@@ -38,8 +38,10 @@ import asyncio
 import contextlib
 import enum
 import os
+import re
 import shlex
 import signal
+import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 from snakewar.errors import EntrantError
 
 if TYPE_CHECKING:
-    from snakewar.referee.sandbox import SandboxPolicy
+    from snakewar.referee.sandbox import SandboxPolicy, SandboxRun
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -66,6 +68,8 @@ MAX_LINE_BYTES = 1 << 20
 _CHUNK = 1 << 16
 
 
+# A shell variable assignment: a name, then "=" (the value may be empty).
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_WORDS = frozenset({"&&", "||", ";", "|", "&", ">", ">>", "<", "<<", "2>", "2>&1", "&>"})
 
 
@@ -119,10 +123,26 @@ class Program:
     def from_command(cls, text: str, cwd: str | None = None) -> Program:
         """A program from a command line typed by the machine's own user.
 
+        Leading ``NAME=value`` words set environment variables for the program, as a
+        shell does (``RUST_BACKTRACE=1 ./target/debug/my_bot``, as the official Rust
+        kit's ``run_game.sh`` has it): the program inherits this process's environment
+        with those added.
+
         Raises:
-            CommandLineError: as :func:`split_command`.
+            CommandLineError: as :func:`split_command`, or assignments and no program.
         """
-        return cls(split_command(text), cwd=cwd)
+        words = split_command(text)
+        count = 0
+        while count < len(words) and _ASSIGNMENT.match(words[count]):
+            count += 1
+        if count == 0:
+            return cls(words, cwd=cwd)
+        if count == len(words):
+            raise CommandLineError(
+                f"bot command {text[:80]!r} sets variables but names no program to run"
+            )
+        added = dict(word.split("=", 1) for word in words[:count])
+        return cls(words[count:], cwd=cwd, env={**os.environ, **added})
 
     def describe(self) -> str:
         """The command, quoted as a shell would show it (for messages and replays)."""
@@ -219,6 +239,11 @@ class ProcessBot:
         self.command = command
         self._process = process
         self._release = release
+        self._sandbox: SandboxRun | None = None
+        if release is not None:
+            from snakewar.referee.sandbox import SandboxRun
+
+            self._sandbox = release if isinstance(release, SandboxRun) else None
         self._buffer = bytearray()
         self._eof = False
         self._killed = False
@@ -274,9 +299,17 @@ class ProcessBot:
                 start_new_session=True,
                 **options,
             )
-        except BaseException:
+        except BaseException as exc:
             if release is not None:
                 release()
+            if release is not None and isinstance(exc, subprocess.SubprocessError):
+                # Its cgroup, limits or user could not be set between fork and exec: the
+                # bot never ran.  A sandbox that cannot be made, as far as callers go.
+                from snakewar.referee.sandbox import SandboxError
+
+                raise SandboxError(
+                    f"cannot start bot {program.describe()[:80]!r} in its sandbox: {exc}"
+                ) from exc
             raise
         return cls(program.describe(), process, stderr_limit, release)
 
@@ -305,6 +338,11 @@ class ProcessBot:
     def returncode(self) -> int | None:
         """The bot's exit status once it has been reaped, else ``None``."""
         return self._process.returncode
+
+    @property
+    def sandbox(self) -> SandboxRun | None:
+        """The bot's sandbox (its cgroup, why it was killed), if it runs in one."""
+        return self._sandbox
 
     @property
     def killed(self) -> bool:
@@ -463,8 +501,17 @@ class ProcessBot:
                 pass
 
     def stderr_text(self) -> str:
-        """What the bot wrote to stderr so far (bounded; dropped bytes are counted)."""
-        return self._stderr.text()
+        """What the bot wrote to stderr so far (bounded; dropped bytes are counted).
+
+        A sandbox that was killed for its memory or CPU time says so on a last line.
+        """
+        text = self._stderr.text()
+        verdict = self._sandbox.verdict if self._sandbox is not None else None
+        if verdict is not None:
+            if text and not text.endswith("\n"):
+                text += "\n"
+            text += f"[sandbox] {verdict}\n"
+        return text
 
     @property
     def stderr_dropped(self) -> int:

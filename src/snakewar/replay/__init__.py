@@ -15,41 +15,47 @@ Every problem with a file is a :class:`ReplayError` (a ``ValueError``) with a
 one-line message naming the file, the line and the field.
 """
 
-from snakewar.replay._lines import MAX_FILE_BYTES, MAX_LINE_BYTES, ReplayError, ReplaySource
-from snakewar.replay.format import (
-    FORMAT_NAME,
-    FORMAT_VERSION,
-    Replay,
-    config_to_dict,
-    header_dict,
-    load_replay,
-    read_replay,
-    replay_digest,
-    replay_lines,
-    result_dict,
-    turn_dict,
-    write_replay,
-)
-from snakewar.replay.hlt import (
-    HltReplay,
-    HltReplayError,
-    HltTooLargeError,
-    read_hlt,
-    replay_document,
-    write_hlt,
-)
-from snakewar.replay.hlt_verify import HltVerifyReport, verify_hlt
-from snakewar.replay.official import (
-    OfficialFrame,
-    OfficialReplay,
-    OfficialResult,
-    official_game_info,
-    official_jsonl_lines,
-    read_official_jsonl,
-    sniff_replay,
-    write_official_jsonl,
-)
-from snakewar.replay.verify import VerifyReport, state_differences, verify_replay
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from snakewar.replay._lines import MAX_FILE_BYTES, MAX_LINE_BYTES, ReplayError, ReplaySource
+    from snakewar.replay.format import (
+        FORMAT_NAME,
+        FORMAT_VERSION,
+        Replay,
+        config_to_dict,
+        header_dict,
+        load_replay,
+        read_replay,
+        replay_digest,
+        replay_lines,
+        result_dict,
+        turn_dict,
+        write_replay,
+    )
+    from snakewar.replay.hlt import (
+        HltReplay,
+        HltReplayError,
+        HltTooLargeError,
+        read_hlt,
+        replay_document,
+        write_hlt,
+    )
+    from snakewar.replay.hlt_verify import HltVerifyReport, verify_hlt
+    from snakewar.replay.official import (
+        OfficialFrame,
+        OfficialReplay,
+        OfficialResult,
+        official_game_info,
+        official_jsonl_lines,
+        read_official_jsonl,
+        sniff_replay,
+        write_official_jsonl,
+    )
+    from snakewar.replay.verify import VerifyReport, state_differences, verify_replay
 
 __all__ = [
     "FORMAT_NAME",
@@ -88,3 +94,57 @@ __all__ = [
     "write_official_jsonl",
     "write_replay",
 ]
+
+# Each public name and its module, imported on first use: writing a .hlt replay
+# (snakewar.replay.hlt) does not load the Battlesnake replay formats.
+_LAZY: dict[str, str] = {
+    "MAX_FILE_BYTES": "snakewar.replay._lines",
+    "MAX_LINE_BYTES": "snakewar.replay._lines",
+    "ReplayError": "snakewar.replay._lines",
+    "ReplaySource": "snakewar.replay._lines",
+    "FORMAT_NAME": "snakewar.replay.format",
+    "FORMAT_VERSION": "snakewar.replay.format",
+    "Replay": "snakewar.replay.format",
+    "config_to_dict": "snakewar.replay.format",
+    "header_dict": "snakewar.replay.format",
+    "load_replay": "snakewar.replay.format",
+    "read_replay": "snakewar.replay.format",
+    "replay_digest": "snakewar.replay.format",
+    "replay_lines": "snakewar.replay.format",
+    "result_dict": "snakewar.replay.format",
+    "turn_dict": "snakewar.replay.format",
+    "write_replay": "snakewar.replay.format",
+    "HltReplay": "snakewar.replay.hlt",
+    "HltReplayError": "snakewar.replay.hlt",
+    "HltTooLargeError": "snakewar.replay.hlt",
+    "read_hlt": "snakewar.replay.hlt",
+    "replay_document": "snakewar.replay.hlt",
+    "write_hlt": "snakewar.replay.hlt",
+    "HltVerifyReport": "snakewar.replay.hlt_verify",
+    "verify_hlt": "snakewar.replay.hlt_verify",
+    "OfficialFrame": "snakewar.replay.official",
+    "OfficialReplay": "snakewar.replay.official",
+    "OfficialResult": "snakewar.replay.official",
+    "official_game_info": "snakewar.replay.official",
+    "official_jsonl_lines": "snakewar.replay.official",
+    "read_official_jsonl": "snakewar.replay.official",
+    "sniff_replay": "snakewar.replay.official",
+    "write_official_jsonl": "snakewar.replay.official",
+    "VerifyReport": "snakewar.replay.verify",
+    "state_differences": "snakewar.replay.verify",
+    "verify_replay": "snakewar.replay.verify",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the submodule that defines ``name`` when it is first asked for (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

@@ -140,6 +140,11 @@ def verify_hlt(replay: HltReplay) -> HltVerifyReport:
             "under --strict and its commands are not recorded",
             last - 1,
         )
+    if not game.over and game.max_turns == 0 and last == 0:
+        # --turn-limit 0: the engine plays no turn.  Bots that failed their
+        # initialization were killed before its turn loop: their last turn alive is 0.
+        killed = [pid for pid, s in enumerate(replay.statistics) if s.get("last_turn_alive") == 0]
+        game.end_without_turns(killed)
     if not game.over:
         return HltVerifyReport(False, f"the engine's game goes on after turn {last}", last)
     result = game.result()

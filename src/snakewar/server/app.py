@@ -116,7 +116,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         app.state.uploads = uploads = UploadCache()
         if config.resume_tournaments:
             # A crash stopped them: they go on from their recorded games.
-            await tournaments.resume_unfinished(astore, arena, config, uploads)
+            await tournaments.resume_unfinished(astore, arena, config, uploads, manager)
         try:
             yield
         finally:

@@ -78,7 +78,8 @@ class LiveGame:
 
     ``feed`` holds its frames and streams them to followers; ``header`` is the game's own
     header once it started.  ``gate`` holds it between turns (step mode);
-    ``record_calls`` says whether its calls' bodies are stored.
+    ``record_calls`` says whether its calls' bodies are stored; ``store_frames`` whether
+    it is stored as it runs (else once, whole, when it is complete).
     """
 
     id: str
@@ -96,6 +97,14 @@ class LiveGame:
     gate: TurnGate = field(default_factory=TurnGate)
     record_calls: bool = False
     call_bytes: int = 0
+    header_text: str | None = field(default=None, repr=False)
+    """Its header as JSON text, encoded once for every page of frames that sends it."""
+    store_frames: bool = True
+
+    @property
+    def in_store(self) -> bool:
+        """Whether its row is in the store while it runs (begun, frames added as played)."""
+        return self.listing is not None and self.store_frames
 
     @property
     def views(self) -> list[Mapping[str, Any]]:
@@ -168,7 +177,7 @@ class GameManager:
         games = self.store.store.games
         while True:
             await asyncio.sleep(self.lease_s / 3)
-            live = [g.id for g in self.games.values() if not g.finished and g.listing]
+            live = [g.id for g in self.games.values() if not g.finished and g.in_store]
             with contextlib.suppress(Exception):  # a database hiccup: retry next round
                 await self.store.run(games.renew_leases, self.server_id, live, self._lease_end())
                 await self.store.run(games.abort_expired)
@@ -235,6 +244,9 @@ class GameManager:
         slot: Slot | None = None,
         step: bool = False,
         record_calls: bool = False,
+        game_id: str | None = None,
+        capped: bool = True,
+        store_frames: bool = True,
     ) -> LiveGame:
         """Start a game; returns once it is running (its first frame stored).
 
@@ -246,6 +258,14 @@ class GameManager:
             step: start paused before turn 0 (step mode).
             record_calls: store each call's request and reply bodies (a local server's
                 games; never a public server's).
+            game_id: the game's id (default: a new UUID); a ladder or tournament names
+                its games itself.
+            capped: count against ``max_concurrent`` (the arena's games do not: the
+                arena bounds them itself).
+            store_frames: store the game as it runs, frame by frame (spectators follow
+                it either way); ``False``: store it once, whole, if it is complete (the
+                arena's games: a transaction per game, not per turn, and a game that
+                never ends is never stored).
 
         Raises:
             ParamsError: ``step`` for a game whose referee cannot pause.
@@ -253,7 +273,8 @@ class GameManager:
             SnakewarError: an unreachable bot, an unknown bot, impossible settings.
         """
         if slot is None:
-            self._check_room()
+            if capped:
+                self._check_room()
         elif slot.used:
             raise ValueError("a slot starts one game")
         assert self._session is not None, "GameManager.start() was not awaited"
@@ -262,9 +283,10 @@ class GameManager:
         if step and not steps:
             raise ParamsError("step", f"step: {spec.game} games cannot be played step by step")
         seed = seed if seed is not None else secrets.randbits(62) + 1
-        live = LiveGame(str(uuid.uuid4()), spec, seed, owner_id)
+        live = LiveGame(game_id or str(uuid.uuid4()), spec, seed, owner_id)
         live.gate = TurnGate(paused=step, max_pause_s=self.max_pause_s)
         live.record_calls = record_calls and steps
+        live.store_frames = store_frames
         # The slot is taken now, before any await: concurrent requests see it.
         self._prune()
         self.games[live.id] = live
@@ -279,8 +301,11 @@ class GameManager:
             live.listing = listing
             live.header = data.header
             live.status = "running"
-            lease = (self.server_id, self._lease_end())
-            await self._db(games.begin, listing, data, spec=spec, owner_id=owner_id, lease=lease)
+            if store_frames:
+                lease = (self.server_id, self._lease_end())
+                await self._db(
+                    games.begin, listing, data, spec=spec, owner_id=owner_id, lease=lease
+                )
             for frame in data.frames:
                 live.feed.publish(frame.view, time.time())
             started.set()
@@ -288,7 +313,8 @@ class GameManager:
         async def on_frame(frame: Frame) -> None:
             # Followers first: they need not wait for the database.
             live.feed.publish(frame.view, time.time())
-            await self._db(games.add_frame, live.id, frame)
+            if store_frames:
+                await self._db(games.add_frame, live.id, frame)
 
         async def on_calls(turn: int, records: Sequence[Mapping[str, JSON]]) -> None:
             kept = [self._within_budget(live, r) for r in records]
@@ -306,26 +332,27 @@ class GameManager:
             try:
                 played = await adapter.play(spec, seed, self._session, hooks)
                 live.played = played
-                live.status = "complete"
-                if live.listing is None:  # a game that streams no frames
+                if not live.in_store:  # a game that streams no frames, or kept whole
                     await self._db(games.save_played, played, owner_id=owner_id)
                 else:
                     await self._db(games.finish, live.id, "complete", played)
+                # Complete once stored: whoever sees it complete can read its replay.
+                live.status = "complete"
             except asyncio.CancelledError:
                 live.status = "cancelled"
-                if live.listing is not None:
+                if live.in_store:
                     await asyncio.shield(self._db(games.finish, live.id, "cancelled"))
                 raise
             except PauseExpiredError as exc:  # paused too long: the bound of step mode
                 live.status = "cancelled"
                 live.error = str(exc)
-                if live.listing is not None:
+                if live.in_store:
                     await self._db(games.finish, live.id, "cancelled")
             except Exception as exc:  # a bug must not take the server down
                 live.status = "error"
                 live.error = f"{type(exc).__name__}: {exc}"
                 failure.append(exc)
-                if live.listing is not None:
+                if live.in_store:
                     await self._db(games.set_status, live.id, "aborted")
             finally:
                 started.set()
@@ -342,7 +369,8 @@ class GameManager:
     async def cancel(self, game_id: str) -> bool:
         """Stop a running game; returns False if it was not running."""
         live = self.games.get(game_id)
-        if live is None or live.finished or live.task is None:
+        # A game whose result is being stored is over: cancelling now would undo that.
+        if live is None or live.finished or live.task is None or live.played is not None:
             return False
         live.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):

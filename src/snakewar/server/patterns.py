@@ -18,6 +18,7 @@ from typing import Any, Final
 from pydantic import Field
 
 __all__ = [
+    "INVITE_ID",
     "LABEL",
     "LADDER_NAME",
     "RULES",
@@ -98,7 +99,12 @@ SEED_TEXT: Final = TextRule(r"^-?[0-9]{1,20}$", "digits, with a - in front if ne
 """A seed written as a decimal string (only described by this pattern: the seed's own
 validator checks it, in words)."""
 
-RULES: Final = (USER_NAME, SNAKE_NAME, LADDER_NAME, LABEL, SEED_TEXT)
+INVITE_ID: Final = TextRule(
+    r"^[0-9a-f]{64}$", "lowercase hexadecimal digits (an invitation's id)", 64, 64
+)
+"""A sign-up invitation's id: the SHA-256 of its code, as the invitations list shows it."""
+
+RULES: Final = (USER_NAME, SNAKE_NAME, LADDER_NAME, LABEL, SEED_TEXT, INVITE_ID)
 """Every pattern a request field is checked against."""
 
 UNKNOWN_PATTERN_WORDS: Final = "has characters that are not allowed here"

@@ -32,6 +32,7 @@ __all__ = [
     "CallOut",
     "CallsOut",
     "CatalogueOut",
+    "ChangePassword",
     "CheckOut",
     "CreateGame",
     "CreateLadder",
@@ -43,24 +44,30 @@ __all__ = [
     "EngineGame",
     "EngineGameInfo",
     "EntrantOut",
+    "FramesOut",
     "GameList",
     "GameOut",
     "HaliteReplayDocumentOut",
+    "InviteInfoOut",
     "InviteOut",
     "LadderGameOut",
     "LadderOut",
     "LadderSummaryOut",
+    "LiveGameOut",
     "LoadOnlyOut",
+    "LogOut",
     "MapOut",
     "MeOut",
     "NewTokenOut",
     "ParamOut",
+    "PasswordResetOut",
     "ProgramGameOut",
     "RatingPointOut",
     "RegisterSnake",
     "RequestModel",
     "RunAccepted",
     "RunLadder",
+    "RunOut",
     "ScenarioOut",
     "ScoreOut",
     "Seed",
@@ -70,12 +77,15 @@ __all__ = [
     "TestRequest",
     "TesterReportOut",
     "TokenOut",
+    "TournamentFormat",
     "TournamentGameOut",
     "TournamentMatchOut",
     "TournamentOut",
     "TournamentStandingOut",
     "TournamentSummaryOut",
+    "UpdateLadder",
     "UpdateSnake",
+    "UpdateTournament",
     "UpdateUser",
     "UploadOut",
     "UserOut",
@@ -206,6 +216,27 @@ class EntrantOut(BaseModel):
         description="Why it failed in this game, once finished (a timeout, a crash, a bad "
         "command, a failed initialization, a sandbox limit); '' when it played correctly.",
     )
+
+
+class FramesOut(BaseModel):
+    """A page of a game's frames: what its viewer draws, turn by turn, as they are played.
+
+    A viewer reads ``offset=0`` first (the page brings the game's ``header``), then
+    polls from the frame after the last it has, while ``status`` is ``running``.  A game
+    kept as one replay file once complete (Halite III) has its frames here while it runs
+    or when it stopped early; once complete, read its replay.
+    """
+
+    id: str
+    game: str
+    status: str = Field(description="starting, running, complete, aborted, cancelled or error.")
+    turn: int = Field(description="Turns played so far.")
+    offset: int = Field(description="The index (turn) of the first frame of the page.")
+    count: int = Field(description="How many frames the game has so far.")
+    header: dict[str, Any] | None = Field(
+        None, description="The game's header (its own JSON), in the page from offset 0 only."
+    )
+    frames: list[dict[str, Any]] = Field(description="The frames' views, in turn order.")
 
 
 class LogOut(BaseModel):
@@ -463,12 +494,39 @@ class RunLadder(RequestModel):
     games: int = Field(10, ge=1, le=1000)
 
 
+class UpdateLadder(RequestModel):
+    """An admin's change to a ladder, for its future games: a field left out stays as it is.
+
+    The game and the entrants per game stay: ratings compare games of one kind.
+    ``timeout`` set to ``null`` goes back to the game's own, ``max_turns`` to what a new
+    ladder gets (the game's own end, within this server's cap).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    timeout: int | None = Field(None, ge=1, le=60_000, description="Time per turn in ms.")
+    max_turns: int | None = Field(None, ge=1)
+    params: dict[str, int | str | bool] = Field(
+        default_factory=dict,
+        description="Parameters to change (the others keep their values; GET /api/catalogue).",
+    )
+
+
 class RunAccepted(BaseModel):
     """A run started in the background."""
 
     name: str
     running: bool
     games: int
+
+
+class RunOut(BaseModel):
+    """A ladder's or tournament's latest run: going on, or how it ended."""
+
+    games: int | None = Field(description="Games asked for (null: a tournament, to its end).")
+    done: int = Field(description="Games played so far.")
+    running: bool
+    error: str = Field(description='Why the run stopped early ("" if it did not).')
 
 
 class StandingOut(BaseModel):
@@ -521,6 +579,7 @@ class LadderOut(BaseModel):
     standings: list[StandingOut]
     history: dict[str, list[RatingPointOut]]
     recent_games: list[LadderGameOut]
+    run: RunOut | None = Field(default=None, description="The latest run since the server started.")
 
 
 class LadderSummaryOut(BaseModel):
@@ -535,6 +594,9 @@ class LadderSummaryOut(BaseModel):
 
 # -- tournaments -----------------------------------------------------------------------
 
+TournamentFormat = Literal["single_elimination", "double_elimination", "round_robin", "swiss"]
+"""The tournament formats (:data:`snakewar.arena.tournaments.FORMATS`)."""
+
 
 class CreateTournament(RequestModel):
     """A new tournament: entrants by seed (best first), the format and the game."""
@@ -542,7 +604,7 @@ class CreateTournament(RequestModel):
     model_config = ConfigDict(extra="allow")
 
     name: str = Field(min_length=1, max_length=100)
-    format: str = Field("single_elimination", max_length=32)
+    format: TournamentFormat = "single_elimination"
     snakes: list[str] = Field(min_length=2, max_length=64)
     names: list[str] = Field(default_factory=list, max_length=64)
     heat_size: int = Field(2, ge=2, le=8)
@@ -552,6 +614,40 @@ class CreateTournament(RequestModel):
     timeout: int | None = Field(None, ge=1, le=60_000)
     max_turns: int | None = Field(None, ge=1)
     seed: Seed = 1
+    start: bool = Field(
+        default=True,
+        description="Start playing it now; false: it waits for POST .../run (and may be "
+        "edited until then).",
+    )
+
+
+class UpdateTournament(RequestModel):
+    """An admin's change to a tournament that has not started: its name or entrants.
+
+    Entrants named in ``remove`` leave; those in ``add`` (with ``add_names``, as
+    :class:`CreateTournament`'s ``snakes`` and ``names``) join after the others, in
+    seed order.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, min_length=1, max_length=100)
+    remove: list[Annotated[str, Field(max_length=100)]] = Field(
+        default_factory=list, max_length=64, description="Entrants' names."
+    )
+    add: list[Annotated[str, Field(min_length=1, max_length=2048)]] = Field(
+        default_factory=list, max_length=64
+    )
+    add_names: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
+        default_factory=list, max_length=64
+    )
+
+
+class LiveGameOut(BaseModel):
+    """A game being played now, to watch live."""
+
+    game_id: str
+    viewer: str
 
 
 class TournamentGameOut(BaseModel):
@@ -577,6 +673,7 @@ class TournamentMatchOut(BaseModel):
     advanced: list[str]
     lost: list[str]
     games: list[TournamentGameOut]
+    playing: LiveGameOut | None = Field(default=None, description="Its game being played now.")
 
 
 class TournamentStandingOut(BaseModel):
@@ -608,6 +705,13 @@ class TournamentOut(BaseModel):
     matches: list[TournamentMatchOut]
     running: bool
     page: str
+    format_title: str = Field(
+        default="", description='The format for people ("Single elimination").'
+    )
+    started: bool = Field(
+        default=True, description="False until an admin starts it (POST .../run)."
+    )
+    run: RunOut | None = Field(default=None, description="The latest run since the server started.")
 
 
 class TournamentSummaryOut(BaseModel):
@@ -617,6 +721,13 @@ class TournamentSummaryOut(BaseModel):
     name: str
     page: str
     running: bool
+    game: str = ""
+    format: str = ""
+    format_title: str = ""
+    entrants: int = 0
+    started: bool = True
+    finished: bool = False
+    champion: str | None = None
 
 
 # -- program games (Halite III replays) ------------------------------------------------
@@ -636,6 +747,13 @@ class ProgramGameOut(BaseModel):
     ranks: list[int]
     scores: list[float]
     winner: str | None
+    failures: list[str] = Field(
+        default_factory=list,
+        description="Why each player failed, by player id ('' when it played correctly): "
+        "'killed on turn 5: timed out after 2000 ms (when reading string)', 'failed to "
+        "initialize: ...'.",
+    )
+    status: str = Field("complete", description="running, complete, aborted or cancelled.")
     turns: int
     replay_size: int
     url: str
@@ -836,6 +954,34 @@ class InviteOut(BaseModel):
 
     code: str
     expires_at: str
+    id: str = Field(default="", description="What lists and revokes it (never its code).")
+
+
+class InviteInfoOut(BaseModel):
+    """A sign-up invitation as listed (its code is never shown again)."""
+
+    id: str
+    created_at: str
+    expires_at: str
+    made_by: str | None
+    used_by: str | None
+    status: Literal["open", "used", "expired"]
+
+
+class PasswordResetOut(BaseModel):
+    """A reset account: its new password, shown this once (the user changes it)."""
+
+    name: str
+    password: str
+
+
+class ChangePassword(RequestModel):
+    """A user's change of their own password."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    current_password: str = Field(min_length=1, max_length=256)
+    new_password: Password
 
 
 class CreateToken(RequestModel):

@@ -26,6 +26,7 @@ from typing import ParamSpec, TypeVar
 from snakewar.storage.accounts import (
     ROLES,
     ApiToken,
+    Invite,
     SnakeExistsError,
     SnakeNotFoundError,
     SqlAccountRepository,
@@ -69,6 +70,7 @@ __all__ = [
     "GameExistsError",
     "GameNotFoundError",
     "GameRow",
+    "Invite",
     "SnakeExistsError",
     "SnakeNotFoundError",
     "SqlAccountRepository",

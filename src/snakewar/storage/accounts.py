@@ -31,6 +31,7 @@ __all__ = [
     "ROLES",
     "USER_NAME",
     "ApiToken",
+    "Invite",
     "SnakeExistsError",
     "SnakeKind",
     "SnakeNotFoundError",
@@ -103,6 +104,32 @@ class ApiToken:
     created_at: dt.datetime
     last_used_at: dt.datetime | None
     revoked: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Invite:
+    """A sign-up invitation as listed (its code is never stored, so never shown again).
+
+    Attributes:
+        id: the SHA-256 of its code (hex): what lists and revokes it; it cannot sign
+            anyone up.
+        created_at: when it was made.
+        expires_at: when it stops working.
+        made_by: the admin who made it (``None``: made outside the web, or deleted).
+        used_by: the account it made, ``None`` while it is unused.
+    """
+
+    id: str
+    created_at: dt.datetime
+    expires_at: dt.datetime
+    made_by: str | None
+    used_by: str | None
+
+    def status(self, when: dt.datetime | None = None) -> Literal["open", "used", "expired"]:
+        """``used``, ``expired`` (unused, past ``expires_at``) or ``open``."""
+        if self.used_by is not None:
+            return "used"
+        return "expired" if self.expires_at <= (when or now()) else "open"
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +275,40 @@ class SqlAccountRepository:
                     session.execute(sa.delete(SessionModel).where(SessionModel.user_id == row.id))
             return _user(row)
 
+    def reset_password(self, name: str, password_hash: str) -> User:
+        """Give a user a new password: every session of theirs ends, every token is revoked.
+
+        Raises:
+            UserNotFoundError: if there is no such user.
+        """
+        with self._db.session() as session:
+            row = session.scalars(sa.select(UserModel).where(UserModel.name == name)).first()
+            if row is None:
+                raise UserNotFoundError(f"no user named {name[:40]!r}")
+            row.password_hash = password_hash
+            session.execute(sa.delete(SessionModel).where(SessionModel.user_id == row.id))
+            session.execute(
+                sa.update(ApiTokenModel)
+                .where(ApiTokenModel.user_id == row.id, ApiTokenModel.revoked_at.is_(None))
+                .values(revoked_at=now())
+            )
+            return _user(row)
+
+    def change_password(
+        self, user_id: int, password_hash: str, keep_session: str | None = None
+    ) -> None:
+        """A user's new password; their other browser sessions end (``keep_session`` stays)."""
+        with self._db.session() as session:
+            session.execute(
+                sa.update(UserModel)
+                .where(UserModel.id == user_id)
+                .values(password_hash=password_hash)
+            )
+            others = sa.delete(SessionModel).where(SessionModel.user_id == user_id)
+            if keep_session is not None:
+                others = others.where(SessionModel.id != keep_session)
+            session.execute(others)
+
     # -- sessions -----------------------------------------------------------------------
 
     def create_session(
@@ -359,6 +420,31 @@ class SqlAccountRepository:
                     code_hash=code_hash, user_id=user_id, created_at=now(), expires_at=expires_at
                 )
             )
+
+    def invites(self) -> list[Invite]:
+        """Every invitation, newest first (used and expired ones too)."""
+        query = (
+            sa.select(InviteModel, UserModel.name)
+            .outerjoin(UserModel, UserModel.id == InviteModel.user_id)
+            .order_by(InviteModel.created_at.desc(), InviteModel.code_hash)
+            .limit(1000)
+        )
+        with self._db.session() as session:
+            return [
+                Invite(row.code_hash, utc(row.created_at), utc(row.expires_at), maker, row.used_by)
+                for row, maker in session.execute(query)
+            ]
+
+    def delete_invite(self, code_hash: str) -> Literal["deleted", "used", "missing"]:
+        """Revoke an unused invitation (it is deleted); a used one stays, as its record."""
+        with self._db.session() as session:
+            row = session.get(InviteModel, code_hash)
+            if row is None:
+                return "missing"
+            if row.used_by is not None:
+                return "used"
+            session.delete(row)
+            return "deleted"
 
     def use_invite(self, code_hash: str, name: str) -> bool:
         """Spend an unexpired, unused invitation for ``name``; False if there is none."""

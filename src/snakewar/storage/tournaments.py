@@ -69,6 +69,7 @@ class SqlTournamentRepository:
                         "grand_final_reset": t["grand_final_reset"],
                         "swiss_rounds": t["swiss_rounds"],
                         "swiss_seed": t["seed"],
+                        "started": run.started,
                     },
                     created_at=stamp,
                     updated_at=stamp,
@@ -149,6 +150,8 @@ class SqlTournamentRepository:
             config,
             row.seed,
             workdirs={e.name: e.workdir for e in entrants if e.workdir is not None},
+            # Tournaments stored before this option existed were started when made.
+            started=bool(options.get("started", True)),
         )
         for game in games:
             run.replay_game(
@@ -201,6 +204,60 @@ class SqlTournamentRepository:
                 )
             )
             row.updated_at = stamp
+
+    def mark_started(self, tid: str) -> None:
+        """Note that a tournament made to be started later is started now.
+
+        Raises:
+            TournamentRunError: if there is no such tournament.
+        """
+        with self._db.session() as session:
+            row = _require(session, tid)
+            # A new dict: the JSON column sees an assignment, not an in-place change.
+            row.options = {**row.options, "started": True}
+            row.updated_at = now()
+
+    def replace_unstarted(self, run: TournamentRun) -> None:
+        """Store new settings for a tournament nobody started: its name and entrants.
+
+        Raises:
+            TournamentRunError: if there is no such tournament, or it has started (its
+                games are played by the stored entrants, so those never change then).
+        """
+        with self._db.session() as session:
+            row = _require(session, run.id)
+            played = session.scalar(
+                sa.select(sa.func.count())
+                .select_from(TournamentGameModel)
+                .where(TournamentGameModel.tournament_id == run.id)
+            )
+            if row.options.get("started", True) or played:
+                raise TournamentRunError(
+                    f"tournament {run.id!r} has started; its name and entrants are fixed now"
+                )
+            t = run.tournament.config
+            row.name = run.name
+            row.advance = t["advance"]
+            row.options = {**row.options, "swiss_rounds": t["swiss_rounds"]}
+            row.updated_at = now()
+            session.execute(
+                sa.delete(TournamentEntrantModel).where(
+                    TournamentEntrantModel.tournament_id == run.id
+                )
+            )
+            session.flush()
+            by_seed = {name: rank for rank, name in enumerate(run.tournament.entrants)}
+            for position, (name, source) in enumerate(run.snakes.items()):
+                session.add(
+                    TournamentEntrantModel(
+                        tournament_id=run.id,
+                        position=position,
+                        name=name,
+                        source=source,
+                        workdir=run.workdirs.get(name),
+                        seed_rank=by_seed[name],
+                    )
+                )
 
     def delete(self, tid: str) -> None:
         """Delete a tournament with its entrants and games (the games stay stored).

@@ -60,6 +60,8 @@ ASSETS: tuple[str, ...] = (
             "home.js",
             "new_game.js",
             "game.js",
+            "entrants.js",
+            "halite_game.js",
             "board_keys.js",
             "inspect.js",
             "framed.js",
@@ -71,6 +73,10 @@ ASSETS: tuple[str, ...] = (
             "session.js",
             "login.js",
             "account.js",
+            "club.js",
+            "tournaments.js",
+            "admin_users.js",
+            "admin_invites.js",
         )
     ),
 )

@@ -6,6 +6,8 @@ when it behaves, sends no commands.  Modes:
 - ``idle``: behaves every turn.
 - ``timeout``: sleeps 30 s on turn TURN (default 3) instead of answering.
 - ``crash``: exits on turn TURN (default 2) without answering.
+- ``half_line``: on turn TURN (default 1) writes ``m 1`` with no newline and two lines on
+  stderr, then exits.
 - ``garbage``: answers ``x 1 2`` on turn TURN (default 1).
 - ``two_lines``: answers ``g`` twice on turn 1 (one line ahead from then on).
 - ``stderr``: writes 200 kB to stderr on turn TURN (default 1), then behaves.
@@ -68,6 +70,11 @@ def main() -> None:
             time.sleep(30)
         elif turn == when and mode == "crash":
             sys.exit(3)
+        elif turn == when and mode == "half_line":
+            send("m 1")
+            sys.stderr.write("Traceback: oops\nValueError: bad\n")
+            sys.stderr.flush()
+            sys.exit(2)
         elif turn == when and mode == "garbage":
             send("x 1 2\n")
         elif turn == 1 and mode == "two_lines":

@@ -106,9 +106,16 @@ class Constants:
         return cls.from_json(data)
 
     def with_turn_limit(self, turns: int) -> Constants:
-        """The official ``--turn-limit N``: MIN_TURNS = MAX_TURNS = N."""
-        if turns < 1:
-            raise ConstantsError(f"turn limit must be at least 1, got {turns}")
+        """The official ``--turn-limit N``: MIN_TURNS = MAX_TURNS = N.
+
+        N is the engine's ``unsigned long``: 0 is a game of no turns (the engine plays
+        none; see :meth:`~snakewar.games.halite3.HaliteGame.end_without_turns`).
+
+        Raises:
+            ConstantsError: N is negative or beyond 64 bits.
+        """
+        if not 0 <= turns < _U64:
+            raise ConstantsError(f"turn limit must be 0 to {_U64 - 1}, got {turns}")
         return dataclasses.replace(self, MIN_TURNS=turns, MAX_TURNS=turns)
 
 

@@ -591,7 +591,10 @@ class HaliteGame:
     # -- the turn ---------------------------------------------------------------------
 
     def step(
-        self, commands: Mapping[int, str | None], failures: Mapping[int, str] | None = None
+        self,
+        commands: Mapping[int, str | None],
+        failures: Mapping[int, str] | None = None,
+        unfinished: Mapping[int, str] | None = None,
     ) -> TurnOutcome:
         """Play one turn from each live player's raw command line.
 
@@ -601,6 +604,8 @@ class HaliteGame:
                 (the engine kills it).  Lines for terminated players are ignored.
             failures: for players whose line is ``None``, why (for the error log), e.g.
                 ``timed out after 2000 ms (when reading string)``.
+            unfinished: for players whose line is ``None``, what they had sent of a line
+                without ending it, if anything (the error log shows it, as the engine's).
 
         Returns:
             What happened; the new state is on the game.  The game is over when
@@ -608,6 +613,8 @@ class HaliteGame:
         """
         if self.over:
             raise HaliteError("the game is over; no more turns can be played")
+        if self.max_turns == 0:
+            raise HaliteError("a game of 0 turns has no turn to play; see end_without_turns")
         c = self.constants
         self.turn += 1
         turn = self.turn
@@ -627,7 +634,8 @@ class HaliteGame:
             line = commands[pid]
             if line is None:
                 why = (failures or {}).get(pid, "communication error with bot: no reply")
-                log.add(pid, "error", why, "Last input received was:\n\n\n")
+                sent = (unfinished or {}).get(pid, "")
+                log.add(pid, "error", why, f"Last input received was:\n\n{sent}\n")
                 self._kill(pid)
                 killed.append(pid)
                 continue
@@ -689,6 +697,27 @@ class HaliteGame:
         )
         self.history.append(outcome)
         return outcome
+
+    def end_without_turns(self, failed: Iterable[int] = ()) -> None:
+        """End a game of 0 turns (``--turn-limit 0``) before its first turn, as the engine.
+
+        The engine's turn loop runs no turn when the turn count is 0, and the game ends
+        as a 1-turn game that played none: ``number_turns`` is 1, the replay has the
+        first and the last frames only, and every player still playing was alive on
+        turn 1.
+
+        Args:
+            failed: the players whose bots failed their initialization: killed first,
+                as the engine kills them before its turn loop.
+
+        Raises:
+            HaliteError: the game has turns to play, or is over.
+        """
+        if self.over or self.max_turns != 0:
+            raise HaliteError("only a game of 0 turns ends without turns")
+        for pid in sorted(set(failed)):
+            self._kill(pid)
+        self._finish()
 
     def _kill(self, pid: int) -> None:
         player = self.players[pid]
@@ -843,6 +872,8 @@ class HaliteGame:
     ) -> bool:
         c = self.constants
         strict = c.STRICT_ERRORS
+        # Under --strict the engine does not ignore these: they are logged as errors.
+        level = "error" if strict else "warning"
         offence = False
         mark = self._mark
         w = self.width
@@ -897,7 +928,7 @@ class HaliteGame:
                 if ship.cargo < required:
                     log.add(
                         pid,
-                        "warning",
+                        level,
                         f"entity {sid} was directed to use {required} halite to move"
                         f" {_DIRECTION_NAMES[command.direction]}, but only {ship.cargo} halite"
                         " was available",
@@ -948,7 +979,7 @@ class HaliteGame:
                         names = ", ".join(str(s) for s in own)
                         log.add(
                             pid,
-                            "warning",
+                            level,
                             f"owned entities {names} collided on cell ({x}, {y}) as the result"
                             " of moves on this turn",
                             _context(parsed[pid], causes[0])
@@ -1017,7 +1048,7 @@ class HaliteGame:
                 if existing.owner == self.owner[pos]:
                     log.add(
                         pid,
-                        "warning",
+                        level,
                         f"spawn on cell ({x}, {y}) collided with owned entity {existing.id}"
                         " on that cell",
                         _context(parsed[pid], parsed[pid].index(command)),

@@ -1,17 +1,24 @@
-"""``/api/auth``: sign up, log in, log out, who am I, and invitations (admins)."""
+"""``/api/auth``: sign up, log in, log out, who am I, your password, and invitations (admins).
+
+An invitation's code is shown once, when it is made; it is listed and revoked by its
+``id`` (the code's SHA-256, which signs nobody up).  The sign-up page takes it from
+its link, ``/login?invite=CODE``.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, Path, Request, Response
 
-from snakewar.errors import UnauthorizedError
+from snakewar.errors import ConflictError, NotFoundError, UnauthorizedError
 from snakewar.server.auth import (
     INVITE_LIFETIME,
     SESSION_COOKIE,
     SESSION_LIFETIME,
     AdminDep,
+    NotAllowedError,
     PrincipalDep,
     SignupClosedError,
+    UserDep,
     clear_session_cookie,
     digest,
     get_principal,
@@ -20,8 +27,18 @@ from snakewar.server.auth import (
     set_session_cookie,
 )
 from snakewar.server.deps import ConfigDep, PasswordsDep, StoreDep, client_key
+from snakewar.server.patterns import INVITE_ID
 from snakewar.server.safety import RateLimitError
-from snakewar.server.schemas import NO_CONTENT, Credentials, InviteOut, MeOut, Signup, UserOut
+from snakewar.server.schemas import (
+    NO_CONTENT,
+    ChangePassword,
+    Credentials,
+    InviteInfoOut,
+    InviteOut,
+    MeOut,
+    Signup,
+    UserOut,
+)
 from snakewar.storage import User
 from snakewar.storage.database import now
 
@@ -138,4 +155,74 @@ async def logout(request: Request, principal: PrincipalDep, store: StoreDep) -> 
 async def create_invite(admin: AdminDep, store: StoreDep) -> InviteOut:
     """A one-use sign-up invitation, valid for a week (admins)."""
     code, expires = await store.run(issue_invite, store.store, admin.id)
-    return InviteOut(code=code, expires_at=expires.isoformat())
+    return InviteOut(code=code, expires_at=expires.isoformat(), id=digest(code))
+
+
+@router.get("/invites")
+async def list_invites(admin: AdminDep, store: StoreDep) -> list[InviteInfoOut]:
+    """Every invitation, newest first: open, used (by whom) or expired (admins)."""
+    del admin
+    stamp = now()
+    return [
+        InviteInfoOut(
+            id=invite.id,
+            created_at=invite.created_at.isoformat(),
+            expires_at=invite.expires_at.isoformat(),
+            made_by=invite.made_by,
+            used_by=invite.used_by,
+            status=invite.status(stamp),
+        )
+        for invite in await store.run(store.store.accounts.invites)
+    ]
+
+
+@router.delete("/invites/{invite_id}", status_code=204, responses=NO_CONTENT)
+async def revoke_invite(
+    admin: AdminDep,
+    store: StoreDep,
+    invite_id: str = Path(**INVITE_ID.limits()),
+) -> Response:
+    """Revoke an unused invitation: its link stops working at once (admins).
+
+    A used invitation stays listed (409): it is the record of who signed up with it.
+    """
+    del admin
+    done = await store.run(store.store.accounts.delete_invite, invite_id)
+    if done == "missing":
+        raise NotFoundError(f"no invitation with id {invite_id[:12]}...")
+    if done == "used":
+        raise ConflictError(f"invitation {invite_id[:12]}... is used; it cannot be revoked")
+    return Response(status_code=204)
+
+
+@router.post("/password", status_code=204, responses=NO_CONTENT)
+async def change_password(
+    body: ChangePassword,
+    request: Request,
+    principal: UserDep,
+    store: StoreDep,
+    passwords: PasswordsDep,
+) -> Response:
+    """Change your own password (your other browser sessions end; this one stays).
+
+    After an admin's reset, this is how the one-time password is replaced.
+    """
+    user = principal.user
+    assert user is not None
+    if principal.via == "local":
+        raise NotAllowedError("a local server's user has no password")
+    _throttle(request)  # it checks a password: as slow to guess as a log-in
+    found = await store.run(store.store.accounts.password_hash, user.name)
+    stored = found[1] if found is not None else None
+    if not await passwords.verify(stored, body.current_password):
+        # 403, not 401: the requester is known, the password typed is wrong.
+        raise NotAllowedError("current_password: this is not your password")
+    cookie = request.cookies.get(SESSION_COOKIE)
+    keep = digest(cookie) if principal.via == "session" and cookie is not None else None
+    await store.run(
+        store.store.accounts.change_password,
+        user.id,
+        await passwords.hash(body.new_password),
+        keep,
+    )
+    return Response(status_code=204)

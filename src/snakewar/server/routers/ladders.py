@@ -1,11 +1,13 @@
-"""``/api/ladders``: create ladders of any game, add entrants, run games, read standings.
+"""``/api/ladders``: create and edit ladders of any game, add entrants, run games, read standings.
 
 A run plays in the background on the arena worker (:mod:`snakewar.server.arena`), one
-run per ladder at a time; the pages poll the API, so standings and the rating chart
-update while games are played.
+run per ladder at a time, its games as the server's live games; the pages poll the API,
+so standings, the rating chart and the run's progress update while games are played.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from fastapi import APIRouter, Path, Response
 
@@ -13,9 +15,9 @@ from snakewar.arena.config import MatchConfig
 from snakewar.arena.ladder import Ladder, LadderEntry, load_ladder
 from snakewar.engine.protocol import Entrant
 from snakewar.errors import NotFoundError
-from snakewar.server.arena import ArenaBusyError
+from snakewar.server.arena import ArenaBusyError, ArenaWorker, LiveExecutor, RunProgress
 from snakewar.server.auth import AdminDep, NotAllowedError, UserDep
-from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep, UploadsDep
+from snakewar.server.deps import ArenaDep, ConfigDep, ManagerDep, StoreDep, UploadsDep
 from snakewar.server.matches import (
     SNAKE_REF,
     adapter_for,
@@ -35,7 +37,9 @@ from snakewar.server.schemas import (
     RatingPointOut,
     RunAccepted,
     RunLadder,
+    RunOut,
     StandingOut,
+    UpdateLadder,
     request_params,
 )
 from snakewar.storage import Store
@@ -47,6 +51,22 @@ router = APIRouter(prefix="/api/ladders", tags=["ladders"])
 
 def _key(name: str) -> str:
     return f"ladder:{name}"
+
+
+def run_out(progress: RunProgress | None) -> RunOut | None:
+    """A run's progress as the API shows it (``None``: no run since the server started)."""
+    if progress is None:
+        return None
+    return RunOut(
+        games=progress.games, done=progress.done, running=progress.running, error=progress.error
+    )
+
+
+def _ladder_out(ladder: Ladder, arena: ArenaWorker) -> LadderOut:
+    key = _key(ladder.name)
+    out = ladder_out(ladder, arena.is_running(key))
+    out.run = run_out(arena.progress(key))
+    return out
 
 
 def _failure(entry: LadderEntry | None) -> str:
@@ -173,6 +193,9 @@ async def add_entrant(
         and (user is None or ref[1] != user.name)
     ):
         raise NotAllowedError("snake: a user enters ladders with their own snakes only")
+    if config.public and not principal.is_admin and body.name is not None:
+        # A user's entry is "owner/name", which is how its owner may take it off again.
+        raise NotAllowedError("name: a user's entry is named after its snake (owner/name)")
     resolved = await resolve_entrants(
         store,
         principal,
@@ -196,10 +219,51 @@ async def add_entrant(
 async def get_ladder(name: str, store: StoreDep, arena: ArenaDep) -> LadderOut:
     """Standings (rating = mu - 3 sigma), rating history and the recent games."""
     ladder = await store.run(load_ladder, store.store, name)
-    return ladder_out(ladder, arena.is_running(_key(name)))
+    return _ladder_out(ladder, arena)
 
 
-@router.delete("/{name}/snakes/{entrant}", status_code=204, responses=NO_CONTENT)
+@router.patch("/{name}")
+async def update_ladder(
+    name: str,
+    body: UpdateLadder,
+    admin: AdminDep,
+    store: StoreDep,
+    arena: ArenaDep,
+    config: ConfigDep,
+) -> LadderOut:
+    """Change a ladder's time per turn, turn limit or game parameters (admins).
+
+    The change holds for its future games (its played games and ratings stay); it is
+    refused while a run is going on, as the run plays with the settings it started with.
+    """
+    del admin
+    if arena.is_running(_key(name)):
+        raise ArenaBusyError(f"ladder {name!r} is running; change it between runs")
+    ladder = await store.run(load_ladder, store.store, name)
+    old = ladder.config
+    given = body.model_fields_set
+    timeout = body.timeout if "timeout" in given else old.timeout_ms
+    adapter = old.adapter
+    params = adapter.parse_params({**old.params, **body.params})
+    max_turns = old.max_turns
+    if "max_turns" in given:  # null: as when a ladder is made (the game's own end)
+        max_turns = turn_limit(config, adapter, params, body.max_turns)
+    match = MatchConfig.create(
+        old.game,
+        params,
+        game_size=old.game_size,
+        timeout_ms=timeout,
+        max_turns=max_turns,
+    )
+    check_caps(config, adapter, old.game_size, match.params, timeout)
+    ladder.config = match
+    await store.run(store.store.ladders.save, ladder)
+    return _ladder_out(ladder, arena)
+
+
+# A registered snake's entry is "owner/name": the path convertor takes its slash (an
+# encoded %2F reaches the route decoded).
+@router.delete("/{name}/snakes/{entrant:path}", status_code=204, responses=NO_CONTENT)
 async def remove_entrant(
     name: str,
     principal: UserDep,
@@ -228,6 +292,7 @@ async def delete_ladder(name: str, admin: AdminDep, store: StoreDep, arena: Aren
     if arena.is_running(_key(name)):
         raise ArenaBusyError(f"ladder {name!r} is running; delete it once the run ends")
     await store.run(store.store.ladders.delete, name)
+    arena.forget(_key(name))
     return Response(status_code=204)
 
 
@@ -240,8 +305,13 @@ async def run_ladder(
     arena: ArenaDep,
     config: ConfigDep,
     uploads: UploadsDep,
+    manager: ManagerDep,
 ) -> RunAccepted:
-    """Play ``games`` more games in the background (400 if no game can be matched; admins)."""
+    """Play ``games`` more games in the background (400 if no game can be matched; admins).
+
+    ``GET /api/ladders/{name}`` shows the run's progress (``run``) and its live games
+    are the server's, to watch as they are played.
+    """
     del admin
     ladder = await store.run(load_ladder, store.store, name)
     ladder.check_playable()  # answered now, not raised later in the background
@@ -249,8 +319,18 @@ async def run_ladder(
     outbound = config.outbound()
     sources = [e.source for e in ladder.entries.values()]
     programs = await programs_for(store, config, uploads, sources)
+    executor = LiveExecutor(manager, asyncio.get_running_loop())
+    progress = RunProgress(games=body.games)
     arena.submit(
         _key(name),
-        lambda: ladder.run(body.games, target, outbound=outbound, programs=programs),
+        lambda: ladder.run(
+            body.games,
+            target,
+            executor=executor,
+            outbound=outbound,
+            programs=programs,
+            on_game=lambda _: progress.played(),
+        ),
+        progress,
     )
     return RunAccepted(name=name, running=True, games=body.games)

@@ -26,11 +26,13 @@ from fastapi.templating import Jinja2Templates
 from snakewar.adapters import get_game
 from snakewar.arena.ladder import load_ladder
 from snakewar.arena.tournament_runner import load_tournament
+from snakewar.arena.tournaments import FORMAT_TITLES
 from snakewar.bots import bot_names
 from snakewar.errors import SnakewarError
 from snakewar.server.auth import Principal, get_principal
 from snakewar.server.deps import ManagerDep, StoreDep, TemplatesDep, get_templates, static_url
 from snakewar.server.routers.docs import REDOC_URL, SWAGGER_UI_URL
+from snakewar.server.routers.games import can_read_log
 from snakewar.server.routers.halite import MAX_UPLOAD_BYTES
 from snakewar.storage import GameNotFoundError
 
@@ -139,12 +141,14 @@ async def view_game(
     live = manager.games.get(game_id)
     if live is not None:
         game, names = live.spec.game, [e.name for e in live.spec.entrants]
+        sources = [e.source for e in live.spec.entrants]
         owner_id = live.owner_id
     else:
         row = await store.run(store.store.games.get, game_id)
         if row is None:
             raise GameNotFoundError(game_id)
         game, names = row.game, [str(e.get("name", "")) for e in row.entrants]
+        sources = [str(e.get("source", "")) for e in row.entrants]
         owner_id = row.owner_id
     adapter = get_game(game)
     page = adapter.viewer_page(
@@ -155,8 +159,14 @@ async def view_game(
     title = f"{adapter.catalogue().title}: " + " vs ".join(names)
     board = static_url(page.board)
     # Rematch, pause, step and resume are the owner's and the admins' (as the API says):
-    # nobody else is shown them.
+    # nobody else is shown them.  Bot logs (games of programs keep them) are shown to
+    # whoever the log route lets read them.
     principal: Principal = request.state.principal
+    log_seats = (
+        [seat for seat, src in enumerate(sources) if can_read_log(principal, owner_id, src)]
+        if adapter.catalogue().programs
+        else []
+    )
     return _render(
         templates,
         request,
@@ -165,6 +175,7 @@ async def view_game(
         game_id=game_id,
         board=board,
         can_drive=principal.can_change(owner_id),
+        log_seats=log_seats,
     )
 
 
@@ -262,6 +273,38 @@ async def ladder(
     """A ladder's standings, rating chart and recent games (404 for no such ladder)."""
     await store.run(load_ladder, store.store, name)
     return _render(templates, request, "ladder.html", title=f"Ladder {name}", name=name)
+
+
+@router.get("/tournaments")
+def tournaments(request: Request, templates: TemplatesDep) -> HTMLResponse:
+    """Every tournament (the module reads ``/api/tournaments``) and, for admins, a new one."""
+    formats = list(FORMAT_TITLES.items())
+    return _render(templates, request, "tournaments.html", title="Tournaments", formats=formats)
+
+
+def _admin_page(
+    templates: Jinja2Templates, request: Request, template: str, title: str
+) -> HTMLResponse | RedirectResponse:
+    """An admin's page: a visitor is sent to log in; a user who is no admin is told (403)."""
+    principal: Principal = request.state.principal
+    if principal.user is None:
+        return RedirectResponse("/login", status_code=303)
+    response = _render(templates, request, template, title=title)
+    if not principal.is_admin:
+        response.status_code = 403
+    return response
+
+
+@router.get("/admin/users", response_model=None)
+def admin_users(request: Request, templates: TemplatesDep) -> HTMLResponse | RedirectResponse:
+    """The accounts: role, disable, reset a password (admins)."""
+    return _admin_page(templates, request, "admin_users.html", "Users")
+
+
+@router.get("/admin/invites", response_model=None)
+def admin_invites(request: Request, templates: TemplatesDep) -> HTMLResponse | RedirectResponse:
+    """Sign-up invitations: make one (its link is shown once), list and revoke (admins)."""
+    return _admin_page(templates, request, "admin_invites.html", "Invitations")
 
 
 @router.get("/tournaments/{tid}")

@@ -1,7 +1,14 @@
-"""``/api/tournaments``: create tournaments of any game, play them, read the bracket."""
+"""``/api/tournaments``: create, edit and start tournaments of any game, follow the bracket.
+
+A tournament is started at once, or made to be started later (``"start": false``): until
+an admin starts it (``POST .../run``) its name and entrants may change.  It plays on the
+arena worker (:mod:`snakewar.server.arena`), its games as the server's live games, and
+each match in the API names its game being played now, to watch it live.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fastapi import APIRouter, Response
@@ -9,13 +16,15 @@ from fastapi.responses import JSONResponse
 
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.tournament_runner import TournamentRun, TournamentRunError, load_tournament
+from snakewar.arena.tournaments import FORMAT_TITLES
 from snakewar.engine.protocol import Entrant
-from snakewar.errors import OverLimitError
+from snakewar.errors import ConflictError, EntrantError, OverLimitError
 from snakewar.referee.uploads import UploadCache
-from snakewar.server.arena import ArenaBusyError, ArenaWorker
-from snakewar.server.auth import AdminDep
+from snakewar.server.arena import ArenaBusyError, ArenaWorker, LiveExecutor, RunProgress
+from snakewar.server.auth import AdminDep, Principal
 from snakewar.server.config import ServerConfig
-from snakewar.server.deps import ArenaDep, ConfigDep, StoreDep, UploadsDep
+from snakewar.server.deps import ArenaDep, ConfigDep, ManagerDep, StoreDep, UploadsDep
+from snakewar.server.manager import GameManager
 from snakewar.server.matches import (
     adapter_for,
     check_caps,
@@ -24,11 +33,14 @@ from snakewar.server.matches import (
     resolve_entrants,
     turn_limit,
 )
+from snakewar.server.routers.ladders import run_out
 from snakewar.server.schemas import (
     NO_CONTENT,
     CreateTournament,
+    LiveGameOut,
     TournamentOut,
     TournamentSummaryOut,
+    UpdateTournament,
     request_params,
 )
 from snakewar.storage import AsyncStore, Store
@@ -68,7 +80,71 @@ def tournament_out(run: TournamentRun, running: bool) -> TournamentOut:
     for match in data["matches"]:
         for game in match["games"]:
             game["seed"] = str(game["seed"])
-    return TournamentOut.model_validate({**data, "running": running, "page": _page(run.id)})
+    return TournamentOut.model_validate(
+        {
+            **data,
+            "running": running,
+            "page": _page(run.id),
+            "format_title": FORMAT_TITLES.get(run.tournament.format, run.tournament.format),
+            "started": run.started,
+        }
+    )
+
+
+def _tournament_out(run: TournamentRun, arena: ArenaWorker, manager: GameManager) -> TournamentOut:
+    """:func:`tournament_out` with the latest run and each match's game being played now."""
+    key = _key(run.id)
+    running = arena.is_running(key)
+    out = tournament_out(run, running)
+    out.run = run_out(arena.progress(key))
+    if running:
+        adapter = run.config.adapter
+        for match in out.matches:
+            if match.status != "pending":
+                continue
+            # A run names each game from the bracket: the next game of a pending match
+            # is the one being played, if the server is playing it.
+            live = manager.games.get(run.next_game_id(match.id))
+            if live is not None and not live.finished:
+                match.playing = LiveGameOut(game_id=live.id, viewer=adapter.viewer_url(live.id))
+    return out
+
+
+async def _entrants(
+    store: AsyncStore,
+    admin: Principal,
+    config: ServerConfig,
+    uploads: UploadCache,
+    game: str | None,
+    snakes: list[str],
+    names: list[str],
+    names_field: str = "names",
+) -> tuple[list[tuple[str, str | None]], dict[str, Any]]:
+    """The entrants a request names, looked up: ``(text, name)`` pairs and programs by text."""
+    if len(names) > len(snakes):
+        raise OverLimitError(f"{names_field}: {len(names)} given for {len(snakes)}")
+    resolved = await resolve_entrants(
+        store,
+        admin,
+        config,
+        adapter_for(game),
+        snakes,
+        names,
+        raw_ok=not config.public,
+        uploads=uploads,
+    )
+    pairs = list(zip(resolved.texts, resolved.names, strict=True))
+    programs = {resolved.texts[i]: program for i, program in resolved.programs.items()}
+    return pairs, programs
+
+
+async def _check(run: TournamentRun, config: ServerConfig, programs: dict[str, Any]) -> None:
+    """Refuse a tournament past this server's caps, or with entrants it never plays."""
+    _check_size(run, config)
+    match = run.config
+    check_caps(config, match.adapter, match.game_size, match.params, match.timeout_ms)
+    entrants = [Entrant(s, name, programs.get(s)) for name, s in run.snakes.items()]
+    await check_entrants(match.adapter, entrants, config)
 
 
 @router.post("", status_code=201)
@@ -79,23 +155,17 @@ async def create_tournament(
     arena: ArenaDep,
     config: ConfigDep,
     uploads: UploadsDep,
+    manager: ManagerDep,
 ) -> TournamentOut:
-    """Create a tournament and start playing it in the background (admins).
+    """Create a tournament and start playing it in the background, or later (admins).
 
     Entrants are built-in bots and registered snakes (``@owner/name``); a local server
-    also takes anything the game does.
+    also takes anything the game does.  With ``"start": false`` it waits for
+    ``POST /api/tournaments/{id}/run``, and its name and entrants may change until then
+    (``PATCH``).
     """
-    if len(body.names) > len(body.snakes):
-        raise OverLimitError(f"names: {len(body.names)} given for {len(body.snakes)}")
-    resolved = await resolve_entrants(
-        store,
-        admin,
-        config,
-        adapter_for(body.game),
-        body.snakes,
-        body.names,
-        raw_ok=not config.public,
-        uploads=uploads,
+    pairs, programs = await _entrants(
+        store, admin, config, uploads, body.game, body.snakes, body.names
     )
     adapter = adapter_for(body.game)
     params = adapter.parse_params(request_params(body, body.params))
@@ -106,8 +176,6 @@ async def create_tournament(
         timeout_ms=body.timeout,
         max_turns=turn_limit(config, adapter, params, body.max_turns),
     )
-    pairs = list(zip(resolved.texts, resolved.names, strict=True))
-    programs = {resolved.texts[i]: program for i, program in resolved.programs.items()}
     run = TournamentRun.create(
         body.name,
         body.format,
@@ -117,32 +185,101 @@ async def create_tournament(
         heat_size=body.heat_size,
         best_of=body.best_of,
     )
-    _check_size(run, config)
-    check_caps(config, adapter, body.heat_size, match.params, body.timeout)
-    entrants = [Entrant(s, name, programs.get(s)) for name, s in run.snakes.items()]
-    await check_entrants(match.adapter, entrants, config)
+    run.started = body.start
+    await _check(run, config, programs)
     await store.run(store.store.tournaments.create, run)
-    await start_run(run, store, arena, config, uploads)
-    return tournament_out(run, True)
+    if body.start:
+        await start_run(run, store, arena, config, uploads, manager)
+    return _tournament_out(run, arena, manager)
 
 
 @router.get("")
 async def list_tournaments(store: StoreDep, arena: ArenaDep) -> list[TournamentSummaryOut]:
-    """Every tournament's id and name, oldest first."""
-    rows = await store.run(store.store.tournaments.list_all)
-    return [
-        TournamentSummaryOut(
-            id=tid, name=name, page=_page(tid), running=arena.is_running(_key(tid))
+    """Every tournament: its game, format, entrants, and whether it is decided, oldest first."""
+    found = []
+    for tid, _ in await store.run(store.store.tournaments.list_all):
+        run = await store.run(store.store.tournaments.get, tid)
+        if run is None:  # deleted since it was listed
+            continue
+        t = run.tournament
+        found.append(
+            TournamentSummaryOut(
+                id=tid,
+                name=run.name,
+                page=_page(tid),
+                running=arena.is_running(_key(tid)),
+                game=run.config.game,
+                format=t.format,
+                format_title=FORMAT_TITLES.get(t.format, t.format),
+                entrants=len(run.snakes),
+                started=run.started,
+                finished=t.is_finished,
+                champion=t.champion,
+            )
         )
-        for tid, name in rows
-    ]
+    return found
 
 
 @router.get("/{tid}")
-async def get_tournament(tid: str, store: StoreDep, arena: ArenaDep) -> TournamentOut:
-    """Standings, champion and every match with its games (the bracket)."""
+async def get_tournament(
+    tid: str, store: StoreDep, arena: ArenaDep, manager: ManagerDep
+) -> TournamentOut:
+    """Standings, champion and every match with its games (the bracket).
+
+    While it plays, a match's ``playing`` is its game being played now (to watch live).
+    """
     run = await store.run(load_tournament, store.store, tid)
-    return tournament_out(run, arena.is_running(_key(tid)))
+    return _tournament_out(run, arena, manager)
+
+
+@router.patch("/{tid}")
+async def update_tournament(
+    tid: str,
+    body: UpdateTournament,
+    admin: AdminDep,
+    store: StoreDep,
+    arena: ArenaDep,
+    config: ConfigDep,
+    uploads: UploadsDep,
+    manager: ManagerDep,
+) -> TournamentOut:
+    """Rename a tournament, or change its entrants, before it starts (admins).
+
+    Refused (409) once it has started: its games are played by the entrants it had.
+    """
+    run = await store.run(load_tournament, store.store, tid)
+    if run.started or arena.is_running(_key(tid)):
+        raise ConflictError(f"tournament {tid!r} has started; its name and entrants are fixed now")
+    t = run.tournament.config
+    name = body.name if body.name is not None else run.name
+    for i, gone in enumerate(body.remove):
+        if gone not in run.snakes:
+            raise EntrantError(f"remove[{i}]: tournament {tid!r} has no entrant {gone[:80]!r}")
+    # Entrants that stay keep their stored source: they were checked when they joined.
+    kept: list[tuple[str, str | None]] = [
+        (source, entrant) for entrant, source in run.snakes.items() if entrant not in body.remove
+    ]
+    added, programs = await _entrants(
+        store, admin, config, uploads, run.config.game, body.add, body.add_names, "add_names"
+    )
+    # Program bots that stay are looked up again, as every run does.
+    programs.update(await programs_for(store, config, uploads, [s for s, _ in kept]))
+    changed = TournamentRun.create(
+        name,
+        run.tournament.format,
+        [*kept, *added],
+        config=run.config,
+        seed=run.seed,
+        heat_size=t["heat_size"],
+        best_of=t["best_of"],
+        advance=t["advance"],
+        grand_final_reset=t["grand_final_reset"],
+        tid=run.id,
+    )
+    changed.started = False
+    await _check(changed, config, programs)
+    await store.run(store.store.tournaments.replace_unstarted, changed)
+    return _tournament_out(changed, arena, manager)
 
 
 @router.get("/{tid}/export", responses={200: {"model": TournamentOut}})
@@ -163,6 +300,7 @@ async def delete_tournament(
     if arena.is_running(_key(tid)):
         raise ArenaBusyError(f"tournament {tid!r} is running; delete it once the run ends")
     await store.run(store.store.tournaments.delete, tid)
+    arena.forget(_key(tid))
     return Response(status_code=204)
 
 
@@ -172,43 +310,73 @@ async def start_run(
     arena: ArenaWorker,
     config: ServerConfig,
     uploads: UploadCache,
+    manager: GameManager,
 ) -> None:
-    """Play ``run`` (to its end) on the arena worker, its program bots resolved now."""
+    """Play ``run`` (to its end) on the arena worker, its program bots resolved now.
+
+    Its games are ``manager``'s live games; the run counts them in its progress.
+    """
     programs = await programs_for(store, config, uploads, run.snakes.values())
     target: Store = store.store
     outbound = config.outbound()
-    arena.submit(_key(run.id), lambda: run.run(target, outbound=outbound, programs=programs))
+    executor = LiveExecutor(manager, asyncio.get_running_loop())
+    progress = RunProgress()
+    arena.submit(
+        _key(run.id),
+        lambda: run.run(
+            target,
+            executor,
+            on_step=lambda _, played: progress.played(played),
+            outbound=outbound,
+            programs=programs,
+        ),
+        progress,
+    )
 
 
 @router.post("/{tid}/run", status_code=202)
-async def resume_tournament(
+async def run_tournament(
     tid: str,
     admin: AdminDep,
     store: StoreDep,
     arena: ArenaDep,
     config: ConfigDep,
     uploads: UploadsDep,
+    manager: ManagerDep,
 ) -> TournamentOut:
-    """Play an unfinished tournament on (after a crash, or a run that stopped; admins).
+    """Start a tournament made to start later, or play an unfinished one on (admins).
 
-    It goes on from its recorded games and plays exactly the games a straight run would.
+    A run that stopped (an entrant that did not answer, a crash) goes on from its
+    recorded games and plays exactly the games a straight run would.
     """
     del admin
     run = await store.run(load_tournament, store.store, tid)
     if run.is_finished:
         raise TournamentRunError(f"tournament {tid!r} is finished; nothing to play")
-    await start_run(run, store, arena, config, uploads)
-    return tournament_out(run, True)
+    if arena.is_running(_key(tid)):
+        raise ArenaBusyError(f"tournament {tid!r} is running already")
+    if not run.started:
+        await store.run(store.store.tournaments.mark_started, tid)
+        run.started = True
+    await start_run(run, store, arena, config, uploads, manager)
+    return _tournament_out(run, arena, manager)
 
 
 async def resume_unfinished(
-    store: AsyncStore, arena: ArenaWorker, config: ServerConfig, uploads: UploadCache
+    store: AsyncStore,
+    arena: ArenaWorker,
+    config: ServerConfig,
+    uploads: UploadCache,
+    manager: GameManager,
 ) -> list[str]:
-    """At start-up: play on every unfinished tournament (a crash stopped it); their ids."""
+    """At start-up: play on every unfinished tournament (a crash stopped it); their ids.
+
+    A tournament nobody started yet waits for its admin.
+    """
     resumed = []
     for tid, _ in await store.run(store.store.tournaments.list_all):
         run = await store.run(load_tournament, store.store, tid)
-        if not run.is_finished and not arena.is_running(_key(tid)):
-            await start_run(run, store, arena, config, uploads)
+        if run.started and not run.is_finished and not arena.is_running(_key(tid)):
+            await start_run(run, store, arena, config, uploads, manager)
             resumed.append(tid)
     return resumed

@@ -1,19 +1,30 @@
-"""``/api/users``: the accounts of a server (admins)."""
+"""``/api/users``: the accounts of a server (admins): list, role, disable, reset a password.
+
+A reset gives the account a new random password, shown once to the admin, who passes
+it on; the user's sessions end and their API tokens are revoked, so whoever held the
+account before is out.  The user then picks their own password on their account page
+(``POST /api/auth/password``).
+"""
 
 from __future__ import annotations
 
+import secrets
+
 from fastapi import APIRouter, Path
 
-from snakewar.server.auth import AdminDep, NotAllowedError
-from snakewar.server.deps import StoreDep
+from snakewar.server.auth import LOCAL_USER, AdminDep, NotAllowedError
+from snakewar.server.deps import PasswordsDep, StoreDep
 from snakewar.server.routers.auth import user_out
-from snakewar.server.schemas import UpdateUser, UserOut
+from snakewar.server.schemas import PasswordResetOut, UpdateUser, UserOut
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api/users", tags=["accounts"])
 
 NamePath = Path(min_length=1, max_length=32, pattern=r"^[a-z0-9][a-z0-9_-]*$")
+
+RESET_PASSWORD_BYTES = 12
+"""Randomness of a reset password: 96 bits, 16 URL-safe characters (easy to pass on)."""
 
 
 @router.get("")
@@ -35,3 +46,25 @@ async def update_user(
         store.store.accounts.update_user, name, role=body.role, disabled=body.disabled
     )
     return user_out(user)
+
+
+@router.post("/{name}/reset-password")
+async def reset_password(
+    admin: AdminDep, store: StoreDep, passwords: PasswordsDep, name: str = NamePath
+) -> PasswordResetOut:
+    """Give an account a new one-time password, shown in this answer only (admins).
+
+    The account's browser sessions end and its API tokens are revoked; the user logs in
+    with the new password and changes it on their account page.
+    """
+    assert admin.user is not None
+    if name == admin.user.name:
+        raise NotAllowedError("change your own password on your account page, not by a reset")
+    if name == LOCAL_USER:
+        raise NotAllowedError(f"{LOCAL_USER!r} is a local server's user; it has no password")
+    await store.run(store.store.accounts.user, name)  # 404 before any hashing
+    password = secrets.token_urlsafe(RESET_PASSWORD_BYTES)
+    user = await store.run(
+        store.store.accounts.reset_password, name, await passwords.hash(password)
+    )
+    return PasswordResetOut(name=user.name, password=password)

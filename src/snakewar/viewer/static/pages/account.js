@@ -132,7 +132,30 @@ async function refresh(error) {
   );
 }
 
+/** Change your own password (POST /api/auth/password); your other browsers log out. */
+function passwordForm(form) {
+  const error = form.querySelector(".error");
+  const done = form.querySelector(".pass");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    done.textContent = "";
+    const body = Object.fromEntries(new FormData(form).entries());
+    const { ok, status, data } = await postJson("/api/auth/password", body);
+    if (!ok) {
+      error.textContent = detailText(data, status);
+      return;
+    }
+    form.reset();
+    done.textContent = "Your password is changed; your other browsers are logged out.";
+  });
+}
+
 function start() {
+  const password = document.getElementById("password");
+  if (password) {
+    passwordForm(password);
+  }
   const error = document.getElementById("error");
   const register = document.getElementById("register");
   register.addEventListener("submit", async (event) => {

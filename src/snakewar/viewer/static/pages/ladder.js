@@ -1,12 +1,23 @@
-// A ladder's page: standings, the rating chart and recent games from
-// GET /api/ladders/{name}, refreshed every 2 s; "Play 10 games" starts a run.
+// A ladder's page: standings, the rating chart (axes, legend) and recent games from
+// GET /api/ladders/{name}, refreshed every 1.5 s, with the latest run's progress.
+// Members join with their own snakes and leave again; admins add any entrant, play
+// 10 games, change the settings for the next games, and delete the ladder.
 
-import { detailText, fetchJson, poll, postJson, renderRows } from "./dom.js";
+import {
+  changedParams,
+  drawParams,
+  entrantChoices,
+  fillSelect,
+  optionalNumber,
+  paramFields,
+  readParams,
+} from "./club.js";
+import { detailText, el, fetchJson, poll, postJson, renderRows } from "./dom.js";
 
 export const PALETTE = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6"];
 
-/** The chart's drawing area in the SVG's viewBox (0 0 600 240). */
-export const CHART = { left: 10, right: 590, top: 10, bottom: 230 };
+/** The chart's drawing area in the SVG's viewBox (0 0 600 260): room for the axes' labels. */
+export const CHART = { left: 52, right: 590, top: 10, bottom: 222 };
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -14,19 +25,51 @@ function fixed(value) {
   return typeof value === "number" ? value.toFixed(2) : "-";
 }
 
+/**
+ * A standing's status: "paused: NOTE" while paused, "failing: FAILURE" when its
+ * latest game failed (`failure`, where the API has it), else "active".
+ */
+export function statusText(s) {
+  if (s.paused) {
+    const note = String(s.note ?? "");
+    return note.startsWith("paused") ? note : `paused${note ? `: ${note}` : ""}`;
+  }
+  if (s.failure) {
+    return `failing: ${s.failure}`;
+  }
+  return "active";
+}
+
 /** A standings row: rank, snake, rating (mu - 3 sigma), mu, sigma, games, status. */
 export function standingRow(s) {
   return {
-    cells: [
-      s.rank ?? "-",
-      s.snake,
-      fixed(s.rating),
-      fixed(s.mu),
-      fixed(s.sigma),
-      s.games,
-      s.paused ? s.note : "active",
-    ],
+    cells: [s.rank ?? "-", s.snake, fixed(s.rating), fixed(s.mu), fixed(s.sigma), s.games, statusText(s)],
   };
+}
+
+/**
+ * What the viewer may do with an entry: "Remove" (an admin: any), "Leave" (a user:
+ * their own snake's entry, named `owner/name`), or `null`.
+ */
+export function entryAction(snake, me, admin) {
+  if (admin) {
+    return "Remove";
+  }
+  return me && String(snake).startsWith(`${me}/`) ? "Leave" : null;
+}
+
+/**
+ * What may join: for an admin the game's registered snakes and built-ins, for a user
+ * their own snakes (`snakes` is what the API listed for them), less what is on the
+ * ladder already (a snake's entry is `owner/name`, a built-in's its name).
+ */
+export function joinChoices(game, snakes, standings, admin) {
+  const on = new Set(standings.map((s) => s.snake));
+  const choices = entrantChoices(game, snakes).filter((c) => admin || c.value.startsWith("@"));
+  return choices.filter((c) => {
+    const entry = c.value.startsWith("@") ? c.value.slice(1) : c.value.replace(/^builtin:/, "");
+    return !on.has(entry);
+  });
 }
 
 /** A recent game's row: the placement ("a > b = c"), its length and a link to watch. */
@@ -45,18 +88,51 @@ export function summaryText(data) {
   return `${data.games_played} games` + (data.running ? " - playing now" : "");
 }
 
+/** The latest run's line: games played of asked, as the CLI's bar, and why it stopped. */
+export function runText(run) {
+  if (!run) {
+    return "";
+  }
+  const of = run.games === null || run.games === undefined ? "" : ` of ${run.games}`;
+  if (run.running) {
+    return `Playing: ${run.done}${of} games played`;
+  }
+  if (run.error) {
+    return `Stopped after ${run.done}${of} games: ${run.error}`;
+  }
+  return `Played ${run.done}${of} games`;
+}
+
+/** Tick values from `lo` to `hi`, about `count` of them, at 1, 2 or 5 times a power of ten. */
+export function niceTicks(lo, hi, count = 5) {
+  if (!(hi > lo)) {
+    return [lo];
+  }
+  const rough = (hi - lo) / count;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  // The round step whose number of ticks comes closest to `count`.
+  const steps = [1, 2, 5, 10].map((m) => m * power);
+  const off = (s) => Math.abs((hi - lo) / s - count);
+  const step = steps.reduce((best, s) => (off(s) < off(best) ? s : best));
+  const ticks = [];
+  for (let k = Math.ceil(lo / step); k * step <= hi + step * 1e-9; k += 1) {
+    // Rounded to the step's decimals: 0.1 * 3 must read 0.3.
+    ticks.push(Number((k * step).toFixed(Math.max(0, -Math.floor(Math.log10(step))))));
+  }
+  return ticks;
+}
+
 /**
- * The chart's lines: one per snake, its rating (mu - 3 sigma) after each of its
- * games, scaled into `CHART` (x by game index over the longest history, y from the
- * lowest to the highest rating, at least 2 apart).  `[{snake, color, points}]` with
- * `points` as an SVG polyline's "x,y x,y" text; empty when there is no rating yet.
+ * How the chart maps games and ratings to the drawing area: a snake's k-th game
+ * (k from 0) at `x(k)` over the longest history, a rating at `y(r)` between the lowest
+ * and the highest (at least 2 apart).  `null` when there is no rating yet.
  */
-export function chartLines(history, area = CHART) {
-  const series = Object.entries(history);
+export function chartScale(history, area = CHART) {
+  const series = Object.values(history);
   let lo = Infinity;
   let hi = -Infinity;
   let longest = 1;
-  for (const [, points] of series) {
+  for (const points of series) {
     longest = Math.max(longest, points.length);
     for (const p of points) {
       const rating = p.mu - 3 * p.sigma;
@@ -65,7 +141,7 @@ export function chartLines(history, area = CHART) {
     }
   }
   if (!Number.isFinite(lo)) {
-    return [];
+    return null;
   }
   if (hi - lo < 1) {
     hi += 1;
@@ -73,59 +149,290 @@ export function chartLines(history, area = CHART) {
   }
   const width = area.right - area.left;
   const height = area.bottom - area.top;
-  return series.map(([snake, points], i) => ({
+  return {
+    lo,
+    hi,
+    longest,
+    x: (k) => area.left + (width * k) / Math.max(longest - 1, 1),
+    y: (rating) => area.bottom - (height * (rating - lo)) / (hi - lo),
+  };
+}
+
+/**
+ * The chart's lines: one per snake, its rating (mu - 3 sigma) after each of its
+ * games, scaled into `area`.  `[{snake, color, points}]` with `points` as an SVG
+ * polyline's "x,y x,y" text; empty when there is no rating yet.
+ */
+export function chartLines(history, area = CHART) {
+  const scale = chartScale(history, area);
+  if (scale === null) {
+    return [];
+  }
+  return Object.entries(history).map(([snake, points], i) => ({
     snake,
     color: PALETTE[i % PALETTE.length],
-    points: points
-      .map((p, k) => {
-        const x = area.left + (width * k) / Math.max(longest - 1, 1);
-        const y = area.bottom - (height * (p.mu - 3 * p.sigma - lo)) / (hi - lo);
-        return `${x},${y}`;
-      })
-      .join(" "),
+    points: points.map((p, k) => `${scale.x(k)},${scale.y(p.mu - 3 * p.sigma)}`).join(" "),
   }));
 }
 
-function drawChart(svg, history) {
-  svg.replaceChildren(
-    ...chartLines(history).map(({ snake, color, points }) => {
-      const line = document.createElementNS(SVG, "polyline");
-      line.setAttribute("fill", "none");
-      line.setAttribute("stroke", color);
-      line.setAttribute("stroke-width", "2");
-      line.setAttribute("points", points);
-      const title = document.createElementNS(SVG, "title");
-      title.textContent = snake;
-      line.append(title);
-      return line;
+/**
+ * The chart's axes: ticks on x (a snake's games, 1 to the longest history) and on y
+ * (ratings), each `{at, label}` with `at` in the drawing area; `null` with no rating.
+ */
+export function chartAxes(history, area = CHART) {
+  const scale = chartScale(history, area);
+  if (scale === null) {
+    return null;
+  }
+  const games = niceTicks(1, scale.longest, 6).filter((g) => Number.isInteger(g) && g >= 1);
+  if (games.length > 1 && games[0] > 1 && games[0] - 1 >= (games[1] - games[0]) / 2) {
+    games.unshift(1); // the first game is marked where there is room for it
+  }
+  const ratings = niceTicks(scale.lo, scale.hi, 5);
+  const step = ratings.length > 1 ? ratings[1] - ratings[0] : 1;
+  const decimals = step < 1 ? Math.ceil(-Math.log10(step)) : 0;
+  return {
+    x: (games.length ? games : [1]).map((g) => ({ at: scale.x(g - 1), label: String(g) })),
+    y: ratings.map((r) => ({ at: scale.y(r), label: r.toFixed(decimals) })),
+  };
+}
+
+/** The legend: each snake with its line's colour, in the chart's order. */
+export function legendItems(history) {
+  return Object.keys(history).map((snake, i) => ({ snake, color: PALETTE[i % PALETTE.length] }));
+}
+
+function svg(tag, attributes, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    node.setAttribute(key, String(value));
+  }
+  if (text !== undefined) {
+    node.textContent = text;
+  }
+  return node;
+}
+
+function drawChart(chart, legend, history) {
+  const axes = chartAxes(history);
+  const parts = [];
+  if (axes !== null) {
+    const { left, right, top, bottom } = CHART;
+    parts.push(svg("line", { x1: left, y1: bottom, x2: right, y2: bottom, class: "axis" }));
+    parts.push(svg("line", { x1: left, y1: top, x2: left, y2: bottom, class: "axis" }));
+    for (const tick of axes.x) {
+      parts.push(svg("line", { x1: tick.at, y1: bottom, x2: tick.at, y2: bottom + 4, class: "axis" }));
+      const label = svg("text", { x: tick.at, y: bottom + 17, "text-anchor": "middle" }, tick.label);
+      label.dataset.testid = "chart-x-tick";
+      parts.push(label);
+    }
+    for (const tick of axes.y) {
+      parts.push(svg("line", { x1: left, y1: tick.at, x2: right, y2: tick.at, class: "grid" }));
+      const label = svg("text", { x: left - 6, y: tick.at + 4, "text-anchor": "end" }, tick.label);
+      label.dataset.testid = "chart-y-tick";
+      parts.push(label);
+    }
+    const games = svg("text", { x: right, y: 256, "text-anchor": "end" }, "games played");
+    const middle = (top + bottom) / 2;
+    const ratings = svg(
+      "text",
+      { x: 12, y: middle, "text-anchor": "middle", transform: `rotate(-90 12 ${middle})` },
+      "rating (mu - 3 sigma)",
+    );
+    games.dataset.testid = "chart-x-title";
+    ratings.dataset.testid = "chart-y-title";
+    parts.push(games, ratings);
+  }
+  for (const { snake, color, points } of chartLines(history)) {
+    const line = svg("polyline", { fill: "none", stroke: color, "stroke-width": 2, points });
+    line.dataset.snake = snake;
+    line.append(svg("title", {}, snake));
+    parts.push(line);
+  }
+  chart.replaceChildren(...parts);
+  legend.replaceChildren(
+    ...legendItems(history).map(({ snake, color }) => {
+      const item = el("li");
+      item.dataset.testid = "legend-item";
+      item.dataset.color = color;
+      const swatch = svg("svg", { width: 14, height: 14, viewBox: "0 0 14 14", "aria-hidden": "true" });
+      swatch.append(svg("rect", { width: 14, height: 14, rx: 3, fill: color }));
+      item.append(swatch, document.createTextNode(` ${snake}`));
+      return item;
     }),
   );
 }
 
+function button(label, testid, action) {
+  const node = el("button", label, "inline");
+  node.type = "button";
+  node.dataset.testid = testid;
+  node.addEventListener("click", action);
+  return node;
+}
+
+async function snakesFor(game, admin) {
+  // An admin may add anyone's snake; a user joins with their own.
+  const query = new URLSearchParams({ game: game.name, ...(admin ? {} : { mine: "true" }) });
+  const listed = await fetchJson(`/api/snakes?${query}`);
+  if (!listed.ok) {
+    throw new Error(detailText(listed.data, listed.status));
+  }
+  return listed.data;
+}
+
 function start() {
-  const name = document.getElementById("ladder").dataset.name;
+  const root = document.getElementById("ladder");
+  const name = root.dataset.name;
+  const me = root.dataset.me;
+  const admin = root.dataset.admin === "yes";
   const url = `/api/ladders/${encodeURIComponent(name)}`;
   const error = document.getElementById("error");
+  const joinForm = document.getElementById("join");
+  const editForm = document.getElementById("edit");
+  let game = null;
+  let snakes = null;
+  let editing = false; // the settings form is filled once, not under the admin's typing
+
+  const report = (node, answer) => {
+    node.textContent = answer.ok ? "" : detailText(answer.data, answer.status);
+    return answer.ok;
+  };
+
+  const fillEdit = (data) => {
+    const config = data.config;
+    editForm.timeout.value = config.timeout_ms ?? "";
+    editForm.max_turns.value = config.max_turns ?? "";
+    drawParams(editForm.querySelector("[data-params]"), paramFields(game.params, config.params));
+    editing = true;
+  };
+
+  const drawStandings = (data) => {
+    const tbody = document.getElementById("standings");
+    renderRows(tbody, data.standings.map(standingRow));
+    data.standings.forEach((s, i) => {
+      const cell = document.createElement("td");
+      const action = entryAction(s.snake, me, admin);
+      if (action !== null) {
+        const path = `${url}/snakes/${encodeURIComponent(s.snake)}`;
+        cell.append(
+          button(action, `leave-${s.snake}`, async () => {
+            if (report(error, await fetchJson(path, { method: "DELETE" }))) {
+              await refresh();
+            }
+          }),
+        );
+      }
+      tbody.children[i].append(cell);
+    });
+  };
+
+  const drawJoin = async (data) => {
+    if (snakes === null) {
+      snakes = await snakesFor(game, admin);
+    }
+    const choices = joinChoices(game, snakes, data.standings, admin);
+    const drawn = JSON.stringify(choices);
+    if (drawn === joinForm.dataset.choices) {
+      return; // redrawn, an open list would close under the user's pointer
+    }
+    joinForm.dataset.choices = drawn;
+    fillSelect(joinForm.snake, choices, joinForm.snake.value);
+    const none = choices.length === 0;
+    joinForm.querySelector("button").disabled = none;
+    document.getElementById("join-none").hidden = !none || admin;
+  };
 
   const refresh = async () => {
     const { ok, status, data } = await fetchJson(url);
     if (!ok) {
       throw new Error(detailText(data, status));
     }
+    if (game === null) {
+      const catalogue = await fetchJson("/api/catalogue");
+      if (!catalogue.ok) {
+        throw new Error(detailText(catalogue.data, catalogue.status));
+      }
+      game = catalogue.data.find((g) => g.name === data.game);
+    }
     document.getElementById("summary").textContent = summaryText(data);
-    renderRows(document.getElementById("standings"), data.standings.map(standingRow));
+    drawStandings(data);
     renderRows(document.getElementById("games"), data.recent_games.map(recentGameRow));
-    drawChart(document.getElementById("chart"), data.history);
+    drawChart(document.getElementById("chart"), document.getElementById("legend"), data.history);
+    const progress = document.getElementById("run-progress");
+    document.getElementById("run-status").textContent = runText(data.run);
+    progress.hidden = !data.run || data.run.games === null;
+    if (data.run && data.run.games !== null) {
+      progress.max = data.run.games;
+      progress.value = data.run.done;
+    }
+    const run = document.getElementById("run");
+    if (run) {
+      run.disabled = data.running;
+    }
+    if (joinForm) {
+      await drawJoin(data);
+    }
+    if (editForm && !editing) {
+      fillEdit(data);
+    }
   };
 
-  document.getElementById("run")?.addEventListener("click", async () => {
-    const { ok, status, data } = await postJson(`${url}/run`, { games: 10 });
-    error.textContent = ok ? "" : detailText(data, status);
-    refresh().catch((e) => {
+  const later = (promise) =>
+    promise.catch((e) => {
       error.textContent = String(e.message);
     });
+
+  document.getElementById("run")?.addEventListener("click", async () => {
+    report(error, await postJson(`${url}/run`, { games: 10 }));
+    await later(refresh());
   });
-  poll(refresh, 2000, error);
+
+  joinForm?.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const answer = await postJson(`${url}/snakes`, { snake: joinForm.snake.value });
+    if (report(joinForm.querySelector(".error"), answer)) {
+      await later(refresh());
+    }
+  });
+
+  editForm?.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const done = editForm.querySelector(".pass");
+    done.textContent = "";
+    const { ok, status, data } = await fetchJson(url);
+    if (!ok) {
+      editForm.querySelector(".error").textContent = detailText(data, status);
+      return;
+    }
+    const body = {
+      params: changedParams(game.params, readParams(editForm.querySelector("[data-params]")), data.config.params),
+    };
+    const timeout = optionalNumber(editForm.timeout.value) ?? null;
+    if (timeout !== data.config.timeout_ms) {
+      body.timeout = timeout;
+    }
+    const turns = optionalNumber(editForm.max_turns.value) ?? null;
+    if (turns !== data.config.max_turns) {
+      body.max_turns = turns;
+    }
+    const answer = await postJson(url, body, "PATCH");
+    if (report(editForm.querySelector(".error"), answer)) {
+      done.textContent = "Saved: the next games play with these settings.";
+      fillEdit(answer.data);
+    }
+  });
+
+  document.getElementById("delete")?.addEventListener("click", async () => {
+    const sure = window.confirm(
+      `Delete the ladder ${name} with its standings and rating history? Its games stay.`,
+    );
+    if (sure && report(error, await fetchJson(url, { method: "DELETE" }))) {
+      window.location.assign("/ladders");
+    }
+  });
+
+  poll(refresh, 1500, error);
 }
 
 if (typeof document !== "undefined") {

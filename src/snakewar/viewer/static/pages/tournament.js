@@ -1,19 +1,48 @@
-// A tournament's page: the bracket (a column per round) and the standings from
+// A tournament's page: the bracket (a column per round), each match's games and its
+// game being played now (to watch live), and the standings, from
 // GET /api/tournaments/{id}, refreshed every 1.5 s until the tournament is decided.
+// Admins start it (or play a stopped run on), and before it starts rename it and
+// change its entrants (PATCH).
 
-import { detailText, el, fetchJson, poll, renderRows } from "./dom.js";
+import { entrantChoices, fillSelect, formatName } from "./club.js";
+import { detailText, el, fetchJson, poll, postJson, renderRows } from "./dom.js";
 
 /** The line under the title: the champion, or whether games are being played. */
 export function statusText(data) {
   if (data.finished) {
     return `Champion: ${data.champion}`;
   }
-  return data.running ? "Playing now" : "Waiting";
+  if (data.running) {
+    const played = data.run ? ` (${data.run.done} games played)` : "";
+    return `Playing now${played}`;
+  }
+  if (data.started === false) {
+    return "Not started";
+  }
+  if (data.run?.error) {
+    return `Stopped: ${data.run.error}`;
+  }
+  return "Waiting to be played on";
+}
+
+/** The start button's label, or `null` when there is nothing to start. */
+export function startLabel(data) {
+  if (data.finished || data.running) {
+    return null;
+  }
+  return data.started === false ? "Start the tournament" : "Play it on";
+}
+
+/** The line under the title: format (by its name, never its id), game and entrants. */
+export function aboutText(data) {
+  const format = data.format_title || formatName(data.format);
+  return `${format} · ${data.config.game} · ${data.snakes.length} snakes`;
 }
 
 /**
  * The bracket's columns: matches grouped by bracket and round ("winners 1",
- * "losers 2", ...), in the order the API lists them.  `[{key, matches}]`.
+ * "losers 2", ...), in the order the API lists them.  `[{key, title, matches}]`,
+ * `title` the round's name for people ("Winners round 1", "Grand final").
  */
 export function groupRounds(matches) {
   const rounds = new Map();
@@ -24,7 +53,7 @@ export function groupRounds(matches) {
     }
     rounds.get(key).push(match);
   }
-  return [...rounds].map(([key, list]) => ({ key, matches: list }));
+  return [...rounds].map(([key, list]) => ({ key, title: String(list[0].round), matches: list }));
 }
 
 /** Where a game of a match is watched: the viewer of its game, as the server says. */
@@ -34,7 +63,7 @@ export function gameUrl(game) {
 
 /**
  * A match's box: a line per entrant with its wins (`won` for who advanced),
- * whether it is a bye, and a link per game played.
+ * whether it is a bye, a link per game played, and its game being played now.
  */
 export function matchBox(match) {
   const advanced = match.advanced ?? [];
@@ -45,6 +74,7 @@ export function matchBox(match) {
     })),
     bye: match.status === "bye",
     games: (match.games ?? []).map((game, i) => ({ text: `game ${i + 1}`, href: gameUrl(game) })),
+    live: match.playing ? { text: "watch live", href: match.playing.viewer } : null,
   };
 }
 
@@ -68,29 +98,119 @@ function matchElement(match) {
     a.href = game.href;
     node.append(a, document.createTextNode(" "));
   }
+  if (box.live) {
+    const a = el("a", box.live.text, "live");
+    a.href = box.live.href;
+    a.dataset.testid = "watch-live";
+    node.append(a);
+  }
   return node;
 }
 
 function start() {
-  const tid = document.getElementById("tournament").dataset.tid;
+  const root = document.getElementById("tournament");
+  const tid = root.dataset.tid;
+  const admin = root.dataset.admin === "yes";
+  const url = `/api/tournaments/${encodeURIComponent(tid)}`;
+  const error = document.getElementById("error");
+  const editing = document.getElementById("edit");
+  let choices = null;
+
+  const patch = async (body) => {
+    const node = editing.querySelector(".error");
+    const answer = await postJson(url, body, "PATCH");
+    node.textContent = answer.ok ? "" : detailText(answer.data, answer.status);
+    if (answer.ok) {
+      await refresh();
+    }
+    return answer.ok;
+  };
+
+  const drawEdit = async (data) => {
+    editing.hidden = data.started !== false;
+    if (editing.hidden) {
+      return;
+    }
+    document.getElementById("rename").elements.name.placeholder = data.name;
+    const rows = document.getElementById("entrants");
+    rows.replaceChildren(
+      ...data.snakes.map((snake, i) => {
+        const tr = document.createElement("tr");
+        tr.append(el("td", String(i + 1)), el("td", snake.name));
+        const remove = el("button", "Remove", "inline");
+        remove.type = "button";
+        remove.dataset.testid = `remove-${snake.name}`;
+        remove.addEventListener("click", () => patch({ remove: [snake.name] }));
+        const cell = document.createElement("td");
+        cell.append(remove);
+        tr.append(cell);
+        return tr;
+      }),
+    );
+    if (choices === null) {
+      const [catalogue, snakes] = await Promise.all([
+        fetchJson("/api/catalogue"),
+        fetchJson(`/api/snakes?game=${encodeURIComponent(data.config.game)}`),
+      ]);
+      if (!catalogue.ok || !snakes.ok) {
+        const failed = catalogue.ok ? snakes : catalogue;
+        throw new Error(detailText(failed.data, failed.status));
+      }
+      const game = catalogue.data.find((g) => g.name === data.config.game);
+      const offered = entrantChoices(game, snakes.data);
+      fillSelect(document.getElementById("add-entrant").elements.snake, offered);
+      choices = offered;
+    }
+  };
+
   const refresh = async () => {
-    const { ok, status, data } = await fetchJson(`/api/tournaments/${encodeURIComponent(tid)}`);
+    const { ok, status, data } = await fetchJson(url);
     if (!ok) {
       throw new Error(detailText(data, status));
     }
-    document.getElementById("title").textContent = `${data.name} (${data.format})`;
+    document.getElementById("title").textContent = data.name;
+    document.getElementById("about").textContent = aboutText(data);
     document.getElementById("status").textContent = statusText(data);
+    const startButton = document.getElementById("start");
+    if (startButton) {
+      const label = startLabel(data);
+      startButton.hidden = label === null;
+      startButton.textContent = label ?? "";
+    }
+    if (admin && editing) {
+      await drawEdit(data);
+    }
     document.getElementById("bracket").replaceChildren(
-      ...groupRounds(data.matches).map(({ key, matches }) => {
+      ...groupRounds(data.matches).map(({ title, matches }) => {
         const column = el("div");
-        column.append(el("h3", key), ...matches.map(matchElement));
+        column.append(el("h3", title), ...matches.map(matchElement));
         return column;
       }),
     );
     renderRows(document.getElementById("standings"), standingRows(data.standings));
-    return !data.finished;
+    // A tournament nobody started yet may be started from another browser: keep looking.
+    return !data.finished || data.running;
   };
-  poll(refresh, 1500, document.getElementById("error"));
+
+  document.getElementById("start")?.addEventListener("click", async () => {
+    const answer = await postJson(`${url}/run`);
+    error.textContent = answer.ok ? "" : detailText(answer.data, answer.status);
+    await refresh().catch((e) => {
+      error.textContent = String(e.message);
+    });
+  });
+  document.getElementById("rename")?.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const field = event.target.elements.name;
+    if (await patch({ name: field.value.trim() })) {
+      field.value = "";
+    }
+  });
+  document.getElementById("add-entrant")?.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    await patch({ add: [event.target.elements.snake.value] });
+  });
+  poll(refresh, 1500, error);
 }
 
 if (typeof document !== "undefined") {

@@ -1,0 +1,368 @@
+"""``snakewar halite play``: one game, as the official engine's ``halite`` binary plays it.
+
+The command line is the engine's, read by its rules (:mod:`snakewar.cli.halite_args`),
+so an official kit's ``run_game.sh`` runs unchanged with ``./halite`` replaced by
+``snakewar halite play``.  It writes the engine's outputs:
+
+* the engine's log on stderr (``[info] Map seed is 42`` ... ``[info] Player 0, 'MyBot',
+  was rank 1 with 5000 halite``), as much as ``-v`` asks for; none with
+  ``--results-as-json``;
+* the ``.hlt`` replay named ``replay-YYYYMMDD-HHMMSS±ZZZZ-<seed>-<w>-<h>.hlt`` in ``-i``
+  (default: the current folder; made if missing; the current folder if it cannot be
+  written, with the engine's ``[error]`` line), and ``errorlog-…-<pid>.log`` files for
+  players with log output;
+* on stdout only what is asked for: the results JSON (``--results-as-json``), the
+  constants (``--print-constants``), Snakewar's results table (``--table``).
+
+Bot commands are run without a shell (split into words as a shell would; leading
+``NAME=value`` words set the bot's environment), and ``builtin:NAME`` bots play
+in-process.  A command line the engine refuses, or a game that cannot be played, is one
+``error:`` line and exit status 2.  This module imports the engine and the referee only
+once a game is to be played: the time to the game's start is Python's own start-up and
+theirs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from snakewar.cli.halite_args import (
+    ENGINE_VERSION,
+    EngineArgs,
+    EngineArgsError,
+    parse_engine_args,
+    usage,
+    version_text,
+)
+
+if TYPE_CHECKING:
+    from snakewar.games.halite3 import Constants, HaliteGame
+    from snakewar.referee.halite import HaliteMatch
+    from snakewar.referee.halite_log import EngineLog
+
+__all__ = ["final_snapshot", "main", "results_object"]
+
+
+class _Refused(Exception):
+    """What ends the command with one ``error:`` line (exit status 2)."""
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run ``snakewar halite play ARGV``; returns the exit status.
+
+    Args:
+        argv: the words after ``snakewar halite play``.
+    """
+    from snakewar.errors import SnakewarError
+
+    try:
+        args = parse_engine_args(argv)
+    except EngineArgsError as exc:
+        return _error(f"{exc} (as the official engine reads its command line; see --help)")
+    if args.action == "help":
+        sys.stdout.write(usage())
+        return 0
+    if args.action == "version":
+        sys.stdout.write(version_text())
+        return 0
+    try:
+        _run(args)
+    except _Refused as exc:
+        return _error(str(exc))
+    except SnakewarError as exc:
+        return _error(str(exc))
+    except OSError as exc:
+        return _error(f"cannot start the game: {exc}")
+    except KeyboardInterrupt:
+        # Ctrl-C: the referee has killed the bots on its way out; no traceback.
+        return 130
+    return 0
+
+
+def _error(message: str) -> int:
+    sys.stderr.write(f"error: {message}\n")
+    return 2
+
+
+def _run(args: EngineArgs) -> None:
+    from snakewar.referee.halite_log import EngineLog, LogLevel, level_for_verbosity
+
+    # The engine's order: the constants are read, printed if asked, then changed.
+    constants = _constants(args.constants_file)
+    if args.print_constants:
+        sys.stdout.write(constants.dumps() + "\n")
+        return
+    if args.strict:
+        constants = dataclasses.replace(constants, STRICT_ERRORS=True)
+    if args.map_type != "fractal":
+        raise _Refused(
+            f"map type {args.map_type!r}: only 'fractal' is supported (the official default; "
+            "basic and blur_tile were never used in official play)"
+        )
+    if args.from_snapshot:
+        raise _Refused("--from-snapshot: starting from a snapshot is not supported")
+    if args.table and args.results_as_json:
+        raise _Refused("--table and --results-as-json both print on stdout: give one of them")
+    bots = args.bot_commands
+    if len(bots) > constants.MAX_PLAYERS:
+        raise _Refused(f"Too many players (max is {constants.MAX_PLAYERS}): {len(bots)} bots")
+    log = EngineLog(
+        sys.stderr, level_for_verbosity(args.verbosity), enabled=not args.results_as_json
+    )
+    map_players = args.players if args.players is not None else 1
+    if len(bots) > map_players:
+        if args.players is not None:
+            log.log("Overriding the specified number of players", LogLevel.WARNING)
+        map_players = len(bots)
+    folder = _replay_folder(args)
+    # No seed: the engine takes its clock's count (nanoseconds) cut to 32 bits.
+    seed = args.seed if args.seed is not None else time.time_ns() & 0xFFFFFFFF
+    _play(args, bots, seed, map_players, constants, folder, log)
+
+
+def _constants(path: str | None) -> Constants:
+    from snakewar.games.halite3 import Constants
+
+    if path is None:
+        return Constants()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise _Refused(f"cannot read constants file {path!r}: {why}") from None
+    return Constants.loads(text)
+
+
+def _replay_folder(args: EngineArgs) -> str | None:
+    """The folder for the replay and the logs, as text ending in ``/``; ``None``: unusable.
+
+    It is made if missing (the official kits ship theirs empty, and a clone of them has
+    none).  One that cannot be made or written is left to the engine's fallback: the
+    current folder, said on the log when the replay is written.
+    """
+    from snakewar.cli.paths import OutputPathError, make_directory
+
+    text = args.replay_directory or "."
+    if args.no_replay and args.no_logs:
+        # Only a killed player's log may be written: no folder is made for it.
+        return _with_separator(text) if os.path.isdir(text) else None
+    try:
+        make_directory(text, "replay directory")
+    except OutputPathError:
+        return None
+    return _with_separator(text)
+
+
+def _with_separator(folder: str) -> str:
+    # The engine joins the folder and the file name as text: its spelling is kept.
+    return folder if folder.endswith(os.sep) else folder + os.sep
+
+
+def _play(
+    args: EngineArgs,
+    bots: list[str],
+    seed: int,
+    map_players: int,
+    constants: Constants,
+    folder: str | None,
+    log: EngineLog,
+) -> None:
+    from snakewar.referee.halite import play_halite_sync
+    from snakewar.referee.halite_log import LogLevel
+
+    match = play_halite_sync(
+        bots,
+        seed=seed,
+        width=args.width,
+        height=args.height,
+        map_players=map_players,
+        constants=constants,
+        turn_limit=args.turn_limit,
+        timeouts=not args.no_timeout,
+        names=args.override_names,
+        log=log,
+    )
+    # Imported once the game is played: what the game's start need not wait for.
+    from snakewar.replay.hlt import replay_document, replay_filename, write_hlt
+
+    game = match.game
+    when = datetime.now().astimezone()
+    stamp = when.strftime("%Y%m%d-%H%M%S%z")
+    replay_path: str | None = None
+    if not args.no_replay:
+        document = replay_document(
+            game,
+            match.names,
+            execution_time_ms=match.execution_time_ms,
+            map_players=map_players,
+            failed_to_initialize=match.failed_to_initialize,
+        )
+        name = replay_filename(game.seed, game.width, game.height, when)
+        compress = not args.no_compression
+        if folder is not None:
+            try:
+                write_hlt(document, folder + name, compress=compress)
+                replay_path = folder + name
+            except OSError:
+                pass
+        if replay_path is None:
+            log.log(
+                f"Error: could not write replay to directory {_shown(args)}, falling back on "
+                "current directory.",
+                LogLevel.ERROR,
+            )
+            folder = "./"
+            replay_path = folder + name
+            try:
+                write_hlt(document, replay_path, compress=compress)
+            except OSError as exc:
+                raise _Refused(f"cannot write the replay {replay_path!r}: {exc.strerror}") from None
+        log.log(f"Opening a file at {replay_path}")
+    result = game.result()
+    for pid in range(game.num_players):
+        log.log(
+            f"Player {pid}, '{match.names[pid]}', was rank {result.ranks[pid]} with "
+            f"{result.scores[pid]} halite"
+        )
+    log_paths = _write_error_logs(args, match, stamp, folder or "./", log)
+    if args.results_as_json:
+        results = results_object(
+            match, replay=replay_path, error_logs=log_paths, map_players=map_players
+        )
+        # As the engine's JSON library writes it: keys sorted, 4 spaces, UTF-8 as is.
+        sys.stdout.write(json.dumps(results, indent=4, sort_keys=True, ensure_ascii=False) + "\n")
+    if args.table:
+        _print_table(match, replay_path, log_paths)
+
+
+def _shown(args: EngineArgs) -> str:
+    """The replay folder as the engine names it in its fallback line (with a ``/``)."""
+    return _with_separator(args.replay_directory or ".")
+
+
+def _write_error_logs(
+    args: EngineArgs, match: HaliteMatch, stamp: str, folder: str, log: EngineLog
+) -> dict[int, str]:
+    game = match.game
+    paths: dict[int, str] = {}
+    for pid, text in sorted(match.error_logs.items()):
+        if not text:
+            continue
+        # As the engine: --no-logs still writes the log of a killed player.
+        if args.no_logs and not game.players[pid].terminated:
+            log.log("Player has log output, but log was suppressed.", player=pid)
+            continue
+        path = f"{folder}errorlog-{stamp}-{game.seed}-{game.width}-{game.height}-{pid}.log"
+        try:
+            Path(path).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise _Refused(f"cannot write error log {path!r}: {exc.strerror}") from None
+        paths[pid] = path
+        log.log(f"Player has log output. Writing a log at {path}", player=pid)
+    return paths
+
+
+def final_snapshot(game: HaliteGame, map_players: int) -> str:
+    """The engine's ``final_snapshot`` string (what ``--from-snapshot`` reads).
+
+    ``version;fractal,w,h,n,seed;cells,…;`` then per player
+    ``pid;energy;fx-fy,dropoff-x-y,…;ship-x-y-cargo,…;``.  Ships come in the engine's
+    hash-table order, as in the frames bots receive.
+    """
+    parts = [f"{ENGINE_VERSION};fractal,{game.width},{game.height},{map_players},{game.seed};"]
+    parts.append("".join(f"{v}," for v in game.halite) + ";")
+    for player in game.players:
+        fx, fy = player.shipyard
+        dropoffs = "".join(f"{d.id}-{d.x}-{d.y}," for d in player.dropoffs)
+        ships = "".join(f"{s.id}-{s.x}-{s.y}-{s.cargo}," for s in player.ships_in_order())
+        parts.append(f"{player.id};{player.energy};{fx}-{fy},{dropoffs};{ships};")
+    return "".join(parts)
+
+
+def results_object(
+    match: HaliteMatch,
+    *,
+    replay: str | None,
+    error_logs: dict[int, str],
+    map_players: int,
+) -> dict[str, Any]:
+    """The engine's ``--results-as-json`` object for a finished match.
+
+    Args:
+        match: the finished match.
+        replay: the replay path, or ``None`` with ``--no-replay`` (the key is left out).
+        error_logs: the error log paths written, by player id.
+        map_players: the players the map was made for (``-n``).
+    """
+    game = match.game
+    result = game.result()
+    results: dict[str, Any] = {
+        "error_logs": {str(pid): path for pid, path in error_logs.items()},
+        "terminated": {
+            str(pid): game.players[pid].terminated for pid, text in match.error_logs.items() if text
+        },
+        "map_width": game.width,
+        "map_height": game.height,
+        "map_seed": game.seed,
+        "map_generator": "fractal",
+        # The engine's is the halite of the map it generated, before any turn.
+        "map_total_halite": sum(sum(row) for row in game.initial_halite),
+        "execution_time": match.execution_time_ms,
+        "final_snapshot": final_snapshot(game, map_players),
+        "stats": {
+            str(pid): {"rank": result.ranks[pid], "score": result.scores[pid]}
+            for pid in range(game.num_players)
+        },
+    }
+    if replay is not None:
+        results["replay"] = replay
+    return results
+
+
+def _print_table(match: HaliteMatch, replay: str | None, logs: dict[int, str]) -> None:
+    """Snakewar's summary of the game (``--table``): ranks, scores, why bots were killed."""
+    from rich.console import Console
+    from rich.table import Table
+
+    game = match.game
+    result = game.result()
+    table = Table(
+        title=f"Halite III, seed {game.seed}, {game.width}x{game.height}, "
+        f"{game.turn} turns, {match.execution_time_ms} ms"
+    )
+    for column in ("rank", "player", "name", "score", "ships spawned", "deposited", "killed"):
+        table.add_column(column, justify="right" if column not in ("name", "killed") else "left")
+    for pid in sorted(range(game.num_players), key=lambda p: result.ranks[p]):
+        stats = result.statistics[pid]
+        killed = ""
+        if game.players[pid].terminated:
+            why = match.failures.get(pid) or _last_error(match.error_logs.get(pid, ""))
+            killed = why or "yes"
+        table.add_row(
+            str(result.ranks[pid]),
+            str(pid),
+            match.names[pid],
+            str(result.scores[pid]),
+            str(stats.get("ships_spawned", "")),
+            str(stats.get("total_production", "")),
+            killed,
+        )
+    console = Console()
+    console.print(table)
+    if replay is not None:
+        console.print(f"replay: {replay}")
+    for pid, path in sorted(logs.items()):
+        console.print(f"error log for player {pid}: {path}")
+
+
+def _last_error(log: str) -> str:
+    errors = [line[len("error: ") :] for line in log.splitlines() if line.startswith("error: ")]
+    return errors[-1] if errors else ""

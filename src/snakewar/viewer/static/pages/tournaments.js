@@ -1,0 +1,158 @@
+// The tournaments list, from GET /api/tournaments; for admins, the new-tournament
+// form: a game of the catalogue, a format, entrants (registered snakes and built-ins,
+// ticked in seed order, and more typed), heat size, best of, the game's settings,
+// and POST /api/tournaments, started now or later from its page.
+
+import {
+  changedParams,
+  drawParams,
+  entrantChoices,
+  fillSelect,
+  formatName,
+  gameSizes,
+  optionalNumber,
+  paramFields,
+  readParams,
+} from "./club.js";
+import { detailText, el, fetchJson, postJson, renderRows } from "./dom.js";
+
+/** A tournament's state for the list: not started, playing, its champion, or waiting. */
+export function stateText(t) {
+  if (t.finished) {
+    return `Champion: ${t.champion}`;
+  }
+  if (t.running) {
+    return "Playing now";
+  }
+  return t.started ? "Stopped: play it on from its page" : "Not started";
+}
+
+/** A tournament's row: its name (a link to its page), game, format, entrants, state. */
+export function tournamentRow(t) {
+  return {
+    testid: "tournament-row",
+    cells: [
+      { text: t.name, href: t.page },
+      t.game,
+      formatName(t.format),
+      `${t.entrants} snakes`,
+      stateText(t),
+    ],
+  };
+}
+
+/** Every tournament's row, or one row saying there is none yet. */
+export function tournamentRows(list) {
+  if (list.length === 0) {
+    return [{ cells: [{ text: "No tournaments yet.", cls: "muted" }] }];
+  }
+  return list.map(tournamentRow);
+}
+
+/**
+ * The POST /api/tournaments body: `values` are the form's fields (strings), `ticked`
+ * the entrants ticked in the list (in its order), then one per line of `more`.
+ * Only the game's settings changed from its defaults are sent; the seed as typed.
+ */
+export function tournamentBody(values, ticked, game, rawParams) {
+  const more = String(values.more ?? "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const body = {
+    name: String(values.name ?? "").trim(),
+    game: game.name,
+    format: values.format,
+    snakes: [...ticked, ...more],
+    heat_size: Number(values.heat_size),
+    best_of: Number(values.best_of),
+    params: changedParams(game.params, rawParams),
+    start: values.start === "on" || values.start === true,
+  };
+  for (const key of ["timeout", "max_turns"]) {
+    const number = optionalNumber(values[key]);
+    if (number !== undefined) {
+      body[key] = number;
+    }
+  }
+  const seed = String(values.seed ?? "").trim();
+  if (seed !== "") {
+    body.seed = seed;
+  }
+  return body;
+}
+
+function drawChoices(container, choices) {
+  container.replaceChildren(
+    ...choices.map((choice) => {
+      const label = el("label");
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.value = choice.value;
+      box.dataset.testid = `entrant-${choice.value}`;
+      label.append(box, document.createTextNode(` ${choice.label}`));
+      return label;
+    }),
+  );
+}
+
+async function newTournamentForm(form) {
+  const error = form.querySelector(".error");
+  const [catalogue, snakes] = await Promise.all([
+    fetchJson("/api/catalogue"),
+    fetchJson("/api/snakes"),
+  ]);
+  if (!catalogue.ok || !snakes.ok) {
+    const failed = catalogue.ok ? snakes : catalogue;
+    error.textContent = detailText(failed.data, failed.status);
+    return;
+  }
+  const games = catalogue.data;
+  const params = form.querySelector("[data-params]");
+  const choices = document.getElementById("entrant-choices");
+  const pick = () => games.find((g) => g.name === form.game.value) ?? games[0];
+  const showGame = () => {
+    const game = pick();
+    const sizes = gameSizes(game, 8);
+    fillSelect(form.heat_size, sizes, sizes[0]);
+    drawParams(params, paramFields(game.params));
+    drawChoices(choices, entrantChoices(game, snakes.data));
+  };
+  fillSelect(
+    form.game,
+    games.map((g) => ({ value: g.name, label: g.title })),
+    games.find((g) => g.is_default)?.name,
+  );
+  form.game.addEventListener("change", showGame);
+  showGame();
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    const values = Object.fromEntries(new FormData(form).entries());
+    const ticked = [...choices.querySelectorAll("input:checked")].map((box) => box.value);
+    const body = tournamentBody(values, ticked, pick(), readParams(params));
+    const { ok, status, data } = await postJson("/api/tournaments", body);
+    if (!ok) {
+      error.textContent = detailText(data, status);
+      return;
+    }
+    window.location.assign(data.page);
+  });
+}
+
+async function start() {
+  const form = document.getElementById("new-tournament");
+  if (form) {
+    newTournamentForm(form);
+  }
+  const { ok, status, data } = await fetchJson("/api/tournaments");
+  if (!ok) {
+    document.getElementById("error").textContent = detailText(data, status);
+    return;
+  }
+  renderRows(document.getElementById("tournaments"), tournamentRows(data));
+}
+
+if (typeof document !== "undefined") {
+  start();
+}
