@@ -25,6 +25,17 @@ def chromium() -> str:
     return tool("chromium")
 
 
+PATIENCE_MS = 120_000
+"""How long a page call or an ``expect`` waits (a loaded machine renders slowly)."""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def patient_expect() -> None:
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=PATIENCE_MS)
+
+
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("db") / "games.db"
@@ -56,6 +67,7 @@ def browser(chromium: str) -> Iterator[Browser]:
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(PATIENCE_MS)
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
