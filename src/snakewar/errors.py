@@ -49,7 +49,8 @@ they are raised (a test keeps this drawing equal to the classes)::
     ├── arena.ExecutorError (ValueError)              an executor setting or job list that is wrong
     ├── arena.LadderError (ValueError)                a ladder setting that cannot be used
     │   ├── arena.LadderNotFoundError (+NotFoundError)    no ladder of that name
-    │   └── arena.LadderExistsError (+ConflictError)      a ladder name that is taken
+    │   ├── arena.LadderExistsError (+ConflictError)      a ladder name that is taken
+    │   └── arena.LadderGameRecordedError (+ConflictError)  a ladder game another run recorded
     ├── arena.TournamentRunError (ValueError)         a tournament run that cannot go on
     │   ├── arena.TournamentNotFoundError (+NotFoundError)  no tournament of that id
     │   └── arena.TournamentExistsError (+ConflictError)    a tournament id that is taken
