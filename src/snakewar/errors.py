@@ -65,6 +65,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   └── storage.GameNotFoundError                 no game of that id
     ├── ConflictError                                 a clash with what exists (HTTP 409)
     │   ├── server.arena.ArenaBusyError               a ladder or tournament already running
+    │   ├── server.runs.RunNotRunningError            a stop asked of a run that is not going on
     │   ├── server.routers.games.GameNotRunningError  a game that is not running (or has no match)
     │   ├── server.manager.NotSteppableError          a game whose referee cannot pause
     │   └── server.stepping.NotPausedError            a step asked of a game that is not paused
