@@ -280,17 +280,13 @@ class Outcome:
 
 
 def scenario(
-    database: str,
-    log_dir: Path,
-    expected: list[tuple[Any, ...]] | None = None,
-    *,
-    server_env: dict[str, str] | None = None,
+    database: str, log_dir: Path, *, server_env: dict[str, str] | None = None
 ) -> tuple[Outcome, list[tuple[Any, ...]]]:
     """Play the scenario once on a fresh ``database``; what it found, and the straight run.
 
-    ``expected`` is the straight run's games when known (the same tournament is played
-    in every round, so it is computed once); ``server_env`` is added to the servers'
-    environment (``PYTHONPATH``: another checkout's servers, to compare).
+    ``server_env`` is added to the servers' environment (``PYTHONPATH``: another
+    checkout's servers, to compare).  The straight run is played afterwards, in this
+    process: the tournament's id (from the server) is part of every game's seed.
     """
     outcome = Outcome()
     started = time.monotonic()
@@ -348,8 +344,7 @@ def scenario(
         except AssertionError as exc:
             outcome.problems.append(f"a server does not start: {str(exc)[:300]}")
         again.stop()
-    if expected is None:
-        expected = straight_run(data)
+    expected = straight_run(data)
     # Killed mid-run: neither crash came after the last game.
     if at_second >= len(expected):
         outcome.problems.append("the tournament ended before the second crash")
