@@ -49,6 +49,9 @@ TOURNAMENT: dict[str, Any] = {
     "width": 11,
     "height": 11,
     "seed": 31,
+    # The longest a server allows: built-in bots' worker processes start slowly on a
+    # loaded machine, and a game must not fail for that.
+    "timeout": 2000,
 }
 """About twenty games in some eight rounds (a round's games are played at once): long
 enough to be killed mid-run twice, short enough for a test."""
@@ -228,11 +231,14 @@ def _game_key(
 
 def straight_run(data: dict[str, Any]) -> list[tuple[Any, ...]]:
     """The games a straight run of the tournament ``data`` (its API answer) plays."""
+    # The same games, with all the time in the world per turn: a deterministic bot's
+    # moves do not depend on it, and a loaded machine must not fail a turn here.
+    config = MatchConfig.from_dict({**data["config"], "timeout_ms": 60_000})
     run = TournamentRun.create(
         data["name"],
         data["format"],
         [(s["source"], s["name"]) for s in data["snakes"]],
-        config=MatchConfig.from_dict(data["config"]),
+        config=config,
         seed=int(data["seed"]),
         heat_size=int(data["config"]["game_size"]),
         best_of=int(TOURNAMENT["best_of"]),
@@ -323,6 +329,9 @@ def scenario(
             if answer.status_code != 200:
                 raise AssertionError(f"the tournament answers {answer.status_code}: {answer.text}")
             body = answer.json()
+            run = body.get("run") or {}
+            if not body["running"] and run.get("state") == "failed":
+                raise AssertionError(f"the run failed: {run.get('error')}")
             return bool(body["finished"]) and not body["running"]
 
         try:
