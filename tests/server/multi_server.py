@@ -33,7 +33,7 @@ import sqlalchemy as sa
 
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.executors import InProcessExecutor
-from snakewar.arena.tournament_runner import TournamentRun
+from snakewar.arena.tournament_runner import TournamentRun, TournamentRunError
 from snakewar.storage import Store
 
 SNAKEWAR = "import sys; from snakewar.command import main; sys.exit(main())"
@@ -55,6 +55,9 @@ TOURNAMENT: dict[str, Any] = {
 }
 """About twenty games in some eight rounds (a round's games are played at once): long
 enough to be killed mid-run twice, short enough for a test."""
+
+MAX_REPLAYS = 5
+"""Times a round plays a run on after a game failed for the machine's load (no more)."""
 
 CLEAN_EXITS = (0, 130)
 """How ``snakewar serve`` exits when stopped with Ctrl-C (``SIGINT``)."""
@@ -229,6 +232,12 @@ def _game_key(
     )
 
 
+def _transient(error: str) -> bool:
+    """Whether a run failed for the machine's load: a built-in bot's worker process that
+    did not start in time (the games it played are recorded; the others are played on)."""
+    return "could not be played" in error and "no bot worker ready" in error
+
+
 def straight_run(data: dict[str, Any]) -> list[tuple[Any, ...]]:
     """The games a straight run of the tournament ``data`` (its API answer) plays."""
     # The same games, with all the time in the world per turn: a deterministic bot's
@@ -246,7 +255,14 @@ def straight_run(data: dict[str, Any]) -> list[tuple[Any, ...]]:
     )
     with Store("sqlite://") as store:
         store.tournaments.create(run)
-        run.run(store, InProcessExecutor(concurrency=2))
+        for _ in range(MAX_REPLAYS):
+            try:
+                run.run(store, InProcessExecutor(concurrency=2))
+                break
+            except TournamentRunError as exc:
+                if not _transient(str(exc)):
+                    raise
+        assert run.is_finished, "the straight run did not finish"
         games = [g for match in run.games.values() for g in match]
         return [
             (
@@ -271,6 +287,7 @@ class Outcome:
     same_as_straight: bool = False
     restarted: bool = False
     api_status: int = 0
+    replays: int = 0
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
 
@@ -302,14 +319,17 @@ def scenario(
         assert made.status_code == 201, made.text
         data = made.json()
         tid = data["id"]
-        wait_until("the first games", lambda: recorded(database, tid) >= 2)
+        wait_until("the first games", lambda: _played(first, tid, 2, outcome, database))
         first.kill()
         at_crash = recorded(database, tid)
         # Two servers at once, both resuming.
         pair = [make("b").start(), make("c").start()]
         for server in pair:
             server.wait_ready()
-        wait_until("games after the restart", lambda: recorded(database, tid) > at_crash)
+        wait_until(
+            "games after the restart",
+            lambda: any(_played(s, tid, at_crash + 1, outcome, database) for s in pair),
+        )
         at_second = recorded(database, tid)
         # Kill whichever plays it (both, if both did: the old bug); one takes its place.
         playing: list[Server] = []
@@ -329,9 +349,7 @@ def scenario(
             if answer.status_code != 200:
                 raise AssertionError(f"the tournament answers {answer.status_code}: {answer.text}")
             body = answer.json()
-            run = body.get("run") or {}
-            if not body["running"] and run.get("state") == "failed":
-                raise AssertionError(f"the run failed: {run.get('error')}")
+            _play_on_if_failed(live[-1], body, outcome)
             return bool(body["finished"]) and not body["running"]
 
         try:
@@ -364,6 +382,29 @@ def scenario(
     outcome.same_as_straight = sorted(games) == sorted(expected)
     outcome.seconds = time.monotonic() - started
     return outcome, expected
+
+
+def _play_on_if_failed(server: Server, body: dict[str, Any], outcome: Outcome) -> None:
+    """Play a run on that failed for the machine's load, as its admin would (a few times)."""
+    run = body.get("run") or {}
+    if body["running"] or body["finished"] or run.get("state") not in (None, "failed"):
+        return
+    error = str(run.get("error") or "")
+    if _transient(error) and outcome.replays < MAX_REPLAYS:
+        outcome.replays += 1
+        server.post(f"/api/tournaments/{body['id']}/run")
+    elif error:
+        raise AssertionError(f"the run failed: {error}")
+
+
+def _played(server: Server, tid: str, count: int, outcome: Outcome, database: str) -> bool:
+    """Whether ``count`` games are recorded (a failed run on ``server`` played on)."""
+    if recorded(database, tid) >= count:
+        return True
+    answer = server.get(f"/api/tournaments/{tid}")
+    if answer.status_code == 200:
+        _play_on_if_failed(server, answer.json(), outcome)
+    return False
 
 
 def _plays(server: Server, tid: str) -> bool:
