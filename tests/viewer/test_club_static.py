@@ -100,7 +100,9 @@ const listed = { id: "c-1", name: "Cup", page: "/tournaments/c-1", running: fals
   finished: false, champion: null };
 out.states = [TS.stateText(listed), TS.stateText({ ...listed, started: true, running: true }),
   TS.stateText({ ...listed, started: true }),
-  TS.stateText({ ...listed, started: true, finished: true, champion: "a" })];
+  TS.stateText({ ...listed, started: true, finished: true, champion: "a" }),
+  TS.stateText({ id: "b", name: "b", page: "/tournaments/b", running: false, started: true,
+    finished: false, champion: null, error: "tournament 'b' cannot be loaded: no match R9-9" })];
 out.tRow = TS.tournamentRow(listed);
 out.noTournaments = TS.tournamentRows([]);
 out.tBody = TS.tournamentBody({ name: " Cup ", format: "swiss",
@@ -351,6 +353,7 @@ def test_tournament_rows_bodies_and_states(js: dict[str, Any]) -> None:
         "Playing now",
         "Stopped: play it on from its page",
         "Champion: a",
+        "Cannot be played on: tournament 'b' cannot be loaded: no match R9-9",
     ]
     assert js["tRow"] == {
         "testid": "tournament-row",
