@@ -219,7 +219,9 @@ def test_an_admin_stops_a_tournament_and_plays_it_on_later(
 
 def test_a_stop_reaches_the_server_that_plays_the_run(tmp_path: Path, snakes: SnakeServers) -> None:
     url = f"sqlite:///{tmp_path / 'games.db'}"
-    with client(url, game_lease_s=1.5) as first, client(url, game_lease_s=1.5) as second:
+    # A lease long enough that the second server never takes the run over on a loaded
+    # machine (the stop reaches the first when it renews, every third of it).
+    with client(url, game_lease_s=4) as first, client(url, game_lease_s=4) as second:
         tid = slow_cup(first, snakes)
         path = f"/api/tournaments/{tid}"
         playing(first, tid)
