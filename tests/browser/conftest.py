@@ -1,4 +1,8 @@
-"""Fixtures shared by the browser tests: the app on loopback, chromium and a page."""
+"""Fixtures shared by the browser tests: the app on loopback, chromium and a page.
+
+Every test here needs Debian's chromium: the autouse ``chromium`` fixture skips them
+all without it, with the reason, and fails them under CI (``CI=1``).
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,16 @@ import pytest
 
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
-from tests.browser.browser_env import CHROMIUM
+from tests.system_tools import tool
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
+
+
+@pytest.fixture(scope="session", autouse=True)
+def chromium() -> str:
+    """The path of Debian's chromium (a skip without it, a failure under CI)."""
+    return tool("chromium")
 
 
 @pytest.fixture(scope="module")
@@ -23,12 +33,12 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
+def browser(chromium: str) -> Iterator[Browser]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(
-            executable_path=CHROMIUM,
+            executable_path=chromium,
             args=[
                 "--no-sandbox",
                 "--disable-gpu",

@@ -135,8 +135,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             # running in the database) for the next server, before the games close.
             await runs.close()
             passwords.close()
+            arena.close()  # first: its runs' games would start on a closing manager
             await manager.close()
-            arena.close()
             astore.close()
             uploads.close()
             if own:

@@ -97,6 +97,8 @@ class LiveGame:
     gate: TurnGate = field(default_factory=TurnGate)
     record_calls: bool = False
     call_bytes: int = 0
+    header_text: str | None = field(default=None, repr=False)
+    """Its header as JSON text, encoded once for every page of frames that sends it."""
     store_frames: bool = True
 
     @property
@@ -158,6 +160,7 @@ class GameManager:
         self.lease_s = lease_s
         self._leases: asyncio.Task[None] | None = None
         self.max_pause_s = max_pause_s
+        self._closing = False
 
     async def start(self) -> None:
         """Open the shared play session and keep leases (call from the running loop).
@@ -182,15 +185,21 @@ class GameManager:
 
     async def close(self) -> None:
         """Cancel running games (they are stored as cancelled) and release resources."""
+        # No game starts from now on: one started while the others are cancelled (a
+        # request, an arena thread) would play on a closed session and leave its bot
+        # workers behind.
+        self._closing = True
         if self._leases is not None:
             self._leases.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._leases
-        for live in list(self.games.values()):
-            if live.task is not None and not live.task.done():
-                live.task.cancel()
+        while running := [
+            g.task for g in self.games.values() if g.task is not None and not g.task.done()
+        ]:
+            for task in running:
+                task.cancel()
                 with contextlib.suppress(BaseException):
-                    await live.task
+                    await task
         if self._session is not None:
             await self._session.aclose()
 
@@ -268,6 +277,7 @@ class GameManager:
         Raises:
             ParamsError: ``step`` for a game whose referee cannot pause.
             GameLimitError: if too many games are running.
+            BusyError: if the server is stopping.
             SnakewarError: an unreachable bot, an unknown bot, impossible settings.
         """
         if slot is None:
@@ -276,6 +286,8 @@ class GameManager:
         elif slot.used:
             raise ValueError("a slot starts one game")
         assert self._session is not None, "GameManager.start() was not awaited"
+        if self._closing:
+            raise BusyError("the server is stopping: it starts no more games")
         adapter = get_game(spec.game)
         steps = adapter.catalogue().steps
         if step and not steps:
@@ -330,11 +342,12 @@ class GameManager:
             try:
                 played = await adapter.play(spec, seed, self._session, hooks)
                 live.played = played
-                live.status = "complete"
                 if not live.in_store:  # a game that streams no frames, or kept whole
                     await self._db(games.save_played, played, owner_id=owner_id)
                 else:
                     await self._db(games.finish, live.id, "complete", played)
+                # Complete once stored: whoever sees it complete can read its replay.
+                live.status = "complete"
             except asyncio.CancelledError:
                 live.status = "cancelled"
                 if live.in_store:
@@ -366,7 +379,8 @@ class GameManager:
     async def cancel(self, game_id: str) -> bool:
         """Stop a running game; returns False if it was not running."""
         live = self.games.get(game_id)
-        if live is None or live.finished or live.task is None:
+        # A game whose result is being stored is over: cancelling now would undo that.
+        if live is None or live.finished or live.task is None or live.played is not None:
             return False
         live.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
