@@ -51,7 +51,8 @@ they are raised (a test keeps this drawing equal to the classes)::
     ├── arena.ExecutorError (ValueError)              an executor setting or job list that is wrong
     ├── arena.LadderError (ValueError)                a ladder setting that cannot be used
     │   ├── arena.LadderNotFoundError (+NotFoundError)    no ladder of that name
-    │   └── arena.LadderExistsError (+ConflictError)      a ladder name that is taken
+    │   ├── arena.LadderExistsError (+ConflictError)      a ladder name that is taken
+    │   └── arena.LadderGameRecordedError (+ConflictError)  a ladder game another run recorded
     ├── arena.TournamentRunError (ValueError)         a tournament run that cannot go on
     │   ├── arena.TournamentNotFoundError (+NotFoundError)  no tournament of that id
     │   └── arena.TournamentExistsError (+ConflictError)    a tournament id that is taken
@@ -66,6 +67,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   └── storage.GameNotFoundError                 no game of that id
     ├── ConflictError                                 a clash with what exists (HTTP 409)
     │   ├── server.arena.ArenaBusyError               a ladder or tournament already running
+    │   ├── server.runs.RunNotRunningError            a stop asked of a run that is not going on
     │   ├── server.routers.games.GameNotRunningError  a game that is not running (or has no match)
     │   ├── server.manager.NotSteppableError          a game whose referee cannot pause
     │   └── server.stepping.NotPausedError            a step asked of a game that is not paused

@@ -393,6 +393,59 @@ def test_a_tournament_page_links_its_game_being_played(club: Club, page: Page) -
     expect(live).to_have_count(0)
 
 
+def test_an_admin_stops_a_tournament_and_a_ladder_from_their_pages(club: Club, page: Page) -> None:
+    made = club.api(
+        "POST", "/api/snakes", json={"name": "slowstop", "url": club.servers.url("slow")}
+    )
+    assert made.status_code == 201, made.text
+    board = {"timeout": 2000, "width": 7, "height": 7}
+    cup = club.api(
+        "POST",
+        "/api/tournaments",
+        json={
+            "name": "Stop cup",
+            "snakes": ["@boss/slowstop", "@boss/slowstop"],
+            "names": ["one", "two"],
+            **board,
+        },
+    )
+    assert cup.status_code == 201, cup.text
+    log_in(page, club, "boss")
+    page.goto(club.url + cup.json()["page"])
+    expect(page.get_by_test_id("watch-live")).to_be_visible(timeout=LONG)
+    expect(page.get_by_test_id("tournament-start")).to_be_hidden()
+    page.get_by_test_id("tournament-stop").click()
+    expect(page.get_by_test_id("tournament-status")).to_have_text(
+        "Stopped by an admin", timeout=LONG
+    )
+    expect(page.get_by_test_id("tournament-stop")).to_be_hidden()
+    expect(page.get_by_test_id("tournament-start")).to_have_text("Play it on")
+    expect(page.get_by_test_id("watch-live")).to_have_count(0)
+    assert (
+        club.api("GET", cup.json()["page"].replace("/tournaments", "/api/tournaments")).json()[
+            "run"
+        ]["state"]
+        == "stopped"
+    )
+
+    assert club.api("POST", "/api/ladders", json={"name": "stoppable", **board}).status_code == 201
+    for name in ("a", "b"):
+        joined = club.api(
+            "POST", "/api/ladders/stoppable/snakes", json={"snake": "@boss/slowstop", "name": name}
+        )
+        assert joined.status_code == 201, joined.text
+    page.goto(club.url + "/ladders/stoppable")
+    expect(page.get_by_test_id("ladder-stop")).to_be_hidden()
+    page.get_by_test_id("ladder-run").click()
+    expect(page.get_by_test_id("run-status")).to_contain_text("Playing", timeout=LONG)
+    page.get_by_test_id("ladder-stop").click()
+    expect(page.get_by_test_id("run-status")).to_have_text(
+        "Stopped by an admin after 0 of 10 games", timeout=LONG
+    )
+    expect(page.get_by_test_id("ladder-stop")).to_be_hidden()
+    expect(page.get_by_test_id("ladder-run")).to_be_enabled()
+
+
 # -- 5. users ------------------------------------------------------------------------------
 
 

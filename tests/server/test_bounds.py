@@ -56,6 +56,30 @@ def test_the_arena_takes_a_bounded_number_of_runs() -> None:
     asyncio.run(main())
 
 
+def test_a_reserved_run_holds_its_place_until_submitted_or_dropped() -> None:
+    async def main() -> None:
+        arena = ArenaWorker(workers=1, max_runs=1)
+        with arena.reserve("tournament:a"):
+            # Held while a request stores the tournament: the arena is full meanwhile.
+            with pytest.raises(ArenaBusyError), arena.reserve("tournament:a"):
+                pass
+            with pytest.raises(ArenaFullError):
+                arena.submit("ladder:b", lambda: None)
+        # Dropped (the request failed): room again.
+        go = threading.Event()
+        with arena.reserve("tournament:a") as slot:
+            progress = arena.submit("tournament:a", go.wait, slot=slot)
+        # Submitted, the slot is the run's: still one place taken, by the run.
+        assert arena.is_running("tournament:a") and not arena.has_room()
+        go.set()
+        assert await arena.drain(60)
+        assert not progress.running and progress.state == "done"
+        assert arena.has_room()
+        arena.close()
+
+    asyncio.run(main())
+
+
 def test_ladders_and_tournaments_meet_the_same_caps_as_games() -> None:
     app = create_app(ServerConfig(database_url="memory"))
     with TestClient(app, base_url="http://localhost") as client:

@@ -157,7 +157,13 @@ def test_a_ladder_run_shows_its_progress_and_plays_live_games(
     assert local.post("/api/ladders/live/run", json={"games": 3}).status_code == 202
     running = local.get("/api/ladders/live").json()
     assert running["running"] is True
-    assert running["run"] == {"games": 3, "done": 0, "running": True, "error": ""}
+    assert running["run"] == {
+        "games": 3,
+        "done": 0,
+        "running": True,
+        "error": "",
+        "state": "running",
+    }
     # Its games are the server's live games: listed, and watched like any game.
     live = wait_for(
         local, "/api/games", lambda d: any(g["source"] == "ladder:live" for g in d["live"])
@@ -181,7 +187,7 @@ def test_a_finished_ladder_run_counts_every_game(local: TestClient) -> None:
         local.post("/api/ladders/quick/snakes", json={"snake": snake})
     assert local.post("/api/ladders/quick/run", json={"games": 5}).status_code == 202
     done = wait_for(local, "/api/ladders/quick", lambda d: not d["running"])
-    assert done["run"] == {"games": 5, "done": 5, "running": False, "error": ""}
+    assert done["run"] == {"games": 5, "done": 5, "running": False, "error": "", "state": "done"}
     assert done["games_played"] == 5
     for game in done["recent_games"]:
         stored = local.get(f"/api/games/{game['game_id']}").json()
@@ -230,6 +236,7 @@ def test_a_tournament_made_to_start_later_is_edited_then_started(local: TestClie
         "started": False,
         "finished": False,
         "champion": None,
+        "error": "",
     }
     time.sleep(0.2)  # nothing plays it meanwhile
     assert local.get(f"/api/tournaments/{tid}").json()["matches"][0]["games"] == []
@@ -250,7 +257,13 @@ def test_a_tournament_made_to_start_later_is_edited_then_started(local: TestClie
     assert started.json()["started"] is True and started.json()["running"] is True
     done = wait_for(local, f"/api/tournaments/{tid}", lambda d: d["finished"] and not d["running"])
     played = sum(len(m["games"]) for m in done["matches"])
-    assert done["run"] == {"games": None, "done": played, "running": False, "error": ""}
+    assert done["run"] == {
+        "games": None,
+        "done": played,
+        "running": False,
+        "error": "",
+        "state": "done",
+    }
     assert done["champion"] == done["standings"][0]["entrant"]
     assert all(m["playing"] is None for m in done["matches"])
     # Started, it is what it is: no edits, and a finished one has nothing to play.

@@ -38,7 +38,7 @@ def stored_revision(store: Store) -> list[str]:
 
 def test_a_fresh_database_gets_the_head_revision_and_reopens(db_url: str) -> None:
     with Store(db_url) as store:
-        assert stored_revision(store) == [head_revision()] == ["0009"]
+        assert stored_revision(store) == [head_revision()] == ["0010"]
         tables = set(sa.inspect(store.db.engine).get_table_names())
         assert {
             "games",
@@ -57,11 +57,16 @@ def test_a_fresh_database_gets_the_head_revision_and_reopens(db_url: str) -> Non
             "snakes",
             "tournament_entrants",
             "tournament_games",
+            "arena_runs",
             "alembic_version",
         } == tables
         indexes = {i["name"] for i in sa.inspect(store.db.engine).get_indexes("games")}
         assert {"ix_games_created_at", "ix_games_status_created_at"} <= indexes
         assert "ix_games_game_created_at" in indexes
+        recorded = sa.inspect(store.db.engine).get_indexes("tournament_games")
+        assert {(i["name"], tuple(i["column_names"]), bool(i["unique"])) for i in recorded} >= {
+            ("ux_tournament_games_match_number", ("tournament_id", "match_id", "number"), True)
+        }
         store.games.save_played(played(26))
     with Store(db_url) as again:
         assert stored_revision(again) == [head_revision()]

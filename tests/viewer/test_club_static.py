@@ -79,7 +79,14 @@ out.joinAdmin = L.joinChoices(bs, [...snakes, { ref: "@bob/b", game: "battlesnak
 out.runs = [L.runText(null), L.runText({ games: 10, done: 3, running: true, error: "" }),
   L.runText({ games: 10, done: 10, running: false, error: "" }),
   L.runText({ games: 10, done: 4, running: false, error: "no game of the round" }),
-  L.runText({ games: null, done: 5, running: true, error: "" })];
+  L.runText({ games: null, done: 5, running: true, error: "" }),
+  L.runText({ games: 10, done: 4, running: true, error: "", state: "stopping" }),
+  L.runText({ games: 10, done: 4, running: false, error: "", state: "stopped" }),
+  L.runText({ games: 10, done: 6, running: false, error: "its server stopped", state:
+    "interrupted" })];
+out.ladderStops = [L.canStop({ running: true, run: { state: "running" } }),
+  L.canStop({ running: true, run: { state: "stopping" } }),
+  L.canStop({ running: false, run: { state: "stopped" } })];
 out.ticks = [L.niceTicks(0, 10, 5), L.niceTicks(-3.2, 7.9, 5), L.niceTicks(0.1, 0.55, 4),
   L.niceTicks(1, 1, 5), L.niceTicks(1, 3, 6)];
 out.axes = L.chartAxes(cfg.history);
@@ -93,7 +100,9 @@ const listed = { id: "c-1", name: "Cup", page: "/tournaments/c-1", running: fals
   finished: false, champion: null };
 out.states = [TS.stateText(listed), TS.stateText({ ...listed, started: true, running: true }),
   TS.stateText({ ...listed, started: true }),
-  TS.stateText({ ...listed, started: true, finished: true, champion: "a" })];
+  TS.stateText({ ...listed, started: true, finished: true, champion: "a" }),
+  TS.stateText({ id: "b", name: "b", page: "/tournaments/b", running: false, started: true,
+    finished: false, champion: null, error: "tournament 'b' cannot be loaded: no match R9-9" })];
 out.tRow = TS.tournamentRow(listed);
 out.noTournaments = TS.tournamentRows([]);
 out.tBody = TS.tournamentBody({ name: " Cup ", format: "swiss",
@@ -108,7 +117,14 @@ const cup = { name: "Cup", format: "round_robin", format_title: "Round robin",
   started: false, run: null };
 out.tStatus = [T.statusText(cup), T.statusText({ ...cup, started: true, running: true,
   run: { done: 2 } }), T.statusText({ ...cup, started: true, run: { error: "x failed" } }),
-  T.statusText({ ...cup, finished: true, champion: "a" })];
+  T.statusText({ ...cup, finished: true, champion: "a" }),
+  T.statusText({ ...cup, started: true, running: true, run: { done: 3, state: "stopping" } }),
+  T.statusText({ ...cup, started: true, run: { done: 3, state: "stopped", error: "" } }),
+  T.statusText({ ...cup, started: true, run: { done: 3, state: "interrupted",
+    error: "its server stopped" } })];
+out.tStops = [T.canStop({ ...cup, started: true, running: true, run: { state: "running" } }),
+  T.canStop({ ...cup, started: true, running: true, run: { state: "stopping" } }),
+  T.canStop(cup)];
 out.startLabels = [T.startLabel(cup), T.startLabel({ ...cup, started: true }),
   T.startLabel({ ...cup, started: true, running: true }),
   T.startLabel({ ...cup, finished: true })];
@@ -280,7 +296,12 @@ def test_a_runs_progress_reads_like_the_clis_bar(js: dict[str, Any]) -> None:
         "Played 10 of 10 games",
         "Stopped after 4 of 10 games: no game of the round",
         "Playing: 5 games played",
+        "Stopping: 4 of 10 games played",
+        "Stopped by an admin after 4 of 10 games",
+        "Interrupted after 6 of 10 games: its server stopped",
     ]
+    # A stop button while a run plays, until a stop is asked.
+    assert js["ladderStops"] == [True, False, False]
 
 
 def test_axis_ticks_are_round_numbers_inside_the_range(js: dict[str, Any]) -> None:
@@ -332,6 +353,7 @@ def test_tournament_rows_bodies_and_states(js: dict[str, Any]) -> None:
         "Playing now",
         "Stopped: play it on from its page",
         "Champion: a",
+        "Cannot be played on: tournament 'b' cannot be loaded: no match R9-9",
     ]
     assert js["tRow"] == {
         "testid": "tournament-row",
@@ -361,7 +383,11 @@ def test_tournament_rows_bodies_and_states(js: dict[str, Any]) -> None:
         "Playing now (2 games played)",
         "Stopped: x failed",
         "Champion: a",
+        "Stopping (3 games played)",
+        "Stopped by an admin",
+        "Interrupted: its server stopped",
     ]
+    assert js["tStops"] == [True, False, False]
     assert js["startLabels"] == ["Start the tournament", "Play it on", None, None]
     assert js["about"] == [
         "Round robin · battlesnake · 3 snakes",

@@ -29,6 +29,7 @@ from snakewar.arena.ladder import (
     LadderError,
     LadderExistsError,
     LadderGame,
+    LadderGameRecordedError,
     LadderNotFoundError,
     load_ladder,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "LadderError",
     "LadderExistsError",
     "LadderGame",
+    "LadderGameRecordedError",
     "LadderNotFoundError",
     "Leaderboard",
     "LeaderboardRow",

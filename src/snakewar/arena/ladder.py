@@ -41,6 +41,7 @@ __all__ = [
     "LadderError",
     "LadderExistsError",
     "LadderGame",
+    "LadderGameRecordedError",
     "LadderNotFoundError",
     "load_ladder",
 ]
@@ -56,6 +57,10 @@ class LadderNotFoundError(LadderError, NotFoundError):
 
 class LadderExistsError(LadderError, ConflictError):
     """Raised when a ladder's name is taken."""
+
+
+class LadderGameRecordedError(LadderError, ConflictError):
+    """Raised when a ladder's game number is recorded already (another run played it)."""
 
 
 @dataclass(slots=True)
@@ -297,19 +302,25 @@ class Ladder:
         on_game: Callable[[LadderGame], None] | None = None,
         outbound: AddressPolicy | None = None,
         programs: Mapping[str, Any] | None = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> int:
         """Play ``games`` more games (in rounds of ``parallel``); returns how many counted.
 
         The ladder and its entries are saved first; then each round starts with a
         health check, and every game is stored and recorded as it ends.
+        ``should_stop`` is asked before each round: once it says so, the run returns
+        (with fewer games).
 
         Raises:
             LadderError: too few active entrants, or no game of a round could be played.
+            LadderGameRecordedError: another run recorded a game of this one's number.
         """
         executor = executor or InProcessExecutor(concurrency=parallel)
         store.ladders.save(self)
         played = 0
         while played < games:
+            if should_stop is not None and should_stop():
+                break
             for entry in self.check_health(outbound):
                 store.ladders.save_entry(self.name, entry)
             jobs: list[tuple[GameJob, list[str]]] = []

@@ -91,8 +91,11 @@ class TournamentRepository(Protocol):
         """Every tournament as ``(id, name)``, oldest first."""
         ...
 
-    def record_game(self, tid: str, game: TournamentGame) -> None:
-        """Record one played game of a match."""
+    def record_game(self, tid: str, game: TournamentGame) -> TournamentGame:
+        """Record one played game of a match, once; the game as recorded.
+
+        A game of the match's ``number`` recorded already stays: it is returned.
+        """
         ...
 
 

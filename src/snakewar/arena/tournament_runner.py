@@ -319,7 +319,9 @@ class TournamentRun:
                 placement_from_game(outcome.played, keys=seats),
                 outcome.played.turns,
             )
-            store.tournaments.record_game(self.id, game)
+            # A game recorded already (by a run this one took over from) is the same
+            # game: the bracket follows the one recorded first, so all who load it agree.
+            game = store.tournaments.record_game(self.id, game)
             self.replay_game(game)
             played += 1
             if on_game is not None:
@@ -338,11 +340,13 @@ class TournamentRun:
         on_step: Callable[[TournamentRun, int], None] | None = None,
         outbound: AddressPolicy | None = None,
         programs: Mapping[str, Any] | None = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> int:
         """Step until the tournament is finished; returns the games played.
 
         ``on_step`` is called with the run and the games of each step; ``outbound`` is
-        the address policy the games' connections follow.
+        the address policy the games' connections follow; ``should_stop`` is asked
+        before each step, and the run returns early (unfinished) once it says so.
 
         Raises:
             TournamentRunError: as :meth:`step`.
@@ -350,6 +354,8 @@ class TournamentRun:
         executor = executor or InProcessExecutor(concurrency=4)
         total = 0
         while not self.is_finished:
+            if should_stop is not None and should_stop():
+                break
             played = self.step(store, executor, outbound=outbound, programs=programs)
             total += played
             if on_step is not None:

@@ -51,6 +51,7 @@ from snakewar.server.routers import (
     tournaments,
     users,
 )
+from snakewar.server.runs import RunKeeper
 from snakewar.server.safety import (
     LOOPBACK_NAMES,
     BodyLimitMiddleware,
@@ -106,20 +107,33 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         )
         await manager.start()
         arena = ArenaWorker(config.arena_workers, config.max_queued_runs)
+        runs = RunKeeper(
+            astore,
+            arena,
+            manager.server_id,
+            config.game_lease_s,
+            resume=config.resume_tournaments,
+        )
         app.state.config = config
         app.state.store = astore
         app.state.manager = manager
         app.state.arena = arena
+        app.state.runs = runs
         app.state.limiter = RateLimiter(per_minute=config.games_per_minute)
         app.state.login_limiter = RateLimiter(per_minute=10.0, burst=10)
         app.state.passwords = passwords
         app.state.uploads = uploads = UploadCache()
-        if config.resume_tournaments:
-            # A crash stopped them: they go on from their recorded games.
-            await tournaments.resume_unfinished(astore, arena, config, uploads, manager)
+        for kind, module in (("tournament", tournaments), ("ladder", ladders)):
+            runs.on_resume(kind, module.resumer(astore, runs, config, uploads, manager))
+        # Runs a crash or a restart interrupted go on (exactly one server plays each);
+        # one that cannot is marked failed and reported: the server starts anyway.
+        await runs.start(legacy=lambda: tournaments.record_unrecorded(astore))
         try:
             yield
         finally:
+            # The runs first: their games are cancelled and they are let go (still
+            # running in the database) for the next server, before the games close.
+            await runs.close()
             passwords.close()
             arena.close()  # first: its runs' games would start on a closing manager
             await manager.close()

@@ -6,6 +6,12 @@ server's live games (:class:`LiveExecutor`): they are played on the server's eve
 by the :class:`~snakewar.server.manager.GameManager`, so anyone can watch them while
 they are played, as any game.  Each run keeps its :class:`RunProgress` (games asked,
 games played, why it stopped), which the API shows while it runs and after it ended.
+
+A request reserves its run's place (:meth:`ArenaWorker.reserve`) before it stores
+anything, so a run the arena has no room for is refused with nothing left behind.  A
+run can be stopped (:meth:`ArenaWorker.stop`): its games in flight are cancelled (a
+tournament plays them again, from their start, when it is played on) and it plays no
+more.  Which server of several plays a run is :mod:`snakewar.server.runs`' business.
 """
 
 from __future__ import annotations
@@ -13,9 +19,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-from collections.abc import Callable
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from snakewar.arena.executors import Executor, GameJob, GameOutcome, OnResult
 from snakewar.errors import BusyError, ConflictError
@@ -24,10 +31,26 @@ from snakewar.storage import GameNotFoundError
 if TYPE_CHECKING:
     from snakewar.server.manager import GameManager
 
-__all__ = ["ArenaBusyError", "ArenaFullError", "ArenaWorker", "LiveExecutor", "RunProgress"]
+__all__ = [
+    "STOP_REASONS",
+    "ArenaBusyError",
+    "ArenaFullError",
+    "ArenaWorker",
+    "LiveExecutor",
+    "RunProgress",
+    "RunSlot",
+]
 
 _ERROR_CHARS = 500
 """The longest reason a stopped run keeps."""
+
+STOP_REASONS: Final = {
+    "stop": "",
+    "lost": "another server plays this run now (this one's lease on it ran out)",
+    "closing": "its server stopped mid-run; a server plays it on when it starts",
+}
+"""Why a run is asked to end early (:meth:`ArenaWorker.stop`), and what it says then: an
+admin's stop is no error."""
 
 
 class ArenaBusyError(ConflictError):
@@ -47,16 +70,53 @@ class RunProgress:
         done: games played so far.
         running: whether the run is waiting or playing.
         error: why it stopped early ("" while it runs, and after a run that ended well).
+        complete: the run played all it was asked to (set by the run at its end).
+        stopping: why it was asked to end early, one of :data:`STOP_REASONS` ("": it
+            was not).
     """
 
     games: int | None = None
     done: int = 0
     running: bool = True
     error: str = ""
+    complete: bool = False
+    stopping: str = ""
 
     def played(self, count: int = 1) -> None:
         """Count ``count`` more games played."""
         self.done += count
+
+    def should_stop(self) -> bool:
+        """Whether the run is asked to end early (its thread asks between rounds)."""
+        return bool(self.stopping)
+
+    @property
+    def state(self) -> str:
+        """``running``, ``stopping``, ``done``, ``stopped``, ``failed`` or ``interrupted``.
+
+        ``interrupted``: it ended here without ending for good (its server stopped, or
+        another server plays it now).
+        """
+        if self.running:
+            return "stopping" if self.stopping == "stop" else "running"
+        if self.complete:
+            return "done"
+        if self.stopping == "stop":
+            return "stopped"
+        if self.stopping:
+            return "interrupted"
+        return "failed" if self.error else "done"
+
+
+class RunSlot:
+    """A run's place in the arena, held while a request prepares the run.
+
+    :meth:`ArenaWorker.reserve` makes it; :meth:`ArenaWorker.submit` takes it over.
+    """
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.used = False
 
 
 class ArenaWorker:
@@ -71,12 +131,18 @@ class ArenaWorker:
         self.max_runs = max_runs
         self._pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="arena")
         self._running: set[str] = set()
+        self._reserved: dict[str, RunSlot] = {}
         self._tasks: set[asyncio.Future[None]] = set()
         self._progress: dict[str, RunProgress] = {}
+        self._stoppers: dict[str, Callable[[], Awaitable[None]]] = {}
 
     def is_running(self, key: str) -> bool:
         """Whether the run ``key`` (``ladder:NAME``, ``tournament:ID``) is going on."""
         return key in self._running
+
+    def running(self) -> dict[str, RunProgress]:
+        """The runs going on now, by key."""
+        return {key: self._progress[key] for key in list(self._running) if key in self._progress}
 
     def progress(self, key: str) -> RunProgress | None:
         """The latest run of ``key``: going on, or how it ended (``None``: none yet)."""
@@ -87,15 +153,63 @@ class ArenaWorker:
         if key not in self._running:
             self._progress.pop(key, None)
 
+    def has_room(self) -> bool:
+        """Whether one more run would be taken now."""
+        return len(self._running) + len(self._reserved) < self.max_runs
+
+    def _check(self, key: str) -> None:
+        if key in self._running or key in self._reserved:
+            raise ArenaBusyError(f"{key.replace(':', ' ', 1)!r} is running already")
+        if not self.has_room():
+            busy = len(self._running) + len(self._reserved)
+            raise ArenaFullError(
+                f"{busy} ladder and tournament runs are waiting or running, "
+                "the most this server takes; try again later"
+            )
+
+    @contextlib.contextmanager
+    def reserve(self, key: str) -> Iterator[RunSlot]:
+        """Hold ``key``'s place while a request prepares its run (call before any await).
+
+        A request checks and stores things before it :meth:`submit` s the run; refused
+        first, it stores nothing (a tournament refused for a full arena is never
+        stored).  Pass the slot to :meth:`submit` inside the block.
+
+        Raises:
+            ArenaBusyError: if ``key`` is running (or being started) already.
+            ArenaFullError: if :attr:`max_runs` runs are waiting or running.
+        """
+        self._check(key)
+        slot = RunSlot(key)
+        self._reserved[key] = slot
+        try:
+            yield slot
+        finally:
+            if self._reserved.get(key) is slot:
+                del self._reserved[key]
+
     def submit(
-        self, key: str, run: Callable[[], object], progress: RunProgress | None = None
+        self,
+        key: str,
+        run: Callable[[], object],
+        progress: RunProgress | None = None,
+        *,
+        slot: RunSlot | None = None,
+        on_stop: Callable[[], Awaitable[None]] | None = None,
+        on_end: Callable[[RunProgress], None] | None = None,
     ) -> RunProgress:
         """Start ``run()`` in the background as ``key`` (call from the event loop).
 
         Args:
             key: the run's name (``ladder:NAME``, ``tournament:ID``).
-            run: plays the games; it counts them in ``progress`` as it goes.
+            run: plays the games; it counts them in ``progress`` as it goes, asks
+                ``progress.should_stop()`` between rounds, and sets
+                ``progress.complete`` once it played all it was asked to.
             progress: the run's progress (made before, so that ``run`` can count in it).
+            slot: the place :meth:`reserve` holds for it.
+            on_stop: cancels the run's games in flight (:meth:`stop` awaits it).
+            on_end: called on the run's thread once it ended (however it did), before
+                the run stops counting as running.
 
         Returns:
             The run's progress; its ``error`` is set if ``run`` raises.
@@ -104,32 +218,71 @@ class ArenaWorker:
             ArenaBusyError: if ``key`` is running already.
             ArenaFullError: if :attr:`max_runs` runs are waiting or running.
         """
-        if key in self._running:
-            raise ArenaBusyError(f"{key.replace(':', ' ', 1)!r} is running already")
-        if len(self._running) >= self.max_runs:
-            raise ArenaFullError(
-                f"{len(self._running)} ladder and tournament runs are waiting or running, "
-                "the most this server takes; try again later"
-            )
+        if slot is None or slot.used or slot.key != key or self._reserved.get(key) is not slot:
+            self._check(key)
+        else:
+            slot.used = True
+            del self._reserved[key]
         self._running.add(key)
         state = progress if progress is not None else RunProgress()
         state.running = True
         state.error = ""
         self._progress[key] = state
+        if on_stop is not None:
+            self._stoppers[key] = on_stop
 
         def play() -> None:
             try:
                 run()
             except Exception as exc:  # the run stops; the API shows why
-                state.error = str(exc)[:_ERROR_CHARS] or type(exc).__name__
+                if not state.stopping:
+                    state.error = str(exc)[:_ERROR_CHARS] or type(exc).__name__
             finally:
+                if state.stopping and not state.complete:
+                    state.error = STOP_REASONS.get(state.stopping, "")
                 state.running = False
-                self._running.discard(key)
+                try:
+                    if on_end is not None:
+                        with contextlib.suppress(Exception):  # its lease runs out instead
+                            on_end(state)
+                finally:
+                    self._stoppers.pop(key, None)
+                    self._running.discard(key)
 
         task = asyncio.get_running_loop().run_in_executor(self._pool, play)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return state
+
+    async def stop(self, key: str, reason: str = "stop") -> bool:
+        """Ask the run ``key`` to end now: its games in flight are cancelled.
+
+        Args:
+            key: the run.
+            reason: one of :data:`STOP_REASONS`; the first reason given holds.
+
+        Returns:
+            ``False`` if ``key`` is not running here.
+        """
+        if reason not in STOP_REASONS:
+            raise ValueError(f"reason {reason!r}: expected one of {', '.join(STOP_REASONS)}")
+        progress = self._progress.get(key)
+        if key not in self._running or progress is None:
+            return False
+        if not progress.stopping:
+            progress.stopping = reason
+        stopper = self._stoppers.get(key)
+        if stopper is not None:
+            await stopper()
+        return True
+
+    async def drain(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the runs going on to end; whether they did."""
+        tasks = set(self._tasks)
+        if not tasks:
+            return True
+        _, pending = await asyncio.wait(tasks, timeout=timeout)
+        return not pending
 
     def close(self) -> None:
         """Stop accepting runs; runs not started yet are dropped."""
@@ -158,20 +311,39 @@ class LiveExecutor(Executor):
         self.manager = manager
         self.loop = loop
         self.concurrency = concurrency
+        self._stopped = False
+        self._live: set[str] = set()
+
+    async def stop(self) -> None:
+        """Play no more games, and cancel those in flight (call on the event loop)."""
+        self._stopped = True
+        for game_id in list(self._live):
+            await self.manager.cancel(game_id)
 
     async def _play(self, job: GameJob, limit: asyncio.Semaphore) -> GameOutcome:
         async with limit:
-            if job.game_id is not None:
-                await self._clear(job.game_id)
+            game_id = job.game_id if job.game_id is not None else str(uuid.uuid4())
+            if self._stopped:
+                return GameOutcome(job.job_id, job.seed, None, error="the run was stopped")
+            await self._clear(game_id)
+            if self._stopped:  # checked again: stop() may have run while we cleared
+                return GameOutcome(job.job_id, job.seed, None, error="the run was stopped")
+            self._live.add(game_id)
             try:
-                live = await self.manager.create(
-                    job.spec, job.seed, game_id=job.game_id, capped=False, store_frames=False
-                )
-            except Exception as exc:  # an unreachable bot: this game fails, not the run
-                return GameOutcome(job.job_id, job.seed, None, error=f"{type(exc).__name__}: {exc}")
-            if live.task is not None:
-                # wait() returns however the game ends (a cancelled game too).
-                await asyncio.wait({live.task})
+                try:
+                    live = await self.manager.create(
+                        job.spec, job.seed, game_id=game_id, capped=False, store_frames=False
+                    )
+                except Exception as exc:  # an unreachable bot: this game fails, not the run
+                    error = f"{type(exc).__name__}: {exc}"
+                    return GameOutcome(job.job_id, job.seed, None, error=error)
+                if self._stopped:  # stop() ran while the game started
+                    await self.manager.cancel(live.id)
+                if live.task is not None:
+                    # wait() returns however the game ends (a cancelled game too).
+                    await asyncio.wait({live.task})
+            finally:
+                self._live.discard(game_id)
             if live.played is None:
                 reason = live.error or f"the game was {live.status}"
                 return GameOutcome(job.job_id, job.seed, None, error=reason)

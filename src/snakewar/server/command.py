@@ -37,14 +37,16 @@ def serve(
     game_lease: float = typer.Option(
         30.0,
         "--game-lease",
-        help="Seconds this server vouches for a running game; servers sharing a database "
-        "abort another's running game only once its lease ran out (it died).",
+        help="Seconds this server vouches for a running game or ladder or tournament run; "
+        "servers sharing a database abort another's game, or play on its run, only once its "
+        "lease ran out (it died).",
     ),
     resume: bool = typer.Option(
         True,
         "--resume/--no-resume",
-        help="Play on, at start, the tournaments a crash stopped (one server of several "
-        "sharing a database should).",
+        help="Play on the ladder and tournament runs a crash or a restart interrupted, at "
+        "start and whenever a server sharing the database dies (exactly one server plays "
+        "each run).",
     ),
     signup: str = typer.Option(
         "invite",

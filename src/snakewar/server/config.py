@@ -46,10 +46,12 @@ class ServerConfig:
         max_tournament_games: the most games one tournament may play (its matches
             times best-of), so that one request cannot queue days of games.
         max_queued_runs: ladder and tournament runs waiting for the arena at once.
-        resume_tournaments: play on, at start-up, the tournaments a crash stopped (one
-            server of several sharing a database should do it).
-        game_lease_s: how long a server vouches for a running game it plays; servers
-            sharing a database abort only games whose lease ran out.
+        resume_tournaments: play on the ladder and tournament runs a crash or a restart
+            interrupted, at start-up and whenever a server sharing the database dies
+            (exactly one server plays each run: :mod:`snakewar.server.runs`).
+        game_lease_s: how long a server vouches for a running game or run it plays;
+            servers sharing a database abort another's game, or take over its run, only
+            once its lease ran out.
         allowed_networks: private networks (CIDR) a public server may still call bots
             on, e.g. a LAN's ``192.168.1.0/24``; none by default.
         max_pause_s: how long a paused game (step mode) waits for its next step or

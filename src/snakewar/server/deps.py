@@ -19,6 +19,7 @@ from snakewar.server.arena import ArenaWorker
 from snakewar.server.auth import Passwords
 from snakewar.server.config import ServerConfig
 from snakewar.server.manager import GameManager
+from snakewar.server.runs import RunKeeper
 from snakewar.server.safety import RateLimiter
 from snakewar.storage import AsyncStore
 
@@ -30,6 +31,7 @@ __all__ = [
     "LimiterDep",
     "ManagerDep",
     "PasswordsDep",
+    "RunsDep",
     "StoreDep",
     "TemplatesDep",
     "UploadsDep",
@@ -38,6 +40,7 @@ __all__ = [
     "get_config",
     "get_limiter",
     "get_manager",
+    "get_runs",
     "get_store",
     "get_templates",
     "make_templates",
@@ -101,6 +104,12 @@ def get_arena(request: Request) -> ArenaWorker:
     return arena
 
 
+def get_runs(request: Request) -> RunKeeper:
+    """This server's runs in the database it may share: claims, stops, resumes."""
+    runs: RunKeeper = request.app.state.runs
+    return runs
+
+
 def get_limiter(request: Request) -> RateLimiter:
     """The per-client rate limit of game creation (public mode)."""
     limiter: RateLimiter = request.app.state.limiter
@@ -145,6 +154,7 @@ ConfigDep = Annotated[ServerConfig, Depends(get_config)]
 StoreDep = Annotated[AsyncStore, Depends(get_store)]
 ManagerDep = Annotated[GameManager, Depends(get_manager)]
 ArenaDep = Annotated[ArenaWorker, Depends(get_arena)]
+RunsDep = Annotated[RunKeeper, Depends(get_runs)]
 LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]

@@ -525,8 +525,13 @@ class RunOut(BaseModel):
 
     games: int | None = Field(description="Games asked for (null: a tournament, to its end).")
     done: int = Field(description="Games played so far.")
-    running: bool
+    running: bool = Field(description="Whether a server plays it now (this one or another).")
     error: str = Field(description='Why the run stopped early ("" if it did not).')
+    state: Literal["running", "stopping", "done", "stopped", "failed", "interrupted"] = Field(
+        description="running; stopping (an admin stopped it, its server ends it soon); done; "
+        "stopped (by an admin); failed (error says why); interrupted (its server stopped or "
+        "died mid-run: a server plays it on when it starts).",
+    )
 
 
 class StandingOut(BaseModel):
@@ -728,6 +733,11 @@ class TournamentSummaryOut(BaseModel):
     started: bool = True
     finished: bool = False
     champion: str | None = None
+    error: str = Field(
+        default="",
+        description="Why its bracket cannot be loaded (its stored games do not fit it); "
+        '"" when it can.',
+    )
 
 
 # -- program games (Halite III replays) ------------------------------------------------

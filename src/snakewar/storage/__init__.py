@@ -8,6 +8,7 @@ repository per aggregate::
     store.tournaments   tournaments: entrants, games; brackets rebuilt (SqlTournamentRepository)
     store.accounts      users, sessions, API tokens, invitations (SqlAccountRepository)
     store.snakes        registered snakes and bots, with their owners (SqlSnakeRepository)
+    store.runs          ladder and tournament runs: which server plays each (SqlRunRepository)
 
 A :class:`Store` is an :class:`snakewar.arena.ports.ArenaStore`, so ladders and
 tournaments play straight into it.  It is synchronous and thread-safe; asynchronous code
@@ -55,6 +56,7 @@ from snakewar.storage.games import (
 )
 from snakewar.storage.ladders import SqlLadderRepository
 from snakewar.storage.models import GAME_STATUSES
+from snakewar.storage.runs import ArenaRun, SqlRunRepository
 from snakewar.storage.tournaments import SqlTournamentRepository
 
 __all__ = [
@@ -65,6 +67,7 @@ __all__ = [
     "MIGRATIONS_DIR",
     "ROLES",
     "ApiToken",
+    "ArenaRun",
     "AsyncStore",
     "Database",
     "GameExistsError",
@@ -76,6 +79,7 @@ __all__ = [
     "SqlAccountRepository",
     "SqlGameRepository",
     "SqlLadderRepository",
+    "SqlRunRepository",
     "SqlSnakeRepository",
     "SqlTournamentRepository",
     "Store",
@@ -111,6 +115,7 @@ class Store:
         self._tournaments = SqlTournamentRepository(self.db)
         self._accounts = SqlAccountRepository(self.db)
         self._snakes = SqlSnakeRepository(self.db)
+        self._runs = SqlRunRepository(self.db)
 
     @property
     def games(self) -> SqlGameRepository:
@@ -136,6 +141,11 @@ class Store:
     def snakes(self) -> SqlSnakeRepository:
         """Registered snakes and bots."""
         return self._snakes
+
+    @property
+    def runs(self) -> SqlRunRepository:
+        """Ladder and tournament runs, and the servers that play them."""
+        return self._runs
 
     @property
     def url(self) -> str:

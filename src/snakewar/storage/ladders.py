@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from snakewar.arena.config import MatchConfig
@@ -20,12 +21,14 @@ from snakewar.arena.ladder import (
     LadderError,
     LadderExistsError,
     LadderGame,
+    LadderGameRecordedError,
     LadderNotFoundError,
 )
 from snakewar.arena.ratings import Leaderboard, Rating, normalize_placement
 from snakewar.storage.database import Database, now
 from snakewar.storage.models import (
     MAX_ID_LENGTH,
+    ArenaRunModel,
     LadderEntryModel,
     LadderGameModel,
     LadderModel,
@@ -196,41 +199,52 @@ class SqlLadderRepository:
 
         Raises:
             LadderError: if there is no such ladder.
+            LadderGameRecordedError: if a game of that number is recorded already
+                (nothing changes).
         """
         stamp = now()
-        with self._db.session() as session:
-            row = _require(session, ladder)
-            session.add(
-                LadderGameModel(
-                    ladder_id=row.id,
-                    number=game.number,
-                    game_id=game.game_id,
-                    seed=game.seed,
-                    seats=list(game.seats),
-                    placement=[list(group) for group in game.placement],
-                    turns=game.turns,
-                    played_at=stamp,
-                )
-            )
-            for name, rating in ratings.items():
+        try:
+            with self._db.session() as session:
+                row = _require(session, ladder)
                 session.add(
-                    LadderRatingModel(
+                    LadderGameModel(
                         ladder_id=row.id,
                         number=game.number,
-                        entrant=name,
-                        mu=rating.mu,
-                        sigma=rating.sigma,
+                        game_id=game.game_id,
+                        seed=game.seed,
+                        seats=list(game.seats),
+                        placement=[list(group) for group in game.placement],
+                        turns=game.turns,
+                        played_at=stamp,
                     )
                 )
-                session.execute(
-                    sa.update(LadderEntryModel)
-                    .where(LadderEntryModel.ladder_id == row.id, LadderEntryModel.name == name)
-                    .values(mu=rating.mu, sigma=rating.sigma, games=LadderEntryModel.games + 1)
-                )
-            for entry in entries:
-                _save_entry(session, row.id, entry)
-            row.games_played = max(row.games_played, game.number + 1)
-            row.updated_at = stamp
+                # The game first: a number recorded already fails here, before any rating.
+                session.flush()
+                for name, rating in ratings.items():
+                    session.add(
+                        LadderRatingModel(
+                            ladder_id=row.id,
+                            number=game.number,
+                            entrant=name,
+                            mu=rating.mu,
+                            sigma=rating.sigma,
+                        )
+                    )
+                    session.execute(
+                        sa.update(LadderEntryModel)
+                        .where(LadderEntryModel.ladder_id == row.id, LadderEntryModel.name == name)
+                        .values(mu=rating.mu, sigma=rating.sigma, games=LadderEntryModel.games + 1)
+                    )
+                for entry in entries:
+                    _save_entry(session, row.id, entry)
+                row.games_played = max(row.games_played, game.number + 1)
+                row.updated_at = stamp
+        except IntegrityError:
+            # Its ratings follow from every game before it, so this run cannot go on.
+            raise LadderGameRecordedError(
+                f"ladder {ladder!r}: game {game.number} is recorded already (another run "
+                "played it); this run stops"
+            ) from None
 
     def remove_entry(self, ladder: str, name: str) -> bool:
         """Take the entrant ``name`` off a ladder (its games and rating history stay).
@@ -290,6 +304,7 @@ class SqlLadderRepository:
             row = _require(session, name)
             for model in (LadderRatingModel, LadderGameModel, LadderEntryModel):
                 session.execute(sa.delete(model).where(model.ladder_id == row.id))
+            session.execute(sa.delete(ArenaRunModel).where(ArenaRunModel.key == f"ladder:{name}"))
             session.delete(row)
 
 

@@ -35,7 +35,16 @@ Ladders and tournaments are rows, written game by game:
     (the history charts draw).
 ``tournaments``, ``tournament_entrants``, ``tournament_games``
     a tournament's settings; its entrants by seed (and the ``workdir`` of a command);
-    its games in the order they were played (the bracket is rebuilt from them).
+    its games in the order they were played (the bracket is rebuilt from them); a
+    match's game ``number`` is recorded once (a run that resumes never adds it twice).
+``arena_runs``
+    one row per ladder or tournament run (``key`` is ``ladder:NAME`` or
+    ``tournament:ID``): its ``state`` (``running``, ``stopped``, ``failed``, ``done``),
+    the server that plays it (``server_id``) and until when it vouches for it
+    (``lease_until``), whether an admin asked it to stop, and for a ladder the games it
+    plays (``games``) from which count of games played (``base``).  A ``running`` run
+    whose lease ran out (its server died or stopped) is resumed by exactly one server:
+    the one whose claim on the row wins.
 
 Accounts and what they own:
 
@@ -68,7 +77,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 __all__ = [
     "GAME_STATUSES",
     "MAX_ID_LENGTH",
+    "RUN_STATES",
     "ApiTokenModel",
+    "ArenaRunModel",
     "Base",
     "FrameModel",
     "GameCallsModel",
@@ -91,6 +102,9 @@ GAME_STATUSES = ("running", "complete", "aborted", "cancelled")
 
 MAX_ID_LENGTH = 100
 """The longest game, ladder or tournament id."""
+
+RUN_STATES = ("running", "stopped", "failed", "done")
+"""The values of ``arena_runs.state``."""
 
 # Plain JSON keeps the text as written: exported replay lines keep their key order on
 # PostgreSQL too, and JSON text may hold "\u0000" (JSONB refuses it).  Only the listing
@@ -307,6 +321,12 @@ class TournamentGameModel(Base):
     """A row of ``tournament_games``: one played game, in the order games were played."""
 
     __tablename__ = "tournament_games"
+    __table_args__ = (
+        # A match's game is recorded once, whichever server (or retry) records it.
+        sa.Index(
+            "ux_tournament_games_match_number", "tournament_id", "match_id", "number", unique=True
+        ),
+    )
 
     tournament_id: Mapped[str] = mapped_column(
         sa.ForeignKey(
@@ -323,6 +343,30 @@ class TournamentGameModel(Base):
     placement: Mapped[list[list[str]]] = mapped_column(JSON)
     turns: Mapped[int] = mapped_column(sa.Integer)
     played_at: Mapped[dt.datetime] = mapped_column(WHEN)
+
+
+class ArenaRunModel(Base):
+    """A row of ``arena_runs``: a ladder or tournament run, and the server that plays it."""
+
+    __tablename__ = "arena_runs"
+    __table_args__ = (
+        sa.CheckConstraint(
+            "state IN ('running', 'stopped', 'failed', 'done')", name="ck_arena_runs_state"
+        ),
+    )
+
+    key: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH + 16), primary_key=True)
+    kind: Mapped[str] = mapped_column(sa.String(16))
+    target: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH))
+    state: Mapped[str] = mapped_column(sa.String(16))
+    stop_requested: Mapped[bool] = mapped_column(sa.Boolean)
+    games: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
+    base: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
+    done: Mapped[int] = mapped_column(sa.Integer)
+    error: Mapped[str] = mapped_column(sa.Text)
+    server_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
+    lease_until: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
+    updated_at: Mapped[dt.datetime] = mapped_column(WHEN)
 
 
 class UserModel(Base):

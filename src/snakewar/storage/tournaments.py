@@ -2,12 +2,14 @@
 
 Implements :class:`snakewar.arena.ports.SqlTournamentRepository`.  The bracket itself is
 never stored: loading a tournament replays its games into a fresh bracket, so a run
-that was stopped (or killed) at any point resumes from exactly where it was.
+that was stopped (or killed) at any point resumes from exactly where it was, and a
+match's game is recorded once, however many times (or servers) record it.
 """
 
 from __future__ import annotations
 
 import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from snakewar.arena.config import MatchConfig
@@ -23,12 +25,16 @@ from snakewar.arena.tournaments import Tournament
 from snakewar.storage.database import Database, now
 from snakewar.storage.models import (
     MAX_ID_LENGTH,
+    ArenaRunModel,
     TournamentEntrantModel,
     TournamentGameModel,
     TournamentModel,
 )
 
 __all__ = ["SqlTournamentRepository"]
+
+_RECORD_TRIES = 5
+"""Times :meth:`SqlTournamentRepository.record_game` looks again after a clash."""
 
 
 class SqlTournamentRepository:
@@ -153,18 +159,14 @@ class SqlTournamentRepository:
             # Tournaments stored before this option existed were started when made.
             started=bool(options.get("started", True)),
         )
+        seen: set[tuple[str, int]] = set()
         for game in games:
-            run.replay_game(
-                TournamentGame(
-                    match_id=game.match_id,
-                    number=game.number,
-                    game_id=game.game_id,
-                    seed=game.seed,
-                    seats=tuple(game.seats),
-                    placement=normalize_placement(game.placement),
-                    turns=game.turns,
-                )
-            )
+            # A copy recorded by an older Snakewar (two servers that both resumed the
+            # tournament) is the same game: the bracket takes it once.
+            if (game.match_id, game.number) in seen:
+                continue
+            seen.add((game.match_id, game.number))
+            run.replay_game(_game(game))
         return run
 
     def list_all(self) -> list[tuple[str, str]]:
@@ -175,24 +177,55 @@ class SqlTournamentRepository:
         with self._db.session() as session:
             return [(tid, name) for tid, name in session.execute(query)]
 
-    def record_game(self, tid: str, game: TournamentGame) -> None:
+    def record_game(self, tid: str, game: TournamentGame) -> TournamentGame:
         """Record one played game of a match (after the games recorded before it).
+
+        A match's game is recorded once: when game ``number`` of the match is recorded
+        already (a run that resumed, or another server, recorded it first), nothing
+        changes and the game as recorded is returned, for the bracket to follow it.
+
+        Returns:
+            The game as it is recorded now (``game``, or the one recorded first).
 
         Raises:
             TournamentRunError: if there is no such tournament.
         """
+        for _ in range(_RECORD_TRIES):
+            try:
+                return self._record(tid, game)
+            except IntegrityError:
+                # Another writer took the next ordinal, or recorded this very game, at the
+                # same moment: look again.
+                continue
+        raise TournamentRunError(
+            f"tournament {tid!r}: game {game.number} of match {game.match_id!r} could not be "
+            f"recorded after {_RECORD_TRIES} tries (other writers kept recording)"
+        )
+
+    def _record(self, tid: str, game: TournamentGame) -> TournamentGame:
         stamp = now()
         with self._db.session() as session:
             row = _require(session, tid)
-            ordinal = session.scalar(
-                sa.select(sa.func.count())
-                .select_from(TournamentGameModel)
-                .where(TournamentGameModel.tournament_id == tid)
+            found = session.scalar(
+                sa.select(TournamentGameModel).where(
+                    TournamentGameModel.tournament_id == tid,
+                    TournamentGameModel.match_id == game.match_id,
+                    TournamentGameModel.number == game.number,
+                )
+            )
+            if found is not None:
+                return _game(found)
+            # The next ordinal after the last (not the count: copies deleted by the
+            # migration to 0010 left gaps).
+            last = session.scalar(
+                sa.select(sa.func.max(TournamentGameModel.ordinal)).where(
+                    TournamentGameModel.tournament_id == tid
+                )
             )
             session.add(
                 TournamentGameModel(
                     tournament_id=tid,
-                    ordinal=int(ordinal or 0),
+                    ordinal=0 if last is None else int(last) + 1,
                     match_id=game.match_id,
                     number=game.number,
                     game_id=game.game_id,
@@ -204,6 +237,8 @@ class SqlTournamentRepository:
                 )
             )
             row.updated_at = stamp
+            session.flush()
+        return game
 
     def mark_started(self, tid: str) -> None:
         """Note that a tournament made to be started later is started now.
@@ -269,7 +304,22 @@ class SqlTournamentRepository:
             row = _require(session, tid)
             for model in (TournamentGameModel, TournamentEntrantModel):
                 session.execute(sa.delete(model).where(model.tournament_id == tid))
+            session.execute(
+                sa.delete(ArenaRunModel).where(ArenaRunModel.key == f"tournament:{tid}")
+            )
             session.delete(row)
+
+
+def _game(row: TournamentGameModel) -> TournamentGame:
+    return TournamentGame(
+        match_id=row.match_id,
+        number=row.number,
+        game_id=row.game_id,
+        seed=row.seed,
+        seats=tuple(row.seats),
+        placement=normalize_placement(row.placement),
+        turns=row.turns,
+    )
 
 
 def _require(session: Session, tid: str) -> TournamentModel:

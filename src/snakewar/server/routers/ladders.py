@@ -3,11 +3,15 @@
 A run plays in the background on the arena worker (:mod:`snakewar.server.arena`), one
 run per ladder at a time, its games as the server's live games; the pages poll the API,
 so standings, the rating chart and the run's progress update while games are played.
+An admin stops a run (``POST .../stop``); a run its server left mid-way (a crash, a
+restart) is played on by exactly one server, with the games it still owed
+(:mod:`snakewar.server.runs`).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Path, Response
 
@@ -15,9 +19,12 @@ from snakewar.arena.config import MatchConfig
 from snakewar.arena.ladder import Ladder, LadderEntry, load_ladder
 from snakewar.engine.protocol import Entrant
 from snakewar.errors import NotFoundError
-from snakewar.server.arena import ArenaBusyError, ArenaWorker, LiveExecutor, RunProgress
+from snakewar.referee.uploads import UploadCache
+from snakewar.server.arena import ArenaBusyError, LiveExecutor, RunProgress, RunSlot
 from snakewar.server.auth import AdminDep, NotAllowedError, UserDep
-from snakewar.server.deps import ArenaDep, ConfigDep, ManagerDep, StoreDep, UploadsDep
+from snakewar.server.config import ServerConfig
+from snakewar.server.deps import ConfigDep, ManagerDep, RunsDep, StoreDep, UploadsDep
+from snakewar.server.manager import GameManager
 from snakewar.server.matches import (
     SNAKE_REF,
     adapter_for,
@@ -27,6 +34,7 @@ from snakewar.server.matches import (
     resolve_entrants,
     turn_limit,
 )
+from snakewar.server.runs import RunKeeper, RunView
 from snakewar.server.schemas import (
     NO_CONTENT,
     AddEntrant,
@@ -42,9 +50,9 @@ from snakewar.server.schemas import (
     UpdateLadder,
     request_params,
 )
-from snakewar.storage import Store
+from snakewar.storage import ArenaRun, AsyncStore, Store
 
-__all__ = ["ladder_out", "router"]
+__all__ = ["ladder_out", "resumer", "router", "run_out"]
 
 router = APIRouter(prefix="/api/ladders", tags=["ladders"])
 
@@ -53,19 +61,23 @@ def _key(name: str) -> str:
     return f"ladder:{name}"
 
 
-def run_out(progress: RunProgress | None) -> RunOut | None:
-    """A run's progress as the API shows it (``None``: no run since the server started)."""
-    if progress is None:
+def run_out(view: RunView | None) -> RunOut | None:
+    """A run as the API shows it (``None``: no run recorded)."""
+    if view is None:
         return None
     return RunOut(
-        games=progress.games, done=progress.done, running=progress.running, error=progress.error
+        games=view.games,
+        done=view.done,
+        running=view.running,
+        error=view.error,
+        state=view.state,
     )
 
 
-def _ladder_out(ladder: Ladder, arena: ArenaWorker) -> LadderOut:
-    key = _key(ladder.name)
-    out = ladder_out(ladder, arena.is_running(key))
-    out.run = run_out(arena.progress(key))
+async def _ladder_out(ladder: Ladder, runs: RunKeeper) -> LadderOut:
+    view = await runs.view(_key(ladder.name))
+    out = ladder_out(ladder, view is not None and view.running)
+    out.run = run_out(view)
     return out
 
 
@@ -140,10 +152,17 @@ def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
 
 
 @router.get("")
-async def list_ladders(store: StoreDep, arena: ArenaDep) -> list[LadderSummaryOut]:
+async def list_ladders(store: StoreDep, runs: RunsDep) -> list[LadderSummaryOut]:
     """Every ladder with its game, size and games played."""
     rows = await store.run(store.store.ladders.summaries)
-    return [LadderSummaryOut(**row, running=arena.is_running(_key(row["name"]))) for row in rows]
+    views = await runs.views([_key(row["name"]) for row in rows])
+    return [
+        LadderSummaryOut(
+            **row,
+            running=(view := views.get(_key(row["name"]))) is not None and view.running,
+        )
+        for row in rows
+    ]
 
 
 @router.post("", status_code=201)
@@ -173,7 +192,7 @@ async def add_entrant(
     body: AddEntrant,
     principal: UserDep,
     store: StoreDep,
-    arena: ArenaDep,
+    runs: RunsDep,
     config: ConfigDep,
     uploads: UploadsDep,
 ) -> LadderOut:
@@ -181,7 +200,7 @@ async def add_entrant(
 
     On a local server any entrant the game takes may join (a URL too).
     """
-    if arena.is_running(_key(name)):
+    if await runs.is_running(_key(name)):
         raise ArenaBusyError(f"ladder {name!r} is running; add entrants between runs")
     ladder = await store.run(load_ladder, store.store, name)
     ref = SNAKE_REF.match(body.snake)
@@ -216,10 +235,10 @@ async def add_entrant(
 
 
 @router.get("/{name}")
-async def get_ladder(name: str, store: StoreDep, arena: ArenaDep) -> LadderOut:
+async def get_ladder(name: str, store: StoreDep, runs: RunsDep) -> LadderOut:
     """Standings (rating = mu - 3 sigma), rating history and the recent games."""
     ladder = await store.run(load_ladder, store.store, name)
-    return _ladder_out(ladder, arena)
+    return await _ladder_out(ladder, runs)
 
 
 @router.patch("/{name}")
@@ -228,7 +247,7 @@ async def update_ladder(
     body: UpdateLadder,
     admin: AdminDep,
     store: StoreDep,
-    arena: ArenaDep,
+    runs: RunsDep,
     config: ConfigDep,
 ) -> LadderOut:
     """Change a ladder's time per turn, turn limit or game parameters (admins).
@@ -237,7 +256,7 @@ async def update_ladder(
     refused while a run is going on, as the run plays with the settings it started with.
     """
     del admin
-    if arena.is_running(_key(name)):
+    if await runs.is_running(_key(name)):
         raise ArenaBusyError(f"ladder {name!r} is running; change it between runs")
     ladder = await store.run(load_ladder, store.store, name)
     old = ladder.config
@@ -258,7 +277,7 @@ async def update_ladder(
     check_caps(config, adapter, old.game_size, match.params, timeout)
     ladder.config = match
     await store.run(store.store.ladders.save, ladder)
-    return _ladder_out(ladder, arena)
+    return await _ladder_out(ladder, runs)
 
 
 # A registered snake's entry is "owner/name": the path convertor takes its slash (an
@@ -268,7 +287,7 @@ async def remove_entrant(
     name: str,
     principal: UserDep,
     store: StoreDep,
-    arena: ArenaDep,
+    runs: RunsDep,
     entrant: str = Path(min_length=1, max_length=100),
 ) -> Response:
     """Take an entrant off a ladder: a registered snake's owner, or an admin."""
@@ -278,7 +297,7 @@ async def remove_entrant(
         raise NotAllowedError(
             f"entrant {entrant!r} is not yours; its owner or an admin may remove it"
         )
-    if arena.is_running(_key(name)):
+    if await runs.is_running(_key(name)):
         raise ArenaBusyError(f"ladder {name!r} is running; remove entrants between runs")
     if not await store.run(store.store.ladders.remove_entry, name, entrant):
         raise NotFoundError(f"ladder {name!r} has no entrant {entrant!r}")
@@ -286,14 +305,61 @@ async def remove_entrant(
 
 
 @router.delete("/{name}", status_code=204, responses=NO_CONTENT)
-async def delete_ladder(name: str, admin: AdminDep, store: StoreDep, arena: ArenaDep) -> Response:
+async def delete_ladder(name: str, admin: AdminDep, store: StoreDep, runs: RunsDep) -> Response:
     """Delete a ladder with its standings and history; its games stay (admins)."""
     del admin
-    if arena.is_running(_key(name)):
-        raise ArenaBusyError(f"ladder {name!r} is running; delete it once the run ends")
+    if await runs.is_running(_key(name)):
+        raise ArenaBusyError(f"ladder {name!r} is running; stop it (POST .../stop), then delete it")
     await store.run(store.store.ladders.delete, name)
-    arena.forget(_key(name))
+    runs.arena.forget(_key(name))
     return Response(status_code=204)
+
+
+async def _start(
+    ladder: Ladder,
+    games: int,
+    progress: RunProgress,
+    slot: RunSlot,
+    store: AsyncStore,
+    runs: RunKeeper,
+    config: ServerConfig,
+    uploads: UploadCache,
+    manager: GameManager,
+    *,
+    total: int,
+    base: int,
+    resumed: bool = False,
+) -> RunProgress:
+    """Play ``games`` games of ``ladder`` on the arena worker (of the run's ``total``)."""
+    target: Store = store.store
+    outbound = config.outbound()
+    sources = [e.source for e in ladder.entries.values()]
+    programs = await programs_for(store, config, uploads, sources)
+    executor = LiveExecutor(manager, asyncio.get_running_loop())
+
+    def play() -> None:
+        played = ladder.run(
+            games,
+            target,
+            executor=executor,
+            outbound=outbound,
+            programs=programs,
+            on_game=lambda _: progress.played(),
+            should_stop=progress.should_stop,
+        )
+        progress.complete = played >= games
+
+    return await runs.launch(
+        slot,
+        "ladder",
+        ladder.name,
+        play,
+        progress,
+        executor,
+        games=total,
+        base=base,
+        resumed=resumed,
+    )
 
 
 @router.post("/{name}/run", status_code=202)
@@ -302,7 +368,7 @@ async def run_ladder(
     body: RunLadder,
     admin: AdminDep,
     store: StoreDep,
-    arena: ArenaDep,
+    runs: RunsDep,
     config: ConfigDep,
     uploads: UploadsDep,
     manager: ManagerDep,
@@ -310,27 +376,75 @@ async def run_ladder(
     """Play ``games`` more games in the background (400 if no game can be matched; admins).
 
     ``GET /api/ladders/{name}`` shows the run's progress (``run``) and its live games
-    are the server's, to watch as they are played.
+    are the server's, to watch as they are played.  Refused (409) while a server plays
+    the ladder, (429) while the arena is full.
     """
     del admin
     ladder = await store.run(load_ladder, store.store, name)
     ladder.check_playable()  # answered now, not raised later in the background
-    target: Store = store.store
-    outbound = config.outbound()
-    sources = [e.source for e in ladder.entries.values()]
-    programs = await programs_for(store, config, uploads, sources)
-    executor = LiveExecutor(manager, asyncio.get_running_loop())
-    progress = RunProgress(games=body.games)
-    arena.submit(
-        _key(name),
-        lambda: ladder.run(
+    with runs.reserve(_key(name)) as slot:
+        progress = RunProgress(games=body.games)
+        await _start(
+            ladder,
             body.games,
-            target,
-            executor=executor,
-            outbound=outbound,
-            programs=programs,
-            on_game=lambda _: progress.played(),
-        ),
-        progress,
-    )
+            progress,
+            slot,
+            store,
+            runs,
+            config,
+            uploads,
+            manager,
+            total=body.games,
+            base=ladder.games_played,
+        )
     return RunAccepted(name=name, running=True, games=body.games)
+
+
+@router.post("/{name}/stop", status_code=202)
+async def stop_ladder(name: str, admin: AdminDep, store: StoreDep, runs: RunsDep) -> LadderOut:
+    """Stop a ladder's run: its games in flight are cancelled, its games played stay (admins).
+
+    Whichever server plays it stops it (this one at once, another when it next renews its
+    lease: ``run.state`` is ``stopping`` until then).  409 if it is not running.
+    """
+    del admin
+    ladder = await store.run(load_ladder, store.store, name)
+    await runs.stop(_key(name))
+    return await _ladder_out(ladder, runs)
+
+
+def resumer(
+    store: AsyncStore,
+    runs: RunKeeper,
+    config: ServerConfig,
+    uploads: UploadCache,
+    manager: GameManager,
+) -> Callable[[RunSlot, ArenaRun], Awaitable[None]]:
+    """What plays on a ladder run whose server is gone: the games it still owed."""
+
+    async def resume(slot: RunSlot, row: ArenaRun) -> None:
+        ladder = await store.run(load_ladder, store.store, row.target)
+        owed = row.owed(ladder.games_played)
+        total = row.games if row.games is not None else owed
+        if owed == 0:
+            await runs.finish(row.key, "done", total)
+            return
+        ladder.check_playable()
+        progress = RunProgress(games=total, done=total - owed)
+        base = row.base if row.base is not None else ladder.games_played
+        await _start(
+            ladder,
+            owed,
+            progress,
+            slot,
+            store,
+            runs,
+            config,
+            uploads,
+            manager,
+            total=total,
+            base=base,
+            resumed=True,
+        )
+
+    return resume

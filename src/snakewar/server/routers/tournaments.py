@@ -3,12 +3,17 @@
 A tournament is started at once, or made to be started later (``"start": false``): until
 an admin starts it (``POST .../run``) its name and entrants may change.  It plays on the
 arena worker (:mod:`snakewar.server.arena`), its games as the server's live games, and
-each match in the API names its game being played now, to watch it live.
+each match in the API names its game being played now, to watch it live.  An admin
+stops a run (``POST .../stop``) and plays it on later; of several servers sharing a
+database exactly one plays it, and one resumes it after a crash
+(:mod:`snakewar.server.runs`).  A tournament refused (a full arena) is never stored.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter, Response
@@ -18,12 +23,12 @@ from snakewar.arena.config import MatchConfig
 from snakewar.arena.tournament_runner import TournamentRun, TournamentRunError, load_tournament
 from snakewar.arena.tournaments import FORMAT_TITLES
 from snakewar.engine.protocol import Entrant
-from snakewar.errors import ConflictError, EntrantError, OverLimitError
+from snakewar.errors import ConflictError, EntrantError, OverLimitError, SnakewarError
 from snakewar.referee.uploads import UploadCache
-from snakewar.server.arena import ArenaBusyError, ArenaWorker, LiveExecutor, RunProgress
+from snakewar.server.arena import ArenaBusyError, LiveExecutor, RunProgress, RunSlot
 from snakewar.server.auth import AdminDep, Principal
 from snakewar.server.config import ServerConfig
-from snakewar.server.deps import ArenaDep, ConfigDep, ManagerDep, StoreDep, UploadsDep
+from snakewar.server.deps import ConfigDep, ManagerDep, RunsDep, StoreDep, UploadsDep
 from snakewar.server.manager import GameManager
 from snakewar.server.matches import (
     adapter_for,
@@ -34,6 +39,7 @@ from snakewar.server.matches import (
     turn_limit,
 )
 from snakewar.server.routers.ladders import run_out
+from snakewar.server.runs import RunKeeper, RunView, report_failed
 from snakewar.server.schemas import (
     NO_CONTENT,
     CreateTournament,
@@ -43,9 +49,9 @@ from snakewar.server.schemas import (
     UpdateTournament,
     request_params,
 )
-from snakewar.storage import AsyncStore, Store
+from snakewar.storage import ArenaRun, AsyncStore, Store
 
-__all__ = ["resume_unfinished", "router", "start_run", "tournament_out"]
+__all__ = ["record_unrecorded", "resumer", "router", "start_run", "tournament_out"]
 
 router = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
 
@@ -91,19 +97,23 @@ def tournament_out(run: TournamentRun, running: bool) -> TournamentOut:
     )
 
 
-def _tournament_out(run: TournamentRun, arena: ArenaWorker, manager: GameManager) -> TournamentOut:
+async def _tournament_out(
+    run: TournamentRun, runs: RunKeeper, manager: GameManager
+) -> TournamentOut:
     """:func:`tournament_out` with the latest run and each match's game being played now."""
-    key = _key(run.id)
-    running = arena.is_running(key)
-    out = tournament_out(run, running)
-    out.run = run_out(arena.progress(key))
-    if running:
+    return _with_run(run, await runs.view(_key(run.id)), manager)
+
+
+def _with_run(run: TournamentRun, view: RunView | None, manager: GameManager) -> TournamentOut:
+    out = tournament_out(run, view is not None and view.running)
+    out.run = run_out(view)
+    if out.running:
         adapter = run.config.adapter
         for match in out.matches:
             if match.status != "pending":
                 continue
             # A run names each game from the bracket: the next game of a pending match
-            # is the one being played, if the server is playing it.
+            # is the one being played, if this server is playing it.
             live = manager.games.get(run.next_game_id(match.id))
             if live is not None and not live.finished:
                 match.playing = LiveGameOut(game_id=live.id, viewer=adapter.viewer_url(live.id))
@@ -152,7 +162,7 @@ async def create_tournament(
     body: CreateTournament,
     admin: AdminDep,
     store: StoreDep,
-    arena: ArenaDep,
+    runs: RunsDep,
     config: ConfigDep,
     uploads: UploadsDep,
     manager: ManagerDep,
@@ -162,7 +172,7 @@ async def create_tournament(
     Entrants are built-in bots and registered snakes (``@owner/name``); a local server
     also takes anything the game does.  With ``"start": false`` it waits for
     ``POST /api/tournaments/{id}/run``, and its name and entrants may change until then
-    (``PATCH``).
+    (``PATCH``).  Refused because the arena is full (429), it is not stored.
     """
     pairs, programs = await _entrants(
         store, admin, config, uploads, body.game, body.snakes, body.names
@@ -187,27 +197,48 @@ async def create_tournament(
     )
     run.started = body.start
     await _check(run, config, programs)
-    await store.run(store.store.tournaments.create, run)
-    if body.start:
-        await start_run(run, store, arena, config, uploads, manager)
-    return _tournament_out(run, arena, manager)
+    if not body.start:
+        await store.run(store.store.tournaments.create, run)
+        return await _tournament_out(run, runs, manager)
+    # Its place in the arena first: refused, nothing is stored.
+    with runs.reserve(_key(run.id)) as slot:
+        await store.run(store.store.tournaments.create, run)
+        try:
+            await start_run(run, slot, store, runs, config, uploads, manager)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await store.run(store.store.tournaments.delete, run.id)
+            raise
+    return await _tournament_out(run, runs, manager)
 
 
 @router.get("")
-async def list_tournaments(store: StoreDep, arena: ArenaDep) -> list[TournamentSummaryOut]:
+async def list_tournaments(store: StoreDep, runs: RunsDep) -> list[TournamentSummaryOut]:
     """Every tournament: its game, format, entrants, and whether it is decided, oldest first."""
     found = []
-    for tid, _ in await store.run(store.store.tournaments.list_all):
-        run = await store.run(store.store.tournaments.get, tid)
+    listed = await store.run(store.store.tournaments.list_all)
+    views = await runs.views([_key(tid) for tid, _ in listed])
+    for tid, name in listed:
+        try:
+            run = await store.run(store.store.tournaments.get, tid)
+        except SnakewarError as exc:
+            # One broken bracket must not hide every other tournament.
+            found.append(
+                TournamentSummaryOut(
+                    id=tid, name=name, page=_page(tid), running=False, error=str(exc)[:500]
+                )
+            )
+            continue
         if run is None:  # deleted since it was listed
             continue
         t = run.tournament
+        view = views.get(_key(tid))
         found.append(
             TournamentSummaryOut(
                 id=tid,
                 name=run.name,
                 page=_page(tid),
-                running=arena.is_running(_key(tid)),
+                running=view is not None and view.running,
                 game=run.config.game,
                 format=t.format,
                 format_title=FORMAT_TITLES.get(t.format, t.format),
@@ -222,14 +253,14 @@ async def list_tournaments(store: StoreDep, arena: ArenaDep) -> list[TournamentS
 
 @router.get("/{tid}")
 async def get_tournament(
-    tid: str, store: StoreDep, arena: ArenaDep, manager: ManagerDep
+    tid: str, store: StoreDep, runs: RunsDep, manager: ManagerDep
 ) -> TournamentOut:
     """Standings, champion and every match with its games (the bracket).
 
     While it plays, a match's ``playing`` is its game being played now (to watch live).
     """
     run = await store.run(load_tournament, store.store, tid)
-    return _tournament_out(run, arena, manager)
+    return await _tournament_out(run, runs, manager)
 
 
 @router.patch("/{tid}")
@@ -238,7 +269,7 @@ async def update_tournament(
     body: UpdateTournament,
     admin: AdminDep,
     store: StoreDep,
-    arena: ArenaDep,
+    runs: RunsDep,
     config: ConfigDep,
     uploads: UploadsDep,
     manager: ManagerDep,
@@ -248,7 +279,7 @@ async def update_tournament(
     Refused (409) once it has started: its games are played by the entrants it had.
     """
     run = await store.run(load_tournament, store.store, tid)
-    if run.started or arena.is_running(_key(tid)):
+    if run.started or await runs.is_running(_key(tid)):
         raise ConflictError(f"tournament {tid!r} has started; its name and entrants are fixed now")
     t = run.tournament.config
     name = body.name if body.name is not None else run.name
@@ -279,7 +310,7 @@ async def update_tournament(
     changed.started = False
     await _check(changed, config, programs)
     await store.run(store.store.tournaments.replace_unstarted, changed)
-    return _tournament_out(changed, arena, manager)
+    return await _tournament_out(changed, runs, manager)
 
 
 @router.get("/{tid}/export", responses={200: {"model": TournamentOut}})
@@ -292,46 +323,54 @@ async def export_tournament(tid: str, store: StoreDep) -> JSONResponse:
 
 
 @router.delete("/{tid}", status_code=204, responses=NO_CONTENT)
-async def delete_tournament(
-    tid: str, admin: AdminDep, store: StoreDep, arena: ArenaDep
-) -> Response:
+async def delete_tournament(tid: str, admin: AdminDep, store: StoreDep, runs: RunsDep) -> Response:
     """Delete a tournament and its bracket; its games stay (admins)."""
     del admin
-    if arena.is_running(_key(tid)):
-        raise ArenaBusyError(f"tournament {tid!r} is running; delete it once the run ends")
+    if await runs.is_running(_key(tid)):
+        raise ArenaBusyError(
+            f"tournament {tid!r} is running; stop it (POST .../stop), then delete it"
+        )
     await store.run(store.store.tournaments.delete, tid)
-    arena.forget(_key(tid))
+    runs.arena.forget(_key(tid))
     return Response(status_code=204)
 
 
 async def start_run(
     run: TournamentRun,
+    slot: RunSlot,
     store: AsyncStore,
-    arena: ArenaWorker,
+    runs: RunKeeper,
     config: ServerConfig,
     uploads: UploadCache,
     manager: GameManager,
-) -> None:
+    *,
+    resumed: bool = False,
+) -> RunProgress:
     """Play ``run`` (to its end) on the arena worker, its program bots resolved now.
 
     Its games are ``manager``'s live games; the run counts them in its progress.
+
+    Raises:
+        ArenaBusyError: another server plays it (unless ``resumed``: taken over already).
     """
     programs = await programs_for(store, config, uploads, run.snakes.values())
     target: Store = store.store
     outbound = config.outbound()
     executor = LiveExecutor(manager, asyncio.get_running_loop())
     progress = RunProgress()
-    arena.submit(
-        _key(run.id),
-        lambda: run.run(
+
+    def play() -> None:
+        run.run(
             target,
             executor,
             on_step=lambda _, played: progress.played(played),
             outbound=outbound,
             programs=programs,
-        ),
-        progress,
-    )
+            should_stop=progress.should_stop,
+        )
+        progress.complete = run.is_finished
+
+    return await runs.launch(slot, "tournament", run.id, play, progress, executor, resumed=resumed)
 
 
 @router.post("/{tid}/run", status_code=202)
@@ -339,44 +378,93 @@ async def run_tournament(
     tid: str,
     admin: AdminDep,
     store: StoreDep,
-    arena: ArenaDep,
+    runs: RunsDep,
     config: ConfigDep,
     uploads: UploadsDep,
     manager: ManagerDep,
 ) -> TournamentOut:
     """Start a tournament made to start later, or play an unfinished one on (admins).
 
-    A run that stopped (an entrant that did not answer, a crash) goes on from its
-    recorded games and plays exactly the games a straight run would.
+    A run that stopped (an admin's stop, an entrant that did not answer, a crash) goes
+    on from its recorded games and plays exactly the games a straight run would.
+    Refused (409) while a server plays it, (429) while the arena is full.
     """
     del admin
     run = await store.run(load_tournament, store.store, tid)
     if run.is_finished:
         raise TournamentRunError(f"tournament {tid!r} is finished; nothing to play")
-    if arena.is_running(_key(tid)):
-        raise ArenaBusyError(f"tournament {tid!r} is running already")
-    if not run.started:
-        await store.run(store.store.tournaments.mark_started, tid)
-        run.started = True
-    await start_run(run, store, arena, config, uploads, manager)
-    return _tournament_out(run, arena, manager)
+    with runs.reserve(_key(tid)) as slot:
+        if not run.started:
+            await store.run(store.store.tournaments.mark_started, tid)
+            run.started = True
+        await start_run(run, slot, store, runs, config, uploads, manager)
+    return await _tournament_out(run, runs, manager)
 
 
-async def resume_unfinished(
+@router.post("/{tid}/stop", status_code=202)
+async def stop_tournament(
+    tid: str, admin: AdminDep, store: StoreDep, runs: RunsDep, manager: ManagerDep
+) -> TournamentOut:
+    """Stop a tournament's run: its games in flight are cancelled (admins).
+
+    Whichever server plays it stops it (this one at once, another when it next renews its
+    lease: ``run.state`` is ``stopping`` until then).  Its recorded games stay; ``POST
+    .../run`` plays it on, the cancelled games again from their start.  409 if it is not
+    running.
+    """
+    del admin
+    run = await store.run(load_tournament, store.store, tid)
+    await runs.stop(_key(tid))
+    return await _tournament_out(run, runs, manager)
+
+
+async def record_unrecorded(store: AsyncStore) -> list[str]:
+    """Record a run for each tournament played before runs were recorded; their ids.
+
+    An unfinished one that was started (a crash stopped it, or the command line played
+    into this database) becomes a ``running`` run that nobody plays, so that exactly one
+    server resumes it; a finished one a ``done`` run (it is not looked at again); one
+    that cannot be loaded a ``failed`` run, with the reason.
+    """
+    runs = store.store.runs
+    known = await store.run(runs.keys, "tournament")
+    recorded = []
+    for tid, _ in await store.run(store.store.tournaments.list_all):
+        key = _key(tid)
+        if key in known:
+            continue
+        try:
+            run = await store.run(load_tournament, store.store, tid)
+        except Exception as exc:  # a broken bracket: marked, reported, not fatal
+            reason = f"cannot be loaded: {exc}"
+            await store.run(runs.ensure, key, "tournament", tid, "failed", reason)
+            report_failed("tournament", tid, reason)
+            recorded.append(tid)
+            continue
+        if run.is_finished:
+            await store.run(runs.ensure, key, "tournament", tid, "done")
+        elif run.started:
+            await store.run(runs.ensure, key, "tournament", tid, "running")
+        else:
+            continue  # it waits for its admin
+        recorded.append(tid)
+    return recorded
+
+
+def resumer(
     store: AsyncStore,
-    arena: ArenaWorker,
+    runs: RunKeeper,
     config: ServerConfig,
     uploads: UploadCache,
     manager: GameManager,
-) -> list[str]:
-    """At start-up: play on every unfinished tournament (a crash stopped it); their ids.
+) -> Callable[[RunSlot, ArenaRun], Awaitable[None]]:
+    """What plays on a tournament whose server is gone (:meth:`RunKeeper.on_resume`)."""
 
-    A tournament nobody started yet waits for its admin.
-    """
-    resumed = []
-    for tid, _ in await store.run(store.store.tournaments.list_all):
-        run = await store.run(load_tournament, store.store, tid)
-        if run.started and not run.is_finished and not arena.is_running(_key(tid)):
-            await start_run(run, store, arena, config, uploads, manager)
-            resumed.append(tid)
-    return resumed
+    async def resume(slot: RunSlot, row: ArenaRun) -> None:
+        run = await store.run(load_tournament, store.store, row.target)
+        if run.is_finished:
+            await runs.finish(row.key, "done", row.done)
+            return
+        await start_run(run, slot, store, runs, config, uploads, manager, resumed=True)
+
+    return resume

@@ -1,7 +1,8 @@
 // A ladder's page: standings, the rating chart (axes, legend) and recent games from
 // GET /api/ladders/{name}, refreshed every 1.5 s, with the latest run's progress.
 // Members join with their own snakes and leave again; admins add any entrant, play
-// 10 games, change the settings for the next games, and delete the ladder.
+// 10 games, stop a run (its games in flight are cancelled), change the settings for
+// the next games, and delete the ladder.
 
 import {
   changedParams,
@@ -95,12 +96,24 @@ export function runText(run) {
   }
   const of = run.games === null || run.games === undefined ? "" : ` of ${run.games}`;
   if (run.running) {
-    return `Playing: ${run.done}${of} games played`;
+    const doing = run.state === "stopping" ? "Stopping" : "Playing";
+    return `${doing}: ${run.done}${of} games played`;
+  }
+  if (run.state === "stopped") {
+    return `Stopped by an admin after ${run.done}${of} games`;
+  }
+  if (run.state === "interrupted") {
+    return `Interrupted after ${run.done}${of} games: ${run.error}`;
   }
   if (run.error) {
     return `Stopped after ${run.done}${of} games: ${run.error}`;
   }
   return `Played ${run.done}${of} games`;
+}
+
+/** Whether the stop button shows: a run plays, and nobody asked it to stop yet. */
+export function canStop(data) {
+  return Boolean(data.running) && data.run?.state !== "stopping";
 }
 
 /** Tick values from `lo` to `hi`, about `count` of them, at 1, 2 or 5 times a power of ten. */
@@ -370,6 +383,10 @@ function start() {
     if (run) {
       run.disabled = data.running;
     }
+    const stop = document.getElementById("stop");
+    if (stop) {
+      stop.hidden = !canStop(data);
+    }
     if (joinForm) {
       await drawJoin(data);
     }
@@ -385,6 +402,11 @@ function start() {
 
   document.getElementById("run")?.addEventListener("click", async () => {
     report(error, await postJson(`${url}/run`, { games: 10 }));
+    await later(refresh());
+  });
+
+  document.getElementById("stop")?.addEventListener("click", async () => {
+    report(error, await postJson(`${url}/stop`));
     await later(refresh());
   });
 

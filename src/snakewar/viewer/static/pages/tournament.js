@@ -1,8 +1,8 @@
 // A tournament's page: the bracket (a column per round), each match's games and its
 // game being played now (to watch live), and the standings, from
 // GET /api/tournaments/{id}, refreshed every 1.5 s until the tournament is decided.
-// Admins start it (or play a stopped run on), and before it starts rename it and
-// change its entrants (PATCH).
+// Admins start it (or play a stopped run on), stop a run (POST .../stop: its games in
+// flight are cancelled), and before it starts rename it and change its entrants (PATCH).
 
 import { entrantChoices, fillSelect, formatName } from "./club.js";
 import { detailText, el, fetchJson, poll, postJson, renderRows } from "./dom.js";
@@ -14,15 +14,26 @@ export function statusText(data) {
   }
   if (data.running) {
     const played = data.run ? ` (${data.run.done} games played)` : "";
-    return `Playing now${played}`;
+    return data.run?.state === "stopping" ? `Stopping${played}` : `Playing now${played}`;
   }
   if (data.started === false) {
     return "Not started";
+  }
+  if (data.run?.state === "stopped") {
+    return "Stopped by an admin";
+  }
+  if (data.run?.state === "interrupted") {
+    return `Interrupted: ${data.run.error}`;
   }
   if (data.run?.error) {
     return `Stopped: ${data.run.error}`;
   }
   return "Waiting to be played on";
+}
+
+/** Whether the stop button shows: a run plays it, and nobody asked it to stop yet. */
+export function canStop(data) {
+  return Boolean(data.running) && data.run?.state !== "stopping";
 }
 
 /** The start button's label, or `null` when there is nothing to start. */
@@ -177,6 +188,10 @@ function start() {
       startButton.hidden = label === null;
       startButton.textContent = label ?? "";
     }
+    const stopButton = document.getElementById("stop");
+    if (stopButton) {
+      stopButton.hidden = !canStop(data);
+    }
     if (admin && editing) {
       await drawEdit(data);
     }
@@ -194,6 +209,13 @@ function start() {
 
   document.getElementById("start")?.addEventListener("click", async () => {
     const answer = await postJson(`${url}/run`);
+    error.textContent = answer.ok ? "" : detailText(answer.data, answer.status);
+    await refresh().catch((e) => {
+      error.textContent = String(e.message);
+    });
+  });
+  document.getElementById("stop")?.addEventListener("click", async () => {
+    const answer = await postJson(`${url}/stop`);
     error.textContent = answer.ok ? "" : detailText(answer.data, answer.status);
     await refresh().catch((e) => {
       error.textContent = String(e.message);

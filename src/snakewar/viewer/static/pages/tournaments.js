@@ -16,8 +16,14 @@ import {
 } from "./club.js";
 import { detailText, el, fetchJson, postJson, renderRows } from "./dom.js";
 
-/** A tournament's state for the list: not started, playing, its champion, or waiting. */
+/**
+ * A tournament's state for the list: broken (its stored games do not fit its bracket,
+ * so no server can play it on), not started, playing, its champion, or waiting.
+ */
 export function stateText(t) {
+  if (t.error) {
+    return `Cannot be played on: ${t.error}`;
+  }
   if (t.finished) {
     return `Champion: ${t.champion}`;
   }
