@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 from pathlib import Path
 from typing import Annotated, Final
 
@@ -19,7 +18,7 @@ from snakewar.server.arena import ArenaWorker
 from snakewar.server.auth import Passwords
 from snakewar.server.config import ServerConfig
 from snakewar.server.manager import GameManager
-from snakewar.server.safety import RateLimiter
+from snakewar.server.safety import RateLimiter, address_key
 from snakewar.storage import AsyncStore
 
 __all__ = [
@@ -129,16 +128,7 @@ def client_key(request: Request) -> str:
     principal = getattr(request.state, "principal", None)
     if principal is not None and principal.user is not None:
         return f"user:{principal.user.id}"
-    host = request.client.host if request.client else ""
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return f"host:{host}"
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return f"ip:{address.ipv4_mapped}"
-        return f"net:{ipaddress.IPv6Network((address, 64), strict=False)}"
-    return f"ip:{address}"
+    return address_key(request.client.host if request.client else "")
 
 
 ConfigDep = Annotated[ServerConfig, Depends(get_config)]
