@@ -11,12 +11,14 @@ from typing import Annotated, Final
 
 import jinja2
 from fastapi import Depends, Request
+from fastapi.requests import HTTPConnection
 from fastapi.templating import Jinja2Templates
 
 from snakewar.referee.uploads import UploadCache
 from snakewar.server.arena import ArenaWorker
 from snakewar.server.auth import Passwords
 from snakewar.server.config import ServerConfig
+from snakewar.server.followers import StoredFollowing
 from snakewar.server.manager import GameManager
 from snakewar.server.safety import RateLimiter, address_key
 from snakewar.storage import AsyncStore
@@ -30,6 +32,7 @@ __all__ = [
     "ManagerDep",
     "PasswordsDep",
     "StoreDep",
+    "StoredFollowingDep",
     "TemplatesDep",
     "UploadsDep",
     "client_key",
@@ -38,6 +41,7 @@ __all__ = [
     "get_limiter",
     "get_manager",
     "get_store",
+    "get_stored_following",
     "get_templates",
     "make_templates",
     "static_url",
@@ -100,6 +104,12 @@ def get_arena(request: Request) -> ArenaWorker:
     return arena
 
 
+def get_stored_following(connection: HTTPConnection) -> StoredFollowing:
+    """Stored games' encoded pages, their followers' turns and caps (for websockets too)."""
+    following: StoredFollowing = connection.app.state.stored_following
+    return following
+
+
 def get_limiter(request: Request) -> RateLimiter:
     """The per-client rate limit of game creation (public mode)."""
     limiter: RateLimiter = request.app.state.limiter
@@ -139,3 +149,4 @@ LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
 UploadsDep = Annotated[UploadCache, Depends(get_uploads)]
+StoredFollowingDep = Annotated[StoredFollowing, Depends(get_stored_following)]
