@@ -25,6 +25,19 @@ def need(what: str, found: bool, package: str) -> None:
     pytest.skip(message)
 
 
+def need_host(what: str, problem: str | None) -> None:
+    """Skip the calling test (fail it under CI) when the host lacks ``what``.
+
+    ``problem`` is why it lacks it (``None``: it has it); the machines CI runs on have it.
+    """
+    if problem is None:
+        return
+    message = f"{what} is not available here: {problem}"
+    if IN_CI:
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
 def tool(command: str, package: str | None = None) -> str:
     """The path of ``command``; skips (fails under CI) when it is not installed."""
     path = shutil.which(command)

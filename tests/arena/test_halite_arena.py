@@ -83,7 +83,7 @@ def test_halite_ladder_notes_and_pauses_a_bot_that_keeps_dying(store: Store) -> 
     ladder.run(2, store, parallel=1)
     crasher = ladder.entries["crasher"]
     assert crasher.paused and crasher.failures == 2
-    assert crasher.note.startswith("paused: failed 2 games in a row: killed: failed to initialize")
+    assert crasher.note.startswith("paused: failed 2 games in a row: failed to initialize: ")
     assert load_ladder(store, "crashy").entries["crasher"].paused
     assert ladder.standings()[0].snake == "greedy"
 

@@ -136,7 +136,7 @@ def test_a_failing_bot_is_shown_failing_with_the_reason(
     with Store(db) as store:
         entry = load_ladder(store, "h3").entries["broken"]
     assert entry.failing and not entry.paused
-    assert entry.note.startswith("killed: failed to initialize")
+    assert entry.note.startswith("failed to initialize: ")
     assert "No module named numpy" in entry.note
     # The web shows the same: the standings carry the failure while the bot plays on.
     with TestClient(create_app(ServerConfig(database_url=db)), base_url="http://localhost") as c:

@@ -269,8 +269,13 @@ def play(prog: Program) -> HaliteMatch:
         "open('/usr/pwned', 'w')",
         "bytearray(2 * 1024 ** 3)",
         "import os\nwhile True: os.fork()",
+        # Issue 31, H1: five children of 700 MiB each, each under the 1 GiB a process
+        # may map; and /dev/shm filled with 1 MiB files (each under the file size cap).
+        "import os, time\nfor _ in range(5):\n    if os.fork() == 0:\n"
+        "        block = b'1' * (700 * 1024 ** 2)\n        time.sleep(60)\ntime.sleep(60)",
+        "for i in range(2000): open(f'/dev/shm/{i}', 'wb').write(b'1' * 1024 ** 2)",
     ],
-    ids=["socket", "write", "memory", "fork-bomb"],
+    ids=["socket", "write", "memory", "fork-bomb", "forked-memory", "shm"],
 )
 def test_a_game_goes_on_when_a_sandboxed_bot_misbehaves(tmp_path: Path, attack: str) -> None:
     match = play(program(bot_dir(tmp_path, attack)))

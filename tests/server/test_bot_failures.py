@@ -59,7 +59,7 @@ while True:
 """
 
 FAILURES = {
-    "timeout": ("", "        time.sleep(5)", "killed: timed out after 300 ms"),
+    "timeout": ("", "        time.sleep(5)", "killed on turn 3: timed out after 300 ms"),
     "crash": ("", "        raise RuntimeError('out of ideas on turn 3')", "out of ideas on turn 3"),
     "bad-command": ("", "        print('m 0 x', flush=True); continue", 'decode bot message: "x"'),
     "no-start": ("sys.exit('cannot find my weights file')", "        pass", "failed to initialize"),
@@ -114,6 +114,9 @@ def test_every_failure_is_stored_and_shown_with_its_reason(
     assert game["status"] == "complete"
     failed, greedy = game["entrants"]
     assert expected in failed["failure"], failed
+    # When, then why: the turn it was killed on, or its failed start.
+    when = "failed to initialize: " if kind == "no-start" else "killed on turn 3: "
+    assert failed["failure"].startswith(when), failed
     assert greedy["failure"] == ""
     # The same once the game is only in the database (a fresh server reads it back).
     stored = client.get("/api/games", params={"limit": 5}).json()

@@ -14,8 +14,11 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
+from snakewar.referee import cgroups
+from snakewar.referee.sandbox import sandbox_available
 from snakewar.replay.hlt import read_hlt
 from tests.server.accounts import make_user, public_client
 
@@ -100,6 +103,35 @@ def test_bad_uploads_are_refused_naming_why() -> None:
             headers={"Authorization": ""},
         )
         assert anonymous.status_code == 401
+
+
+def test_a_server_without_a_cgroup_per_sandbox_refuses_program_bots(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # As without bubblewrap: a sandbox whose memory could only be capped per process
+    # is no sandbox (issue 31, H1).  Uploads and games of program bots are refused.
+    why = "no cgroup to confine a sandbox in: cgroup v2: /sys/fs/cgroup has no memory controller"
+    monkeypatch.setattr(cgroups, "hierarchy", lambda: why)
+    sandbox_available.cache_clear()
+    try:
+        with public_client() as admin:
+            ann = make_user(admin.store, "ann")
+            refused = upload(admin, ann, kit_zip())
+            assert refused.status_code == 403, refused.text
+            assert "has no memory controller" in str(refused.json()["detail"]), refused.text
+            boss = admin.store.accounts.user("admin")
+            folder = shutil.copytree(KIT, tmp_path / "kit")
+            admin.store.snakes.register(
+                boss.id, "kit", "halite3", "program", argv=["python3", "MyBot.py"],
+                workdir=str(folder),
+            )  # fmt: skip
+            game = admin.post(
+                "/api/games", json={**HALITE, "snakes": ["@admin/kit", "builtin:random"]}
+            )
+            assert game.status_code == 403, game.text
+            assert "has no memory controller" in str(game.json()["detail"]), game.text
+    finally:
+        sandbox_available.cache_clear()
 
 
 def _zip(members: dict[str, bytes]) -> bytes:

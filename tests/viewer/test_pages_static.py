@@ -172,6 +172,8 @@ out.halite = HA.haliteRows([{ players: ["x", "<y>"], winner: "x", width: 32, hei
 out.haliteWinnerless = HA.haliteRow({ players: [], winner: null, width: 1, height: 1, turns: 0,
   source: "s", url: "/u" }).cells[1];
 out.noHalite = HA.haliteRows([]);
+out.haliteRunning = HA.haliteRow({ players: ["a"], winner: null, width: 1, height: 1, turns: 3,
+  source: "custom", url: "/u", status: "running" }).cells[1];
 
 const header = `{"format":"snakewar-replay","config":{"seed":${cfg.bigSeed}}}`;
 out.exact = [
@@ -204,6 +206,24 @@ out.trial = [AC.trialGame({ game: "halite3", ref: "@a/k" }), AC.trialGame({ game
   ref: "@a/s" })];
 out.tokenCells = [AC.tokenCells({ label: "ci", created_at: "2026-11-24T03:04:05+00:00",
   last_used_at: null, revoked: true })];
+const E = await load("entrants.js");
+const HG = await load("halite_game.js");
+const failedGame = { id: "g 1", status: "complete", entrants: [
+  { name: "a", failure: "killed on turn 5: timed out after 2000 ms" },
+  { name: "b", failure: "" }, { name: "c", failure: "" }] };
+out.entrantItems = [
+  E.entrantItems(failedGame, [1]),
+  E.entrantItems({ ...failedGame, status: "running" }, [0, 1]),
+  E.entrantItems(null, [0]),
+];
+out.logSeats = [E.parseSeats("0 2"), E.parseSeats(""), E.parseSeats(" 3  x -1 12345 1 ")];
+out.logUrl = E.logUrl("a/b", 2);
+out.stateText = [
+  { status: "running", turn: 1 }, { status: "running", turn: 5 },
+  { status: "complete", turn: 400, winner: "greedy" }, { status: "complete", turn: 9 },
+  { status: "cancelled", turn: 3 }, { status: "aborted", turn: 1 },
+  { status: "error", turn: 2, error: "ValueError: x" }, { status: "starting", turn: 0 },
+].map(HG.stateText);
 console.log(JSON.stringify(out));
 """
 
@@ -527,6 +547,7 @@ def test_halite_rows(js: dict[str, Any]) -> None:
         }
     ]
     assert js["haliteWinnerless"] == "won by -"
+    assert js["haliteRunning"] == "running"  # a game being played has no winner yet
     assert js["noHalite"] == [{"cells": [{"text": "No Halite games stored yet.", "cls": "muted"}]}]
 
 
@@ -554,4 +575,31 @@ def test_changes_carry_the_csrf_token_and_forms_send_what_was_typed(js: dict[str
     assert js["trial"] == [
         {"game": "halite3", "snakes": ["@a/k", "builtin:greedy"], "maxTurns": 100},
         {"game": "battlesnake", "snakes": ["@a/s", "builtin:random"], "maxTurns": 100},
+    ]
+
+
+def test_a_game_page_lists_failures_and_the_logs_it_may_show(js: dict[str, Any]) -> None:
+    finished, running, nothing = js["entrantItems"]
+    assert finished == [
+        {"seat": 0, "name": "a", "failure": "killed on turn 5: timed out after 2000 ms",
+         "log": None},
+        {"seat": 1, "name": "b", "failure": "", "log": "/api/games/g%201/logs/1"},
+    ]  # fmt: skip
+    # Logs are written when the game ends: none is offered while it runs.
+    assert running == [finished[0]]
+    assert nothing == []
+    assert js["logSeats"] == [[0, 2], [], [3, 1]]
+    assert js["logUrl"] == "/api/games/a%2Fb/logs/2"
+
+
+def test_the_halite_page_says_the_games_state_in_words(js: dict[str, Any]) -> None:
+    assert js["stateText"] == [
+        "Running · 1 turn played",
+        "Running · 5 turns played",
+        "Won by greedy · 400 turns",
+        "Over · 9 turns",
+        "Cancelled after 3 turns",
+        "Stopped after 1 turn (its server stopped)",
+        "Stopped by an error after 2 turns: ValueError: x",
+        "Starting…",
     ]

@@ -28,11 +28,12 @@ module does (the default seed, timeouts, ``execution_time``).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import sys
 import time
 import traceback
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -71,7 +72,10 @@ _RULE = "=" * 64
 EOF_MESSAGE = "communication error with bot: read failed, errno was: 0 (Success)"
 """The engine's words for a bot whose output ended: it exited, or crashed."""
 
-TurnCallback = Callable[[HaliteGame, TurnOutcome], None]
+TurnCallback = Callable[[HaliteGame, TurnOutcome], Awaitable[None] | None]
+"""Called (and awaited, if it returns an awaitable) after each turn."""
+StartCallback = Callable[["HaliteMatch"], Awaitable[None] | None]
+"""Called (and awaited) once the bots are initialized, before turn 1."""
 
 
 class HaliteEntrantError(EntrantError):
@@ -344,6 +348,7 @@ async def play_halite(
     on_turn: TurnCallback | None = None,
     bots: BotPool | None = None,
     log: EngineLog | None = None,
+    on_start: StartCallback | None = None,
 ) -> HaliteMatch:
     """Play one Halite III game between ``entrants`` and return it with the bots' record.
 
@@ -363,10 +368,15 @@ async def play_halite(
         init_timeout: seconds to answer the name after the init.
         cwd: working directory for subprocess bots.
         names: name overrides (``-o``), applied in player order after the game.
-        on_turn: called after each turn with the game and the turn's outcome.
+        on_turn: called after each turn with the game and the turn's outcome; an
+            awaitable it returns is awaited before the next turn (a server stores the
+            turn's frame there).
         bots: play the built-in bots in this pool's workers (default: in-process).
         log: write the engine's console log of the game here, from ``Map seed is`` to
             ``Game has ended`` (default: none).
+        on_start: called with the match once every bot answered its name or failed
+            its initialization, before turn 1 (``match.failed_to_initialize`` is
+            known; ``match.names`` are the bots' own); awaited likewise.
 
     Raises:
         HaliteEntrantError: no entrants, or an empty entrant.
@@ -442,6 +452,8 @@ async def play_halite(
                 match.unfinished[pid] = seats[pid].partial
             await seats[pid].kill()
         console.initialized(seats, init_failures)
+        if on_start is not None:
+            await _maybe_await(on_start(match))
         if game.max_turns == 0:
             # --turn-limit 0: the engine's turn loop runs no turn.
             game.end_without_turns(init_failures)
@@ -537,7 +549,12 @@ async def _run_turns(
         pending_failures = {}
         match.turn_times.append(perf() - turn_start)
         if on_turn is not None:
-            on_turn(game, outcome)
+            await _maybe_await(on_turn(game, outcome))
+
+
+async def _maybe_await(value: Awaitable[None] | None) -> None:
+    if inspect.isawaitable(value):
+        await value
 
 
 class _Console:

@@ -13,7 +13,9 @@ version 3): one JSON document, zstd-compressed, or plain JSON with the engine's
   and frame T+1 is the final state (ships with recomputed inspiration).
 
 :func:`replay_document` builds that document from a finished
-:class:`~snakewar.games.halite3.game.HaliteGame`; it equals the official engine's
+:class:`~snakewar.games.halite3.game.HaliteGame` (a live game sends the same pieces as
+it goes: :func:`replay_head` first, then :func:`initial_frame` and each turn's
+:func:`turn_frame`); it equals the official engine's
 replay of the same game except for ``execution_time`` and the order of the lists the
 engine fills from hash tables.  :func:`write_hlt` writes it the way the engine does
 (compact JSON with sorted keys, so objects come out in the engine's ``std::map``
@@ -42,7 +44,7 @@ from typing import Any
 import zstandard
 
 from snakewar.errors import TooLargeError
-from snakewar.games.halite3.game import HaliteGame
+from snakewar.games.halite3.game import HaliteGame, TurnOutcome
 from snakewar.replay._lines import ReplayError
 
 __all__ = [
@@ -59,9 +61,13 @@ __all__ = [
     "HltShip",
     "HltTooLargeError",
     "encode_hlt",
+    "final_frame",
+    "initial_frame",
     "read_hlt",
     "replay_document",
     "replay_filename",
+    "replay_head",
+    "turn_frame",
     "write_hlt",
 ]
 
@@ -98,6 +104,117 @@ class HltTooLargeError(HltReplayError, TooLargeError):
 # -- writing --------------------------------------------------------------------------
 
 
+def replay_head(
+    game: HaliteGame,
+    names: Sequence[str],
+    *,
+    map_players: int | None = None,
+    failed_to_initialize: Collection[int] = (),
+) -> dict[str, Any]:
+    """The replay document without its frames and statistics: what a viewer needs first.
+
+    It is known once the bots are initialized, before turn 1: the constants, the
+    players (names, factories), the initial map, the seed.  A live game sends it as
+    its header; :func:`replay_document` is it with ``full_frames`` and
+    ``game_statistics`` added.
+
+    Args:
+        game: the game (at any turn: only its setup is read).
+        names: the players' names, indexed by player id.
+        map_players: see :func:`replay_document`.
+        failed_to_initialize: see :func:`replay_document`.
+
+    Raises:
+        HltReplayError: the number of names is not the number of players, or
+            ``map_players`` is too small.
+    """
+    n = len(game.players)
+    if len(names) != n:
+        raise HltReplayError(f"replay: got {len(names)} player names, expected {n}")
+    if map_players is None:
+        map_players = n
+    if map_players < n:
+        raise HltReplayError(f"replay: a map for {map_players} players cannot hold {n}")
+    dead = set(failed_to_initialize)
+    initial_energy = game.constants.INITIAL_ENERGY
+    return {
+        "ENGINE_VERSION": ENGINE_VERSION,
+        "GAME_CONSTANTS": game.constants.to_json(),
+        "REPLAY_FILE_VERSION": REPLAY_FILE_VERSION,
+        "map_generator_seed": game.seed,
+        "number_of_players": map_players,
+        "players": [
+            {
+                "energy": 0 if p.id in dead else initial_energy,
+                "entities": [],
+                "factory_location": {"x": p.shipyard[0], "y": p.shipyard[1]},
+                "name": names[p.id],
+                "player_id": p.id,
+            }
+            for p in game.players
+        ],
+        "production_map": {
+            "grid": [[{"energy": v} for v in row] for row in game.initial_halite],
+            "height": game.height,
+            "width": game.width,
+        },
+    }
+
+
+def initial_frame(game: HaliteGame) -> dict[str, Any]:
+    """Frame 0 of the replay: every player's starting energy, nothing deposited."""
+    pids = [str(p.id) for p in game.players]
+    return {
+        "cells": [],
+        "deposited": dict.fromkeys(pids, 0),
+        "energy": dict.fromkeys(pids, game.constants.INITIAL_ENERGY),
+        "entities": {},
+        "events": [],
+        "moves": {},
+    }
+
+
+def turn_frame(outcome: TurnOutcome, players: int) -> dict[str, Any]:
+    """Frame ``outcome.turn`` of the replay, from that turn's outcome alone.
+
+    A live game sends each turn's frame as it is played, and :func:`replay_document`
+    builds the stored replay's frames with this same function: the two cannot differ.
+
+    Args:
+        outcome: what :meth:`~HaliteGame.step` returned for the turn.
+        players: the game's number of players.
+    """
+    pids = [str(p) for p in range(players)]
+    return {
+        "cells": [{"production": v, "x": x, "y": y} for x, y, v in outcome.cells],
+        "deposited": dict(zip(pids, outcome.deposited, strict=True)),
+        "energy": dict(zip(pids, outcome.energy, strict=True)),
+        "entities": {
+            str(pid): _entities(outcome.entities_at_start.get(pid, ())) for pid in range(players)
+        },
+        "events": [event.to_replay() for event in outcome.events],
+        "moves": {
+            str(pid): [command.to_replay() for command in outcome.moves[pid]]
+            for pid in sorted(outcome.moves)
+        },
+    }
+
+
+def final_frame(game: HaliteGame) -> dict[str, Any]:
+    """The replay's last frame: the state after the last turn (ships with their inspiration)."""
+    return {
+        "cells": [],
+        "deposited": {str(p.id): p.deposited for p in game.players},
+        "energy": {str(p.id): p.energy for p in game.players},
+        "entities": {
+            str(p.id): _entities((s.id, s.x, s.y, s.cargo, s.inspired) for s in p.ships.values())
+            for p in game.players
+        },
+        "events": [],
+        "moves": {},
+    }
+
+
 def replay_document(
     game: HaliteGame,
     names: Sequence[str],
@@ -130,13 +247,9 @@ def replay_document(
     """
     if not game.over:
         raise HltReplayError(f"replay: the game is not over (turn {game.turn}); finish it first")
-    n = len(game.players)
-    if len(names) != n:
-        raise HltReplayError(f"replay: got {len(names)} player names, expected {n}")
-    if map_players is None:
-        map_players = n
-    if map_players < n:
-        raise HltReplayError(f"replay: a map for {map_players} players cannot hold {n}")
+    head = replay_head(
+        game, names, map_players=map_players, failed_to_initialize=failed_to_initialize
+    )
     played = len(game.history)
     # --strict ends the game by setting the turn to its last one: fewer turns are played.
     aborted = game.constants.STRICT_ERRORS and 0 < played <= game.turn
@@ -146,57 +259,14 @@ def replay_document(
         raise HltReplayError(
             f"replay: the game's history holds {played} turns, expected turns 1..{game.turn}"
         )
-    dead = set(failed_to_initialize)
+    n = len(game.players)
     result = game.result()
-    initial_energy = game.constants.INITIAL_ENERGY
-    pids = [str(p) for p in range(n)]
-
-    frames: list[dict[str, Any]] = [
-        {
-            "cells": [],
-            "deposited": dict.fromkeys(pids, 0),
-            "energy": dict.fromkeys(pids, initial_energy),
-            "entities": {},
-            "events": [],
-            "moves": {},
-        }
-    ]
-    for outcome in game.history:
-        frames.append(
-            {
-                "cells": [{"production": v, "x": x, "y": y} for x, y, v in outcome.cells],
-                "deposited": dict(zip(pids, outcome.deposited, strict=True)),
-                "energy": dict(zip(pids, outcome.energy, strict=True)),
-                "entities": {
-                    str(pid): _entities(outcome.entities_at_start.get(pid, ())) for pid in range(n)
-                },
-                "events": [event.to_replay() for event in outcome.events],
-                "moves": {
-                    str(pid): [command.to_replay() for command in outcome.moves[pid]]
-                    for pid in sorted(outcome.moves)
-                },
-            }
-        )
-    frames.append(
-        {
-            "cells": [],
-            "deposited": {str(p.id): p.deposited for p in game.players},
-            "energy": {str(p.id): p.energy for p in game.players},
-            "entities": {
-                str(p.id): _entities(
-                    (s.id, s.x, s.y, s.cargo, s.inspired) for s in p.ships.values()
-                )
-                for p in game.players
-            },
-            "events": [],
-            "moves": {},
-        }
-    )
+    frames = [initial_frame(game)]
+    frames.extend(turn_frame(outcome, n) for outcome in game.history)
+    frames.append(final_frame(game))
     statistics = [_copy_statistics(s) for s in result.statistics]
-    return {
-        "ENGINE_VERSION": ENGINE_VERSION,
-        "GAME_CONSTANTS": game.constants.to_json(),
-        "REPLAY_FILE_VERSION": REPLAY_FILE_VERSION,
+    document = {
+        **head,
         "full_frames": frames,
         "game_statistics": {
             "execution_time": execution_time_ms,
@@ -204,24 +274,8 @@ def replay_document(
             "number_turns": result.number_turns,
             "player_statistics": statistics,
         },
-        "map_generator_seed": game.seed,
-        "number_of_players": map_players,
-        "players": [
-            {
-                "energy": 0 if p.id in dead else initial_energy,
-                "entities": [],
-                "factory_location": {"x": p.shipyard[0], "y": p.shipyard[1]},
-                "name": names[p.id],
-                "player_id": p.id,
-            }
-            for p in game.players
-        ],
-        "production_map": {
-            "grid": [[{"energy": v} for v in row] for row in game.initial_halite],
-            "height": game.height,
-            "width": game.width,
-        },
     }
+    return dict(sorted(document.items()))
 
 
 def _entities(ships: Any) -> dict[str, dict[str, Any]]:

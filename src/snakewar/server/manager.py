@@ -97,6 +97,8 @@ class LiveGame:
     gate: TurnGate = field(default_factory=TurnGate)
     record_calls: bool = False
     call_bytes: int = 0
+    header_text: str | None = field(default=None, repr=False)
+    """Its header as JSON text, encoded once for every page of frames that sends it."""
     store_frames: bool = True
 
     @property
@@ -330,11 +332,12 @@ class GameManager:
             try:
                 played = await adapter.play(spec, seed, self._session, hooks)
                 live.played = played
-                live.status = "complete"
                 if not live.in_store:  # a game that streams no frames, or kept whole
                     await self._db(games.save_played, played, owner_id=owner_id)
                 else:
                     await self._db(games.finish, live.id, "complete", played)
+                # Complete once stored: whoever sees it complete can read its replay.
+                live.status = "complete"
             except asyncio.CancelledError:
                 live.status = "cancelled"
                 if live.in_store:
@@ -366,7 +369,8 @@ class GameManager:
     async def cancel(self, game_id: str) -> bool:
         """Stop a running game; returns False if it was not running."""
         live = self.games.get(game_id)
-        if live is None or live.finished or live.task is None:
+        # A game whose result is being stored is over: cancelling now would undo that.
+        if live is None or live.finished or live.task is None or live.played is not None:
             return False
         live.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):

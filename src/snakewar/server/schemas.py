@@ -44,6 +44,7 @@ __all__ = [
     "EngineGame",
     "EngineGameInfo",
     "EntrantOut",
+    "FramesOut",
     "GameList",
     "GameOut",
     "HaliteReplayDocumentOut",
@@ -54,6 +55,7 @@ __all__ = [
     "LadderSummaryOut",
     "LiveGameOut",
     "LoadOnlyOut",
+    "LogOut",
     "MapOut",
     "MeOut",
     "NewTokenOut",
@@ -214,6 +216,27 @@ class EntrantOut(BaseModel):
         description="Why it failed in this game, once finished (a timeout, a crash, a bad "
         "command, a failed initialization, a sandbox limit); '' when it played correctly.",
     )
+
+
+class FramesOut(BaseModel):
+    """A page of a game's frames: what its viewer draws, turn by turn, as they are played.
+
+    A viewer reads ``offset=0`` first (the page brings the game's ``header``), then
+    polls from the frame after the last it has, while ``status`` is ``running``.  A game
+    kept as one replay file once complete (Halite III) has its frames here while it runs
+    or when it stopped early; once complete, read its replay.
+    """
+
+    id: str
+    game: str
+    status: str = Field(description="starting, running, complete, aborted, cancelled or error.")
+    turn: int = Field(description="Turns played so far.")
+    offset: int = Field(description="The index (turn) of the first frame of the page.")
+    count: int = Field(description="How many frames the game has so far.")
+    header: dict[str, Any] | None = Field(
+        None, description="The game's header (its own JSON), in the page from offset 0 only."
+    )
+    frames: list[dict[str, Any]] = Field(description="The frames' views, in turn order.")
 
 
 class LogOut(BaseModel):
@@ -724,6 +747,13 @@ class ProgramGameOut(BaseModel):
     ranks: list[int]
     scores: list[float]
     winner: str | None
+    failures: list[str] = Field(
+        default_factory=list,
+        description="Why each player failed, by player id ('' when it played correctly): "
+        "'killed on turn 5: timed out after 2000 ms (when reading string)', 'failed to "
+        "initialize: ...'.",
+    )
+    status: str = Field("complete", description="running, complete, aborted or cancelled.")
     turns: int
     replay_size: int
     url: str

@@ -244,6 +244,10 @@ class SqlGameRepository:
         """Mark a game finished; with ``played``, store its result and any missing frames.
 
         The header is stored again from ``played`` (what was learnt during the game stays).
+        A game that ``played`` keeps as one replay file, with no frames of its own (a
+        Halite III ``.hlt``), drops the frames streamed while it ran: the file holds them
+        all, and keeping both would store every game twice.  A game stopped without
+        ``played`` (cancelled, aborted) keeps its frames: they are all there is of it.
 
         Args:
             game_id: the game.
@@ -259,6 +263,8 @@ class SqlGameRepository:
             raise StoreError(f"game {game_id!r} has no result; status 'complete' needs one")
         with self._db.session() as session:
             game = _get(session, _check_id(game_id))
+            if played is not None and played.data.replay is not None and not played.data.frames:
+                session.execute(sa.delete(FrameModel).where(FrameModel.game_id == game_id))
             if played is not None:
                 frames = played.data.frames
                 if frames and frames[-1].turn < game.turns:

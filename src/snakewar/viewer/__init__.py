@@ -60,6 +60,8 @@ ASSETS: tuple[str, ...] = (
             "home.js",
             "new_game.js",
             "game.js",
+            "entrants.js",
+            "halite_game.js",
             "board_keys.js",
             "inspect.js",
             "framed.js",

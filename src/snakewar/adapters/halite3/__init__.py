@@ -4,12 +4,20 @@ Entrants are bot programs speaking the official stdin/stdout protocol (a command
 run by :mod:`snakewar.referee.halite`) and built-in bots (``builtin:NAME[?options]``,
 played in-process); games are stored as the official ``.hlt`` replay file
 (:mod:`snakewar.replay.hlt`), which the web viewer draws.
+
+A game played with hooks streams as it goes: once the bots are initialized,
+``on_start`` gets the replay's head as the game's header (constants, players, the
+initial map) and frame 0, then ``on_frame`` gets each turn's frame, the very entry the
+finished replay's ``full_frames`` has for that turn (both are built by
+:func:`~snakewar.replay.hlt.turn_frame`).  A game that stops early keeps those frames; a
+finished one is its ``.hlt``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 import math
 import os
 import shlex
@@ -27,6 +35,7 @@ from snakewar.engine.protocol import (
     Catalogue,
     Entrant,
     EntrantResult,
+    Frame,
     GameAdapter,
     GameData,
     MatchHooks,
@@ -37,18 +46,20 @@ from snakewar.engine.protocol import (
     Reach,
     ReplayCodec,
     ReplayInfo,
+    StoredGame,
     TerminalReplay,
     VerifyResult,
     ViewerPage,
     named_entrant,
 )
-from snakewar.errors import EntrantError, ParamsError
+from snakewar.errors import ConflictError, EntrantError, ParamsError
 from snakewar.games.halite3 import (
     MAP_SIZES,
     NAME,
     Constants,
     HaliteGame,
     MapError,
+    TurnOutcome,
     turns_for_size,
 )
 from snakewar.referee.halite import (
@@ -66,12 +77,22 @@ from snakewar.replay.hlt import (
     HltReplay,
     HltReplayError,
     encode_hlt,
+    initial_frame,
     read_hlt,
     replay_document,
+    replay_head,
+    turn_frame,
 )
 from snakewar.replay.hlt_verify import verify_hlt
 
-__all__ = ["GAME", "MAX_DOCUMENT_BYTES", "HaliteAdapter", "played_from_hlt", "read_checked_hlt"]
+__all__ = [
+    "GAME",
+    "MAX_DOCUMENT_BYTES",
+    "HaliteAdapter",
+    "UnfinishedGameError",
+    "played_from_hlt",
+    "read_checked_hlt",
+]
 
 PLAYER_COUNTS = (1, 2, 4, 8, 16)
 """The player counts the official map generator makes maps for."""
@@ -123,11 +144,12 @@ def _check_size(width: int, height: int, players: int) -> None:
 
 
 def _failure(match: HaliteMatch, game: HaliteGame, pid: int) -> str:
-    """Why player ``pid`` was killed: the referee's words, or its error log's first error.
+    """Why player ``pid`` was killed, and when: the referee's words, or its error log's.
 
-    A bot that failed its initialization, or whose output ended (it exited, it crashed),
-    also gets the last line it wrote to stderr, which says why far better than the
-    engine's words ("read failed") do.
+    ``killed on turn 5: timed out after 2000 ms (when reading string)``, or ``failed to
+    initialize: ...``.  A bot that failed its initialization, or whose output ended (it
+    exited, it crashed), also gets the last line it wrote to stderr, which says why far
+    better than the engine's words ("read failed") do.
     """
     why = match.failures.get(pid)
     if why is None:
@@ -138,7 +160,10 @@ def _failure(match: HaliteMatch, game: HaliteGame, pid: int) -> str:
     if at_init or why == EOF_MESSAGE:
         said = last_error_line(match.stderr.get(pid, ""))
         why += f"; its stderr: {said}" if said else ""
-    return f"failed to initialize: {why}" if at_init else why
+    if at_init:
+        return f"failed to initialize: {why}"
+    turn = next((o.turn for o in game.history if pid in o.killed), None)
+    return f"killed on turn {turn}: {why}" if turn is not None else f"killed: {why}"
 
 
 def _declared(match: HaliteMatch, pid: int) -> str:
@@ -307,7 +332,25 @@ def played_from_hlt(
 
 
 def _header(seed: int, width: int, height: int, names: list[str]) -> dict[str, Any]:
+    """A finished game's header: a few fields (its ``.hlt`` holds the rest).
+
+    A running game's header is the replay's head instead (its viewer draws the frames
+    from it, and a game stopped early keeps it for the same reason); a finished one's
+    is stored again small, since listings read every game's header and the head of a
+    64x64 map is some 60 kB.
+    """
     return {"seed": seed, "width": width, "height": height, "players": names}
+
+
+class UnfinishedGameError(HltReplayError, ConflictError):
+    """Raised to export a Halite game that did not finish: it has no ``.hlt`` yet (409)."""
+
+
+async def _call(hook: Any, *args: Any) -> None:
+    if hook is not None:
+        maybe = hook(*args)
+        if inspect.isawaitable(maybe):
+            await maybe
 
 
 class HaliteAdapter(GameAdapter):
@@ -391,6 +434,32 @@ class HaliteAdapter(GameAdapter):
         names = list(spec.names)
         turns = spec.max_turns if spec.max_turns is not None else self.turn_bound(spec.params)
         budget = cpu_budget(turns or 0, timeout_ms / 1000)
+        game_id = hooks.game_id or halite_game_id(spec, seed)
+        streaming = hooks.on_start is not None or hooks.on_frame is not None
+
+        async def started(match: HaliteMatch) -> None:
+            # The replay's head and frame 0: all a viewer needs before turn 1 (the
+            # players' energy in the head says who failed their initialization).
+            game = match.game
+            head = replay_head(game, names, failed_to_initialize=match.failed_to_initialize)
+            listing = StoredGame(
+                id=game_id,
+                game=self.name,
+                seed=game.seed,
+                width=game.width,
+                height=game.height,
+                turns=0,
+                source=spec.source,
+                title=_title(game.width, game.height),
+                entrants=tuple(Entrant(e.source, e.name) for e in spec.entrants),
+            )
+            await _call(hooks.on_start, listing, GameData(head, (Frame(0, initial_frame(game)),)))
+
+        async def turned(game: HaliteGame, outcome: TurnOutcome) -> None:
+            del game  # the outcome holds all the turn's frame needs
+            # The stored replay's frame of this turn, built by the same function.
+            await _call(hooks.on_frame, Frame(outcome.turn, turn_frame(outcome, len(names))))
+
         match = await play_halite(
             [_runnable(e, budget) for e in spec.entrants],
             seed=seed & 0xFFFFFFFF,
@@ -402,6 +471,8 @@ class HaliteAdapter(GameAdapter):
             names=names,
             # Built-in bots play in the session's worker processes, killed on a timeout.
             bots=session_pool(session),
+            on_start=started if streaming else None,
+            on_turn=turned if streaming else None,
         )
         game = match.game
         result = game.result()
@@ -424,13 +495,12 @@ class HaliteAdapter(GameAdapter):
                 source=entrant.source,
                 rank=result.ranks[pid],
                 score=float(result.scores[pid]),
-                failure=f"killed: {killed[pid]}" if pid in killed else "",
+                failure=killed.get(pid, ""),
                 declared_name=_declared(match, pid),
                 log=match.error_logs.get(pid, ""),
             )
             for pid, entrant in enumerate(spec.entrants)
         )
-        game_id = hooks.game_id or halite_game_id(spec, seed)
         return PlayedGame(
             game=self.name,
             id=game_id,
@@ -461,8 +531,16 @@ class HaliteAdapter(GameAdapter):
 
     @override
     def export(self, data: GameData) -> bytes:
+        # A game that did not finish (running, cancelled, aborted) has its frames but no
+        # statistics nor ranks: a .hlt made of them would be no official replay.
         if data.replay is None:
-            raise HltReplayError("stored Halite game has no replay file")
+            played = max(len(data.frames) - 1, 0)
+            turns = f"{played} turn{'' if played == 1 else 's'}"
+            raise UnfinishedGameError(
+                f"this Halite III game has no replay file: it did not finish ({turns} played). "
+                "A .hlt replay is written when a game ends; the turns played can be watched "
+                "in the viewer."
+            )
         return data.replay
 
     @override

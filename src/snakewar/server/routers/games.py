@@ -1,7 +1,8 @@
 """``/api/games``: create, list, get, cancel, rematch and export games of every game.
 
 A live game can also be paused, stepped and resumed, and its calls read (the request
-inspector).
+inspector).  Every game's frames can be read page by page while it runs
+(``GET /api/games/{id}/frames``): how a game's own viewer follows it live.
 """
 
 from __future__ import annotations
@@ -9,6 +10,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
@@ -42,15 +46,16 @@ from snakewar.server.schemas import (
     CallsOut,
     CreateGame,
     EntrantOut,
+    FramesOut,
     GameList,
     GameOut,
     LogOut,
     binary_download,
     request_params,
 )
-from snakewar.storage import GameNotFoundError, GameRow
+from snakewar.storage import AsyncStore, GameNotFoundError, GameRow
 
-__all__ = ["live_out", "router", "row_out"]
+__all__ = ["MAX_FRAMES_PAGE", "can_read_log", "live_out", "router", "row_out"]
 
 router = APIRouter(prefix="/api/games", tags=["games"])
 
@@ -312,6 +317,104 @@ async def game_calls(
     )
 
 
+MAX_FRAMES_PAGE = 500
+"""The most frames one page of ``GET /api/games/{id}/frames`` holds (a Halite III frame
+of a 64x64 map with 4 players is a few KiB)."""
+
+_VIEWS_WIRE_FORMAT = "api-views"
+
+
+def _view_text(view: Mapping[str, Any], produced: float) -> str:
+    del produced  # a page carries the views only
+    return json.dumps(view, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def _page_text(meta: Mapping[str, Any], header: str, views: Sequence[str]) -> str:
+    """A :class:`FramesOut` body from its small fields and its parts already encoded."""
+    head = json.dumps(meta, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return f'{head[:-1]},"header":{header},"frames":[{",".join(views)}]}}'
+
+
+def _stored_frames_page(store: AsyncStore, row: GameRow, offset: int, limit: int) -> bytes:
+    # Runs on a store thread: reading and encoding a page both stay off the event loop.
+    games = store.store.games
+    views = [_view_text(v, 0.0) for v in games.frames(row.id, offset, limit)]
+    meta = {
+        "id": row.id,
+        "game": row.game,
+        "status": row.status,
+        "turn": row.turns,
+        "offset": offset,
+        "count": games.frame_count(row.id),
+    }
+    header = _view_text(row.header, 0.0) if offset == 0 else "null"
+    return _page_text(meta, header, views).encode()
+
+
+def _live_frames_page(live: LiveGame, offset: int, limit: int) -> bytes:
+    # Each frame is encoded once for every page and poller (the feed's cache), and the
+    # header once: a page costs a slice and a join on the event loop, whatever its size.
+    views = live.feed.encoded(_VIEWS_WIRE_FORMAT, _view_text, offset)[:limit]
+    header = "null"
+    if offset == 0 and live.header is not None:
+        if live.header_text is None:
+            live.header_text = _view_text(live.header, 0.0)
+        header = live.header_text
+    count = len(live.feed)
+    meta = {
+        "id": live.id,
+        "game": live.game,
+        "status": live.status,
+        "turn": max(count - 1, 0),
+        "offset": offset,
+        "count": count,
+    }
+    return _page_text(meta, header, views).encode()
+
+
+@router.get("/{game_id}/frames", response_class=Response, responses={200: {"model": FramesOut}})
+async def game_frames(
+    game_id: str,
+    manager: ManagerDep,
+    store: StoreDep,
+    offset: int = Query(0, ge=0, le=2**62, description="The first frame (turn) to send."),
+    limit: int = Query(
+        100, ge=1, le=MAX_FRAMES_PAGE, description="At most this many frames in the page."
+    ),
+) -> Response:
+    """A page of a game's frames (its views, as its viewer draws them), live or stored.
+
+    How a game's page follows it while it runs: polled from the frame after the last
+    one it has (the header comes with ``offset=0``).  Polling pages, rather than a
+    websocket of the game's frame feed, because a page is one short request served from
+    the feed's cache (live) or one bounded read on the store's threads (stored): it
+    resumes from any frame after a dropped connection or a server restart with nothing
+    to reconnect, passes every proxy, and serves a game running on another server of
+    the same database and a stopped one the same way.  A viewer is a few turns behind
+    at worst, which watching a game allows (Battlesnake's board keeps its websocket:
+    ``/games/{id}/events``).
+    """
+    live = manager.games.get(game_id)
+    if live is not None:
+        body = _live_frames_page(live, offset, limit)
+    else:
+        row = await _stored(store, game_id)
+        body = await store.run(_stored_frames_page, store, row, offset, limit)
+    return Response(body, media_type="application/json")
+
+
+def can_read_log(principal: Principal, game_owner: int | None, source: str) -> bool:
+    """Whether ``principal`` may read the log of the seat played by ``source``.
+
+    The owner of the snake in that seat (``@owner/name``) may, and so may the game's
+    owner and the admins: a bot's stderr may hold what its author would show nobody else.
+    """
+    ref = SNAKE_REF.match(source)
+    user = principal.user
+    mine = ref is not None and user is not None and ref[1] == user.name
+    return mine or principal.can_change(game_owner)
+
+
 @router.get("/{game_id}/logs/{seat}")
 async def seat_log(
     game_id: str,
@@ -329,10 +432,7 @@ async def seat_log(
     if seat >= len(row.entrants):
         raise NotFoundError(f"seat: game {game_id!r} has {len(row.entrants)} seats")
     entrant = row.entrants[seat]
-    ref = SNAKE_REF.match(str(entrant.get("source", "")))
-    user = principal.user
-    mine = ref is not None and user is not None and ref[1] == user.name
-    if not mine:
+    if not can_read_log(principal, row.owner_id, str(entrant.get("source", ""))):
         require_owner(principal, row.owner_id, f"the log of seat {seat} of game {game_id!r}")
     log = await store.run(store.store.games.log, game_id, seat)
     return LogOut(game_id=game_id, seat=seat, name=str(entrant.get("name", "")), log=log or "")

@@ -90,6 +90,8 @@ def _out(row: GameRow) -> ProgramGameOut:
         ranks=list(row.ranks or []),
         scores=[float(s) for s in result.get("scores", [])],
         winner=row.winner_name,
+        failures=[str(e.get("failure", "")) for e in row.entrants],
+        status=row.status,
         turns=row.turns,
         replay_size=row.replay_size,
         url=GAME.viewer_url(row.id),

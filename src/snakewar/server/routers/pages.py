@@ -32,6 +32,7 @@ from snakewar.errors import SnakewarError
 from snakewar.server.auth import Principal, get_principal
 from snakewar.server.deps import ManagerDep, StoreDep, TemplatesDep, get_templates, static_url
 from snakewar.server.routers.docs import REDOC_URL, SWAGGER_UI_URL
+from snakewar.server.routers.games import can_read_log
 from snakewar.server.routers.halite import MAX_UPLOAD_BYTES
 from snakewar.storage import GameNotFoundError
 
@@ -140,12 +141,14 @@ async def view_game(
     live = manager.games.get(game_id)
     if live is not None:
         game, names = live.spec.game, [e.name for e in live.spec.entrants]
+        sources = [e.source for e in live.spec.entrants]
         owner_id = live.owner_id
     else:
         row = await store.run(store.store.games.get, game_id)
         if row is None:
             raise GameNotFoundError(game_id)
         game, names = row.game, [str(e.get("name", "")) for e in row.entrants]
+        sources = [str(e.get("source", "")) for e in row.entrants]
         owner_id = row.owner_id
     adapter = get_game(game)
     page = adapter.viewer_page(
@@ -156,8 +159,14 @@ async def view_game(
     title = f"{adapter.catalogue().title}: " + " vs ".join(names)
     board = static_url(page.board)
     # Rematch, pause, step and resume are the owner's and the admins' (as the API says):
-    # nobody else is shown them.
+    # nobody else is shown them.  Bot logs (games of programs keep them) are shown to
+    # whoever the log route lets read them.
     principal: Principal = request.state.principal
+    log_seats = (
+        [seat for seat, src in enumerate(sources) if can_read_log(principal, owner_id, src)]
+        if adapter.catalogue().programs
+        else []
+    )
     return _render(
         templates,
         request,
@@ -166,6 +175,7 @@ async def view_game(
         game_id=game_id,
         board=board,
         can_drive=principal.can_change(owner_id),
+        log_seats=log_seats,
     )
 
 

@@ -2,12 +2,19 @@
 // .hlt file, REPLAY_FILE_VERSION 3) on a canvas, with the Battlesnake viewer's
 // playback, controls and keyboard shortcuts.
 //
-// URL parameters: game=ID (a game stored on this server), replay=1 (pick a local
-// file), turn=N, autoplay=, fps=, theme=light|dark|system.
+// URL parameters: game=ID (a game on this server, finished or running), replay=1 (pick
+// a local file), turn=N, autoplay=, fps=, theme=light|dark|system.
 //
 // Frame t of the replay (1..T) holds the ships at the start of turn t and the
 // players' halite at its end; frame 0 is the start and frame T+1 the end.  The
 // map shown at frame t is the initial map with the cell changes of frames 1..t.
+//
+// A game of this server is read from GET /api/games/{id}/frames first: a running (or
+// stopped) game's header is the replay's head and its frames are the replay's frames
+// so far, so the viewer draws it as a replay that grows, polling for the frames after
+// the last it has.  Once the game is complete, its stored replay (with its statistics)
+// replaces them, at the turn shown.  Each player's failure (the API's
+// entrants[i].failure) is shown under its name.
 
 import { bindControls, bindKeyboard } from "./controls.js";
 import { DEFAULT_FPS, Player, clampFps } from "./player.js";
@@ -18,6 +25,9 @@ const STORAGE_KEY = "snakewar.viewer";
 const PLAYER_COLORS = ["#f2a900", "#2f9e44", "#e03131", "#7048e8", "#1c7ed6", "#e8590c"];
 const CHECKPOINT = 32; // a full map is kept every this many frames
 const MAX_CARGO = 1000;
+const LIVE_POLL_MS = 1000; // a running game's new frames are asked for this often
+const PAGE = 500; // frames per request (the server's most)
+const RUNNING = ["running", "starting"];
 
 const $ = (id) => document.querySelector(`[data-testid="${id}"]`);
 const params = new URLSearchParams(window.location.search);
@@ -33,7 +43,6 @@ export class HaliteGame {
     this.doc = doc;
     this.width = doc.production_map.width;
     this.height = doc.production_map.height;
-    this.frames = doc.full_frames;
     this.players = doc.players.map((p, i) => ({
       id: p.player_id ?? i,
       name: String(p.name ?? `player ${i}`),
@@ -51,26 +60,34 @@ export class HaliteGame {
     // Checkpoints: the map after frame k*CHECKPOINT; any frame is at most
     // CHECKPOINT-1 deltas away, and stepping forward applies one delta.
     this.checkpoints = [];
-    const grid = initial.slice();
+    this.grid = initial; // the map after the last frame
+    this.frames = [];
     this.dropoffs = [];
     this.wrecks = [];
-    this.frames.forEach((frame, t) => {
+    this.addFrames(doc.full_frames ?? []);
+    this.cached = { index: 0, grid: (this.checkpoints[0] ?? initial).slice() };
+  }
+
+  /** Append frames (a running game's new turns): the maps, dropoffs and wrecks follow. */
+  addFrames(frames) {
+    const w = this.width;
+    for (const frame of frames) {
+      const t = this.frames.length;
+      this.frames.push(frame);
       for (const c of frame.cells ?? []) {
-        grid[c.y * w + c.x] = c.production;
+        this.grid[c.y * w + c.x] = c.production;
       }
       for (const e of frame.events ?? []) {
         if (e.type === "construct") {
           this.dropoffs.push({ owner: e.owner_id, x: e.location.x, y: e.location.y, from: t });
-        } else if (e.type === "shipwreck") {
+        } else if (e.type === "shipwreck" && this.wrecks.at(-1) !== t) {
           this.wrecks.push(t);
         }
       }
       if (t % CHECKPOINT === 0) {
-        this.checkpoints.push(grid.slice());
+        this.checkpoints.push(this.grid.slice());
       }
-    });
-    this.wrecks = [...new Set(this.wrecks)];
-    this.cached = { index: 0, grid: this.checkpoints[0].slice() };
+    }
   }
 
   get lastIndex() {
@@ -366,7 +383,9 @@ const settings = {
   theme: THEMES.includes(urlTheme) ? urlTheme : THEMES.includes(stored.theme) ? stored.theme : "system",
 };
 
-const view = { game: null, map: null, rendered: -1, pending: false, hover: null };
+const view = { game: null, map: null, rendered: -1, pending: false, hover: null, failures: [] };
+// A game of this server being followed: its id and status (null: a file, or a replay).
+const live = { id: null, status: null, retries: 0 };
 const player = new HalitePlayer({ onChange: () => scheduleRender() });
 player.fps = settings.fps;
 const updateControls = bindControls(document, player);
@@ -409,6 +428,10 @@ function renderScoreboard(t) {
       el("span", {}, `deposited ${now.deposited}`),
     );
     li.append(top, mid);
+    const failure = view.failures[p.id];
+    if (failure) {
+      li.append(el("div", { class: "snake-error", "data-testid": "halite-player-failure" }, failure));
+    }
     if (stat) {
       const text = atEnd
         ? `Final score ${stat.final_production} · rank ${stat.rank}`
@@ -495,9 +518,8 @@ function render() {
   }
   const t = player.index;
   view.map.draw(t);
-  const end = t === game.lastIndex;
   $("turn").textContent = `Turn ${t}`;
-  $("game-status").textContent = end ? "Game over" : "";
+  $("game-status").textContent = statusText(t);
   renderScoreboard(t);
   renderChart(t);
   tooltip();
@@ -508,7 +530,39 @@ function render() {
   }
 }
 
-function show(doc) {
+/** The status line: the game's state, as the frame shown and the game's own say. */
+function statusText(t) {
+  const last = view.game.lastIndex;
+  if (live.status === null || live.status === "complete") {
+    return t === last ? "Game over" : "";
+  }
+  if (RUNNING.includes(live.status)) {
+    return t === last ? "Live: the next turn is being played" : "Live";
+  }
+  const why = { cancelled: "cancelled", aborted: "stopped (its server stopped)" };
+  return `Game ${why[live.status] ?? "stopped by an error"} after turn ${last}`;
+}
+
+function turnsText(n) {
+  return `${n} turn${n === 1 ? "" : "s"}`;
+}
+
+function gameInfo(game, doc) {
+  const finished = live.status === null || live.status === "complete";
+  // A finished replay has a frame before turn 1 and one after the last turn.
+  const turns = finished
+    ? turnsText(Math.max(0, game.lastIndex - 1))
+    : `${turnsText(game.lastIndex)} ${RUNNING.includes(live.status) ? "so far" : "played"}`;
+  $("game-info").textContent =
+    `${game.width}x${game.height} · ${game.players.length} players · ` +
+    `seed ${doc.map_generator_seed} · ${turns}`;
+}
+
+/**
+ * Show a replay document (or a running game's head and frames so far).  `at`: the frame
+ * to show (default: the URL's turn, else the first frame; the last one of a live game).
+ */
+function show(doc, at = null) {
   let game;
   try {
     game = new HaliteGame(doc);
@@ -521,16 +575,16 @@ function show(doc) {
   view.map = new MapView($("halite-canvas"), game);
   view.map.showShips = $("ships-toggle").checked;
   player.wrecks = game.wrecks;
-  const seed = doc.map_generator_seed;
-  $("game-info").textContent =
-    `${game.width}x${game.height} · ${game.players.length} players · seed ${seed} · ` +
-    `${Math.max(0, game.lastIndex - 1)} turns`;
+  player.live = RUNNING.includes(live.status);
+  gameInfo(game, doc);
   showMessage("");
   $("replay-picker").hidden = true;
   $("stage").hidden = false;
   const turn = Number.parseInt(params.get("turn") ?? "", 10);
-  player.setFrames(game.frames.map((_, i) => ({ Turn: i })), Number.isInteger(turn) ? turn : 0);
-  if (["1", "true", "yes", "on", ""].includes((params.get("autoplay") ?? "no").toLowerCase())) {
+  const fallback = player.live ? game.lastIndex : 0;
+  const index = at ?? (Number.isInteger(turn) ? turn : fallback);
+  player.setFrames(game.frames.map((_, i) => ({ Turn: i })), index);
+  if (at === null && ["1", "true", "yes", "on", ""].includes((params.get("autoplay") ?? "no").toLowerCase())) {
     player.play();
   }
 }
@@ -543,14 +597,110 @@ async function readError(response) {
   }
 }
 
-async function loadGame(id) {
-  showMessage("Loading the replay…");
-  const response = await fetch(`/api/halite/games/${encodeURIComponent(id)}/replay`);
+async function getJson(url) {
+  const response = await fetch(url, { headers: { Accept: "application/json" } });
   if (!response.ok) {
-    showMessage(`Cannot load game ${id}: ${await readError(response)}`, true);
+    throw new Error(await readError(response));
+  }
+  return response.json();
+}
+
+function framesUrl(id, offset) {
+  return `/api/games/${encodeURIComponent(id)}/frames?offset=${offset}&limit=${PAGE}`;
+}
+
+/** Each player's failure, from the API's game (empty when it played correctly). */
+async function loadFailures(id) {
+  try {
+    const game = await getJson(`/api/games/${encodeURIComponent(id)}`);
+    view.failures = (game.entrants ?? []).map((e) => String(e?.failure ?? ""));
+  } catch {
+    // The board still draws; the failures come with the next answer.
     return;
   }
-  show(await response.json());
+  scheduleRender();
+}
+
+/** The stored replay of a complete game, shown at frame `at` (or as a fresh page). */
+async function loadReplay(id, at = null) {
+  const doc = await getJson(`/api/halite/games/${encodeURIComponent(id)}/replay`);
+  live.status = "complete";
+  show(doc, at);
+  await loadFailures(id);
+}
+
+async function loadGame(id) {
+  showMessage("Loading the game…");
+  live.id = id;
+  const first = await getJson(framesUrl(id, 0));
+  live.status = first.status;
+  if (first.status === "complete") {
+    await loadReplay(id);
+    return;
+  }
+  if (!first.header?.production_map || first.frames.length === 0) {
+    if (RUNNING.includes(first.status)) {
+      // Its bots are still starting: the map comes with their names.
+      setTimeout(() => loadGame(id).catch(failed), LIVE_POLL_MS);
+      return;
+    }
+    showMessage(`Game ${id} ${first.status} before its first turn: there is nothing to show.`, true);
+    return;
+  }
+  show({ ...first.header, full_frames: first.frames });
+  loadFailures(id);
+  if (RUNNING.includes(first.status)) {
+    setTimeout(follow, LIVE_POLL_MS);
+  }
+}
+
+/** Ask for a running game's new frames, draw them, and go on until it ends. */
+async function follow() {
+  const { game } = view;
+  let page;
+  try {
+    page = await getJson(framesUrl(live.id, game.frames.length));
+  } catch (err) {
+    // The server may be restarting: try again, less and less often.
+    live.retries += 1;
+    $("game-status").textContent = `Live: ${err.message}; trying again`;
+    setTimeout(follow, Math.min(15000, LIVE_POLL_MS * 2 ** live.retries));
+    return;
+  }
+  live.retries = 0;
+  if (page.frames.length > 0 && view.game === game) {
+    game.addFrames(page.frames);
+    const first = player.frames.length;
+    player.frames.push(...page.frames.map((_, i) => ({ Turn: first + i })));
+    view.chartDrawn = false;
+    gameInfo(game, game.doc);
+    player.framesInserted({ index: player.frames.length - 1, added: false });
+  }
+  if (RUNNING.includes(page.status)) {
+    // A full page: more frames are waiting already.
+    setTimeout(follow, page.frames.length === PAGE ? 0 : LIVE_POLL_MS);
+    return;
+  }
+  if (page.status === "complete") {
+    // The stored replay: the final state and the statistics.  A viewer at the live
+    // edge goes on to the end; one that went back stays where it is.
+    const at = player.follow ? Number.MAX_SAFE_INTEGER : player.index;
+    const playing = player.playing;
+    await loadReplay(live.id, at);
+    if (playing) {
+      player.play();
+    }
+    return;
+  }
+  live.status = page.status;
+  player.live = false;
+  gameInfo(game, game.doc);
+  await loadFailures(live.id);
+  scheduleRender();
+}
+
+function failed(err) {
+  showMessage(`Cannot load game ${live.id}: ${err.message}`, true);
 }
 
 async function openFile(file) {
@@ -558,6 +708,10 @@ async function openFile(file) {
     return;
   }
   showMessage(`Reading ${file.name}…`);
+  // A file is a replay of its own: no game of this server, no failures from its API.
+  live.id = null;
+  live.status = null;
+  view.failures = [];
   const bytes = new Uint8Array(await file.arrayBuffer());
   let i = 0;
   while (i < bytes.length && bytes[i] <= 32) {
@@ -644,7 +798,7 @@ function main() {
   setup();
   const game = params.get("game");
   if (game) {
-    loadGame(game).catch((err) => showMessage(`Cannot load game ${game}: ${err.message}`, true));
+    loadGame(game).catch(failed);
   } else {
     $("replay-picker").hidden = false;
   }

@@ -131,3 +131,20 @@ export function poll(refresh, ms, errorNode) {
   };
   tick();
 }
+
+/**
+ * Read game `id` (`GET /api/games/{id}`) now and every `ms` milliseconds while it runs,
+ * giving each answer to `onGame`; a failed read is tried again.
+ */
+export function pollGame(id, onGame, ms) {
+  async function refresh() {
+    const { ok, data } = await fetchJson(`/api/games/${encodeURIComponent(id)}`);
+    if (ok) {
+      onGame(data);
+    }
+    if (!ok || ["running", "starting"].includes(data?.status)) {
+      setTimeout(refresh, ms);
+    }
+  }
+  refresh();
+}

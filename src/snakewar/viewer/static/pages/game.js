@@ -1,10 +1,12 @@
 // A game's page: the board viewer in a frame, the turn it shows, a rematch button and
-// the step controls (pause, step one turn, resume) for the game's owner and admins, and
-// the request inspector for the turn shown.  The board's shortcut keys work from the
-// page (board_keys.js).
+// the step controls (pause, step one turn, resume) for the game's owner and admins, the
+// entrants' failures (and their bots' logs, for those who may read them), and the
+// request inspector for the turn shown.  The board's shortcut keys work from the page
+// (board_keys.js).
 
 import { forwardKeys } from "./board_keys.js";
-import { detailText, el, fetchJson, postJson } from "./dom.js";
+import { detailText, el, fetchJson, pollGame, postJson } from "./dom.js";
+import { parseSeats, renderEntrants } from "./entrants.js";
 import { actionUrl, callSummary, callsNote, callsUrl, prettyBody, stepState } from "./inspect.js";
 
 /** Where a rematch of game `id` is requested. */
@@ -90,26 +92,15 @@ function stepControls(id, error, onGame) {
     });
   }
 
-  pollGame(id, (game) => {
-    if (!busy) {
-      show(game);
-    }
-  });
-  return { current: () => last };
-}
-
-/** Read game `id` now and every POLL_MS while it runs, giving each answer to `onGame`. */
-function pollGame(id, onGame) {
-  async function refresh() {
-    const { ok, data } = await fetchJson(`/api/games/${encodeURIComponent(id)}`);
-    if (ok) {
-      onGame(data);
-    }
-    if (!ok || data.status === "running") {
-      setTimeout(refresh, POLL_MS);
-    }
-  }
-  refresh();
+  return {
+    current: () => last,
+    // A polled answer; an action's own answer is newer while it runs.
+    polled: (game) => {
+      if (!busy) {
+        show(game);
+      }
+    },
+  };
 }
 
 function inspector(id) {
@@ -220,13 +211,20 @@ function start() {
   const inspect = document.getElementById("inspector") ? inspector(id) : null;
   forwardKeys(frame);
   let lastTurn = -1;
-  stepControls(id, error, (game) => {
+  const entrants = document.getElementById("entrants");
+  const logSeats = parseSeats(entrants.dataset.logSeats);
+  const onGame = (game) => {
+    renderEntrants(entrants, game, logSeats);
     // A new turn played: the calls of the turn shown may just have come in.
     if (inspect && game && game.turn !== lastTurn) {
       lastTurn = game.turn;
       inspect.reload();
     }
-  });
+  };
+  const stepper = stepControls(id, error, onGame);
+  // Everyone's page follows the game (its failures come with its end); the owner's
+  // step controls see each answer first.
+  pollGame(id, (game) => (stepper ? stepper.polled(game) : onGame(game)), POLL_MS);
   watchBoardTurn(frame, (turn) => {
     boardTurn.textContent = turnText(turn);
     boardTurn.hidden = false;

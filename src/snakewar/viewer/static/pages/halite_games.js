@@ -3,13 +3,17 @@
 
 import { detailText, fetchJson, renderRows } from "./dom.js";
 
-/** A stored game's row: players, winner, size, length, source and a link to watch. */
+/**
+ * A stored game's row: players, winner (or its state: running, cancelled...), size,
+ * length, source and a link to watch.
+ */
 export function haliteRow(game) {
+  const over = (game.status ?? "complete") === "complete";
   return {
     testid: "halite-game",
     cells: [
       game.players.join(", "),
-      `won by ${game.winner ?? "-"}`,
+      over ? `won by ${game.winner ?? "-"}` : game.status,
       `${game.width}x${game.height}`,
       `${game.turns} turns`,
       { text: game.source, cls: "muted" },
