@@ -160,6 +160,7 @@ class GameManager:
         self.lease_s = lease_s
         self._leases: asyncio.Task[None] | None = None
         self.max_pause_s = max_pause_s
+        self._closing = False
 
     async def start(self) -> None:
         """Open the shared play session and keep leases (call from the running loop).
@@ -184,15 +185,21 @@ class GameManager:
 
     async def close(self) -> None:
         """Cancel running games (they are stored as cancelled) and release resources."""
+        # No game starts from now on: one started while the others are cancelled (a
+        # request, an arena thread) would play on a closed session and leave its bot
+        # workers behind.
+        self._closing = True
         if self._leases is not None:
             self._leases.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._leases
-        for live in list(self.games.values()):
-            if live.task is not None and not live.task.done():
-                live.task.cancel()
+        while running := [
+            g.task for g in self.games.values() if g.task is not None and not g.task.done()
+        ]:
+            for task in running:
+                task.cancel()
                 with contextlib.suppress(BaseException):
-                    await live.task
+                    await task
         if self._session is not None:
             await self._session.aclose()
 
@@ -270,6 +277,7 @@ class GameManager:
         Raises:
             ParamsError: ``step`` for a game whose referee cannot pause.
             GameLimitError: if too many games are running.
+            BusyError: if the server is stopping.
             SnakewarError: an unreachable bot, an unknown bot, impossible settings.
         """
         if slot is None:
@@ -278,6 +286,8 @@ class GameManager:
         elif slot.used:
             raise ValueError("a slot starts one game")
         assert self._session is not None, "GameManager.start() was not awaited"
+        if self._closing:
+            raise BusyError("the server is stopping: it starts no more games")
         adapter = get_game(spec.game)
         steps = adapter.catalogue().steps
         if step and not steps:
