@@ -334,6 +334,13 @@ const lost = new L.EventStream("ws://h/games/nope/events", { onMissing: () => { 
 lost.start();
 sockets.at(-1).emit("close", { code: L.GAME_NOT_FOUND });
 out.missing = { missing, pending: pending() };
+const capStatuses = [];
+const capped = new L.EventStream("ws://h/games/g/events", { onStatus: (s) => capStatuses.push(s) },
+  { WebSocket: FakeSocket, ...clock });
+capped.start();
+sockets.at(-1).emit("close", { code: L.FOLLOWER_LIMIT, reason: "too many followers of this game" });
+out.capped = { statuses: capStatuses, pending: pending() };
+capped.stop();
 
 console.log(JSON.stringify(out));
 """
@@ -641,6 +648,11 @@ def test_the_event_stream_reconnects_deduplicates_and_stops_at_game_end(
     assert stream["pendingAfterEnd"] == 0
     assert stream["statuses"][-1] == "game over"
     assert js["missing"] == {"missing": True, "pending": 0}
+    # Refused by a follower cap: the reason is shown and it tries again later.
+    assert js["capped"] == {
+        "statuses": ["connecting", "too many followers of this game; retrying in 1 s"],
+        "pending": 1,
+    }
 
 
 def test_a_replays_64_bit_seed_is_read_exactly(tmp_path: Path, node: str) -> None:

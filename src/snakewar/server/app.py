@@ -35,6 +35,7 @@ from snakewar.server.auth import Passwords, ensure_local_user
 from snakewar.server.config import MEMORY_DATABASE, SIGNUP_MODES, ServerConfig
 from snakewar.server.deps import STATIC_URL
 from snakewar.server.errors import add_error_handlers
+from snakewar.server.followers import FollowerLimits, SendTurns, StoredFollowing, StoredPages
 from snakewar.server.manager import GameManager
 from snakewar.server.routers import (
     auth,
@@ -123,6 +124,15 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         app.state.login_limiter = RateLimiter(per_minute=10.0, burst=10)
         app.state.passwords = passwords
         app.state.uploads = uploads = UploadCache()
+        app.state.stored_following = StoredFollowing(
+            StoredPages(astore, engine.encode_stored_frame, config.stored_frames_bytes),
+            SendTurns(),
+            FollowerLimits(
+                config.stored_followers_per_game,
+                config.stored_followers_per_client,
+                config.max_stored_followers,
+            ),
+        )
         for kind, module in (("tournament", tournaments), ("ladder", ladders)):
             runs.on_resume(kind, module.resumer(astore, runs, config, uploads, manager))
         # Runs a crash or a restart interrupted go on (exactly one server plays each);

@@ -57,6 +57,13 @@ class ServerConfig:
         max_pause_s: how long a paused game (step mode) waits for its next step or
             resume before it is cancelled; it keeps its slot among the concurrent
             games meanwhile.
+        stored_followers_per_game: the most websocket followers one stored game may have
+            (``/games/{id}/events``; a live game's followers are not counted).
+        stored_followers_per_client: the most stored-game followers one client (its
+            address, an IPv6 client its /64) may hold open.
+        max_stored_followers: the most stored-game followers the server holds in all.
+        stored_frames_bytes: the memory stored games' encoded frames, kept for their
+            followers and ``/games/{id}/frames``, may take.
     """
 
     database_url: str | None = None
@@ -79,6 +86,10 @@ class ServerConfig:
     game_lease_s: float = 30.0
     resume_tournaments: bool = True
     max_pause_s: float = 600.0
+    stored_followers_per_game: int = 1000
+    stored_followers_per_client: int = 16
+    max_stored_followers: int = 4000
+    stored_frames_bytes: int = 64 * 1024 * 1024
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

@@ -6,21 +6,22 @@
 
 from __future__ import annotations
 
-import ipaddress
 from pathlib import Path
 from typing import Annotated, Final
 
 import jinja2
 from fastapi import Depends, Request
+from fastapi.requests import HTTPConnection
 from fastapi.templating import Jinja2Templates
 
 from snakewar.referee.uploads import UploadCache
 from snakewar.server.arena import ArenaWorker
 from snakewar.server.auth import Passwords
 from snakewar.server.config import ServerConfig
+from snakewar.server.followers import StoredFollowing
 from snakewar.server.manager import GameManager
 from snakewar.server.runs import RunKeeper
-from snakewar.server.safety import RateLimiter
+from snakewar.server.safety import RateLimiter, address_key
 from snakewar.storage import AsyncStore
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "PasswordsDep",
     "RunsDep",
     "StoreDep",
+    "StoredFollowingDep",
     "TemplatesDep",
     "UploadsDep",
     "client_key",
@@ -42,6 +44,7 @@ __all__ = [
     "get_manager",
     "get_runs",
     "get_store",
+    "get_stored_following",
     "get_templates",
     "make_templates",
     "static_url",
@@ -110,6 +113,12 @@ def get_runs(request: Request) -> RunKeeper:
     return runs
 
 
+def get_stored_following(connection: HTTPConnection) -> StoredFollowing:
+    """Stored games' encoded pages, their followers' turns and caps (for websockets too)."""
+    following: StoredFollowing = connection.app.state.stored_following
+    return following
+
+
 def get_limiter(request: Request) -> RateLimiter:
     """The per-client rate limit of game creation (public mode)."""
     limiter: RateLimiter = request.app.state.limiter
@@ -138,16 +147,7 @@ def client_key(request: Request) -> str:
     principal = getattr(request.state, "principal", None)
     if principal is not None and principal.user is not None:
         return f"user:{principal.user.id}"
-    host = request.client.host if request.client else ""
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return f"host:{host}"
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return f"ip:{address.ipv4_mapped}"
-        return f"net:{ipaddress.IPv6Network((address, 64), strict=False)}"
-    return f"ip:{address}"
+    return address_key(request.client.host if request.client else "")
 
 
 ConfigDep = Annotated[ServerConfig, Depends(get_config)]
@@ -159,3 +159,4 @@ LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
 UploadsDep = Annotated[UploadCache, Depends(get_uploads)]
+StoredFollowingDep = Annotated[StoredFollowing, Depends(get_stored_following)]

@@ -10,6 +10,7 @@ checked, not only the first.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import re
 import time
 from collections.abc import Iterator, Mapping
@@ -34,6 +35,7 @@ __all__ = [
     "HostCheckMiddleware",
     "RateLimitError",
     "RateLimiter",
+    "address_key",
     "check_public_url",
 ]
 
@@ -60,6 +62,23 @@ async def check_public_url(url: str, allowed_networks: tuple[str, ...] = ()) -> 
         await check_host(parts.hostname or "", port, policy)
     except AddressRefusedError as exc:
         raise ForbiddenSnakeError(f"snake URL {url[:200]!r}: {exc}") from None
+
+
+def address_key(host: str) -> str:
+    """The key a client's address counts under: the address, an IPv6 one's /64.
+
+    One host usually holds a whole IPv6 /64, so counting single addresses would let it
+    be 2**64 clients.  An IPv4 address mapped into IPv6 counts as that IPv4 address.
+    """
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return f"host:{host}"
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return f"ip:{address.ipv4_mapped}"
+        return f"net:{ipaddress.IPv6Network((address, 64), strict=False)}"
+    return f"ip:{address}"
 
 
 class RateLimitError(BusyError):

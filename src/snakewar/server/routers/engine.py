@@ -7,8 +7,12 @@ the board draws Battlesnake only).
 
 A live game's frames are encoded once for all its followers (its
 :class:`~snakewar.server.fanout.FrameFeed`); a follower too slow for the game is closed
-with code 1013 (:data:`~snakewar.server.fanout.LAGGING_CLOSE_CODE`).  Stored frames are
-read and encoded in pages on the store's threads, never on the event loop.
+with code 1013 (:data:`~snakewar.server.fanout.LAGGING_CLOSE_CODE`).  A stored game's
+frames are read and encoded in pages on the store's threads, once for all its followers
+and ``/frames`` readers (:class:`~snakewar.server.followers.StoredPages`), and sent in
+chunks that take turns on the event loop (:class:`~snakewar.server.followers.SendTurns`);
+a follower of a stored game past a cap (per game, per client, in all) is closed with
+code 4429 (:data:`FOLLOWER_LIMIT_CLOSE_CODE`), the reason naming the cap.
 """
 
 from __future__ import annotations
@@ -24,24 +28,42 @@ from fastapi.responses import JSONResponse, Response
 
 from snakewar.adapters.battlesnake import GAME
 from snakewar.games.battlesnake.frames import game_info_from_header
-from snakewar.server.deps import ManagerDep, StoreDep
+from snakewar.server.deps import ManagerDep, StoreDep, StoredFollowingDep
 from snakewar.server.fanout import LAGGING_CLOSE_CODE, FollowerLagError
+from snakewar.server.followers import PAGE, FollowerLimitError, StoredFollowing
 from snakewar.server.manager import LiveGame
+from snakewar.server.safety import address_key
 from snakewar.server.schemas import EngineFrames, EngineGame
 from snakewar.storage import AsyncStore, GameNotFoundError, GameRow
 
-__all__ = ["PAGE", "WIRE_FORMAT", "encode_frame", "router"]
+__all__ = [
+    "FOLLOWER_LIMIT_CLOSE_CODE",
+    "FRAME_PREFIX",
+    "PAGE",
+    "WIRE_FORMAT",
+    "encode_frame",
+    "encode_stored_frame",
+    "router",
+]
 
 router = APIRouter(tags=["engine"])
-
-PAGE = 100
-"""Frames read from the store at a time when streaming a stored game."""
 
 CLOSE_WAIT_S = 10.0
 """How long a dropped follower's close frame may wait for its client to read."""
 
 WIRE_FORMAT = "engine-events"
 """The name of the events websocket's message format in a live game's frame cache."""
+
+GAME_NOT_FOUND_CLOSE_CODE = 4404
+"""The websocket close code for a game this server does not know (like HTTP 404)."""
+
+FOLLOWER_LIMIT_CLOSE_CODE = 4429
+"""The websocket close code of a stored game's follower refused by a cap (like HTTP 429):
+the reason names the cap; it may try again later."""
+
+FRAME_PREFIX = '{"Type":"frame","Data":'
+"""How every frame message without a ``Time`` starts: the rest is the view's JSON and
+``}``, so ``/frames`` takes the views out of the stored games' encoded messages."""
 
 
 def _live_info(live: LiveGame) -> dict[str, Any]:
@@ -55,6 +77,14 @@ async def _stored(store: AsyncStore, game_id: str) -> GameRow:
     if row is None or row.game != GAME.name:
         raise GameNotFoundError(game_id)
     return row
+
+
+async def _followed(following: StoredFollowing, game_id: str) -> tuple[GameRow, int]:
+    # Looked up in the followers' lane of the store (shared by concurrent lookups).
+    row, count = await following.pages.game(game_id)
+    if row.game != GAME.name:
+        raise GameNotFoundError(game_id)
+    return row, count
 
 
 def _live(manager: ManagerDep, game_id: str) -> LiveGame | None:
@@ -77,18 +107,11 @@ async def engine_game(game_id: str, manager: ManagerDep, store: StoreDep) -> JSO
     return JSONResponse({"Game": info, "LastFrame": last_frames[0] if last_frames else None})
 
 
-def _frames_body(store: AsyncStore, game_id: str, offset: int, limit: int) -> bytes:
-    # Runs on a store thread: reading and encoding a page both stay off the event loop.
-    games = store.store.games
-    page = {"Count": games.frame_count(game_id), "Frames": games.frames(game_id, offset, limit)}
-    return json.dumps(page, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
-
-
 @router.get("/games/{game_id}/frames", responses={200: {"model": EngineFrames}})
 async def engine_frames(
     game_id: str,
     manager: ManagerDep,
-    store: StoreDep,
+    following: StoredFollowingDep,
     offset: int = Query(0, ge=0, le=2**62),
     limit: int = Query(100, ge=1, le=1000),
 ) -> Response:
@@ -97,9 +120,19 @@ async def engine_frames(
     if live is not None:
         views = live.views
         return JSONResponse({"Count": len(views), "Frames": views[offset : offset + limit]})
-    await _stored(store, game_id)
-    body = await store.run(_frames_body, store, game_id, offset, limit)
-    return Response(body, media_type="application/json")
+    row, count = await _followed(following, game_id)
+    end = min(offset + limit, count)
+    frames: list[str] = []
+    at = offset
+    while at < end:
+        page = await following.pages.page(game_id, at // PAGE, finished=row.finished)
+        texts = page.texts[at % PAGE : at % PAGE + end - at]
+        if not texts:
+            break
+        frames.extend(text[len(FRAME_PREFIX) : -1] for text in texts)
+        at += len(texts)
+    body = f'{{"Count":{count},"Frames":[{",".join(frames)}]}}'
+    return Response(body.encode(), media_type="application/json")
 
 
 def encode_frame(view: Mapping[str, Any], produced: float | None) -> str:
@@ -111,21 +144,39 @@ def encode_frame(view: Mapping[str, Any], produced: float | None) -> str:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
 
 
+def encode_stored_frame(view: Mapping[str, Any]) -> str:
+    """A stored frame's ``{"Type": "frame"}`` message (it has no ``Time``)."""
+    return encode_frame(view, None)
+
+
 def _encode_live(view: Mapping[str, Any], produced: float) -> str:
     # Looked up at each call, so that a test can count the encodings.
     return encode_frame(view, produced)
 
 
-def _encoded_page(store: AsyncStore, game_id: str, offset: int) -> list[str]:
-    # Runs on a store thread: reading and encoding a page both stay off the event loop.
-    return [encode_frame(v, None) for v in store.store.games.frames(game_id, offset, PAGE)]
+async def _send_stored(websocket: WebSocket, following: StoredFollowing, row: GameRow) -> None:
+    # Each page is read and encoded once for every follower; each chunk of it waits its
+    # turn, so that all the followers together take a bounded share of each loop turn.
+    index = 0
+    while True:
+        page = await following.pages.page(row.id, index, finished=row.finished)
+        for chunk in page.chunks():
+            await following.turns.turn()
+            for text in chunk:
+                await websocket.send_text(text)
+        if len(page) < PAGE:
+            return
+        index += 1
 
 
 @router.websocket("/games/{game_id}/events")
 async def engine_events(websocket: WebSocket, game_id: str) -> None:
     """Every frame from turn 0, live, then ``{"Type": "game_end"}``."""
     manager = websocket.app.state.manager
-    store: AsyncStore = websocket.app.state.store
+    following: StoredFollowing = websocket.app.state.stored_following
+    # The handshake's reply takes a turn too: a burst of new followers is let in a few
+    # at a time, between other clients' requests.
+    await following.turns.turn()
     await websocket.accept()
     try:
         live = _live(manager, game_id)
@@ -140,19 +191,17 @@ async def engine_events(websocket: WebSocket, game_id: str) -> None:
                 return
             await websocket.send_json({"Type": "game_end", "Data": _live_info(live)})
         else:
+            client = address_key(websocket.client.host if websocket.client else "")
             try:
-                row = await _stored(store, game_id)
-            except GameNotFoundError:
-                await websocket.close(code=4404, reason="game not found")
+                with following.limits.following(game_id, client):
+                    row, _ = await _followed(following, game_id)
+                    await _send_stored(websocket, following, row)
+            except FollowerLimitError as exc:
+                await websocket.close(FOLLOWER_LIMIT_CLOSE_CODE, str(exc))
                 return
-            offset = 0
-            while True:
-                page = await store.run(_encoded_page, store, game_id, offset)
-                for text in page:
-                    await websocket.send_text(text)
-                offset += len(page)
-                if len(page) < PAGE:
-                    break
+            except GameNotFoundError:  # an unknown game, or one deleted meanwhile
+                await websocket.close(GAME_NOT_FOUND_CLOSE_CODE, "game not found")
+                return
             info = game_info_from_header(row.header, row.status)
             await websocket.send_json({"Type": "game_end", "Data": info})
         await websocket.close()

@@ -9,6 +9,11 @@ import { normalizeFrame, normalizeGame } from "./frames.js";
 const PAGE = 100;
 /** The close code Snakewar's server gives the events socket of an unknown game. */
 export const GAME_NOT_FOUND = 4404;
+/**
+ * The close code Snakewar's server gives a follower of a stored game past a cap (too
+ * many on that game, from this address or on the server); the reason names the cap.
+ */
+export const FOLLOWER_LIMIT = 4429;
 
 function gamesUrl(engine, id, suffix = "") {
   const base = String(engine).replace(/\/+$/, "");
@@ -146,7 +151,8 @@ export class EventStream {
         return;
       }
       if (!this.ended && !this.stopped) {
-        this.reconnectLater();
+        // A cap may free up later: wait and retry, saying which cap it was.
+        this.reconnectLater(event.code === FOLLOWER_LIMIT ? event.reason : "");
       }
     });
   }
@@ -169,10 +175,10 @@ export class EventStream {
     }
   }
 
-  reconnectLater() {
+  reconnectLater(reason = "") {
     const delay = backoffDelay(this.attempt);
     this.attempt += 1;
-    this.status(`disconnected; retrying in ${Math.ceil(delay / 1000)} s`);
+    this.status(`${reason || "disconnected"}; retrying in ${Math.ceil(delay / 1000)} s`);
     this.retry = this.schedule(() => {
       this.retry = null;
       if (!this.stopped && !this.ended) {
