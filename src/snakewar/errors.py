@@ -81,6 +81,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   │   ├── server.GameLimitError                 as many games running as allowed
     │   │   ├── server.arena.ArenaFullError           as many arena runs queued as allowed
     │   │   ├── server.safety.RateLimitError          more requests than a client's rate
+    │   │   ├── server.decoding.DecoderBusyError      every replay decoder busy, its line full
     │   │   └── referee.workers.WorkerBusyError       no bot worker free in time
     │   ├── TooLargeError (ValueError)                a body, upload or file too large (HTTP 413)
     │   └── OverLimitError (ValueError)               a value past this server's cap (HTTP 422)

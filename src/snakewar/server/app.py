@@ -33,6 +33,7 @@ from snakewar.referee.uploads import MAX_ARCHIVE_BYTES, UploadCache
 from snakewar.server.arena import ArenaWorker
 from snakewar.server.auth import Passwords, ensure_local_user
 from snakewar.server.config import MEMORY_DATABASE, SIGNUP_MODES, ServerConfig
+from snakewar.server.decoding import DecoderPool
 from snakewar.server.deps import STATIC_URL
 from snakewar.server.errors import add_error_handlers
 from snakewar.server.manager import GameManager
@@ -114,6 +115,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         app.state.login_limiter = RateLimiter(per_minute=10.0, burst=10)
         app.state.passwords = passwords
         app.state.uploads = uploads = UploadCache()
+        app.state.decoders = decoders = DecoderPool(config.decode_workers)
         if config.resume_tournaments:
             # A crash stopped them: they go on from their recorded games.
             await tournaments.resume_unfinished(astore, arena, config, uploads, manager)
@@ -125,6 +127,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             arena.close()
             astore.close()
             uploads.close()
+            decoders.close()
             if own:
                 opened.close()
 

@@ -55,6 +55,8 @@ class ServerConfig:
         max_pause_s: how long a paused game (step mode) waits for its next step or
             resume before it is cancelled; it keeps its slot among the concurrent
             games meanwhile.
+        decode_workers: worker processes that read uploaded replays, so at most this
+            many are decompressed and parsed at once (:mod:`snakewar.server.decoding`).
     """
 
     database_url: str | None = None
@@ -77,6 +79,7 @@ class ServerConfig:
     game_lease_s: float = 30.0
     resume_tournaments: bool = True
     max_pause_s: float = 600.0
+    decode_workers: int = 2
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""
