@@ -43,7 +43,8 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   ├── storage.UserExistsError (+ConflictError)  a user name that is taken
     │   ├── storage.UserNotFoundError (+NotFoundError)  no user of that name
     │   ├── storage.SnakeExistsError (+ConflictError)  a snake name its owner already uses
-    │   └── storage.SnakeNotFoundError (+NotFoundError)  no registered snake of that name
+    │   ├── storage.SnakeNotFoundError (+NotFoundError)  no registered snake of that name
+    │   └── storage.QuotaExceededError (+TooLargeError)  an upload past its owner's storage quota
     ├── arena.RatingError (ValueError)                a placement, rating or model that is wrong
     ├── arena.TournamentError (ValueError)            a bracket that cannot be set up or reported to
     ├── arena.ExecutorError (ValueError)              an executor setting or job list that is wrong

@@ -57,6 +57,8 @@ class ServerConfig:
             games meanwhile.
         decode_workers: worker processes that read uploaded replays, so at most this
             many are decompressed and parsed at once (:mod:`snakewar.server.decoding`).
+        upload_quota_bytes: the most bytes one user may store of uploads (``.hlt``
+            replays and bot archives, :mod:`snakewar.storage.quota`); admins have none.
     """
 
     database_url: str | None = None
@@ -80,6 +82,11 @@ class ServerConfig:
     resume_tournaments: bool = True
     max_pause_s: float = 600.0
     decode_workers: int = 2
+    upload_quota_bytes: int = 64 * 1024 * 1024
+
+    def quota_of(self, is_admin: bool) -> int | None:
+        """The storage quota of a user (``None``: none, for an admin)."""
+        return None if is_admin else self.upload_quota_bytes
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

@@ -55,6 +55,7 @@ from snakewar.storage.games import (
 )
 from snakewar.storage.ladders import SqlLadderRepository
 from snakewar.storage.models import GAME_STATUSES
+from snakewar.storage.quota import QuotaExceededError
 from snakewar.storage.tournaments import SqlTournamentRepository
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "GameNotFoundError",
     "GameRow",
     "Invite",
+    "QuotaExceededError",
     "SnakeExistsError",
     "SnakeNotFoundError",
     "SqlAccountRepository",

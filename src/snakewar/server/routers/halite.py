@@ -3,7 +3,7 @@
 * ``POST /api/halite/games``: upload a ``.hlt`` (the raw request body, or a
   ``multipart/form-data`` field named ``file``); it is size-capped, checked and stored
   like any game, and the answer is ``{"id", "url"}``.  A bad file is a 400 (413 when
-  too large) with a one-line ``detail``.
+  too large, or past its uploader's storage quota) with a one-line ``detail``.
 * ``GET /api/halite/games`` (list), ``GET /api/halite/games/{id}`` (one),
   ``GET /api/halite/games/{id}/replay`` (the replay's JSON document, gzipped for
   clients that accept it) and ``GET /api/halite/games/{id}/replay.hlt`` (the file).
@@ -232,7 +232,12 @@ async def upload_game(
     data = await _read_body(request, config)
     played = await decoders.run(played_upload, data, str(uuid.uuid4()))
     played = dataclasses.replace(played, data=dataclasses.replace(played.data, replay=data))
-    await store.run(store.store.games.save_played, played, owner_id=principal.id)
+    await store.run(
+        store.store.games.save_played,
+        played,
+        owner_id=principal.id,
+        quota=config.quota_of(principal.is_admin),
+    )
     return UploadOut(id=played.id, url=GAME.viewer_url(played.id))
 
 
