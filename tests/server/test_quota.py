@@ -7,6 +7,7 @@ refusal names the quota, and admins see every account's use (``GET /api/users``)
 
 from __future__ import annotations
 
+import gc
 import io
 import zipfile
 from collections.abc import Iterator
@@ -125,3 +126,34 @@ def test_bot_archives_count_against_the_same_quota_and_uploads_are_rated(
     assert [upload_bot(f"k{i}", small)[0] for i in range(3)] == [201, 201, 201]
     status, detail = upload_bot("k4", small)
     assert status == 429 and detail == "too many bots uploaded by this client; wait a minute"
+
+
+def test_serve_takes_the_quota_in_mib(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import snakewar.bots.sdk
+    import snakewar.server.app
+    from snakewar.command import main
+
+    configs: list[ServerConfig] = []
+    making = snakewar.server.app.create_app
+
+    def recorded(config: ServerConfig, **kwargs: object) -> object:
+        configs.append(config)
+        return making(config, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(snakewar.server.app, "create_app", recorded)
+    monkeypatch.setattr(snakewar.bots.sdk, "listen_sockets", lambda host, port: [])
+    monkeypatch.setattr(snakewar.bots.sdk, "serve_app", lambda *args, **kwargs: None)
+    monkeypatch.setattr(gc, "set_threshold", lambda *args: None)  # the tests' own stay
+    assert main(["serve", "--database", "memory", "--upload-quota", "5"]) == 0
+    assert [c.upload_quota_bytes for c in configs] == [5 << 20]
+    assert main(["serve", "--database", "memory"]) == 0
+    assert configs[-1].upload_quota_bytes == 64 << 20 == ServerConfig().upload_quota_bytes
+    capsys.readouterr()
+    for wrong in ("0", "1048577"):
+        assert main(["serve", "--database", "memory", "--upload-quota", wrong]) == 2
+        assert capsys.readouterr().err == (
+            f"error: --upload-quota {wrong}: expected 1 to 1048576 MiB\n"
+        )
+    assert len(configs) == 2
