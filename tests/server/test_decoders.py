@@ -258,7 +258,7 @@ def test_a_closed_pool_refuses() -> None:
     async def go() -> None:
         pool = DecoderPool(1)
         pool.close()
-        with pytest.raises(DecoderBusyError):
+        with pytest.raises(DecoderBusyError, match="the server is stopping"):
             await pool.run(decode_document, SMALL.read_bytes())
 
     run(go())

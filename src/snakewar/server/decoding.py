@@ -268,11 +268,12 @@ class DecoderPool:
             HltReplayError: the worker stopped while reading (the pool is replaced).
         """
         if self._closed:
-            raise self._busy()
+            raise DecoderBusyError("the server is stopping; it reads no more replays")
         await self._acquire()
         loop = asyncio.get_running_loop()
         try:
-            future = self._pool().submit(function, *args, **kwargs)
+            executor = self._pool()
+            future = executor.submit(function, *args, **kwargs)
         except BaseException:
             self._release()
             raise
@@ -284,13 +285,17 @@ class DecoderPool:
         # The slot is the worker's until the file is done, even if the request that
         # asked for it is gone: a client hanging up cannot start a second file there.
         future.add_done_callback(done)
+        answer = asyncio.wrap_future(future)
+        # Its outcome is read even when nobody waits for it any more (no log noise).
+        answer.add_done_callback(lambda f: f.cancelled() or f.exception())
         try:
-            return await asyncio.shield(asyncio.wrap_future(future))
+            return await asyncio.shield(answer)
         except BrokenProcessPool:
-            # A worker was killed (not a MemoryError: that is an answer): start afresh.
-            broken, self._executor = self._executor, None
-            if broken is not None:
-                broken.shutdown(wait=False, cancel_futures=True)
+            # A worker was killed (not a MemoryError: that is an answer): start afresh,
+            # unless another file's failure already did.
+            if self._executor is executor:
+                self._executor = None
+                executor.shutdown(wait=False, cancel_futures=True)
             raise HltReplayError(
                 "replay: the process reading it stopped; the file cannot be read here"
             ) from None
