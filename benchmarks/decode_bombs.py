@@ -8,11 +8,12 @@ then refused as no replay.  The script starts ``snakewar serve --database memory
 local server: no rate limit, so every bomb reaches the decoder; ``--public`` to go
 through the public limits too), sends ``--bombs`` of them in parallel while a probe
 asks ``GET /api/catalogue`` every 10 ms, and prints, per server: the answers'
-statuses, the resident memory of the server process at rest and at its peak
-(``VmHWM``), the peak of the server and all its child processes together (sampled
-every 10 ms: the decoder workers are children), the worst probe latency, and whether a
-real replay still decodes afterwards.  ``--compare-src DIR`` runs the same against the
-server code in ``DIR`` (a ``src`` folder of another checkout, e.g. ``main``'s) first:
+statuses, the resident memory of the server process at rest and at its peak during
+the attack (``VmHWM``, reset first), the peak of the server and all its child
+processes together (sampled every 10 ms: the decoder workers are children), the worst
+probe latency, and whether a real replay still decodes afterwards.
+``--compare-src DIR`` runs the same against the server code in ``DIR`` (a ``src``
+folder of another checkout, e.g. ``main``'s) first:
 
     git archive main src | tar -x -C /tmp/base
     python3 benchmarks/decode_bombs.py --compare-src /tmp/base/src
@@ -108,7 +109,18 @@ async def probe(base: str, stop: asyncio.Event) -> float:
     return worst
 
 
+def reset_peak(pid: int) -> bool:
+    """Start ``pid``'s ``VmHWM`` afresh (``clear_refs`` 5), so that it shows the attack's
+    peak and not the server's start (its imports and migrations peak at ~165 MiB)."""
+    try:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
 async def attack(base: str, pid: int, data: bytes, bombs: int) -> str:
+    fresh = reset_peak(pid)
     rest = memory(pid)[0]
     stop = asyncio.Event()
     prober = asyncio.create_task(probe(base, stop))
@@ -137,7 +149,8 @@ async def attack(base: str, pid: int, data: bytes, bombs: int) -> str:
     statuses = ", ".join(f"{n}x {code}" for code, n in sorted(Counter(codes).items()))
     return (
         f"{bombs} bombs ({len(data)} B each): {statuses} in {elapsed:.1f} s; server RSS "
-        f"at rest {rest} MiB, peak {peak} MiB (+{peak - rest} MiB), after {rss} MiB; "
+        f"at rest {rest} MiB, peak {peak} MiB (+{peak - rest} MiB"
+        f"{'' if fresh else ', its start included'}), after {rss} MiB; "
         f"server and its workers together peak {family} MiB; worst probe {worst:.0f} ms; "
         f"a real replay decodes after: {after.status_code}"
     )
