@@ -45,7 +45,8 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   ├── storage.UserExistsError (+ConflictError)  a user name that is taken
     │   ├── storage.UserNotFoundError (+NotFoundError)  no user of that name
     │   ├── storage.SnakeExistsError (+ConflictError)  a snake name its owner already uses
-    │   └── storage.SnakeNotFoundError (+NotFoundError)  no registered snake of that name
+    │   ├── storage.SnakeNotFoundError (+NotFoundError)  no registered snake of that name
+    │   └── storage.QuotaExceededError (+TooLargeError)  an upload past its owner's storage quota
     ├── arena.RatingError (ValueError)                a placement, rating or model that is wrong
     ├── arena.TournamentError (ValueError)            a bracket that cannot be set up or reported to
     ├── arena.ExecutorError (ValueError)              an executor setting or job list that is wrong
@@ -86,6 +87,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   │   ├── server.arena.ArenaFullError           as many arena runs queued as allowed
     │   │   ├── server.safety.RateLimitError          more requests than a client's rate
     │   │   ├── server.followers.FollowerLimitError   as many stored-game followers as allowed
+    │   │   ├── server.decoding.DecoderBusyError      every replay decoder busy, its line full
     │   │   └── referee.workers.WorkerBusyError       no bot worker free in time
     │   ├── TooLargeError (ValueError)                a body, upload or file too large (HTTP 413)
     │   └── OverLimitError (ValueError)               a value past this server's cap (HTTP 422)

@@ -135,7 +135,10 @@ out.liveBox = T.matchBox({ entrants: ["a", "b"], wins: {}, advanced: [], status:
   games: [], playing: { game_id: "g", viewer: "/view/g" } }).live;
 
 out.userCells = U.userCells({ name: "ann", role: "user", disabled: true,
-  created_at: "2026-11-24T03:04:05+00:00" });
+  created_at: "2026-11-24T03:04:05+00:00", stored_bytes: 1536, quota_bytes: 67108864 });
+out.storedTexts = [U.storedText({ stored_bytes: 0, quota_bytes: 1000 }),
+  U.storedText({ stored_bytes: 22 * 1048576 + 1, quota_bytes: null }),
+  U.storedText({}), U.sizeText(1023), U.sizeText(5 * 1073741824)];
 out.userActions = [U.userActions({ name: "ann", role: "user", disabled: false }, "boss"),
   U.userActions({ name: "bob", role: "admin", disabled: true }, "boss"),
   U.userActions({ name: "boss", role: "admin", disabled: false }, "boss")];
@@ -399,7 +402,8 @@ def test_tournament_rows_bodies_and_states(js: dict[str, Any]) -> None:
 
 
 def test_user_and_invitation_rows(js: dict[str, Any]) -> None:
-    assert js["userCells"] == ["ann", "user", "2026-11-24 03:04", "disabled"]
+    assert js["userCells"] == ["ann", "user", "2026-11-24 03:04", "disabled", "1.5 KiB of 64.0 MiB"]
+    assert js["storedTexts"] == ["0 B of 1000 B", "22.0 MiB", "0 B", "1023 B", "5.0 GiB"]
     assert js["userActions"] == [
         ["Make admin", "Disable", "Reset password"],
         ["Make user", "Enable", "Reset password"],

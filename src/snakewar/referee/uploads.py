@@ -4,12 +4,16 @@ An upload is a ``.zip`` or ``.tar.gz`` (told apart by content, not name) holding
 bot's files, like a starter kit: ``MyBot.py`` and its ``hlt/`` package.  It is unpacked
 with every member checked (no absolute path, no ``..``, no link or device, a bounded
 number of members, a bounded unpacked size counted while writing, not taken from the
-headers); one top-level folder that holds everything is stripped.  The language says
+headers); one top-level folder that holds everything is stripped.  A ``.tar.gz`` is
+read as a stream of at most :data:`MAX_UNPACKED_BYTES` plus the members' headers:
+``tarfile`` reads a pax or long-name header whole, whatever size it claims, so 1 MB
+of gzip could otherwise make it allocate a gigabyte.  The language says
 how it runs, always in a sandbox (:mod:`snakewar.referee.sandbox`).
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import shutil
@@ -18,6 +22,7 @@ import tarfile
 import tempfile
 import threading
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -47,6 +52,9 @@ MAX_FILES: Final = 500
 """The most members (files and folders) an archive may hold."""
 
 _CHUNK: Final = 64 * 1024
+# What a tar stream may hold besides its files' bytes: a 512-byte header and up to 511
+# bytes of padding per member, a long name's or pax record's own blocks, the end blocks.
+_TAR_OVERHEAD: Final = MAX_FILES * 4096 + 64 * 1024
 
 
 class UploadedBotError(EntrantError):
@@ -91,6 +99,30 @@ def _members_tar(archive: tarfile.TarFile) -> Iterator[tuple[str, bool, int, IO[
             )
 
 
+class _CappedStream(io.RawIOBase):
+    """A decompressed stream that refuses to give more than ``limit`` bytes in all."""
+
+    def __init__(self, source: io.BufferedIOBase, limit: int, refusal: str) -> None:
+        super().__init__()
+        self._source = source
+        self._limit = limit
+        self._refusal = refusal
+        self._seen = 0
+
+    def readable(self) -> bool:
+        """It is read (by ``tarfile``), never written."""
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes; never more than one byte past the limit is decompressed."""
+        room = self._limit - self._seen + 1
+        chunk = self._source.read(room if size < 0 or size > room else size)
+        self._seen += len(chunk)
+        if self._seen > self._limit:
+            raise UploadedBotError(self._refusal)
+        return chunk
+
+
 def _safe_path(name: str) -> PurePosixPath:
     path = PurePosixPath(name.replace("\\", "/"))
     if path.is_absolute() or ".." in path.parts or not path.parts:
@@ -127,10 +159,16 @@ def unpack_bot_archive(
             members = _members_zip(opened)
         else:
             stream.seek(0)
-            # Closed by the ``with opened`` below, once every member is read.
-            opened = tarfile.open(fileobj=stream, mode="r:gz")  # noqa: SIM115
-            members = _members_tar(opened)
-    except (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError):
+            # A stream ("r|"), so that every byte tarfile reads comes through the cap,
+            # a header's too.  Closed by the ``with opened`` below.
+            capped = _CappedStream(
+                gzip.GzipFile(fileobj=stream, mode="rb"),
+                max_bytes + _TAR_OVERHEAD,
+                f"archive unpacks to more than {max_bytes} bytes",
+            )
+            tar = tarfile.open(fileobj=capped, mode="r|")  # noqa: SIM115
+            opened, members = tar, _members_tar(tar)
+    except (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError, zlib.error):
         raise UploadedBotError("the upload is no .zip or .tar.gz archive") from None
     destination.mkdir(mode=0o755)
     files: list[str] = []
@@ -157,7 +195,14 @@ def unpack_bot_archive(
                         out.write(chunk)
                 target.chmod(0o755 if mode & 0o111 else 0o644)
                 files.append(str(path))
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, FileExistsError) as exc:
+    except (
+        tarfile.TarError,
+        zipfile.BadZipFile,
+        EOFError,
+        FileExistsError,
+        gzip.BadGzipFile,
+        zlib.error,
+    ) as exc:
         shutil.rmtree(destination, ignore_errors=True)
         raise UploadedBotError(f"the archive is damaged ({exc})") from None
     except BaseException:

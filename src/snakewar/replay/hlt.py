@@ -63,6 +63,7 @@ __all__ = [
     "encode_hlt",
     "final_frame",
     "initial_frame",
+    "json_elements",
     "read_hlt",
     "replay_document",
     "replay_filename",
@@ -85,9 +86,12 @@ MAX_JSON_BYTES = 512 * 1024 * 1024
 """The largest JSON text :func:`read_hlt` decompresses to by default."""
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-# Unknown-size zstd input is fed this many bytes at a time, so that the output can
-# overshoot the cap by at most what one chunk can expand to (a few tens of MiB).
-_ZSTD_INPUT_CHUNK = 1024
+# Unknown-size zstd input is fed this many bytes at a time.  A zstd block holds at most
+# 128 KiB and takes at least 4 bytes (an RLE block), so one piece expands to at most
+# 8 MiB: the text held never passes the cap by more than that.
+_ZSTD_INPUT_CHUNK = 256
+# The bytes of JSON text that may start a key or a value (see json_elements).
+_ELEMENT_MARKS = (b",", b":", b"[", b"{")
 
 
 class HltReplayError(ReplayError):
@@ -549,6 +553,7 @@ def read_hlt(
     *,
     max_file_bytes: int = MAX_COMPRESSED_BYTES,
     max_json_bytes: int = MAX_JSON_BYTES,
+    max_elements: int | None = None,
     name: str | None = None,
 ) -> HltReplay:
     """Read a ``.hlt`` replay, zstd-compressed or plain JSON, and check its structure.
@@ -557,11 +562,17 @@ def read_hlt(
         source: a path, or the file's bytes.
         max_file_bytes: refuse files larger than this.
         max_json_bytes: refuse JSON text (after decompression) larger than this.
+        max_elements: refuse JSON text that may hold more keys and values than this
+            (:func:`json_elements`), before parsing it; ``None``: no such cap (a file
+            of one's own).  A server reading strangers' files sets it: a few MiB of
+            ``{},`` would otherwise parse to gigabytes of Python objects.
         name: the file's name in error messages (default: the path, or ``replay``).
 
     Raises:
         HltReplayError: the file is missing, too large, not zstd or JSON, truncated, of
             another format version, or lacks a field or has one of the wrong type.
+        HltTooLargeError: the file, its JSON text or its number of elements is past
+            its cap.
     """
     if isinstance(source, bytes | bytearray | memoryview):
         name = name or "replay"
@@ -582,6 +593,13 @@ def read_hlt(
                 f"{name}: the file is larger than the {max_file_bytes}-byte limit"
             )
     text = _decompress(data, name, max_json_bytes)
+    if max_elements is not None:
+        elements = json_elements(text)
+        if elements > max_elements:
+            raise HltTooLargeError(
+                f"{name}: the JSON may hold {elements} keys and values, more than the "
+                f"{max_elements}-element limit"
+            )
     try:
         document = json.loads(text)
     except UnicodeDecodeError as exc:
@@ -595,6 +613,21 @@ def read_hlt(
     except RecursionError:
         raise HltReplayError(f"{name}: not a JSON replay: nested too deeply") from None
     return _parse_document(document, name)
+
+
+def json_elements(text: bytes) -> int:
+    """An upper bound on the keys and values ``json.loads(text)`` makes, counted in C.
+
+    In JSON every key and every value but the outermost one follows a ``,``, ``:``,
+    ``[`` or ``{``, so their count (plus one) bounds the objects the parse builds; the
+    same bytes inside strings only make the bound looser.  This is four
+    ``bytes.count`` passes (milliseconds for 32 MiB) where a streaming parser would
+    cost a Python call per token, and a refused text is never parsed: memory stays
+    the text's own.  Each element costs at most about 64 bytes of Python objects
+    (an empty ``{}`` in a list 72 bytes for two of them, a one-key object 190 for
+    three), so a cap of N elements bounds a parse to about 64 N bytes.
+    """
+    return 1 + sum(text.count(mark) for mark in _ELEMENT_MARKS)
 
 
 def _decompress(data: bytes, name: str, limit: int) -> bytes:

@@ -33,6 +33,7 @@ from snakewar.referee.uploads import MAX_ARCHIVE_BYTES, UploadCache
 from snakewar.server.arena import ArenaWorker
 from snakewar.server.auth import Passwords, ensure_local_user
 from snakewar.server.config import MEMORY_DATABASE, SIGNUP_MODES, ServerConfig
+from snakewar.server.decoding import DecoderPool
 from snakewar.server.deps import STATIC_URL
 from snakewar.server.errors import add_error_handlers
 from snakewar.server.followers import FollowerLimits, SendTurns, StoredFollowing, StoredPages
@@ -138,6 +139,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         # Runs a crash or a restart interrupted go on (exactly one server plays each);
         # one that cannot is marked failed and reported: the server starts anyway.
         await runs.start(legacy=lambda: tournaments.record_unrecorded(astore))
+        app.state.decoders = decoders = DecoderPool(config.decode_workers)
         try:
             yield
         finally:
@@ -149,6 +151,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             await manager.close()
             astore.close()
             uploads.close()
+            decoders.close()
             if own:
                 opened.close()
 

@@ -15,10 +15,14 @@ import typer
 
 from snakewar.errors import SnakewarError
 
-__all__ = ["SERVE_GC_THRESHOLDS", "program_app", "serve", "user_app"]
+__all__ = ["MAX_UPLOAD_QUOTA_MIB", "SERVE_GC_THRESHOLDS", "program_app", "serve", "user_app"]
 
 SERVE_GC_THRESHOLDS = (50_000, 20, 100)
 """The garbage collector's thresholds in ``snakewar serve`` (Python's are 700, 10, 10)."""
+
+
+MAX_UPLOAD_QUOTA_MIB = 1024 * 1024
+"""The largest ``--upload-quota`` (1 TiB): past that, a quota is none at all."""
 
 
 def serve(
@@ -66,6 +70,13 @@ def serve(
         help="A name the server answers to (the Host header); repeat for more. A local "
         "server always answers to localhost, 127.0.0.1 and ::1.",
     ),
+    upload_quota: int = typer.Option(
+        64,
+        "--upload-quota",
+        metavar="MIB",
+        help="The most MiB one user may store of uploads (Halite replays and bot "
+        "archives); admins have no quota.",
+    ),
 ) -> None:
     """Serve the web app: new games, live viewer, replays, the snake tester, the API."""
     from snakewar.bots.sdk import listen_sockets, serve_app
@@ -78,6 +89,10 @@ def serve(
         raise SnakewarError(f"--max-games {max_games}: expected at least 1")
     if not 1 <= game_lease <= 3600:
         raise SnakewarError(f"--game-lease {game_lease}: expected 1 to 3600 seconds")
+    if not 1 <= upload_quota <= MAX_UPLOAD_QUOTA_MIB:
+        raise SnakewarError(
+            f"--upload-quota {upload_quota}: expected 1 to {MAX_UPLOAD_QUOTA_MIB} MiB"
+        )
     if signup not in SIGNUP_MODES:
         raise SnakewarError(f"--signup {signup!r}: expected one of {', '.join(SIGNUP_MODES)}")
     if not public and host not in ("127.0.0.1", "localhost", "::1"):
@@ -96,6 +111,7 @@ def serve(
         allowed_networks=tuple(_networks(allow_network)),
         game_lease_s=game_lease,
         resume_tournaments=resume,
+        upload_quota_bytes=upload_quota * 1024 * 1024,
     )
     # Opened here, not when the app starts: a database that cannot be opened is one
     # error line (the URL, password hidden), not a traceback from the server's start.

@@ -64,6 +64,10 @@ class ServerConfig:
         max_stored_followers: the most stored-game followers the server holds in all.
         stored_frames_bytes: the memory stored games' encoded frames, kept for their
             followers and ``/games/{id}/frames``, may take.
+        decode_workers: worker processes that read uploaded replays, so at most this
+            many are decompressed and parsed at once (:mod:`snakewar.server.decoding`).
+        upload_quota_bytes: the most bytes one user may store of uploads (``.hlt``
+            replays and bot archives, :mod:`snakewar.storage.quota`); admins have none.
     """
 
     database_url: str | None = None
@@ -90,6 +94,12 @@ class ServerConfig:
     stored_followers_per_client: int = 16
     max_stored_followers: int = 4000
     stored_frames_bytes: int = 64 * 1024 * 1024
+    decode_workers: int = 2
+    upload_quota_bytes: int = 64 * 1024 * 1024
+
+    def quota_of(self, is_admin: bool) -> int | None:
+        """The storage quota of a user (``None``: none, for an admin)."""
+        return None if is_admin else self.upload_quota_bytes
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

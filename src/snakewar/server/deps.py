@@ -18,6 +18,7 @@ from snakewar.referee.uploads import UploadCache
 from snakewar.server.arena import ArenaWorker
 from snakewar.server.auth import Passwords
 from snakewar.server.config import ServerConfig
+from snakewar.server.decoding import DecoderPool
 from snakewar.server.followers import StoredFollowing
 from snakewar.server.manager import GameManager
 from snakewar.server.runs import RunKeeper
@@ -29,6 +30,7 @@ __all__ = [
     "TEMPLATES_DIR",
     "ArenaDep",
     "ConfigDep",
+    "DecodersDep",
     "LimiterDep",
     "ManagerDep",
     "PasswordsDep",
@@ -40,6 +42,7 @@ __all__ = [
     "client_key",
     "get_arena",
     "get_config",
+    "get_decoders",
     "get_limiter",
     "get_manager",
     "get_runs",
@@ -131,6 +134,12 @@ def get_uploads(request: Request) -> UploadCache:
     return uploads
 
 
+def get_decoders(request: Request) -> DecoderPool:
+    """The worker processes that read uploaded replays (:mod:`snakewar.server.decoding`)."""
+    decoders: DecoderPool = request.app.state.decoders
+    return decoders
+
+
 def get_passwords(request: Request) -> Passwords:
     """The password hasher (argon2, on its own threads)."""
     passwords: Passwords = request.app.state.passwords
@@ -160,3 +169,4 @@ TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
 UploadsDep = Annotated[UploadCache, Depends(get_uploads)]
 StoredFollowingDep = Annotated[StoredFollowing, Depends(get_stored_following)]
+DecodersDep = Annotated[DecoderPool, Depends(get_decoders)]

@@ -27,6 +27,7 @@ __all__ = [
     "INT64_MAX",
     "INT64_MIN",
     "NO_CONTENT",
+    "AccountOut",
     "AddEntrant",
     "BotOut",
     "CallOut",
@@ -938,6 +939,15 @@ class UserOut(BaseModel):
     role: str
     disabled: bool = False
     created_at: str
+
+
+class AccountOut(UserOut):
+    """An account as admins see it: what it stores of uploads, and its storage quota."""
+
+    stored_bytes: int = Field(0, description="Bytes of its uploads: .hlt replays and bot archives.")
+    quota_bytes: int | None = Field(
+        None, description="The most it may store of uploads; null: no quota (admins)."
+    )
 
 
 class MeOut(BaseModel):

@@ -56,6 +56,7 @@ from snakewar.storage.games import (
 )
 from snakewar.storage.ladders import SqlLadderRepository
 from snakewar.storage.models import GAME_STATUSES
+from snakewar.storage.quota import QuotaExceededError
 from snakewar.storage.runs import ArenaRun, SqlRunRepository
 from snakewar.storage.tournaments import SqlTournamentRepository
 
@@ -74,6 +75,7 @@ __all__ = [
     "GameNotFoundError",
     "GameRow",
     "Invite",
+    "QuotaExceededError",
     "SnakeExistsError",
     "SnakeNotFoundError",
     "SqlAccountRepository",

@@ -26,6 +26,7 @@ from snakewar.storage.models import (
     SnakeModel,
     UserModel,
 )
+from snakewar.storage.quota import hold_quota, stored_by_user, stored_bytes
 
 __all__ = [
     "ROLES",
@@ -251,6 +252,16 @@ class SqlAccountRepository:
         """How many accounts there are."""
         with self._db.session() as session:
             return int(session.scalar(sa.select(sa.func.count()).select_from(UserModel)) or 0)
+
+    def stored_bytes(self, user_id: int) -> int:
+        """The bytes of ``user_id``'s uploads: replays and bot archives (its quota's use)."""
+        with self._db.session() as session:
+            return stored_bytes(session, user_id)
+
+    def stored_by_user(self) -> dict[int, int]:
+        """Every user's stored upload bytes, by user id (those who store none left out)."""
+        with self._db.session() as session:
+            return stored_by_user(session)
 
     def update_user(
         self, name: str, *, role: str | None = None, disabled: bool | None = None
@@ -500,19 +511,26 @@ class SqlSnakeRepository:
         archive: bytes | None = None,
         workdir: str | None = None,
         visibility: str = "public",
+        quota: int | None = None,
     ) -> StoredSnake:
         """Register a snake for ``owner_id`` (what it is has been checked by the caller).
+
+        ``quota`` (bytes; ``None``: no cap) caps what the owner stores of uploads, this
+        snake's ``archive`` included (:mod:`snakewar.storage.quota`).
 
         Raises:
             StoreError: a name outside :data:`SNAKE_NAME`, an unknown visibility.
             SnakeExistsError: if the owner has a snake of that name.
             UserNotFoundError: if there is no such owner.
+            QuotaExceededError: if the archive would take its owner past ``quota``.
         """
         _check_snake_name(name)
         _check_visibility(visibility)
         stamp = now()
         try:
             with self._db.session() as session:
+                if archive is not None:
+                    hold_quota(session, owner_id, len(archive), quota)
                 owner = session.get(UserModel, owner_id)
                 if owner is None:
                     raise UserNotFoundError(f"no user with id {owner_id}")

@@ -39,6 +39,7 @@ from snakewar.storage.models import (
     GameLogModel,
     GameModel,
 )
+from snakewar.storage.quota import UPLOAD_SOURCE, hold_quota
 
 __all__ = [
     "FINISHED_STATUSES",
@@ -291,12 +292,18 @@ class SqlGameRepository:
         status: str = "complete",
         created_at: dt.datetime | None = None,
         owner_id: int | None = None,
+        quota: int | None = None,
     ) -> bool:
         """Store a whole finished game at once; ``False`` if its id is stored already.
+
+        ``quota`` (bytes; ``None``: no cap) caps what ``owner_id`` stores of uploads,
+        this game's replay file included (:mod:`snakewar.storage.quota`), checked in
+        the transaction that stores it.
 
         Raises:
             StoreError: for a bad id or status, or a replay file over
                 :data:`MAX_REPLAY_BYTES`.
+            QuotaExceededError: if the game would take its owner past ``quota``.
         """
         _check_finished_status(status)
         try:
@@ -308,6 +315,7 @@ class SqlGameRepository:
                 created_at,
                 played,
                 owner_id=owner_id,
+                quota=quota,
             )
         except GameExistsError:
             return False
@@ -323,6 +331,7 @@ class SqlGameRepository:
         played: PlayedGame | None = None,
         *,
         owner_id: int | None = None,
+        quota: int | None = None,
     ) -> GameRow:
         game_id = _check_id(listing.id)
         created = now() if created_at is None else _aware(created_at)
@@ -334,6 +343,8 @@ class SqlGameRepository:
         exists = GameExistsError(f"a game with id {game_id!r} is stored already")
         try:
             with self._db.session() as session:
+                if owner_id is not None and listing.source == UPLOAD_SOURCE:
+                    hold_quota(session, owner_id, len(data.replay or b""), quota)
                 if session.get(GameModel, game_id) is not None:
                     raise exists
                 game = GameModel(id=game_id, created_at=created, updated_at=created, **values)

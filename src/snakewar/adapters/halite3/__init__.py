@@ -256,18 +256,27 @@ def read_checked_hlt(
     name: str = "replay",
     max_bytes: int = MAX_COMPRESSED_BYTES,
     max_document_bytes: int = MAX_DOCUMENT_BYTES,
+    max_elements: int | None = None,
     max_name_length: int | None = None,
 ) -> HltReplay:
     """Read a ``.hlt`` file whose per-player scores a listing can use.
 
     ``max_document_bytes`` caps the decompressed JSON (enforced while decompressing);
-    ``max_name_length`` refuses longer player names (the engine cuts bots' names to 30
-    characters, so a real replay never has one).
+    ``max_elements`` its keys and values (counted before it is parsed: see
+    :func:`~snakewar.replay.hlt.json_elements`); ``max_name_length`` refuses longer
+    player names (the engine cuts bots' names to 30 characters, so a real replay never
+    has one).
 
     Raises:
         HltReplayError: a file that is not a readable Halite III replay, in one line.
     """
-    replay = read_hlt(data, max_file_bytes=max_bytes, max_json_bytes=max_document_bytes, name=name)
+    replay = read_hlt(
+        data,
+        max_file_bytes=max_bytes,
+        max_json_bytes=max_document_bytes,
+        max_elements=max_elements,
+        name=name,
+    )
     if max_name_length is not None:
         for i, player in enumerate(replay.players):
             if len(player.name) > max_name_length:
@@ -292,6 +301,7 @@ def played_from_hlt(
     source: str = "upload",
     max_bytes: int = MAX_COMPRESSED_BYTES,
     max_document_bytes: int = MAX_DOCUMENT_BYTES,
+    max_elements: int | None = None,
     max_name_length: int | None = None,
 ) -> PlayedGame:
     """A ``.hlt`` file (an upload, the official engine's) as a played game to store.
@@ -305,6 +315,7 @@ def played_from_hlt(
         data,
         max_bytes=max_bytes,
         max_document_bytes=max_document_bytes,
+        max_elements=max_elements,
         max_name_length=max_name_length,
     )
     names = [p.name for p in replay.players]

@@ -3,23 +3,29 @@
 * ``POST /api/halite/games``: upload a ``.hlt`` (the raw request body, or a
   ``multipart/form-data`` field named ``file``); it is size-capped, checked and stored
   like any game, and the answer is ``{"id", "url"}``.  A bad file is a 400 (413 when
-  too large) with a one-line ``detail``.
+  too large, or past its uploader's storage quota) with a one-line ``detail``.
 * ``GET /api/halite/games`` (list), ``GET /api/halite/games/{id}`` (one),
   ``GET /api/halite/games/{id}/replay`` (the replay's JSON document, gzipped for
   clients that accept it) and ``GET /api/halite/games/{id}/replay.hlt`` (the file).
 * ``POST /api/halite/decode``: a ``.hlt`` in, its JSON document out, nothing stored
   (browsers cannot decompress zstd, so the viewer's "open a local file" uses it).
 
-Reading bodies, multipart parsing, decompression and JSON all run off the event loop.
+Bodies are read and multipart parsed off the event loop; every replay is decompressed
+and parsed in the server's :class:`~snakewar.server.decoding.DecoderPool` (a few
+memory-capped worker processes), within :data:`MAX_DOCUMENT_BYTES` of JSON and
+:data:`MAX_DOCUMENT_ELEMENTS` keys and values.  Uploads and decodes count against a
+rate per client (a user, else an address or IPv6 /64).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gzip
-import json
+import re
 import uuid
 from collections import OrderedDict
+from email.message import Message
 from email.parser import BytesParser
 from email.policy import HTTP
 from typing import Final
@@ -27,11 +33,18 @@ from typing import Final
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from snakewar.adapters.halite3 import GAME, played_from_hlt, read_checked_hlt
+from snakewar.adapters.halite3 import GAME
 from snakewar.errors import SnakewarError, TooLargeError
-from snakewar.referee.halite import NAME_MAX_LENGTH
 from snakewar.server.auth import UserDep
-from snakewar.server.deps import ConfigDep, StoreDep
+from snakewar.server.decoding import (
+    MAX_DOCUMENT_BYTES,
+    MAX_DOCUMENT_ELEMENTS,
+    DecoderPool,
+    decode_document,
+    gzipped_document,
+    played_upload,
+)
+from snakewar.server.deps import ConfigDep, DecodersDep, StoreDep, client_key
 from snakewar.server.safety import RateLimiter, RateLimitError
 from snakewar.server.schemas import (
     HaliteReplayDocumentOut,
@@ -41,15 +54,19 @@ from snakewar.server.schemas import (
 )
 from snakewar.storage import MAX_REPLAY_BYTES, AsyncStore, GameNotFoundError, GameRow
 
-__all__ = ["MAX_DOCUMENT_BYTES", "MAX_UPLOAD_BYTES", "HaliteState", "UploadError", "router"]
+__all__ = [
+    "MAX_DOCUMENT_BYTES",
+    "MAX_DOCUMENT_ELEMENTS",
+    "MAX_UPLOAD_BYTES",
+    "HaliteState",
+    "UploadError",
+    "router",
+]
 
 router = APIRouter(prefix="/api/halite", tags=["halite"])
 
 MAX_UPLOAD_BYTES: Final = MAX_REPLAY_BYTES
 """The largest ``.hlt`` (compressed) the server accepts: 32 MiB."""
-
-MAX_DOCUMENT_BYTES: Final = 32 * 1024 * 1024
-"""The largest decompressed replay the server reads: 32 MiB (a 64x64 4-player game is ~2 MB)."""
 
 
 _FORM_OVERHEAD: Final = 64 * 1024
@@ -57,10 +74,13 @@ _DOCUMENTS_KEPT: Final = 8
 
 
 class HaliteState:
-    """The router's own state in an app: upload rate limits and a document cache."""
+    """The router's own state in an app: rate limits and a document cache."""
 
     def __init__(self) -> None:
+        # Replays sent (uploads and decodes), per client.
         self.uploads = RateLimiter(per_minute=10.0, burst=5)
+        # Stored replays decoded for a viewer (the cache's misses), per client.
+        self.documents_read = RateLimiter(per_minute=30.0, burst=10)
         # Recently served documents, gzipped: a viewer reload must not decompress again.
         self.documents: OrderedDict[str, bytes] = OrderedDict()
 
@@ -102,18 +122,47 @@ def _out(row: GameRow) -> ProgramGameOut:
 MAX_PARTS: Final = 4
 """The most parts a multipart upload may have (the file, and a few form fields)."""
 
+# RFC 2046, 5.1.1: a boundary is 1 to 70 of these characters and does not end in a space.
+_BOUNDARY: Final = re.compile(r"[0-9A-Za-z'()+_,./:=? -]{0,69}[0-9A-Za-z'()+_,./:=?-]\Z")
+
+
+def _parsed_header(content_type: str) -> Message:
+    head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode("latin-1")
+    return BytesParser(policy=HTTP).parsebytes(head, headersonly=True)
+
+
+def _boundary(content_type: str) -> str:
+    """The boundary the multipart parser will split the body on, as that parser reads it.
+
+    A Content-Type naming ``boundary`` twice (or one that two readings of the header
+    disagree on) is refused: counting parts by one boundary while the parser splits by
+    another let 80,000 parts through (issue 31).
+    """
+    raw = Message()
+    raw["Content-Type"] = content_type
+    named = [name for name, _ in raw.get_params(failobj=[])[1:] if name.lower() == "boundary"]
+    if len(named) > 1:
+        raise UploadError("multipart upload names a boundary twice in its Content-Type")
+    boundary = _parsed_header(content_type).get_boundary()
+    if not named or not boundary:
+        raise UploadError("multipart upload has no boundary in its Content-Type")
+    if boundary != raw.get_boundary() or not _BOUNDARY.match(boundary):
+        raise UploadError(
+            "multipart upload's boundary is not 1 to 70 letters, digits or '()+_,-./:=? "
+            "in one reading"
+        )
+    return boundary
+
 
 def _count_parts(content_type: str, body: bytes) -> None:
     """Refuse a multipart body of more than :data:`MAX_PARTS` parts, before parsing it.
 
-    Counting boundary lines is one pass over the bytes; the parser on 80,000 tiny parts
-    takes tens of seconds of CPU (and the GIL) even off the event loop.
+    Every delimiter line the parser splits on holds ``--`` and the boundary, so
+    counting those bytes (one pass, in C) bounds the parts; the parser on 80,000 tiny
+    parts takes tens of seconds of CPU (and the GIL) even off the event loop.
     """
-    _, _, rest = content_type.partition("boundary=")
-    boundary = rest.split(";", 1)[0].strip().strip('"')
-    if not boundary:
-        raise UploadError("multipart upload has no boundary in its Content-Type")
-    parts = body.count(b"--" + boundary.encode("latin-1", "replace")) - 1
+    delimiter = b"--" + _boundary(content_type).encode("ascii")
+    parts = body.count(delimiter) - 1
     if parts > MAX_PARTS:
         raise UploadError(f"multipart upload has {parts} parts; expected at most {MAX_PARTS}")
 
@@ -135,10 +184,8 @@ def _multipart_file(content_type: str, body: bytes) -> bytes:
 
 async def _read_body(request: Request, config: ConfigDep) -> bytes:
     """The uploaded file, refused (413) as soon as the body passes the cap."""
-    if config.public:
-        client = request.client.host if request.client else "unknown"
-        if not _state(request).uploads.allow(client):
-            raise RateLimitError("too many replays uploaded from this address; wait a minute")
+    if config.public and not _state(request).uploads.allow(client_key(request)):
+        raise RateLimitError("too many replays sent from this client; wait a minute")
     content_type = request.headers.get("content-type", "")
     multipart = content_type.startswith("multipart/form-data")
     limit = MAX_UPLOAD_BYTES + (_FORM_OVERHEAD if multipart else 0)
@@ -156,26 +203,16 @@ async def _read_body(request: Request, config: ConfigDep) -> bytes:
                 f"{MAX_UPLOAD_BYTES}"
             )
     data = bytes(body)
+    del body
     if multipart:
         data = await asyncio.to_thread(_multipart_file, content_type, data)
     if len(data) > MAX_UPLOAD_BYTES:
         raise TooLargeError(
             f"upload of {len(data)} bytes is too large; expected at most {MAX_UPLOAD_BYTES}"
         )
+    if not data:
+        raise UploadError("replay file is empty; expected a .hlt file")
     return data
-
-
-def _document(data: bytes) -> bytes:
-    """The replay's JSON document as compact UTF-8 text (what the viewer downloads)."""
-    # A server reads replays from strangers: a small file must not decompress to
-    # gigabytes, and a player's name is the engine's at most (it cuts names to 30).
-    document = read_checked_hlt(
-        data,
-        max_bytes=MAX_UPLOAD_BYTES,
-        max_document_bytes=MAX_DOCUMENT_BYTES,
-        max_name_length=NAME_MAX_LENGTH,
-    ).document
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 async def _stored(store: AsyncStore, game_id: str) -> GameRow:
@@ -187,34 +224,32 @@ async def _stored(store: AsyncStore, game_id: str) -> GameRow:
 
 @router.post("/games", status_code=201)
 async def upload_game(
-    request: Request, principal: UserDep, config: ConfigDep, store: StoreDep
+    request: Request,
+    principal: UserDep,
+    config: ConfigDep,
+    store: StoreDep,
+    decoders: DecodersDep,
 ) -> UploadOut:
     """Store an uploaded ``.hlt`` replay (raw body, or multipart field ``file``); users."""
     data = await _read_body(request, config)
-    if not data:
-        raise UploadError("replay file is empty; expected a .hlt file")
-    played = await asyncio.to_thread(
-        played_from_hlt,
-        data,
-        game_id=str(uuid.uuid4()),
-        source="upload",
-        max_bytes=MAX_UPLOAD_BYTES,
-        max_document_bytes=MAX_DOCUMENT_BYTES,
-        max_name_length=NAME_MAX_LENGTH,
+    played = await decoders.run(played_upload, data, str(uuid.uuid4()))
+    played = dataclasses.replace(played, data=dataclasses.replace(played.data, replay=data))
+    await store.run(
+        store.store.games.save_played,
+        played,
+        owner_id=principal.id,
+        quota=config.quota_of(principal.is_admin),
     )
-    await store.run(store.store.games.save_played, played, owner_id=principal.id)
     return UploadOut(id=played.id, url=GAME.viewer_url(played.id))
 
 
 @router.post(
     "/decode", response_class=Response, responses={200: {"model": HaliteReplayDocumentOut}}
 )
-async def decode_game(request: Request, config: ConfigDep) -> Response:
-    """A ``.hlt`` replay's JSON document (nothing is stored)."""
+async def decode_game(request: Request, config: ConfigDep, decoders: DecodersDep) -> Response:
+    """A ``.hlt`` replay's JSON document (nothing is stored); anyone, at a rate per client."""
     data = await _read_body(request, config)
-    if not data:
-        raise UploadError("replay file is empty; expected a .hlt file")
-    text = await asyncio.to_thread(_document, data)
+    text = await decoders.run(decode_document, data)
     return Response(text, media_type="application/json")
 
 
@@ -251,12 +286,19 @@ async def download_game(game_id: str, store: StoreDep) -> Response:
     )
 
 
-def _gzipped_document(store: AsyncStore, cache: OrderedDict[str, bytes], game_id: str) -> bytes:
+async def _gzipped_document(
+    request: Request, store: AsyncStore, decoders: DecoderPool, game_id: str
+) -> bytes:
+    state = _state(request)
+    cache = state.documents
     if game_id in cache:
         cache.move_to_end(game_id)
         return cache[game_id]
-    text = _document(GAME.export(store.store.games.data(game_id)))
-    packed = gzip.compress(text, compresslevel=5, mtime=0)
+    # Each miss decodes a stored replay: anyone may ask, so each client at a rate.
+    if request.app.state.config.public and not state.documents_read.allow(client_key(request)):
+        raise RateLimitError("too many replays opened by this client; wait a minute")
+    data = await store.run(store.store.games.data, game_id)
+    packed = await decoders.run(gzipped_document, GAME.export(data))
     cache[game_id] = packed
     while len(cache) > _DOCUMENTS_KEPT:
         cache.popitem(last=False)
@@ -268,10 +310,12 @@ def _gzipped_document(store: AsyncStore, cache: OrderedDict[str, bytes], game_id
     response_class=Response,
     responses={200: {"model": HaliteReplayDocumentOut}},
 )
-async def replay_document(game_id: str, request: Request, store: StoreDep) -> Response:
+async def replay_document(
+    game_id: str, request: Request, store: StoreDep, decoders: DecodersDep
+) -> Response:
     """The replay's JSON document, as the engine wrote it (gzip when accepted)."""
     await _stored(store, game_id)
-    packed = await store.run(_gzipped_document, store, _state(request).documents, game_id)
+    packed = await _gzipped_document(request, store, decoders, game_id)
     if "gzip" in request.headers.get("accept-encoding", ""):
         return Response(
             packed,

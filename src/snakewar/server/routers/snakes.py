@@ -21,10 +21,10 @@ from snakewar.referee.sandbox import SandboxError, sandbox_available
 from snakewar.referee.uploads import program_for_upload, unpack_bot_archive
 from snakewar.server.auth import Principal, PrincipalDep, UserDep, require_owner
 from snakewar.server.config import ServerConfig
-from snakewar.server.deps import ConfigDep, StoreDep
+from snakewar.server.deps import ConfigDep, StoreDep, client_key
 from snakewar.server.matches import adapter_for
 from snakewar.server.patterns import SNAKE_NAME
-from snakewar.server.safety import check_public_url
+from snakewar.server.safety import RateLimiter, RateLimitError, check_public_url
 from snakewar.server.schemas import NO_CONTENT, RegisterSnake, SnakeOut, UpdateSnake
 from snakewar.storage import AsyncStore, SnakeNotFoundError, StoredSnake
 
@@ -64,6 +64,14 @@ async def _checked_url(config: ServerConfig, game: str, text: str) -> tuple[str,
     if config.public:
         await check_public_url(reach.url, config.allowed_networks)
     return adapter.name, entrant.source
+
+
+def _upload_limiter(request: Request) -> RateLimiter:
+    """Bot uploads per client (public mode): each is unpacked and checked, off the loop."""
+    limiter: RateLimiter | None = getattr(request.app.state, "bot_upload_limiter", None)
+    if limiter is None:
+        limiter = request.app.state.bot_upload_limiter = RateLimiter(per_minute=10.0, burst=5)
+    return limiter
 
 
 async def _visible(store: AsyncStore, principal: Principal, snake_id: int) -> StoredSnake:
@@ -124,6 +132,8 @@ async def upload_snake(
     that cannot make one refuses the upload.
     """
     assert principal.user is not None
+    if config.public and not _upload_limiter(request).allow(client_key(request)):
+        raise RateLimitError("too many bots uploaded by this client; wait a minute")
     adapter = adapter_for(game or "halite3")
     if not adapter.catalogue().programs:
         raise EntrantError(f"game: {adapter.name} bots are not programs; register a URL")
@@ -144,6 +154,7 @@ async def upload_snake(
         language=language,
         archive=data,
         visibility=visibility,
+        quota=config.quota_of(principal.is_admin),
     )
     return snake_out(snake, principal)
 

@@ -1,5 +1,8 @@
 """``/api/users``: the accounts of a server (admins): list, role, disable, reset a password.
 
+The list shows what each account stores of uploads (``.hlt`` replays and bot archives)
+against its storage quota (:mod:`snakewar.storage.quota`).
+
 A reset gives the account a new random password, shown once to the admin, who passes
 it on; the user's sessions end and their API tokens are revoked, so whoever held the
 account before is out.  The user then picks their own password on their account page
@@ -13,9 +16,9 @@ import secrets
 from fastapi import APIRouter, Path
 
 from snakewar.server.auth import LOCAL_USER, AdminDep, NotAllowedError
-from snakewar.server.deps import PasswordsDep, StoreDep
+from snakewar.server.deps import ConfigDep, PasswordsDep, StoreDep
 from snakewar.server.routers.auth import user_out
-from snakewar.server.schemas import PasswordResetOut, UpdateUser, UserOut
+from snakewar.server.schemas import AccountOut, PasswordResetOut, UpdateUser, UserOut
 
 __all__ = ["router"]
 
@@ -28,10 +31,19 @@ RESET_PASSWORD_BYTES = 12
 
 
 @router.get("")
-async def list_users(admin: AdminDep, store: StoreDep) -> list[UserOut]:
-    """Every account (admins)."""
+async def list_users(admin: AdminDep, store: StoreDep, config: ConfigDep) -> list[AccountOut]:
+    """Every account, with what it stores of uploads and its quota (admins)."""
     del admin
-    return [user_out(u) for u in await store.run(store.store.accounts.users)]
+    users = await store.run(store.store.accounts.users)
+    stored = await store.run(store.store.accounts.stored_by_user)
+    return [
+        AccountOut(
+            **user_out(user).model_dump(),
+            stored_bytes=stored.get(user.id, 0),
+            quota_bytes=config.quota_of(user.is_admin),
+        )
+        for user in users
+    ]
 
 
 @router.patch("/{name}")

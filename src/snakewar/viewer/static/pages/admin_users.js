@@ -1,13 +1,37 @@
-// The accounts of a server (admins): GET /api/users; change a role or disable an
-// account (PATCH /api/users/{name}); reset a password (POST .../reset-password), whose
-// one-time password is shown once, to pass on.
+// The accounts of a server (admins): GET /api/users, with what each stores of uploads
+// against its quota; change a role or disable an account (PATCH /api/users/{name});
+// reset a password (POST .../reset-password), whose one-time password is shown once.
 
 import { copyText, shortTime } from "./club.js";
 import { detailText, el, fetchJson, postJson } from "./dom.js";
 
-/** A user's cells: name, role, since when, state. */
+/** `bytes` for people: 0 B, 512 B, 1.5 KiB, 12.3 MiB. */
+export function sizeText(bytes) {
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let size = bytes;
+  let unit = 0;
+  while (size >= 1024 && unit < units.length - 1) {
+    size /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${size} B` : `${size.toFixed(1)} ${units[unit]}`;
+}
+
+/** What a user stores of uploads, against their quota (none for admins). */
+export function storedText(user) {
+  const stored = sizeText(user.stored_bytes ?? 0);
+  return user.quota_bytes == null ? stored : `${stored} of ${sizeText(user.quota_bytes)}`;
+}
+
+/** A user's cells: name, role, since when, state, stored uploads. */
 export function userCells(user) {
-  return [user.name, user.role, shortTime(user.created_at), user.disabled ? "disabled" : "active"];
+  return [
+    user.name,
+    user.role,
+    shortTime(user.created_at),
+    user.disabled ? "disabled" : "active",
+    storedText(user),
+  ];
 }
 
 /**
