@@ -16,6 +16,7 @@ from typing import Any, Final, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from snakewar.errors import ConflictError, NotFoundError
 from snakewar.storage.database import Database, StoreError, now, utc
@@ -255,7 +256,11 @@ class SqlAccountRepository:
     def update_user(
         self, name: str, *, role: str | None = None, disabled: bool | None = None
     ) -> User:
-        """Change a user's role or disable/enable the account (its sessions end when disabled).
+        """Change a user's role or disable/enable the account.
+
+        Disabling ends every session of theirs and revokes every API token, for good:
+        enabling the account again revives none of them (the user logs in again and
+        makes new tokens), so whatever leaked while it was disabled stays useless.
 
         Raises:
             UserNotFoundError: if there is no such user.
@@ -272,7 +277,7 @@ class SqlAccountRepository:
             if disabled is not None:
                 row.disabled = disabled
                 if disabled:
-                    session.execute(sa.delete(SessionModel).where(SessionModel.user_id == row.id))
+                    self._end_logins(session, row.id)
             return _user(row)
 
     def reset_password(self, name: str, password_hash: str) -> User:
@@ -286,13 +291,18 @@ class SqlAccountRepository:
             if row is None:
                 raise UserNotFoundError(f"no user named {name[:40]!r}")
             row.password_hash = password_hash
-            session.execute(sa.delete(SessionModel).where(SessionModel.user_id == row.id))
-            session.execute(
-                sa.update(ApiTokenModel)
-                .where(ApiTokenModel.user_id == row.id, ApiTokenModel.revoked_at.is_(None))
-                .values(revoked_at=now())
-            )
+            self._end_logins(session, row.id)
             return _user(row)
+
+    @staticmethod
+    def _end_logins(session: Session, user_id: int) -> None:
+        """End every browser session of a user and revoke every live API token of theirs."""
+        session.execute(sa.delete(SessionModel).where(SessionModel.user_id == user_id))
+        session.execute(
+            sa.update(ApiTokenModel)
+            .where(ApiTokenModel.user_id == user_id, ApiTokenModel.revoked_at.is_(None))
+            .values(revoked_at=now())
+        )
 
     def change_password(
         self, user_id: int, password_hash: str, keep_session: str | None = None
