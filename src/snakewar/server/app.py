@@ -35,7 +35,7 @@ from snakewar.server.auth import Passwords, ensure_local_user
 from snakewar.server.config import MEMORY_DATABASE, SIGNUP_MODES, ServerConfig
 from snakewar.server.deps import STATIC_URL
 from snakewar.server.errors import add_error_handlers
-from snakewar.server.manager import GameManager
+from snakewar.server.manager import GameManager, UserCaps
 from snakewar.server.routers import (
     auth,
     catalogue,
@@ -61,7 +61,7 @@ from snakewar.server.safety import (
 from snakewar.storage import AsyncStore, Store
 from snakewar.viewer import static_dir
 
-__all__ = ["create_app", "open_store"]
+__all__ = ["create_app", "open_store", "user_caps"]
 
 
 def open_store(config: ServerConfig) -> Store:
@@ -72,6 +72,20 @@ def open_store(config: ServerConfig) -> Store:
     """
     url = "sqlite://" if config.database_url == MEMORY_DATABASE else config.database_url
     return Store(url)
+
+
+def user_caps(config: ServerConfig) -> UserCaps | None:
+    """What one user's games may hold at once: a public server's caps.
+
+    A local server has one user, who may use everything: it has none.
+    """
+    if not config.public:
+        return None
+    return UserCaps(
+        live_games=config.games_per_user,
+        paused_games=config.paused_games_per_user,
+        builtin_workers=config.builtin_workers_per_user,
+    )
 
 
 def create_app(config: ServerConfig | None = None, *, store: Store | None = None) -> FastAPI:
@@ -103,6 +117,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             config.outbound(),
             config.game_lease_s,
             max_pause_s=config.max_pause_s,
+            builtin_workers=config.builtin_workers,
+            user_caps=user_caps(config),
         )
         await manager.start()
         arena = ArenaWorker(config.arena_workers, config.max_queued_runs)

@@ -55,6 +55,17 @@ class ServerConfig:
         max_pause_s: how long a paused game (step mode) waits for its next step or
             resume before it is cancelled; it keeps its slot among the concurrent
             games meanwhile.
+        builtin_workers: the worker processes that play built-in bots, one per
+            built-in seat of a game playing now: a game whose built-in bots would not
+            all get one is refused when it is made (429), never failed later.
+        games_per_user: a public server's cap on one user's live games (paused ones
+            included), so that no user takes every slot.
+        paused_games_per_user: a public server's cap on one user's paused games.
+        builtin_workers_per_user: a public server's cap on the built-in bot workers
+            one user's games hold at once, so that no user takes every worker.
+        tester_runs_per_hour: a public server's budget of snake tester runs per user
+            (a run makes several hundred requests to the snake tested); one run at a
+            time per user.
     """
 
     database_url: str | None = None
@@ -77,6 +88,11 @@ class ServerConfig:
     game_lease_s: float = 30.0
     resume_tournaments: bool = True
     max_pause_s: float = 600.0
+    builtin_workers: int = 16
+    games_per_user: int = 8
+    paused_games_per_user: int = 2
+    builtin_workers_per_user: int = 8
+    tester_runs_per_hour: int = 10
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

@@ -176,7 +176,7 @@ async def create_game(
     server (and an admin) may also name snakes by URL.
     """
     # The slot is taken before the first await: concurrent requests see it at once.
-    with manager.slot() as slot, _counted(request, config, limiter):
+    with manager.slot(principal.id) as slot, _counted(request, config, limiter):
         resolved = await resolve_entrants(
             store,
             principal,
@@ -477,7 +477,7 @@ async def rematch(
     uploads: UploadsDep,
 ) -> GameOut:
     """A new game with the same entrants and settings and a new seed (owner or admin)."""
-    with manager.slot() as slot, _counted(request, config, limiter):
+    with manager.slot(principal.id) as slot, _counted(request, config, limiter):
         spec = await _rematch_spec(principal, config, manager, store, uploads, game_id)
         live = await manager.create(
             spec, owner_id=principal.id, slot=slot, record_calls=not config.public
