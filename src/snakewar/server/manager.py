@@ -266,7 +266,10 @@ class GameManager:
                 await self._leases
         for live in list(self.games.values()):
             if live.task is not None and not live.task.done():
-                live.task.cancel()
+                # A game that ended is only being stored: let it be, or a complete
+                # game would be stored as cancelled.
+                if not live.finished:
+                    live.task.cancel()
                 with contextlib.suppress(BaseException):
                     await live.task
         if self._session is not None:
