@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from snakewar.engine.addresses import AddressPolicy
+from snakewar.storage.accounts import Backoff
 
 __all__ = ["MEMORY_DATABASE", "SIGNUP_MODES", "ServerConfig"]
 
@@ -66,6 +67,8 @@ class ServerConfig:
         tester_runs_per_hour: a public server's budget of snake tester runs per user
             (a run makes several hundred requests to the snake tested); one run at a
             time per user.
+        login_backoff: how failed log-ins in a row slow an account's next ones down
+            (counted in the database, whatever address they come from).
     """
 
     database_url: str | None = None
@@ -93,6 +96,7 @@ class ServerConfig:
     paused_games_per_user: int = 2
     builtin_workers_per_user: int = 8
     tester_runs_per_hour: int = 10
+    login_backoff: Backoff = field(default_factory=Backoff)
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""
