@@ -14,7 +14,9 @@ Routes:
   (Jinja2 templates), the offline API docs :mod:`.routers.docs`.
 
 Every request body is validated; errors are JSON ``{"detail": ...}`` naming the field
-(:mod:`snakewar.server.errors` maps exceptions to statuses).  The store, the live games
+(:mod:`snakewar.server.errors` maps exceptions to statuses).  Every answer carries the
+security headers of :mod:`snakewar.server.headers` (a strict Content-Security-Policy,
+no framing by other sites).  The store, the live games
 and the arena are on ``app.state`` and reach routes as typed dependencies
 (:mod:`snakewar.server.deps`).
 """
@@ -35,6 +37,7 @@ from snakewar.server.auth import Passwords, ensure_local_user
 from snakewar.server.config import MEMORY_DATABASE, SIGNUP_MODES, ServerConfig
 from snakewar.server.deps import STATIC_URL
 from snakewar.server.errors import add_error_handlers
+from snakewar.server.headers import SecurityHeadersMiddleware
 from snakewar.server.manager import GameManager, UserCaps
 from snakewar.server.routers import (
     auth,
@@ -163,6 +166,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     )
     hosts = config.allowed_hosts if config.public else (*LOOPBACK_NAMES, *config.allowed_hosts)
     app.add_middleware(HostCheckMiddleware, hosts=hosts)
+    # Outermost: every answer has the headers, refusals of the layers inside included.
+    app.add_middleware(SecurityHeadersMiddleware)
     add_error_handlers(app, not_found_page=pages.not_found_page)
     routers = (auth, tokens, users, snakes, games, catalogue, engine, ladders, tournaments)
     for module in (*routers, halite, tester, pages, docs):
