@@ -2,7 +2,8 @@
 
 The probe: pages sent no X-Frame-Options or Content-Security-Policy.  Now every answer
 has them (``snakewar.server.headers``), and each page of the site, the viewers in their
-frames and the API docs are opened here in chromium with the headers on: each draws
+frames (a stored game's, and a live one's over its websocket) and the API docs are
+opened here in chromium with the headers on: each draws
 what it draws, and the browser reports no violation of the policy (every frame listens
 for ``securitypolicyviolation`` from its first script on).  A script injected into a
 page does not run, and a page of another origin cannot frame the site.
@@ -199,6 +200,32 @@ def test_the_game_pages_draw_their_games_under_the_viewers_policy(
     expect(halite.locator("canvas").first).to_be_visible(timeout=30_000)
     page.wait_for_load_state("networkidle")
     watched.check()
+
+
+def test_a_live_game_streams_and_steps_under_the_policy(
+    site: dict[str, str], watched: Watched
+) -> None:
+    # A live game's page follows it over a websocket of this server (connect-src
+    # 'self') and steps it through the API: both work under the header.
+    made = httpx.post(
+        site["base"] + "/api/games",
+        json={"snakes": ["random", "greedy"], "width": 7, "height": 7, "step": True},
+        timeout=60,
+    )
+    assert made.status_code == 201, made.text
+    page = watched.page
+    with page.expect_websocket(timeout=30_000) as socket:
+        page.goto(site["base"] + made.json()["viewer"])
+    assert socket.value.url.startswith(site["base"].replace("http", "ws", 1))
+    state = page.get_by_test_id("step-state")
+    turn = page.frame_locator("[data-testid=board-frame]").get_by_test_id("turn")
+    expect(state).to_have_text("Paused at turn 0", timeout=30_000)
+    for expected in (1, 2):
+        page.get_by_test_id("step").click()
+        expect(turn).to_have_text(f"Turn {expected}", timeout=30_000)
+    watched.check()
+    cancelled = httpx.post(f"{site['base']}/api/games/{made.json()['id']}/cancel", timeout=60)
+    assert cancelled.status_code == 200, cancelled.text
 
 
 def test_an_injected_inline_script_does_not_run(site: dict[str, str], watched: Watched) -> None:
