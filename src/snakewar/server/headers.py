@@ -3,7 +3,7 @@
 Every page of the site is a Jinja2 template whose scripts are static ES modules of this
 server and whose styles are its stylesheets: nothing inline.  So the pages run under
 
-* ``script-src 'self'`` and ``style-src 'self'``: an injected ``<script>`` or inline
+* ``script-src 'self'`` and ``style-src 'self'``: an injected script element or inline
   handler never runs, even if some text escaped its escaping;
 * ``connect-src 'self'``: a page talks to this server only;
 * ``frame-ancestors 'self'`` (and ``X-Frame-Options: SAMEORIGIN`` for older browsers):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import re
+from html.parser import HTMLParser
 from importlib import resources
 from typing import Final
 
@@ -81,19 +81,41 @@ def redoc_bundle() -> bytes:
     return (_docs_files() / _REDOC_BUNDLE).read_bytes().replace(_REDOC_LOGO, b'""')
 
 
-_INLINE_SCRIPT: Final = re.compile(r"<script>(.*?)</script>", re.DOTALL)
+class _InlineScripts(HTMLParser):
+    """Collects the text of each script element that has no ``src``."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.scripts: list[str] = []
+        self._inside = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "script" and not any(name == "src" for name, _ in attrs):
+            self._inside = True
+            self.scripts.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._inside = False
+
+    def handle_data(self, data: str) -> None:
+        # A script's text is raw (CDATA content), but may come in several pieces.
+        if self._inside:
+            self.scripts[-1] += data
 
 
 def with_policy(page: HTMLResponse) -> HTMLResponse:
     """``page`` with the docs' CSP, which lets its own inline scripts run and no other.
 
-    Each inline ``<script>`` of the page is allowed by its SHA-256: a script injected
-    into the page would have another hash.
+    Each inline script element of the page is allowed by its SHA-256: a script
+    injected into the page would have another hash.
     """
-    body = bytes(page.body).decode("utf-8")
+    parser = _InlineScripts()
+    parser.feed(bytes(page.body).decode("utf-8"))
+    parser.close()
     hashes = [
         "'sha256-" + base64.b64encode(hashlib.sha256(script.encode()).digest()).decode() + "'"
-        for script in _INLINE_SCRIPT.findall(body)
+        for script in parser.scripts
     ]
     page.headers[CSP] = policy({**DOCS_POLICY, "script-src": " ".join(["'self'", *hashes])})
     return page
