@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 import uvicorn
 
+from snakewar.bots.sdk import SHUTDOWN_GRACE_S
+
 
 def free_port() -> int:
     """A loopback port nothing listens on (bound, then released)."""
@@ -44,6 +46,7 @@ def serve(
             lifespan=lifespan,
             ssl_certfile=certfile,
             ssl_keyfile=keyfile,
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,  # as `snakewar serve` stops
         )
     )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -57,4 +60,7 @@ def serve(
         yield f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     finally:
         server.should_exit = True
-        thread.join(10)
+        # A server that does not stop leaves its games' bot workers running: a failure.
+        thread.join(SHUTDOWN_GRACE_S + 60)
+        if thread.is_alive():
+            raise RuntimeError("the test server did not stop")

@@ -1,4 +1,4 @@
-"""Shared test configuration: hypothesis profiles and the conformance summary."""
+"""Shared test configuration: hypothesis profiles, system tools and the conformance summary."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ import os
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.system_tools import sandbox
 
 settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -15,6 +18,16 @@ settings.register_profile(
     "dev", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(scope="session")
+def bubblewrap() -> None:
+    """Bubblewrap sandboxes work here (a skip without them, a failure under CI).
+
+    For every test that runs a bot in a real sandbox (``snakewar.referee.sandbox``).
+    """
+    sandbox()
+
 
 # Filled by tests/battlesnake/test_conformance.py, printed at the end of the run.
 CONFORMANCE_COUNTS: Counter[tuple[str, str]] = Counter()

@@ -21,7 +21,9 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        # Generous: some commands compile kernels first (numba, jax), which takes minutes
+        # on a busy machine; still under pytest-timeout's 300 s, so a hang says where.
+        timeout=280,
         env={
             "PYTHONIOENCODING": "utf-8",
             "COLUMNS": "120",

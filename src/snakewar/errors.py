@@ -33,11 +33,13 @@ they are raised (a test keeps this drawing equal to the classes)::
     │       └── referee.halite.HaliteEntrantError     a Halite entrant that is empty
     ├── referee.SnakeUnreachableError (ConnectionError)  a snake that does not answer before a game
     ├── referee.workers.BotPoolError (ValueError)     a bot pool setting, a worker that cannot start
+    ├── referee.cgroups.CgroupError (OSError)         a sandbox's cgroup that cannot be made here
     ├── bots.halite.ProtocolError (ValueError)        a Halite frame a built-in bot cannot read
     ├── bots.sdk.ListenError (OSError)                an address and port a server cannot listen on
     ├── replay.ReplayError (ValueError)               a replay file missing, damaged or foreign
     │   └── replay.HltReplayError                     a Halite III .hlt file that cannot be read
-    │       └── replay.HltTooLargeError (+TooLargeError)  a .hlt larger than accepted
+    │       ├── replay.HltTooLargeError (+TooLargeError)  a .hlt larger than accepted
+    │       └── adapters.halite3.UnfinishedGameError (+ConflictError)  a game with no .hlt yet
     ├── storage.StoreError (ValueError)               a database that cannot be used, a bad request
     │   ├── storage.GameExistsError (+ConflictError)  a game id that is stored already
     │   ├── storage.UserExistsError (+ConflictError)  a user name that is taken
@@ -91,6 +93,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     ├── server.routers.halite.UploadError (ValueError)  an upload that holds no replay file
     ├── cli.bench.AnchorError (RuntimeError)          an official engine that cannot be run or read
     ├── cli.paths.OutputPathError (OSError)           an output path that cannot be written
+    ├── cli.halite_args.EngineArgsError (ValueError)  a halite play command line the engine refuses
     ├── cli.replay.ReplayCommandError (ValueError)    a replay file or option that cannot be used
     └── cli.remote.RemoteError                        a server that cannot be reached or refuses
 

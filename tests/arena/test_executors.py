@@ -28,11 +28,29 @@ from snakewar.errors import MissingExtraError
 from snakewar.referee.batch import SnakeMatch
 from snakewar.referee.stats import GameSummary
 
-DUEL = match_spec(SnakeMatch(("builtin:random", "builtin:greedy"), width=7, height=7))
-TRIO = match_spec(
-    SnakeMatch(("builtin:greedy", "builtin:hunter?depth=1", "builtin:random"), width=7, height=7)
+AMPLE_MS = 60_000
+"""The games' timeout: a minute a move, so that no move times out on the busiest machine.
+
+A timed-out move is a default move, and the game would then depend on the machine's
+load (as it does on how many games share the CPU): with this timeout, and bots whose
+moves depend on the position alone (random and greedy; the hunter at a fixed depth,
+which ends its search long before the cap), every executor plays identical games.
+"""
+
+DUEL = match_spec(
+    SnakeMatch(("builtin:random", "builtin:greedy"), width=7, height=7, timeout_ms=AMPLE_MS)
 )
-BROKEN = match_spec(SnakeMatch(("builtin:random", "builtin:no-such-bot"), width=7, height=7))
+TRIO = match_spec(
+    SnakeMatch(
+        ("builtin:greedy", "builtin:hunter?depth=1", "builtin:random"),
+        width=7,
+        height=7,
+        timeout_ms=AMPLE_MS,
+    )
+)
+BROKEN = match_spec(
+    SnakeMatch(("builtin:random", "builtin:no-such-bot"), width=7, height=7, timeout_ms=AMPLE_MS)
+)
 
 
 def jobs_for(spec: MatchSpec, seeds: range, prefix: str = "g") -> list[GameJob]:

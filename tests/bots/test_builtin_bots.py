@@ -309,8 +309,10 @@ def test_hunter_handles_many_snakes_on_a_big_wrapped_board_within_budget() -> No
                 options = safe_moves(board, snake, wrapped=True) or ["up"]
                 moves[snake.id] = rng.choice(options)
         game.step(moves)
-    # Generous slack for a busy machine; a search that ignored its clock takes seconds.
-    assert worst < 0.040 + 0.150
+    # It stops on its 40 ms clock: the slack is for a busy machine (where the time between
+    # two looks at the clock stretches), far below what a search that ignored its clock
+    # takes (seconds: a crowded 19x19 board, no depth limit).
+    assert worst < 0.040 + 0.5
 
 
 # -- options ------------------------------------------------------------------------------
@@ -371,10 +373,12 @@ def test_a_search_never_outlasts_the_games_timeout(options: str) -> None:
     reply = bot.move(_crowded_request(100))
     took_ms = (time.perf_counter() - began) * 1000
     assert reply.move in _DELTA
-    # The cap is 80 ms of a 100 ms game; the slack is for a busy machine.
+    # The cap is 80 ms of a 100 ms game: it stopped on that clock (not at its depth, which
+    # no game's time allows), soon after it.  The slack is for a busy machine (67 ms past
+    # the cap at load 10 here), far below what the search it cut short would take.
     assert think_cap_ms(100) == 80.0
-    assert took_ms < 80 + 60, took_ms
     assert bot.last is not None and bot.last.depth < MAX_DEPTH
+    assert took_ms < 80 + 500, took_ms
 
 
 def test_unknown_hunter_option_is_refused() -> None:

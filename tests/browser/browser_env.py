@@ -1,35 +1,22 @@
-"""Where the browser tests find chromium and put their screenshots.
+"""Where the browser tests put their screenshots.
 
-CI (``.ci/run``) installs Debian's chromium and sets ``CI=1``, so
-there a missing browser fails instead of skipping.  Screenshots go to
-``$SNAKEWAR_ARTIFACTS`` (default ``test-artifacts/``) for people to look at.
+The browser itself is Debian's chromium, found by the ``chromium`` fixture
+(``tests/browser/conftest.py``) through :func:`tests.system_tools.tool`: without it
+every browser test is skipped with the reason, and fails under CI (``CI=1``).
+Screenshots go to ``$SNAKEWAR_ARTIFACTS`` (default ``test-artifacts/``) for people to
+look at.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import pytest
-
-from tests.system_tools import IN_CI
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(os.environ.get("SNAKEWAR_ARTIFACTS", "test-artifacts"))
-
-
-def require_chromium() -> None:
-    """Call at a test module's top: skip the module without chromium (fail under CI)."""
-    if not Path(CHROMIUM).exists():
-        message = f"chromium is not at {CHROMIUM} (Debian package chromium; .ci/run installs it)"
-        if IN_CI:
-            raise RuntimeError(message)
-        pytest.skip(message, allow_module_level=True)
 
 
 def shot(page: Page, name: str) -> None:

@@ -11,15 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, Page, expect
 
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
-from tests.browser.browser_env import require_chromium, shot
+from tests.browser.browser_env import shot
 from tests.referee.snake_servers import SnakeServers
-
-require_chromium()
-
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +55,9 @@ def test_an_anonymous_visitor_sees_no_control(
         expect(page.get_by_test_id(control)).to_have_count(0)
         expect(page.get_by_test_id("log-in-to-play")).to_be_visible()
     # Nothing on the pages works for a visitor anyway: the API says 401.
-    assert httpx.post(base + "/api/games", json={"snakes": ["random"]}).status_code == 401
+    assert (
+        httpx.post(base + "/api/games", json={"snakes": ["random"]}, timeout=60).status_code == 401
+    )
     shot(page, "anonymous-home")
     context.close()
 
@@ -116,6 +115,7 @@ def test_sign_up_register_a_snake_play_it_and_log_out(
     expect(page.get_by_test_id("my-snakes")).not_to_contain_text("@ann/good")
 
 
+@pytest.mark.usefixtures("bubblewrap")
 def test_upload_a_python_halite_bot_and_watch_it_play_in_the_sandbox(
     public_url: tuple[str, SnakeServers], page: Page, tmp_path: Path
 ) -> None:
@@ -149,10 +149,10 @@ def test_upload_a_python_halite_bot_and_watch_it_play_in_the_sandbox(
     expect(page).to_have_url(re.compile(r"/view/[0-9a-f-]+$"), timeout=120_000)
     game_id = page.url.rsplit("/", 1)[1]
     deadline = time.monotonic() + 300
-    while httpx.get(f"{base}/api/games/{game_id}").json()["status"] == "running":
+    while httpx.get(f"{base}/api/games/{game_id}", timeout=60).json()["status"] == "running":
         assert time.monotonic() < deadline
         time.sleep(0.5)
-    game = httpx.get(f"{base}/api/games/{game_id}").json()
+    game = httpx.get(f"{base}/api/games/{game_id}", timeout=60).json()
     assert game["status"] == "complete", game
     page.reload()
     board = page.frame_locator("[data-testid=halite-frame]")

@@ -17,17 +17,14 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
 
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.asgi_server import serve
-from tests.browser.browser_env import require_chromium, shot
+from tests.browser.browser_env import shot
 from tests.referee.snake_servers import SnakeServers
 from tests.server.accounts import make_user, password_of
-
-require_chromium()
-
-from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect  # noqa: E402
 
 LONG = 120_000
 """Milliseconds to wait for games (generous: the suite may run on a loaded machine)."""

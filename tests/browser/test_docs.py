@@ -14,13 +14,10 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import Browser, expect
 
-from tests.browser.browser_env import require_chromium, shot
+from tests.browser.browser_env import shot
 from tests.browser.layout import VIEWPORTS, assert_no_sideways_scroll
-
-require_chromium()
-
-from playwright.sync_api import Browser, expect  # noqa: E402
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Request, Route

@@ -16,15 +16,12 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from playwright.sync_api import Page, expect
 
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
-from tests.browser.browser_env import require_chromium, shot
+from tests.browser.browser_env import shot
 from tests.referee.snake_servers import SnakeServers
-
-require_chromium()
-
-from playwright.sync_api import Page, expect  # noqa: E402
 
 USER_RULE = "name: 1 to 32 lowercase letters, digits, _ or -, starting with a letter or digit"
 SNAKE_RULE = "name: 1 to 40 letters, digits, _, . or -, starting with a letter or digit"

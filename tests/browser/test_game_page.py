@@ -21,17 +21,14 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.asgi_server import serve
-from tests.browser.browser_env import require_chromium, shot
+from tests.browser.browser_env import shot
 from tests.conformance_data import SHIPPED_HALITE_REPLAYS
 from tests.server.accounts import make_user, password_of
-
-require_chromium()
-
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect  # noqa: E402
 
 
 class PublicServer:
@@ -111,7 +108,9 @@ def test_only_the_owner_and_admins_see_the_controls(public: PublicServer, browse
         shot(page, f"game-controls-{who or 'visitor'}")
         context.close()
     # What the page hides, the API refuses: the other user may not step the game.
-    refused = httpx.post(f"{public.url}/api/games/{game}/step", headers=public.headers["other"])
+    refused = httpx.post(
+        f"{public.url}/api/games/{game}/step", headers=public.headers["other"], timeout=60
+    )
     assert refused.status_code == 403
 
 
@@ -150,7 +149,10 @@ def test_running_state_names_no_turn_that_could_lag(public: PublicServer, browse
     context = logged_in(browser, public.url, "owner")
     page = context.new_page()
     # The step controls ask the API while the game runs: answer them that it runs.
-    running = httpx.get(f"{public.url}/api/games/{game}").json() | {"paused": False, "turn": 3}
+    running = httpx.get(f"{public.url}/api/games/{game}", timeout=60).json() | {
+        "paused": False,
+        "turn": 3,
+    }
     page.route(
         re.compile(rf".*/api/games/{game}$"),
         lambda route: route.fulfill(json=running),
@@ -255,7 +257,9 @@ def finished_game(base_url: str) -> tuple[str, int]:
 def wait_over(base_url: str, game: str) -> int:
     """Wait for ``game`` to finish (a minute at most); its last turn."""
     deadline = time.monotonic() + 60
-    while (info := httpx.get(f"{base_url}/api/games/{game}").json())["status"] == "running":
+    while (info := httpx.get(f"{base_url}/api/games/{game}", timeout=60).json())[
+        "status"
+    ] == "running":
         assert time.monotonic() < deadline, "the game did not finish in a minute"
         time.sleep(0.1)
     return int(info["turn"])

@@ -13,15 +13,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.browser.browser_env import require_chromium, shot
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.browser_env import shot
 from tests.conformance_data import SHIPPED_HALITE_REPLAYS
 
 # 2 players, 76 turns; player 1 ends holding 615 halite but scores 0 (it ran out of ships).
 REPLAY = SHIPPED_HALITE_REPLAYS / "public-s100208-32x32-2p.hlt"
-
-require_chromium()
-
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 
 def document() -> dict[str, Any]:
@@ -141,6 +139,7 @@ def test_the_halite_viewer_fits_a_laptop_window(base_url: str, browser: Browser)
         f"{base_url}/api/halite/games",
         content=REPLAY.read_bytes(),
         headers={"Content-Type": "application/octet-stream"},
+        timeout=60,
     ).json()
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     page = context.new_page()

@@ -14,17 +14,14 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from playwright.sync_api import Browser, Page, expect
 
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.asgi_server import serve
-from tests.browser.browser_env import require_chromium, shot
+from tests.browser.browser_env import shot
 from tests.browser.layout import VIEWPORTS, assert_no_sideways_scroll, column_reach
 from tests.server.accounts import make_user, password_of
-
-require_chromium()
-
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 NAMES = ["@alice/deep-thought-the-second", "hunter-of-the-long-corridors"]
 ENTRANTS = [
@@ -37,7 +34,7 @@ ENTRANTS = [
 def finish(base: str, game: str) -> None:
     """Wait for ``game`` to finish (a minute at most)."""
     deadline = time.monotonic() + 60
-    while httpx.get(f"{base}/api/games/{game}").json()["status"] == "running":
+    while httpx.get(f"{base}/api/games/{game}", timeout=60).json()["status"] == "running":
         assert time.monotonic() < deadline, "the game did not finish in a minute"
         time.sleep(0.05)
 

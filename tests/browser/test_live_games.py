@@ -24,19 +24,15 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
+from playwright.sync_api import Browser, Page, expect
 
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.asgi_server import serve
-from tests.browser.browser_env import require_chromium, shot
+from tests.browser.browser_env import shot
+from tests.browser.test_game_page import logged_in
 from tests.server.accounts import make_user
 from tests.server.test_halite_live import GATED_BOT, TIMEOUT_MS, Gated
-
-require_chromium()
-
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
-
-from tests.browser.test_game_page import logged_in  # noqa: E402
 
 # What the page shows may wait for a poll (1 s) on a busy machine: generous waits.
 WAIT_MS = 60_000

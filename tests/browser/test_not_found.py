@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import re
 
-from tests.browser.browser_env import require_chromium, shot
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.browser_env import shot
 from tests.browser.layout import VIEWPORTS, assert_no_sideways_scroll
-
-require_chromium()
-
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 
 def test_a_missing_page_is_the_sites_404_page(base_url: str, page: Page) -> None:

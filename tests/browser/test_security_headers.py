@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+from playwright.sync_api import Browser, expect
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
@@ -26,11 +27,7 @@ from starlette.routing import Route
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.headers import SITE_POLICY, VIEWER_POLICY
 from tests.asgi_server import serve
-from tests.browser.browser_env import require_chromium
-
-require_chromium()
-
-from playwright.sync_api import Browser, expect  # noqa: E402
+from tests.browser.conftest import PATIENCE_MS
 
 if TYPE_CHECKING:
     from playwright.sync_api import ConsoleMessage, Frame, Page
@@ -48,6 +45,7 @@ class Watched:
 
     def __init__(self, browser: Browser) -> None:
         self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context.set_default_timeout(PATIENCE_MS)
         self.context.add_init_script(LISTEN)
         self.page = self.context.new_page()
         self.errors: list[str] = []
@@ -172,9 +170,9 @@ def test_every_page_works_under_its_policy(
         expect(page.locator("iframe")).to_be_attached()
         where, drawn = frame_of(page), drawn.removeprefix("frame ")
     shown = where.locator(drawn).first
-    expect(shown).to_be_attached(timeout=30_000)
+    expect(shown).to_be_attached()
     if text:
-        expect(shown).to_contain_text(text, timeout=30_000)
+        expect(shown).to_contain_text(text)
     page.wait_for_load_state("networkidle")
     watched.check()
 
@@ -186,7 +184,7 @@ def test_the_game_pages_draw_their_games_under_the_viewers_policy(
     page.goto(f"{site['base']}/view/{site['snake']}")
     board = frame_of(page)
     rows = board.locator("[data-testid=snake-row]")
-    expect(rows).to_have_count(2, timeout=30_000)
+    expect(rows).to_have_count(2)
     # The health bars are painted through the CSSOM (no inline style is allowed).
     fill = board.locator(".health-fill").first
     expect(fill).to_have_attribute("style", re.compile(r"width: \d+%"))
@@ -194,10 +192,10 @@ def test_the_game_pages_draw_their_games_under_the_viewers_policy(
     with page.expect_response(re.compile(r"/static/viewer/board\.html")) as viewer:
         page.reload()
     assert viewer.value.headers["content-security-policy"] == VIEWER_POLICY
-    expect(frame_of(page).locator("[data-testid=snake-row]")).to_have_count(2, timeout=30_000)
+    expect(frame_of(page).locator("[data-testid=snake-row]")).to_have_count(2)
     page.goto(f"{site['base']}/view/{site['halite']}")
     halite = frame_of(page)
-    expect(halite.locator("canvas").first).to_be_visible(timeout=30_000)
+    expect(halite.locator("canvas").first).to_be_visible()
     page.wait_for_load_state("networkidle")
     watched.check()
 
@@ -214,15 +212,15 @@ def test_a_live_game_streams_and_steps_under_the_policy(
     )
     assert made.status_code == 201, made.text
     page = watched.page
-    with page.expect_websocket(timeout=30_000) as socket:
+    with page.expect_websocket() as socket:
         page.goto(site["base"] + made.json()["viewer"])
     assert socket.value.url.startswith(site["base"].replace("http", "ws", 1))
     state = page.get_by_test_id("step-state")
     turn = page.frame_locator("[data-testid=board-frame]").get_by_test_id("turn")
-    expect(state).to_have_text("Paused at turn 0", timeout=30_000)
+    expect(state).to_have_text("Paused at turn 0")
     for expected in (1, 2):
         page.get_by_test_id("step").click()
-        expect(turn).to_have_text(f"Turn {expected}", timeout=30_000)
+        expect(turn).to_have_text(f"Turn {expected}")
     watched.check()
     cancelled = httpx.post(f"{site['base']}/api/games/{made.json()['id']}/cancel", timeout=60)
     assert cancelled.status_code == 200, cancelled.text
@@ -258,6 +256,7 @@ def test_another_site_cannot_frame_a_page(site: dict[str, str], browser: Browser
     other = Starlette(routes=[Route("/", framing)])
     with serve(other, lifespan="off") as elsewhere:
         context = browser.new_context()
+        context.set_default_timeout(PATIENCE_MS)
         page = context.new_page()
         refused: list[str] = []
         page.on(

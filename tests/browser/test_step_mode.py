@@ -14,13 +14,10 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.browser_env import require_chromium, shot
+from tests.browser.browser_env import shot
 from tests.referee.snake_servers import SnakeServers
-
-require_chromium()
-
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 
 @pytest.fixture(scope="module")

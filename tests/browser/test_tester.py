@@ -11,14 +11,11 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from playwright.sync_api import Page, expect
 
 from tests.asgi_server import serve
-from tests.browser.browser_env import require_chromium, shot
+from tests.browser.browser_env import shot
 from tests.checkup.real_snakes import careless_app
-
-require_chromium()
-
-from playwright.sync_api import Page, expect  # noqa: E402
 
 
 @pytest.fixture(scope="module")

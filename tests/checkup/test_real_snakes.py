@@ -2,9 +2,10 @@
 
 Each snake of :mod:`tests.checkup.real_snakes` is served over real HTTP by one
 uvicorn worker and blocks while it works, as a Flask or Node snake does.  With the
-defaults (one game at a time, standard rules) none of them is failed for what it
-never meets in play; the one with module globals fails under parallel load, and
-those failures are played again alone and reported as load-only.
+defaults (one game at a time, standard rules; an ample timeout, :data:`AMPLE_MS`) none
+of them is failed for what it never meets in play; the one with module globals fails
+under parallel load, and those failures are played again alone and reported as
+load-only.
 """
 
 from __future__ import annotations
@@ -42,9 +43,17 @@ def urls() -> Iterator[dict[str, str]]:
         yield {"slow": slow, "globals": globals_, "plain": plain, "strict": strict}
 
 
+AMPLE_MS = 10_000
+"""The tests' move timeout.  These snakes answer in 20 ms at most, so that the default
+500 ms would do on a quiet machine; but the snakes share this process with the tester,
+and on a busy one a reply can take longer.  The verdicts here are about what the snakes
+answer, never how fast (the tester's timeouts are tested in ``test_tester.py``)."""
+
+
 def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """``snakewar ARGS`` with an ample ``--timeout`` (see :data:`AMPLE_MS`)."""
     capsys.readouterr()
-    code = cli.main(args)
+    code = cli.main([*args, "--timeout", str(AMPLE_MS)])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -140,13 +149,15 @@ def test_a_strict_snake_refuses_what_the_tester_no_longer_sends(urls: dict[str, 
     scenario = SCENARIOS[0]
     old = scenario.request().to_api()
     old["game"]["source"] = "snakewar-test"
-    refused = httpx.post(urls["strict"] + "/move", json=old)
+    refused = httpx.post(urls["strict"] + "/move", json=old, timeout=60)
     assert refused.status_code == 400 and "game.source" in refused.text
     late_start = scenario.request().to_api()
     assert late_start["turn"] == 40
-    refused = httpx.post(urls["strict"] + "/start", json=late_start)
+    refused = httpx.post(urls["strict"] + "/start", json=late_start, timeout=60)
     assert refused.status_code == 400 and "turn" in refused.text
-    assert httpx.post(urls["strict"] + "/start", json=scenario.start_request().to_api()).is_success
+    assert httpx.post(
+        urls["strict"] + "/start", json=scenario.start_request().to_api(), timeout=60
+    ).is_success
 
 
 def test_the_start_request_is_turn_0_of_the_same_game() -> None:
@@ -165,7 +176,8 @@ def test_ruleset_specific_scenarios_run_when_asked_for(urls: dict[str, str]) -> 
 
     async def go(rulesets: list[str]) -> TesterReport:
         async with new_http_client() as http:
-            return await run_tester(make_client(urls["plain"], http, 500), rulesets=rulesets)
+            client = make_client(urls["plain"], http, AMPLE_MS)
+            return await run_tester(client, rulesets=rulesets)
 
     royale = asyncio.run(go(["royale"]))
     assert {r.scenario.ruleset for r in royale.scenarios} == {"standard", "royale"}

@@ -342,7 +342,7 @@ class Snakes:
 
     def __enter__(self) -> Snakes:
         self._thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while not self._server.started:
             assert time.monotonic() < deadline, "test snake server did not start"
             time.sleep(0.01)
@@ -360,10 +360,17 @@ def snakes() -> Iterator[Snakes]:
         yield running
 
 
+AMPLE_MS = 10_000
+"""The move timeout of the tests about verdicts: the snakes here answer in milliseconds,
+but they share this process with the tester, and on a busy machine a reply can take
+longer than the usual 500 ms (the timeout itself is tested with the slow snake)."""
+AMPLE = ["--timeout", str(AMPLE_MS)]
+
+
 def _test(url: str, **kwargs: Any) -> TesterReport:
     async def go() -> TesterReport:
         async with new_http_client() as http:
-            return await run_tester(HttpSnakeClient(url, http, 500), **kwargs)
+            return await run_tester(HttpSnakeClient(url, http, AMPLE_MS), **kwargs)
 
     return asyncio.run(go())
 
@@ -381,7 +388,16 @@ def test_hunter_over_http_passes_everything(
     snakes: Snakes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = _cli(
-        ["test", snakes.url("hunter"), "--json", "--ruleset", "royale", "--ruleset", "wrapped"],
+        [
+            "test",
+            snakes.url("hunter"),
+            "--json",
+            *AMPLE,
+            "--ruleset",
+            "royale",
+            "--ruleset",
+            "wrapped",
+        ],
         capsys,
     )
     report = json.loads(out)
@@ -443,7 +459,7 @@ def test_always_up_fails_exactly_where_up_is_wrong(snakes: Snakes) -> None:
 def test_always_up_cli_table_marks_failures(
     snakes: Snakes, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = _cli(["test", snakes.url("up"), "--only", "walls"], capsys)
+    code, out, err = _cli(["test", snakes.url("up"), "--only", "walls", *AMPLE], capsys)
     assert code == 1, err
     assert "Health checks" in out and "PASS" in out and "FAIL" in out
     # walls-corner passes (up is its answer); walls-top-edge fails in every variant
@@ -456,7 +472,9 @@ def test_always_up_cli_table_marks_failures(
 def test_garbage_snake_fails_the_right_checks(
     snakes: Snakes, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = _cli(["test", snakes.url("garbage"), "--json", "--only", "starving"], capsys)
+    code, out, err = _cli(
+        ["test", snakes.url("garbage"), "--json", "--only", "starving", *AMPLE], capsys
+    )
     assert code == 1, err
     report = json.loads(out)
     checks = {c["name"]: c for c in report["checks"]}
@@ -537,7 +555,7 @@ def test_bad_arguments_are_one_error_line(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_builtin_snake_in_process(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _cli(["test", "builtin:random", "--only", "walls", "--json"], capsys)
+    code, out, err = _cli(["test", "builtin:random", "--only", "walls", "--json", *AMPLE], capsys)
     report = json.loads(out)
     assert code == 0, err
     assert report["source"] == "builtin:random"
@@ -548,7 +566,7 @@ def test_builtin_snake_in_process(capsys: pytest.CaptureFixture[str]) -> None:
 def test_legacy_snake_skips_what_its_api_cannot_describe(snakes: Snakes) -> None:
     async def go() -> TesterReport:
         async with new_http_client() as http:
-            client = make_client("legacy:" + snakes.url("legacy"), http, 500)
+            client = make_client("legacy:" + snakes.url("legacy"), http, AMPLE_MS)
             return await run_tester(client, rulesets=["royale", "wrapped"])
 
     report = asyncio.run(go())

@@ -270,6 +270,9 @@ def test_vectorised_smoothing_equals_the_engine_loop_on_odd_tiles(th: int, tw: i
 def test_a_64x64_four_player_map_is_fast() -> None:
     import time
 
-    start = time.perf_counter()
+    generate_map(1, 32, 32, 2)  # once first: what runs once per process is not the point
+    # CPU time, which a busy machine does not stretch as it does the wall clock: about
+    # 1.5 ms here.
+    start = time.thread_time()
     generate_map(104401, 64, 64, 4)
-    assert time.perf_counter() - start < 0.1
+    assert time.thread_time() - start < 0.1

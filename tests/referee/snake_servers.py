@@ -27,6 +27,9 @@ from snakewar.games.battlesnake.wire import SnakeRequest
 
 Received = dict[str, list[tuple[str, Any]]]
 
+LATE_S = 5.0
+"""How long the "late" snake takes to answer a move."""
+
 
 def _safe_move(body: Any) -> str:
     request = SnakeRequest.from_api(body)
@@ -193,6 +196,11 @@ class SnakeServers:
                 return JSONResponse({"move": _safe_move(body), "shout": "x" * 1000})
             if name == "slow":
                 await asyncio.sleep(0.4)
+                return JSONResponse({"move": _safe_move(body)})
+            if name == "late":
+                # Later than any timeout the tests give (a timeout at any load), yet it
+                # does answer, unlike "hang".
+                await asyncio.sleep(LATE_S)
                 return JSONResponse({"move": _safe_move(body)})
             if name == "hang":
                 for _ in range(1200):  # "forever", but let the server stop

@@ -1,7 +1,8 @@
 """``snakewar play`` beside the official CLI: help, logs and streams, the board URL, colours.
 
-Also: built-in bots play in worker processes, so a fast HTTP snake's measured latency
-stays its own beside a bot that thinks hard.
+Also: built-in bots play in worker processes, so a bot that thinks hard does it outside
+the referee's process (and a fast HTTP snake's measured latency stays its own: a figure
+that ``benchmarks/play_latency.py`` prints).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import json
 import os
 import re
 import socket
-import statistics
 import subprocess
 import sys
 import time
@@ -270,7 +270,7 @@ def test_browser_with_board_url_opens_the_official_board_address(tmp_path: Path)
     assert "Game completed after" in out.stdout and "Seed 4" in out.stdout
 
 
-# -- latency beside a thinking bot ----------------------------------------------------
+# -- a thinking bot beside a fast snake ----------------------------------------------
 
 
 @pytest.fixture
@@ -286,10 +286,10 @@ def fast_snake() -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while True:
             try:
-                httpx.get(url, timeout=2)
+                httpx.get(url, timeout=10)
                 break
             except httpx.TransportError:
                 assert proc.poll() is None and time.monotonic() < deadline, "no snake server"
@@ -297,36 +297,44 @@ def fast_snake() -> Iterator[str]:
         yield url
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(30)
 
 
-def test_a_fast_snake_beside_a_thinking_bot_keeps_its_latency(
+def test_a_thinking_bot_thinks_outside_the_referees_process(
     fast_snake: str, tmp_path: Path
 ) -> None:
+    """The hunter's search runs in a worker process, so the referee's event loop stays free
+    to read a fast snake's replies at once.
+
+    Proven with CPU time, which a busy machine does not stretch: the search's CPU is
+    charged to the workers (this process's children, reaped when the game ends), not to
+    the referee.  How that shows in the fast snake's latency is a figure for a quiet
+    machine: ``benchmarks/play_latency.py`` prints it.
+    """
     import resource
 
     out = tmp_path / "summary.json"
-    args = ["play", fast_snake, "hunter?budget=150", "-r", "2", "--no-live", "--max-turns", "20"]
+    # A fixed-depth search: the same CPU work at any load (a time budget would search
+    # less on a busy machine).  Depth 6 costs ~0.1 s of CPU a move on this board.
+    args = ["play", fast_snake, "hunter?depth=6", "-r", "2", "--no-live", "--max-turns", "20"]
     args += os.environ.get("SNAKEWAR_TEST_PLAY_ARGS", "").split()  # e.g. --bots-in-process
 
-    def cpu_seconds() -> float:
-        usage = resource.getrusage(resource.RUSAGE_SELF)  # this process: the referee
+    def cpu_seconds(who: int) -> float:
+        usage = resource.getrusage(who)
         return usage.ru_utime + usage.ru_stime
 
-    before = cpu_seconds()
+    before = cpu_seconds(resource.RUSAGE_SELF), cpu_seconds(resource.RUSAGE_CHILDREN)
     assert main([*args, "--json", str(out)]) == 0
-    referee_cpu = cpu_seconds() - before
+    referee_cpu = cpu_seconds(resource.RUSAGE_SELF) - before[0]
+    workers_cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - before[1]
     fast, hunter = json.loads(out.read_text())["snakes"]
-    p50 = statistics.median(fast["latencies"])
-    thinking = sum(hunter["latencies"]) / 1000
+    assert hunter["latencies"] and fast["latencies"]
     print(
-        f"fast HTTP snake beside hunter: p50 {p50} ms over {len(fast['latencies'])} moves; "
-        f"hunter thought {thinking:.2f} s, the referee's process used {referee_cpu:.2f} s CPU"
+        f"hunter beside a fast HTTP snake over {len(hunter['latencies'])} moves: "
+        f"the workers used {workers_cpu:.2f} s CPU, the referee's process {referee_cpu:.2f} s"
     )
-    # The hunter thought hard (about 150 ms a move), but not in the referee's process:
-    # with the hunter in it, that process used 1.02 s of CPU for 1.48 s of thinking here,
-    # 0.26 s without ...
-    assert thinking >= 0.6
-    assert referee_cpu < thinking / 2
-    # ... so the fast snake's replies were read at once (in it: 12 ms p50 here, 61 elsewhere).
-    assert p50 < 20
+    # The hunter thought hard (1.4 s of CPU in workers over 19 moves here, 0.3 s in the
+    # referee's process beside it; with --bots-in-process, 0 s and 1.7 s) ...
+    assert workers_cpu >= 0.5
+    # ... and not in the referee's process, which did the rest of the game.
+    assert referee_cpu < workers_cpu / 2

@@ -1,7 +1,9 @@
 """The sandbox's walls, each tried by a real bot in a real bubblewrap sandbox.
 
 Every bot here is a small Python program the test writes; it tries to get out and
-prints what happened.  CI installs bubblewrap: a machine without it fails these tests.
+prints what happened.  The tests that make a sandbox need bubblewrap (the ``bubblewrap``
+fixture: skipped without it, failed under CI, which installs it); the refusals (no
+sandbox, bad archives) run everywhere.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import pytest
 
 from snakewar.referee.halite import HaliteMatch, play_halite_sync
 from snakewar.referee.process import LineStatus, ProcessBot, Program
-from snakewar.referee.sandbox import SandboxError, SandboxPolicy, prepare, sandbox_available
+from snakewar.referee.sandbox import SandboxError, SandboxPolicy, prepare
 from snakewar.referee.uploads import (
     UploadedBotError,
     program_for_upload,
@@ -31,10 +33,9 @@ from snakewar.referee.uploads import (
 
 KIT = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
 POLICY = SandboxPolicy(cpu_seconds=20)
-
-
-def test_sandboxes_work_here() -> None:
-    assert sandbox_available() is None
+READ_TIMEOUT_S = 120.0
+"""How long a test waits for a bot's next line: ample on a busy machine (no test is
+about speed; a bot that is stopped ends its output long before)."""
 
 
 def bot_dir(tmp_path: Path, code: str, name: str = "bot") -> Path:
@@ -50,7 +51,7 @@ def program(folder: Path, policy: SandboxPolicy = POLICY) -> Program:
     return Program(("python3", "bot.py"), sandbox=policy, files=str(folder))
 
 
-def run_bot(prog: Program, timeout: float = 30.0) -> tuple[list[str], str]:
+def run_bot(prog: Program, timeout: float = READ_TIMEOUT_S) -> tuple[list[str], str]:
     """Start the bot, read every line it prints until it ends, kill it."""
 
     async def go() -> tuple[list[str], str]:
@@ -96,6 +97,7 @@ def listener() -> Iterator[tuple[int, list[str]]]:
         server.close()
 
 
+@pytest.mark.usefixtures("bubblewrap")
 def test_no_network(tmp_path: Path) -> None:
     with listener() as (port, accepted):
         code = f"""
@@ -112,6 +114,7 @@ for host, port in (("127.0.0.1", {port}), ("1.1.1.1", 53), ("8.8.8.8", 443)):
     assert accepted == []
 
 
+@pytest.mark.usefixtures("bubblewrap")
 def test_writes_stay_in_its_own_folder_and_tmp_is_private(tmp_path: Path) -> None:
     secret = tmp_path / "outside.txt"
     host_tmp = Path("/tmp") / f"snakewar-sandbox-test-{os.getpid()}"
@@ -140,6 +143,7 @@ print("tmp", sorted(os.listdir("/tmp")), os.path.exists({str(host_tmp)!r}))
     assert not (tmp_path / "bot" / "log.txt").exists()  # the copy was the sandbox's
 
 
+@pytest.mark.usefixtures("bubblewrap")
 def test_it_cannot_read_another_bots_files_or_the_servers(tmp_path: Path) -> None:
     other = bot_dir(tmp_path, "print('the other bot')", name="other")
     (other / "secret.txt").write_text("another bot's secret")
@@ -169,6 +173,7 @@ def _processes_of(uid: int) -> list[int]:
     return found
 
 
+@pytest.mark.usefixtures("bubblewrap")
 def test_a_fork_bomb_is_contained_and_killed_with_the_sandbox(tmp_path: Path) -> None:
     code = """
 import os, time
@@ -187,11 +192,11 @@ time.sleep(600)
 
     async def go() -> tuple[str, int, list[int]]:
         bot = await ProcessBot.start(prog)
-        reply = await bot.read_line(30)
+        reply = await bot.read_line(READ_TIMEOUT_S)
         uid = os.stat(f"/proc/{bot.pid}").st_uid
         running = _processes_of(uid) if os.geteuid() == 0 else []
         await bot.kill()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # polled: ample for reaping on a busy machine
         while os.geteuid() == 0 and _processes_of(uid) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         return reply.line, len(running), _processes_of(uid) if os.geteuid() == 0 else []
@@ -205,6 +210,7 @@ time.sleep(600)
         assert left == []  # killing the bot took every process of the sandbox along
 
 
+@pytest.mark.usefixtures("bubblewrap")
 def test_memory_is_capped(tmp_path: Path) -> None:
     code = """
 try:
@@ -217,14 +223,28 @@ except MemoryError:
     assert lines == ["blocked MemoryError"]
 
 
+@pytest.mark.usefixtures("bubblewrap")
 def test_cpu_time_is_capped(tmp_path: Path) -> None:
     code = "print('spinning', flush=True)\nwhile True:\n    pass\n"
-    start = time.monotonic()
-    lines, _ = run_bot(program(bot_dir(tmp_path, code), SandboxPolicy(cpu_seconds=1)))
-    assert lines == ["spinning"]
-    assert time.monotonic() - start < 10  # ended by the CPU limit, not the read timeout
+    prog = program(bot_dir(tmp_path, code), SandboxPolicy(cpu_seconds=1))
+
+    async def go() -> tuple[str, LineStatus]:
+        bot = await ProcessBot.start(prog)
+        try:
+            first = await bot.read_line(READ_TIMEOUT_S)
+            # It never stops by itself: only the CPU limit ends it, long before this
+            # generous wait runs out (a second of CPU takes longer on a busy machine).
+            end = await bot.read_line(READ_TIMEOUT_S)
+        finally:
+            await bot.kill()
+        return first.line, end.status
+
+    line, end = asyncio.run(go())
+    assert line == "spinning"
+    assert end is LineStatus.EOF  # ended by the CPU limit, not by the read timeout
 
 
+@pytest.mark.usefixtures("bubblewrap")
 def test_file_size_is_capped(tmp_path: Path) -> None:
     code = """
 import signal
@@ -257,11 +277,13 @@ def play(prog: Program) -> HaliteMatch:
         width=32,
         height=32,
         turn_limit=20,
-        init_timeout=5.0,
-        turn_timeout=2.0,
+        # Ample on a busy machine: these games are about walls, not speed.
+        init_timeout=30.0,
+        turn_timeout=10.0,
     )
 
 
+@pytest.mark.usefixtures("bubblewrap")
 @pytest.mark.parametrize(
     "attack",
     [
@@ -269,13 +291,19 @@ def play(prog: Program) -> HaliteMatch:
         "open('/usr/pwned', 'w')",
         "bytearray(2 * 1024 ** 3)",
         "import os\nwhile True: os.fork()",
+        # Issue 31, H1: five children of 700 MiB each, each under the 1 GiB a process
+        # may map; and /dev/shm filled with 1 MiB files (each under the file size cap).
+        "import os, time\nfor _ in range(5):\n    if os.fork() == 0:\n"
+        "        block = b'1' * (700 * 1024 ** 2)\n        time.sleep(60)\ntime.sleep(60)",
+        "for i in range(2000): open(f'/dev/shm/{i}', 'wb').write(b'1' * 1024 ** 2)",
     ],
-    ids=["socket", "write", "memory", "fork-bomb"],
+    ids=["socket", "write", "memory", "fork-bomb", "forked-memory", "shm"],
 )
 def test_a_game_goes_on_when_a_sandboxed_bot_misbehaves(tmp_path: Path, attack: str) -> None:
     match = play(program(bot_dir(tmp_path, attack)))
     assert match.game.over
     assert 0 in match.failures and 1 not in match.failures, match.failures
+    assert "SandboxError" not in match.failures[0]  # it ran, in a sandbox, and misbehaved
     assert match.names[1] == "greedy"
 
 
@@ -294,18 +322,16 @@ def kit_archive(kind: str) -> bytes:
     return buffer.getvalue()
 
 
+@pytest.mark.usefixtures("bubblewrap")
 @pytest.mark.parametrize("kind", ["zip", "tar.gz"])
 def test_an_uploaded_starter_kit_plays_a_game_in_the_sandbox(tmp_path: Path, kind: str) -> None:
     tmp_path.chmod(0o755)
     folder = tmp_path / "upload"
     files = unpack_bot_archive(kit_archive(kind), folder)
     assert "kit/MyBot.py" in files and (folder / "MyBot.py").is_file()  # folder stripped
-    start = time.monotonic()
     match = play(program_for_upload(folder, "python3", POLICY))
-    elapsed = time.monotonic() - start
     assert match.game.over and not match.failures, (match.failures, match.stderr)
     assert match.names == ["MyPythonBot", "greedy"]
-    assert elapsed < 60
     assert not list(folder.glob("bot-*.log"))  # its logs stayed in the sandbox
 
 
@@ -352,6 +378,7 @@ def test_archive_bombs_and_crowds_are_refused(tmp_path: Path) -> None:
         program_for_upload(tmp_path / "noentry", "cobol")
 
 
+@pytest.mark.usefixtures("bubblewrap")
 def test_no_user_namespace_can_be_made_inside(tmp_path: Path) -> None:
     code = """
 import ctypes, os

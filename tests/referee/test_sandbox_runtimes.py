@@ -20,7 +20,7 @@ from snakewar.adapters.halite3 import cpu_budget
 from snakewar.engine.protocol import Entrant, MatchSpec, PlayedGame, PlaySession
 from snakewar.referee.halite import play_halite_sync
 from snakewar.referee.process import Program
-from snakewar.referee.sandbox import SANDBOX_PYTHON, SandboxPolicy, sandbox_available
+from snakewar.referee.sandbox import SANDBOX_PYTHON, SandboxPolicy
 from tests.system_tools import need
 
 KIT = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
@@ -50,8 +50,7 @@ while True:
 
 
 @pytest.fixture
-def numpy_bot(tmp_path: Path) -> Path:
-    need("a sandbox (bubblewrap)", sandbox_available() is None, "bubblewrap")
+def numpy_bot(tmp_path: Path, bubblewrap: None) -> Path:
     has_numpy = subprocess.run([SANDBOX_PYTHON, "-c", "import numpy"], check=False).returncode
     need("Debian's numpy for the sandbox's Python", has_numpy == 0, "python3-numpy")
     tmp_path.chmod(0o755)  # the sandbox's own user must reach the bot's folder
@@ -88,11 +87,11 @@ while True:
 """
 
 
+@pytest.mark.usefixtures("bubblewrap")
 @pytest.mark.parametrize(("given", "expected"), [(5, 65), (500, 500)])
 def test_a_sandboxed_bot_gets_the_cpu_time_the_rules_give_it(
     tmp_path: Path, given: int, expected: int
 ) -> None:
-    need("a sandbox (bubblewrap)", sandbox_available() is None, "bubblewrap")
     tmp_path.chmod(0o755)
     folder = tmp_path / "cpubot"
     shutil.copytree(KIT / "hlt", folder / "hlt")

@@ -46,7 +46,7 @@ def walker_url() -> Iterator[str]:
 
 def test_decorated_function_is_a_bot_and_a_server(walker_url: str) -> None:
     assert isinstance(walker, FunctionBot)
-    meta = httpx.get(walker_url + "/").json()
+    meta = httpx.get(walker_url + "/", timeout=60).json()
     jsonschema.validate(meta, {"$ref": "#/$defs/Metadata", "$defs": api_schema()["$defs"]})
     assert meta == {
         "apiversion": "1",
@@ -77,12 +77,12 @@ def test_decorated_function_is_a_bot_and_a_server(walker_url: str) -> None:
 
 
 def test_server_rejects_bad_requests_with_a_named_field(walker_url: str) -> None:
-    bad = httpx.post(walker_url + "/move", json={"game": {"id": "g"}, "turn": "one"})
+    bad = httpx.post(walker_url + "/move", json={"game": {"id": "g"}, "turn": "one"}, timeout=60)
     assert bad.status_code == 400
     assert "request.turn" in bad.json()["error"]
-    not_json = httpx.post(walker_url + "/move", content=b"{oops")
+    not_json = httpx.post(walker_url + "/move", content=b"{oops", timeout=60)
     assert not_json.status_code == 400 and "not JSON" in not_json.json()["error"]
-    huge = httpx.post(walker_url + "/move", content=b"[" + b"1," * 3_000_000 + b"1]")
+    huge = httpx.post(walker_url + "/move", content=b"[" + b"1," * 3_000_000 + b"1]", timeout=60)
     assert huge.status_code == 413
 
 
@@ -114,7 +114,7 @@ def test_bot_serve_command_serves_a_builtin() -> None:
         deadline = time.monotonic() + 20
         while True:
             try:
-                meta = httpx.get(f"http://127.0.0.1:{port}/").json()
+                meta = httpx.get(f"http://127.0.0.1:{port}/", timeout=60).json()
                 break
             except httpx.TransportError:
                 if time.monotonic() > deadline or proc.poll() is not None:

@@ -2,6 +2,13 @@
 
 Every test starts real worker processes.  The misbehaving bots come from
 :mod:`tests.referee.runaway_bots`, which the workers import too.
+
+No test here depends on the machine's speed: a call that must answer gets an ample
+timeout (:data:`AMPLE_MS`), a call that must time out runs a bot that never answers
+(so a timeout of :data:`RUNAWAY_MS` is a timeout at any load), waits are polled or
+bounded generously, and the event loop's stalls are bounded by what a blocked loop
+would show (half a runaway's timeout).  The costs themselves are figures:
+``benchmarks/bot_workers.py`` prints them.
 """
 
 from __future__ import annotations
@@ -36,6 +43,18 @@ from tests.referee import runaway_bots
 
 T = TypeVar("T")
 PLUGIN = [runaway_bots.PLUGIN]
+
+AMPLE_MS = 30_000
+"""The timeout of calls that must answer: ample on the busiest machine."""
+RUNAWAY_MS = 3_000
+"""The timeout of games with a runaway bot: each of its calls costs that much, and every
+other call (a trivial move) answers well within it even on a busy machine."""
+RUNAWAY_S = RUNAWAY_MS / 1000
+SLACK_S = 2.0
+"""How late a timeout may be reported: killing and reaping the runaway take a moment,
+longer on a busy machine (the runaway itself never ends, so waiting for it would hang)."""
+WAIT_S = 60
+"""How long a test waits for a worker to start: generous on a busy machine."""
 
 
 @pytest.fixture(autouse=True)
@@ -118,35 +137,32 @@ def no_stray_workers() -> Iterator[None]:
 def test_a_runaway_bot_times_out_on_time_is_killed_and_the_game_goes_on(
     no_stray_workers: None,
 ) -> None:
-    async def main() -> tuple[GameRecord, int, float, int, list[int]]:
+    async def main() -> tuple[GameRecord, int, int, list[int]]:
         async with BotPool(4, imports=PLUGIN) as pool, httpx.AsyncClient() as http:
-            snakes = await connect(["builtin:spin", "builtin:random"], [], http, 100, pool)
+            snakes = await connect(["builtin:spin", "builtin:random"], [], http, RUNAWAY_MS, pool)
             first = snakes[0].client
             assert isinstance(first, WorkerClient) and first.seat is not None
             pid = first.seat.pid
             assert pid is not None and alive(pid)
             config = GameConfig(width=7, height=7, settings=Settings.defaults(seed=5))
-            began = time.perf_counter()
-            record = await play_game(config, snakes, timeout_ms=100, max_turns=6)
-            took = time.perf_counter() - began
+            record = await play_game(config, snakes, timeout_ms=RUNAWAY_MS, max_turns=4)
             await close_clients(snakes)
-        return record, pid, took, pool.killed, pool.pids
+        return record, pid, pool.killed, pool.pids
 
-    record, pid, took, killed, pids = run(main)
+    record, pid, killed, pids = run(main)
     turns = record.turns
     spin_id = record.snakes[0].id
     statuses = [t.calls[spin_id].status for t in turns if spin_id in t.calls]
     # Answered on turns 0 and 1, then no answer from turn 2 on: a timeout each turn.
     assert statuses[:2] == [CallStatus.OK, CallStatus.OK]
-    assert statuses[2] is CallStatus.TIMEOUT and turns[2].calls[spin_id].latency_ms == 100
+    assert statuses[2] is CallStatus.TIMEOUT and turns[2].calls[spin_id].latency_ms == RUNAWAY_MS
     assert "the worker was killed" in turns[2].calls[spin_id].error
-    # The game went on after the timeout, and the timed-out worker is gone (reaped).
+    # The game went on after the timeout (the runaway never ends: a referee that waited
+    # for it would never get here), and the timed-out worker is gone (reaped).
     assert len(turns) > 3
     assert not alive(pid)
     assert killed >= 1
     assert pids == []
-    # Each turn costs about the timeout, never the runaway's whole run.
-    assert took < len(turns) * 0.1 + 3.0
 
 
 def test_after_a_timeout_the_next_call_gets_a_fresh_bot_and_the_loop_never_stalls(
@@ -154,9 +170,9 @@ def test_after_a_timeout_the_next_call_gets_a_fresh_bot_and_the_loop_never_stall
 ) -> None:
     async def main() -> tuple[list[tuple[CallStatus, int | None, float]], float]:
         async with BotPool(2, imports=PLUGIN) as pool:
-            client = WorkerClient(pool, "spin", 150)
+            client = WorkerClient(pool, "spin", RUNAWAY_MS)
             await client.info()
-            request = _crowded_request(150)
+            request = _crowded_request(RUNAWAY_MS)
             seen: list[tuple[CallStatus, int | None, float]] = []
             # The loop is measured through runaway calls, kills and replacements.
             async with Ticker() as ticker:
@@ -176,20 +192,21 @@ def test_after_a_timeout_the_next_call_gets_a_fresh_bot_and_the_loop_never_stall
     assert pids[0] is not None and not alive(pids[0])
     assert pids[2] is not None and pids[2] != pids[0] and pids[2] == pids[3]
     assert pids[5] not in pids[:4]
-    # A timeout is reported on time (150 ms), not when the runaway would end.
-    assert all(took < 0.150 + 0.1 for status, _, took in seen if status is timeout)
-    # The event loop kept serving meanwhile: its worst stall is small.
+    # A timeout is reported on time, not when the runaway would end (it never does).
+    assert all(took < RUNAWAY_S + SLACK_S for status, _, took in seen if status is timeout)
+    # The event loop kept serving meanwhile: a loop blocked by the runaway calls would
+    # stall for a whole timeout; a busy machine delays the ticks by far less.
     print(f"event-loop max stall through runaway calls: {worst * 1000:.1f} ms")
-    assert worst < 0.05, f"event loop stalled {worst * 1000:.1f} ms"
+    assert worst < RUNAWAY_S / 2, f"event loop stalled {worst * 1000:.1f} ms"
 
 
 def test_a_bot_exception_is_a_bot_error_and_the_worker_lives_on(no_stray_workers: None) -> None:
     async def main() -> tuple[list[CallStatus], list[int | None], str]:
         async with BotPool(2, imports=PLUGIN) as pool:
-            client = WorkerClient(pool, "crash", 500)
+            client = WorkerClient(pool, "crash", AMPLE_MS)
             await client.info()
             assert client.seat is not None
-            outcomes = [await client.move(_crowded_request(500)) for _ in range(2)]
+            outcomes = [await client.move(_crowded_request(AMPLE_MS)) for _ in range(2)]
             pids = [client.seat.pid, client.seat.pid]
             await client.aclose()
             return [o.status for o in outcomes], pids, outcomes[0].error
@@ -201,13 +218,15 @@ def test_a_bot_exception_is_a_bot_error_and_the_worker_lives_on(no_stray_workers
 
 
 def test_workers_answer_as_the_in_process_bots_do(no_stray_workers: None) -> None:
-    # The same fixed-depth hunter, in a worker and in a thread, picks the same moves.
+    # The same fixed-depth hunter, in a worker and in a thread, picks the same moves
+    # (ample timeouts: a search cut short by its clock could pick another).
     async def main() -> tuple[list[str], list[str]]:
         async with BotPool(2) as pool:
-            worker = WorkerClient(pool, "hunter?depth=2", 500)
+            worker = WorkerClient(pool, "hunter?depth=2", AMPLE_MS)
             await worker.info()
-            local = InProcessClient(make_bot("hunter?depth=2"), "builtin:hunter?depth=2", 500)
-            requests = [replace(_crowded_request(500), turn=t) for t in range(3)]
+            spec = "hunter?depth=2"
+            local = InProcessClient(make_bot(spec), f"builtin:{spec}", AMPLE_MS)
+            requests = [replace(_crowded_request(AMPLE_MS), turn=t) for t in range(3)]
             remote = [(await worker.move(r)).move for r in requests]
             here = [(await local.move(r)).move for r in requests]
             await worker.aclose()
@@ -220,11 +239,12 @@ def test_workers_answer_as_the_in_process_bots_do(no_stray_workers: None) -> Non
 def test_a_full_pool_makes_a_seat_wait_then_fail_as_busy(no_stray_workers: None) -> None:
     async def main() -> tuple[str, float, int | None]:
         async with BotPool(1, spares=0) as pool:
-            first = await pool.bind("battlesnake", "random", wait_s=10)
+            first = await pool.bind("battlesnake", "random", wait_s=WAIT_S)
             with pytest.raises(WorkerBusyError) as busy:
                 await pool.bind("battlesnake", "random", wait_s=0.2)
-            # A seat released meanwhile is taken by the waiting one.
-            waiting = asyncio.create_task(pool.bind("battlesnake", "greedy", wait_s=10))
+            # A seat released meanwhile is taken by the waiting one: at once, not when
+            # its own wait runs out (it would fail then).
+            waiting = asyncio.create_task(pool.bind("battlesnake", "greedy", wait_s=WAIT_S))
             await asyncio.sleep(0.05)
             assert not waiting.done()
             began = time.perf_counter()
@@ -239,7 +259,7 @@ def test_a_full_pool_makes_a_seat_wait_then_fail_as_busy(no_stray_workers: None)
 
     message, waited, _ = run(main)
     assert message == "no bot worker ready within 200 ms (1 of 1 in use)"
-    assert waited < 1.0
+    assert waited < WAIT_S / 6  # woken by the release (a few ms here), not by a poll
 
 
 def test_an_unreachable_pool_is_an_unreachable_snake_before_the_game(
@@ -247,7 +267,7 @@ def test_an_unreachable_pool_is_an_unreachable_snake_before_the_game(
 ) -> None:
     async def main() -> str:
         async with BotPool(1, spares=0) as pool, httpx.AsyncClient() as http:
-            held = await pool.bind("battlesnake", "random", wait_s=10)
+            held = await pool.bind("battlesnake", "random", wait_s=WAIT_S)
             try:
                 await connect(["builtin:greedy", "builtin:random"], [], http, 100, pool)
             except SnakeUnreachableError as exc:
@@ -263,8 +283,8 @@ def test_an_unreachable_pool_is_an_unreachable_snake_before_the_game(
 def test_closing_the_pool_leaves_no_process_behind(no_stray_workers: None) -> None:
     async def main() -> tuple[list[int], list[int], list[int]]:
         pool = BotPool(4, imports=PLUGIN)
-        seats = [await pool.bind("battlesnake", "random", wait_s=10) for _ in range(3)]
-        spinning = await pool.bind("battlesnake", "spin", wait_s=10)
+        seats = [await pool.bind("battlesnake", "random", wait_s=WAIT_S) for _ in range(3)]
+        spinning = await pool.bind("battlesnake", "spin", wait_s=WAIT_S)
         # One worker busy in a runaway call while the pool closes.
         call = asyncio.create_task(
             spinning.call("move", replace(_crowded_request(500), turn=5), None)
@@ -294,7 +314,7 @@ def test_pool_settings_and_plugins_are_checked(no_stray_workers: None) -> None:
     async def main() -> str:
         async with BotPool(1, imports=["tests.referee.no_such_module"]) as pool:
             with pytest.raises(BotPoolError) as info:
-                await pool.bind("battlesnake", "random", wait_s=10)
+                await pool.bind("battlesnake", "random", wait_s=WAIT_S)
             return str(info.value)
 
     assert "ModuleNotFoundError" in run(main)
@@ -314,13 +334,13 @@ def test_a_runaway_halite_bot_is_killed_on_time_and_the_game_goes_on(
                 width=32,
                 height=32,
                 turn_limit=12,
-                turn_timeout=0.2,
+                turn_timeout=RUNAWAY_S,
                 bots=pool,
             )
         return match, pool.pids, worker_children(), ticker.worst
 
     match, pids, children, worst = run(main)
-    assert match.failures == {0: "timed out after 200 ms (when reading string)"}
+    assert match.failures == {0: f"timed out after {RUNAWAY_MS} ms (when reading string)"}
     assert match.failed_on == {0: runaway_bots.SPIN_FROM_TURN}
     game = match.game
     assert game.turn == 12 and game.players[0].terminated
@@ -328,42 +348,27 @@ def test_a_runaway_halite_bot_is_killed_on_time_and_the_game_goes_on(
     assert match.names == ["spinner", "greedy", "random", "greedy"]
     # After the pool closed, nothing is left.
     assert pids == [] and children == []
-    assert worst < 0.05, f"event loop stalled {worst * 1000:.1f} ms"
+    assert worst < RUNAWAY_S / 2, f"event loop stalled {worst * 1000:.1f} ms"
 
 
-# -- figures ---------------------------------------------------------------------------
+# -- warming up -----------------------------------------------------------------------
 
 
-def test_worker_start_up_and_call_overhead_figures(no_stray_workers: None) -> None:
-    """Measure what the workers cost; printed for the record (``-s``), bounded loosely."""
-
-    async def main() -> tuple[float, float, float]:
+def test_a_warmed_pool_starts_its_workers_before_the_first_game(no_stray_workers: None) -> None:
+    # (What a start-up and a call cost is a figure: benchmarks/bot_workers.py.)
+    async def main() -> tuple[int, int, list[int], int | None, int, str | None]:
         async with BotPool(2, spares=0) as pool:
-            began = time.perf_counter()
             await pool.warm(1)
-            start_ms = (time.perf_counter() - began) * 1000
-            client = WorkerClient(pool, "random", 500)
-            await client.info()
-            local = InProcessClient(make_bot("random"), "builtin:random", 500)
-            request = _crowded_request(500)
-
-            async def median_ms(move: Callable[[], Awaitable[object]]) -> float:
-                times = []
-                for _ in range(200):
-                    began = time.perf_counter()
-                    await move()
-                    times.append((time.perf_counter() - began) * 1000)
-                return sorted(times)[len(times) // 2]
-
-            in_worker = await median_ms(lambda: client.move(request))
-            in_thread = await median_ms(lambda: local.move(request))
+            idle, started, pids = pool.idle, pool.started, pool.pids
+            client = WorkerClient(pool, "random", AMPLE_MS)
+            await client.info()  # takes the warm worker: nothing starts
+            assert client.seat is not None
+            pid = client.seat.pid
+            outcome = await client.move(_crowded_request(AMPLE_MS))
             await client.aclose()
-            return start_ms, in_worker, in_thread
+            return idle, started, pids, pid, pool.started, outcome.move
 
-    start_ms, in_worker, in_thread = run(main)
-    print(
-        f"worker start-up {start_ms:.0f} ms; move call median {in_worker:.2f} ms in a worker, "
-        f"{in_thread:.2f} ms in a thread (overhead {in_worker - in_thread:.2f} ms)"
-    )
-    assert start_ms < 5000
-    assert in_worker < in_thread + 5.0
+    idle, started, pids, pid, started_after, move = run(main)
+    assert (idle, started) == (1, 1) and len(pids) == 1
+    assert pid == pids[0] and started_after == 1
+    assert move in ("up", "down", "left", "right")

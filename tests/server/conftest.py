@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,9 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from snakewar.storage import Store
-from tests.system_tools import need
-
-POSTGRES_ENV = "SNAKEWAR_TEST_POSTGRES_URL"
+from tests.system_tools import postgres_url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -22,14 +19,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'games.db'}"
         return
-    base = os.environ.get(POSTGRES_ENV, "").strip()
-    need(
-        f"a PostgreSQL database in ${POSTGRES_ENV} (a scratch one, e.g. "
-        "postgresql+psycopg://postgres@127.0.0.1:5432/postgres)",
-        bool(base),
-        "postgresql",
-    )
-    url = sa.make_url(base).set(drivername="postgresql+psycopg")
+    url = sa.make_url(postgres_url()).set(drivername="postgresql+psycopg")
     schema = f"snakewar_test_{uuid.uuid4().hex[:12]}"
     admin = sa.create_engine(url, poolclass=sa.NullPool)
     with admin.begin() as connection:

@@ -242,7 +242,9 @@ def test_over_real_http_with_a_websocket() -> None:
         port = base.rsplit(":", 1)[1]
         # Spectators connect before the game starts moving: hunter thinks ~250 ms a turn.
         game = httpx.post(
-            f"{base}/api/games", json={**GAME, "snakes": ["hunter", "random"], "maxTurns": 12}
+            f"{base}/api/games",
+            json={**GAME, "snakes": ["hunter", "random"], "maxTurns": 12},
+            timeout=60,
         ).json()
 
         async def watch() -> list[int]:
@@ -266,7 +268,10 @@ def test_over_real_http_with_a_websocket() -> None:
         for turns in streams:
             assert turns == list(range(len(turns))) and len(turns) > 2
         assert len({len(t) for t in streams}) == 1
-        assert httpx.get(f"{base}/games/{game['id']}").json()["Game"]["Status"] == "complete"
+        assert (
+            httpx.get(f"{base}/games/{game['id']}", timeout=60).json()["Game"]["Status"]
+            == "complete"
+        )
 
 
 # -- with storage ---------------------------------------------------------------------
@@ -326,18 +331,20 @@ def test_a_killed_server_leaves_its_running_game_aborted_with_frames(tmp_path: A
     )
     try:
         base = f"http://127.0.0.1:{port}"
-        for _ in range(200):
+        deadline = time.monotonic() + 120  # an interpreter starts slowly on a busy machine
+        while True:
             try:
-                httpx.get(base + "/api/bots")
+                httpx.get(base + "/api/bots", timeout=60)
                 break
             except httpx.TransportError:
+                assert server.poll() is None and time.monotonic() < deadline, "no server"
                 time.sleep(0.05)
         # The hunter thinks ~250 ms a turn: the game is still running when the server dies.
         game = httpx.post(
             base + "/api/games", json={"snakes": ["hunter", "hunter"], "seed": 3}, timeout=30
         ).json()
         deadline = time.monotonic() + 60
-        while httpx.get(f"{base}/api/games/{game['id']}").json()["turn"] < 3:
+        while httpx.get(f"{base}/api/games/{game['id']}", timeout=60).json()["turn"] < 3:
             assert time.monotonic() < deadline, "the game did not reach turn 3 in a minute"
             time.sleep(0.1)
     finally:

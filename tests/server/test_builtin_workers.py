@@ -6,13 +6,23 @@ and meanwhile the store keeps taking frames and the API keeps answering at once.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from typing import Any
 
+import httpx
+import pytest
 from fastapi.testclient import TestClient
+from websockets.sync.client import connect
 
+from snakewar.adapters import get_game
 from snakewar.bots.hunter import MAX_BUDGET_MS, MAX_DEPTH, MAX_OPPONENTS
+from snakewar.engine.protocol import Entrant, MatchSpec
+from snakewar.errors import BusyError
+from snakewar.referee.workers import session_pool
 from snakewar.server import ServerConfig, create_app
+from tests.asgi_server import serve
 from tests.referee.test_workers import worker_children
 
 HUNTER = f"builtin:hunter?depth={MAX_DEPTH}&budget={MAX_BUDGET_MS}&opponents={MAX_OPPONENTS}"
@@ -62,4 +72,42 @@ def test_many_games_of_the_hardest_hunters_leave_the_server_responsive() -> None
     print(f"bot workers running after the games were created: {workers}")
     assert slowest < 1.0
     # The server's shutdown closed its bot pool: no worker is left.
+    assert worker_children() == []
+
+
+def test_a_server_stopping_under_a_follower_of_a_paused_game_reaps_its_workers() -> None:
+    # A spectator's websocket waits for a frame a paused game never sends: the stopping
+    # server must not wait for it forever, and its bot workers must go with it.
+    with contextlib.ExitStack() as open_until_the_end:
+        with serve(create_app(ServerConfig(database_url="memory"))) as base:
+            created = httpx.post(
+                f"{base}/api/games",
+                json={"snakes": [HUNTER, HUNTER], "seed": 3, "step": True},
+                timeout=60,
+            )
+            assert created.status_code == 201, created.text
+            url = f"ws{base.removeprefix('http')}/games/{created.json()['id']}/events"
+            follower = open_until_the_end.enter_context(connect(url))
+            assert '"frame"' in str(follower.recv(timeout=60))
+            assert len(worker_children()) >= 2
+        # serve() fails if the server did not stop; the game's workers were reaped.
+        assert worker_children() == []
+
+
+def test_a_closed_server_starts_no_game_and_makes_no_bot_pool() -> None:
+    app = create_app(ServerConfig(database_url="memory"))
+    with TestClient(app, base_url="http://localhost"):
+        manager = app.state.manager
+        session = manager._session
+    assert session is not None and session.closed
+    with pytest.raises(BusyError, match="the play session is closed"):
+        session_pool(session)
+    adapter = get_game("battlesnake")
+    spec = MatchSpec(
+        "battlesnake",
+        (Entrant("builtin:random", "a"), Entrant("builtin:random", "b")),
+        adapter.parse_params({}),
+    )
+    with pytest.raises(BusyError, match="the server is stopping"):
+        asyncio.run(manager.create(spec, capped=False))
     assert worker_children() == []

@@ -23,7 +23,7 @@ GAME = {"snakes": ["random", "random", "random"], "seed": 3, "width": 7, "height
 def finished(base: str, game_id: str) -> dict[str, Any]:
     deadline = time.monotonic() + 30
     while True:
-        game: dict[str, Any] = httpx.get(f"{base}/api/games/{game_id}").json()
+        game: dict[str, Any] = httpx.get(f"{base}/api/games/{game_id}", timeout=60).json()
         if game["status"] != "running" or time.monotonic() > deadline:
             return game
         time.sleep(0.05)
@@ -31,15 +31,17 @@ def finished(base: str, game_id: str) -> dict[str, Any]:
 
 def test_engine_routes_work_after_a_trailing_slash() -> None:
     with serve(create_app(ServerConfig(database_url="memory"))) as base:
-        game = httpx.post(f"{base}/api/games", json=GAME).json()
+        game = httpx.post(f"{base}/api/games", json=GAME, timeout=60).json()
         assert finished(base, game["id"])["status"] == "complete"
         engine = base + "/"  # what a user pastes, slash and all
         origin = {"Origin": "https://board.battlesnake.com"}
-        info = httpx.get(f"{engine}/games/{game['id']}", headers=origin)
+        info = httpx.get(f"{engine}/games/{game['id']}", headers=origin, timeout=60)
         assert info.status_code == 200, info.text
-        assert info.json() == httpx.get(f"{base}/games/{game['id']}").json()
+        assert info.json() == httpx.get(f"{base}/games/{game['id']}", timeout=60).json()
         assert info.headers["access-control-allow-origin"] == "*"
-        frames = httpx.get(f"{engine}//games/{game['id']}/frames", params={"limit": 1000})
+        frames = httpx.get(
+            f"{engine}//games/{game['id']}/frames", params={"limit": 1000}, timeout=60
+        )
         assert frames.status_code == 200
         assert frames.json()["Count"] == info.json()["LastFrame"]["Turn"] + 1
 
@@ -58,17 +60,17 @@ def test_engine_routes_work_after_a_trailing_slash() -> None:
         kinds = asyncio.run(watch())
         assert kinds[-1] == "game_end" and kinds.count("frame") == frames.json()["Count"]
         # Only the engine routes are read this way: nothing else gains a second path.
-        assert httpx.get(f"{engine}/api/games/{game['id']}").status_code == 404
-        assert httpx.get(f"{base}//games/{game['id']}/other").status_code == 404
+        assert httpx.get(f"{engine}/api/games/{game['id']}", timeout=60).status_code == 404
+        assert httpx.get(f"{base}//games/{game['id']}/other", timeout=60).status_code == 404
 
 
 def test_copies_of_a_builtin_have_distinct_colours_in_the_viewers_frames() -> None:
     with serve(create_app(ServerConfig(database_url="memory"))) as base:
-        game = httpx.post(f"{base}/api/games", json=GAME).json()
+        game = httpx.post(f"{base}/api/games", json=GAME, timeout=60).json()
         finished(base, game["id"])
-        frames = httpx.get(f"{base}/games/{game['id']}/frames").json()["Frames"]
+        frames = httpx.get(f"{base}/games/{game['id']}/frames", timeout=60).json()["Frames"]
         colors = [s["Color"] for s in frames[0]["Snakes"]]
         assert len(set(colors)) == 3 and colors[0] == "#9e9e9e"
         assert all([s["Color"] for s in f["Snakes"]] == colors for f in frames)
-        listed = httpx.get(f"{base}/api/games/{game['id']}").json()
+        listed = httpx.get(f"{base}/api/games/{game['id']}", timeout=60).json()
         assert [e["color"] for e in listed["entrants"]] == colors

@@ -63,7 +63,7 @@ async def follow(url: str, joined: asyncio.Event | None = None) -> list[str]:
 def finished(base: str, game_id: str) -> dict[str, Any]:
     deadline = time.monotonic() + 30
     while True:
-        game: dict[str, Any] = httpx.get(f"{base}/api/games/{game_id}").json()
+        game: dict[str, Any] = httpx.get(f"{base}/api/games/{game_id}", timeout=60).json()
         if game["status"] != "running":
             return game
         assert time.monotonic() < deadline, "the game did not finish"
@@ -73,14 +73,14 @@ def finished(base: str, game_id: str) -> dict[str, Any]:
 def test_late_followers_get_the_history_each_frame_encoded_once(
     base: str, encodes: list[Mapping[str, Any]]
 ) -> None:
-    game = httpx.post(f"{base}/api/games", json=GAME).json()
+    game = httpx.post(f"{base}/api/games", json=GAME, timeout=60).json()
     events = base.replace("http://", "ws://") + f"/games/{game['id']}/events"
 
     async def scenario() -> tuple[list[list[str]], list[str]]:
         joined = [asyncio.Event() for _ in range(4)]
         early = [asyncio.create_task(follow(events, j)) for j in joined]
         await asyncio.gather(*(j.wait() for j in joined))  # all hold turn 0
-        async with httpx.AsyncClient(base_url=base) as http:
+        async with httpx.AsyncClient(base_url=base, timeout=60) as http:
             for _ in range(3):
                 assert (await http.post(f"/api/games/{game['id']}/step")).status_code == 200
             late = asyncio.create_task(follow(events))  # joins at turn 3, mid-game
@@ -103,13 +103,13 @@ def test_late_followers_get_the_history_each_frame_encoded_once(
 def test_stored_games_stream_the_same_frames(base: str, tmp_path: Any) -> None:
     url = f"sqlite:///{tmp_path / 'games.db'}"
     with serve(create_app(ServerConfig(database_url=url))) as first:
-        game = httpx.post(f"{first}/api/games", json={**GAME, "step": False}).json()
+        game = httpx.post(f"{first}/api/games", json={**GAME, "step": False}, timeout=60).json()
         events = f"/games/{game['id']}/events"
         assert finished(first, game["id"])["status"] == "complete"
         live = asyncio.run(follow(first.replace("http://", "ws://") + events))
     with serve(create_app(ServerConfig(database_url=url))) as second:  # from the store
         stored = asyncio.run(follow(second.replace("http://", "ws://") + events))
-        page = httpx.get(f"{second}/games/{game['id']}/frames", params={"limit": 1000})
+        page = httpx.get(f"{second}/games/{game['id']}/frames", params={"limit": 1000}, timeout=60)
     assert page.json() == {
         "Count": len(live) - 1,
         "Frames": [json.loads(m)["Data"] for m in live[:-1]],
@@ -137,7 +137,7 @@ def test_a_slow_follower_is_dropped_with_1013_and_delays_no_one(
 
     monkeypatch.setattr(WebSocket, "send_text", send_text)
     body = {**GAME, "width": 11, "height": 11, "maxTurns": 60}  # room: a longer game
-    game = httpx.post(f"{base}/api/games", json=body).json()
+    game = httpx.post(f"{base}/api/games", json=body, timeout=60).json()
     events = base.replace("http://", "ws://") + f"/games/{game['id']}/events"
 
     async def scenario() -> tuple[list[str], list[str], int | None]:
@@ -146,7 +146,7 @@ def test_a_slow_follower_is_dropped_with_1013_and_delays_no_one(
         slow_messages: list[str] = []
         async with ws_connect(events + "?slow=1") as slow:
             slow_messages.append(str(await slow.recv()))
-            async with httpx.AsyncClient(base_url=base) as http:
+            async with httpx.AsyncClient(base_url=base, timeout=60) as http:
                 assert (await http.post(f"/api/games/{game['id']}/resume")).status_code == 200
             with pytest.raises(ConnectionClosed):
                 while True:

@@ -1,4 +1,9 @@
-"""Servers sharing a database, and crashes: game leases, tournaments that resume."""
+"""Servers sharing a database, and crashes: game leases, tournaments that resume.
+
+The lease tests are about which games a server aborts, not about speed: they wait for
+what they need to see in the database (polled, with generous deadlines), and leases are
+long enough that a renewal late on a busy machine still comes in time.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +11,18 @@ import datetime as dt
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from snakewar.arena.tournament_runner import load_tournament
 from snakewar.server.app import create_app
 from snakewar.server.config import ServerConfig
 from snakewar.storage import Store
+from snakewar.storage.models import GameModel
 from tests.storage.test_games import played  # a stored game to start from
 
 # Thinking 100 ms a turn alone on a big board, it plays for over a minute.
@@ -24,6 +32,34 @@ SLOW: dict[str, Any] = {
     "height": 19,
     "maxTurns": 5000,
 }
+
+LEASE_S = 9.0
+"""The servers' lease in the tests that keep one: renewed every 3 s, so a renewal may
+come 6 s late (a busy machine, a locked SQLite file) before the lease runs out."""
+
+
+def lease_of(url: str, game_id: str) -> tuple[str, dt.datetime]:
+    """The server that holds the lease of ``game_id``, and until when (read as it is stored)."""
+    engine = sa.create_engine(url, poolclass=sa.NullPool)
+    try:
+        with engine.connect() as connection:
+            row = connection.execute(
+                sa.select(GameModel.server_id, GameModel.lease_until).where(GameModel.id == game_id)
+            ).one()
+    finally:
+        engine.dispose()
+    server, until = row
+    assert server is not None and until is not None, row
+    # SQLite keeps no time zone: the store writes UTC.
+    return server, until if until.tzinfo else until.replace(tzinfo=dt.UTC)
+
+
+def wait_for(what: str, ready: Callable[[], bool], seconds: float = 120) -> None:
+    """Poll ``ready`` until it is true; fail naming ``what`` after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not ready():
+        assert time.monotonic() < deadline, f"still waiting for {what}"
+        time.sleep(0.1)
 
 
 def test_expired_leases_are_aborted_and_live_ones_kept(tmp_path: Path) -> None:
@@ -41,12 +77,25 @@ def test_expired_leases_are_aborted_and_live_ones_kept(tmp_path: Path) -> None:
 
 def test_a_second_server_leaves_the_first_servers_live_game_running(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'shared.db'}"
-    config = ServerConfig(database_url=url, game_lease_s=1.5)
+    config = ServerConfig(database_url=url, game_lease_s=LEASE_S)
     with TestClient(create_app(config), base_url="http://localhost") as first:
         game = first.post("/api/games", json=SLOW).json()
-        time.sleep(1.0)  # the first server renews its lease every 0.5 s
+        server, first_lease = lease_of(url, game["id"])
+        # The first lease runs out, and the first server has renewed it by then: a lease
+        # the server did not renew would be aborted by the sweeps below.
+        wait_for(
+            "the first lease to run out, renewed",
+            lambda: (
+                dt.datetime.now(dt.UTC) > first_lease and lease_of(url, game["id"])[1] > first_lease
+            ),
+        )
         with TestClient(create_app(config), base_url="http://localhost") as second:
-            time.sleep(1.0)  # the second sweeps at start and every 0.5 s
+            # The second server swept at its start: the live game is left running ...
+            seen = second.get(f"/api/games/{game['id']}").json()
+            assert seen["status"] == "running", seen
+            assert lease_of(url, game["id"])[0] == server  # and is still the first's
+            # ... and at its next sweeps too (every 3 s).
+            time.sleep(LEASE_S / 3 + 1)
             seen = second.get(f"/api/games/{game['id']}").json()
             assert seen["status"] == "running", seen
         assert first.post(f"/api/games/{game['id']}/cancel").status_code == 200
@@ -56,15 +105,22 @@ def test_a_dead_servers_game_is_aborted_once_its_lease_runs_out(tmp_path: Path) 
     url = f"sqlite:///{tmp_path / 'shared.db'}"
     with Store(url) as store:
         game = played(7)
-        gone = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)
-        store.games.begin(game.stored(), game.data, lease=("a-dead-server", gone))
-        config = ServerConfig(database_url=url, game_lease_s=1.5)
+        # The server that began it has died; its last renewal holds for an hour yet.
+        later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
+        store.games.begin(game.stored(), game.data, lease=("a-dead-server", later))
+        config = ServerConfig(database_url=url, game_lease_s=1.5)  # sweeps every 0.5 s
         with TestClient(create_app(config), base_url="http://localhost") as client:
+            # Swept at the start and since: a live lease is kept, however long.
+            time.sleep(1.0)
             assert client.get(f"/api/games/{game.id}").json()["status"] == "running"
-            deadline = time.monotonic() + 10
-            while client.get(f"/api/games/{game.id}").json()["status"] == "running":
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
+            # Now the dead server's lease runs out (as if its last renewal had been the
+            # one ending in a second): a sweep of the running server aborts the game.
+            soon = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)
+            assert store.games.renew_leases("a-dead-server", [game.id], soon) == 1
+            wait_for(
+                "the game to be aborted",
+                lambda: client.get(f"/api/games/{game.id}").json()["status"] != "running",
+            )
             assert client.get(f"/api/games/{game.id}").json()["status"] == "aborted"
 
 

@@ -3,6 +3,9 @@
 A user uploads a bot (an archive and a language) and plays it in Halite games and
 ladders; the server runs it in a bubblewrap sandbox.  Nothing a request says ever
 becomes a command line: a request only names a registered bot.
+
+The games need real sandboxes (the ``bubblewrap`` fixture: skipped without them, failed
+under CI); the refusals, a server's without a sandbox included, run everywhere.
 """
 
 from __future__ import annotations
@@ -14,9 +17,14 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
+from snakewar.referee import cgroups
+from snakewar.referee.sandbox import sandbox_available
 from snakewar.replay.hlt import read_hlt
+from snakewar.server import programs
+from snakewar.server.routers import snakes
 from tests.server.accounts import make_user, public_client
 
 KIT = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
@@ -51,6 +59,7 @@ def finished(client: TestClient, game_id: str) -> dict[str, Any]:
         time.sleep(0.1)
 
 
+@pytest.mark.usefixtures("bubblewrap")
 def test_an_uploaded_bot_plays_halite_in_the_sandbox() -> None:
     with public_client() as admin:
         ann = make_user(admin.store, "ann")
@@ -77,7 +86,10 @@ def test_an_uploaded_bot_plays_halite_in_the_sandbox() -> None:
         assert finished(admin, again.json()["id"])["status"] == "complete"
 
 
-def test_bad_uploads_are_refused_naming_why() -> None:
+def test_bad_uploads_are_refused_naming_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The archive is checked after the sandbox: these refusals need no real one (nothing
+    # runs), so the server is told it has one and they are checked everywhere.
+    monkeypatch.setattr(snakes, "sandbox_available", lambda: None)
     with public_client() as admin:
         ann = make_user(admin.store, "ann")
         cases = [
@@ -102,6 +114,76 @@ def test_bad_uploads_are_refused_naming_why() -> None:
         assert anonymous.status_code == 401
 
 
+NO_SANDBOX = "bubblewrap is not installed (Debian package bubblewrap)"
+"""What :func:`snakewar.referee.sandbox.sandbox_available` says on a machine without it."""
+
+
+def test_a_server_without_a_sandbox_refuses_uploads_naming_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(snakes, "sandbox_available", lambda: NO_SANDBOX)
+    with public_client() as admin:
+        ann = make_user(admin.store, "ann")
+        refused = upload(admin, ann, kit_zip())
+        assert refused.status_code == 403, refused.text
+        detail = str(refused.json()["detail"])
+        assert "uploaded bots run in a sandbox and this server has none" in detail
+        assert NO_SANDBOX in detail
+        assert admin.get("/api/snakes", headers=ann).json() == []
+
+
+def test_a_server_without_a_sandbox_refuses_games_of_uploaded_bots(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A bot uploaded while the server could sandbox it (or stored by an older server)
+    # never runs bare once it cannot: the game is refused, naming why, and nothing starts.
+    monkeypatch.setattr(programs, "sandbox_available", lambda: NO_SANDBOX)
+    with public_client() as admin:
+        ann = make_user(admin.store, "ann")
+        owner = admin.store.accounts.user("ann")
+        admin.store.snakes.register(
+            owner.id, "kit", "halite3", "upload", language="python3", archive=kit_zip()
+        )
+        game = admin.post(
+            "/api/games", json={**HALITE, "snakes": ["@ann/kit", "builtin:greedy"]}, headers=ann
+        )
+        assert game.status_code == 403, game.text
+        detail = str(game.json()["detail"])
+        assert "snake @ann/kit must run in a sandbox and this server cannot make one" in detail
+        assert NO_SANDBOX in detail
+        assert admin.get("/api/games").json()["games"] == []
+
+
+def test_a_server_without_a_cgroup_per_sandbox_refuses_program_bots(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, bubblewrap: None
+) -> None:
+    # With bubblewrap present, the cgroup is what the sandbox lacks.
+    # As without bubblewrap: a sandbox whose memory could only be capped per process
+    # is no sandbox (issue 31, H1).  Uploads and games of program bots are refused.
+    why = "no cgroup to confine a sandbox in: cgroup v2: /sys/fs/cgroup has no memory controller"
+    monkeypatch.setattr(cgroups, "hierarchy", lambda: why)
+    sandbox_available.cache_clear()
+    try:
+        with public_client() as admin:
+            ann = make_user(admin.store, "ann")
+            refused = upload(admin, ann, kit_zip())
+            assert refused.status_code == 403, refused.text
+            assert "has no memory controller" in str(refused.json()["detail"]), refused.text
+            boss = admin.store.accounts.user("admin")
+            folder = shutil.copytree(KIT, tmp_path / "kit")
+            admin.store.snakes.register(
+                boss.id, "kit", "halite3", "program", argv=["python3", "MyBot.py"],
+                workdir=str(folder),
+            )  # fmt: skip
+            game = admin.post(
+                "/api/games", json={**HALITE, "snakes": ["@admin/kit", "builtin:random"]}
+            )
+            assert game.status_code == 403, game.text
+            assert "has no memory controller" in str(game.json()["detail"]), game.text
+    finally:
+        sandbox_available.cache_clear()
+
+
 def _zip(members: dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -110,6 +192,7 @@ def _zip(members: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+@pytest.mark.usefixtures("bubblewrap")
 def test_an_operators_program_runs_in_the_sandbox_on_a_public_server(tmp_path: Path) -> None:
     folder = shutil.copytree(KIT, tmp_path / "kit")
     with public_client() as admin:
@@ -124,6 +207,7 @@ def test_an_operators_program_runs_in_the_sandbox_on_a_public_server(tmp_path: P
     assert not list(Path(folder).glob("bot-*.log"))
 
 
+@pytest.mark.usefixtures("bubblewrap")
 def test_a_halite_ladder_with_uploaded_bots() -> None:
     with public_client() as admin:
         ann = make_user(admin.store, "ann")

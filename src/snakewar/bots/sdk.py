@@ -189,19 +189,30 @@ def _listen_error(host: str, port: int, exc: OSError) -> ListenError:
     return ListenError(f"cannot listen on {where}: {exc.strerror or exc}")
 
 
+SHUTDOWN_GRACE_S = 10
+"""Seconds a stopping server waits for its open requests and websockets.
+
+Then it cancels them and shuts down (its lifespan ends: games stored, bot workers
+reaped).  Without a bound, one spectator following a paused game held a stopping server
+until the pause ran out, and its bot workers with it.
+"""
+
+
 def serve_app(app: Any, sockets: list[socket.socket], **options: Any) -> None:
     """Run the ASGI ``app`` with uvicorn on listening ``sockets`` until interrupted.
 
     Args:
         app: The ASGI application.
         sockets: From :func:`listen_sockets`; closed when the server stops.
-        **options: ``uvicorn.Config`` options (``log_level``, ``access_log``, ...).
+        **options: ``uvicorn.Config`` options (``log_level``, ``access_log``, ...);
+            ``timeout_graceful_shutdown`` is :data:`SHUTDOWN_GRACE_S` unless given.
 
     Raises:
         SnakewarError: if the application failed to start (uvicorn logged why).
     """
     import uvicorn
 
+    options.setdefault("timeout_graceful_shutdown", SHUTDOWN_GRACE_S)
     server = uvicorn.Server(uvicorn.Config(app, **options))
     try:
         server.run(sockets=sockets)

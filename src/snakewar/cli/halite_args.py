@@ -30,6 +30,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from snakewar.errors import SnakewarError
+
 __all__ = [
     "ENGINE_VERSION",
     "EngineArgs",
@@ -48,7 +50,7 @@ _BLANK = "\a"
 _SPACE = " \t\n\v\f\r"  # what a C++ stream skips before a number (isspace in "C")
 
 
-class EngineArgsError(ValueError):
+class EngineArgsError(SnakewarError, ValueError):
     """A command line the engine refuses: TCLAP's message, and the flag it is about.
 
     Attributes:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from snakewar.engine.addresses import AddressPolicy
-from snakewar.errors import EntrantError, ParamsError, choices_text
+from snakewar.errors import BusyError, EntrantError, ParamsError, choices_text
 
 __all__ = [
     "BeforeTurn",
@@ -526,26 +526,50 @@ class PlaySession:
     adapter asks for what it needs with :meth:`shared`, and registers how to release
     it with :meth:`on_close`.  ``outbound`` is the address policy every connection the
     games make must follow (``None``: no limit, a bot author's own machine).
+
+    A closed session makes nothing more: a resource made after :meth:`aclose` (bot worker
+    processes, say) would have no one left to release it.
     """
 
     def __init__(self, outbound: AddressPolicy | None = None) -> None:
         self.outbound = outbound
         self._shared: dict[str, object] = {}
         self._closers: list[Callable[[], Awaitable[None]]] = []
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` was called."""
+        return self._closed
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise BusyError("the play session is closed (its games' owner is stopping)")
 
     def shared(self, key: str, factory: Callable[[], T]) -> T:
-        """The resource ``key``, made by ``factory`` the first time it is asked for."""
+        """The resource ``key``, made by ``factory`` the first time it is asked for.
+
+        Raises:
+            BusyError: if the session is closed.
+        """
+        self._check_open()
         if key not in self._shared:
             self._shared[key] = factory()
         found: T = self._shared[key]  # type: ignore[assignment]
         return found
 
     def on_close(self, closer: Callable[[], Awaitable[None]]) -> None:
-        """Await ``closer()`` when the session closes."""
+        """Await ``closer()`` when the session closes.
+
+        Raises:
+            BusyError: if the session is closed.
+        """
+        self._check_open()
         self._closers.append(closer)
 
     async def aclose(self) -> None:
-        """Release every resource (in reverse order of creation)."""
+        """Release every resource (in reverse order of creation); later asks fail."""
+        self._closed = True
         closers, self._closers = self._closers, []
         for closer in reversed(closers):
             await closer()

@@ -41,6 +41,7 @@ import os
 import re
 import shlex
 import signal
+import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 from snakewar.errors import EntrantError
 
 if TYPE_CHECKING:
-    from snakewar.referee.sandbox import SandboxPolicy
+    from snakewar.referee.sandbox import SandboxPolicy, SandboxRun
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -238,6 +239,11 @@ class ProcessBot:
         self.command = command
         self._process = process
         self._release = release
+        self._sandbox: SandboxRun | None = None
+        if release is not None:
+            from snakewar.referee.sandbox import SandboxRun
+
+            self._sandbox = release if isinstance(release, SandboxRun) else None
         self._buffer = bytearray()
         self._eof = False
         self._killed = False
@@ -293,9 +299,17 @@ class ProcessBot:
                 start_new_session=True,
                 **options,
             )
-        except BaseException:
+        except BaseException as exc:
             if release is not None:
                 release()
+            if release is not None and isinstance(exc, subprocess.SubprocessError):
+                # Its cgroup, limits or user could not be set between fork and exec: the
+                # bot never ran.  A sandbox that cannot be made, as far as callers go.
+                from snakewar.referee.sandbox import SandboxError
+
+                raise SandboxError(
+                    f"cannot start bot {program.describe()[:80]!r} in its sandbox: {exc}"
+                ) from exc
             raise
         return cls(program.describe(), process, stderr_limit, release)
 
@@ -324,6 +338,11 @@ class ProcessBot:
     def returncode(self) -> int | None:
         """The bot's exit status once it has been reaped, else ``None``."""
         return self._process.returncode
+
+    @property
+    def sandbox(self) -> SandboxRun | None:
+        """The bot's sandbox (its cgroup, why it was killed), if it runs in one."""
+        return self._sandbox
 
     @property
     def killed(self) -> bool:
@@ -482,8 +501,17 @@ class ProcessBot:
                 pass
 
     def stderr_text(self) -> str:
-        """What the bot wrote to stderr so far (bounded; dropped bytes are counted)."""
-        return self._stderr.text()
+        """What the bot wrote to stderr so far (bounded; dropped bytes are counted).
+
+        A sandbox that was killed for its memory or CPU time says so on a last line.
+        """
+        text = self._stderr.text()
+        verdict = self._sandbox.verdict if self._sandbox is not None else None
+        if verdict is not None:
+            if text and not text.endswith("\n"):
+                text += "\n"
+            text += f"[sandbox] {verdict}\n"
+        return text
 
     @property
     def stderr_dropped(self) -> int:

@@ -140,8 +140,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             yield
         finally:
             passwords.close()
+            arena.close()  # first: its runs' games would start on a closing manager
             await manager.close()
-            arena.close()
             astore.close()
             uploads.close()
             if own:

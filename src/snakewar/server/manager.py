@@ -228,6 +228,7 @@ class GameManager:
             collections.deque()
         )
         self._builtin_promised = 0
+        self._closing = False
 
     async def start(self) -> None:
         """Open the shared play session and keep leases (call from the running loop).
@@ -256,22 +257,34 @@ class GameManager:
     async def close(self) -> None:
         """Cancel running games (they are stored as cancelled) and release resources.
 
-        Games waiting for built-in workers are not started: their waits end.
+        Games waiting for built-in workers are not started: their waits end in a
+        :class:`BusyError`.
         """
+        # No game starts from now on: one started while the others are cancelled (a
+        # request, an arena thread) would play on a closed session and leave its bot
+        # workers behind.
+        self._closing = True
         while self._builtin_queue:
-            self._builtin_queue.popleft()[1].cancel()
+            waiting = self._builtin_queue.popleft()[1]
+            if not waiting.done():
+                waiting.set_exception(BusyError("the server is stopping: it starts no more games"))
         if self._leases is not None:
             self._leases.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._leases
-        for live in list(self.games.values()):
-            if live.task is not None and not live.task.done():
+        while running := [
+            (g.finished, g.task)
+            for g in self.games.values()
+            if g.task is not None and not g.task.done()
+        ]:
+            for finished, task in running:
                 # A game that ended is only being stored: let it be, or a complete
                 # game would be stored as cancelled.
-                if not live.finished:
-                    live.task.cancel()
+                if not finished:
+                    task.cancel()
+            for _, task in running:
                 with contextlib.suppress(BaseException):
-                    await live.task
+                    await task
         if self._session is not None:
             await self._session.aclose()
 
@@ -457,9 +470,12 @@ class GameManager:
             BuiltinWorkersBusyError: if the workers its built-in bots need are taken
                 (an uncapped game, the arena's, waits for them instead).
             TooManyBuiltinsError: more built-in bots than the server plays at once.
+            BusyError: if the server is stopping.
             SnakewarError: an unreachable bot, an unknown bot, impossible settings.
         """
         assert self._session is not None, "GameManager.start() was not awaited"
+        if self._closing:
+            raise BusyError("the server is stopping: it starts no more games")
         adapter = get_game(spec.game)
         builtins = sum(1 for e in spec.entrants if adapter.reach(e).kind == "builtin")
         promised = 0
@@ -470,6 +486,8 @@ class GameManager:
         # From here to the game's registration nothing awaits: the checks and the
         # counting are one step that concurrent requests cannot interleave.
         try:
+            if self._closing:  # it stopped while this game waited for workers
+                raise BusyError("the server is stopping: it starts no more games")
             if slot is None:
                 if capped:
                     self._check_room()
