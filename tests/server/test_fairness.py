@@ -20,6 +20,7 @@ from fastapi.testclient import TestClient
 
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import Entrant, MatchSpec
+from snakewar.errors import BusyError
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.manager import BuiltinWorkersBusyError, GameManager, UserCaps
 from snakewar.storage import AsyncStore, Store
@@ -210,5 +211,35 @@ def test_a_cancelled_wait_gives_its_turn_to_the_next_game() -> None:
             finally:
                 await manager.close()
                 store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_game_waiting_for_workers_when_the_server_stops_is_refused_not_started() -> None:
+    async def scenario() -> None:
+        with Store("sqlite://") as opened:
+            store = AsyncStore(opened)
+            manager = GameManager(store, builtin_workers=2, user_caps=UserCaps())
+            await manager.start()
+            two = MatchSpec(
+                "battlesnake",
+                (Entrant("builtin:random", "a"), Entrant("builtin:random", "b")),
+                get_game("battlesnake").parse_params({"width": 7, "height": 7}),
+            )
+            try:
+                await manager.create(two, 1, step=True)
+                waiting = asyncio.create_task(manager.create(two, 2, capped=False, step=True))
+                while not manager._builtin_queue:
+                    await asyncio.sleep(0.01)
+            finally:
+                await manager.close()
+                store.close()
+            try:
+                await asyncio.wait_for(waiting, 120)
+            except BusyError as exc:
+                assert "stopping" in str(exc)
+            else:
+                raise AssertionError("a game started on a stopping server")
+            assert manager.builtin_in_use() == 0 and not manager._builtin_queue
 
     asyncio.run(scenario())
