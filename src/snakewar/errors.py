@@ -88,9 +88,13 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   │   ├── server.safety.RateLimitError          more requests than a client's rate
     │   │   ├── server.followers.FollowerLimitError   as many stored-game followers as allowed
     │   │   ├── server.decoding.DecoderBusyError      every replay decoder busy, its line full
+    │   │   ├── server.manager.UserLimitError         as many games or workers as one user may hold
+    │   │   ├── server.manager.BuiltinWorkersBusyError  too few bot workers free for a game
+    │   │   ├── server.auth.LoginBackoffError         a log-in while its account's backoff lasts
     │   │   └── referee.workers.WorkerBusyError       no bot worker free in time
     │   ├── TooLargeError (ValueError)                a body, upload or file too large (HTTP 413)
     │   └── OverLimitError (ValueError)               a value past this server's cap (HTTP 422)
+    │       └── server.manager.TooManyBuiltinsError   more built-in bots than may play at once
     ├── server.routers.halite.UploadError (ValueError)  an upload that holds no replay file
     ├── cli.bench.AnchorError (RuntimeError)          an official engine that cannot be run or read
     ├── cli.paths.OutputPathError (OSError)           an output path that cannot be written

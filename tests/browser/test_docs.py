@@ -17,6 +17,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.browser.browser_env import shot
+from tests.browser.conftest import PATIENCE_MS
 from tests.browser.layout import VIEWPORTS, assert_no_sideways_scroll
 
 if TYPE_CHECKING:
@@ -58,6 +59,7 @@ class Recorded:
 def sized(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
     width, height = request.node.callspec.params["width"], request.node.callspec.params["height"]
     context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(PATIENCE_MS)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

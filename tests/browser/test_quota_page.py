@@ -7,18 +7,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Page, expect
 
 from snakewar.adapters.halite3 import played_from_hlt
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.asgi_server import serve
-from tests.browser.browser_env import require_chromium, shot
+from tests.browser.browser_env import shot
 from tests.conformance_data import SHIPPED_HALITE_REPLAYS
 from tests.server.accounts import make_user, password_of
-
-require_chromium()
-
-from playwright.sync_api import Page, expect  # noqa: E402
 
 SMALL = SHIPPED_HALITE_REPLAYS / "public-s100215-32x32-2p.hlt"  # 3854 bytes
 

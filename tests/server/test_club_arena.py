@@ -110,6 +110,8 @@ def test_an_admin_changes_a_ladders_settings_for_its_future_games() -> None:
         ({"timeout": 0}, "timeout"),
         ({"timeout": "soon"}, "timeout"),
         ({"max_turns": -1}, "max_turns"),
+        ({"maxTurns": 0}, "maxTurns"),
+        ({"maxTurns": 5, "max_turns": 5}, "maxTurns"),
         ({"params": {"foodSpawnChance": 500}}, "foodSpawnChance"),
         ({"params": {"nonsense": 1}}, "nonsense"),
         ({"game": "halite3"}, "game"),
@@ -124,6 +126,42 @@ def test_a_bad_ladder_change_is_a_422_naming_the_field(body: dict[str, Any], nam
         assert refused.status_code == 422, refused.text
         assert named in str(refused.json()["detail"]), refused.text
         assert admin.get("/api/ladders/lad").json()["config"] == before
+
+
+@pytest.mark.parametrize("spelling", ["maxTurns", "max_turns"])
+def test_ladders_and_tournaments_take_maxturns_as_games_do(spelling: str) -> None:
+    # The probe: a tournament took max_turns where a game takes maxTurns (and refused
+    # maxTurns as an unknown game parameter).  maxTurns is the spelling everywhere;
+    # max_turns still works.
+    with public_client() as admin:
+        ladder = admin.post("/api/ladders", json={"name": "lad", **BOARD, spelling: 40})
+        assert ladder.status_code == 201, ladder.text
+        assert ladder.json()["config"]["max_turns"] == 40
+        changed = admin.patch("/api/ladders/lad", json={spelling: 30})
+        assert changed.status_code == 200, changed.text
+        assert changed.json()["config"]["max_turns"] == 30
+        cup = admin.post(
+            "/api/tournaments",
+            json={"name": "Cup", "snakes": ["random", "greedy"], "start": False, **BOARD,
+                  spelling: 20},
+        )  # fmt: skip
+        assert cup.status_code == 201, cup.text
+        assert cup.json()["config"]["max_turns"] == 20
+        game = admin.post("/api/games", json={"snakes": ["random"], **BOARD, spelling: 3})
+        assert game.status_code == 201, game.text
+        ended = wait_for(admin, f"/api/games/{game.json()['id']}", lambda g: g["turn"] >= 3)
+        assert ended["params"]["width"] == 7 and ended["turn"] == 3
+        # Both spellings at once: which one was meant is unclear, so neither is taken.
+        both = admin.post(
+            "/api/tournaments",
+            json={"name": "Two", "snakes": ["random", "greedy"], "maxTurns": 5, "max_turns": 6},
+        )
+        assert both.status_code == 422 and "maxTurns" in str(both.json()["detail"]), both.text
+        # The API's schema documents one spelling.
+        schemas = admin.get("/openapi.json").json()["components"]["schemas"]
+        for name in ("CreateGame", "CreateLadder", "UpdateLadder", "CreateTournament"):
+            assert "maxTurns" in schemas[name]["properties"], name
+            assert "max_turns" not in schemas[name]["properties"], name
 
 
 def test_ladder_changes_meet_the_servers_caps_and_are_for_admins() -> None:

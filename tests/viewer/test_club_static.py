@@ -261,7 +261,7 @@ def test_the_new_ladder_body(js: dict[str, Any]) -> None:
         "game": "battlesnake",
         "game_size": 4,
         "params": {"width": 9, "sequential": True},
-        "max_turns": 300,
+        "maxTurns": 300,
         "seed": BIG_SEED,
     }
     assert f'"seed":"{BIG_SEED}"' in js["ladderBodyJson"]

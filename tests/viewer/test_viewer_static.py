@@ -579,6 +579,9 @@ def test_text_from_snakes_is_escaped(js: dict[str, Any]) -> None:
     assert "&quot;hi&#39;" in html
     assert "red;x" not in html  # not a hex colour: the default grey is used
     assert "#888888" in html
+    # No inline style in the markup (the server's CSP allows none): the bar is painted
+    # from its data attributes.
+    assert "style=" not in html and 'data-health="0" data-color="#888888"' in html
 
 
 def test_frames_are_deduplicated_and_sorted_by_turn(js: dict[str, Any]) -> None:

@@ -14,7 +14,9 @@ Routes:
   (Jinja2 templates), the offline API docs :mod:`.routers.docs`.
 
 Every request body is validated; errors are JSON ``{"detail": ...}`` naming the field
-(:mod:`snakewar.server.errors` maps exceptions to statuses).  The store, the live games
+(:mod:`snakewar.server.errors` maps exceptions to statuses).  Every answer carries the
+security headers of :mod:`snakewar.server.headers` (a strict Content-Security-Policy,
+no framing by other sites).  The store, the live games
 and the arena are on ``app.state`` and reach routes as typed dependencies
 (:mod:`snakewar.server.deps`).
 """
@@ -37,7 +39,8 @@ from snakewar.server.decoding import DecoderPool
 from snakewar.server.deps import STATIC_URL
 from snakewar.server.errors import add_error_handlers
 from snakewar.server.followers import FollowerLimits, SendTurns, StoredFollowing, StoredPages
-from snakewar.server.manager import GameManager
+from snakewar.server.headers import SecurityHeadersMiddleware
+from snakewar.server.manager import GameManager, UserCaps
 from snakewar.server.routers import (
     auth,
     catalogue,
@@ -64,7 +67,7 @@ from snakewar.server.safety import (
 from snakewar.storage import AsyncStore, Store
 from snakewar.viewer import static_dir
 
-__all__ = ["create_app", "open_store"]
+__all__ = ["create_app", "open_store", "user_caps"]
 
 
 def open_store(config: ServerConfig) -> Store:
@@ -75,6 +78,20 @@ def open_store(config: ServerConfig) -> Store:
     """
     url = "sqlite://" if config.database_url == MEMORY_DATABASE else config.database_url
     return Store(url)
+
+
+def user_caps(config: ServerConfig) -> UserCaps | None:
+    """What one user's games may hold at once: a public server's caps.
+
+    A local server has one user, who may use everything: it has none.
+    """
+    if not config.public:
+        return None
+    return UserCaps(
+        live_games=config.games_per_user,
+        paused_games=config.paused_games_per_user,
+        builtin_workers=config.builtin_workers_per_user,
+    )
 
 
 def create_app(config: ServerConfig | None = None, *, store: Store | None = None) -> FastAPI:
@@ -106,6 +123,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             config.outbound(),
             config.game_lease_s,
             max_pause_s=config.max_pause_s,
+            builtin_workers=config.builtin_workers,
+            user_caps=user_caps(config),
         )
         await manager.start()
         arena = ArenaWorker(config.arena_workers, config.max_queued_runs)
@@ -174,6 +193,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     )
     hosts = config.allowed_hosts if config.public else (*LOOPBACK_NAMES, *config.allowed_hosts)
     app.add_middleware(HostCheckMiddleware, hosts=hosts)
+    # Outermost: every answer has the headers, refusals of the layers inside included.
+    app.add_middleware(SecurityHeadersMiddleware)
     add_error_handlers(app, not_found_page=pages.not_found_page)
     routers = (auth, tokens, users, snakes, games, catalogue, engine, ladders, tournaments)
     for module in (*routers, halite, tester, pages, docs):

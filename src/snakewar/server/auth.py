@@ -20,6 +20,14 @@ only and checks the ``Host`` header (:mod:`snakewar.server.app`).
 Passwords are hashed with argon2 (``argon2-cffi``) on the hashing threads, never on the
 event loop; session, token and invitation secrets are stored as SHA-256 digests
 (:mod:`snakewar.storage.accounts`).
+
+Password guessing meets two limits: attempts per address (in memory, per server: a
+cheap first wall) and a backoff per account, kept in the database so that every
+server sharing it counts the same failures whichever address each guess comes from
+(:meth:`~snakewar.storage.accounts.SqlAccountRepository.begin_login`).  A browser that
+logged in to an account before carries a **device cookie** (``HttpOnly``,
+``SameSite=Strict``, for ``/api/auth`` only) and has a backoff of its own there, so a
+guesser slows the account down for everyone else but cannot lock its owner out.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import concurrent.futures
 import datetime as dt
 import hashlib
 import hmac
+import math
 import secrets
 from dataclasses import dataclass
 from typing import Annotated, Final, Literal
@@ -36,13 +45,15 @@ from typing import Annotated, Final, Literal
 import argon2
 from fastapi import Depends, Request, Response
 
-from snakewar.errors import ForbiddenError, UnauthorizedError
+from snakewar.errors import BusyError, ForbiddenError, UnauthorizedError
 from snakewar.server.config import ServerConfig
 from snakewar.storage import AsyncStore, Store, User, UserExistsError
+from snakewar.storage.accounts import DEVICE_LIFETIME
 from snakewar.storage.database import now
 
 __all__ = [
     "CSRF_HEADER",
+    "DEVICE_COOKIE",
     "INVITE_LIFETIME",
     "LOCAL_USER",
     "SESSION_COOKIE",
@@ -50,6 +61,7 @@ __all__ = [
     "TOKEN_PREFIX",
     "AdminDep",
     "CsrfError",
+    "LoginBackoffError",
     "NotAllowedError",
     "Passwords",
     "Principal",
@@ -65,11 +77,15 @@ __all__ = [
     "require_admin",
     "require_owner",
     "require_user",
+    "set_device_cookie",
     "set_session_cookie",
 ]
 
 SESSION_COOKIE: Final = "snakewar_session"
 """The browser session's cookie."""
+
+DEVICE_COOKIE: Final = "snakewar_device"
+"""A browser that logged in before: its log-ins have a backoff apart from everyone else's."""
 
 CSRF_HEADER: Final = "X-CSRF-Token"
 """The header a browser's state-changing request repeats its session's CSRF token in."""
@@ -96,6 +112,22 @@ class CsrfError(ForbiddenError):
 
 class SignupClosedError(ForbiddenError):
     """Raised for a sign-up that this server's sign-up mode does not accept."""
+
+
+class LoginBackoffError(BusyError):
+    """Raised for a log-in attempt while its account's backoff lasts (429, Retry-After).
+
+    Args:
+        wait_s: seconds until the account takes an attempt again.
+    """
+
+    def __init__(self, wait_s: float) -> None:
+        seconds = max(1, math.ceil(wait_s))
+        super().__init__(
+            f"too many failed log-ins for this account; try again in {seconds} s "
+            "(a browser that logged in to it before is not held back)"
+        )
+        self.retry_after_s = float(seconds)
 
 
 def new_secret(prefix: str = "") -> str:
@@ -320,6 +352,19 @@ def set_session_cookie(response: Response, secret: str, *, secure: bool) -> None
         samesite="strict",
         secure=secure,
         path="/",
+    )
+
+
+def set_device_cookie(response: Response, secret: str, *, secure: bool) -> None:
+    """Mark a browser that logged in: its device cookie, sent to ``/api/auth`` only."""
+    response.set_cookie(
+        DEVICE_COOKIE,
+        secret,
+        max_age=int(DEVICE_LIFETIME.total_seconds()),
+        httponly=True,
+        samesite="strict",
+        secure=secure,
+        path="/api/auth",
     )
 
 

@@ -38,6 +38,28 @@ def serve(
         False, "--public", help="Refuse private snake addresses, rate-limit game creation."
     ),
     max_games: int = typer.Option(32, "--max-games", help="Most games running at once."),
+    builtin_workers: int = typer.Option(
+        16,
+        "--builtin-workers",
+        help="Worker processes for built-in bots: the most built-in seats playing at once "
+        "(a game whose built-ins would not all get one is refused with 429).",
+    ),
+    games_per_user: int = typer.Option(
+        8, "--games-per-user", help="Public server: most live games one user may have."
+    ),
+    paused_games_per_user: int = typer.Option(
+        2, "--paused-games-per-user", help="Public server: most paused games one user may have."
+    ),
+    builtin_workers_per_user: int = typer.Option(
+        8,
+        "--builtin-workers-per-user",
+        help="Public server: most built-in bot workers one user's games may hold at once.",
+    ),
+    tester_runs_per_hour: int = typer.Option(
+        10,
+        "--tester-runs-per-hour",
+        help="Public server: snake tester runs per user per hour (one at a time).",
+    ),
     game_lease: float = typer.Option(
         30.0,
         "--game-lease",
@@ -85,8 +107,16 @@ def serve(
 
     if not 0 < port < 65536:
         raise SnakewarError(f"port {port}: expected 1..65535")
-    if max_games < 1:
-        raise SnakewarError(f"--max-games {max_games}: expected at least 1")
+    for flag, value, most in (
+        ("--max-games", max_games, 100_000),
+        ("--builtin-workers", builtin_workers, 1024),
+        ("--games-per-user", games_per_user, 100_000),
+        ("--paused-games-per-user", paused_games_per_user, 100_000),
+        ("--builtin-workers-per-user", builtin_workers_per_user, 1024),
+        ("--tester-runs-per-hour", tester_runs_per_hour, 100_000),
+    ):
+        if not 1 <= value <= most:
+            raise SnakewarError(f"{flag} {value}: expected 1 to {most}")
     if not 1 <= game_lease <= 3600:
         raise SnakewarError(f"--game-lease {game_lease}: expected 1 to 3600 seconds")
     if not 1 <= upload_quota <= MAX_UPLOAD_QUOTA_MIB:
@@ -112,6 +142,11 @@ def serve(
         game_lease_s=game_lease,
         resume_tournaments=resume,
         upload_quota_bytes=upload_quota * 1024 * 1024,
+        builtin_workers=builtin_workers,
+        games_per_user=games_per_user,
+        paused_games_per_user=paused_games_per_user,
+        builtin_workers_per_user=builtin_workers_per_user,
+        tester_runs_per_hour=tester_runs_per_hour,
     )
     # Opened here, not when the app starts: a database that cannot be opened is one
     # error line (the URL, password hidden), not a traceback from the server's start.

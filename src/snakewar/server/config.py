@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from snakewar.engine.addresses import AddressPolicy
+from snakewar.storage.accounts import Backoff
 
 __all__ = ["MEMORY_DATABASE", "SIGNUP_MODES", "ServerConfig"]
 
@@ -68,6 +69,19 @@ class ServerConfig:
             many are decompressed and parsed at once (:mod:`snakewar.server.decoding`).
         upload_quota_bytes: the most bytes one user may store of uploads (``.hlt``
             replays and bot archives, :mod:`snakewar.storage.quota`); admins have none.
+        builtin_workers: the worker processes that play built-in bots, one per
+            built-in seat of a game playing now: a game whose built-in bots would not
+            all get one is refused when it is made (429), never failed later.
+        games_per_user: a public server's cap on one user's live games (paused ones
+            included), so that no user takes every slot.
+        paused_games_per_user: a public server's cap on one user's paused games.
+        builtin_workers_per_user: a public server's cap on the built-in bot workers
+            one user's games hold at once, so that no user takes every worker.
+        tester_runs_per_hour: a public server's budget of snake tester runs per user
+            (a run makes several hundred requests to the snake tested); one run at a
+            time per user.
+        login_backoff: how failed log-ins in a row slow an account's next ones down
+            (counted in the database, whatever address they come from).
     """
 
     database_url: str | None = None
@@ -100,6 +114,13 @@ class ServerConfig:
     def quota_of(self, is_admin: bool) -> int | None:
         """The storage quota of a user (``None``: none, for an admin)."""
         return None if is_admin else self.upload_quota_bytes
+
+    builtin_workers: int = 16
+    games_per_user: int = 8
+    paused_games_per_user: int = 2
+    builtin_workers_per_user: int = 8
+    tester_runs_per_hour: int = 10
+    login_backoff: Backoff = field(default_factory=Backoff)
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

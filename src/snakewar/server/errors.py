@@ -15,6 +15,7 @@ HTML keep the JSON.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
@@ -82,7 +83,12 @@ def error_response(exc: SnakewarError) -> JSONResponse:
     if isinstance(exc, ParamsError):
         detail = [{"loc": ["body", _text(exc.field)], "msg": _text(exc), "type": "value_error"}]
         return JSONResponse({"detail": detail}, status_code=status)
-    return JSONResponse({"detail": _text(exc)}, status_code=status)
+    # A refusal that knows when asking again may succeed says so (rate limits, backoff).
+    retry = getattr(exc, "retry_after_s", None)
+    headers = None
+    if isinstance(retry, int | float) and retry == retry:  # not NaN
+        headers = {"Retry-After": str(max(1, min(math.ceil(retry), 86_400)))}
+    return JSONResponse({"detail": _text(exc)}, status_code=status, headers=headers)
 
 
 def _message(error: Mapping[str, Any]) -> str:

@@ -12,11 +12,24 @@ Every live game also has a :class:`~snakewar.server.stepping.TurnGate` (pause,
 step, resume) and, when asked (local servers), keeps each turn's calls: the request
 and reply bodies the request inspector shows (:meth:`GameManager.create`'s
 ``record_calls``).
+
+What games hold is bounded up front, before a game starts:
+
+* the server's game slots (``max_concurrent``; :meth:`GameManager.slot`);
+* per user (a public server's :class:`UserCaps`): live games, paused games, and the
+  built-in bot workers their games hold, so that no user's games take every slot or
+  every worker;
+* the built-in bot workers (:mod:`snakewar.referee.workers`): every built-in seat of a
+  game holds one worker for the whole game, so a game is counted for its built-in seats
+  when it starts and refused (429, naming the limit) when they are not free, never
+  failed later for want of a worker.  The arena's games (ladders, tournaments) wait
+  for free workers instead, in turn, and users' games do not jump that queue.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import datetime as dt
 import secrets
@@ -38,18 +51,23 @@ from snakewar.engine.protocol import (
     PlaySession,
     StoredGame,
 )
-from snakewar.errors import BusyError, ConflictError, ParamsError
+from snakewar.errors import BusyError, ConflictError, OverLimitError, ParamsError
+from snakewar.referee.workers import DEFAULT_MAX_WORKERS, session_pool
 from snakewar.server.fanout import FrameFeed
 from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, PauseExpiredError, TurnGate
 from snakewar.storage import AsyncStore
 
 __all__ = [
     "MAX_CALL_BYTES_PER_GAME",
+    "BuiltinWorkersBusyError",
     "GameLimitError",
     "GameManager",
     "LiveGame",
     "NotSteppableError",
     "Slot",
+    "TooManyBuiltinsError",
+    "UserCaps",
+    "UserLimitError",
 ]
 
 MAX_CALL_BYTES_PER_GAME = 32 * 1024 * 1024
@@ -72,6 +90,38 @@ class NotSteppableError(ConflictError):
     """Raised when a game whose referee has no turn gate is asked to pause or step."""
 
 
+class UserLimitError(BusyError):
+    """Raised when a user's games already hold as much as one user may (games, workers)."""
+
+
+class BuiltinWorkersBusyError(BusyError):
+    """Raised when the built-in bot workers a game needs are held by other games."""
+
+
+class TooManyBuiltinsError(OverLimitError):
+    """Raised for a game with more built-in bots than this server (or one user) may run."""
+
+
+@dataclass(frozen=True, slots=True)
+class UserCaps:
+    """What one user's games may hold at once (``None``: no cap).
+
+    A public server's fairness: each user's share of what the server has, so that one
+    account cannot take every game slot or every built-in bot worker.
+
+    Attributes:
+        live_games: games running (or paused) at once.
+        paused_games: paused games (step mode) at once; a paused game keeps its slot
+            and its workers until it is cancelled after ``max_pause_s``.
+        builtin_workers: built-in bot workers held by the user's games at once (one
+            per built-in seat, for the whole game).
+    """
+
+    live_games: int | None = None
+    paused_games: int | None = None
+    builtin_workers: int | None = None
+
+
 @dataclass(eq=False)
 class LiveGame:
     """A game the server is running now (or just finished): frames and spectators.
@@ -79,7 +129,8 @@ class LiveGame:
     ``feed`` holds its frames and streams them to followers; ``header`` is the game's own
     header once it started.  ``gate`` holds it between turns (step mode);
     ``record_calls`` says whether its calls' bodies are stored; ``store_frames`` whether
-    it is stored as it runs (else once, whole, when it is complete).
+    it is stored as it runs (else once, whole, when it is complete); ``builtin_seats``
+    how many built-in bot workers it holds until it ends.
     """
 
     id: str
@@ -100,6 +151,7 @@ class LiveGame:
     header_text: str | None = field(default=None, repr=False)
     """Its header as JSON text, encoded once for every page of frames that sends it."""
     store_frames: bool = True
+    builtin_seats: int = 0
 
     @property
     def in_store(self) -> bool:
@@ -139,6 +191,11 @@ class GameManager:
             out (their server died), never live ones.
         max_pause_s: the longest a paused game waits for its next step or resume; it
             is cancelled then (a paused game keeps its slot meanwhile).
+        builtin_workers: the built-in bot worker processes of the server's games (its
+            play session's :class:`~snakewar.referee.workers.BotPool`): the most
+            built-in seats playing at once.
+        user_caps: what one user's games may hold at once (a public server's; ``None``:
+            no per-user cap).  The arena's games (no owner) are not a user's.
     """
 
     def __init__(
@@ -148,6 +205,9 @@ class GameManager:
         outbound: AddressPolicy | None = None,
         lease_s: float = 30.0,
         max_pause_s: float = DEFAULT_MAX_PAUSE_S,
+        *,
+        builtin_workers: int = DEFAULT_MAX_WORKERS,
+        user_caps: UserCaps | None = None,
     ) -> None:
         self.store = store
         self.outbound = outbound
@@ -160,6 +220,14 @@ class GameManager:
         self.lease_s = lease_s
         self._leases: asyncio.Task[None] | None = None
         self.max_pause_s = max_pause_s
+        self.builtin_workers = builtin_workers
+        self.user_caps = user_caps or UserCaps()
+        # The arena's games waiting for built-in workers, in turn: (seats, woken when
+        # they are promised), and the seats promised to woken ones not started yet.
+        self._builtin_queue: collections.deque[tuple[int, asyncio.Future[None]]] = (
+            collections.deque()
+        )
+        self._builtin_promised = 0
         self._closing = False
 
     async def start(self) -> None:
@@ -168,6 +236,9 @@ class GameManager:
         Games left running by a server that died (their lease ran out) are aborted now.
         """
         self._session = PlaySession(self.outbound)
+        # The session's bot pool is made now, with this server's size: games count
+        # their built-in seats against that size (see _check_builtin).
+        session_pool(self._session, max_workers=self.builtin_workers)
         await self.store.run(self.store.store.games.abort_expired)
         self._leases = asyncio.create_task(self._keep_leases(), name="game leases")
 
@@ -184,20 +255,34 @@ class GameManager:
                 await self.store.run(games.abort_expired)
 
     async def close(self) -> None:
-        """Cancel running games (they are stored as cancelled) and release resources."""
+        """Cancel running games (they are stored as cancelled) and release resources.
+
+        Games waiting for built-in workers are not started: their waits end in a
+        :class:`BusyError`.
+        """
         # No game starts from now on: one started while the others are cancelled (a
         # request, an arena thread) would play on a closed session and leave its bot
         # workers behind.
         self._closing = True
+        while self._builtin_queue:
+            waiting = self._builtin_queue.popleft()[1]
+            if not waiting.done():
+                waiting.set_exception(BusyError("the server is stopping: it starts no more games"))
         if self._leases is not None:
             self._leases.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._leases
         while running := [
-            g.task for g in self.games.values() if g.task is not None and not g.task.done()
+            (g.finished, g.task)
+            for g in self.games.values()
+            if g.task is not None and not g.task.done()
         ]:
-            for task in running:
-                task.cancel()
+            for finished, task in running:
+                # A game that ended is only being stored: let it be, or a complete
+                # game would be stored as cancelled.
+                if not finished:
+                    task.cancel()
+            for _, task in running:
                 with contextlib.suppress(BaseException):
                     await task
         if self._session is not None:
@@ -216,18 +301,122 @@ class GameManager:
                 f"(max_concurrent_games={self.max_concurrent})"
             )
 
+    def _mine(self, owner_id: int) -> list[LiveGame]:
+        return [g for g in self.games.values() if g.owner_id == owner_id and not g.finished]
+
+    def _check_user(self, owner_id: int | None, *, step: bool = False) -> None:
+        """Refuse a new game of ``owner_id`` past its live (or, ``step``, paused) games."""
+        caps = self.user_caps
+        if owner_id is None:
+            return
+        mine = self._mine(owner_id)
+        if caps.live_games is not None and len(mine) >= caps.live_games:
+            raise UserLimitError(
+                f"you have {len(mine)} live games, the most one user may have at once "
+                f"(games_per_user={caps.live_games}); wait for one to end, or cancel one"
+            )
+        if step:
+            self._check_paused(owner_id, mine)
+
+    def _check_paused(self, owner_id: int, mine: Sequence[LiveGame]) -> None:
+        cap = self.user_caps.paused_games
+        paused = sum(1 for g in mine if g.paused)
+        if cap is not None and paused >= cap:
+            raise UserLimitError(
+                f"you have {paused} paused games, the most one user may have at once "
+                f"(paused_games_per_user={cap}); resume or cancel one first"
+            )
+
+    def builtin_in_use(self, owner_id: int | None = None) -> int:
+        """Built-in bot workers held by games not finished (``owner_id``'s games only)."""
+        return sum(
+            g.builtin_seats
+            for g in self.games.values()
+            if not g.finished and (owner_id is None or g.owner_id == owner_id)
+        )
+
+    def _check_builtin(self, needed: int, owner_id: int | None, *, promised: bool) -> None:
+        """Refuse a game whose ``needed`` built-in seats would not all get a worker.
+
+        ``promised``: the seats were promised to it in the queue (an arena game).
+        """
+        if needed == 0:
+            return
+        total = self.builtin_workers
+        if needed > total:
+            raise TooManyBuiltinsError(
+                f"{needed} built-in bots: this server plays at most {total} at once "
+                f"(builtin_workers={total})"
+            )
+        cap = self.user_caps.builtin_workers
+        if owner_id is not None and cap is not None:
+            if needed > cap:
+                raise TooManyBuiltinsError(
+                    f"{needed} built-in bots: one user's games may play at most {cap} at "
+                    f"once (builtin_workers_per_user={cap})"
+                )
+            mine = self.builtin_in_use(owner_id)
+            if mine + needed > cap:
+                raise UserLimitError(
+                    f"your games hold {mine} built-in bot workers and this one needs "
+                    f"{needed}: one user's games may hold {cap} at once "
+                    f"(builtin_workers_per_user={cap}); wait for a game to end, or cancel one"
+                )
+        if promised:
+            return
+        taken = self.builtin_in_use() + self._builtin_promised
+        if taken + needed > total or self._builtin_queue:
+            waiting = f", and {len(self._builtin_queue)} games wait for them" * bool(
+                self._builtin_queue
+            )
+            raise BuiltinWorkersBusyError(
+                f"built-in bots: {taken} of the server's {total} bot workers are held by "
+                f"games playing now{waiting} (builtin_workers={total}); this game needs "
+                f"{needed}: try again when a game ends"
+            )
+
+    def _wake_builtin(self) -> None:
+        """Promise free workers to the waiting arena games, first come first served."""
+        while self._builtin_queue:
+            needed, woken = self._builtin_queue[0]
+            if woken.done():  # its waiter was cancelled
+                self._builtin_queue.popleft()
+                continue
+            if self.builtin_in_use() + self._builtin_promised + needed > self.builtin_workers:
+                return
+            self._builtin_queue.popleft()
+            self._builtin_promised += needed
+            woken.set_result(None)
+
+    async def _await_builtin(self, needed: int) -> None:
+        """Wait until ``needed`` workers are promised to the caller (an arena game)."""
+        woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._builtin_queue.append((needed, woken))
+        self._wake_builtin()
+        try:
+            await woken
+        except asyncio.CancelledError:
+            if woken.done() and not woken.cancelled():  # promised, then cancelled
+                self._builtin_promised -= needed
+                self._wake_builtin()
+            raise
+
     @contextlib.contextmanager
-    def slot(self) -> Iterator[Slot]:
+    def slot(self, owner_id: int | None = None) -> Iterator[Slot]:
         """Hold a game slot while a request prepares a game (call before any await).
 
         A request checks its entrants (DNS, the database) before :meth:`create`; without
         a slot taken first, many concurrent requests would all pass the cap and all
         start.  Pass the slot to :meth:`create` inside the block: the game takes it
-        over (it is counted once, as a running game, from then on).
+        over (it is counted once, as a running game, from then on).  ``owner_id``: the
+        user who asks, refused at once past their own cap of live games
+        (:meth:`create` checks again).
 
         Raises:
             GameLimitError: if every slot is taken.
+            UserLimitError: if ``owner_id`` has as many live games as one user may.
         """
+        self._check_user(owner_id)
         self._check_room()
         self._reserved += 1
         held = Slot()
@@ -277,26 +466,51 @@ class GameManager:
         Raises:
             ParamsError: ``step`` for a game whose referee cannot pause.
             GameLimitError: if too many games are running.
+            UserLimitError: past one of the owner's caps (:class:`UserCaps`).
+            BuiltinWorkersBusyError: if the workers its built-in bots need are taken
+                (an uncapped game, the arena's, waits for them instead).
+            TooManyBuiltinsError: more built-in bots than the server plays at once.
             BusyError: if the server is stopping.
             SnakewarError: an unreachable bot, an unknown bot, impossible settings.
         """
-        if slot is None:
-            if capped:
-                self._check_room()
-        elif slot.used:
-            raise ValueError("a slot starts one game")
         assert self._session is not None, "GameManager.start() was not awaited"
         if self._closing:
             raise BusyError("the server is stopping: it starts no more games")
         adapter = get_game(spec.game)
-        steps = adapter.catalogue().steps
-        if step and not steps:
-            raise ParamsError("step", f"step: {spec.game} games cannot be played step by step")
+        builtins = sum(1 for e in spec.entrants if adapter.reach(e).kind == "builtin")
+        promised = 0
+        if not capped and 0 < builtins <= self.builtin_workers:
+            # The arena's games wait their turn for workers rather than fail.
+            await self._await_builtin(builtins)
+            promised = builtins
+        # From here to the game's registration nothing awaits: the checks and the
+        # counting are one step that concurrent requests cannot interleave.
+        try:
+            if self._closing:  # it stopped while this game waited for workers
+                raise BusyError("the server is stopping: it starts no more games")
+            if slot is None:
+                if capped:
+                    self._check_room()
+            elif slot.used:
+                raise ValueError("a slot starts one game")
+            steps = adapter.catalogue().steps
+            if step and not steps:
+                raise ParamsError("step", f"step: {spec.game} games cannot be played step by step")
+            user = owner_id if capped else None
+            self._check_user(user, step=step)
+            self._check_builtin(builtins, user, promised=bool(promised))
+        except BaseException:
+            self._builtin_promised -= promised  # the promised seats go back to the queue
+            self._wake_builtin()
+            raise
+        # The promised seats become the game's own (counted by its builtin_seats).
+        self._builtin_promised -= promised
         seed = seed if seed is not None else secrets.randbits(62) + 1
         live = LiveGame(game_id or str(uuid.uuid4()), spec, seed, owner_id)
         live.gate = TurnGate(paused=step, max_pause_s=self.max_pause_s)
         live.record_calls = record_calls and steps
         live.store_frames = store_frames
+        live.builtin_seats = builtins
         # The slot is taken now, before any await: concurrent requests see it.
         self._prune()
         self.games[live.id] = live
@@ -366,6 +580,8 @@ class GameManager:
                     await self._db(games.set_status, live.id, "aborted")
             finally:
                 started.set()
+                # Its bots' workers are back in the pool (adapter.play released them).
+                self._wake_builtin()
                 live.feed.finish()
                 await live.gate.finish()
 
@@ -414,8 +630,11 @@ class GameManager:
 
         Raises:
             NotSteppableError: for a game whose referee cannot pause.
+            UserLimitError: if its owner has as many paused games as one user may.
         """
         live = self._steppable(game_id)
+        if live is not None and not live.paused and live.owner_id is not None:
+            self._check_paused(live.owner_id, self._mine(live.owner_id))
         if live is not None:
             await live.gate.pause()
             await live.gate.settled(self._settle_s(live))

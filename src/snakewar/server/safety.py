@@ -9,8 +9,10 @@ checked, not only the first.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ipaddress
+import math
 import re
 import time
 from collections.abc import Iterator, Mapping
@@ -35,6 +37,7 @@ __all__ = [
     "HostCheckMiddleware",
     "RateLimitError",
     "RateLimiter",
+    "UsageBudget",
     "address_key",
     "check_public_url",
 ]
@@ -82,7 +85,16 @@ def address_key(host: str) -> str:
 
 
 class RateLimitError(BusyError):
-    """Raised when a client asks for more than its rate allows."""
+    """Raised when a client asks for more than its rate allows.
+
+    Args:
+        message: what was refused and the limit it met.
+        retry_after_s: when asking again may succeed (the answer's ``Retry-After``).
+    """
+
+    def __init__(self, message: str, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 @dataclass
@@ -131,6 +143,115 @@ class RateLimiter:
         found = self._buckets.get(client)
         if found is not None:
             self._buckets[client] = (min(float(self.burst), found[0] + 1), found[1])
+
+
+class UsageBudget:
+    """A budget of uses per client over a sliding window, and uses at once per client.
+
+    What a rate per minute does not bound: an expensive use (a tester run makes
+    hundreds of requests to a snake) a few times a minute, all hour long.  A client
+    gets at most ``per_window`` uses in any ``window_s`` seconds and, with
+    ``at_once``, at most that many going on together.
+
+    Args:
+        per_window: uses per window per client.
+        window_s: the window, in seconds.
+        at_once: uses going on at once per client (``None``: no bound).
+        name: the limit's name in refusals (a setting an operator can change).
+    """
+
+    def __init__(
+        self,
+        per_window: int,
+        window_s: float = 3600.0,
+        *,
+        at_once: int | None = None,
+        name: str = "",
+    ) -> None:
+        self.per_window = per_window
+        self.window_s = window_s
+        self.at_once = at_once
+        self.name = name
+        self._uses: dict[str, collections.deque[float]] = {}
+        self._active: dict[str, int] = {}
+
+    def _recent(self, client: str, now: float) -> collections.deque[float]:
+        uses = self._uses.setdefault(client, collections.deque())
+        while uses and uses[0] <= now - self.window_s:
+            uses.popleft()
+        return uses
+
+    def take(self, client: str, what: str, now: float | None = None) -> None:
+        """Count one use by ``client`` that starts now (``what``: the use, in refusals).
+
+        Call :meth:`done` when it ends (with ``at_once``).
+
+        Raises:
+            RateLimitError: past the window's budget or the uses at once, naming the
+                limit and when to try again.
+        """
+        now = time.monotonic() if now is None else now
+        active = self._active.get(client, 0)
+        if self.at_once is not None and active >= self.at_once:
+            raise RateLimitError(
+                f"{what}: you have {active} going on, the most one user may have at once; "
+                "wait for it to end",
+                retry_after_s=10.0,
+            )
+        uses = self._recent(client, now)
+        if len(uses) >= self.per_window:
+            wait = uses[0] + self.window_s - now
+            minutes = max(1, math.ceil(wait / 60))
+            raise RateLimitError(
+                f"{what}: you made {len(uses)} in the last {_span(self.window_s)}, the most "
+                f"one user may ({self.name}={self.per_window}); try again in {minutes} min",
+                retry_after_s=wait,
+            )
+        uses.append(now)
+        self._active[client] = active + 1
+        if len(self._uses) > 10_000:  # forget clients with no recent use: bounded memory
+            self._uses = {k: v for k, v in self._uses.items() if v and v[-1] > now - self.window_s}
+
+    def going_on(self, client: str) -> int:
+        """How many uses of ``client``'s are going on now."""
+        return self._active.get(client, 0)
+
+    def done(self, client: str) -> None:
+        """A use of ``client``'s ended (it stays counted in its window)."""
+        left = self._active.get(client, 0) - 1
+        if left > 0:
+            self._active[client] = left
+        else:
+            self._active.pop(client, None)
+
+    def refund(self, client: str) -> None:
+        """Give back ``client``'s latest use: it was refused after all (and has ended)."""
+        uses = self._uses.get(client)
+        if uses:
+            uses.pop()
+        self.done(client)
+
+    @contextlib.contextmanager
+    def using(self, client: str, what: str) -> Iterator[None]:
+        """:meth:`take` for the block, :meth:`done` after it; refunded if the block fails.
+
+        Raises:
+            RateLimitError: as :meth:`take`.
+        """
+        self.take(client, what)
+        try:
+            yield
+        except BaseException:
+            self.refund(client)
+            raise
+        self.done(client)
+
+
+def _span(seconds: float) -> str:
+    if seconds % 3600 == 0:
+        hours = int(seconds // 3600)
+        return "hour" if hours == 1 else f"{hours} hours"
+    return f"{seconds:g} s"
 
 
 MAX_BODY_BYTES = 1024 * 1024

@@ -58,6 +58,7 @@ __all__ = [
     "LoadOnlyOut",
     "LogOut",
     "MapOut",
+    "MaxTurnsSpelling",
     "MeOut",
     "NewTokenOut",
     "ParamOut",
@@ -170,6 +171,29 @@ class RequestModel(BaseModel):
         return self
 
 
+def _max_turns_field() -> Any:
+    """The turn limit of games, ladders and tournaments: one spelling, ``maxTurns``."""
+    return Field(
+        None,
+        ge=1,
+        alias="maxTurns",
+        description="Stop a game after this many turns (null: the game's own end, within "
+        "this server's cap).  Spelled maxTurns everywhere (games, ladders, tournaments); "
+        "max_turns is accepted too.",
+    )
+
+
+class MaxTurnsSpelling(RequestModel):
+    """A request with a turn limit: ``maxTurns``, or ``max_turns`` (never both at once)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_spelling(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "maxTurns" in data and "max_turns" in data:
+            raise ValueError("maxTurns: give maxTurns or max_turns, not both")
+        return data
+
+
 def request_params(body: BaseModel, params: dict[str, Any]) -> dict[str, Any]:
     """A request's game parameters: ``params`` and the top-level ones (its extra fields)."""
     merged = dict(body.model_extra or {})
@@ -180,7 +204,7 @@ def request_params(body: BaseModel, params: dict[str, Any]) -> dict[str, Any]:
 # -- games -----------------------------------------------------------------------------
 
 
-class CreateGame(RequestModel):
+class CreateGame(MaxTurnsSpelling):
     """A new game: entrants (bots of the game) and the game's parameters."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
@@ -195,7 +219,7 @@ class CreateGame(RequestModel):
     names: list[str] = Field(default_factory=list, max_length=64)
     seed: Seed | None = None
     timeout: int | None = Field(None, ge=1, le=60_000, description="Time per turn in ms.")
-    max_turns: int | None = Field(None, ge=1, alias="maxTurns")
+    max_turns: int | None = _max_turns_field()
     params: dict[str, int | str | bool] = Field(
         default_factory=dict, description="The game's parameters (GET /api/catalogue)."
     )
@@ -464,16 +488,16 @@ class MapOut(BaseModel):
 # -- ladders ---------------------------------------------------------------------------
 
 
-class CreateLadder(RequestModel):
+class CreateLadder(MaxTurnsSpelling):
     """A new ladder: its game, the game's parameters and the limits."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
 
     name: Annotated[str, LADDER_NAME.field()]
     game: str | None = Field(None, max_length=32)
     params: dict[str, int | str | bool] = Field(default_factory=dict)
     timeout: int | None = Field(None, ge=1, le=60_000, description="Time per turn in ms.")
-    max_turns: int | None = Field(None, ge=1)
+    max_turns: int | None = _max_turns_field()
     game_size: int = Field(2, ge=2, le=16)
     seed: Seed = 1
 
@@ -495,18 +519,18 @@ class RunLadder(RequestModel):
     games: int = Field(10, ge=1, le=1000)
 
 
-class UpdateLadder(RequestModel):
+class UpdateLadder(MaxTurnsSpelling):
     """An admin's change to a ladder, for its future games: a field left out stays as it is.
 
     The game and the entrants per game stay: ratings compare games of one kind.
-    ``timeout`` set to ``null`` goes back to the game's own, ``max_turns`` to what a new
+    ``timeout`` set to ``null`` goes back to the game's own, ``maxTurns`` to what a new
     ladder gets (the game's own end, within this server's cap).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     timeout: int | None = Field(None, ge=1, le=60_000, description="Time per turn in ms.")
-    max_turns: int | None = Field(None, ge=1)
+    max_turns: int | None = _max_turns_field()
     params: dict[str, int | str | bool] = Field(
         default_factory=dict,
         description="Parameters to change (the others keep their values; GET /api/catalogue).",
@@ -604,10 +628,10 @@ TournamentFormat = Literal["single_elimination", "double_elimination", "round_ro
 """The tournament formats (:data:`snakewar.arena.tournaments.FORMATS`)."""
 
 
-class CreateTournament(RequestModel):
+class CreateTournament(MaxTurnsSpelling):
     """A new tournament: entrants by seed (best first), the format and the game."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
 
     name: str = Field(min_length=1, max_length=100)
     format: TournamentFormat = "single_elimination"
@@ -618,7 +642,7 @@ class CreateTournament(RequestModel):
     game: str | None = Field(None, max_length=32)
     params: dict[str, int | str | bool] = Field(default_factory=dict)
     timeout: int | None = Field(None, ge=1, le=60_000)
-    max_turns: int | None = Field(None, ge=1)
+    max_turns: int | None = _max_turns_field()
     seed: Seed = 1
     start: bool = Field(
         default=True,

@@ -1,5 +1,12 @@
 """Stored accounts: users, browser sessions, API tokens, invitations and registered snakes.
 
+Log-in backoff is kept here too (:meth:`SqlAccountRepository.begin_login`): failed
+log-ins in a row per account, in the database rather than in a server's memory, so
+that every server sharing the database counts the same guesses and a restart forgets
+none.  A browser that logged in to an account before (its device cookie) has a count
+of its own: a guesser can slow the account down for everyone else, never lock its
+owner out.
+
 The store keeps no secret in a usable form: passwords arrive here already hashed (the
 server hashes them with argon2), and session, token and invitation secrets are kept as
 their SHA-256 (they are 256-bit random values, so a fast hash is enough: nothing can be
@@ -16,12 +23,15 @@ from typing import Any, Final, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from snakewar.errors import ConflictError, NotFoundError
 from snakewar.storage.database import Database, StoreError, now, utc
 from snakewar.storage.models import (
     ApiTokenModel,
     InviteModel,
+    LoginDeviceModel,
+    LoginFailureModel,
     SessionModel,
     SnakeModel,
     UserModel,
@@ -29,10 +39,14 @@ from snakewar.storage.models import (
 from snakewar.storage.quota import hold_quota, stored_by_user, stored_bytes
 
 __all__ = [
+    "DEVICE_LIFETIME",
+    "MAX_DEVICES_PER_USER",
     "ROLES",
     "USER_NAME",
     "ApiToken",
+    "Backoff",
     "Invite",
+    "LoginAttempt",
     "SnakeExistsError",
     "SnakeKind",
     "SnakeNotFoundError",
@@ -54,6 +68,50 @@ SNAKE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}\Z")
 """A snake name: 1 to 40 letters, digits, ``_``, ``.`` and ``-``."""
 
 SnakeKind = Literal["url", "program", "upload"]
+
+DEVICE_LIFETIME: Final = dt.timedelta(days=365)
+"""How long a browser that logged in stays trusted for its account's log-ins."""
+
+MAX_DEVICES_PER_USER: Final = 20
+"""Trusted browsers kept per account (the oldest go first)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """How failed log-ins in a row slow the next one down (per account, per browser).
+
+    The first ``free`` failures cost nothing; after them each attempt waits
+    ``first_s``, doubled with each further failure, at most ``most_s`` after the last
+    one.  Failures older than ``forget_s`` (none since) are forgotten; a success forgets
+    them at once.  The wait is bounded: a backoff, never a lockout.
+    """
+
+    free: int = 5
+    first_s: float = 1.0
+    most_s: float = 60.0
+    forget_s: float = 3600.0
+
+    def wait_s(self, failures: int) -> float:
+        """Seconds from the last failure before the next attempt, after ``failures``."""
+        if failures < self.free:
+            return 0.0
+        return float(min(self.first_s * 2 ** min(failures - self.free, 32), self.most_s))
+
+
+@dataclass(frozen=True, slots=True)
+class LoginAttempt:
+    """A log-in attempt as :meth:`SqlAccountRepository.begin_login` counted it.
+
+    Attributes:
+        key: what it counts against: ``name:NAME``, or ``device:SHA256`` for a browser
+            that logged in to that account before (``trusted``).
+        wait_s: 0 when the password may be checked now; else how long until it may.
+        trusted: whether it comes from a browser trusted for the account.
+    """
+
+    key: str
+    wait_s: float
+    trusted: bool
 
 
 class UserExistsError(StoreError, ConflictError):
@@ -266,7 +324,11 @@ class SqlAccountRepository:
     def update_user(
         self, name: str, *, role: str | None = None, disabled: bool | None = None
     ) -> User:
-        """Change a user's role or disable/enable the account (its sessions end when disabled).
+        """Change a user's role or disable/enable the account.
+
+        Disabling ends every session of theirs and revokes every API token, for good:
+        enabling the account again revives none of them (the user logs in again and
+        makes new tokens), so whatever leaked while it was disabled stays useless.
 
         Raises:
             UserNotFoundError: if there is no such user.
@@ -283,7 +345,7 @@ class SqlAccountRepository:
             if disabled is not None:
                 row.disabled = disabled
                 if disabled:
-                    session.execute(sa.delete(SessionModel).where(SessionModel.user_id == row.id))
+                    self._end_logins(session, row.id)
             return _user(row)
 
     def reset_password(self, name: str, password_hash: str) -> User:
@@ -297,13 +359,22 @@ class SqlAccountRepository:
             if row is None:
                 raise UserNotFoundError(f"no user named {name[:40]!r}")
             row.password_hash = password_hash
-            session.execute(sa.delete(SessionModel).where(SessionModel.user_id == row.id))
-            session.execute(
-                sa.update(ApiTokenModel)
-                .where(ApiTokenModel.user_id == row.id, ApiTokenModel.revoked_at.is_(None))
-                .values(revoked_at=now())
-            )
+            self._end_logins(session, row.id)
             return _user(row)
+
+    @staticmethod
+    def _end_logins(session: Session, user_id: int) -> None:
+        """End a user's sessions, revoke their live API tokens and trust no browser of theirs.
+
+        A browser trusted for log-ins proved it knew a password that is gone now.
+        """
+        session.execute(sa.delete(SessionModel).where(SessionModel.user_id == user_id))
+        session.execute(sa.delete(LoginDeviceModel).where(LoginDeviceModel.user_id == user_id))
+        session.execute(
+            sa.update(ApiTokenModel)
+            .where(ApiTokenModel.user_id == user_id, ApiTokenModel.revoked_at.is_(None))
+            .values(revoked_at=now())
+        )
 
     def change_password(
         self, user_id: int, password_hash: str, keep_session: str | None = None
@@ -319,6 +390,133 @@ class SqlAccountRepository:
             if keep_session is not None:
                 others = others.where(SessionModel.id != keep_session)
             session.execute(others)
+
+    # -- log-in backoff -----------------------------------------------------------------
+
+    def begin_login(
+        self,
+        name: str,
+        device: str | None = None,
+        backoff: Backoff | None = None,
+        stamp: dt.datetime | None = None,
+    ) -> LoginAttempt:
+        """Count an attempt to log in to ``name`` before its password is checked.
+
+        It counts as a failure until :meth:`end_login` says it succeeded: concurrent
+        guesses (from any number of addresses and servers) are counted one by one, in
+        the database, each before its check.  While the count's backoff lasts the
+        attempt is refused (``wait_s`` > 0) and not counted.  Names with no account are
+        counted alike, so the answers tell nobody which names exist.
+
+        Args:
+            name: the account name given.
+            device: the SHA-256 of the browser's device cookie, if it sent one: a
+                browser that logged in to ``name`` before counts on its own.
+            backoff: the policy (default :class:`Backoff`).
+            stamp: the time now (default: the clock).
+        """
+        backoff = backoff or Backoff()
+        stamp = stamp or now()
+        # Each try reads the count and writes it back only if nobody changed it in
+        # between (compare and set: SQLite's reads take no lock); a lost race reads again.
+        for _ in range(100):
+            try:
+                attempt = self._begin_login(name, device, backoff, stamp)
+            except IntegrityError:  # another server counted the same key first
+                continue
+            if attempt is not None:
+                return attempt
+        raise StoreError(f"log-in attempts on {name[:40]!r} could not be counted; try again")
+
+    def _begin_login(
+        self, name: str, device: str | None, backoff: Backoff, stamp: dt.datetime
+    ) -> LoginAttempt | None:
+        forget = stamp - dt.timedelta(seconds=backoff.forget_s)
+        with self._db.session() as session:
+            trusted = device is not None and (
+                session.scalar(
+                    sa.select(LoginDeviceModel.id)
+                    .join(UserModel, UserModel.id == LoginDeviceModel.user_id)
+                    .where(
+                        LoginDeviceModel.id == device,
+                        UserModel.name == name,
+                        LoginDeviceModel.created_at > stamp - DEVICE_LIFETIME,
+                    )
+                )
+                is not None
+            )
+            key = f"device:{device}" if trusted else f"name:{name}"
+            row = session.execute(
+                sa.select(LoginFailureModel.failures, LoginFailureModel.last_failed_at).where(
+                    LoginFailureModel.key == key
+                )
+            ).first()
+            if row is None:
+                session.add(LoginFailureModel(key=key, failures=1, last_failed_at=stamp))
+                session.flush()
+                return LoginAttempt(key, 0.0, trusted)
+            last = utc(row.last_failed_at)
+            failures = row.failures if last > forget else 0
+            wait = backoff.wait_s(failures) - (stamp - last).total_seconds()
+            if wait > 0:
+                return LoginAttempt(key, wait, trusted)
+            counted = session.execute(
+                sa.update(LoginFailureModel)
+                .where(
+                    LoginFailureModel.key == key,
+                    LoginFailureModel.failures == row.failures,
+                    LoginFailureModel.last_failed_at == row.last_failed_at,
+                )
+                .values(failures=failures + 1, last_failed_at=stamp)
+            )
+            if not getattr(counted, "rowcount", 0):
+                return None
+            # Counts nobody added to for a while are forgotten: the table stays small.
+            session.execute(
+                sa.delete(LoginFailureModel).where(LoginFailureModel.last_failed_at < forget)
+            )
+            return LoginAttempt(key, 0.0, trusted)
+
+    def end_login(
+        self,
+        attempt: LoginAttempt,
+        user_id: int | None = None,
+        device: str | None = None,
+        stamp: dt.datetime | None = None,
+    ) -> None:
+        """An attempt's password was right: its count of failures is forgotten.
+
+        Args:
+            attempt: what :meth:`begin_login` answered.
+            user_id: the account logged in to (to trust ``device`` for).
+            device: the SHA-256 of a new device cookie to trust for ``user_id``'s
+                log-ins (a browser that just proved it knows the password).
+            stamp: the time now (default: the clock).
+        """
+        stamp = stamp or now()
+        with self._db.session() as session:
+            session.execute(
+                sa.delete(LoginFailureModel).where(LoginFailureModel.key == attempt.key)
+            )
+            if user_id is None or device is None:
+                return
+            session.add(LoginDeviceModel(id=device, user_id=user_id, created_at=stamp))
+            session.flush()
+            kept = (
+                sa.select(LoginDeviceModel.id)
+                .where(LoginDeviceModel.user_id == user_id)
+                .order_by(LoginDeviceModel.created_at.desc(), LoginDeviceModel.id)
+                .limit(MAX_DEVICES_PER_USER)
+            )
+            session.execute(
+                sa.delete(LoginDeviceModel).where(
+                    LoginDeviceModel.user_id == user_id,
+                    sa.or_(
+                        LoginDeviceModel.created_at <= stamp - DEVICE_LIFETIME,
+                        LoginDeviceModel.id.not_in(kept.scalar_subquery()),
+                    ),
+                )
+            )
 
     # -- sessions -----------------------------------------------------------------------
 

@@ -55,6 +55,12 @@ Accounts and what they own:
     a browser login (``id`` is the SHA-256 of the cookie's secret, so a copy of the
     database logs nobody in; ``csrf`` is the token its forms must echo), an API token
     (stored as its SHA-256 only; shown once; revocable), a sign-up invitation (hashed).
+``login_failures``, ``login_devices``
+    log-in backoff per account: failed log-ins in a row and when the last was, by
+    account name or by a browser that logged in to that account before (``key``:
+    ``name:NAME`` or ``device:SHA256``); and those browsers (``id`` is the SHA-256 of
+    the device cookie's secret), whose attempts count apart from everyone else's, so
+    that a guesser cannot keep an account's owner out.
 ``snakes``
     a registered bot: ``owner_id``, ``name`` (unique per owner), ``game``, ``kind``
     (``url``: an HTTP snake at ``url``; ``program``: an operator's ``argv`` run in
@@ -89,6 +95,8 @@ __all__ = [
     "LadderGameModel",
     "LadderModel",
     "LadderRatingModel",
+    "LoginDeviceModel",
+    "LoginFailureModel",
     "SessionModel",
     "SnakeModel",
     "TournamentEntrantModel",
@@ -427,6 +435,26 @@ class InviteModel(Base):
     created_at: Mapped[dt.datetime] = mapped_column(WHEN)
     expires_at: Mapped[dt.datetime] = mapped_column(WHEN)
     used_by: Mapped[str | None] = mapped_column(sa.String(32), nullable=True)
+
+
+class LoginFailureModel(Base):
+    """A row of ``login_failures``: log-ins of one account, or one browser, failing in a row."""
+
+    __tablename__ = "login_failures"
+
+    key: Mapped[str] = mapped_column(sa.String(80), primary_key=True)
+    failures: Mapped[int] = mapped_column(sa.Integer)
+    last_failed_at: Mapped[dt.datetime] = mapped_column(WHEN, index=True)
+
+
+class LoginDeviceModel(Base):
+    """A row of ``login_devices``: a browser that logged in to an account (its cookie hashed)."""
+
+    __tablename__ = "login_devices"
+
+    id: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    user_id: Mapped[int] = _user_fk("login_devices")
+    created_at: Mapped[dt.datetime] = mapped_column(WHEN)
 
 
 class SnakeModel(Base):

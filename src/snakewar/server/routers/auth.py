@@ -11,10 +11,12 @@ from fastapi import APIRouter, Depends, Path, Request, Response
 
 from snakewar.errors import ConflictError, NotFoundError, UnauthorizedError
 from snakewar.server.auth import (
+    DEVICE_COOKIE,
     INVITE_LIFETIME,
     SESSION_COOKIE,
     SESSION_LIFETIME,
     AdminDep,
+    LoginBackoffError,
     NotAllowedError,
     PrincipalDep,
     SignupClosedError,
@@ -24,6 +26,7 @@ from snakewar.server.auth import (
     get_principal,
     issue_invite,
     new_secret,
+    set_device_cookie,
     set_session_cookie,
 )
 from snakewar.server.deps import ConfigDep, PasswordsDep, StoreDep, client_key
@@ -40,6 +43,7 @@ from snakewar.server.schemas import (
     UserOut,
 )
 from snakewar.storage import User
+from snakewar.storage.accounts import LoginAttempt
 from snakewar.storage.database import now
 
 __all__ = ["INVITE_LIFETIME", "router", "user_out"]
@@ -67,6 +71,27 @@ def _throttle(request: Request) -> None:
     # Every attempt counts, failed ones too: this is what slows password guessing.
     if not request.app.state.login_limiter.allow(client_key(request)):
         raise RateLimitError("too many log-in or sign-up attempts from this address; wait a minute")
+
+
+def _device(request: Request) -> str | None:
+    """The SHA-256 of the browser's device cookie, if it sent one."""
+    cookie = request.cookies.get(DEVICE_COOKIE)
+    return digest(cookie) if cookie and len(cookie) <= 100 else None
+
+
+async def _attempt(request: Request, store: StoreDep, name: str) -> LoginAttempt:
+    """Count a password check on account ``name`` (its backoff), before it is made.
+
+    Raises:
+        LoginBackoffError: while the account's backoff (or the browser's) lasts.
+    """
+    backoff = request.app.state.config.login_backoff
+    attempt: LoginAttempt = await store.run(
+        store.store.accounts.begin_login, name, _device(request), backoff
+    )
+    if attempt.wait_s > 0:
+        raise LoginBackoffError(attempt.wait_s)
+    return attempt
 
 
 async def _log_in(request: Request, response: Response, store: StoreDep, user: User) -> MeOut:
@@ -129,14 +154,31 @@ async def login(
     config: ConfigDep,
     passwords: PasswordsDep,
 ) -> MeOut:
-    """Log in: a session cookie (HttpOnly, SameSite=Strict) and the page's CSRF token."""
+    """Log in: a session cookie (HttpOnly, SameSite=Strict) and the page's CSRF token.
+
+    Failed log-ins in a row slow the account's next ones down (429 with
+    ``Retry-After``: after 5 failures 1 s, doubling, at most 60 s; failures are
+    forgotten after an hour without one), whatever address they come from; a browser
+    that logged in to the account before counts apart.
+    """
     if not config.public:
         raise SignupClosedError("a local server needs no log-in")
     _throttle(request)
+    attempt = await _attempt(request, store, body.name)
     found = await store.run(store.store.accounts.password_hash, body.name)
     stored = found[1] if found is not None else None
     if not await passwords.verify(stored, body.password) or found is None or found[0].disabled:
         raise UnauthorizedError("wrong user name or password")
+    # A browser that logs in is trusted for this account's log-ins from now on.
+    device = None if attempt.trusted else new_secret()
+    await store.run(
+        store.store.accounts.end_login,
+        attempt,
+        found[0].id,
+        digest(device) if device is not None else None,
+    )
+    if device is not None:
+        set_device_cookie(response, device, secure=_secure(request))
     return await _log_in(request, response, store, found[0])
 
 
@@ -211,12 +253,15 @@ async def change_password(
     assert user is not None
     if principal.via == "local":
         raise NotAllowedError("a local server's user has no password")
-    _throttle(request)  # it checks a password: as slow to guess as a log-in
+    # It checks a password: as slow to guess as a log-in, the account's backoff included.
+    _throttle(request)
+    attempt = await _attempt(request, store, user.name)
     found = await store.run(store.store.accounts.password_hash, user.name)
     stored = found[1] if found is not None else None
     if not await passwords.verify(stored, body.current_password):
         # 403, not 401: the requester is known, the password typed is wrong.
         raise NotAllowedError("current_password: this is not your password")
+    await store.run(store.store.accounts.end_login, attempt)
     cookie = request.cookies.get(SESSION_COOKIE)
     keep = digest(cookie) if principal.via == "session" and cookie is not None else None
     await store.run(

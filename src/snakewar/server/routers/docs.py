@@ -9,12 +9,19 @@ its header at ``/docs`` and ``/redoc`` (:mod:`.pages`).
 
 ReDoc's bundle draws its maker's logo from the maker's CDN in the menu's footer; the
 bundle is served with that address taken out (:func:`redoc_bundle`), so the page asks
-nothing of any other server.
+nothing of any other server; Swagger UI is told not to ask an online validator either.
+
+Their pages are FastAPI's, whose inline scripts the site's Content-Security-Policy
+would block: each answer carries the policy of :data:`~snakewar.server.headers.DOCS_POLICY`
+with the SHA-256 of exactly the inline scripts it holds (:func:`with_policy`).
 """
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
+from html.parser import HTMLParser
 from importlib import resources
 from typing import Final
 
@@ -27,6 +34,8 @@ from fastapi.openapi.docs import (
 from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from snakewar.server.headers import CSP, DOCS_POLICY, policy
+
 __all__ = [
     "DOCS_STATIC_URL",
     "OAUTH2_REDIRECT_URL",
@@ -35,6 +44,7 @@ __all__ = [
     "mount_docs_static",
     "redoc_bundle",
     "router",
+    "with_policy",
 ]
 
 DOCS_STATIC_URL: Final = "/static/docs"
@@ -71,6 +81,46 @@ def redoc_bundle() -> bytes:
     return (_docs_files() / _REDOC_BUNDLE).read_bytes().replace(_REDOC_LOGO, b'""')
 
 
+class _InlineScripts(HTMLParser):
+    """Collects the text of each script element that has no ``src``."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.scripts: list[str] = []
+        self._inside = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "script" and not any(name == "src" for name, _ in attrs):
+            self._inside = True
+            self.scripts.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._inside = False
+
+    def handle_data(self, data: str) -> None:
+        # A script's text is raw (CDATA content), but may come in several pieces.
+        if self._inside:
+            self.scripts[-1] += data
+
+
+def with_policy(page: HTMLResponse) -> HTMLResponse:
+    """``page`` with the docs' CSP, which lets its own inline scripts run and no other.
+
+    Each inline script element of the page is allowed by its SHA-256: a script
+    injected into the page would have another hash.
+    """
+    parser = _InlineScripts()
+    parser.feed(bytes(page.body).decode("utf-8"))
+    parser.close()
+    hashes = [
+        "'sha256-" + base64.b64encode(hashlib.sha256(script.encode()).digest()).decode() + "'"
+        for script in parser.scripts
+    ]
+    page.headers[CSP] = policy({**DOCS_POLICY, "script-src": " ".join(["'self'", *hashes])})
+    return page
+
+
 def _openapi_url(request: Request) -> str:
     root = str(request.scope.get("root_path", "")).rstrip("/")
     openapi: str | None = request.app.openapi_url
@@ -80,31 +130,38 @@ def _openapi_url(request: Request) -> str:
 @router.get(SWAGGER_UI_URL)
 def swagger_ui(request: Request) -> HTMLResponse:
     """Swagger UI: try the API from the browser."""
-    return get_swagger_ui_html(
-        openapi_url=_openapi_url(request),
-        title=f"{request.app.title} API",
-        swagger_js_url=f"{DOCS_STATIC_URL}/swagger-ui-bundle.js",
-        swagger_css_url=f"{DOCS_STATIC_URL}/swagger-ui.css",
-        swagger_favicon_url=f"{DOCS_STATIC_URL}/favicon.png",
-        oauth2_redirect_url=OAUTH2_REDIRECT_URL,
+    return with_policy(
+        get_swagger_ui_html(
+            openapi_url=_openapi_url(request),
+            title=f"{request.app.title} API",
+            swagger_js_url=f"{DOCS_STATIC_URL}/swagger-ui-bundle.js",
+            swagger_css_url=f"{DOCS_STATIC_URL}/swagger-ui.css",
+            swagger_favicon_url=f"{DOCS_STATIC_URL}/favicon.png",
+            oauth2_redirect_url=OAUTH2_REDIRECT_URL,
+            # Its default sends the API's address to an online validator, from every
+            # visitor's browser: nothing is asked of any other server.
+            swagger_ui_parameters={"validatorUrl": None},
+        )
     )
 
 
 @router.get(OAUTH2_REDIRECT_URL)
 def swagger_ui_oauth2_redirect() -> HTMLResponse:
     """Swagger UI's OAuth2 redirect page."""
-    return get_swagger_ui_oauth2_redirect_html()
+    return with_policy(get_swagger_ui_oauth2_redirect_html())
 
 
 @router.get(REDOC_URL)
 def redoc(request: Request) -> HTMLResponse:
     """ReDoc: the API reference."""
-    return get_redoc_html(
-        openapi_url=_openapi_url(request),
-        title=f"{request.app.title} API reference",
-        redoc_js_url=f"{DOCS_STATIC_URL}/{_REDOC_BUNDLE}",
-        redoc_favicon_url=f"{DOCS_STATIC_URL}/favicon.png",
-        with_google_fonts=False,
+    return with_policy(
+        get_redoc_html(
+            openapi_url=_openapi_url(request),
+            title=f"{request.app.title} API reference",
+            redoc_js_url=f"{DOCS_STATIC_URL}/{_REDOC_BUNDLE}",
+            redoc_favicon_url=f"{DOCS_STATIC_URL}/favicon.png",
+            with_google_fonts=False,
+        )
     )
 
 

@@ -174,9 +174,15 @@ async def create_game(
 
     Entrants are built-in bots and registered snakes (``@owner/name``); a local
     server (and an admin) may also name snakes by URL.
+
+    Refused with 429 naming the limit, before it starts: every slot taken
+    (``max_concurrent_games``), not enough free built-in bot workers for its built-ins
+    (``builtin_workers``), or, on a public server, past the user's share
+    (``games_per_user``, ``paused_games_per_user`` for a step-mode game,
+    ``builtin_workers_per_user``).
     """
     # The slot is taken before the first await: concurrent requests see it at once.
-    with manager.slot() as slot, _counted(request, config, limiter):
+    with manager.slot(principal.id) as slot, _counted(request, config, limiter):
         resolved = await resolve_entrants(
             store,
             principal,
@@ -270,7 +276,8 @@ async def pause_game(
     """Stop a running game before its next turn (its owner's or an admin's).
 
     Returns once the game holds there.  A game paused longer than the server allows
-    (10 minutes by default) is cancelled.
+    (10 minutes by default) is cancelled.  A public server refuses (429) a pause past
+    the owner's paused games (``paused_games_per_user``).
     """
     await _owned_live(principal, manager, store, game_id)
     return _running(await manager.pause(game_id), game_id)
@@ -477,7 +484,7 @@ async def rematch(
     uploads: UploadsDep,
 ) -> GameOut:
     """A new game with the same entrants and settings and a new seed (owner or admin)."""
-    with manager.slot() as slot, _counted(request, config, limiter):
+    with manager.slot(principal.id) as slot, _counted(request, config, limiter):
         spec = await _rematch_spec(principal, config, manager, store, uploads, game_id)
         live = await manager.create(
             spec, owner_id=principal.id, slot=slot, record_calls=not config.public

@@ -9,7 +9,10 @@ so that a page can show progress:
 * ``{"event": "scenario", "done": k, "scenarios": N, "scenario": {...}}``,
 * ``{"event": "report", "report": {...}}`` last (the ``POST /api/test`` answer).
 
-Both take the same request, meet the same checks and count against the same rate.
+Both take the same request, meet the same checks and count against the same budget:
+on a public server a run makes several hundred requests to any public URL it is
+given, so each user has a budget of runs an hour (``tester_runs_per_hour``) and one
+run at a time; past it the answer is a 429 naming the limit, with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Final
 
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
@@ -34,7 +37,7 @@ from snakewar.server.auth import NotAllowedError, UserDep
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, client_key
 from snakewar.server.matches import check_entrants
-from snakewar.server.safety import RateLimiter
+from snakewar.server.safety import UsageBudget
 from snakewar.server.schemas import TesterReportOut, TestRequest
 
 __all__ = ["router"]
@@ -45,12 +48,19 @@ CHECKS = 4
 """The health checks of a run (``GET /``, ``/start``, ``/move``, ``/end``)."""
 
 
-def _limiter(request: Request) -> RateLimiter:
-    limiter: RateLimiter | None = getattr(request.app.state, "tester_limiter", None)
-    if limiter is None:
-        # A run makes hundreds of requests to the snake: a few runs a minute per user.
-        limiter = request.app.state.tester_limiter = RateLimiter(per_minute=4.0, burst=3)
-    return limiter
+RUNS: Final = "tester runs"
+"""What the budget counts, in its refusals."""
+
+
+def _budget(request: Request, config: ServerConfig) -> UsageBudget:
+    budget: UsageBudget | None = getattr(request.app.state, "tester_budget", None)
+    if budget is None:
+        # A run makes hundreds of requests to the snake: a few runs an hour per user,
+        # one at a time, so no account turns the server on a site.
+        budget = request.app.state.tester_budget = UsageBudget(
+            config.tester_runs_per_hour, 3600.0, at_once=1, name="tester_runs_per_hour"
+        )
+    return budget
 
 
 async def _checked(body: TestRequest, config: ServerConfig) -> str:
@@ -72,7 +82,7 @@ async def _checked(body: TestRequest, config: ServerConfig) -> str:
 def _counted(request: Request, config: ServerConfig) -> contextlib.AbstractContextManager[None]:
     if not config.public:
         return contextlib.nullcontext()
-    return _limiter(request).counted(client_key(request), "too many tester runs; wait a minute")
+    return _budget(request, config).using(client_key(request), RUNS)
 
 
 async def _run(
@@ -132,36 +142,44 @@ async def stream_tests(
     """
     del principal
     source = await _checked(body, config)
-    counted = _counted(request, config)
-    counted.__enter__()  # refused now (429) rather than in the middle of a stream
     total = len(select_scenarios(body.rulesets))
+    budget = _budget(request, config) if config.public else None
+    client = client_key(request)
+    if budget is not None:
+        budget.take(client, RUNS)  # refused now (429) rather than in the middle of a stream
+    queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+    done = 0
+
+    def on_check(check: CheckResult) -> None:
+        queue.put_nowait({"event": "check", "check": check.to_dict()})
+
+    def on_scenario(result: ScenarioResult) -> None:
+        nonlocal done
+        done += 1
+        queue.put_nowait(
+            {"event": "scenario", "done": done, "scenarios": total, "scenario": result.to_dict()}
+        )
+
+    async def work() -> TesterReport:
+        try:
+            return await _run(source, body, config, on_check, on_scenario)
+        finally:
+            queue.put_nowait(None)
+
+    # The run starts now and, however it ends, ends the user's run in the budget: even
+    # when the stream is never read (the client left before it began), so no user is
+    # left with a run "going on" for ever.
+    task = asyncio.create_task(work())
+
+    def finished(ended: asyncio.Task[TesterReport]) -> None:
+        if not ended.cancelled():
+            ended.exception()  # retrieved here when no reader awaits it
+        if budget is not None:
+            budget.done(client)
+
+    task.add_done_callback(finished)
 
     async def events() -> AsyncIterator[bytes]:
-        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        done = 0
-
-        def on_check(check: CheckResult) -> None:
-            queue.put_nowait({"event": "check", "check": check.to_dict()})
-
-        def on_scenario(result: ScenarioResult) -> None:
-            nonlocal done
-            done += 1
-            queue.put_nowait(
-                {
-                    "event": "scenario",
-                    "done": done,
-                    "scenarios": total,
-                    "scenario": result.to_dict(),
-                }
-            )
-
-        async def work() -> TesterReport:
-            try:
-                return await _run(source, body, config, on_check, on_scenario)
-            finally:
-                queue.put_nowait(None)
-
-        task = asyncio.create_task(work())
         try:
             yield _line({"event": "start", "checks": CHECKS, "scenarios": total})
             while (event := await queue.get()) is not None:
@@ -173,7 +191,5 @@ async def stream_tests(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-            with contextlib.suppress(Exception):
-                counted.__exit__(None, None, None)
 
     return StreamingResponse(events(), media_type="application/x-ndjson")

@@ -50,7 +50,11 @@ async def list_users(admin: AdminDep, store: StoreDep, config: ConfigDep) -> lis
 async def update_user(
     body: UpdateUser, admin: AdminDep, store: StoreDep, name: str = NamePath
 ) -> UserOut:
-    """Change an account's role, or disable it (its sessions end; its tokens stop working)."""
+    """Change an account's role, or disable or enable it (admins).
+
+    Disabling ends the account's browser sessions and revokes its API tokens for good:
+    enabling it again revives none of them (the user logs in again, makes new tokens).
+    """
     assert admin.user is not None
     if name == admin.user.name and (body.role == "user" or body.disabled):
         raise NotAllowedError("an admin cannot demote or disable themself")

@@ -48,7 +48,7 @@ function row(snake, frame, highlight) {
       `${latencyText(snake)}</span></div>`,
     `<div class="health-bar" data-testid="snake-health" role="meter" aria-label="Health" ` +
       `aria-valuemin="0" aria-valuemax="100" aria-valuenow="${health}">` +
-      `<div class="health-fill" style="width:${health}%;background-color:${color}"></div>` +
+      `<div class="health-fill" data-health="${health}" data-color="${escapeXml(color)}"></div>` +
       `<span class="health-text">${health}</span></div>`,
   ];
   if (dead) {
@@ -66,6 +66,19 @@ function row(snake, frame, highlight) {
   }
   parts.push("</li>");
   return parts.join("");
+}
+
+/**
+ * Give each health bar under `root` its width and colour (from its data attributes).
+ *
+ * Set through the CSSOM, not `style` attributes in the markup: the server's
+ * Content-Security-Policy allows no inline styles.
+ */
+export function paintHealth(root) {
+  for (const fill of root.querySelectorAll(".health-fill")) {
+    fill.style.width = `${fill.dataset.health}%`;
+    fill.style.backgroundColor = fill.dataset.color;
+  }
 }
 
 /** The scoreboard's list items for `frame` (`highlight`: the highlighted snake's id). */

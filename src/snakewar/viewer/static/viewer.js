@@ -24,7 +24,7 @@ import {
 import { EventStream, eventsUrl, fetchAllFrames, fetchGame } from "./live.js";
 import { DEFAULT_FPS, Player, clampFps } from "./player.js";
 import { renderBoard } from "./render.js";
-import { renderScoreboard } from "./scoreboard.js";
+import { paintHealth, renderScoreboard } from "./scoreboard.js";
 
 const FPS_CHOICES = [1, 2, 3, 4, 6, 8, 10, 15, 20, 30, 60];
 const THEMES = ["system", "light", "dark"];
@@ -226,6 +226,7 @@ function render() {
     highlight: state.highlight,
   });
   elements.scoreboard.innerHTML = renderScoreboard(frame, { highlight: state.highlight });
+  paintHealth(elements.scoreboard);
   elements.turn.textContent = `Turn ${frame.Turn}`;
   elements.status.textContent = statusText();
   announceTurn(frame.Turn);

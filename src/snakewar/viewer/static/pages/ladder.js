@@ -436,7 +436,7 @@ function start() {
     }
     const turns = optionalNumber(editForm.max_turns.value) ?? null;
     if (turns !== data.config.max_turns) {
-      body.max_turns = turns;
+      body.maxTurns = turns;
     }
     const answer = await postJson(url, body, "PATCH");
     if (report(editForm.querySelector(".error"), answer)) {

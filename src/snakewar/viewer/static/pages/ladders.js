@@ -45,8 +45,9 @@ export function ladderBody(values, game, rawParams) {
     game_size: Number(values.game_size),
     params: changedParams(game.params, rawParams),
   };
-  for (const key of ["timeout", "max_turns"]) {
-    const number = optionalNumber(values[key]);
+  // The form's field names, and the API's (which spells the turn limit maxTurns).
+  for (const [field, key] of [["timeout", "timeout"], ["max_turns", "maxTurns"]]) {
+    const number = optionalNumber(values[field]);
     if (number !== undefined) {
       body[key] = number;
     }

@@ -75,8 +75,9 @@ export function tournamentBody(values, ticked, game, rawParams) {
     params: changedParams(game.params, rawParams),
     start: values.start === "on" || values.start === true,
   };
-  for (const key of ["timeout", "max_turns"]) {
-    const number = optionalNumber(values[key]);
+  // The form's field names, and the API's (which spells the turn limit maxTurns).
+  for (const [field, key] of [["timeout", "timeout"], ["max_turns", "maxTurns"]]) {
+    const number = optionalNumber(values[field]);
     if (number !== undefined) {
       body[key] = number;
     }
