@@ -21,7 +21,11 @@ from snakewar.errors import EntrantError
 from snakewar.replay import read_replay, verify_replay
 from snakewar.storage import Store
 
-SMALL = MatchConfig.create("battlesnake", {"width": 7, "height": 7}, max_turns=150)
+SMALL = MatchConfig.create(
+    "battlesnake", {"width": 7, "height": 7}, max_turns=150, timeout_ms=60_000
+)
+"""Small games whose moves never time out: a resumed run must play a straight run's games
+at any load (a bot's move that timed out on a busy machine made another game)."""
 BOTS: list[tuple[str, str | None]] = [
     ("random", None),
     ("greedy", None),
