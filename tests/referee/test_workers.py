@@ -305,6 +305,25 @@ def test_closing_the_pool_leaves_no_process_behind(no_stray_workers: None) -> No
     assert not any(alive(pid) for pid in before)
 
 
+def test_starts_cancelled_half_way_are_reaped_when_the_pool_closes(
+    no_stray_workers: None,
+) -> None:
+    # A game cancelled while its worker starts (a server stopping) leaves the process
+    # being made on the pool's thread; the pool's close must reap it before its event
+    # loop ends, or it waits on its pipe for a setup that never comes.
+    async def main() -> None:
+        pool = BotPool(4, spares=0)
+        starts = [asyncio.create_task(pool.warm(4)) for _ in range(2)]
+        await asyncio.sleep(0)  # the starts are under way
+        for start in starts:
+            start.cancel()
+        await pool.aclose()
+
+    for _ in range(5):
+        run(main)
+        assert worker_children() == []
+
+
 def test_pool_settings_and_plugins_are_checked(no_stray_workers: None) -> None:
     with pytest.raises(BotPoolError, match="max_workers=0"):
         BotPool(0)

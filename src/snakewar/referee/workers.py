@@ -256,6 +256,11 @@ class BotPool:
         self._changed = asyncio.Event()
         self._closed = False
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        # Every process started and not yet reaped, and the starts under way: a start
+        # whose game was cancelled half-way still makes its process, and a pool that
+        # closes must reap it then, not leave it to a callback on a loop that may be gone.
+        self._processes: set[subprocess.Popen[bytes]] = set()
+        self._starts: set[asyncio.Future[subprocess.Popen[bytes]]] = set()
 
     @property
     def pids(self) -> list[int]:
@@ -355,6 +360,14 @@ class BotPool:
         await asyncio.gather(*tasks, return_exceptions=True)
         self._idle.clear()
         await asyncio.gather(*(self._kill(w) for w in list(self._live)))
+        for started in list(self._starts):
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(started)
+        if self._processes:
+            await asyncio.get_running_loop().run_in_executor(
+                self._threads(), _reap, list(self._processes)
+            )
+            self._processes.clear()
         if self._executor is not None:
             self._executor.shutdown(wait=False)  # idle now: its thread ends at once
             self._executor = None
@@ -413,6 +426,14 @@ class BotPool:
     async def _kill(self, worker: _Worker) -> None:
         await worker.kill()
         self._live.discard(worker)
+        self._processes.discard(worker.process)
+
+    def _start_process(self) -> subprocess.Popen[bytes]:
+        # On the pool's thread: the set is changed here and on the loop, one at a time
+        # (a set's add and discard are atomic under the GIL).
+        process = _start_process()
+        self._processes.add(process)
+        return process
 
     def _top_up(self) -> None:
         while (
@@ -463,7 +484,9 @@ class BotPool:
         self._check_open()
         loop = asyncio.get_running_loop()
         threads = self._threads()
-        starting = loop.run_in_executor(threads, _start_process)
+        starting = loop.run_in_executor(threads, self._start_process)
+        self._starts.add(starting)
+        starting.add_done_callback(self._starts.discard)
         try:
             process = await asyncio.shield(starting)
         except asyncio.CancelledError:
@@ -487,6 +510,7 @@ class BotPool:
             process.kill()
             _close_pipes(process)
             await loop.run_in_executor(threads, process.wait)
+            self._processes.discard(process)
             raise
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
         worker = _Worker(process, reader, writer, threads)
@@ -535,6 +559,15 @@ def _kill_when_started(started: asyncio.Future[subprocess.Popen[bytes]]) -> None
         with contextlib.suppress(ProcessLookupError):
             process.kill()
         process.wait()
+        _close_pipes(process)
+
+
+def _reap(processes: list[subprocess.Popen[bytes]]) -> None:
+    for process in processes:
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            process.wait()
         _close_pipes(process)
 
 
