@@ -220,8 +220,16 @@ def test_rate_limit_per_client() -> None:
 
 
 def test_public_mode_rate_limits_game_creation() -> None:
-    # Her games may all be live at once: the cap on a user's live games is not tested here.
-    with public_client(as_user="ann", admin=False, games_per_minute=1, games_per_user=20) as client:
+    # Her games may all be live at once, each with its built-in bot's worker: the caps on
+    # a user's live games and workers are not tested here (tests/server/test_fairness.py).
+    with public_client(
+        as_user="ann",
+        admin=False,
+        games_per_minute=1,
+        games_per_user=20,
+        builtin_workers=20,
+        builtin_workers_per_user=20,
+    ) as client:
         # Refused requests do not use up the rate: only games that start count.
         for _ in range(5):
             bad = client.post("/api/games", json={**GAME, "snakes": ["nosuchbot"]})

@@ -23,7 +23,17 @@ from snakewar.server.fanout import LAGGING_CLOSE_CODE, FollowerLagError, FrameFe
 from snakewar.server.routers import engine
 from tests.asgi_server import free_port, serve
 
-GAME = {"snakes": ["random", "random"], "seed": 5, "width": 7, "height": 7, "step": True}
+GAME = {
+    "snakes": ["random", "random"],
+    "seed": 5,
+    "width": 7,
+    "height": 7,
+    "step": True,
+    "timeout": 2000,
+}
+"""A game that plays the same at any load: the longest move time a server allows, so that
+no random move times out (a timed-out move is another game, which may end before the
+steps the tests take)."""
 
 
 @pytest.fixture
