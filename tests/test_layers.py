@@ -74,8 +74,9 @@ LAYERS: dict[str, frozenset[str]] = {
 }
 """Each layer (a package or module of ``snakewar``) and the layers it may import."""
 
-SHARED = frozenset({"", "errors"})
-"""Everyone may import ``snakewar`` itself (its version) and the exception tree."""
+SHARED = frozenset({"", "errors", "_lazy"})
+"""Everyone may import ``snakewar`` itself (its version), the exception tree and the
+lazy-export helper (both import nothing of ``snakewar``)."""
 
 REGISTRY_ONLY = frozenset({"arena", "storage"})
 """Layers that reach games through the registry only (``snakewar.adapters``, no game's module)."""

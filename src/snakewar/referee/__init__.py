@@ -8,8 +8,9 @@ Whatever a snake does wrong is recorded as a :class:`CallStatus`; it never raise
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from snakewar._lazy import lazy_attribute, lazy_dir
 
 if TYPE_CHECKING:
     from snakewar.games.battlesnake.records import (
@@ -97,14 +98,8 @@ _LAZY: dict[str, str] = {
 
 
 def __getattr__(name: str) -> Any:
-    """Import the submodule that defines ``name`` when it is first asked for (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return lazy_attribute(__name__, _LAZY, name)
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return lazy_dir(__name__, _LAZY)

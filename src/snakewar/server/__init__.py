@@ -10,8 +10,9 @@ server's command line (:mod:`snakewar.server.command`) is in this package, and
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from snakewar._lazy import lazy_attribute, lazy_dir
 
 if TYPE_CHECKING:
     from snakewar.server.app import create_app
@@ -48,15 +49,12 @@ _HOMES = {
 }
 """Each public name and the module of this package that defines it."""
 
+_MODULES = {name: f"{__name__}.{home}" for name, home in _HOMES.items()}
+
 
 def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # looked up once
-    return value
+    return lazy_attribute(__name__, _MODULES, name)
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    return lazy_dir(__name__, _MODULES)
