@@ -82,18 +82,7 @@ class SqlTournamentRepository:
                 )
             )
             session.flush()
-            by_seed = {name: rank for rank, name in enumerate(run.tournament.entrants)}
-            for position, (name, source) in enumerate(run.snakes.items()):
-                session.add(
-                    TournamentEntrantModel(
-                        tournament_id=run.id,
-                        position=position,
-                        name=name,
-                        source=source,
-                        workdir=run.workdirs.get(name),
-                        seed_rank=by_seed[name],
-                    )
-                )
+            _add_entrants(session, run)
 
     def save(self, run: TournamentRun) -> None:
         """Store a tournament unless it is stored already (settings never change)."""
@@ -281,18 +270,7 @@ class SqlTournamentRepository:
                 )
             )
             session.flush()
-            by_seed = {name: rank for rank, name in enumerate(run.tournament.entrants)}
-            for position, (name, source) in enumerate(run.snakes.items()):
-                session.add(
-                    TournamentEntrantModel(
-                        tournament_id=run.id,
-                        position=position,
-                        name=name,
-                        source=source,
-                        workdir=run.workdirs.get(name),
-                        seed_rank=by_seed[name],
-                    )
-                )
+            _add_entrants(session, run)
 
     def delete(self, tid: str) -> None:
         """Delete a tournament with its entrants and games (the games stay stored).
@@ -327,3 +305,19 @@ def _require(session: Session, tid: str) -> TournamentModel:
     if row is None:
         raise TournamentNotFoundError(f"no tournament with id {tid!r}")
     return row
+
+
+def _add_entrants(session: Session, run: TournamentRun) -> None:
+    """Add the rows of ``run``'s entrants: their order, sources, folders and seeds."""
+    by_seed = {name: rank for rank, name in enumerate(run.tournament.entrants)}
+    for position, (name, source) in enumerate(run.snakes.items()):
+        session.add(
+            TournamentEntrantModel(
+                tournament_id=run.id,
+                position=position,
+                name=name,
+                source=source,
+                workdir=run.workdirs.get(name),
+                seed_rank=by_seed[name],
+            )
+        )
