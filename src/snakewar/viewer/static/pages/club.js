@@ -108,6 +108,24 @@ export function optionalNumber(text) {
   return trimmed === "" ? undefined : Number(trimmed);
 }
 
+/**
+ * Add a ladder's or tournament's form's optional timeout, turn limit and seed to `body`
+ * (the API spells the turn limit `maxTurns`); returns `body`.
+ */
+export function addMatchOptions(body, values) {
+  for (const [field, key] of [["timeout", "timeout"], ["max_turns", "maxTurns"]]) {
+    const number = optionalNumber(values[field]);
+    if (number !== undefined) {
+      body[key] = number;
+    }
+  }
+  const seed = String(values.seed ?? "").trim();
+  if (seed !== "") {
+    body.seed = seed;
+  }
+  return body;
+}
+
 /** Replace the options of `select` with `choices` (`[{value, label}]` or plain values). */
 export function fillSelect(select, choices, selected) {
   select.replaceChildren(

@@ -2,11 +2,11 @@
 // the catalogue (GET /api/catalogue), its settings, and POST /api/ladders.
 
 import {
+  addMatchOptions,
   changedParams,
   drawParams,
   fillSelect,
   gameSizes,
-  optionalNumber,
   paramFields,
   readParams,
 } from "./club.js";
@@ -45,18 +45,7 @@ export function ladderBody(values, game, rawParams) {
     game_size: Number(values.game_size),
     params: changedParams(game.params, rawParams),
   };
-  // The form's field names, and the API's (which spells the turn limit maxTurns).
-  for (const [field, key] of [["timeout", "timeout"], ["max_turns", "maxTurns"]]) {
-    const number = optionalNumber(values[field]);
-    if (number !== undefined) {
-      body[key] = number;
-    }
-  }
-  const seed = String(values.seed ?? "").trim();
-  if (seed !== "") {
-    body.seed = seed;
-  }
-  return body;
+  return addMatchOptions(body, values);
 }
 
 async function newLadderForm(form) {

@@ -4,13 +4,13 @@
 // and POST /api/tournaments, started now or later from its page.
 
 import {
+  addMatchOptions,
   changedParams,
   drawParams,
   entrantChoices,
   fillSelect,
   formatName,
   gameSizes,
-  optionalNumber,
   paramFields,
   readParams,
 } from "./club.js";
@@ -75,18 +75,7 @@ export function tournamentBody(values, ticked, game, rawParams) {
     params: changedParams(game.params, rawParams),
     start: values.start === "on" || values.start === true,
   };
-  // The form's field names, and the API's (which spells the turn limit maxTurns).
-  for (const [field, key] of [["timeout", "timeout"], ["max_turns", "maxTurns"]]) {
-    const number = optionalNumber(values[field]);
-    if (number !== undefined) {
-      body[key] = number;
-    }
-  }
-  const seed = String(values.seed ?? "").trim();
-  if (seed !== "") {
-    body.seed = seed;
-  }
-  return body;
+  return addMatchOptions(body, values);
 }
 
 function drawChoices(container, choices) {
