@@ -555,11 +555,7 @@ def _kill_when_started(started: asyncio.Future[subprocess.Popen[bytes]]) -> None
     # A start cancelled half-way: the process exists all the same.  Killed and reaped
     # here, at once (waiting for a process just sent SIGKILL is short).
     if not started.cancelled() and started.exception() is None:
-        process = started.result()
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-        process.wait()
-        _close_pipes(process)
+        _reap([started.result()])
 
 
 def _reap(processes: list[subprocess.Popen[bytes]]) -> None:
