@@ -9,9 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
 
-import uvicorn
-
-from snakewar.bots.sdk import SHUTDOWN_GRACE_S
+from snakewar.bots.sdk import SHUTDOWN_GRACE_S, app_server
 
 
 def free_port() -> int:
@@ -38,16 +36,14 @@ def serve(
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     certfile, keyfile = tls if tls is not None else (None, None)
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            log_level="error",
-            access_log=False,
-            lifespan=lifespan,
-            ssl_certfile=certfile,
-            ssl_keyfile=keyfile,
-            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,  # as `snakewar serve` stops
-        )
+    # The server `snakewar serve` runs: its accepts per turn, its grace when stopping.
+    server = app_server(
+        app,
+        log_level="error",
+        access_log=False,
+        lifespan=lifespan,
+        ssl_certfile=certfile,
+        ssl_keyfile=keyfile,
     )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

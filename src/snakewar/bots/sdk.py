@@ -22,10 +22,11 @@ Move functions run in a worker thread, so one slow game never blocks another.
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import socket
 from collections.abc import Callable
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -36,6 +37,9 @@ from starlette.routing import Route
 from snakewar.bots.base import Bot, SnakeMetadata
 from snakewar.errors import SnakewarError, WireFormatError
 from snakewar.games.battlesnake.wire import MOVES, MoveReply, SnakeRequest
+
+if TYPE_CHECKING:
+    import uvicorn
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -165,7 +169,7 @@ def listen_sockets(host: str, port: int) -> list[socket.socket]:
             if family == socket.AF_INET6:
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             sock.bind(address)
-            sock.listen(2048)
+            sock.listen(LISTEN_BACKLOG)
         except OSError as exc:
             sock.close()
             if exc.errno == errno.EADDRNOTAVAIL and len(addresses) > 1:
@@ -189,6 +193,18 @@ def _listen_error(host: str, port: int, exc: OSError) -> ListenError:
     return ListenError(f"cannot listen on {where}: {exc.strerror or exc}")
 
 
+LISTEN_BACKLOG = 2048
+"""Connections the kernel holds for a server before it accepts them."""
+
+ACCEPTS_PER_TURN = 4
+"""Connections a server accepts in one turn of its event loop.
+
+asyncio accepts a listening socket's whole queue at once (uvicorn asks for 2,048): a
+burst of a thousand websockets then had their handshakes parsed and answered in a few
+loop turns of a second each, and every other client's request waited behind them.  A
+few at a time, the burst is spread over many short turns, with the others in between.
+"""
+
 SHUTDOWN_GRACE_S = 10
 """Seconds a stopping server waits for its open requests and websockets.
 
@@ -198,22 +214,54 @@ until the pause ran out, and its bot workers with it.
 """
 
 
+def app_server(app: Any, **options: Any) -> uvicorn.Server:
+    """A uvicorn server for the ASGI ``app``, as Snakewar runs its own.
+
+    It accepts :data:`ACCEPTS_PER_TURN` connections a loop turn while the kernel holds a
+    burst of up to :data:`LISTEN_BACKLOG`, and a stopping server waits
+    :data:`SHUTDOWN_GRACE_S` for its open requests.  Run it with ``server.run(sockets=...)``
+    on sockets from :func:`listen_sockets` (or any listening sockets).
+
+    Args:
+        app: The ASGI application.
+        **options: ``uvicorn.Config`` options (``log_level``, ``access_log``, ...);
+            ``timeout_graceful_shutdown`` and ``backlog`` (the accepts per turn) have the
+            defaults above unless given.
+    """
+    import uvicorn
+
+    options.setdefault("timeout_graceful_shutdown", SHUTDOWN_GRACE_S)
+    options.setdefault("backlog", ACCEPTS_PER_TURN)
+    return _server_class()(uvicorn.Config(app, **options))
+
+
+@functools.cache
+def _server_class() -> type[uvicorn.Server]:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            # asyncio takes its accepts per turn for the kernel's queue too (listen(2)):
+            # give the queue back its length, so that a burst waits there, not dropped.
+            for sock in sockets or ():
+                sock.listen(LISTEN_BACKLOG)
+
+    return Server
+
+
 def serve_app(app: Any, sockets: list[socket.socket], **options: Any) -> None:
     """Run the ASGI ``app`` with uvicorn on listening ``sockets`` until interrupted.
 
     Args:
         app: The ASGI application.
         sockets: From :func:`listen_sockets`; closed when the server stops.
-        **options: ``uvicorn.Config`` options (``log_level``, ``access_log``, ...);
-            ``timeout_graceful_shutdown`` is :data:`SHUTDOWN_GRACE_S` unless given.
+        **options: ``uvicorn.Config`` options, as :func:`app_server` takes them.
 
     Raises:
         SnakewarError: if the application failed to start (uvicorn logged why).
     """
-    import uvicorn
-
-    options.setdefault("timeout_graceful_shutdown", SHUTDOWN_GRACE_S)
-    server = uvicorn.Server(uvicorn.Config(app, **options))
+    server = app_server(app, **options)
     try:
         server.run(sockets=sockets)
     finally:
