@@ -669,7 +669,7 @@ def _run_chunk(
                 for _ in range(hazards[g, h]):
                     # Wraps as Go's int64 does, in uint64: a signed overflow may be
                     # optimised as impossible.
-                    hv = np.int64(np.uint64(health[g, i]) - np.uint64(dmg))
+                    hv = int(np.int64(np.uint64(health[g, i]) - np.uint64(dmg)))
                     hv = min(max(hv, 0), _MAX_HEALTH)
                     health[g, i] = hv
                     if hv <= 0:
