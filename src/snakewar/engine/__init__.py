@@ -3,7 +3,16 @@
 Nothing here does I/O, reads a clock or touches global randomness.
 """
 
-from snakewar.engine.rng import MAX_RAND, MIN_RAND, GoRand, MaxRand, MinRand, Rand, wrap_int64
+from snakewar.engine.rng import (
+    MAX_RAND,
+    MIN_RAND,
+    GoRand,
+    MaxRand,
+    MinRand,
+    Rand,
+    go_int,
+    wrap_int64,
+)
 
 __all__ = [
     "MAX_RAND",
@@ -12,5 +21,6 @@ __all__ = [
     "MaxRand",
     "MinRand",
     "Rand",
+    "go_int",
     "wrap_int64",
 ]

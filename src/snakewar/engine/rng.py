@@ -28,7 +28,18 @@ from mypy_extensions import i64
 
 from snakewar.engine._gocooked import RNG_COOKED
 
-__all__ = ["MAX_RAND", "MIN_RAND", "GoRand", "MaxRand", "MinRand", "Rand", "wrap_int64"]
+__all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
+    "MAX_RAND",
+    "MIN_RAND",
+    "GoRand",
+    "MaxRand",
+    "MinRand",
+    "Rand",
+    "go_int",
+    "wrap_int64",
+]
 
 _T = TypeVar("_T")
 
@@ -38,6 +49,10 @@ _MASK64: Final = (1 << 64) - 1
 _MASK63: Final = (1 << 63) - 1
 _MASK32: Final = (1 << 32) - 1
 _MASK31: Final = (1 << 31) - 1
+INT64_MIN: Final = -(1 << 63)
+"""The smallest value of Go's 64-bit ``int``."""
+INT64_MAX: Final = (1 << 63) - 1
+"""The largest value of Go's 64-bit ``int``."""
 _INT32_MAX: Final = (1 << 31) - 1  # the Park-Miller modulus
 _PM_MULTIPLIER: Final = 48271
 # Go replaces a seed that reduces to 0 with this constant.
@@ -101,6 +116,21 @@ def wrap_int64(value: int) -> int:
     """
     value &= _MASK64
     return value - (1 << 64) if value >> 63 else value
+
+
+def go_int(value: int) -> int:
+    """The result of a Go ``int`` (64-bit) sum or difference: ``value``, wrapped if out of range.
+
+    The rules call it on every sum they make of health, turn and damage (``Health - 1``,
+    ``Turn + 1``, ``Health - damage``): Python's integers do not overflow, Go's do.
+    Only an out-of-range value pays for the wrap.
+
+    >>> go_int(-(2**63) - 1), go_int(2**63), go_int(99)
+    (9223372036854775807, -9223372036854775808, 99)
+    """
+    if INT64_MIN <= value <= INT64_MAX:
+        return value
+    return wrap_int64(value)
 
 
 # Shuffles longer than this fill all words in one vectorised numpy pass first: in

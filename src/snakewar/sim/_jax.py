@@ -161,6 +161,7 @@ class Config(NamedTuple):
     height: int
     constrictor: bool
     royale: bool
+    zone_waits: bool
     spawns: bool
     solo: bool
     offboard: bool
@@ -185,12 +186,93 @@ class Tables(NamedTuple):
 
 
 class Params(NamedTuple):
-    """Per-game settings, on the device."""
+    """Per-game settings, on the device (int32: see :func:`_device_params`)."""
 
     food_chance: jax.Array
     min_food: jax.Array
     damage: jax.Array
     shrink: jax.Array
+    heal_below: jax.Array
+    kill_above: jax.Array
+
+
+# The device plays in int32 (no x64 mode: it is global to the process, and halves the
+# speed of a GPU).  The numbers a game can hold are kept in ranges where int32 is exact:
+# loaded health, turns and elimination turns within +-2**29 (a game would need 2**30
+# more turns to leave int32; health - damage stays within +-(2**30 + 103)), and the
+# settings mapped to int32 values that play the same games as their int64 values
+# (_device_params).
+STATE_LIMIT = 1 << 29
+"""Loaded ``health``, ``turn`` and ``eliminated_on_turn`` must lie in ``-2**29..2**29``."""
+_DAMAGE_LIMIT = STATE_LIMIT + _MAX_HEALTH + 2
+_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
+_WRAP_FROM = 1 << 62
+
+
+def _check_int32_range(sim: BatchSim, g: int) -> None:
+    """Refuse a loaded game whose numbers the int32 device arrays cannot hold exactly.
+
+    Raises:
+        InvalidStateError: naming the snake, the field and the range.
+    """
+    for name, label in (("health", "health"), ("elim_turn", "eliminated_on_turn")):
+        values = getattr(sim, name)[g]
+        bad = np.flatnonzero(np.abs(values) > STATE_LIMIT)
+        if bad.size:
+            i = int(bad[0])
+            raise InvalidStateError(
+                f"snake {sim.ids[i]!r}: {label} {int(values[i])} is out of the jax backend's "
+                f"range -{STATE_LIMIT}..{STATE_LIMIT} (the numpy and numba backends take any "
+                "64-bit value)"
+            )
+    turn = int(sim.turn[g])
+    if abs(turn) > STATE_LIMIT:
+        raise InvalidStateError(
+            f"turn {turn} is out of the jax backend's range -{STATE_LIMIT}..{STATE_LIMIT} "
+            "(the numpy and numba backends take any 64-bit value)"
+        )
+
+
+def _device_params(
+    food_chance: npt.NDArray[np.int64],
+    min_food: npt.NDArray[np.int64],
+    damage: npt.NDArray[np.int64],
+    shrink: npt.NDArray[np.int64],
+    cells: int,
+) -> tuple[npt.NDArray[np.int32], ...]:
+    """The settings as int32 arrays that play exactly the games of their int64 values.
+
+    With every health within ``+-(2**29 + 1)`` (loaded ones are checked; play keeps them
+    in 0..100 or lowers them by one before the snake starves), a hazard sets health to
+    ``clip(wrap64(health - damage), 0, 100)``.  A damage beyond ``+-(2**29 + 102)``
+    gives the clip's bound, as the bound itself does, except where Go's int64 wraps:
+    that needs ``|damage| > 2**62``, and then happens exactly to the healths beyond a
+    threshold (below ``damage - 2**63`` for a huge damage: health 100; above
+    ``damage + 2**63 - 1`` for a huge healing: health 0).  Those thresholds, clipped to
+    int32, are ``heal_below`` and ``kill_above``.  The food chance only compares with
+    ``100 - uniform(100)`` (0..101 is every case), the minimum food with counts of at
+    most ``cells``, and the shrink period with turns within int32.
+    """
+    d = damage.astype(np.int64)
+    heal_below = np.full(d.shape, _INT32_MIN, dtype=np.int64)
+    kill_above = np.full(d.shape, _INT32_MAX, dtype=np.int64)
+    hi, lo = d > _WRAP_FROM, d < -_WRAP_FROM
+    # d - 2**63 and d + 2**63 - 1 in int64 arithmetic: no overflow for these d.
+    heal_below[hi] = np.clip(d[hi] - np.int64(_WRAP_FROM) - np.int64(_WRAP_FROM), _INT32_MIN, 0)
+    kill_above[lo] = np.clip(
+        d[lo] + np.int64(_WRAP_FROM) + np.int64(_WRAP_FROM - 1), -1, _INT32_MAX
+    )
+    return tuple(
+        a.astype(np.int32)
+        for a in (
+            np.clip(food_chance, -1, 101),
+            np.clip(min_food, -1, cells + 1),
+            np.clip(d, -_DAMAGE_LIMIT, _DAMAGE_LIMIT),
+            np.clip(shrink, _INT32_MIN, _INT32_MAX),
+            heal_below,
+            kill_above,
+        )
+    )
 
 
 def _feed(g: Game, eat: jax.Array, cfg: Config) -> Game:
@@ -392,6 +474,9 @@ def _game_step(
         cnt = g["hazards"][nh]
         hit = moved & (cnt > c) & ~g["food"][nh]
         hv = jnp.clip(health - p.damage, 0, _MAX_HEALTH)
+        # Go's int64 wrap of health - damage (see _device_params).
+        hv = jnp.where(health < p.heal_below, _MAX_HEALTH, hv)
+        hv = jnp.where(health > p.kill_above, 0, hv)
         health = jnp.where(hit, hv, health)
         die = hit & (hv <= 0)
         cause = jnp.where(die, _HAZARD, cause).astype(jnp.int8)
@@ -455,7 +540,10 @@ def _game_step(
         z = g2["zone"][k]
         inside = (tb.cell_x >= z[0]) & (tb.cell_x <= z[1]) & (tb.cell_y >= z[2])
         inside &= tb.cell_y <= z[3]
-        g2 = {**g2, "hazards": (started & tb.on_board & ~inside).astype(jnp.int8)}
+        zone = (started & tb.on_board & ~inside).astype(jnp.int8)
+        if cfg.zone_waits:
+            zone = jnp.where(started, zone, g2["hazards"])
+        g2 = {**g2, "hazards": zone}
     if cfg.spawns:
         g2 = _spawn(g2, p, tb, stamp, cfg)
     g2 = {**g2, "turn": t1}
@@ -683,8 +771,10 @@ class JaxBatchSim(BatchSim):
         if self._params is None:
             self._params = Params(
                 *(
-                    jnp.asarray(a.astype(np.int32))
-                    for a in (self.food_chance, self.min_food, self.damage, self.shrink)
+                    jnp.asarray(a)
+                    for a in _device_params(
+                        self.food_chance, self.min_food, self.damage, self.shrink, self.cells
+                    )
                 )
             )
         self._dev = {k: jnp.asarray(np.asarray(v).astype(FIELDS[k])) for k, v in host.items()}
@@ -732,6 +822,7 @@ class JaxBatchSim(BatchSim):
     def _load(self, g: int, state: Any) -> None:
         self._to_host()
         super()._load(g, state)
+        _check_int32_range(self, g)
 
     def _init_zone(self, g: int) -> None:
         self._to_host()
@@ -761,6 +852,7 @@ class JaxBatchSim(BatchSim):
             height=self.height,
             constrictor=self.constrictor,
             royale=self.royale,
+            zone_waits=self._zone_waits,
             spawns=self.spawns,
             solo=self.solo_over,
             offboard=self._offboard_bodies,

@@ -628,6 +628,9 @@ def _run_chunk(
     # out that a store to the state changes it, would otherwise load it again per game.
     constrictor = cfg[C_CONSTRICTOR] != 0
     royale = cfg[C_ROYALE] != 0
+    # 2: the royale map under another ruleset, which keeps the hazards until the first
+    # shrink (the royale ruleset's stage replaces them every turn).
+    zone_waits = cfg[C_ROYALE] == 2
     spawns = cfg[C_SPAWNS] != 0
     offboard = cfg[C_OFFBOARD] != 0
     reset = cfg[C_RESET] != 0
@@ -654,7 +657,7 @@ def _run_chunk(
             occ[g, i, ot] -= 1
             cc[g, oh] += 1
             cc[g, ot] -= 1
-            health[g, i] -= 1
+            health[g, i] = np.int64(np.uint64(health[g, i]) - np.uint64(1))  # wraps at -2**63
         # Hazard damage, once per stacked hazard (food on the square cancels it); skipped,
         # as by the numpy backend, while no game has had hazards (a cache line a snake).
         dmg = damage[g]
@@ -664,7 +667,9 @@ def _run_chunk(
             h = head[g, i]
             if hazards[g, h] > 0 and not food[g, h]:
                 for _ in range(hazards[g, h]):
-                    hv = health[g, i] - dmg  # wraps as Go's int64 does
+                    # Wraps as Go's int64 does, in uint64: a signed overflow may be
+                    # optimised as impossible.
+                    hv = int(np.int64(np.uint64(health[g, i]) - np.uint64(dmg)))
                     hv = min(max(hv, 0), _MAX_HEALTH)
                     health[g, i] = hv
                     if hv <= 0:
@@ -743,7 +748,7 @@ def _run_chunk(
         ):
             errors += 1
             continue
-        if royale:
+        if royale and (t1 >= shrink[g] or not zone_waits):
             started = t1 >= shrink[g]
             k = min(t1 // shrink[g], kmax)
             x0, x1, y0, y1 = zone[g, k, 0], zone[g, k, 1], zone[g, k, 2], zone[g, k, 3]

@@ -339,6 +339,9 @@ class BatchSim:
         self.damage = np.array([s.get_int(HAZARD_DAMAGE_PER_TURN, 0) for s in self.settings])
         self.shrink = np.array([s.get_int(SHRINK_EVERY_N_TURNS, 20) for s in self.settings])
         self.royale = ruleset == "royale" or map == "royale"
+        # The royale map under another ruleset keeps a game's hazards until its first
+        # shrink; the royale ruleset's stage replaces them every turn from the first.
+        self._zone_waits = ruleset != "royale"
         if self.royale and (self.shrink < 1).any():
             raise StepError(f"shrinkEveryNTurns={int(self.shrink.min())} (royale needs at least 1)")
         self.wrapped = ruleset in ("wrapped", "wrapped_constrictor")
@@ -415,6 +418,10 @@ class BatchSim:
         self.offsets = np.array([pw, -pw, -1, 1])
         order = sorted(np.flatnonzero(self.on_board).tolist(), key=lambda c: (x[c], y[c]))
         self.xmajor = np.array(order, dtype=np.int64)
+        # Every cell, padding included, x-major: hazards one square off the board (which
+        # a loaded state may have, and which damage a head there) are listed too.
+        every = sorted(range(self.cells), key=lambda c: (x[c], y[c]))
+        self._xmajor_all = np.array(every, dtype=np.int64)
 
     def _cell(self, p: Point) -> int:
         if not (-1 <= p.x <= self.width and -1 <= p.y <= self.height):
@@ -445,6 +452,14 @@ class BatchSim:
                     f"snake {sn.id!r} has {n} segments (expected 1..{self.ring - 2})"
                 )
             cells = [self._cell(p) for p in sn.body]
+            if not sn.eliminated_cause and not self.on_board[cells[0]]:
+                # Its next head would be two squares off, which the padded grid cannot
+                # hold (the reference moves it there, then eliminates it).
+                raise InvalidStateError(
+                    f"snake {sn.id!r} is alive with its head {tuple(sn.body[0])} off the "
+                    f"{self.width}x{self.height} board (the simulator plays alive heads on "
+                    "the board only)"
+                )
             self.body[g, i, :n] = cells
             self.head_slot[g, i] = 0
             self.head[g, i] = cells[0]
@@ -682,8 +697,17 @@ class BatchSim:
         stack counts and listed x-major by :meth:`to_states`.  ``solo`` overrides the
         game-over rule (default: solo when fewer than two snakes, as the CLI does).
 
+        Ranges: health, turn and ``eliminated_on_turn`` any 64-bit value, wrapped as Go
+        wraps them (``backend="jax"``: ``-2**29..2**29``, see :mod:`snakewar.sim._jax`);
+        points on the board or one square off it (bodies, food and hazards; a hazard
+        there damages a head as in Go), except an alive snake's head, which must be on
+        the board.
+
         Raises:
-            InvalidStateError: for an empty list or states of different shapes.
+            InvalidStateError: for an empty list, states of different shapes, a point two
+                or more squares off the board, an alive snake with its head off the
+                board, or (jax) a number outside the device's range; each names the
+                snake or point.
         """
         if not states:
             raise InvalidStateError("from_states needs at least one state")
@@ -735,9 +759,9 @@ class BatchSim:
             fcells = np.flatnonzero(self.food[g])
             fcells = fcells[np.argsort(self.food_stamp[g, fcells], kind="stable")]
             food = tuple(self._point(c) for c in fcells.tolist())
-            hz = self.hazards[g, self.xmajor]
+            hz = self.hazards[g, self._xmajor_all]
             hazards = tuple(
-                self._point(c) for c in np.repeat(self.xmajor, np.maximum(hz, 0)).tolist()
+                self._point(c) for c in np.repeat(self._xmajor_all, np.maximum(hz, 0)).tolist()
             )
             out.append(
                 BoardState(int(self.turn[g]), self.width, self.height, tuple(snakes), food, hazards)
@@ -889,7 +913,7 @@ class BatchSim:
             # The settings fixed at construction; those that may change are set per step.
             cfg = np.zeros(_numba.CONFIG_SIZE, dtype=np.int64)
             cfg[_numba.C_CONSTRICTOR] = self.constrictor
-            cfg[_numba.C_ROYALE] = self.royale
+            cfg[_numba.C_ROYALE] = 2 if self.royale and self._zone_waits else self.royale
             cfg[_numba.C_SPAWNS] = self.spawns
             cfg[_numba.C_GO] = self.randomness == "go"
             cfg[_numba.C_KMAX] = self._kmax
@@ -1109,7 +1133,10 @@ class BatchSim:
         x, y = self.cell_x[None, :], self.cell_y[None, :]
         inside = (x >= z[:, 0:1]) & (x <= z[:, 1:2]) & (y >= z[:, 2:3]) & (y <= z[:, 3:4])
         zone = self.on_board[None, :] & ~inside & started[:, None]
-        self.hazards[slots] = zone
+        if self._zone_waits:
+            self.hazards[slots] = np.where(started[:, None], zone, self.hazards[slots])
+        else:
+            self.hazards[slots] = zone
 
     def _free_cells(self, slots: IntArray) -> BoolArray:
         """``[n, P]``: the reference's spawn squares (hazards allowed).

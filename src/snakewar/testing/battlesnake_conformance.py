@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from snakewar.engine.rng import go_int
 from snakewar.errors import RulesError, StepError
 from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.game import setup_board
@@ -259,7 +260,7 @@ def check_battlesnake_game(
         except RulesError as exc:
             fail(f"{label} after: map raised {exc}")
             continue
-        edit.turn += 1
+        edit.turn = go_int(edit.turn + 1)
         if (
             msg := _diff(
                 f"{label} after",

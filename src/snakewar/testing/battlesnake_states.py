@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from snakewar.engine.rng import go_int
 from snakewar.errors import RulesError, StepError
 from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.maps import get_map
@@ -222,7 +223,7 @@ def check_state(rec: Record) -> tuple[str, str | None]:
         if "panicked" in map_error:
             return "map-panic", None
         return "map", f"{sid}: map {map_id} went on, expected {map_error!r}"
-    edit.turn += 1
+    edit.turn = go_int(edit.turn + 1)
     return "map", _diff(
         f"{sid} after ({map_id})",
         _canon(edit.freeze().to_dict(), unordered),

@@ -63,7 +63,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from snakewar.engine.rng import Rand
+from snakewar.engine.rng import Rand, go_int
 from snakewar.errors import MapSetupError, SettingsError
 from snakewar.games.battlesnake.board import MutableBoard, MutableSnake, get_unoccupied_points
 from snakewar.games.battlesnake.settings import (
@@ -235,7 +235,7 @@ def eliminate_snakes_classic(board: MutableBoard, settings: Settings, moves: obj
     moved = [s for s in board.snakes if not s.eliminated_cause and s.body]
     w, h = board.width, board.height
     deaths = [(s, _classic_cause(s, moved, w, h)) for s in moved]
-    turn = board.turn + 1
+    turn = go_int(board.turn + 1)
     for s, death in deaths:
         if death is not None:
             s.eliminate(death[0], death[1], turn)
@@ -264,7 +264,7 @@ def restock_food_classic(board: MutableBoard, settings: Settings, moves: object)
     missing = ClassicSettings.of(settings).max_food - len(board.food)
     if missing <= 0:
         return False
-    rand = settings.get_rand(board.turn + 1)
+    rand = settings.get_rand(go_int(board.turn + 1))
     for _ in range(missing):
         p = _random_free(board, rand)
         if p is None:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from snakewar.engine.rng import go_int
 from snakewar.errors import InvalidStateError, choices_text
 from snakewar.games.battlesnake.board import MutableBoard, initialize_snakes
 from snakewar.games.battlesnake.classic import check_pairing
@@ -265,7 +266,7 @@ class Game:
         # The map reads the frozen ``after_rules`` and writes to ``board``, which no
         # longer shares anything with it: the reference's lastBoardState/Editor split.
         game_map.update_board(after_rules, settings, board, self._map_memory)
-        board.turn += 1
+        board.turn = go_int(board.turn + 1)  # Go's Turn + 1 wraps at 2**63 - 1
         after = board.freeze()
         self.state = after
         self._over = False

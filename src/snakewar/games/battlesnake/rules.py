@@ -17,9 +17,13 @@ consequences that matter most (all as in the reference):
 4. Eliminations are attributed to the longest snake first: ties in board order
    with up to 12 snakes, in the order of Go's (unstable) ``sort.Slice`` of all
    snakes above that.
-5. Health arithmetic on settings wraps as Go's 64-bit ``int`` does: a hazard
-   damage near ``-2**63`` overflows to a negative health (eliminated), it does
-   not heal.
+5. Every sum the rules make of health, turn and damage wraps as Go's 64-bit
+   ``int`` does (:func:`~snakewar.engine.rng.go_int`): ``Health - 1`` at ``-2**63``
+   is ``2**63 - 1`` (the snake lives), ``Turn + 1`` at ``2**63 - 1`` is ``-2**63``
+   (the eliminated_on_turn recorded, and no royale zone that turn), and a hazard
+   damage near ``-2**63`` overflows to a negative health (eliminated), it does not
+   heal.  No loop runs a number of times that grows with the turn: the royale
+   zone stops drawing once it covers the board.
 
 Where the reference panics instead of returning, Snakewar does not crash:
 
@@ -36,7 +40,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from snakewar.engine.rng import wrap_int64
+from snakewar.engine.rng import go_int
 from snakewar.errors import InvalidStateError, StepError, UnknownRulesetError, choices_text
 from snakewar.games.battlesnake._gosort import INSERTION_SORT_MAX, go_sort_slice_by_key
 from snakewar.games.battlesnake.board import MutableBoard, MutableSnake
@@ -81,7 +85,6 @@ Stage: TypeAlias = Callable[[MutableBoard, Settings, MoveList], bool]
 # tuple.__new__ skips the named tuple's generated __new__ and _make (Python code,
 # which mypyc cannot compile): new heads are made every turn.
 _new_tuple = tuple.__new__
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 # Reference error texts (``constants.go``).
 ERR_NO_MOVE = "move not provided for snake"
@@ -184,7 +187,8 @@ def move_snakes_standard(board: MutableBoard, settings: Settings, moves: MoveLis
             if delta is None:
                 delta = _VALID_MOVES[default_move(body)]
             hx, hy = body[0]
-            body.insert(0, _new_tuple(Point, (hx + delta[0], hy + delta[1])))
+            # Go's coordinates are int64 too: a head at 2**63 - 1 moving on wraps.
+            body.insert(0, _new_tuple(Point, (go_int(hx + delta[0]), go_int(hy + delta[1]))))
             body.pop()
     return False
 
@@ -211,12 +215,12 @@ def move_snakes_wrapped(board: MutableBoard, settings: Settings, moves: MoveList
 
 
 def reduce_health_standard(board: MutableBoard, settings: Settings, moves: MoveList) -> bool:
-    """Every alive snake loses one health (no clamping)."""
+    """Every alive snake loses one health (no clamping; ``-2**63`` wraps to ``2**63 - 1``)."""
     if is_initialization(board, moves):
         return False
     for s in board.snakes:
         if not s.eliminated_cause:
-            s.health -= 1
+            s.health = go_int(s.health - 1)
     return False
 
 
@@ -235,7 +239,7 @@ def damage_hazards_standard(board: MutableBoard, settings: Settings, moves: Move
     damage = settings.get_int(HAZARD_DAMAGE_PER_TURN, 0)
     hazards = board.hazards
     food = board.food
-    turn = board.turn + 1
+    turn = go_int(board.turn + 1)
     for s in board.snakes:
         if s.eliminated_cause or not s.body:
             continue
@@ -244,9 +248,7 @@ def damage_hazards_standard(board: MutableBoard, settings: Settings, moves: Move
             continue
         for p in hazards:
             if p == head:
-                health = s.health - damage
-                if not _INT64_MIN <= health <= _INT64_MAX:
-                    health = wrap_int64(health)
+                health = go_int(s.health - damage)
                 s.health = (
                     0 if health < 0 else SNAKE_MAX_HEALTH if health > SNAKE_MAX_HEALTH else health
                 )
@@ -286,7 +288,7 @@ def eliminate_snakes_standard(board: MutableBoard, settings: Settings, moves: Mo
     if is_initialization(board, moves):
         return False
     snakes = board.snakes
-    turn = board.turn + 1
+    turn = go_int(board.turn + 1)
     w, h = board.width, board.height
     for s in snakes:
         if s.eliminated_cause:
@@ -379,10 +381,17 @@ def royale_hazards(
 ) -> list[Point] | None:
     """The royale hazard zone for ``turn`` (the *current* turn, pre-increment + 1).
 
-    Returns ``None`` before the first shrink (``turn < shrink_every``); otherwise
-    every square outside the safe rectangle, x-major then y.  The rectangle loses
-    one line per ``shrink_every`` turns on a side drawn by ``Intn(4)`` from a fresh
-    ``GetRand(0)`` stream, so the zone only ever shrinks.
+    Returns ``None`` before the first shrink (``turn < shrink_every``, which holds
+    for the ``-2**63`` that ``Turn + 1`` wraps to); otherwise every square outside
+    the safe rectangle, x-major then y.  The rectangle loses one line per
+    ``shrink_every`` turns on a side drawn by ``Intn(4)`` from a fresh ``GetRand(0)``
+    stream, so the zone only ever shrinks.
+
+    The reference draws all ``turn // shrink_every`` sides, a loop as long as the
+    turn (at turn ``2**62`` it never ends).  Snakewar stops once the rectangle is
+    empty: after ``width + height - 1`` draws it is (``width`` of them on the x sides
+    or ``height`` on the y sides), every square is then outside it, and later draws
+    change nothing, so the zone is the reference's at any turn.
 
     Raises:
         StepError: if ``shrink_every < 1``.
@@ -393,7 +402,7 @@ def royale_hazards(
         return None
     rand = settings.get_rand(0)
     min_x, max_x, min_y, max_y = 0, width - 1, 0, height - 1
-    for _ in range(turn // shrink_every):
+    for _ in range(min(turn // shrink_every, max(width, 0) + max(height, 0))):
         side = rand.intn(4)
         if side == 0:
             min_x += 1
@@ -424,7 +433,7 @@ def populate_hazards_royale(board: MutableBoard, settings: Settings, moves: Move
         settings,
         board.width,
         board.height,
-        board.turn + 1,
+        go_int(board.turn + 1),
         settings.get_int(SHRINK_EVERY_N_TURNS, 20),
     )
     if hazards is not None:

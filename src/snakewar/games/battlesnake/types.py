@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple, Protocol
 
+from snakewar.engine.rng import INT64_MAX, INT64_MIN
 from snakewar.errors import InvalidStateError
 
 __all__ = [
@@ -344,11 +345,17 @@ class BoardState:
         """Check that the state can be played.
 
         The checks: width and height in ``1..MAX_BOARD_SIZE``; unique, non-empty
-        snake ids; every point within a sane range around the board (one board
-        width/height beyond each edge, which covers heads that left the board and
-        snail_mode's off-board hazards); a known elimination cause.  An alive
-        snake with an empty body is *not* rejected here: the reference reports it
-        from ``Execute`` as ``"snake is length zero"``, and so does Snakewar.
+        snake ids; a known elimination cause; and every other number (turn, health,
+        ``eliminated_on_turn``, each coordinate) a Go ``int``, ``-2**63..2**63-1``,
+        the reference's own range.  Points are not limited to the board: the engine
+        itself makes states with points far off it (heads that left the board, a
+        snake moved by repeated move entries, snail_mode's hazards below it,
+        ``hz_expand_box``/``hz_expand_scatter``'s start drawn with the width for both
+        coordinates on a board taller than wide), and every state the engine makes
+        must load again (replays).  Negative turns are the ``Turn + 1`` after
+        ``2**63 - 1``, as in Go.  An alive snake with an empty body is *not* rejected
+        here: the reference reports it from ``Execute`` as ``"snake is length
+        zero"``, and so does Snakewar.
 
         Raises:
             InvalidStateError: naming the first problem found.
@@ -359,14 +366,14 @@ class BoardState:
                 raise InvalidStateError(
                     f"board {name} {value!r} is out of range (expected 1..{MAX_BOARD_SIZE})"
                 )
-        if type(self.turn) is not int or self.turn < 0:
-            raise InvalidStateError(f"turn {self.turn!r} is invalid (expected an integer >= 0)")
+        if type(self.turn) is not int or not INT64_MIN <= self.turn <= INT64_MAX:
+            raise InvalidStateError(f"turn {self.turn!r} is invalid ({_INT64_TEXT})")
 
         def check(p: Point, where: str) -> None:
-            if not (-w <= p.x < 2 * w and -h <= p.y < 2 * h):
+            if not (INT64_MIN <= p.x <= INT64_MAX and INT64_MIN <= p.y <= INT64_MAX):
                 raise InvalidStateError(
-                    f"{where}: point ({p.x}, {p.y}) is far off the {w}x{h} board "
-                    f"(expected x in {-w}..{2 * w - 1}, y in {-h}..{2 * h - 1})"
+                    f"{where}: point ({p.x}, {p.y}) is out of range "
+                    f"(coordinates are 64-bit integers, {_INT64_TEXT[9:]})"
                 )
 
         seen: set[str] = set()
@@ -380,6 +387,9 @@ class BoardState:
                 raise InvalidStateError(
                     f"snake {s.id!r}: unknown eliminated_cause {s.eliminated_cause!r}"
                 )
+            for name, value in (("health", s.health), ("eliminated_on_turn", s.eliminated_on_turn)):
+                if not INT64_MIN <= value <= INT64_MAX:
+                    raise InvalidStateError(f"snake {s.id!r}: {name} {value} ({_INT64_TEXT})")
             for p in s.body:
                 check(p, f"snake {s.id!r} body")
         for p in self.food:
@@ -431,6 +441,7 @@ class BoardState:
 
 
 _CAUSES = frozenset(c.value for c in EliminationCause)
+_INT64_TEXT = f"expected a 64-bit integer, {INT64_MIN}..{INT64_MAX}"
 
 
 def points(items: Iterable[Any]) -> tuple[Point, ...]:

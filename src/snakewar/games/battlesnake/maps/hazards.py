@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from snakewar.engine.rng import Rand
+from snakewar.engine.rng import Rand, go_int
 from snakewar.errors import MapSetupError
 from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.maps.base import (
@@ -252,7 +252,7 @@ class SpiralMap(_HazardMap):
 
     def turn_hazards(self, last: BoardView, settings: Settings) -> list[Point]:
         """The spiral square of this turn, if it is a spawn turn and on the board."""
-        current = last.turn + 1
+        current = go_int(last.turn + 1)
         if current < _SPIRAL_EVERY or current % _SPIRAL_EVERY != 0:
             return []
         path = _spiral_path(settings.seed, last.width, last.height)
@@ -288,7 +288,7 @@ class ScatterMap(_HazardMap):
 
     def turn_hazards(self, last: BoardView, settings: Settings) -> list[Point]:
         """This turn's square of the shuffled board, on even turns until all are used."""
-        current = last.turn + 1
+        current = go_int(last.turn + 1)
         if current < 2 or current % 2 != 0:
             return []
         order = _scatter_order(settings.seed, last.width, last.height)
@@ -354,7 +354,7 @@ class GrowBoxMap(_HazardMap):
 
     def turn_hazards(self, last: BoardView, settings: Settings) -> list[Point]:
         """The start at turn 1, then one new line of the box every 12 turns."""
-        current = last.turn + 1
+        current = go_int(last.turn + 1)
         if (current - 1) % 12 != 0 or len(last.hazards) == last.width * last.height:
             return []
         self._check_board(last.width, last.height)
@@ -362,7 +362,15 @@ class GrowBoxMap(_HazardMap):
         if current == 1:
             return [start]
         step = (current - 1) // 12
-        return list(lines[step - 1]) if step <= len(lines) else []
+        # A negative turn (after Go's Turn + 1 wrapped) draws no growth step in the
+        # reference's loop: nothing to add.
+        return list(lines[step - 1]) if 1 <= step <= len(lines) else []
+
+
+def _go_quotient(a: int, b: int) -> int:
+    """``a / b`` as Go divides ints (``b > 0``): toward zero, where ``//`` floors."""
+    q = a // b
+    return q + 1 if q < 0 and q * b != a else q
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
@@ -391,14 +399,14 @@ class ExpandingBoxMap(_HazardMap):
     def turn_hazards(self, last: BoardView, settings: Settings) -> list[Point]:
         """The start at turn 1, then the next ring (on-board squares, x-major)."""
         w, h = last.width, last.height
-        current = last.turn + 1
+        current = go_int(last.turn + 1)
         if (current - 1) % 20 != 0 or len(last.hazards) == w * h:
             return []
         self._check_board(w, h)
         sx, sy = _expand_start(settings.seed, 2, w - 2)
         if current == 1:
             return [Point(sx, sy)]
-        offset = current // 20
+        offset = _go_quotient(current, 20)
         if offset > max(sx, sy, w - sx, h - sy):
             return []
         return _ring_squares(sx, sy, offset, w, h)
@@ -442,7 +450,7 @@ class ExpandingScatterMap(_HazardMap):
 
     def turn_hazards(self, last: BoardView, settings: Settings) -> list[Point]:
         """The start at turn 1, then the next square of the spawn order on odd turns."""
-        current = last.turn + 1
+        current = go_int(last.turn + 1)
         if (current - 1) % 2 != 0 or len(last.hazards) == last.width * last.height:
             return []
         self._check_board(last.width, last.height)
@@ -450,7 +458,9 @@ class ExpandingScatterMap(_HazardMap):
         if current == 1:
             return [start]
         i = current // 2 - 1
-        return [order[i]] if i < len(order) else []
+        # Below 0 (a negative turn, after Go's Turn + 1 wrapped) the reference indexes
+        # its list at i and panics; Snakewar adds nothing, as past the end.
+        return [order[i]] if 0 <= i < len(order) else []
 
 
 MAPS: tuple[GameMap, ...] = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from snakewar.engine.rng import go_int
 from snakewar.games.battlesnake.board import MutableBoard, place_snakes_automatically
 from snakewar.games.battlesnake.maps.base import (
     TAG_HAZARD_PLACEMENT,
@@ -98,7 +99,7 @@ class RoyaleMap(GameMap):
             settings,
             last.width,
             last.height,
-            last.turn + 1,
+            go_int(last.turn + 1),
             settings.get_int(SHRINK_EVERY_N_TURNS, 20),
         )
         if hazards is not None:
