@@ -30,6 +30,7 @@ from snakewar.server.matches import (
     adapter_for,
     check_caps,
     check_entrants,
+    check_free_name,
     programs_for,
     resolve_entrants,
     turn_limit,
@@ -52,7 +53,7 @@ from snakewar.server.schemas import (
 )
 from snakewar.storage import ArenaRun, AsyncStore, Store
 
-__all__ = ["ladder_out", "resumer", "router", "run_out"]
+__all__ = ["entry_owner", "ladder_out", "resumer", "router", "run_out"]
 
 router = APIRouter(prefix="/api/ladders", tags=["ladders"])
 
@@ -213,8 +214,10 @@ async def add_entrant(
     ):
         raise NotAllowedError("snake: a user enters ladders with their own snakes only")
     if config.public and not principal.is_admin and body.name is not None:
-        # A user's entry is "owner/name", which is how its owner may take it off again.
-        raise NotAllowedError("name: a user's entry is named after its snake (owner/name)")
+        # A user's entry is "@owner/name", which is how its owner may take it off again.
+        raise NotAllowedError("name: a user's entry is named after its snake (@owner/name)")
+    if body.name is not None:
+        check_free_name(body.name, "name")
     resolved = await resolve_entrants(
         store,
         principal,
@@ -280,7 +283,20 @@ async def update_ladder(
     return await _ladder_out(ladder, runs)
 
 
-# A registered snake's entry is "owner/name": the path convertor takes its slash (an
+def entry_owner(entrant: str) -> str | None:
+    """The user whose entry ``entrant`` is: ``@owner/name`` (``None``: nobody's).
+
+    An entry made before names were namespaced is ``owner/name``: its owner may still
+    take it off (a free name that imitated one could only ever be taken off by the user
+    it imitated, or an admin).
+    """
+    ref = SNAKE_REF.match(entrant)
+    if ref is not None:
+        return ref[1]
+    return entrant.split("/", 1)[0] if "/" in entrant and not entrant.startswith("@") else None
+
+
+# A registered snake's entry is "@owner/name": the path convertor takes its slash (an
 # encoded %2F reaches the route decoded).
 @router.delete("/{name}/snakes/{entrant:path}", status_code=204, responses=NO_CONTENT)
 async def remove_entrant(
@@ -291,7 +307,7 @@ async def remove_entrant(
     entrant: str = Path(min_length=1, max_length=100),
 ) -> Response:
     """Take an entrant off a ladder: a registered snake's owner, or an admin."""
-    owner = entrant.split("/", 1)[0] if "/" in entrant else None
+    owner = entry_owner(entrant)
     mine = principal.user is not None and owner == principal.user.name
     if not (principal.is_admin or mine):
         raise NotAllowedError(

@@ -142,6 +142,7 @@ async def _entrants(
         names,
         raw_ok=not config.public,
         uploads=uploads,
+        names_field=names_field,
     )
     pairs = list(zip(resolved.texts, resolved.names, strict=True))
     programs = {resolved.texts[i]: program for i, program in resolved.programs.items()}
