@@ -21,7 +21,7 @@ from snakewar.engine.protocol import Entrant
 from snakewar.errors import NotFoundError
 from snakewar.referee.uploads import UploadCache
 from snakewar.server.arena import ArenaBusyError, LiveExecutor, RunProgress, RunSlot
-from snakewar.server.auth import AdminDep, NotAllowedError, UserDep
+from snakewar.server.auth import AdminDep, NotAllowedError, PrincipalDep, UserDep
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, ManagerDep, RunsDep, StoreDep, UploadsDep
 from snakewar.server.manager import GameManager
@@ -35,6 +35,7 @@ from snakewar.server.matches import (
     resolve_entrants,
     turn_limit,
 )
+from snakewar.server.privacy import hide_sources
 from snakewar.server.runs import RunKeeper, RunView
 from snakewar.server.schemas import (
     NO_CONTENT,
@@ -234,14 +235,19 @@ async def add_entrant(
         ladder.config.adapter, [Entrant(entry.source, entry.name, program)], config
     )
     await store.run(store.store.ladders.save_entry, name, entry)
-    return ladder_out(ladder, False)
+    return hide_sources(ladder_out(ladder, False), principal)
 
 
 @router.get("/{name}")
-async def get_ladder(name: str, store: StoreDep, runs: RunsDep) -> LadderOut:
-    """Standings (rating = mu - 3 sigma), rating history and the recent games."""
+async def get_ladder(
+    name: str, principal: PrincipalDep, store: StoreDep, runs: RunsDep
+) -> LadderOut:
+    """Standings (rating = mu - 3 sigma), rating history and the recent games.
+
+    An entrant's address (``source``) is shown to its owner and admins only.
+    """
     ladder = await store.run(load_ladder, store.store, name)
-    return await _ladder_out(ladder, runs)
+    return hide_sources(await _ladder_out(ladder, runs), principal)
 
 
 @router.patch("/{name}")
