@@ -286,16 +286,16 @@ def test_ladders_are_run_by_admins_and_joined_by_users_with_their_own_snakes() -
         assert joined.status_code == 201, joined.text
         entry = joined.json()["standings"][0] if joined.json()["standings"] else None
         ladder = admin.get("/api/ladders/l").json()
-        assert entry is None or entry["snake"] == "ann/a"
+        assert entry is None or entry["snake"] == "@ann/a"
         assert admin.post("/api/ladders/l/run", json={"games": 1}, headers=ann).status_code == 403
-        assert admin.delete("/api/ladders/l/snakes/ann%2Fa", headers=bob).status_code in (
+        assert admin.delete("/api/ladders/l/snakes/%40ann%2Fa", headers=bob).status_code in (
             403,
             404,
         )
         # A deleted snake leaves its ladders.
         snake_id = admin.get("/api/snakes?mine=true", headers=ann).json()[0]["id"]
         assert admin.delete(f"/api/snakes/{snake_id}", headers=ann).status_code == 204
-        assert admin.store.ladders.entries_named("ann/a") == []
+        assert admin.store.ladders.entries_named("@ann/a") == []
         assert ladder["name"] == "l"
         assert admin.delete("/api/ladders/l", headers=ann).status_code == 403
         assert admin.delete("/api/ladders/l").status_code == 204
@@ -388,7 +388,7 @@ def test_the_local_user_plays_its_registered_loopback_snake() -> None:
         assert made.status_code == 201, made.text
         game = client.post("/api/games", json={**GAME, "snakes": ["@local/good", "random"]})
         assert game.status_code == 201, game.text
-        assert [e["name"] for e in game.json()["entrants"]] == ["local/good", "random"]
+        assert [e["name"] for e in game.json()["entrants"]] == ["@local/good", "random"]
         deadline = time.monotonic() + 60
         while client.get(f"/api/games/{game.json()['id']}").json()["status"] == "running":
             assert time.monotonic() < deadline

@@ -425,7 +425,7 @@ def test_members_join_and_leave_ladders_with_their_own_snakes() -> None:
             assert made.status_code == 201, made.text
         joined = admin.post("/api/ladders/club/snakes", json={"snake": "@ann/viper"}, headers=ann)
         assert joined.status_code == 201, joined.text
-        assert [s["snake"] for s in joined.json()["standings"]] == ["ann/viper"]
+        assert [s["snake"] for s in joined.json()["standings"]] == ["@ann/viper"]
         # Its entry is named after the snake: a user cannot pick another name.
         renamed = admin.post(
             "/api/ladders/club/snakes",
@@ -435,13 +435,17 @@ def test_members_join_and_leave_ladders_with_their_own_snakes() -> None:
         assert renamed.status_code == 403 and "name" in detail(renamed)
         admin.post("/api/ladders/club/snakes", json={"snake": "@bob/viper"}, headers=bob)
         # The entry's slash is part of the path, encoded or not.
-        for path in ("/api/ladders/club/snakes/ann%2Fviper", "/api/ladders/club/snakes/ann/viper"):
+        for path in (
+            "/api/ladders/club/snakes/%40ann%2Fviper",
+            "/api/ladders/club/snakes/@ann/viper",
+        ):
             refused = admin.delete(path, headers=bob)
             assert refused.status_code == 403 and "not yours" in detail(refused)
             assert admin.delete(path, headers=ANONYMOUS).status_code == 401
-        assert admin.delete("/api/ladders/club/snakes/ann%2Fviper", headers=ann).status_code == 204
-        gone = admin.delete("/api/ladders/club/snakes/ann/viper", headers=ann)
-        assert gone.status_code == 404 and "ann/viper" in detail(gone)
+        gone = admin.delete("/api/ladders/club/snakes/%40ann%2Fviper", headers=ann)
+        assert gone.status_code == 204
+        gone = admin.delete("/api/ladders/club/snakes/@ann/viper", headers=ann)
+        assert gone.status_code == 404 and "@ann/viper" in detail(gone)
         # An admin may take anyone off.
-        assert admin.delete("/api/ladders/club/snakes/bob/viper").status_code == 204
+        assert admin.delete("/api/ladders/club/snakes/@bob/viper").status_code == 204
         assert admin.get("/api/ladders/club").json()["standings"] == []

@@ -168,13 +168,13 @@ def test_the_game_answers_at_once_and_its_turns_are_served_as_they_are_played(
     assert now["status"] == "running"
     assert now["turn"] == 1  # turn 1 played; turn 2 waits for the bot
     halite = client.get(f"/api/halite/games/{game_id}").json()
-    assert halite["status"] == "running" and halite["players"] == ["local/gated", "greedy"]
+    assert halite["status"] == "running" and halite["players"] == ["@local/gated", "greedy"]
 
     page = client.get(f"/api/games/{game_id}/frames").json()
     assert (page["status"], page["turn"], page["count"], page["offset"]) == ("running", 1, 2, 0)
     header = page["header"]
     assert header["map_generator_seed"] == 3 and header["number_of_players"] == 2
-    assert [p["name"] for p in header["players"]] == ["local/gated", "greedy"]
+    assert [p["name"] for p in header["players"]] == ["@local/gated", "greedy"]
     assert header["production_map"]["width"] == 32
     assert header["GAME_CONSTANTS"]["MAX_TURNS"] == 6
     running_frames = page["frames"]
@@ -200,7 +200,7 @@ def test_the_game_answers_at_once_and_its_turns_are_served_as_they_are_played(
     assert {k: v for k, v in document.items() if k in header} == header
     row = store.games.get(game_id)
     assert row is not None  # stored finished, its header is small: listings read it
-    players = ["local/gated", "greedy"]
+    players = ["@local/gated", "greedy"]
     assert row.header == {"seed": 3, "width": 32, "height": 32, "players": players}
     # The replay file holds every frame: the streamed ones are not kept twice.
     assert store.games.frame_count(game_id) == 0

@@ -74,7 +74,7 @@ def test_an_uploaded_bot_plays_halite_in_the_sandbox() -> None:
         assert game.status_code == 201, game.text
         done = finished(admin, game.json()["id"])
         assert done["status"] == "complete", done
-        assert [e["name"] for e in done["entrants"]] == ["ann/kit", "greedy"]
+        assert [e["name"] for e in done["entrants"]] == ["@ann/kit", "greedy"]
         assert [e["source"] for e in done["entrants"]] == ["@ann/kit", "builtin:greedy"]
         row = admin.store.games.get(done["id"])
         assert row is not None and row.result is not None and row.result["killed"] == {}
@@ -230,7 +230,7 @@ def test_a_halite_ladder_with_uploaded_bots() -> None:
             time.sleep(0.2)
         assert ladder["games_played"] == 2, ladder
         notes = {s["snake"]: s for s in ladder["standings"]}
-        assert set(notes) == {"ann/kit", "greedy"}
+        assert set(notes) == {"@ann/kit", "greedy"}
 
 
 def _size() -> dict[str, Any]:

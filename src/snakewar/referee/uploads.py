@@ -50,6 +50,11 @@ MAX_UNPACKED_BYTES: Final = 16 * 1024 * 1024
 """The most bytes an archive may unpack to."""
 MAX_FILES: Final = 500
 """The most members (files and folders) an archive may hold."""
+MAX_NAME_CHARS: Final = 255
+"""The longest member path an archive may hold (one part is at most 100 characters)."""
+MAX_PART_CHARS: Final = 100
+MAX_DEPTH: Final = 16
+"""The most folders deep a member may lie."""
 
 _CHUNK: Final = 64 * 1024
 # What a tar stream may hold besides its files' bytes: a 512-byte header and up to 511
@@ -78,6 +83,8 @@ LANGUAGES: Final = {
 
 def _members_zip(archive: zipfile.ZipFile) -> Iterator[tuple[str, bool, int, IO[bytes] | None]]:
     for info in archive.infolist():
+        if not info.filename:
+            raise UploadedBotError("an archive member has an empty name")
         mode = (info.external_attr >> 16) & 0xFFFF
         if mode and stat.S_ISLNK(mode):
             raise UploadedBotError(f"archive member {info.filename[:80]!r} is a link")
@@ -124,9 +131,24 @@ class _CappedStream(io.RawIOBase):
 
 
 def _safe_path(name: str) -> PurePosixPath:
+    # Checked before the name touches the file system: a name the file system refuses
+    # (too long, a NUL) would otherwise fail there, as an error naming the server's path.
+    shown = f"{name[:80]!r}{'...' if len(name) > 80 else ''}"
+    if len(name) > MAX_NAME_CHARS:
+        raise UploadedBotError(
+            f"archive member {shown} has a name of {len(name)} characters; "
+            f"expected at most {MAX_NAME_CHARS}"
+        )
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise UploadedBotError(f"archive member {shown} has a control character in its name")
     path = PurePosixPath(name.replace("\\", "/"))
     if path.is_absolute() or ".." in path.parts or not path.parts:
-        raise UploadedBotError(f"archive member {name[:80]!r} leaves the bot's folder")
+        raise UploadedBotError(f"archive member {shown} leaves the bot's folder")
+    if len(path.parts) > MAX_DEPTH or any(len(part) > MAX_PART_CHARS for part in path.parts):
+        raise UploadedBotError(
+            f"archive member {shown} lies deeper than {MAX_DEPTH} folders or has a "
+            f"name part longer than {MAX_PART_CHARS} characters"
+        )
     return path
 
 
@@ -153,6 +175,7 @@ def unpack_bot_archive(
     stream = io.BytesIO(data)
     members: Iterator[tuple[str, bool, int, IO[bytes] | None]]
     opened: zipfile.ZipFile | tarfile.TarFile
+    capped: _CappedStream | None = None
     try:
         if zipfile.is_zipfile(stream):
             opened = zipfile.ZipFile(stream)
@@ -168,11 +191,24 @@ def unpack_bot_archive(
             )
             tar = tarfile.open(fileobj=capped, mode="r|")  # noqa: SIM115
             opened, members = tar, _members_tar(tar)
-    except (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError, zlib.error):
+    except UploadedBotError:  # the cap's refusal, told as it is
+        raise
+    except (
+        tarfile.TarError,
+        zipfile.BadZipFile,
+        OSError,
+        EOFError,
+        zlib.error,
+        RuntimeError,
+        NotImplementedError,
+        ValueError,
+        LookupError,
+    ):
         raise UploadedBotError("the upload is no .zip or .tar.gz archive") from None
     destination.mkdir(mode=0o755)
     files: list[str] = []
     total = 0
+    name = ""
     try:
         with opened:
             for count, (name, is_dir, mode, source) in enumerate(members, start=1):
@@ -195,21 +231,52 @@ def unpack_bot_archive(
                         out.write(chunk)
                 target.chmod(0o755 if mode & 0o111 else 0o644)
                 files.append(str(path))
+            if capped is not None:
+                # A tar stream ends before its gzip trailer is read: read on to the end
+                # (through the cap), so that a damaged archive's CRC is checked too.
+                while capped.read(_CHUNK):
+                    pass
+    except UploadedBotError:
+        shutil.rmtree(destination, ignore_errors=True)
+        raise
+    except (FileExistsError, NotADirectoryError, IsADirectoryError):
+        shutil.rmtree(destination, ignore_errors=True)
+        # The exception's text names the server's folder: the answer never does.
+        raise UploadedBotError(
+            f"archive member {name[:80]!r} clashes with another member (the same path twice, "
+            "or a file where a folder is)"
+        ) from None
     except (
         tarfile.TarError,
         zipfile.BadZipFile,
         EOFError,
-        FileExistsError,
         gzip.BadGzipFile,
         zlib.error,
+        OSError,
+        RuntimeError,  # zipfile: an encrypted member
+        NotImplementedError,  # zipfile: a compression method it cannot read
+        ValueError,
+        LookupError,
     ) as exc:
         shutil.rmtree(destination, ignore_errors=True)
-        raise UploadedBotError(f"the archive is damaged ({exc})") from None
+        raise UploadedBotError(f"the archive is damaged ({_why(exc)})") from None
     except BaseException:
         shutil.rmtree(destination, ignore_errors=True)
         raise
     _strip_single_folder(destination)
     return files
+
+
+def _why(exc: BaseException) -> str:
+    """Why an archive could not be read, in words that never name a server path.
+
+    The archive modules' own messages name members and checksums; an ``OSError``'s
+    names the file it was writing, in the server's scratch folder: only its kind is told.
+    """
+    if isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile):
+        return exc.strerror or type(exc).__name__
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:200]
 
 
 def _strip_single_folder(destination: Path) -> None:

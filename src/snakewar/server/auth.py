@@ -233,7 +233,7 @@ def ensure_local_user(store: Store) -> User:
         return found[0]
     try:
         # "!" is no argon2 hash: nobody can ever log in as the local user.
-        return store.accounts.create_user(LOCAL_USER, "!", role="admin")
+        return store.accounts.create_user(LOCAL_USER, "!", role="admin", allow_reserved=True)
     except UserExistsError:  # another server made it at the same moment
         return store.accounts.user(LOCAL_USER)
 

@@ -22,7 +22,7 @@ from typing import Final
 
 from snakewar.adapters import default_game, get_game
 from snakewar.engine.protocol import JSON, Entrant, GameAdapter, MatchSpec, entrants_from_texts
-from snakewar.errors import EntrantError, ForbiddenError, OverLimitError
+from snakewar.errors import EntrantError, ForbiddenError, OverLimitError, ParamsError
 from snakewar.referee.process import Program
 from snakewar.referee.uploads import UploadCache
 from snakewar.server.auth import NotAllowedError, Principal
@@ -32,12 +32,14 @@ from snakewar.server.safety import check_public_url
 from snakewar.storage import AsyncStore, SnakeNotFoundError, StoredSnake
 
 __all__ = [
+    "NAMESPACE_MARKS",
     "SNAKE_REF",
     "ProgramEntrantError",
     "Resolved",
     "adapter_for",
     "check_caps",
     "check_entrants",
+    "check_free_name",
     "find_snake",
     "programs_for",
     "resolve_entrants",
@@ -106,6 +108,30 @@ async def find_snake(store: AsyncStore, principal: Principal, ref: str) -> Store
     return snake
 
 
+NAMESPACE_MARKS: Final = ("@", "/", ":")
+"""What a name given to an entrant may not hold: the marks of the names the server gives
+(``@owner/name``, ``builtin:NAME``), so that no free name reads as one of them."""
+
+
+def check_free_name(name: str, field: str) -> None:
+    """Refuse a name given to an entrant that could imitate a namespaced one.
+
+    A registered snake plays as ``@owner/name`` and a built-in as ``builtin:NAME``;
+    a name a request gives holds none of ``@``, ``/`` and ``:``, so it can never be
+    read as a user's entry (``alice/s61``) or a built-in, nor take its place first.
+
+    Raises:
+        ParamsError: naming ``field``.
+    """
+    marks = [mark for mark in NAMESPACE_MARKS if mark in name]
+    if marks:
+        raise ParamsError(
+            field,
+            f"{field}: {name[:64]!r} holds {' and '.join(repr(m) for m in marks)}; a given "
+            "name may not (a registered snake plays as @owner/name, a built-in as builtin:NAME)",
+        )
+
+
 async def resolve_entrants(
     store: AsyncStore,
     principal: Principal,
@@ -116,17 +142,25 @@ async def resolve_entrants(
     *,
     raw_ok: bool | None = None,
     uploads: UploadCache | None = None,
+    names_field: str = "names",
 ) -> Resolved:
     """What ``texts`` name, with registered snakes (``@owner/name``) looked up.
 
     A URL snake's text becomes its URL; a program bot keeps its reference as its text
     and gets its :class:`~snakewar.referee.process.Program` (made with ``uploads``; no
-    cache: program bots are refused).  A snake plays as ``owner/name`` unless the
-    request names it.  ``raw_ok`` says whether a bot may be named by URL (default: on a
-    local server, or for an admin).
+    cache: program bots are refused).  ``raw_ok`` says whether a bot may be named by URL
+    (default: on a local server, or for an admin).
+
+    Names are bound to their owner's namespace: a registered snake plays as its
+    reference, ``@owner/name`` (a request may not rename it); a name a request gives
+    may hold no ``@``, ``/`` or ``:`` (:func:`check_free_name`), so nobody's entry can
+    be imitated.  A built-in keeps its bot's name (``random``, ``random-2``) unless
+    named: a name with none of those marks, which no user's entry can take.
 
     Raises:
         EntrantError, SnakeNotFoundError: a reference that cannot be played.
+        ParamsError: a given name that could imitate a namespaced one, or that renames
+            a registered snake.
         NotAllowedError: on a public server, a raw URL from a user who is no admin.
         ProgramEntrantError: a program bot where none may run.
         SandboxError: a program bot that needs a sandbox this server cannot make.
@@ -135,21 +169,27 @@ async def resolve_entrants(
         raw_ok = not config.public or principal.is_admin
     out: list[str] = []
     named: list[str | None] = [*names, *[None] * (len(texts) - len(names))]
+    for i, given in enumerate(named):
+        if given is not None:
+            check_free_name(given, f"{names_field}[{i}]")
     programs: dict[int, Program] = {}
     for i, text in enumerate(texts):
         if not text.startswith("@"):
-            if not raw_ok:
-                reach = adapter.reach(adapter.entrant(text, None))
-                if reach.kind != "builtin":
-                    raise NotAllowedError(
-                        f"snakes[{i}]: register the snake first (POST /api/snakes) and "
-                        "name it @owner/name; only built-in bots are named directly here"
-                    )
+            if not raw_ok and adapter.reach(adapter.entrant(text, None)).kind != "builtin":
+                raise NotAllowedError(
+                    f"snakes[{i}]: register the snake first (POST /api/snakes) and "
+                    "name it @owner/name; only built-in bots are named directly here"
+                )
             out.append(text)
             continue
         snake = await find_snake(store, principal, text)
         if snake.game != adapter.name:
             raise EntrantError(f"snakes[{i}]: {snake.ref} plays {snake.game}, not {adapter.name}")
+        if named[i] is not None:
+            raise ParamsError(
+                f"{names_field}[{i}]",
+                f"{names_field}[{i}]: {snake.ref} plays under its own name; leave its name out",
+            )
         if snake.kind == "url" and snake.url is not None:
             out.append(snake.url)
         elif uploads is None:
@@ -157,8 +197,7 @@ async def resolve_entrants(
         else:
             out.append(snake.ref)
             programs[i] = await program_of(snake, store, uploads, config)
-        if named[i] is None:
-            named[i] = f"{snake.owner}/{snake.name}"
+        named[i] = snake.ref
     return Resolved(out, named, programs)
 
 

@@ -27,7 +27,9 @@ from typing import ParamSpec, TypeVar
 from snakewar.storage.accounts import (
     ROLES,
     ApiToken,
+    ConfusableUserNameError,
     Invite,
+    InviteNotUsableError,
     SnakeExistsError,
     SnakeNotFoundError,
     SqlAccountRepository,
@@ -59,6 +61,7 @@ from snakewar.storage.models import GAME_STATUSES
 from snakewar.storage.quota import QuotaExceededError
 from snakewar.storage.runs import ArenaRun, SqlRunRepository
 from snakewar.storage.tournaments import SqlTournamentRepository
+from snakewar.storage.usernames import ReservedUserNameError
 
 __all__ = [
     "DATABASE_URL_ENV",
@@ -70,12 +73,15 @@ __all__ = [
     "ApiToken",
     "ArenaRun",
     "AsyncStore",
+    "ConfusableUserNameError",
     "Database",
     "GameExistsError",
     "GameNotFoundError",
     "GameRow",
     "Invite",
+    "InviteNotUsableError",
     "QuotaExceededError",
+    "ReservedUserNameError",
     "SnakeExistsError",
     "SnakeNotFoundError",
     "SqlAccountRepository",

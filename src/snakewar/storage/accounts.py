@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from snakewar.errors import ConflictError, NotFoundError
+from snakewar.errors import ConflictError, ForbiddenError, NotFoundError
 from snakewar.storage.database import Database, StoreError, now, utc
 from snakewar.storage.models import (
     ApiTokenModel,
@@ -37,6 +37,7 @@ from snakewar.storage.models import (
     UserModel,
 )
 from snakewar.storage.quota import hold_quota, stored_by_user, stored_bytes
+from snakewar.storage.usernames import check_new_user_name, confusable_with
 
 __all__ = [
     "DEVICE_LIFETIME",
@@ -45,7 +46,9 @@ __all__ = [
     "USER_NAME",
     "ApiToken",
     "Backoff",
+    "ConfusableUserNameError",
     "Invite",
+    "InviteNotUsableError",
     "LoginAttempt",
     "SnakeExistsError",
     "SnakeKind",
@@ -116,6 +119,14 @@ class LoginAttempt:
 
 class UserExistsError(StoreError, ConflictError):
     """Raised for a user name that is taken."""
+
+
+class ConfusableUserNameError(UserExistsError):
+    """Raised for a user name that looks like an existing account's (the same skeleton)."""
+
+
+class InviteNotUsableError(StoreError, ForbiddenError):
+    """Raised for a sign-up whose invitation is unknown, used or expired."""
 
 
 class UserNotFoundError(StoreError, NotFoundError):
@@ -245,12 +256,29 @@ class SqlAccountRepository:
 
     # -- users --------------------------------------------------------------------------
 
-    def create_user(self, name: str, password_hash: str, role: str = "user") -> User:
-        """Add an account.
+    def create_user(
+        self,
+        name: str,
+        password_hash: str,
+        role: str = "user",
+        *,
+        invite: str | None = None,
+        allow_reserved: bool = False,
+    ) -> User:
+        """Add an account; with ``invite`` (a code's hash), spend that invitation on it.
+
+        The account and the invitation are one transaction: an invitation is used only
+        by an account that is made (a taken or refused name leaves it usable), and of
+        two sign-ups racing for one invitation exactly one is made.  A name that looks
+        like an existing account's is refused (:mod:`snakewar.storage.usernames`), and
+        so is a reserved one unless ``allow_reserved`` (the local server's own user).
 
         Raises:
             StoreError: a name outside :data:`USER_NAME`, or a role not in :data:`ROLES`.
-            UserExistsError: if the name is taken.
+            ReservedUserNameError: a reserved name, or one that looks like it.
+            UserExistsError: if the name is taken (:class:`ConfusableUserNameError`:
+                an existing name looks like it).
+            InviteNotUsableError: ``invite`` is unknown, used or expired.
         """
         if not USER_NAME.match(name):
             raise StoreError(
@@ -259,8 +287,18 @@ class SqlAccountRepository:
             )
         if role not in ROLES:
             raise StoreError(f"role {role!r}: expected one of {', '.join(ROLES)}")
+        if not allow_reserved:
+            check_new_user_name(name)
         try:
             with self._db.session() as session:
+                names = session.scalars(sa.select(UserModel.name)).all()
+                if name in names:
+                    raise UserExistsError(f"user name {name!r} is taken")
+                twin = confusable_with(name, names)
+                if twin is not None:
+                    raise ConfusableUserNameError(
+                        f"name: {name!r} looks like the existing user {twin!r}; pick another name"
+                    )
                 row = UserModel(
                     name=name,
                     password_hash=password_hash,
@@ -270,6 +308,11 @@ class SqlAccountRepository:
                 )
                 session.add(row)
                 session.flush()
+                if invite is not None and not self._spend_invite(session, invite, name):
+                    # Raised inside the transaction: the account is rolled back with it.
+                    raise InviteNotUsableError(
+                        "invite: this invitation is not valid (used or expired?)"
+                    )
                 return _user(row)
         except IntegrityError:
             raise UserExistsError(f"user name {name!r} is taken") from None
@@ -656,18 +699,28 @@ class SqlAccountRepository:
             return "deleted"
 
     def use_invite(self, code_hash: str, name: str) -> bool:
-        """Spend an unexpired, unused invitation for ``name``; False if there is none."""
+        """Spend an unexpired, unused invitation for ``name``; False if there is none.
+
+        A sign-up spends its invitation with its account instead
+        (:meth:`create_user`'s ``invite``), so that a failed one leaves it usable.
+        """
         with self._db.session() as session:
-            result = session.execute(
-                sa.update(InviteModel)
-                .where(
-                    InviteModel.code_hash == code_hash,
-                    InviteModel.used_by.is_(None),
-                    InviteModel.expires_at > now(),
-                )
-                .values(used_by=name)
+            return self._spend_invite(session, code_hash, name)
+
+    @staticmethod
+    def _spend_invite(session: Session, code_hash: str, name: str) -> bool:
+        # One conditional UPDATE: of two transactions spending one invitation, the
+        # second finds it used (PostgreSQL re-reads the row once the first commits).
+        result = session.execute(
+            sa.update(InviteModel)
+            .where(
+                InviteModel.code_hash == code_hash,
+                InviteModel.used_by.is_(None),
+                InviteModel.expires_at > now(),
             )
-            return bool(getattr(result, "rowcount", 0))
+            .values(used_by=name)
+        )
+        return bool(getattr(result, "rowcount", 0))
 
 
 class SqlSnakeRepository:

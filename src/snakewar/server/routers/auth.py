@@ -45,6 +45,7 @@ from snakewar.server.schemas import (
 from snakewar.storage import User
 from snakewar.storage.accounts import LoginAttempt
 from snakewar.storage.database import now
+from snakewar.storage.usernames import check_new_user_name
 
 __all__ = ["INVITE_LIFETIME", "router", "user_out"]
 
@@ -135,13 +136,17 @@ async def signup(
     _throttle(request)
     if config.signup == "closed":
         raise SignupClosedError("sign-up is closed on this server; ask its admin for an account")
+    if config.signup == "invite" and body.invite is None:
+        raise SignupClosedError("invite: this server signs up by invitation only")
+    check_new_user_name(body.name)  # before the slow hash: refused at once
     password_hash = await passwords.hash(body.password)
-    if config.signup == "invite":
-        if body.invite is None:
-            raise SignupClosedError("invite: this server signs up by invitation only")
-        if not await store.run(store.store.accounts.use_invite, digest(body.invite), body.name):
-            raise SignupClosedError("invite: this invitation is not valid (used or expired?)")
-    user = await store.run(store.store.accounts.create_user, body.name, password_hash)
+    # The invitation is spent with the account, in one transaction: a sign-up that
+    # fails (a taken or refused name) leaves it usable, and of two sign-ups racing
+    # for it exactly one is made.
+    invite = digest(body.invite) if config.signup == "invite" and body.invite else None
+    user = await store.run(
+        store.store.accounts.create_user, body.name, password_hash, invite=invite
+    )
     return await _log_in(request, response, store, user)
 
 

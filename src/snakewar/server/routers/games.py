@@ -20,7 +20,7 @@ from fastapi.responses import Response
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import MatchSpec
 from snakewar.errors import ConflictError, NotFoundError
-from snakewar.server.auth import Principal, UserDep, require_owner
+from snakewar.server.auth import Principal, PrincipalDep, UserDep, require_owner
 from snakewar.server.deps import (
     ConfigDep,
     LimiterDep,
@@ -40,6 +40,7 @@ from snakewar.server.matches import (
     web_match,
     with_programs,
 )
+from snakewar.server.privacy import hidden_in, hide_in_bytes, hide_in_json, hide_sources
 from snakewar.server.schemas import (
     NO_CONTENT,
     CallOut,
@@ -212,11 +213,12 @@ async def create_game(
             # The inspector's bodies are a local server's: a public one keeps none.
             record_calls=not config.public,
         )
-    return live_out(live)
+    return hide_sources(live_out(live), principal)
 
 
 @router.get("")
 async def list_games(
+    principal: PrincipalDep,
     manager: ManagerDep,
     store: StoreDep,
     limit: int = Query(50, ge=1, le=500),
@@ -227,16 +229,19 @@ async def list_games(
     live = [live_out(g) for g in manager.live_games() if game is None or g.game == game]
     live_ids = {g.id for g in live}
     rows = await store.run(store.store.games.latest, limit, offset, game=game)
-    return GameList(live=live, games=[row_out(r) for r in rows if r.id not in live_ids])
+    listed = GameList(live=live, games=[row_out(r) for r in rows if r.id not in live_ids])
+    return hide_sources(listed, principal)
 
 
 @router.get("/{game_id}")
-async def get_one(game_id: str, manager: ManagerDep, store: StoreDep) -> GameOut:
-    """One game."""
+async def get_one(
+    game_id: str, principal: PrincipalDep, manager: ManagerDep, store: StoreDep
+) -> GameOut:
+    """One game (an entrant's address only for its owner and admins)."""
     live = manager.games.get(game_id)
     if live is not None:
-        return live_out(live)
-    return row_out(await _stored(store, game_id))
+        return hide_sources(live_out(live), principal)
+    return hide_sources(row_out(await _stored(store, game_id)), principal)
 
 
 async def _owner_of(manager: ManagerDep, store: StoreDep, game_id: str) -> int | None:
@@ -254,7 +259,7 @@ async def cancel_game(
     require_owner(principal, await _owner_of(manager, store, game_id), f"game {game_id!r}")
     if not await manager.cancel(game_id):
         raise GameNotRunningError(f"game {game_id!r} is not running")
-    return live_out(manager.games[game_id])
+    return hide_sources(live_out(manager.games[game_id]), principal)
 
 
 async def _owned_live(
@@ -263,10 +268,10 @@ async def _owned_live(
     require_owner(principal, await _owner_of(manager, store, game_id), f"game {game_id!r}")
 
 
-def _running(live: LiveGame | None, game_id: str) -> GameOut:
+def _running(live: LiveGame | None, game_id: str, principal: Principal) -> GameOut:
     if live is None:
         raise GameNotRunningError(f"game {game_id!r} is not running")
-    return live_out(live)
+    return hide_sources(live_out(live), principal)
 
 
 @router.post("/{game_id}/pause")
@@ -280,7 +285,7 @@ async def pause_game(
     the owner's paused games (``paused_games_per_user``).
     """
     await _owned_live(principal, manager, store, game_id)
-    return _running(await manager.pause(game_id), game_id)
+    return _running(await manager.pause(game_id), game_id, principal)
 
 
 @router.post("/{game_id}/step")
@@ -289,7 +294,7 @@ async def step_game(
 ) -> GameOut:
     """Play one turn of a paused game; returns once it is played (owner or admin)."""
     await _owned_live(principal, manager, store, game_id)
-    return _running(await manager.step(game_id), game_id)
+    return _running(await manager.step(game_id), game_id, principal)
 
 
 @router.post("/{game_id}/resume")
@@ -298,7 +303,7 @@ async def resume_game(
 ) -> GameOut:
     """Let a paused game run on (owner or admin)."""
     await _owned_live(principal, manager, store, game_id)
-    return _running(await manager.resume(game_id), game_id)
+    return _running(await manager.resume(game_id), game_id, principal)
 
 
 @router.get("/{game_id}/calls")
@@ -342,7 +347,9 @@ def _page_text(meta: Mapping[str, Any], header: str, views: Sequence[str]) -> st
     return f'{head[:-1]},"header":{header},"frames":[{",".join(views)}]}}'
 
 
-def _stored_frames_page(store: AsyncStore, row: GameRow, offset: int, limit: int) -> bytes:
+def _stored_frames_page(
+    store: AsyncStore, row: GameRow, offset: int, limit: int, secrets: set[str]
+) -> bytes:
     # Runs on a store thread: reading and encoding a page both stay off the event loop.
     games = store.store.games
     views = [_view_text(v, 0.0) for v in games.frames(row.id, offset, limit)]
@@ -354,19 +361,22 @@ def _stored_frames_page(store: AsyncStore, row: GameRow, offset: int, limit: int
         "offset": offset,
         "count": games.frame_count(row.id),
     }
-    header = _view_text(row.header, 0.0) if offset == 0 else "null"
+    header = _view_text(hide_in_json(row.header, secrets), 0.0) if offset == 0 else "null"
     return _page_text(meta, header, views).encode()
 
 
-def _live_frames_page(live: LiveGame, offset: int, limit: int) -> bytes:
+def _live_frames_page(live: LiveGame, offset: int, limit: int, secrets: set[str]) -> bytes:
     # Each frame is encoded once for every page and poller (the feed's cache), and the
     # header once: a page costs a slice and a join on the event loop, whatever its size.
     views = live.feed.encoded(_VIEWS_WIRE_FORMAT, _view_text, offset)[:limit]
     header = "null"
     if offset == 0 and live.header is not None:
-        if live.header_text is None:
-            live.header_text = _view_text(live.header, 0.0)
-        header = live.header_text
+        if secrets:  # this reader's copy, without the addresses it may not see
+            header = _view_text(hide_in_json(live.header, secrets), 0.0)
+        else:
+            if live.header_text is None:
+                live.header_text = _view_text(live.header, 0.0)
+            header = live.header_text
     count = len(live.feed)
     meta = {
         "id": live.id,
@@ -382,6 +392,7 @@ def _live_frames_page(live: LiveGame, offset: int, limit: int) -> bytes:
 @router.get("/{game_id}/frames", response_class=Response, responses={200: {"model": FramesOut}})
 async def game_frames(
     game_id: str,
+    principal: PrincipalDep,
     manager: ManagerDep,
     store: StoreDep,
     offset: int = Query(0, ge=0, le=2**62, description="The first frame (turn) to send."),
@@ -403,11 +414,19 @@ async def game_frames(
     """
     live = manager.games.get(game_id)
     if live is not None:
-        body = _live_frames_page(live, offset, limit)
+        secrets = hidden_in(principal, ((e.name, e.source) for e in live.spec.entrants))
+        body = _live_frames_page(live, offset, limit, secrets)
     else:
         row = await _stored(store, game_id)
-        body = await store.run(_stored_frames_page, store, row, offset, limit)
+        secrets = _row_secrets(principal, row)
+        body = await store.run(_stored_frames_page, store, row, offset, limit, secrets)
     return Response(body, media_type="application/json")
+
+
+def _row_secrets(principal: Principal, row: GameRow) -> set[str]:
+    """The addresses of a stored game's entrants that ``principal`` may not see."""
+    pairs = ((str(e.get("name", "")), str(e.get("source", ""))) for e in row.entrants)
+    return hidden_in(principal, pairs)
 
 
 def can_read_log(principal: Principal, game_owner: int | None, source: str) -> bool:
@@ -489,7 +508,7 @@ async def rematch(
         live = await manager.create(
             spec, owner_id=principal.id, slot=slot, record_calls=not config.public
         )
-    return live_out(live)
+    return hide_sources(live_out(live), principal)
 
 
 @router.delete("/{game_id}", status_code=204, responses=NO_CONTENT)
@@ -514,8 +533,13 @@ async def delete_game(
         200: binary_download("The replay file, in its game's format.", "application/*")
     },
 )
-async def export_replay(game_id: str, manager: ManagerDep, store: StoreDep) -> Response:
-    """The game's replay file, in its game's format."""
+async def export_replay(
+    game_id: str, principal: PrincipalDep, manager: ManagerDep, store: StoreDep
+) -> Response:
+    """The game's replay file, in its game's format.
+
+    An entrant's address is in it for its owner and admins only (``"hidden"`` for others).
+    """
     row = await _stored(store, game_id)
     adapter = get_game(row.game)
     live = manager.games.get(game_id)
@@ -523,7 +547,7 @@ async def export_replay(game_id: str, manager: ManagerDep, store: StoreDep) -> R
         data = live.played.data
     else:
         data = await store.run(store.store.games.data, game_id)
-    payload = await store.run(adapter.export, data)
+    payload = hide_in_bytes(await store.run(adapter.export, data), _row_secrets(principal, row))
     return Response(
         payload,
         media_type=adapter.replays.media_type,

@@ -21,7 +21,7 @@ from snakewar.engine.protocol import Entrant
 from snakewar.errors import NotFoundError
 from snakewar.referee.uploads import UploadCache
 from snakewar.server.arena import ArenaBusyError, LiveExecutor, RunProgress, RunSlot
-from snakewar.server.auth import AdminDep, NotAllowedError, UserDep
+from snakewar.server.auth import AdminDep, NotAllowedError, PrincipalDep, UserDep
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, ManagerDep, RunsDep, StoreDep, UploadsDep
 from snakewar.server.manager import GameManager
@@ -30,10 +30,12 @@ from snakewar.server.matches import (
     adapter_for,
     check_caps,
     check_entrants,
+    check_free_name,
     programs_for,
     resolve_entrants,
     turn_limit,
 )
+from snakewar.server.privacy import hide_sources
 from snakewar.server.runs import RunKeeper, RunView
 from snakewar.server.schemas import (
     NO_CONTENT,
@@ -52,7 +54,7 @@ from snakewar.server.schemas import (
 )
 from snakewar.storage import ArenaRun, AsyncStore, Store
 
-__all__ = ["ladder_out", "resumer", "router", "run_out"]
+__all__ = ["entry_owner", "ladder_out", "resumer", "router", "run_out"]
 
 router = APIRouter(prefix="/api/ladders", tags=["ladders"])
 
@@ -213,8 +215,10 @@ async def add_entrant(
     ):
         raise NotAllowedError("snake: a user enters ladders with their own snakes only")
     if config.public and not principal.is_admin and body.name is not None:
-        # A user's entry is "owner/name", which is how its owner may take it off again.
-        raise NotAllowedError("name: a user's entry is named after its snake (owner/name)")
+        # A user's entry is "@owner/name", which is how its owner may take it off again.
+        raise NotAllowedError("name: a user's entry is named after its snake (@owner/name)")
+    if body.name is not None:
+        check_free_name(body.name, "name")
     resolved = await resolve_entrants(
         store,
         principal,
@@ -231,14 +235,19 @@ async def add_entrant(
         ladder.config.adapter, [Entrant(entry.source, entry.name, program)], config
     )
     await store.run(store.store.ladders.save_entry, name, entry)
-    return ladder_out(ladder, False)
+    return hide_sources(ladder_out(ladder, False), principal)
 
 
 @router.get("/{name}")
-async def get_ladder(name: str, store: StoreDep, runs: RunsDep) -> LadderOut:
-    """Standings (rating = mu - 3 sigma), rating history and the recent games."""
+async def get_ladder(
+    name: str, principal: PrincipalDep, store: StoreDep, runs: RunsDep
+) -> LadderOut:
+    """Standings (rating = mu - 3 sigma), rating history and the recent games.
+
+    An entrant's address (``source``) is shown to its owner and admins only.
+    """
     ladder = await store.run(load_ladder, store.store, name)
-    return await _ladder_out(ladder, runs)
+    return hide_sources(await _ladder_out(ladder, runs), principal)
 
 
 @router.patch("/{name}")
@@ -280,7 +289,20 @@ async def update_ladder(
     return await _ladder_out(ladder, runs)
 
 
-# A registered snake's entry is "owner/name": the path convertor takes its slash (an
+def entry_owner(entrant: str) -> str | None:
+    """The user whose entry ``entrant`` is: ``@owner/name`` (``None``: nobody's).
+
+    An entry made before names were namespaced is ``owner/name``: its owner may still
+    take it off (a free name that imitated one could only ever be taken off by the user
+    it imitated, or an admin).
+    """
+    ref = SNAKE_REF.match(entrant)
+    if ref is not None:
+        return ref[1]
+    return entrant.split("/", 1)[0] if "/" in entrant and not entrant.startswith("@") else None
+
+
+# A registered snake's entry is "@owner/name": the path convertor takes its slash (an
 # encoded %2F reaches the route decoded).
 @router.delete("/{name}/snakes/{entrant:path}", status_code=204, responses=NO_CONTENT)
 async def remove_entrant(
@@ -291,7 +313,7 @@ async def remove_entrant(
     entrant: str = Path(min_length=1, max_length=100),
 ) -> Response:
     """Take an entrant off a ladder: a registered snake's owner, or an admin."""
-    owner = entrant.split("/", 1)[0] if "/" in entrant else None
+    owner = entry_owner(entrant)
     mine = principal.user is not None and owner == principal.user.name
     if not (principal.is_admin or mine):
         raise NotAllowedError(

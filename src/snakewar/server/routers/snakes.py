@@ -212,7 +212,8 @@ async def update_snake(
         visibility=body.visibility,
         paused=body.paused,
     )
-    entry = f"{snake.owner}/{snake.name}"
+    # Its entries are named after it (@owner/name): a free name never matches one.
+    entry = snake.ref
     note = "paused by its owner" if body.paused else "resumed by its owner"
     await store.run(
         store.store.ladders.update_entries, entry, source=url, paused=body.paused, note=note
@@ -225,7 +226,7 @@ async def delete_snake(principal: UserDep, store: StoreDep, snake_id: int = Snak
     """Delete your snake (an admin: anyone's); it leaves every ladder it was on."""
     snake = await _visible(store, principal, snake_id)
     require_owner(principal, snake.owner_id, f"snake {snake.ref}")
-    entry = f"{snake.owner}/{snake.name}"
+    entry = snake.ref
     for ladder in await store.run(store.store.ladders.entries_named, entry):
         await store.run(store.store.ladders.remove_entry, ladder, entry)
     await store.run(store.store.snakes.delete, snake_id)

@@ -26,7 +26,7 @@ from snakewar.engine.protocol import Entrant
 from snakewar.errors import ConflictError, EntrantError, OverLimitError, SnakewarError
 from snakewar.referee.uploads import UploadCache
 from snakewar.server.arena import ArenaBusyError, LiveExecutor, RunProgress, RunSlot
-from snakewar.server.auth import AdminDep, Principal
+from snakewar.server.auth import AdminDep, Principal, PrincipalDep
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, ManagerDep, RunsDep, StoreDep, UploadsDep
 from snakewar.server.manager import GameManager
@@ -38,6 +38,7 @@ from snakewar.server.matches import (
     resolve_entrants,
     turn_limit,
 )
+from snakewar.server.privacy import hide_sources
 from snakewar.server.routers.ladders import run_out
 from snakewar.server.runs import RunKeeper, RunView, report_failed
 from snakewar.server.schemas import (
@@ -142,6 +143,7 @@ async def _entrants(
         names,
         raw_ok=not config.public,
         uploads=uploads,
+        names_field=names_field,
     )
     pairs = list(zip(resolved.texts, resolved.names, strict=True))
     programs = {resolved.texts[i]: program for i, program in resolved.programs.items()}
@@ -253,14 +255,15 @@ async def list_tournaments(store: StoreDep, runs: RunsDep) -> list[TournamentSum
 
 @router.get("/{tid}")
 async def get_tournament(
-    tid: str, store: StoreDep, runs: RunsDep, manager: ManagerDep
+    tid: str, principal: PrincipalDep, store: StoreDep, runs: RunsDep, manager: ManagerDep
 ) -> TournamentOut:
     """Standings, champion and every match with its games (the bracket).
 
     While it plays, a match's ``playing`` is its game being played now (to watch live).
+    An entrant's address (``snakes[].source``) is shown to its owner and admins only.
     """
     run = await store.run(load_tournament, store.store, tid)
-    return await _tournament_out(run, runs, manager)
+    return hide_sources(await _tournament_out(run, runs, manager), principal)
 
 
 @router.patch("/{tid}")
@@ -314,11 +317,12 @@ async def update_tournament(
 
 
 @router.get("/{tid}/export", responses={200: {"model": TournamentOut}})
-async def export_tournament(tid: str, store: StoreDep) -> JSONResponse:
-    """The results as a JSON file."""
+async def export_tournament(tid: str, principal: PrincipalDep, store: StoreDep) -> JSONResponse:
+    """The results as a JSON file (addresses for their owners and admins only)."""
     run = await store.run(load_tournament, store.store, tid)
     return JSONResponse(
-        run.export(), headers={"Content-Disposition": f'attachment; filename="{tid}.json"'}
+        hide_sources(run.export(), principal),
+        headers={"Content-Disposition": f'attachment; filename="{tid}.json"'},
     )
 
 

@@ -50,26 +50,29 @@ export function standingRow(s) {
 
 /**
  * What the viewer may do with an entry: "Remove" (an admin: any), "Leave" (a user:
- * their own snake's entry, named `owner/name`), or `null`.
+ * their own snake's entry, named `@owner/name`, or `owner/name` if made before entry
+ * names were namespaced), or `null`.
  */
 export function entryAction(snake, me, admin) {
   if (admin) {
     return "Remove";
   }
-  return me && String(snake).startsWith(`${me}/`) ? "Leave" : null;
+  const text = String(snake);
+  return me && (text.startsWith(`@${me}/`) || text.startsWith(`${me}/`)) ? "Leave" : null;
 }
 
 /**
  * What may join: for an admin the game's registered snakes and built-ins, for a user
  * their own snakes (`snakes` is what the API listed for them), less what is on the
- * ladder already (a snake's entry is `owner/name`, a built-in's its name).
+ * ladder already (a snake's entry is `@owner/name`, a built-in's `builtin:NAME`; an
+ * entry made before names were namespaced is `owner/name` or the bot's name).
  */
 export function joinChoices(game, snakes, standings, admin) {
   const on = new Set(standings.map((s) => s.snake));
   const choices = entrantChoices(game, snakes).filter((c) => admin || c.value.startsWith("@"));
   return choices.filter((c) => {
-    const entry = c.value.startsWith("@") ? c.value.slice(1) : c.value.replace(/^builtin:/, "");
-    return !on.has(entry);
+    const legacy = c.value.startsWith("@") ? c.value.slice(1) : c.value.replace(/^builtin:/, "");
+    return !on.has(c.value) && !on.has(legacy);
   });
 }
 
