@@ -78,6 +78,9 @@ def test_failing_snakes_are_paused_and_resumed(store: Store) -> None:
     ladder.run(4, store, parallel=2)
     remote = ladder.entries["remote"]
     assert remote.paused and "GET /" in remote.note
+    # Everyone reads the note in the standings: it names the entrant, never its address.
+    assert "remote" in remote.note and servers.url("good") not in remote.note, remote.note
+    assert "127.0.0.1" not in remote.note, remote.note
     assert all("remote" not in g.seats for g in ladder.recent)
     assert load_ladder(store, "health").entries["remote"].paused  # saved as it changed
     with servers:

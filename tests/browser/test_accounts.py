@@ -156,6 +156,6 @@ def test_upload_a_python_halite_bot_and_watch_it_play_in_the_sandbox(
     assert game["status"] == "complete", game
     page.reload()
     board = page.frame_locator("[data-testid=halite-frame]")
-    expect(board.get_by_test_id("halite-player-name")).to_have_text(["hal/kit", "greedy"])
+    expect(board.get_by_test_id("halite-player-name")).to_have_text(["@hal/kit", "greedy"])
     expect(board.get_by_test_id("halite-canvas")).to_be_visible()
     shot(page, "uploaded-bot-game")

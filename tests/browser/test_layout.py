@@ -23,11 +23,11 @@ from tests.browser.browser_env import shot
 from tests.browser.layout import VIEWPORTS, assert_no_sideways_scroll, column_reach
 from tests.server.accounts import make_user, password_of
 
-NAMES = ["@alice/deep-thought-the-second", "hunter-of-the-long-corridors"]
+NAMES = ["alice-s-deep-thought-the-second", "hunter-of-the-long-corridors"]
 ENTRANTS = [
     "an-entrant-with-a-name-as-long-as-a-ladder-allows-it-to-be",
     "greedy-but-with-a-much-longer-name-than-usual",
-    "random",
+    "tiny",
 ]
 
 

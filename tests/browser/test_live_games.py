@@ -109,7 +109,7 @@ def test_the_halite_viewer_follows_a_running_game_then_shows_its_replay(
     expect(board.get_by_test_id("turn")).to_have_text("Turn 1", timeout=WAIT_MS)
     expect(board.get_by_test_id("game-status")).to_have_text("Live: the next turn is being played")
     expect(board.get_by_test_id("game-info")).to_contain_text("1 turn so far")
-    expect(board.get_by_test_id("halite-player-name")).to_have_text(["local/gated", "greedy"])
+    expect(board.get_by_test_id("halite-player-name")).to_have_text(["@local/gated", "greedy"])
     expect(page.get_by_test_id("game-state")).to_have_text("Running · 1 turn played")
     expect(page.get_by_test_id("halite-download")).to_be_hidden()
     shot(page, "halite-live-turn-1")

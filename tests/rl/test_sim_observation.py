@@ -152,13 +152,14 @@ def test_loaded_states_edge_cases() -> None:
             (),
             (),
         ),
-        # A head off the board, still alive (a loaded, not a played, state).
+        # A head off the board, eliminated by the wall (the simulator refuses such a head
+        # alive: its next move would leave the padded grid).
         BoardState(
             1,
             5,
             5,
             (
-                Snake("a", (p(-1, 4), p(0, 4), p(0, 3)), 99),
+                Snake("a", (p(-1, 4), p(0, 4), p(0, 3)), 99, "wall-collision", "", 1),
                 Snake("b", (p(4, 0), p(4, 1), p(4, 1)), 100),
                 Snake("c", (p(2, 2),), 1),
             ),

@@ -77,3 +77,23 @@ def test_a_registered_snake_plays_under_its_reference_and_cannot_be_renamed() ->
         assert two.status_code == 201, two.text
         assert [e["name"] for e in two.json()["entrants"]] == ["random", "random-2"]
         admin.post(f"/api/games/{two.json()['id']}/cancel", headers=alice)
+
+
+@pytest.mark.parametrize(("snake", "name"), [("greedy", "random"), ("greedy", "hunter-2")])
+def test_only_a_built_in_plays_under_a_built_ins_name(snake: str, name: str) -> None:
+    with public_client() as admin:
+        assert admin.post("/api/ladders", json={"name": "club", **BOARD}).status_code == 201
+        # Another built-in would pass for the bot, and so would a URL snake (an admin may
+        # name one in a game; ladders on a public server take no URL).
+        entered = admin.post("/api/ladders/club/snakes", json={"snake": snake, "name": name})
+        assert entered.status_code == 422, entered.text
+        assert "is the name of the built-in bot" in _detail(entered)
+        for entrant in (snake, "http://8.8.8.8/"):
+            game = admin.post("/api/games", json={"snakes": [entrant], "names": [name], **BOARD})
+            assert game.status_code == 422 and "names[0]" in _detail(game), game.text
+            assert "is the name of the built-in bot" in _detail(game)
+        # The bot itself may take its own name, numbered too.
+        base = name.split("-")[0]
+        ok = admin.post("/api/games", json={"snakes": [base], "names": [name], **BOARD})
+        assert ok.status_code == 201, ok.text
+        admin.post(f"/api/games/{ok.json()['id']}/cancel")

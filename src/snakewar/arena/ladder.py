@@ -287,7 +287,9 @@ class Ladder:
             else:
                 entry.failures += 1
                 entry.paused = True
-                entry.note = f"paused: {problem}"[:300]
+                # Everyone reads the note in the standings; a bot's address is its owner's
+                # secret: the problem names the entrant instead.
+                entry.note = f"paused: {problem.replace(entry.source, entry.name)}"[:300]
             if entry.to_dict() != before:
                 changed.append(entry)
         return changed

@@ -40,6 +40,7 @@ __all__ = [
     "check_caps",
     "check_entrants",
     "check_free_name",
+    "check_not_a_builtins_name",
     "find_snake",
     "programs_for",
     "resolve_entrants",
@@ -132,6 +133,34 @@ def check_free_name(name: str, field: str) -> None:
         )
 
 
+_NUMBERED = re.compile(r"-\d+$")
+
+
+def check_not_a_builtins_name(
+    adapter: GameAdapter, name: str, builtin: str | None, field: str
+) -> None:
+    """Refuse a given name that reads as one of the game's built-in bots but is not that bot.
+
+    A built-in plays under its bot's name (``random``, ``random-2`` for a second one):
+    another entrant named so would pass for it.  ``builtin`` is the entrant's text when it
+    is a built-in (``random``, ``builtin:random``, ``hunter?depth=3``), else ``None``.
+
+    Raises:
+        ParamsError: naming ``field``.
+    """
+    bots = {bot.name for bot in adapter.catalogue().bots}
+    base = _NUMBERED.sub("", name)
+    if base not in bots:
+        return
+    if builtin is not None and builtin.removeprefix("builtin:").split("?", 1)[0] == base:
+        return
+    raise ParamsError(
+        field,
+        f"{field}: {name[:64]!r} is the name of the built-in bot {base!r}; only that bot "
+        "plays under it",
+    )
+
+
 async def resolve_entrants(
     store: AsyncStore,
     principal: Principal,
@@ -175,10 +204,16 @@ async def resolve_entrants(
     programs: dict[int, Program] = {}
     for i, text in enumerate(texts):
         if not text.startswith("@"):
-            if not raw_ok and adapter.reach(adapter.entrant(text, None)).kind != "builtin":
+            builtin = adapter.reach(adapter.entrant(text, None)).kind == "builtin"
+            if not raw_ok and not builtin:
                 raise NotAllowedError(
                     f"snakes[{i}]: register the snake first (POST /api/snakes) and "
                     "name it @owner/name; only built-in bots are named directly here"
+                )
+            given = named[i]
+            if given is not None:
+                check_not_a_builtins_name(
+                    adapter, given, text if builtin else None, f"{names_field}[{i}]"
                 )
             out.append(text)
             continue

@@ -605,7 +605,12 @@ class BattlesnakeAdapter(GameAdapter):
         try:
             await make_client(entrant.source, _http(session), 500).info()
         except SnakewarError as exc:
-            return str(exc)
+            # Shown to others (a ladder's standings): the entrant, not its secret address
+            # (a client names the URL as it was given, or with the slash it adds).
+            text = str(exc)
+            for address in (entrant.source, entrant.source.rstrip("/")):
+                text = text.replace(address, entrant.name or "the snake")
+            return text
         return None
 
     @property
