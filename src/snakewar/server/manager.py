@@ -55,7 +55,7 @@ from snakewar.errors import BusyError, ConflictError, OverLimitError, ParamsErro
 from snakewar.referee.workers import DEFAULT_MAX_WORKERS, session_pool
 from snakewar.server.fanout import FrameFeed
 from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, PauseExpiredError, TurnGate
-from snakewar.storage import AsyncStore
+from snakewar.storage import AsyncStore, GameStatus
 
 __all__ = [
     "MAX_CALL_BYTES_PER_GAME",
@@ -141,7 +141,7 @@ class LiveGame:
     header: Mapping[str, Any] | None = None
     feed: FrameFeed = field(default_factory=FrameFeed)
     played: PlayedGame | None = None
-    status: str = "starting"
+    status: GameStatus = GameStatus.STARTING
     error: str = ""
     created_at: float = field(default_factory=time.time)
     task: asyncio.Task[None] | None = None
@@ -171,7 +171,7 @@ class LiveGame:
     @property
     def finished(self) -> bool:
         """Whether no more frames will come."""
-        return self.status in ("complete", "aborted", "cancelled", "error")
+        return self.status.finished
 
     @property
     def game(self) -> str:
@@ -524,7 +524,7 @@ class GameManager:
         async def on_start(listing: StoredGame, data: GameData) -> None:
             live.listing = listing
             live.header = data.header
-            live.status = "running"
+            live.status = GameStatus.RUNNING
             if store_frames:
                 lease = (self.server_id, self._lease_end())
                 await self._db(
@@ -559,25 +559,25 @@ class GameManager:
                 if not live.in_store:  # a game that streams no frames, or kept whole
                     await self._db(games.save_played, played, owner_id=owner_id)
                 else:
-                    await self._db(games.finish, live.id, "complete", played)
+                    await self._db(games.finish, live.id, GameStatus.COMPLETE, played)
                 # Complete once stored: whoever sees it complete can read its replay.
-                live.status = "complete"
+                live.status = GameStatus.COMPLETE
             except asyncio.CancelledError:
-                live.status = "cancelled"
+                live.status = GameStatus.CANCELLED
                 if live.in_store:
-                    await asyncio.shield(self._db(games.finish, live.id, "cancelled"))
+                    await asyncio.shield(self._db(games.finish, live.id, GameStatus.CANCELLED))
                 raise
             except PauseExpiredError as exc:  # paused too long: the bound of step mode
-                live.status = "cancelled"
+                live.status = GameStatus.CANCELLED
                 live.error = str(exc)
                 if live.in_store:
-                    await self._db(games.finish, live.id, "cancelled")
+                    await self._db(games.finish, live.id, GameStatus.CANCELLED)
             except Exception as exc:  # a bug must not take the server down
-                live.status = "error"
+                live.status = GameStatus.ERROR
                 live.error = f"{type(exc).__name__}: {exc}"
                 failure.append(exc)
                 if live.in_store:
-                    await self._db(games.set_status, live.id, "aborted")
+                    await self._db(games.set_status, live.id, GameStatus.ABORTED)
             finally:
                 started.set()
                 # Its bots' workers are back in the pool (adapter.play released them).
