@@ -44,6 +44,7 @@ from snakewar.engine.addresses import AddressPolicy
 from snakewar.engine.protocol import (
     JSON,
     Frame,
+    GameAdapter,
     GameData,
     MatchHooks,
     MatchSpec,
@@ -55,7 +56,7 @@ from snakewar.errors import BusyError, ConflictError, OverLimitError, ParamsErro
 from snakewar.referee.workers import DEFAULT_MAX_WORKERS, session_pool
 from snakewar.server.fanout import FrameFeed
 from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, PauseExpiredError, TurnGate
-from snakewar.storage import AsyncStore
+from snakewar.storage import AsyncStore, GameStatus
 
 __all__ = [
     "MAX_CALL_BYTES_PER_GAME",
@@ -141,7 +142,7 @@ class LiveGame:
     header: Mapping[str, Any] | None = None
     feed: FrameFeed = field(default_factory=FrameFeed)
     played: PlayedGame | None = None
-    status: str = "starting"
+    status: GameStatus = GameStatus.STARTING
     error: str = ""
     created_at: float = field(default_factory=time.time)
     task: asyncio.Task[None] | None = None
@@ -171,7 +172,7 @@ class LiveGame:
     @property
     def finished(self) -> bool:
         """Whether no more frames will come."""
-        return self.status in ("complete", "aborted", "cancelled", "error")
+        return self.status.finished
 
     @property
     def game(self) -> str:
@@ -478,13 +479,49 @@ class GameManager:
             raise BusyError("the server is stopping: it starts no more games")
         adapter = get_game(spec.game)
         builtins = sum(1 for e in spec.entrants if adapter.reach(e).kind == "builtin")
-        promised = 0
-        if not capped and 0 < builtins <= self.builtin_workers:
-            # The arena's games wait their turn for workers rather than fail.
-            await self._await_builtin(builtins)
-            promised = builtins
+        promised = await self._promise_workers(builtins, capped)
         # From here to the game's registration nothing awaits: the checks and the
         # counting are one step that concurrent requests cannot interleave.
+        steps = self._admit(spec, adapter, builtins, promised, owner_id, slot, step, capped)
+        live = self._register(spec, seed, game_id, owner_id, slot, builtins)
+        live.gate = TurnGate(paused=step, max_pause_s=self.max_pause_s)
+        live.record_calls = record_calls and steps
+        live.store_frames = store_frames
+        run = _GameRun(self, live, adapter, steps)
+        live.task = asyncio.create_task(run.play(), name=f"game {live.id}")
+        await run.started.wait()
+        if run.failure is not None and live.listing is None:
+            self.games.pop(live.id, None)
+            raise run.failure
+        return live
+
+    async def _promise_workers(self, builtins: int, capped: bool) -> int:
+        """Wait for the workers an uncapped game's built-ins need; how many were promised.
+
+        The arena's games (uncapped) wait their turn for workers rather than fail; a
+        capped game is refused at once when they are taken (:meth:`_admit`).
+        """
+        if capped or not 0 < builtins <= self.builtin_workers:
+            return 0
+        await self._await_builtin(builtins)
+        return builtins
+
+    def _admit(
+        self,
+        spec: MatchSpec,
+        adapter: GameAdapter,
+        builtins: int,
+        promised: int,
+        owner_id: int | None,
+        slot: Slot | None,
+        step: bool,
+        capped: bool,
+    ) -> bool:
+        """Check that the game may start now (no await); whether its referee can step.
+
+        On refusal the promised workers go back to the queue; on success they become
+        the game's own (counted by its ``builtin_seats``).
+        """
         try:
             if self._closing:  # it stopped while this game waited for workers
                 raise BusyError("the server is stopping: it starts no more games")
@@ -500,96 +537,30 @@ class GameManager:
             self._check_user(user, step=step)
             self._check_builtin(builtins, user, promised=bool(promised))
         except BaseException:
-            self._builtin_promised -= promised  # the promised seats go back to the queue
+            self._builtin_promised -= promised
             self._wake_builtin()
             raise
-        # The promised seats become the game's own (counted by its builtin_seats).
         self._builtin_promised -= promised
+        return steps
+
+    def _register(
+        self,
+        spec: MatchSpec,
+        seed: int | None,
+        game_id: str | None,
+        owner_id: int | None,
+        slot: Slot | None,
+        builtins: int,
+    ) -> LiveGame:
+        """The new game, counted among the running ones before any await."""
         seed = seed if seed is not None else secrets.randbits(62) + 1
         live = LiveGame(game_id or str(uuid.uuid4()), spec, seed, owner_id)
-        live.gate = TurnGate(paused=step, max_pause_s=self.max_pause_s)
-        live.record_calls = record_calls and steps
-        live.store_frames = store_frames
         live.builtin_seats = builtins
-        # The slot is taken now, before any await: concurrent requests see it.
         self._prune()
         self.games[live.id] = live
         if slot is not None:  # the reservation becomes the running game, counted once
             slot.used = True
             self._reserved -= 1
-        started = asyncio.Event()
-        failure: list[BaseException] = []
-        games = self.store.store.games
-
-        async def on_start(listing: StoredGame, data: GameData) -> None:
-            live.listing = listing
-            live.header = data.header
-            live.status = "running"
-            if store_frames:
-                lease = (self.server_id, self._lease_end())
-                await self._db(
-                    games.begin, listing, data, spec=spec, owner_id=owner_id, lease=lease
-                )
-            for frame in data.frames:
-                live.feed.publish(frame.view, time.time())
-            started.set()
-
-        async def on_frame(frame: Frame) -> None:
-            # Followers first: they need not wait for the database.
-            live.feed.publish(frame.view, time.time())
-            if store_frames:
-                await self._db(games.add_frame, live.id, frame)
-
-        async def on_calls(turn: int, records: Sequence[Mapping[str, JSON]]) -> None:
-            kept = [self._within_budget(live, r) for r in records]
-            await self._db(games.add_calls, live.id, turn, kept)
-
-        async def run() -> None:
-            assert self._session is not None
-            hooks = MatchHooks(
-                game_id=live.id,
-                on_start=on_start,
-                on_frame=on_frame,
-                before_turn=live.gate.wait if steps else None,
-                on_calls=on_calls if live.record_calls else None,
-            )
-            try:
-                played = await adapter.play(spec, seed, self._session, hooks)
-                live.played = played
-                if not live.in_store:  # a game that streams no frames, or kept whole
-                    await self._db(games.save_played, played, owner_id=owner_id)
-                else:
-                    await self._db(games.finish, live.id, "complete", played)
-                # Complete once stored: whoever sees it complete can read its replay.
-                live.status = "complete"
-            except asyncio.CancelledError:
-                live.status = "cancelled"
-                if live.in_store:
-                    await asyncio.shield(self._db(games.finish, live.id, "cancelled"))
-                raise
-            except PauseExpiredError as exc:  # paused too long: the bound of step mode
-                live.status = "cancelled"
-                live.error = str(exc)
-                if live.in_store:
-                    await self._db(games.finish, live.id, "cancelled")
-            except Exception as exc:  # a bug must not take the server down
-                live.status = "error"
-                live.error = f"{type(exc).__name__}: {exc}"
-                failure.append(exc)
-                if live.in_store:
-                    await self._db(games.set_status, live.id, "aborted")
-            finally:
-                started.set()
-                # Its bots' workers are back in the pool (adapter.play released them).
-                self._wake_builtin()
-                live.feed.finish()
-                await live.gate.finish()
-
-        live.task = asyncio.create_task(run(), name=f"game {live.id}")
-        await started.wait()
-        if failure and live.listing is None:
-            self.games.pop(live.id, None)
-            raise failure[0]
         return live
 
     async def cancel(self, game_id: str) -> bool:
@@ -675,3 +646,96 @@ class GameManager:
     def live_games(self) -> Sequence[LiveGame]:
         """Games being played now, newest first."""
         return [g for g in reversed(self.games.values()) if not g.finished]
+
+
+class _GameRun:
+    """One game played by its :class:`GameManager`: the referee's hooks and the ending.
+
+    :attr:`started` is set once the game runs (its first frame stored) or failed to;
+    :attr:`failure` is the error of a game the referee could not play.
+    """
+
+    def __init__(self, manager: GameManager, live: LiveGame, adapter: GameAdapter, steps: bool):
+        self.manager = manager
+        self.live = live
+        self.adapter = adapter
+        self.steps = steps
+        self.started = asyncio.Event()
+        self.failure: BaseException | None = None
+        self.games = manager.store.store.games
+
+    async def on_start(self, listing: StoredGame, data: GameData) -> None:
+        live = self.live
+        live.listing = listing
+        live.header = data.header
+        live.status = GameStatus.RUNNING
+        if live.store_frames:
+            lease = (self.manager.server_id, self.manager._lease_end())
+            await self.manager._db(
+                self.games.begin,
+                listing,
+                data,
+                spec=live.spec,
+                owner_id=live.owner_id,
+                lease=lease,
+            )
+        for frame in data.frames:
+            live.feed.publish(frame.view, time.time())
+        self.started.set()
+
+    async def on_frame(self, frame: Frame) -> None:
+        # Followers first: they need not wait for the database.
+        self.live.feed.publish(frame.view, time.time())
+        if self.live.store_frames:
+            await self.manager._db(self.games.add_frame, self.live.id, frame)
+
+    async def on_calls(self, turn: int, records: Sequence[Mapping[str, JSON]]) -> None:
+        kept = [self.manager._within_budget(self.live, r) for r in records]
+        await self.manager._db(self.games.add_calls, self.live.id, turn, kept)
+
+    async def play(self) -> None:
+        """Play the game to its end and store how it ended, whatever happens."""
+        manager, live, games = self.manager, self.live, self.games
+        assert manager._session is not None
+        hooks = MatchHooks(
+            game_id=live.id,
+            on_start=self.on_start,
+            on_frame=self.on_frame,
+            before_turn=live.gate.wait if self.steps else None,
+            on_calls=self.on_calls if live.record_calls else None,
+        )
+        try:
+            played = await self.adapter.play(live.spec, live.seed, manager._session, hooks)
+            live.played = played
+            await self._store_played(played)
+            # Complete once stored: whoever sees it complete can read its replay.
+            live.status = GameStatus.COMPLETE
+        except asyncio.CancelledError:
+            live.status = GameStatus.CANCELLED
+            if live.in_store:
+                await asyncio.shield(manager._db(games.finish, live.id, GameStatus.CANCELLED))
+            raise
+        except PauseExpiredError as exc:  # paused too long: the bound of step mode
+            live.status = GameStatus.CANCELLED
+            live.error = str(exc)
+            if live.in_store:
+                await manager._db(games.finish, live.id, GameStatus.CANCELLED)
+        except Exception as exc:  # a bug must not take the server down
+            live.status = GameStatus.ERROR
+            live.error = f"{type(exc).__name__}: {exc}"
+            self.failure = exc
+            if live.in_store:
+                await manager._db(games.set_status, live.id, GameStatus.ABORTED)
+        finally:
+            self.started.set()
+            # Its bots' workers are back in the pool (adapter.play released them).
+            manager._wake_builtin()
+            live.feed.finish()
+            await live.gate.finish()
+
+    async def _store_played(self, played: PlayedGame) -> None:
+        live = self.live
+        if not live.in_store:  # a game that streams no frames, or kept whole
+            await self.manager._db(self.games.save_played, played, owner_id=live.owner_id)
+        else:
+            await self.manager._db(self.games.finish, live.id, GameStatus.COMPLETE, played)

@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from snakewar.server.patterns import LABEL, LADDER_NAME, SEED_TEXT, SNAKE_NAME, USER_NAME
+from snakewar.storage.models import GameStatus
 
 __all__ = [
     "INT64_MAX",
@@ -254,7 +255,9 @@ class FramesOut(BaseModel):
 
     id: str
     game: str
-    status: str = Field(description="starting, running, complete, aborted, cancelled or error.")
+    status: GameStatus = Field(
+        description="starting, running, complete, aborted, cancelled or error (live only)."
+    )
     turn: int = Field(description="Turns played so far.")
     offset: int = Field(description="The index (turn) of the first frame of the page.")
     count: int = Field(description="How many frames the game has so far.")
@@ -278,7 +281,7 @@ class GameOut(BaseModel):
 
     id: str
     game: str
-    status: str
+    status: GameStatus
     error: str = ""
     seed: str
     title: str
@@ -788,7 +791,9 @@ class ProgramGameOut(BaseModel):
         "'killed on turn 5: timed out after 2000 ms (when reading string)', 'failed to "
         "initialize: ...'.",
     )
-    status: str = Field("complete", description="running, complete, aborted or cancelled.")
+    status: GameStatus = Field(
+        GameStatus.COMPLETE, description="running, complete, aborted or cancelled."
+    )
     turns: int
     replay_size: int
     url: str

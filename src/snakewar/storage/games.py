@@ -38,6 +38,7 @@ from snakewar.storage.models import (
     GameCallsModel,
     GameLogModel,
     GameModel,
+    GameStatus,
 )
 from snakewar.storage.quota import UPLOAD_SOURCE, hold_quota
 
@@ -53,7 +54,7 @@ __all__ = [
     "SqlGameRepository",
 ]
 
-FINISHED_STATUSES: Final = ("complete", "aborted", "cancelled")
+FINISHED_STATUSES: Final = (GameStatus.COMPLETE, GameStatus.ABORTED, GameStatus.CANCELLED)
 
 MAX_LIST_LIMIT: Final = 1000
 """The most games :meth:`SqlGameRepository.latest` returns at once."""
@@ -94,7 +95,7 @@ class GameRow:
     game: str
     created_at: dt.datetime
     updated_at: dt.datetime
-    status: str
+    status: GameStatus
     seed: int
     source: str
     title: str
@@ -115,7 +116,7 @@ class GameRow:
     @property
     def finished(self) -> bool:
         """Whether the game is over (complete, aborted or cancelled)."""
-        return self.status != "running"
+        return self.status != GameStatus.RUNNING
 
     def spec(self) -> MatchSpec | None:
         """The match it played (for a rematch); ``None`` for a game read from a file."""
@@ -158,7 +159,7 @@ class SqlGameRepository:
             GameExistsError: if a game with this id is stored already.
             StoreError: for a bad id.
         """
-        game = self._insert(listing, data, "running", spec, created_at, owner_id=owner_id)
+        game = self._insert(listing, data, GameStatus.RUNNING, spec, created_at, owner_id=owner_id)
         if lease is not None:
             self.renew_leases(lease[0], [game.id], lease[1])
         return game
@@ -178,7 +179,7 @@ class SqlGameRepository:
             game = _get(session, _check_id(game_id))
             if frame.turn <= game.turns:
                 return  # stored already: idempotent
-            if game.status != "running":
+            if game.status != GameStatus.RUNNING:
                 raise StoreError(
                     f"game {game_id!r} is {game.status}; frames are added to running games only"
                 )
@@ -260,7 +261,7 @@ class SqlGameRepository:
             StoreError: for a bad status, or a game with fewer frames than stored.
         """
         _check_finished_status(status)
-        if status == "complete" and played is None:
+        if status == GameStatus.COMPLETE and played is None:
             raise StoreError(f"game {game_id!r} has no result; status 'complete' needs one")
         with self._db.session() as session:
             game = _get(session, _check_id(game_id))
@@ -289,7 +290,7 @@ class SqlGameRepository:
         self,
         played: PlayedGame,
         *,
-        status: str = "complete",
+        status: str = GameStatus.COMPLETE,
         created_at: dt.datetime | None = None,
         owner_id: int | None = None,
         quota: int | None = None,
@@ -378,7 +379,7 @@ class SqlGameRepository:
         with self._db.session() as session:
             result = session.execute(
                 sa.update(GameModel)
-                .where(GameModel.id.in_(list(game_ids)), GameModel.status == "running")
+                .where(GameModel.id.in_(list(game_ids)), GameModel.status == GameStatus.RUNNING)
                 .values(server_id=server_id, lease_until=_aware(until))
                 .execution_options(synchronize_session=False)
             )
@@ -396,10 +397,10 @@ class SqlGameRepository:
             result = session.execute(
                 sa.update(GameModel)
                 .where(
-                    GameModel.status == "running",
+                    GameModel.status == GameStatus.RUNNING,
                     sa.or_(GameModel.lease_until.is_(None), GameModel.lease_until < when),
                 )
-                .values(status="aborted", updated_at=now())
+                .values(status=GameStatus.ABORTED, updated_at=now())
                 .execution_options(synchronize_session=False)
             )
             return cast(CursorResult[Any], result).rowcount
@@ -413,8 +414,8 @@ class SqlGameRepository:
         with self._db.session() as session:
             result = session.execute(
                 sa.update(GameModel)
-                .where(GameModel.status == "running")
-                .values(status="aborted", updated_at=now())
+                .where(GameModel.status == GameStatus.RUNNING)
+                .values(status=GameStatus.ABORTED, updated_at=now())
                 .execution_options(synchronize_session=False)
             )
             return cast(CursorResult[Any], result).rowcount
@@ -623,7 +624,8 @@ def _replay(data: bytes | None) -> bytes | None:
 def _check_status(status: object) -> None:
     if status not in GAME_STATUSES:
         raise StoreError(
-            f"game status {status!r} is not known; expected one of {choices_text(GAME_STATUSES)}"
+            f"game status {status!r} is not known; "
+            f"expected one of {choices_text([s.value for s in GAME_STATUSES])}"
         )
 
 
@@ -752,7 +754,7 @@ def _row(game: GameModel) -> GameRow:
         game=game.game,
         created_at=utc(game.created_at),
         updated_at=utc(game.updated_at),
-        status=game.status,
+        status=GameStatus(game.status),
         seed=game.seed,
         source=game.source,
         title=game.title,

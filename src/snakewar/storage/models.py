@@ -74,7 +74,8 @@ Accounts and what they own:
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+import enum
+from typing import Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
@@ -90,6 +91,7 @@ __all__ = [
     "FrameModel",
     "GameCallsModel",
     "GameModel",
+    "GameStatus",
     "InviteModel",
     "LadderEntryModel",
     "LadderGameModel",
@@ -105,8 +107,35 @@ __all__ = [
     "UserModel",
 ]
 
-GAME_STATUSES = ("running", "complete", "aborted", "cancelled")
-"""The values of ``games.status``."""
+
+class GameStatus(enum.StrEnum):
+    """A game's status; each value is the string the API and the database use.
+
+    ``STARTING`` and ``ERROR`` are a live game's only (the server's manager): a game is
+    stored once it runs, and a game stopped by an error in the server is stored as
+    ``ABORTED``, as one whose server stopped is.
+    """
+
+    STARTING = "starting"
+    RUNNING = "running"
+    COMPLETE = "complete"
+    ABORTED = "aborted"
+    CANCELLED = "cancelled"
+    ERROR = "error"
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game is over (it plays no more turns)."""
+        return self not in (GameStatus.STARTING, GameStatus.RUNNING)
+
+
+GAME_STATUSES: Final = (
+    GameStatus.RUNNING,
+    GameStatus.COMPLETE,
+    GameStatus.ABORTED,
+    GameStatus.CANCELLED,
+)
+"""The values of ``games.status`` (the statuses a stored game can have)."""
 
 MAX_ID_LENGTH = 100
 """The longest game, ladder or tournament id."""
