@@ -32,12 +32,19 @@ def bubblewrap() -> None:
 # Filled by tests/battlesnake/test_conformance.py, printed at the end of the run.
 CONFORMANCE_COUNTS: Counter[tuple[str, str]] = Counter()
 CONFORMANCE_SETUPS: list[int] = []
+# Filled by tests/test_doctests.py: docstring examples run, per module.
+DOCTEST_COUNTS: dict[str, int] = {}
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
+    tr = terminalreporter
+    if DOCTEST_COUNTS:
+        tr.write_line(
+            f"doctests: {sum(DOCTEST_COUNTS.values())} docstring examples run "
+            f"in {len(DOCTEST_COUNTS)} modules"
+        )
     if not CONFORMANCE_COUNTS:
         return
-    tr = terminalreporter
     tr.section("battlesnake conformance: turn records compared per ruleset and map")
     for (ruleset, map_id), n in sorted(CONFORMANCE_COUNTS.items()):
         tr.write_line(f"  {ruleset:<22}{map_id:<24}{n:>7}")

@@ -5,7 +5,7 @@ driver, the API v1 wire format and a terminal renderer.  Nothing here does I/O.
 
 >>> from snakewar.games.battlesnake import GameConfig, Settings, run_game
 >>> run_game(GameConfig(settings=Settings.defaults(seed=1)), ["a"], lambda s: {"a": "up"}).turns
-9
+6
 """
 
 from snakewar.games.battlesnake.ascii import render_board

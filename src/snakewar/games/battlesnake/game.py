@@ -303,7 +303,7 @@ def run_game(
     >>> result = run_game(GameConfig(settings=Settings.defaults(seed=1)), ["a"],
     ...                   lambda state: {"a": "up"})
     >>> result.turns
-    9
+    6
 
     Raises:
         RulesError: as :class:`Game` and :meth:`Game.step`.
