@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
+
+from tests.test_layers import GAME_PARTS
 
 
 def test_battlesnake_all_is_exact() -> None:
@@ -26,6 +30,8 @@ def test_battlesnake_all_is_exact() -> None:
         "frames",
         "api_schema",
         "classic",
+        # The game's parts, attributes once imported (the game is one package).
+        *GAME_PARTS,
     }
     assert set(bs.__all__) == public - modules
 
@@ -45,3 +51,14 @@ def test_halite3_all_is_exact() -> None:
     public = {name for name in vars(h3) if not name.startswith("_")}
     modules = {"commands", "constants", "game", "hashorder", "mapgen", "protocol", "conformance"}
     assert set(h3.__all__) == public - modules
+
+
+def test_battlesnake_adapter_loads_from_its_new_and_old_homes() -> None:
+    # An install made before the move names the old module in its entry point metadata.
+    from snakewar.adapters.battlesnake import GAME as OLD
+    from snakewar.games.battlesnake.adapter import GAME
+
+    assert OLD is GAME
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    points = pyproject["project"]["entry-points"]["snakewar.games"]
+    assert points["battlesnake"] == "snakewar.games.battlesnake.adapter:GAME"

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.adapters.battlesnake import GAME, match_spec
 from snakewar.arena.executors import (
     Executor,
     ExecutorError,
@@ -25,6 +24,7 @@ from snakewar.arena.executors import (
 )
 from snakewar.engine.protocol import MatchSpec
 from snakewar.errors import MissingExtraError
+from snakewar.games.battlesnake.adapter import GAME, match_spec
 from snakewar.referee.batch import SnakeMatch
 from snakewar.referee.stats import GameSummary
 

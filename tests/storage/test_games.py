@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from snakewar.adapters.battlesnake import GAME, frames_of, listing, match_spec, played_game
 from snakewar.engine.protocol import (
     Frame,
     GameData,
@@ -31,6 +30,7 @@ from snakewar.engine.protocol import (
     StoredGame,
 )
 from snakewar.errors import NotFoundError, SnakewarError, TooLargeError
+from snakewar.games.battlesnake.adapter import GAME, frames_of, listing, match_spec, played_game
 from snakewar.games.battlesnake.frames import record_frames
 from snakewar.games.battlesnake.records import GameRecord
 from snakewar.referee import SnakeMatch, play_match
@@ -371,7 +371,7 @@ def test_a_missing_game_is_not_found(store: Store) -> None:
 CRASHING_SERVER = textwrap.dedent(
     """
     import asyncio, os, sys
-    from snakewar.adapters.battlesnake import GAME, match_spec
+    from snakewar.games.battlesnake.adapter import GAME, match_spec
     from snakewar.engine.protocol import MatchHooks, PlaySession
     from snakewar.referee import SnakeMatch
     from snakewar.storage import Store

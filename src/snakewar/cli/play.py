@@ -164,7 +164,7 @@ def play(
     """Referee games between snakes: watch one, or measure many."""
     from rich.console import Console
 
-    from snakewar.adapters.battlesnake import settings_params
+    from snakewar.games.battlesnake.adapter import settings_params
     from snakewar.games.battlesnake.classic import default_board
     from snakewar.referee.batch import SnakeMatch
     from snakewar.referee.runner import snake_kind
@@ -605,8 +605,8 @@ def _ray_batch(
     advance: Any,
 ) -> BatchStats:
     """The batch as Ray tasks: one game per task, results counted as they come."""
-    from snakewar.adapters.battlesnake import GAME, match_spec
     from snakewar.arena.executors import GameJob, RayExecutor
+    from snakewar.games.battlesnake.adapter import GAME, match_spec
     from snakewar.referee.stats import BatchStats, GameSummary
 
     stats = BatchStats.empty([""] * len(match.snakes), match.snakes)
@@ -744,7 +744,7 @@ def _browse_on_server(
 
     import httpx
 
-    from snakewar.adapters.battlesnake import api_settings
+    from snakewar.games.battlesnake.adapter import api_settings
 
     server = subprocess.Popen(
         [sys.executable, "-m", "snakewar", "serve", "--host", "127.0.0.1", "--port", str(port)],
