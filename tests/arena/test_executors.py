@@ -25,8 +25,8 @@ from snakewar.arena.executors import (
 from snakewar.engine.protocol import MatchSpec
 from snakewar.errors import MissingExtraError
 from snakewar.games.battlesnake.adapter import GAME, match_spec
-from snakewar.referee.batch import SnakeMatch
-from snakewar.referee.stats import GameSummary
+from snakewar.games.battlesnake.referee.batch import SnakeMatch
+from snakewar.games.battlesnake.referee.stats import GameSummary
 
 AMPLE_MS = 60_000
 """The games' timeout: a minute a move, so that no move times out on the busiest machine.

@@ -48,12 +48,12 @@ from snakewar.checkup import (
 from snakewar.checkup.runner import LEGACY_SKIPPED
 from snakewar.checkup.scenarios import YOU
 from snakewar.games.battlesnake.records import CallStatus
+from snakewar.games.battlesnake.referee.clients import HttpSnakeClient, new_http_client
+from snakewar.games.battlesnake.referee.runner import make_client
 from snakewar.games.battlesnake.rules import named_ruleset
 from snakewar.games.battlesnake.settings import HAZARD_DAMAGE_PER_TURN
 from snakewar.games.battlesnake.types import Point
 from snakewar.games.battlesnake.wire import MOVES, SnakeRequest, api_schema
-from snakewar.referee.clients import HttpSnakeClient, new_http_client
-from snakewar.referee.runner import make_client
 
 # -- the suite itself ---------------------------------------------------------------------
 

@@ -56,6 +56,18 @@ from snakewar.games.battlesnake.frames import frame
 from snakewar.games.battlesnake.map_titles import default_size, map_title
 from snakewar.games.battlesnake.maps import list_maps
 from snakewar.games.battlesnake.records import GameRecord, TurnRecord
+from snakewar.games.battlesnake.referee.batch import SnakeMatch
+from snakewar.games.battlesnake.referee.clients import check_url, new_http_client
+from snakewar.games.battlesnake.referee.runner import (
+    canonical_source,
+    close_clients,
+    connect,
+    default_snake_name,
+    make_client,
+    play_game,
+    snake_kind,
+)
+from snakewar.games.battlesnake.referee.stats import summarize
 from snakewar.games.battlesnake.rules import ruleset_names
 from snakewar.games.battlesnake.settings import (
     CLASSIC_SETTINGS,
@@ -71,18 +83,6 @@ from snakewar.games.battlesnake.settings import (
 )
 from snakewar.games.battlesnake.terminal import terminal_replay
 from snakewar.games.battlesnake.types import BoardState
-from snakewar.referee.batch import SnakeMatch
-from snakewar.referee.clients import check_url, new_http_client
-from snakewar.referee.runner import (
-    canonical_source,
-    close_clients,
-    connect,
-    default_snake_name,
-    make_client,
-    play_game,
-    snake_kind,
-)
-from snakewar.referee.stats import summarize
 from snakewar.referee.workers import session_pool
 from snakewar.replay._lines import ReplayError
 from snakewar.replay.format import (

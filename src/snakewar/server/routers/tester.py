@@ -30,9 +30,9 @@ from snakewar.checkup import TesterReport, run_tester, select_scenarios
 from snakewar.checkup.runner import CheckResult, ScenarioResult
 from snakewar.errors import ParamsError, UnknownRulesetError
 from snakewar.games.battlesnake.adapter import GAME
+from snakewar.games.battlesnake.referee.clients import new_http_client
+from snakewar.games.battlesnake.referee.runner import make_client
 from snakewar.games.battlesnake.rules import named_ruleset
-from snakewar.referee.clients import new_http_client
-from snakewar.referee.runner import make_client
 from snakewar.server.auth import NotAllowedError, UserDep
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, client_key
