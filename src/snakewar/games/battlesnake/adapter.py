@@ -4,7 +4,8 @@ Entrants are snake servers (``http(s)://...`` speaking API v1, ``v0:URL`` for AP
 ``legacy:URL`` for the 2017/18 APIs) and built-in bots (``builtin:NAME[?options]``);
 games are played by :mod:`snakewar.referee` and stored as frames (the official board's
 engine-API frames, :mod:`snakewar.games.battlesnake.frames`) with the lines of Snakewar's
-replay format (:mod:`snakewar.replay.format`), so a running game can be watched and exported.
+replay format (:mod:`snakewar.games.battlesnake.replay.format`), so a running game can be watched
+and exported.
 """
 
 from __future__ import annotations
@@ -68,6 +69,16 @@ from snakewar.games.battlesnake.referee.runner import (
     snake_kind,
 )
 from snakewar.games.battlesnake.referee.stats import summarize
+from snakewar.games.battlesnake.replay.format import (
+    FORMAT_NAME,
+    header_dict,
+    load_replay,
+    read_replay,
+    result_dict,
+    turn_dict,
+)
+from snakewar.games.battlesnake.replay.official import read_official_jsonl, sniff_replay
+from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.games.battlesnake.rules import ruleset_names
 from snakewar.games.battlesnake.settings import (
     CLASSIC_SETTINGS,
@@ -85,16 +96,6 @@ from snakewar.games.battlesnake.terminal import terminal_replay
 from snakewar.games.battlesnake.types import BoardState
 from snakewar.referee.workers import session_pool
 from snakewar.replay._lines import ReplayError
-from snakewar.replay.format import (
-    FORMAT_NAME,
-    header_dict,
-    load_replay,
-    read_replay,
-    result_dict,
-    turn_dict,
-)
-from snakewar.replay.official import read_official_jsonl, sniff_replay
-from snakewar.replay.verify import verify_replay
 
 __all__ = [
     "GAME",

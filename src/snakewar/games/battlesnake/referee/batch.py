@@ -36,9 +36,9 @@ from snakewar.games.battlesnake.referee.runner import (
     snake_kind,
 )
 from snakewar.games.battlesnake.referee.stats import BatchStats, GameSummary, summarize
+from snakewar.games.battlesnake.replay.format import write_replay
 from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
 from snakewar.referee.workers import BotPool
-from snakewar.replay.format import write_replay
 
 __all__ = ["SnakeMatch", "builtin_pool", "check_setup", "play_match", "run_batch"]
 
