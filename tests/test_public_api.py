@@ -5,10 +5,13 @@ The layer contract (what may import what) is ``tests/test_layers.py``.
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 from tests.test_layers import GAME_PARTS
 
@@ -62,3 +65,19 @@ def test_battlesnake_adapter_loads_from_its_new_and_old_homes() -> None:
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
     points = pyproject["project"]["entry-points"]["snakewar.games"]
     assert points["battlesnake"] == "snakewar.games.battlesnake.adapter:GAME"
+
+
+def test_battlesnake_bots_and_sdk_still_import_from_their_old_homes() -> None:
+    import snakewar.bots
+    from snakewar.games.battlesnake import bots
+    from snakewar.games.battlesnake.bots import sdk
+
+    sys.modules.pop("snakewar.bots.sdk", None)
+    with pytest.warns(DeprecationWarning, match=r"snakewar\.games\.battlesnake\.bots\.sdk"):
+        old_sdk = importlib.import_module("snakewar.bots.sdk")
+    assert old_sdk.snake is sdk.snake and set(old_sdk.__all__) == set(sdk.__all__)
+    vars(snakewar.bots).pop("make_bot", None)
+    with pytest.warns(DeprecationWarning, match=r"snakewar\.bots\.make_bot moved"):
+        assert snakewar.bots.make_bot is bots.make_bot
+    with pytest.raises(AttributeError):
+        _ = snakewar.bots.no_such_name

@@ -46,7 +46,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from snakewar.bots.base import SnakeMetadata
 from snakewar.checkup.scenarios import (
     DEFAULT_RULESETS,
     STRATEGY,
@@ -57,6 +56,7 @@ from snakewar.checkup.scenarios import (
 )
 from snakewar.errors import WireFormatError
 from snakewar.games.battlesnake.ascii import render_board
+from snakewar.games.battlesnake.bots.base import SnakeMetadata
 from snakewar.games.battlesnake.records import CallOutcome, CallStatus
 from snakewar.games.battlesnake.referee.clients import (
     MAX_REPLY_BYTES,

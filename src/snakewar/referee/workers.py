@@ -52,11 +52,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from snakewar.bots import make_bot
-from snakewar.bots.base import SnakeMetadata
 from snakewar.bots.host import BOOTSTRAP, HEADER
 from snakewar.engine.protocol import PlaySession
 from snakewar.errors import BusyError, SnakewarError, UnknownBotError
+from snakewar.games.battlesnake.bots import make_bot
+from snakewar.games.battlesnake.bots.base import SnakeMetadata
 from snakewar.games.battlesnake.records import CallOutcome, CallStatus
 from snakewar.games.battlesnake.referee.clients import MIN_INFO_TIMEOUT_MS, SnakeUnreachableError
 from snakewar.games.battlesnake.wire import (
@@ -314,7 +314,7 @@ class BotPool:
         """Take a worker and build the bot ``spec`` of ``game`` in it, for one game.
 
         Args:
-            game: ``battlesnake`` (:func:`~snakewar.bots.make_bot`) or ``halite``
+            game: ``battlesnake`` (:func:`~snakewar.games.battlesnake.bots.make_bot`) or ``halite``
                 (:func:`~snakewar.bots.halite.make_halite_bot`, with ``seed``).
             spec: the bot, ``NAME[?options]``.
             seed: the Halite bot's seed.

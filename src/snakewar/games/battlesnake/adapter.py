@@ -20,7 +20,6 @@ from urllib.parse import urlencode
 import httpx
 from typing_extensions import override
 
-from snakewar.bots import bot_descriptions, make_bot
 from snakewar.engine.protocol import (
     BotInfo,
     Catalogue,
@@ -46,6 +45,7 @@ from snakewar.engine.protocol import (
 )
 from snakewar.errors import EntrantError, ParamsError, SnakewarError
 from snakewar.games.battlesnake import NAME
+from snakewar.games.battlesnake.bots import bot_descriptions, make_bot
 from snakewar.games.battlesnake.classic import (
     CLASSIC,
     CLASSIC_DEFAULTS,

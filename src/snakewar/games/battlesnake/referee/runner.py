@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 
 import httpx
 
-from snakewar.bots import bot_names, make_bot
 from snakewar.errors import EntrantError
+from snakewar.games.battlesnake.bots import bot_names, make_bot
 from snakewar.games.battlesnake.game import Game, GameConfig
 from snakewar.games.battlesnake.records import (
     CallOutcome,
