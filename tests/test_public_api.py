@@ -81,3 +81,21 @@ def test_battlesnake_bots_and_sdk_still_import_from_their_old_homes() -> None:
         assert snakewar.bots.make_bot is bots.make_bot
     with pytest.raises(AttributeError):
         _ = snakewar.bots.no_such_name
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "snakewar.testing.battlesnake_conformance",
+            "snakewar.games.battlesnake.testing.conformance",
+        ),
+        ("snakewar.testing.battlesnake_states", "snakewar.games.battlesnake.testing.states"),
+    ],
+)
+def test_the_battlesnake_checkers_still_import_from_their_old_homes(old: str, new: str) -> None:
+    moved = importlib.import_module(new)
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=new.replace(".", r"\.")):
+        shim = importlib.import_module(old)
+    assert shim.main is moved.main and set(shim.__all__) == set(moved.__all__)
