@@ -22,12 +22,12 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from snakewar.bots import make_bot
-from snakewar.bots.base import Bot
-from snakewar.bots.hunter import HunterBot
 from snakewar.games.battlesnake import Game, GameConfig, Settings
+from snakewar.games.battlesnake.bots import make_bot
+from snakewar.games.battlesnake.bots.base import Bot
+from snakewar.games.battlesnake.bots.hunter import HunterBot
 from snakewar.games.battlesnake.wire import GameInfo, MoveReply, SnakeRequest
-from snakewar.referee.stats import wilson_interval
+from snakewar.referee.intervals import wilson_interval
 
 TIMEOUT_MS = 500
 """The game timeout the requests announce (the hunter's default budget derives from it)."""

@@ -20,10 +20,10 @@ import statistics
 import time
 from collections.abc import Awaitable, Callable
 
-from snakewar.bots import make_bot
 from snakewar.games.battlesnake import Game, GameConfig, Settings
+from snakewar.games.battlesnake.bots import make_bot
+from snakewar.games.battlesnake.referee.clients import InProcessClient
 from snakewar.games.battlesnake.wire import GameInfo, SnakeRequest
-from snakewar.referee.clients import InProcessClient
 from snakewar.referee.workers import BotPool, WorkerClient
 
 TIMEOUT_MS = 500

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
 
-from snakewar.bots.sdk import SHUTDOWN_GRACE_S, app_server
+from snakewar.bots.serving import SHUTDOWN_GRACE_S, app_server
 
 
 def free_port() -> int:

@@ -5,7 +5,11 @@
 ``LAYERS`` says which layers each layer may import; a test fails on any other edge,
 naming the file, the line and the import.  The game-agnostic layers reach games only
 through the registry (:mod:`snakewar.adapters`), never a game's own adapter, and the
-pure core (``engine``, ``games``) does no file or network I/O.
+pure core (``engine``, a game's rules) does no file or network I/O.
+
+A game is one package, ``games/NAME/``: its pure rules at the top, and its parts in the
+folders and modules of ``GAME_PARTS`` (``games/battlesnake/referee/``, ``.../adapter.py``),
+each part in the layer of its kind, with that layer's edges; no game imports another.
 """
 
 from __future__ import annotations
@@ -74,6 +78,24 @@ LAYERS: dict[str, frozenset[str]] = {
 }
 """Each layer (a package or module of ``snakewar``) and the layers it may import."""
 
+GAME_PARTS: dict[str, str] = {
+    "adapter": "adapters",
+    "terminal": "adapters",
+    "map_titles": "adapters",
+    "referee": "referee",
+    "replay": "replay",
+    "bots": "bots",
+    "sim": "sim",
+    "rl": "rl",
+    "tester": "checkup",
+    "testing": "testing",
+    "viewer": "viewer",
+    "routes": "server",
+    "cli": "cli",
+}
+"""A game's parts (a folder or module right under ``games/NAME/``) and the layer of each;
+everything else in ``games/NAME/`` is the game's pure rules (layer ``games``)."""
+
 SHARED = frozenset({"", "errors", "_lazy"})
 """Everyone may import ``snakewar`` itself (its version), the exception tree and the
 lazy-export helper (both import nothing of ``snakewar``)."""
@@ -113,13 +135,33 @@ class Import:
         return f"{self.path.relative_to(SRC.parent)}:{self.line}: {where}import of {self.module}"
 
 
+def layer_of_module(module: str) -> str | None:
+    """The layer of a module of ``snakewar`` (``None``: not Snakewar's).
+
+    Its top package, except in a game's package, where a part (``GAME_PARTS``) is in
+    the layer of its kind and the rest is the pure rules, ``games``.
+    """
+    if module == "snakewar":
+        return ""
+    if not module.startswith("snakewar."):
+        return None
+    parts = module.split(".")[1:]
+    if parts[0] == "games" and len(parts) >= 3:
+        return GAME_PARTS.get(parts[2], "games")
+    return parts[0]
+
+
+def game_of(module: str) -> str | None:
+    """The game whose package holds ``module`` (``None``: none)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) >= 3 and parts[:2] == ["snakewar", "games"] else None
+
+
 def layer_of(path: Path) -> str:
     """The layer a source file belongs to: its top package or module under ``snakewar``."""
-    parts = path.relative_to(SRC).parts
-    if len(parts) == 1:
-        stem = Path(parts[0]).stem
-        return "" if stem == "__init__" else stem
-    return parts[0]
+    layer = layer_of_module(module_of(path))
+    assert layer is not None
+    return layer
 
 
 def module_of(path: Path) -> str:
@@ -169,11 +211,7 @@ def imports_of(path: Path) -> Iterator[Import]:
 
 def target_layer(module: str) -> str | None:
     """The layer an import reaches (``None``: not Snakewar's)."""
-    if module == "snakewar":
-        return ""
-    if not module.startswith("snakewar."):
-        return None
-    return module.split(".")[1]
+    return layer_of_module(module)
 
 
 FILES = sorted(SRC.rglob("*.py"))
@@ -224,6 +262,17 @@ def test_game_agnostic_layers_reach_games_through_the_registry_only() -> None:
     assert not wrong, "a game named outside the registry:\n" + "\n".join(wrong)
 
 
+def test_no_game_imports_another_game() -> None:
+    wrong = [
+        f"{item}: the game {own} imports the game {other}"
+        for item in ALL_IMPORTS
+        if (own := game_of(module_of(item.path))) is not None
+        and (other := game_of(item.module)) is not None
+        and other != own
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
 def test_the_pure_core_does_no_io() -> None:
     wrong = []
     for item in ALL_IMPORTS:
@@ -254,6 +303,10 @@ def test_the_pure_core_does_no_io() -> None:
         ("snakewar/arena/x.py", "from snakewar.server import create_app"),
         ("snakewar/arena/x.py", "def f():\n    from snakewar.storage import Store"),
         ("snakewar/games/x.py", "from ..referee import runner"),
+        ("snakewar/games/battlesnake/rules.py", "from .referee import runner"),
+        ("snakewar/games/battlesnake/rules.py", "import snakewar.games.battlesnake.bots"),
+        ("snakewar/games/battlesnake/bots/x.py", "from snakewar.server import app"),
+        ("snakewar/games/battlesnake/replay/x.py", "from ..referee import runner"),
         ("snakewar/cli/x.py", "import snakewar.server.app"),
         ("snakewar/storage/x.py", "from snakewar import server"),
     ],
@@ -270,3 +323,9 @@ def test_the_checker_sees_every_kind_of_import(source: str, line: str) -> None:
         and t not in LAYERS[own]
         for i in found
     ), found
+
+
+def test_the_checker_sees_one_game_importing_another() -> None:
+    path = SRC / "games" / "battlesnake" / "referee" / "x.py"
+    found = list(imports_in("from snakewar.games.halite3 import game\n", path))
+    assert any(game_of(i.module) not in (None, game_of(module_of(path))) for i in found), found

@@ -5,8 +5,15 @@ The layer contract (what may import what) is ``tests/test_layers.py``.
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.test_layers import GAME_PARTS
 
 
 def test_battlesnake_all_is_exact() -> None:
@@ -26,6 +33,8 @@ def test_battlesnake_all_is_exact() -> None:
         "frames",
         "api_schema",
         "classic",
+        # The game's parts, attributes once imported (the game is one package).
+        *GAME_PARTS,
     }
     assert set(bs.__all__) == public - modules
 
@@ -45,3 +54,48 @@ def test_halite3_all_is_exact() -> None:
     public = {name for name in vars(h3) if not name.startswith("_")}
     modules = {"commands", "constants", "game", "hashorder", "mapgen", "protocol", "conformance"}
     assert set(h3.__all__) == public - modules
+
+
+def test_battlesnake_adapter_loads_from_its_new_and_old_homes() -> None:
+    # An install made before the move names the old module in its entry point metadata.
+    from snakewar.adapters.battlesnake import GAME as OLD
+    from snakewar.games.battlesnake.adapter import GAME
+
+    assert OLD is GAME
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    points = pyproject["project"]["entry-points"]["snakewar.games"]
+    assert points["battlesnake"] == "snakewar.games.battlesnake.adapter:GAME"
+
+
+def test_battlesnake_bots_and_sdk_still_import_from_their_old_homes() -> None:
+    import snakewar.bots
+    from snakewar.games.battlesnake import bots
+    from snakewar.games.battlesnake.bots import sdk
+
+    sys.modules.pop("snakewar.bots.sdk", None)
+    with pytest.warns(DeprecationWarning, match=r"snakewar\.games\.battlesnake\.bots\.sdk"):
+        old_sdk = importlib.import_module("snakewar.bots.sdk")
+    assert old_sdk.snake is sdk.snake and set(old_sdk.__all__) == set(sdk.__all__)
+    vars(snakewar.bots).pop("make_bot", None)
+    with pytest.warns(DeprecationWarning, match=r"snakewar\.bots\.make_bot moved"):
+        assert snakewar.bots.make_bot is bots.make_bot
+    with pytest.raises(AttributeError):
+        _ = snakewar.bots.no_such_name
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "snakewar.testing.battlesnake_conformance",
+            "snakewar.games.battlesnake.testing.conformance",
+        ),
+        ("snakewar.testing.battlesnake_states", "snakewar.games.battlesnake.testing.states"),
+    ],
+)
+def test_the_battlesnake_checkers_still_import_from_their_old_homes(old: str, new: str) -> None:
+    moved = importlib.import_module(new)
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=new.replace(".", r"\.")):
+        shim = importlib.import_module(old)
+    assert shim.main is moved.main and set(shim.__all__) == set(moved.__all__)

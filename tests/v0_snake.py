@@ -20,7 +20,7 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict
 
-from snakewar.bots import make_bot
+from snakewar.games.battlesnake.bots import make_bot
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
 from snakewar.games.battlesnake.wire import GameInfo, SnakeInfo, SnakeRequest
 

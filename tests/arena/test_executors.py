@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.adapters.battlesnake import GAME, match_spec
 from snakewar.arena.executors import (
     Executor,
     ExecutorError,
@@ -25,8 +24,9 @@ from snakewar.arena.executors import (
 )
 from snakewar.engine.protocol import MatchSpec
 from snakewar.errors import MissingExtraError
-from snakewar.referee.batch import SnakeMatch
-from snakewar.referee.stats import GameSummary
+from snakewar.games.battlesnake.adapter import GAME, match_spec
+from snakewar.games.battlesnake.referee.batch import SnakeMatch
+from snakewar.games.battlesnake.referee.stats import GameSummary
 
 AMPLE_MS = 60_000
 """The games' timeout: a minute a move, so that no move times out on the busiest machine.

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.adapters.battlesnake import GAME
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.ladder import Ladder, LadderError, LadderNotFoundError, load_ladder
 from snakewar.cli import main
+from snakewar.games.battlesnake.adapter import GAME
 from snakewar.replay import read_replay, verify_replay
 from snakewar.storage import Store
 

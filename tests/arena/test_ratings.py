@@ -4,7 +4,6 @@ import math
 
 import pytest
 
-from snakewar.adapters.battlesnake import placement_from_state
 from snakewar.arena.ratings import (
     Leaderboard,
     Rating,
@@ -17,6 +16,7 @@ from snakewar.arena.ratings import (
 from snakewar.engine.protocol import EntrantResult, GameData, PlayedGame
 from snakewar.errors import SnakewarError
 from snakewar.games.battlesnake import BoardState, Point, Snake
+from snakewar.games.battlesnake.adapter import placement_from_state
 
 BETA = 25.0 / 6.0
 TAU = 25.0 / 300.0

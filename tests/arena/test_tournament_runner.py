@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.adapters.battlesnake import GAME
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.executors import InProcessExecutor
 from snakewar.arena.ratings import Rating
@@ -18,6 +17,7 @@ from snakewar.arena.tournament_runner import (
 )
 from snakewar.cli import main
 from snakewar.errors import EntrantError
+from snakewar.games.battlesnake.adapter import GAME
 from snakewar.replay import read_replay, verify_replay
 from snakewar.storage import Store
 

@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-from snakewar.bots.random_safe import safe_moves
 from snakewar.errors import MapSetupError, SettingsError
 from snakewar.games.battlesnake import (
     BoardState,
@@ -17,6 +16,7 @@ from snakewar.games.battlesnake import (
     Snake,
     run_game,
 )
+from snakewar.games.battlesnake.bots.random_safe import safe_moves
 from snakewar.games.battlesnake.classic import CLASSIC_DEFAULTS, ClassicSettings
 from snakewar.games.battlesnake.wire import GameInfo, game_from_api, game_to_api
 

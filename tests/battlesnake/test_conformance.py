@@ -12,7 +12,7 @@ import pytest
 
 from snakewar.games.battlesnake.maps import map_ids
 from snakewar.games.battlesnake.rules import ruleset_names
-from snakewar.testing.battlesnake_conformance import (
+from snakewar.games.battlesnake.testing.conformance import (
     ConformanceReport,
     check_battlesnake_game,
     data_files,

@@ -3,7 +3,7 @@
 The folder comes from $SNAKEWAR_STATES_DIR (default: the public set shipped in
 tests/data/battlesnake/states); every ``*.jsonl.gz`` under it is checked, one test per
 file.  Where the engine panicked, Snakewar's documented behaviour is checked instead
-(see :mod:`snakewar.testing.battlesnake_states`).  The three ``repro_*.json`` states,
+(see :mod:`snakewar.games.battlesnake.testing.states`).  The three ``repro_*.json`` states,
 where Snakewar once differed, are checked one by one from the shipped copies.
 """
 
@@ -18,8 +18,8 @@ import pytest
 from snakewar.errors import StepError
 from snakewar.games.battlesnake.rules import named_ruleset
 from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.testing.states import StatesReport, iter_states, state_files
 from snakewar.games.battlesnake.types import BoardState
-from snakewar.testing.battlesnake_states import StatesReport, iter_states, state_files
 from tests.conformance_data import SHIPPED_STATES, require, states_dir
 
 DATA_DIR = states_dir()

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from snakewar.bots.sdk import ACCEPTS_PER_TURN, LISTEN_BACKLOG, app_server, listen_sockets
+from snakewar.bots.serving import ACCEPTS_PER_TURN, LISTEN_BACKLOG, app_server, listen_sockets
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]

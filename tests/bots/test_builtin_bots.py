@@ -13,11 +13,12 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from snakewar.bots import UnknownBotError, make_bot
-from snakewar.bots._board import geometry, sim_from_request, territory
-from snakewar.bots.base import Bot
-from snakewar.bots.greedy import GreedyBot
-from snakewar.bots.hunter import (
+from snakewar.games.battlesnake import BoardState, Game, GameConfig, Point, Settings, Snake
+from snakewar.games.battlesnake.bots import UnknownBotError, make_bot
+from snakewar.games.battlesnake.bots._board import geometry, sim_from_request, territory
+from snakewar.games.battlesnake.bots.base import Bot
+from snakewar.games.battlesnake.bots.greedy import GreedyBot
+from snakewar.games.battlesnake.bots.hunter import (
     MAX_BUDGET_MS,
     MAX_DEPTH,
     MAX_OPPONENTS,
@@ -26,8 +27,7 @@ from snakewar.bots.hunter import (
     default_budget_ms,
     think_cap_ms,
 )
-from snakewar.bots.random_safe import safe_moves
-from snakewar.games.battlesnake import BoardState, Game, GameConfig, Point, Settings, Snake
+from snakewar.games.battlesnake.bots.random_safe import safe_moves
 from snakewar.games.battlesnake.wire import GameInfo, MoveReply, SnakeRequest
 
 Cells = Sequence[tuple[int, int]]

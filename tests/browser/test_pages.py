@@ -116,10 +116,10 @@ def test_tester_page_shows_each_check(base_url: str, page: Page) -> None:
 def test_an_aborted_game_stays_viewable(browser: Browser, tmp_path: Path) -> None:
     import asyncio
 
-    from snakewar.adapters.battlesnake import frames_of, listing
     from snakewar.engine.protocol import GameData
+    from snakewar.games.battlesnake.adapter import frames_of, listing
+    from snakewar.games.battlesnake.replay.format import header_dict
     from snakewar.referee import SnakeMatch, play_match
-    from snakewar.replay.format import header_dict
     from snakewar.storage import Store
 
     db = f"sqlite:///{tmp_path / 'games.db'}"

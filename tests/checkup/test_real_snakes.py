@@ -19,8 +19,8 @@ import pytest
 
 from snakewar import cli
 from snakewar.checkup import SCENARIOS, TesterReport, run_tester, select_scenarios
-from snakewar.referee.clients import new_http_client
-from snakewar.referee.runner import make_client
+from snakewar.games.battlesnake.referee.clients import new_http_client
+from snakewar.games.battlesnake.referee.runner import make_client
 from tests.asgi_server import serve
 from tests.checkup import real_snakes
 

@@ -25,9 +25,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 
-from snakewar.bots import make_bot
-from snakewar.bots.base import Bot
-from snakewar.bots.sdk import create_app
 from snakewar.checkup import (
     CATEGORIES,
     KINDS,
@@ -47,13 +44,16 @@ from snakewar.checkup import (
 )
 from snakewar.checkup.runner import LEGACY_SKIPPED
 from snakewar.checkup.scenarios import YOU
+from snakewar.games.battlesnake.bots import make_bot
+from snakewar.games.battlesnake.bots.base import Bot
+from snakewar.games.battlesnake.bots.sdk import create_app
 from snakewar.games.battlesnake.records import CallStatus
+from snakewar.games.battlesnake.referee.clients import HttpSnakeClient, new_http_client
+from snakewar.games.battlesnake.referee.runner import make_client
 from snakewar.games.battlesnake.rules import named_ruleset
 from snakewar.games.battlesnake.settings import HAZARD_DAMAGE_PER_TURN
 from snakewar.games.battlesnake.types import Point
 from snakewar.games.battlesnake.wire import MOVES, SnakeRequest, api_schema
-from snakewar.referee.clients import HttpSnakeClient, new_http_client
-from snakewar.referee.runner import make_client
 
 # -- the suite itself ---------------------------------------------------------------------
 

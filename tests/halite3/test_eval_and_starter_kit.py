@@ -69,7 +69,7 @@ def test_eval_refuses_a_player_count_with_no_map() -> None:
 
 
 def test_wilson_interval_contains_the_ratio_at_the_extremes() -> None:
-    from snakewar.referee.stats import wilson_interval
+    from snakewar.referee.intervals import wilson_interval
 
     for n in range(1, 200):
         assert wilson_interval(n, n)[1] == 1.0

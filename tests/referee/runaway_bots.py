@@ -7,8 +7,8 @@ so other tests still see the built-ins alone.
 
 from __future__ import annotations
 
-from snakewar.bots.base import Bot
 from snakewar.bots.halite.kit import GameView, HaliteBot
+from snakewar.games.battlesnake.bots.base import Bot
 from snakewar.games.battlesnake.wire import SnakeRequest
 
 PLUGIN = "tests.referee.runaway_plugin"

@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from snakewar.bots.random_safe import safe_moves
+from snakewar.games.battlesnake.bots.random_safe import safe_moves
 from snakewar.games.battlesnake.wire import SnakeRequest
 
 Received = dict[str, list[tuple[str, Any]]]

@@ -13,9 +13,9 @@ import pytest
 from snakewar.cli import main
 from snakewar.games.battlesnake import GameConfig, Settings
 from snakewar.games.battlesnake.records import GameRecord
+from snakewar.games.battlesnake.referee.clients import new_http_client
+from snakewar.games.battlesnake.referee.runner import connect, play_game
 from snakewar.games.battlesnake.wire import api_schema
-from snakewar.referee.clients import new_http_client
-from snakewar.referee.runner import connect, play_game
 from snakewar.replay import read_replay, verify_replay
 
 from .snake_servers import SnakeServers

@@ -23,9 +23,9 @@ from snakewar.arena.ladder import Ladder
 from snakewar.arena.tournament_runner import TournamentRun
 from snakewar.checkup import run_tester
 from snakewar.cli import main
+from snakewar.games.battlesnake.referee.clients import new_http_client
+from snakewar.games.battlesnake.referee.runner import make_client
 from snakewar.games.battlesnake.wire import GameSource, api_game_source
-from snakewar.referee.clients import new_http_client
-from snakewar.referee.runner import make_client
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 

@@ -12,14 +12,14 @@ import pytest
 from snakewar.errors import EntrantError
 from snakewar.games.battlesnake import GameConfig, Settings
 from snakewar.games.battlesnake.records import CallStatus, GameRecord
-from snakewar.games.battlesnake.wire import api_schema
-from snakewar.referee.clients import (
+from snakewar.games.battlesnake.referee.clients import (
     SnakeUnreachableError,
     SnakeURLError,
     check_url,
     new_http_client,
 )
-from snakewar.referee.runner import SnakeSpecError, connect, play_game
+from snakewar.games.battlesnake.referee.runner import SnakeSpecError, connect, play_game
+from snakewar.games.battlesnake.wire import api_schema
 
 from .snake_servers import LATE_S, SnakeServers
 

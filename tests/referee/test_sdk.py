@@ -13,8 +13,8 @@ import httpx
 import jsonschema
 import pytest
 
-from snakewar.bots.sdk import FunctionBot, snake
 from snakewar.games.battlesnake import GameConfig, Settings
+from snakewar.games.battlesnake.bots.sdk import FunctionBot, snake
 from snakewar.games.battlesnake.wire import MoveReply, SnakeRequest, api_schema
 from snakewar.referee import CallStatus, connect, new_http_client, play_game
 from tests.asgi_server import free_port, serve

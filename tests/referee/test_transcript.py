@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from snakewar.games.battlesnake import GameConfig, Settings
-from snakewar.referee.clients import new_http_client
-from snakewar.referee.runner import connect, play_game
+from snakewar.games.battlesnake.referee.clients import new_http_client
+from snakewar.games.battlesnake.referee.runner import connect, play_game
 from snakewar.referee.transcript import MAX_BODY_BYTES, body_text, current_exchange
 
 from .snake_servers import SnakeServers

@@ -26,15 +26,15 @@ from snakewar.checkup.runner import LEGACY_SKIPPED
 from snakewar.engine.addresses import AddressPolicy
 from snakewar.games.battlesnake.game import GameConfig
 from snakewar.games.battlesnake.records import GameRecord
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.referee.clients import (
+from snakewar.games.battlesnake.referee.clients import (
     SnakeUnreachableError,
     SnakeURLError,
     V0SnakeClient,
     new_http_client,
     v0_start_reply,
 )
-from snakewar.referee.runner import connect, make_client, play_game, snake_kind
+from snakewar.games.battlesnake.referee.runner import connect, make_client, play_game, snake_kind
+from snakewar.games.battlesnake.settings import Settings
 from snakewar.replay import read_replay
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store

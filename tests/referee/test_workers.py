@@ -24,14 +24,13 @@ from typing import TypeVar
 import httpx
 import pytest
 
-from snakewar import bots
-from snakewar.bots import make_bot
 from snakewar.bots.halite import HALITE_BOTS
-from snakewar.games.battlesnake import GameConfig, Settings
+from snakewar.games.battlesnake import GameConfig, Settings, bots
+from snakewar.games.battlesnake.bots import make_bot
 from snakewar.games.battlesnake.records import CallStatus, GameRecord
-from snakewar.referee.clients import InProcessClient, SnakeUnreachableError
+from snakewar.games.battlesnake.referee.clients import InProcessClient, SnakeUnreachableError
+from snakewar.games.battlesnake.referee.runner import close_clients, connect, play_game
 from snakewar.referee.halite import HaliteMatch, play_halite
-from snakewar.referee.runner import close_clients, connect, play_game
 from snakewar.referee.workers import (
     BotPool,
     BotPoolError,

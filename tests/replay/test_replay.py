@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from snakewar.bots.random_safe import RandomSafeBot
 from snakewar.games.battlesnake import Game, GameConfig, Settings
+from snakewar.games.battlesnake.bots.random_safe import RandomSafeBot
 from snakewar.games.battlesnake.records import (
     CallOutcome,
     CallStatus,

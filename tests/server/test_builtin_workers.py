@@ -17,9 +17,9 @@ from fastapi.testclient import TestClient
 from websockets.sync.client import connect
 
 from snakewar.adapters import get_game
-from snakewar.bots.hunter import MAX_BUDGET_MS, MAX_DEPTH, MAX_OPPONENTS
 from snakewar.engine.protocol import Entrant, MatchSpec
 from snakewar.errors import BusyError
+from snakewar.games.battlesnake.bots.hunter import MAX_BUDGET_MS, MAX_DEPTH, MAX_OPPONENTS
 from snakewar.referee.workers import session_pool
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve

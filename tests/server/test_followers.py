@@ -25,8 +25,8 @@ from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
-from snakewar.adapters.battlesnake import match_spec, played_game
 from snakewar.engine.protocol import Frame, PlayedGame
+from snakewar.games.battlesnake.adapter import match_spec, played_game
 from snakewar.referee import SnakeMatch, play_match
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.followers import (

@@ -131,7 +131,7 @@ def test_bot_archives_count_against_the_same_quota_and_uploads_are_rated(
 def test_serve_takes_the_quota_in_mib(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import snakewar.bots.sdk
+    import snakewar.bots.serving
     import snakewar.server.app
     from snakewar.command import main
 
@@ -143,8 +143,8 @@ def test_serve_takes_the_quota_in_mib(
         return making(config, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(snakewar.server.app, "create_app", recorded)
-    monkeypatch.setattr(snakewar.bots.sdk, "listen_sockets", lambda host, port: [])
-    monkeypatch.setattr(snakewar.bots.sdk, "serve_app", lambda *args, **kwargs: None)
+    monkeypatch.setattr(snakewar.bots.serving, "listen_sockets", lambda host, port: [])
+    monkeypatch.setattr(snakewar.bots.serving, "serve_app", lambda *args, **kwargs: None)
     monkeypatch.setattr(gc, "set_threshold", lambda *args: None)  # the tests' own stay
     assert main(["serve", "--database", "memory", "--upload-quota", "5"]) == 0
     assert [c.upload_quota_bytes for c in configs] == [5 << 20]

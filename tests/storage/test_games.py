@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from snakewar.adapters.battlesnake import GAME, frames_of, listing, match_spec, played_game
 from snakewar.engine.protocol import (
     Frame,
     GameData,
@@ -31,11 +30,12 @@ from snakewar.engine.protocol import (
     StoredGame,
 )
 from snakewar.errors import NotFoundError, SnakewarError, TooLargeError
+from snakewar.games.battlesnake.adapter import GAME, frames_of, listing, match_spec, played_game
 from snakewar.games.battlesnake.frames import record_frames
 from snakewar.games.battlesnake.records import GameRecord
+from snakewar.games.battlesnake.replay.format import header_dict, result_dict
 from snakewar.referee import SnakeMatch, play_match
 from snakewar.replay import load_replay, read_replay, replay_digest, replay_lines, verify_replay
-from snakewar.replay.format import header_dict, result_dict
 from snakewar.storage import (
     MAX_LIST_LIMIT,
     MAX_REPLAY_BYTES,
@@ -371,7 +371,7 @@ def test_a_missing_game_is_not_found(store: Store) -> None:
 CRASHING_SERVER = textwrap.dedent(
     """
     import asyncio, os, sys
-    from snakewar.adapters.battlesnake import GAME, match_spec
+    from snakewar.games.battlesnake.adapter import GAME, match_spec
     from snakewar.engine.protocol import MatchHooks, PlaySession
     from snakewar.referee import SnakeMatch
     from snakewar.storage import Store

@@ -1,105 +1,48 @@
-"""Built-in bots and the snake SDK.
+"""What bots of every game share: the worker host and serving an app.
 
-Every built-in bot is a :class:`~snakewar.bots.base.Bot`: it plays in-process
-(``builtin:NAME`` in ``snakewar play``) or as an API v1 server
-(``snakewar bot serve NAME``).  Options go after a ``?``, as in
-``builtin:hunter?budget=100``.
+The worker host is :mod:`snakewar.bots.host`, serving :mod:`snakewar.bots.serving`.  Each game's
+built-in bots live in its own package; Battlesnake's, and the snake SDK, in
+:mod:`snakewar.games.battlesnake.bots`.  Their names are still importable from here for one
+release, with a :class:`DeprecationWarning`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from urllib.parse import parse_qsl
+import warnings
+from typing import Any
 
-from snakewar.bots._board import BotOptionError
-from snakewar.bots.base import Bot, SnakeMetadata, request_rng
-from snakewar.bots.random_safe import RandomSafeBot, random_safe_moves, safe_moves
-from snakewar.errors import UnknownBotError, choices_text
+from snakewar._lazy import lazy_attribute, lazy_dir
 
-__all__ = [
-    "Bot",
-    "BotOptionError",
-    "RandomSafeBot",
-    "SnakeMetadata",
-    "UnknownBotError",
-    "bot_descriptions",
-    "bot_names",
-    "make_bot",
-    "random_safe_moves",
-    "register_bot",
-    "request_rng",
-    "safe_moves",
-]
+_HOME = "snakewar.games.battlesnake.bots"
 
-BotFactory = Callable[..., Bot]
-
-
-_BOTS: dict[str, BotFactory] = {}
+_MOVED: dict[str, str] = dict.fromkeys(
+    (
+        "Bot",
+        "BotOptionError",
+        "RandomSafeBot",
+        "SnakeMetadata",
+        "UnknownBotError",
+        "bot_descriptions",
+        "bot_names",
+        "make_bot",
+        "random_safe_moves",
+        "register_bot",
+        "request_rng",
+        "safe_moves",
+    ),
+    _HOME,
+)
+"""Battlesnake's names this package exported before they moved, and their new home."""
 
 
-def register_bot(name: str, factory: BotFactory) -> None:
-    """Register a built-in bot under ``name`` (``factory(**options)`` builds one)."""
-    _BOTS[name] = factory
-
-
-def bot_names() -> list[str]:
-    """The built-in bots' names, sorted."""
-    _load()
-    return sorted(_BOTS)
-
-
-def bot_descriptions() -> dict[str, str]:
-    """Each built-in bot's one-line description (its class docstring's first line)."""
-    _load()
-    return {
-        name: (factory.__doc__ or "").strip().partition("\n")[0]
-        for name, factory in sorted(_BOTS.items())
-    }
-
-
-_INTEGER = re.compile(r"-?[0-9]{1,18}\Z")
-
-
-def make_bot(spec: str) -> Bot:
-    """Build a built-in bot from ``NAME`` or ``NAME?key=value&...``.
-
-    Option values are passed as integers when they look like one.
-
-    Raises:
-        UnknownBotError: for an unknown name or an option the bot does not take.
-    """
-    _load()
-    name, _, query = spec.removeprefix("builtin:").partition("?")
-    factory = _BOTS.get(name)
-    if factory is None:
-        raise UnknownBotError(
-            f"unknown built-in bot {name!r} (expected one of {choices_text(sorted(_BOTS))})"
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        # Once per name: lazy_attribute keeps the value here, so this hook is not asked again.
+        warnings.warn(
+            f"snakewar.bots.{name} moved to {_HOME}.{name}", DeprecationWarning, stacklevel=2
         )
-    options: dict[str, int | str] = {}
-    for key, value in parse_qsl(query, keep_blank_values=True):
-        # ASCII digits only: str.isdigit() also takes "²", which int() refuses.
-        options[key] = int(value) if _INTEGER.match(value) else value
-    try:
-        return factory(**options)
-    except TypeError as exc:
-        raise UnknownBotError(f"built-in bot {name!r}: bad options {query!r} ({exc})") from None
-    except ValueError as exc:
-        raise UnknownBotError(f"built-in bot {name!r}: {exc}") from None
+    return lazy_attribute(__name__, _MOVED, name)
 
 
-_LOADED: list[bool] = []
-
-
-def _load() -> None:
-    # A flag, not "is _BOTS empty": a plug-in may register a bot before the first lookup.
-    if _LOADED:
-        return
-    _LOADED.append(True)
-    # Imported here, not at the top: the search bots are larger modules, and
-    # `import snakewar.bots` (the SDK, the referee) should stay cheap.
-    from snakewar.bots.greedy import GreedyBot
-    from snakewar.bots.hunter import HunterBot
-
-    for name, factory in (("random", RandomSafeBot), ("greedy", GreedyBot), ("hunter", HunterBot)):
-        _BOTS.setdefault(name, factory)
+def __dir__() -> list[str]:
+    return lazy_dir(__name__, _MOVED)

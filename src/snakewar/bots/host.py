@@ -160,7 +160,7 @@ class _Host:
 
 def _build(game: str, spec: str, seed: int) -> Any:
     if game == "battlesnake":
-        from snakewar.bots import make_bot
+        from snakewar.games.battlesnake.bots import make_bot
 
         return make_bot(spec)
     if game == "halite":

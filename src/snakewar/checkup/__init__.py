@@ -5,8 +5,8 @@
 bot in-process)::
 
     import asyncio
-    from snakewar.referee.clients import new_http_client
-    from snakewar.referee.runner import make_client
+    from snakewar.games.battlesnake.referee.clients import new_http_client
+    from snakewar.games.battlesnake.referee.runner import make_client
     from snakewar.checkup import run_tester
 
     async def check(url: str) -> None:

@@ -1,6 +1,6 @@
 """Run the snake tester against one snake: health checks, then the scenario suite.
 
-:func:`run_tester` drives any :class:`~snakewar.referee.clients.SnakeClient`
+:func:`run_tester` drives any :class:`~snakewar.games.battlesnake.referee.clients.SnakeClient`
 (an HTTP snake, an API v0 or legacy one, or a built-in bot in-process) and returns a
 :class:`TesterReport`; nothing the snake does raises.
 
@@ -22,7 +22,8 @@ at once failed them for what they never meet in play.  With ``parallel > 1`` eve
 position that fails is played again alone before it counts; one that then passes
 *failed only under load*: reported as such, not held against the snake.
 
-An API v0 snake (:class:`~snakewar.referee.clients.V0SnakeClient`) has no ``GET /``:
+An API v0 snake (:class:`~snakewar.games.battlesnake.referee.clients.V0SnakeClient`) has no
+``GET /``:
 its health checks are ``POST /ping``, ``POST /start``, the looks its ``/start``
 reply gives (bad ones are notes), ``/move`` and ``/end`` (see :func:`_health_checks`).
 
@@ -45,7 +46,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from snakewar.bots.base import SnakeMetadata
 from snakewar.checkup.scenarios import (
     DEFAULT_RULESETS,
     STRATEGY,
@@ -56,7 +56,17 @@ from snakewar.checkup.scenarios import (
 )
 from snakewar.errors import WireFormatError
 from snakewar.games.battlesnake.ascii import render_board
+from snakewar.games.battlesnake.bots.base import SnakeMetadata
 from snakewar.games.battlesnake.records import CallOutcome, CallStatus
+from snakewar.games.battlesnake.referee.clients import (
+    MAX_REPLY_BYTES,
+    MIN_INFO_TIMEOUT_MS,
+    HttpSnakeClient,
+    LegacySnakeClient,
+    SnakeClient,
+    SnakeUnreachableError,
+    V0SnakeClient,
+)
 from snakewar.games.battlesnake.rules import named_ruleset
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
@@ -66,15 +76,6 @@ from snakewar.games.battlesnake.wire import (
     GameSource,
     SnakeInfo,
     SnakeRequest,
-)
-from snakewar.referee.clients import (
-    MAX_REPLY_BYTES,
-    MIN_INFO_TIMEOUT_MS,
-    HttpSnakeClient,
-    LegacySnakeClient,
-    SnakeClient,
-    SnakeUnreachableError,
-    V0SnakeClient,
 )
 
 __all__ = [
@@ -397,7 +398,7 @@ async def run_tester(
     """Test one snake: health checks, then (unless ``scenarios=False``) the scenarios.
 
     Args:
-        client: The snake (see :func:`snakewar.referee.runner.make_client`).
+        client: The snake (see :func:`snakewar.games.battlesnake.referee.runner.make_client`).
         categories: Only the scenarios of these categories (default: those of
             ``rulesets``).
         rulesets: The rulesets the snake plays: the standard scenarios, and those
@@ -788,7 +789,8 @@ async def _check_ping(client: SnakeClient, timeout_ms: int) -> CheckResult:
 async def _check_v0_looks(client: SnakeClient, timeout_ms: int) -> CheckResult:
     """The ``/start`` reply's looks (``color``, ``headType``, ``tailType``).
 
-    A ``/start`` of its own, read by the client (:func:`~snakewar.referee.clients.v0_start_reply`).
+    A ``/start`` of its own, read by the client
+    (:func:`~snakewar.games.battlesnake.referee.clients.v0_start_reply`).
     A bad value only changes how the snake is drawn, so it is a note; the check
     fails only when there is no ``/start`` reply to read.
     """

@@ -69,8 +69,8 @@ def measure_rules(
     map_id: str = "standard",
 ) -> tuple[int, float, float]:
     """Play ``games`` games; return ``(turns, engine_seconds, move_seconds)``."""
-    from snakewar.bots.random_safe import random_safe_moves
     from snakewar.games.battlesnake import Game, GameConfig, Settings
+    from snakewar.games.battlesnake.bots.random_safe import random_safe_moves
 
     rng = random.Random(seed)
     ids = [f"snake-{i + 1}" for i in range(snakes)]

@@ -16,7 +16,7 @@ bot_app = typer.Typer(
 @bot_app.command("list")
 def list_bots() -> None:
     """List the built-in bots."""
-    from snakewar.bots import bot_names, make_bot
+    from snakewar.games.battlesnake.bots import bot_names, make_bot
 
     for name in bot_names():
         doc = (type(make_bot(name)).__doc__ or "").strip().splitlines()[0]
@@ -30,9 +30,9 @@ def serve_bot(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
 ) -> None:
     """Serve a built-in bot as a Battlesnake API v1 snake (until Ctrl-C)."""
-    from snakewar.bots import make_bot
-    from snakewar.bots.sdk import serve
     from snakewar.errors import SnakewarError
+    from snakewar.games.battlesnake.bots import make_bot
+    from snakewar.games.battlesnake.bots.sdk import serve
 
     if not 0 < port < 65536:
         raise SnakewarError(f"port {port}: expected 1..65535")

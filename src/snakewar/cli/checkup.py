@@ -70,9 +70,9 @@ def test_snake(
 
     from snakewar.checkup.runner import run_tester
     from snakewar.checkup.scenarios import DEFAULT_RULESETS, scenarios_in
+    from snakewar.games.battlesnake.referee.clients import new_http_client
+    from snakewar.games.battlesnake.referee.runner import make_client
     from snakewar.games.battlesnake.rules import named_ruleset
-    from snakewar.referee.clients import new_http_client
-    from snakewar.referee.runner import make_client
 
     if timeout < 1:
         raise SnakewarError(f"--timeout {timeout}: expected a number of milliseconds >= 1")

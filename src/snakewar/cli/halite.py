@@ -155,7 +155,7 @@ def evaluate(
     from snakewar.arena.executors import GameJob, make_executor
     from snakewar.engine.protocol import MatchSpec, entrants_from_texts
     from snakewar.errors import SnakewarError
-    from snakewar.referee.stats import wilson_interval
+    from snakewar.referee.intervals import wilson_interval
 
     try:
         bots = list(bot_commands)

@@ -43,10 +43,10 @@ if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
     from snakewar.games.battlesnake.records import CallOutcome, GameRecord, TurnRecord
+    from snakewar.games.battlesnake.referee.batch import SnakeMatch
+    from snakewar.games.battlesnake.referee.clients import SnakeClient
+    from snakewar.games.battlesnake.referee.stats import BatchStats
     from snakewar.games.battlesnake.wire import SnakeRequest
-    from snakewar.referee.batch import SnakeMatch
-    from snakewar.referee.clients import SnakeClient
-    from snakewar.referee.stats import BatchStats
 
 __all__ = ["DEFAULT_SNAKES", "OutputPathError", "board_url", "make_directory", "play"]
 
@@ -164,10 +164,10 @@ def play(
     """Referee games between snakes: watch one, or measure many."""
     from rich.console import Console
 
-    from snakewar.adapters.battlesnake import settings_params
+    from snakewar.games.battlesnake.adapter import settings_params
     from snakewar.games.battlesnake.classic import default_board
-    from snakewar.referee.batch import SnakeMatch
-    from snakewar.referee.runner import snake_kind
+    from snakewar.games.battlesnake.referee.batch import SnakeMatch
+    from snakewar.games.battlesnake.referee.runner import snake_kind
 
     specs = list(snakes or ()) + list(urls)
     if not specs:
@@ -260,7 +260,7 @@ def play(
             write_replay(record, replay)
         _print_summary(console, record)
         if json_out:
-            from snakewar.referee.stats import summarize
+            from snakewar.games.battlesnake.referee.stats import summarize
 
             _write_json(json_out, _summary_json(summarize(record)), console)
     else:
@@ -293,9 +293,9 @@ def _play_one(
 
     from rich.live import Live
 
-    from snakewar.referee.batch import builtin_pool
-    from snakewar.referee.clients import new_http_client
-    from snakewar.referee.runner import close_clients, connect, play_game
+    from snakewar.games.battlesnake.referee.batch import builtin_pool
+    from snakewar.games.battlesnake.referee.clients import new_http_client
+    from snakewar.games.battlesnake.referee.runner import close_clients, connect, play_game
 
     # Logs would scroll the live board away: on a terminal it is the default unless
     # every request is logged (--verbose), as the official CLI's logs are.
@@ -513,7 +513,7 @@ def _outcome_text(record: GameRecord, snake_id: str) -> str:
 def _print_summary(console: Console, record: GameRecord) -> None:
     from rich.table import Table
 
-    from snakewar.referee.stats import percentile, summarize
+    from snakewar.games.battlesnake.referee.stats import percentile, summarize
 
     summary = summarize(record)
     result = record.result
@@ -564,7 +564,7 @@ def _play_batch(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from snakewar.referee.batch import run_batch
+    from snakewar.games.battlesnake.referee.batch import run_batch
 
     # Connect once here, so an unreachable snake fails before any worker starts.
     _check_reachable(match)
@@ -605,9 +605,9 @@ def _ray_batch(
     advance: Any,
 ) -> BatchStats:
     """The batch as Ray tasks: one game per task, results counted as they come."""
-    from snakewar.adapters.battlesnake import GAME, match_spec
     from snakewar.arena.executors import GameJob, RayExecutor
-    from snakewar.referee.stats import BatchStats, GameSummary
+    from snakewar.games.battlesnake.adapter import GAME, match_spec
+    from snakewar.games.battlesnake.referee.stats import BatchStats, GameSummary
 
     stats = BatchStats.empty([""] * len(match.snakes), match.snakes)
     executor = RayExecutor(None if address == "local" else address)
@@ -629,8 +629,8 @@ def _ray_batch(
 
 
 def _check_reachable(match: SnakeMatch) -> None:
-    from snakewar.referee.clients import new_http_client
-    from snakewar.referee.runner import connect
+    from snakewar.games.battlesnake.referee.clients import new_http_client
+    from snakewar.games.battlesnake.referee.runner import connect
 
     async def run() -> None:
         async with new_http_client() as http:
@@ -744,7 +744,7 @@ def _browse_on_server(
 
     import httpx
 
-    from snakewar.adapters.battlesnake import api_settings
+    from snakewar.games.battlesnake.adapter import api_settings
 
     server = subprocess.Popen(
         [sys.executable, "-m", "snakewar", "serve", "--host", "127.0.0.1", "--port", str(port)],

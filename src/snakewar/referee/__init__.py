@@ -21,8 +21,8 @@ if TYPE_CHECKING:
         TurnRecord,
         derive_ids,
     )
-    from snakewar.referee.batch import SnakeMatch, play_match, run_batch
-    from snakewar.referee.clients import (
+    from snakewar.games.battlesnake.referee.batch import SnakeMatch, play_match, run_batch
+    from snakewar.games.battlesnake.referee.clients import (
         MAX_REPLY_BYTES,
         HttpSnakeClient,
         InProcessClient,
@@ -33,8 +33,14 @@ if TYPE_CHECKING:
         V0SnakeClient,
         new_http_client,
     )
-    from snakewar.referee.runner import ConnectedSnake, SnakeSpecError, connect, play_game
-    from snakewar.referee.stats import BatchStats, GameSummary, summarize, wilson_interval
+    from snakewar.games.battlesnake.referee.runner import (
+        ConnectedSnake,
+        SnakeSpecError,
+        connect,
+        play_game,
+    )
+    from snakewar.games.battlesnake.referee.stats import BatchStats, GameSummary, summarize
+    from snakewar.referee.intervals import wilson_interval
 
 __all__ = [
     "MAX_REPLY_BYTES",
@@ -74,26 +80,26 @@ _LAZY: dict[str, str] = {
     "SnakeEntry": "snakewar.games.battlesnake.records",
     "TurnRecord": "snakewar.games.battlesnake.records",
     "derive_ids": "snakewar.games.battlesnake.records",
-    "SnakeMatch": "snakewar.referee.batch",
-    "play_match": "snakewar.referee.batch",
-    "run_batch": "snakewar.referee.batch",
-    "MAX_REPLY_BYTES": "snakewar.referee.clients",
-    "HttpSnakeClient": "snakewar.referee.clients",
-    "InProcessClient": "snakewar.referee.clients",
-    "LegacySnakeClient": "snakewar.referee.clients",
-    "SnakeClient": "snakewar.referee.clients",
-    "SnakeUnreachableError": "snakewar.referee.clients",
-    "SnakeURLError": "snakewar.referee.clients",
-    "V0SnakeClient": "snakewar.referee.clients",
-    "new_http_client": "snakewar.referee.clients",
-    "ConnectedSnake": "snakewar.referee.runner",
-    "SnakeSpecError": "snakewar.referee.runner",
-    "connect": "snakewar.referee.runner",
-    "play_game": "snakewar.referee.runner",
-    "BatchStats": "snakewar.referee.stats",
-    "GameSummary": "snakewar.referee.stats",
-    "summarize": "snakewar.referee.stats",
-    "wilson_interval": "snakewar.referee.stats",
+    "SnakeMatch": "snakewar.games.battlesnake.referee.batch",
+    "play_match": "snakewar.games.battlesnake.referee.batch",
+    "run_batch": "snakewar.games.battlesnake.referee.batch",
+    "MAX_REPLY_BYTES": "snakewar.games.battlesnake.referee.clients",
+    "HttpSnakeClient": "snakewar.games.battlesnake.referee.clients",
+    "InProcessClient": "snakewar.games.battlesnake.referee.clients",
+    "LegacySnakeClient": "snakewar.games.battlesnake.referee.clients",
+    "SnakeClient": "snakewar.games.battlesnake.referee.clients",
+    "SnakeUnreachableError": "snakewar.games.battlesnake.referee.clients",
+    "SnakeURLError": "snakewar.games.battlesnake.referee.clients",
+    "V0SnakeClient": "snakewar.games.battlesnake.referee.clients",
+    "new_http_client": "snakewar.games.battlesnake.referee.clients",
+    "ConnectedSnake": "snakewar.games.battlesnake.referee.runner",
+    "SnakeSpecError": "snakewar.games.battlesnake.referee.runner",
+    "connect": "snakewar.games.battlesnake.referee.runner",
+    "play_game": "snakewar.games.battlesnake.referee.runner",
+    "BatchStats": "snakewar.games.battlesnake.referee.stats",
+    "GameSummary": "snakewar.games.battlesnake.referee.stats",
+    "summarize": "snakewar.games.battlesnake.referee.stats",
+    "wilson_interval": "snakewar.referee.intervals",
 }
 
 

@@ -3,7 +3,7 @@
 Bot authors debugging a snake want the exact request JSON of a turn and the raw reply
 (the 2018 server and desktop tools showed both).  The referee asks for them only when
 a caller keeps them (a local or step-mode server game): it opens a :func:`capturing`
-block around one call, and the HTTP layer (:func:`snakewar.referee.clients`'s one
+block around one call, and the HTTP layer (:func:`snakewar.games.battlesnake.referee.clients`'s one
 call function, which every HTTP client goes through) fills in the bytes it sent and
 read.  A context variable carries the capture, so no client's interface changes and
 concurrent calls (one task each) never see each other's.  In-process and worker bots

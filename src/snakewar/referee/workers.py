@@ -31,10 +31,11 @@ and an event loop, and they exit by themselves if their parent dies.
 Who uses it: adapters play built-in bots through the pool of their
 :class:`~snakewar.engine.protocol.PlaySession` (:func:`session_pool`), so the server's
 games and the arena's (ladders, tournaments) run built-ins in workers; so do
-``snakewar play`` and its batches (:func:`~snakewar.referee.batch.builtin_pool`), so that
-a thinking bot never delays reading another snake's reply.  Benchmarks and the RL
-environments keep calling bots in-process
-(:class:`~snakewar.referee.clients.InProcessClient`), as ``play --bots-in-process`` does.
+``snakewar play`` and its batches
+(:func:`~snakewar.games.battlesnake.referee.batch.builtin_pool`), so that a thinking bot
+never delays reading another snake's reply.  Benchmarks and the RL environments keep
+calling bots in-process (:class:`~snakewar.games.battlesnake.referee.clients.InProcessClient`),
+as ``play --bots-in-process`` does.
 """
 
 from __future__ import annotations
@@ -51,18 +52,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from snakewar.bots import make_bot
-from snakewar.bots.base import SnakeMetadata
 from snakewar.bots.host import BOOTSTRAP, HEADER
 from snakewar.engine.protocol import PlaySession
 from snakewar.errors import BusyError, SnakewarError, UnknownBotError
+from snakewar.games.battlesnake.bots import make_bot
+from snakewar.games.battlesnake.bots.base import SnakeMetadata
 from snakewar.games.battlesnake.records import CallOutcome, CallStatus
+from snakewar.games.battlesnake.referee.clients import MIN_INFO_TIMEOUT_MS, SnakeUnreachableError
 from snakewar.games.battlesnake.wire import (
     MAX_SHOUT_LENGTH,
     SnakeRequest,
     move_reply_from_api,
 )
-from snakewar.referee.clients import MIN_INFO_TIMEOUT_MS, SnakeUnreachableError
 
 __all__ = [
     "DEFAULT_MAX_WORKERS",
@@ -313,7 +314,7 @@ class BotPool:
         """Take a worker and build the bot ``spec`` of ``game`` in it, for one game.
 
         Args:
-            game: ``battlesnake`` (:func:`~snakewar.bots.make_bot`) or ``halite``
+            game: ``battlesnake`` (:func:`~snakewar.games.battlesnake.bots.make_bot`) or ``halite``
                 (:func:`~snakewar.bots.halite.make_halite_bot`, with ``seed``).
             spec: the bot, ``NAME[?options]``.
             seed: the Halite bot's seed.
@@ -744,7 +745,8 @@ class WorkerClient:
     The spec is checked, and the metadata read, here and now; :meth:`info` binds a
     worker (waiting for one as long as an HTTP snake's ``GET /`` may take), and
     :meth:`aclose` gives it back.  Calls become :class:`CallOutcome` s exactly as
-    :class:`~snakewar.referee.clients.InProcessClient`'s do; a timeout kills the worker
+    :class:`~snakewar.games.battlesnake.referee.clients.InProcessClient`'s do; a timeout kills the
+    worker
     and the next call goes to a fresh bot (see the module docstring).
 
     Raises:

@@ -1,12 +1,12 @@
 """Replay files: Snakewar's own format, its verification, and the official CLI's JSONL.
 
 * :func:`write_replay` / :func:`read_replay` / :func:`load_replay`: Snakewar's
-  versioned JSON Lines format (documented in :mod:`snakewar.replay.format`); a
+  versioned JSON Lines format (documented in :mod:`snakewar.games.battlesnake.replay.format`); a
   record written and read back is equal to the original.
 * :func:`verify_replay`: play the game again from its seed and recorded moves
   and compare every frame, the result and the digest.
 * :func:`write_official_jsonl` / :func:`read_official_jsonl`: the file that
-  ``battlesnake play --output`` writes (:mod:`snakewar.replay.official`).
+  ``battlesnake play --output`` writes (:mod:`snakewar.games.battlesnake.replay.official`).
 * :func:`replay_document` / :func:`write_hlt` / :func:`read_hlt`: Halite III's
   official ``.hlt`` replays (:mod:`snakewar.replay.hlt`), and :func:`verify_hlt`,
   which plays one again through the engine (:mod:`snakewar.replay.hlt_verify`).
@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any
 from snakewar._lazy import lazy_attribute, lazy_dir
 
 if TYPE_CHECKING:
-    from snakewar.replay._lines import MAX_FILE_BYTES, MAX_LINE_BYTES, ReplayError, ReplaySource
-    from snakewar.replay.format import (
+    from snakewar.games.battlesnake.replay.format import (
         FORMAT_NAME,
         FORMAT_VERSION,
         Replay,
@@ -37,16 +36,7 @@ if TYPE_CHECKING:
         turn_dict,
         write_replay,
     )
-    from snakewar.replay.hlt import (
-        HltReplay,
-        HltReplayError,
-        HltTooLargeError,
-        read_hlt,
-        replay_document,
-        write_hlt,
-    )
-    from snakewar.replay.hlt_verify import HltVerifyReport, verify_hlt
-    from snakewar.replay.official import (
+    from snakewar.games.battlesnake.replay.official import (
         OfficialFrame,
         OfficialReplay,
         OfficialResult,
@@ -56,7 +46,21 @@ if TYPE_CHECKING:
         sniff_replay,
         write_official_jsonl,
     )
-    from snakewar.replay.verify import VerifyReport, state_differences, verify_replay
+    from snakewar.games.battlesnake.replay.verify import (
+        VerifyReport,
+        state_differences,
+        verify_replay,
+    )
+    from snakewar.replay._lines import MAX_FILE_BYTES, MAX_LINE_BYTES, ReplayError, ReplaySource
+    from snakewar.replay.hlt import (
+        HltReplay,
+        HltReplayError,
+        HltTooLargeError,
+        read_hlt,
+        replay_document,
+        write_hlt,
+    )
+    from snakewar.replay.hlt_verify import HltVerifyReport, verify_hlt
 
 __all__ = [
     "FORMAT_NAME",
@@ -103,18 +107,18 @@ _LAZY: dict[str, str] = {
     "MAX_LINE_BYTES": "snakewar.replay._lines",
     "ReplayError": "snakewar.replay._lines",
     "ReplaySource": "snakewar.replay._lines",
-    "FORMAT_NAME": "snakewar.replay.format",
-    "FORMAT_VERSION": "snakewar.replay.format",
-    "Replay": "snakewar.replay.format",
-    "config_to_dict": "snakewar.replay.format",
-    "header_dict": "snakewar.replay.format",
-    "load_replay": "snakewar.replay.format",
-    "read_replay": "snakewar.replay.format",
-    "replay_digest": "snakewar.replay.format",
-    "replay_lines": "snakewar.replay.format",
-    "result_dict": "snakewar.replay.format",
-    "turn_dict": "snakewar.replay.format",
-    "write_replay": "snakewar.replay.format",
+    "FORMAT_NAME": "snakewar.games.battlesnake.replay.format",
+    "FORMAT_VERSION": "snakewar.games.battlesnake.replay.format",
+    "Replay": "snakewar.games.battlesnake.replay.format",
+    "config_to_dict": "snakewar.games.battlesnake.replay.format",
+    "header_dict": "snakewar.games.battlesnake.replay.format",
+    "load_replay": "snakewar.games.battlesnake.replay.format",
+    "read_replay": "snakewar.games.battlesnake.replay.format",
+    "replay_digest": "snakewar.games.battlesnake.replay.format",
+    "replay_lines": "snakewar.games.battlesnake.replay.format",
+    "result_dict": "snakewar.games.battlesnake.replay.format",
+    "turn_dict": "snakewar.games.battlesnake.replay.format",
+    "write_replay": "snakewar.games.battlesnake.replay.format",
     "HltReplay": "snakewar.replay.hlt",
     "HltReplayError": "snakewar.replay.hlt",
     "HltTooLargeError": "snakewar.replay.hlt",
@@ -123,17 +127,17 @@ _LAZY: dict[str, str] = {
     "write_hlt": "snakewar.replay.hlt",
     "HltVerifyReport": "snakewar.replay.hlt_verify",
     "verify_hlt": "snakewar.replay.hlt_verify",
-    "OfficialFrame": "snakewar.replay.official",
-    "OfficialReplay": "snakewar.replay.official",
-    "OfficialResult": "snakewar.replay.official",
-    "official_game_info": "snakewar.replay.official",
-    "official_jsonl_lines": "snakewar.replay.official",
-    "read_official_jsonl": "snakewar.replay.official",
-    "sniff_replay": "snakewar.replay.official",
-    "write_official_jsonl": "snakewar.replay.official",
-    "VerifyReport": "snakewar.replay.verify",
-    "state_differences": "snakewar.replay.verify",
-    "verify_replay": "snakewar.replay.verify",
+    "OfficialFrame": "snakewar.games.battlesnake.replay.official",
+    "OfficialReplay": "snakewar.games.battlesnake.replay.official",
+    "OfficialResult": "snakewar.games.battlesnake.replay.official",
+    "official_game_info": "snakewar.games.battlesnake.replay.official",
+    "official_jsonl_lines": "snakewar.games.battlesnake.replay.official",
+    "read_official_jsonl": "snakewar.games.battlesnake.replay.official",
+    "sniff_replay": "snakewar.games.battlesnake.replay.official",
+    "write_official_jsonl": "snakewar.games.battlesnake.replay.official",
+    "VerifyReport": "snakewar.games.battlesnake.replay.verify",
+    "state_differences": "snakewar.games.battlesnake.replay.verify",
+    "verify_replay": "snakewar.games.battlesnake.replay.verify",
 }
 
 

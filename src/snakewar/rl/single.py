@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from snakewar.bots import Bot, make_bot
 from snakewar.games.battlesnake.ascii import render_board
+from snakewar.games.battlesnake.bots import Bot, make_bot
 from snakewar.games.battlesnake.game import Game
 from snakewar.games.battlesnake.wire import GameInfo, MoveReply, SnakeRequest
 from snakewar.rl._common import EnvSetup, Rewards
@@ -31,7 +31,7 @@ class BattlesnakeEnv(gymnasium.Env[npt.NDArray[Any], np.int64]):
     """Battlesnake for one learner (``snake_0``); the other snakes are opponents.
 
     Each opponent is a built-in bot spec (``"random"``, ``"greedy"``,
-    ``"hunter?budget=50"``), a :class:`~snakewar.bots.Bot` or an
+    ``"hunter?budget=50"``), a :class:`~snakewar.games.battlesnake.bots.Bot` or an
     :data:`OpponentPolicy` callable.  Opponents see what a snake server would: a
     :class:`~snakewar.games.battlesnake.wire.SnakeRequest` whose board holds only
     the snakes still alive and whose game id derives from the game's seed, so

@@ -101,7 +101,7 @@ def serve(
     ),
 ) -> None:
     """Serve the web app: new games, live viewer, replays, the snake tester, the API."""
-    from snakewar.bots.sdk import listen_sockets, serve_app
+    from snakewar.bots.serving import listen_sockets, serve_app
     from snakewar.server.app import create_app, open_store
     from snakewar.server.config import SIGNUP_MODES, ServerConfig
 

@@ -26,7 +26,7 @@ from typing import Any
 from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, Response
 
-from snakewar.adapters.battlesnake import GAME
+from snakewar.games.battlesnake.adapter import GAME
 from snakewar.games.battlesnake.frames import game_info_from_header
 from snakewar.server.deps import ManagerDep, StoreDep, StoredFollowingDep
 from snakewar.server.fanout import LAGGING_CLOSE_CODE, FollowerLagError

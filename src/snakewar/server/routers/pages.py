@@ -27,8 +27,8 @@ from snakewar.adapters import get_game
 from snakewar.arena.ladder import load_ladder
 from snakewar.arena.tournament_runner import load_tournament
 from snakewar.arena.tournaments import FORMAT_TITLES
-from snakewar.bots import bot_names
 from snakewar.errors import SnakewarError
+from snakewar.games.battlesnake.bots import bot_names
 from snakewar.server.auth import Principal, get_principal
 from snakewar.server.deps import ManagerDep, StoreDep, TemplatesDep, get_templates, static_url
 from snakewar.server.routers.docs import REDOC_URL, SWAGGER_UI_URL

@@ -25,9 +25,9 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from snakewar import __version__
-from snakewar.bots.base import Bot, SnakeMetadata
 from snakewar.engine.addresses import AddressPolicy
 from snakewar.errors import EntrantError, SnakewarError, WireFormatError
+from snakewar.games.battlesnake.bots.base import Bot, SnakeMetadata
 from snakewar.games.battlesnake.records import CallOutcome, CallStatus
 from snakewar.games.battlesnake.wire import (
     MAX_SHOUT_LENGTH,
@@ -771,7 +771,7 @@ class V0SnakeClient:
 
 
 class InProcessClient:
-    """A :class:`~snakewar.bots.base.Bot` played in this process, without HTTP.
+    """A :class:`~snakewar.games.battlesnake.bots.base.Bot` played in this process, without HTTP.
 
     Calls run in a worker thread so that a slow bot never blocks the event loop
     (other snakes' replies keep being read on time).  A call that takes longer than

@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 
 import httpx
 
-from snakewar.bots import bot_names, make_bot
 from snakewar.errors import EntrantError
+from snakewar.games.battlesnake.bots import bot_names, make_bot
 from snakewar.games.battlesnake.game import Game, GameConfig
 from snakewar.games.battlesnake.records import (
     CallOutcome,
@@ -33,15 +33,7 @@ from snakewar.games.battlesnake.records import (
     TurnRecord,
     derive_ids,
 )
-from snakewar.games.battlesnake.types import BoardState
-from snakewar.games.battlesnake.wire import (
-    MAX_SHOUT_LENGTH,
-    GameInfo,
-    SnakeInfo,
-    SnakeRequest,
-    api_game_source,
-)
-from snakewar.referee.clients import (
+from snakewar.games.battlesnake.referee.clients import (
     HttpSnakeClient,
     InProcessClient,
     LegacySnakeClient,
@@ -49,6 +41,14 @@ from snakewar.referee.clients import (
     SnakeUnreachableError,
     V0SnakeClient,
     check_url,
+)
+from snakewar.games.battlesnake.types import BoardState
+from snakewar.games.battlesnake.wire import (
+    MAX_SHOUT_LENGTH,
+    GameInfo,
+    SnakeInfo,
+    SnakeRequest,
+    api_game_source,
 )
 from snakewar.referee.transcript import Exchange, body_text, capturing, dumps
 from snakewar.referee.workers import BotPool, WorkerClient
@@ -149,7 +149,8 @@ def make_client(
     Raises:
         SnakeSpecError: for an unusable argument.
         UnknownBotError: for an unknown built-in bot.
-        SnakeURLError: for a URL outside the grammar of :func:`~snakewar.referee.clients.check_url`.
+        SnakeURLError: for a URL outside the grammar of
+        :func:`~snakewar.games.battlesnake.referee.clients.check_url`.
     """
     kind, target = snake_kind(spec)
     if kind == "builtin":

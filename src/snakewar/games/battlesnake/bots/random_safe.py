@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from snakewar.bots.base import Bot, SnakeMetadata, request_rng
+from snakewar.games.battlesnake.bots.base import Bot, SnakeMetadata, request_rng
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
 from snakewar.games.battlesnake.wire import SnakeRequest
 
@@ -64,7 +64,7 @@ def random_safe_moves(
 class RandomSafeBot(Bot):
     """``random``: a uniformly random safe move (``up`` when none is safe).
 
-    Its randomness comes from :func:`~snakewar.bots.base.request_rng`, so a game
+    Its randomness comes from :func:`~snakewar.games.battlesnake.bots.base.request_rng`, so a game
     replays exactly from its seed.
     """
 

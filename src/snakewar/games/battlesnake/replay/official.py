@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 from snakewar.errors import SnakewarError
 from snakewar.games.battlesnake.records import GameRecord
+from snakewar.games.battlesnake.replay.format import FORMAT_NAME
 from snakewar.games.battlesnake.types import BoardState, Snake
 from snakewar.games.battlesnake.wire import (
     GameInfo,
@@ -50,7 +51,6 @@ from snakewar.replay._lines import (
     short,
     source_name,
 )
-from snakewar.replay.format import FORMAT_NAME
 
 __all__ = [
     "OfficialFrame",

@@ -15,10 +15,14 @@ from rich.text import Text
 from snakewar.engine.protocol import TerminalReplay
 from snakewar.games.battlesnake.ascii import render_board, snake_letter
 from snakewar.games.battlesnake.records import CallOutcome
+from snakewar.games.battlesnake.replay.format import Replay, load_replay
+from snakewar.games.battlesnake.replay.official import (
+    OfficialReplay,
+    read_official_jsonl,
+    sniff_replay,
+)
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
 from snakewar.replay._lines import ReplayError
-from snakewar.replay.format import Replay, load_replay
-from snakewar.replay.official import OfficialReplay, read_official_jsonl, sniff_replay
 
 __all__ = ["terminal_replay"]
 

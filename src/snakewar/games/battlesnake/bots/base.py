@@ -2,7 +2,7 @@
 
 A :class:`Bot` answers typed :class:`~snakewar.games.battlesnake.wire.SnakeRequest`
 objects.  The same object plays in-process (the referee calls it directly, no
-HTTP) or behind an API v1 server (:mod:`snakewar.bots.sdk`), and it plays the same
+HTTP) or behind an API v1 server (:mod:`snakewar.games.battlesnake.bots.sdk`), and it plays the same
 game both ways: built-in bots draw their randomness from
 :func:`request_rng`, which depends only on the game id, the snake id and the turn.
 """
@@ -108,7 +108,7 @@ class Bot(ABC):
     ``request.game.id``.
 
     Example:
-        >>> from snakewar.bots.base import Bot
+        >>> from snakewar.games.battlesnake.bots.base import Bot
         >>> class Up(Bot):
         ...     name = "up"
         ...     def move(self, request):

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from snakewar.errors import SnakewarError
 from snakewar.games.battlesnake.game import Game, GameResult
 from snakewar.games.battlesnake.records import GameRecord
+from snakewar.games.battlesnake.replay.format import Replay, replay_digest
 from snakewar.games.battlesnake.types import BoardState, Point
-from snakewar.replay.format import Replay, replay_digest
 
 __all__ = ["VerifyReport", "state_differences", "verify_replay"]
 

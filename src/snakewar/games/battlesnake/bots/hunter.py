@@ -54,7 +54,7 @@ import itertools
 import time
 from collections.abc import Sequence
 
-from snakewar.bots._board import (
+from snakewar.games.battlesnake.bots._board import (
     FROZEN,
     MOVE_NAMES,
     BotOptionError,
@@ -63,7 +63,7 @@ from snakewar.bots._board import (
     sim_from_request,
     territory,
 )
-from snakewar.bots.base import Bot, SnakeMetadata, request_rng
+from snakewar.games.battlesnake.bots.base import Bot, SnakeMetadata, request_rng
 from snakewar.games.battlesnake.wire import MoveReply, SnakeRequest
 
 __all__ = [

@@ -27,12 +27,18 @@ import httpx
 from snakewar.errors import MapSetupError
 from snakewar.games.battlesnake.game import Game, GameConfig
 from snakewar.games.battlesnake.records import GameRecord, derive_ids
+from snakewar.games.battlesnake.referee.clients import new_http_client
+from snakewar.games.battlesnake.referee.runner import (
+    TurnCallback,
+    close_clients,
+    connect,
+    play_game,
+    snake_kind,
+)
+from snakewar.games.battlesnake.referee.stats import BatchStats, GameSummary, summarize
+from snakewar.games.battlesnake.replay.format import write_replay
 from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
-from snakewar.referee.clients import new_http_client
-from snakewar.referee.runner import TurnCallback, close_clients, connect, play_game, snake_kind
-from snakewar.referee.stats import BatchStats, GameSummary, summarize
 from snakewar.referee.workers import BotPool
-from snakewar.replay.format import write_replay
 
 __all__ = ["SnakeMatch", "builtin_pool", "check_setup", "play_match", "run_batch"]
 
@@ -123,7 +129,8 @@ async def play_match(
 
     Raises:
         SnakeUnreachableError, SnakeSpecError, UnknownBotError, RulesError: as
-        :func:`~snakewar.referee.runner.connect` and :func:`~snakewar.referee.runner.play_game`.
+        :func:`~snakewar.games.battlesnake.referee.runner.connect` and
+        :func:`~snakewar.games.battlesnake.referee.runner.play_game`.
     """
     if http is None:
         async with new_http_client() as own:

@@ -17,7 +17,7 @@ deterministic: exact ties go to the first move in ``up, down, left, right``.
 
 from __future__ import annotations
 
-from snakewar.bots._board import (
+from snakewar.games.battlesnake.bots._board import (
     FROZEN,
     MOVE_NAMES,
     OFF_BOARD,
@@ -26,7 +26,7 @@ from snakewar.bots._board import (
     sim_from_request,
     territory,
 )
-from snakewar.bots.base import Bot, SnakeMetadata
+from snakewar.games.battlesnake.bots.base import Bot, SnakeMetadata
 from snakewar.games.battlesnake.wire import SnakeRequest
 
 __all__ = ["GreedyBot", "greedy_scores"]
@@ -41,7 +41,7 @@ def greedy_scores(
 
     Returns:
         One ``(alive, no_head_risk, enough_room, -food_distance, room)`` tuple per
-        move in :data:`~snakewar.bots._board.MOVE_NAMES` order.
+        move in :data:`~snakewar.games.battlesnake.bots._board.MOVE_NAMES` order.
     """
     me = snakes[0]
     assert me is not None

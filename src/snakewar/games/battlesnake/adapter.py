@@ -1,0 +1,660 @@
+"""Battlesnake as a plug-in of the game-agnostic layers.
+
+Entrants are snake servers (``http(s)://...`` speaking API v1, ``v0:URL`` for API v0,
+``legacy:URL`` for the 2017/18 APIs) and built-in bots (``builtin:NAME[?options]``);
+games are played by :mod:`snakewar.referee` and stored as frames (the official board's
+engine-API frames, :mod:`snakewar.games.battlesnake.frames`) with the lines of Snakewar's
+replay format (:mod:`snakewar.games.battlesnake.replay.format`), so a running game can be watched
+and exported.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+from typing_extensions import override
+
+from snakewar.engine.protocol import (
+    BotInfo,
+    Catalogue,
+    Entrant,
+    EntrantResult,
+    Frame,
+    GameAdapter,
+    GameData,
+    MatchHooks,
+    MatchSpec,
+    Param,
+    PlayedGame,
+    PlaySession,
+    Reach,
+    ReplayCodec,
+    ReplayInfo,
+    StoredGame,
+    TerminalReplay,
+    VerifyResult,
+    ViewerPage,
+    named_entrant,
+    placement_from_ranks,
+)
+from snakewar.errors import EntrantError, ParamsError, SnakewarError
+from snakewar.games.battlesnake import NAME
+from snakewar.games.battlesnake.bots import bot_descriptions, make_bot
+from snakewar.games.battlesnake.classic import (
+    CLASSIC,
+    CLASSIC_DEFAULTS,
+    SETTING_RANGES,
+    check_pairing,
+    default_board,
+)
+from snakewar.games.battlesnake.frames import frame
+from snakewar.games.battlesnake.map_titles import default_size, map_title
+from snakewar.games.battlesnake.maps import list_maps
+from snakewar.games.battlesnake.records import GameRecord, TurnRecord
+from snakewar.games.battlesnake.referee.batch import SnakeMatch
+from snakewar.games.battlesnake.referee.clients import check_url, new_http_client
+from snakewar.games.battlesnake.referee.runner import (
+    canonical_source,
+    close_clients,
+    connect,
+    default_snake_name,
+    make_client,
+    play_game,
+    snake_kind,
+)
+from snakewar.games.battlesnake.referee.stats import summarize
+from snakewar.games.battlesnake.replay.format import (
+    FORMAT_NAME,
+    header_dict,
+    load_replay,
+    read_replay,
+    result_dict,
+    turn_dict,
+)
+from snakewar.games.battlesnake.replay.official import read_official_jsonl, sniff_replay
+from snakewar.games.battlesnake.replay.verify import verify_replay
+from snakewar.games.battlesnake.rules import ruleset_names
+from snakewar.games.battlesnake.settings import (
+    CLASSIC_SETTINGS,
+    CLI_DEFAULTS,
+    DEC_HEALTH_POINTS,
+    FOOD_SPAWN_CHANCE,
+    HAZARD_DAMAGE_PER_TURN,
+    MAX_FOOD,
+    MINIMUM_FOOD,
+    SHRINK_EVERY_N_TURNS,
+    SNAKE_START_LENGTH,
+    Settings,
+)
+from snakewar.games.battlesnake.terminal import terminal_replay
+from snakewar.games.battlesnake.types import BoardState
+from snakewar.referee.workers import session_pool
+from snakewar.replay._lines import ReplayError
+
+__all__ = [
+    "GAME",
+    "BattlesnakeAdapter",
+    "api_settings",
+    "classic_defaults",
+    "frames_of",
+    "listing",
+    "match_spec",
+    "placement_from_state",
+    "played_game",
+    "settings_params",
+    "snake_match",
+]
+
+FAILED_SHARE = 0.5
+"""A snake whose share of failed moves in a game reaches this failed the game."""
+
+# The match parameters named as in the API's ruleset settings, and the rules' own names.
+_SETTINGS = {
+    "foodSpawnChance": FOOD_SPAWN_CHANCE,
+    "minimumFood": MINIMUM_FOOD,
+    "hazardDamagePerTurn": HAZARD_DAMAGE_PER_TURN,
+    "shrinkEveryNTurns": SHRINK_EVERY_N_TURNS,
+}
+# The classic ruleset's settings: the same names in the API and the rules.
+_CLASSIC_SETTINGS = {name: name for name in CLASSIC_SETTINGS}
+_CLASSIC_HELP = {
+    MAX_FOOD: "Classic: food items kept on the board.",
+    SNAKE_START_LENGTH: "Classic: a snake's length at the start.",
+    DEC_HEALTH_POINTS: "Classic: health lost per turn.",
+}
+
+
+def _catalogue() -> Catalogue:
+    maps = list_maps()
+    return Catalogue(
+        name=NAME,
+        version=1,
+        title="Battlesnake",
+        description="Battlesnake's rules exactly (the official engine v1.2.3).",
+        params=(
+            Param("ruleset", "str", "standard", "The rules.", choices=tuple(ruleset_names())),
+            Param("map", "str", "standard", "The map.", choices=tuple(m.id for m in maps)),
+            Param("width", "int", 11, "Board width.", minimum=1, maximum=255, hosted_maximum=25),
+            Param("height", "int", 11, "Board height.", minimum=1, maximum=255, hosted_maximum=25),
+            Param(
+                "foodSpawnChance",
+                "int",
+                int(CLI_DEFAULTS[FOOD_SPAWN_CHANCE]),
+                "Chance of new food each turn, in percent.",
+                minimum=0,
+                maximum=100,
+            ),
+            Param(
+                "minimumFood",
+                "int",
+                int(CLI_DEFAULTS[MINIMUM_FOOD]),
+                "Food on the board is topped up to this.",
+                minimum=0,
+                maximum=2**63 - 1,
+            ),
+            Param(
+                "hazardDamagePerTurn",
+                "int",
+                int(CLI_DEFAULTS[HAZARD_DAMAGE_PER_TURN]),
+                "Health lost per turn in a hazard.",
+                minimum=-(2**63),
+                maximum=2**63 - 1,
+            ),
+            Param(
+                "shrinkEveryNTurns",
+                "int",
+                int(CLI_DEFAULTS[SHRINK_EVERY_N_TURNS]),
+                "Royale: the board shrinks every this many turns.",
+                minimum=0,
+                maximum=2**63 - 1,
+            ),
+            *(
+                Param(
+                    name,
+                    "int",
+                    CLASSIC_DEFAULTS[name],
+                    _CLASSIC_HELP[name],
+                    minimum=SETTING_RANGES[name][0],
+                    maximum=SETTING_RANGES[name][1],
+                )
+                for name in CLASSIC_SETTINGS
+            ),
+            Param("sequential", "bool", False, "Ask the snakes one after the other."),
+        ),
+        bots=tuple(BotInfo(name, text) for name, text in bot_descriptions().items()),
+        player_counts=tuple(range(1, 9)),
+        default_timeout_ms=500,
+        entrant_help="a URL (API v1), builtin:NAME, v0:URL or legacy:URL",
+        failures_before_pause=1,
+        is_default=True,
+        health_checked=True,
+        steps=True,
+        extras={
+            "rulesets": list(ruleset_names()),
+            "maps": [
+                {
+                    "id": m.id,
+                    "name": m.meta.name,
+                    "title": map_title(m.meta),
+                    "default_size": list(default_size(m.meta)),
+                    "description": m.meta.description,
+                    "min_players": m.meta.min_players,
+                    "max_players": m.meta.max_players,
+                    "sizes": "any"
+                    if m.meta.sizes.unlimited
+                    else [list(size) for size in m.meta.sizes.sizes],
+                }
+                for m in maps
+            ],
+        },
+    )
+
+
+def settings_params(params: Mapping[str, Any]) -> dict[str, str]:
+    """The rules' raw settings (:attr:`Settings.params`) of normalised match parameters.
+
+    Only the settings of the match's ruleset: the classic ones for ``classic``, the
+    official ones for the others (so a snake's request shows what applies).
+    """
+    names = _CLASSIC_SETTINGS if params.get("ruleset") == CLASSIC else _SETTINGS
+    return {rules: str(params[name]) for name, rules in names.items() if name in params}
+
+
+def api_settings(params: Mapping[str, str]) -> dict[str, int]:
+    """Raw rules settings (:attr:`Settings.params`) as match parameters, by their API names."""
+    return {
+        name: int(params[rules])
+        for name, rules in (_SETTINGS | _CLASSIC_SETTINGS).items()
+        if rules in params
+    }
+
+
+def classic_defaults(raw: Mapping[str, object]) -> dict[str, object]:
+    """``raw`` parameters with the classic game's defaults where it names ``classic``.
+
+    The classic ruleset plays on the classic map, on a 20x20 board (the 2018 server's
+    default) unless a size is given.
+    """
+    if raw.get("ruleset") != CLASSIC:
+        return dict(raw)
+    map_id, width, height = default_board(CLASSIC)
+    return {"map": map_id, "width": width, "height": height, **raw}
+
+
+def snake_match(spec: MatchSpec) -> SnakeMatch:
+    """The referee's match for a protocol match."""
+    params = spec.params
+    return SnakeMatch(
+        snakes=tuple(e.source for e in spec.entrants),
+        names=spec.names,
+        ruleset=str(params["ruleset"]),
+        map=str(params["map"]),
+        width=int(params["width"]),
+        height=int(params["height"]),
+        params=settings_params(params),
+        timeout_ms=spec.timeout_ms or 500,
+        max_turns=spec.max_turns,
+        source=spec.source,
+        sequential=bool(params.get("sequential", False)),
+    )
+
+
+def match_spec(match: SnakeMatch) -> MatchSpec:
+    """The protocol match of a referee match (unnamed snakes named as the referee does)."""
+    params: dict[str, Any] = {
+        "ruleset": match.ruleset,
+        "map": match.map,
+        "width": match.width,
+        "height": match.height,
+        "sequential": match.sequential,
+    }
+    params.update(api_settings(match.params))
+    entrants = tuple(
+        Entrant(
+            canonical_source(source),
+            match.names[i]
+            if i < len(match.names) and match.names[i]
+            else f"{default_snake_name(source)}-{i + 1}",
+        )
+        for i, source in enumerate(match.snakes)
+    )
+    return MatchSpec(
+        GAME.name,
+        entrants,
+        GAME.parse_params(params),
+        timeout_ms=match.timeout_ms,
+        max_turns=match.max_turns,
+        source=match.source,
+    )
+
+
+def frames_of(record: GameRecord) -> tuple[Frame, ...]:
+    """Every frame of a record: the engine-API frame and the replay line of each turn."""
+    frames = [Frame(0, frame(record.initial, record.snakes))]
+    frames.extend(_turn_frame(record, turn) for turn in record.turns)
+    return tuple(frames)
+
+
+def _turn_frame(record: GameRecord, turn: TurnRecord) -> Frame:
+    return Frame(turn.turn + 1, frame(turn.after, record.snakes, turn.calls), turn_dict(turn))
+
+
+def _ranks(state: BoardState, ids: Sequence[str]) -> list[int]:
+    """Competition ranks: survivors first, then later eliminations before earlier ones."""
+    keys = {}
+    for snake in state.snakes:
+        keys[snake.id] = (0, 0) if not snake.eliminated_cause else (1, -snake.eliminated_on_turn)
+    ordered = sorted(keys.values())
+    return [1 + ordered.index(keys[sid]) for sid in ids]
+
+
+def placement_from_state(
+    state: BoardState, names: Mapping[str, str] | None = None
+) -> tuple[tuple[str, ...], ...]:
+    """The placement of a finished game from its final board: names grouped by rank.
+
+    Survivors share the first group (one winner, or several when a turn limit ended
+    the game), then snakes by elimination turn, later first; a same-turn elimination
+    is a tie.
+
+    Args:
+        state: the final board, with every snake that started (eliminated ones too).
+        names: optional map from snake id to the key to rate (for example the
+            snake's name); when given, it must name every snake on the board.
+
+    Raises:
+        KeyError: ``names`` misses a snake of the board.
+    """
+    ids = [s.id for s in state.snakes]
+    keys = [names[sid] for sid in ids] if names is not None else ids
+    groups = placement_from_ranks(_ranks(state, ids))
+    return tuple(tuple(keys[seat] for seat in group) for group in groups)
+
+
+def _title(ruleset: str, map_id: str, width: int, height: int) -> str:
+    return f"{ruleset} · {map_id} · {width}x{height}"
+
+
+def listing(record: GameRecord) -> StoredGame:
+    """A game's listing row as it starts (no ranks yet)."""
+    config = record.config
+    return StoredGame(
+        id=record.id,
+        game=GAME.name,
+        seed=config.seed,
+        width=config.width,
+        height=config.height,
+        turns=len(record.turns),
+        source=record.source,
+        title=_title(config.ruleset, config.map, config.width, config.height),
+        entrants=tuple(Entrant(e.source, e.name) for e in record.snakes),
+        colors=tuple(e.color for e in record.snakes),
+    )
+
+
+def played_game(
+    record: GameRecord, *, spec: MatchSpec | None = None, data: GameData | None = None
+) -> PlayedGame:
+    """A refereed game as the protocol's :class:`PlayedGame` (its details: a ``GameSummary``)."""
+    summary = summarize(record)
+    ranks = _ranks(record.final_state, [e.id for e in record.snakes])
+    results = []
+    for outcome, entry, rank in zip(summary.snakes, record.snakes, ranks, strict=True):
+        calls = len(outcome.latencies)
+        failed = sum(outcome.statuses.values())
+        failure = ""
+        if calls and failed / calls >= FAILED_SHARE:
+            failure = f"{failed} of {calls} moves failed"
+        results.append(
+            EntrantResult(
+                seat=outcome.seat,
+                name=entry.name,
+                source=entry.source,
+                rank=rank,
+                score=float(outcome.length),
+                failure=failure,
+                color=entry.color,
+            )
+        )
+    config = record.config
+    if data is None:
+        data = GameData(
+            header=header_dict(record), frames=frames_of(record), result=result_dict(record)
+        )
+    return PlayedGame(
+        game=GAME.name,
+        id=record.id,
+        seed=config.seed,
+        turns=len(record.turns),
+        results=tuple(results),
+        data=data,
+        title=_title(config.ruleset, config.map, config.width, config.height),
+        width=config.width,
+        height=config.height,
+        source=record.source,
+        spec=spec,
+        details=summary,
+    )
+
+
+def _http(session: PlaySession) -> httpx.AsyncClient:
+    def make() -> httpx.AsyncClient:
+        client = new_http_client(session.outbound)
+        session.on_close(client.aclose)
+        return client
+
+    return session.shared("battlesnake.http", make)
+
+
+async def _call(hook: Any, *args: Any) -> None:
+    if hook is not None:
+        maybe = hook(*args)
+        if inspect.isawaitable(maybe):
+            await maybe
+
+
+class _SnakeReplays(ReplayCodec):
+    """Snakewar's replay format and the official CLI's JSONL (``battlesnake play -o``)."""
+
+    name = FORMAT_NAME
+    media_type = "application/x-ndjson"
+    looks_like = (
+        "a Snakewar replay (a 'format': 'snakewar-replay' header on line 1) or an official "
+        "CLI JSONL file (an API 'game' object on line 1)"
+    )
+
+    @override
+    def sniff(self, head: bytes, name: str = "") -> bool:
+        text = _head_text(head)
+        first = text.partition("\n")[0].strip()
+        if not first.startswith("{"):
+            return False
+        # Cheap checks on the first line's text (it may be cut short in ``head``).
+        return f'"format":"{FORMAT_NAME}"' in first.replace(" ", "") or (
+            '"ruleset"' in first and '"id"' in first and '"format"' not in first
+        )
+
+    @override
+    def describe(self, data: bytes, name: str = "replay") -> ReplayInfo:
+        if sniff_replay(data, name) == "official":
+            official = read_official_jsonl(data, name=name)
+            names: dict[str, str] = {}
+            for item in official.frames:
+                for sid, info in item.infos.items():
+                    names.setdefault(sid, info.name or sid)
+            winner = official.result.winner_name if official.result else None
+            return ReplayInfo(
+                game=GAME.name,
+                format="official-jsonl",
+                seed=0,
+                turns=max(len(official.frames) - 1, 0),
+                entrants=tuple(names.values()),
+                summary=(f"won by {winner}" if winner else "no winner",),
+            )
+        replay = load_replay(data, name=name)
+        record = replay.record
+        config = record.config
+        lines = [_title(config.ruleset, config.map, config.width, config.height)]
+        result = record.result
+        if result is None:
+            lines.append("unfinished game")
+        elif result.winner is not None:
+            lines.append(f"won by {record.snake(result.winner).name}")
+        else:
+            lines.append("a draw" if result.is_draw else f"no winner ({result.reason})")
+        return ReplayInfo(
+            game=GAME.name,
+            format=FORMAT_NAME,
+            seed=config.seed,
+            turns=len(record.turns),
+            entrants=tuple(e.name for e in record.snakes),
+            summary=tuple(lines),
+        )
+
+    @override
+    def verify(self, data: bytes, name: str = "replay") -> VerifyResult:
+        if sniff_replay(data, name) == "official":
+            raise ReplayError(
+                f"{name} is an official CLI JSONL file: it records no seed, so it cannot be "
+                "played again (only Snakewar replays can be verified)"
+            )
+        replay = load_replay(data, name=name)
+        report = verify_replay(replay)
+        return VerifyResult(report.ok, report.message, report.turns, tuple(replay.notes))
+
+    @override
+    def terminal(self, data: bytes, name: str = "replay") -> TerminalReplay:
+        return terminal_replay(data, name)
+
+
+def _head_text(head: bytes) -> str:
+    if head[:2] == b"\x1f\x8b":
+        try:
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 64 * 1024)
+        except zlib.error:
+            return ""
+    return head.decode("utf-8", "replace")
+
+
+class BattlesnakeAdapter(GameAdapter):
+    """Battlesnake for the arena, storage, the server and the command line."""
+
+    def __init__(self) -> None:
+        self._catalogue: Catalogue | None = None
+        self._replays = _SnakeReplays()
+
+    @override
+    def catalogue(self) -> Catalogue:
+        if self._catalogue is None:
+            self._catalogue = _catalogue()
+        return self._catalogue
+
+    @override
+    def parse_params(self, raw: Mapping[str, object]) -> dict[str, Any]:
+        """Checked parameters; a classic game defaults to the classic map and 20x20.
+
+        Raises:
+            ParamsError: an unknown name or a bad value, naming the field.
+        """
+        params = self.catalogue().parse_params(classic_defaults(raw))
+        try:
+            check_pairing(str(params["ruleset"]), str(params["map"]))
+        except SnakewarError as exc:
+            raise ParamsError("map", str(exc)) from None
+        return params
+
+    @override
+    def entrant(self, text: str, name: str | None = None) -> Entrant:
+        source = canonical_source(text.strip())
+        kind, target = snake_kind(source)
+        if kind == "builtin":
+            make_bot(target)  # an unknown bot or option fails now, not in a game
+        else:
+            try:
+                check_url(target)
+            except SnakewarError as exc:
+                raise EntrantError(str(exc)) from None
+        return named_entrant(source, name, default_snake_name(source))
+
+    @override
+    def reach(self, entrant: Entrant) -> Reach:
+        kind, target = snake_kind(entrant.source)
+        return Reach("builtin") if kind == "builtin" else Reach("remote", target)
+
+    @override
+    def check(self, spec: MatchSpec) -> None:
+        counts = self.catalogue().player_counts
+        if len(spec.entrants) not in counts:
+            raise EntrantError(
+                f"{len(spec.entrants)} snakes: a Battlesnake game has {counts[0]} to {counts[-1]}"
+            )
+        snake_match(spec).check()
+
+    @override
+    async def play(
+        self,
+        spec: MatchSpec,
+        seed: int,
+        session: PlaySession,
+        hooks: MatchHooks | None = None,
+    ) -> PlayedGame:
+        hooks = hooks or MatchHooks()
+        match = snake_match(spec)
+        match.check(seed)
+        http = _http(session)
+        # Built-in bots play in the session's worker processes, which a runaway
+        # search cannot outlive (see snakewar.referee.workers).
+        bots = session_pool(session)
+        snakes = await connect(match.snakes, match.names, http, match.timeout_ms, bots)
+
+        async def on_start(record: GameRecord) -> None:
+            first = Frame(0, frame(record.initial, record.snakes))
+            await _call(hooks.on_start, listing(record), GameData(header_dict(record), (first,)))
+
+        async def on_turn(record: GameRecord, turn: TurnRecord) -> None:
+            await _call(hooks.on_frame, _turn_frame(record, turn))
+
+        try:
+            record = await play_game(
+                match.config(seed),
+                snakes,
+                timeout_ms=match.timeout_ms,
+                sequential=match.sequential,
+                max_turns=match.max_turns,
+                source=match.source,
+                on_start=on_start if hooks.on_start is not None else None,
+                on_turn=on_turn if hooks.on_frame is not None else None,
+                game_id=hooks.game_id,
+                before_turn=hooks.before_turn,
+                on_calls=hooks.on_calls,
+            )
+        finally:
+            await close_clients(snakes)
+        return played_game(record, spec=spec)
+
+    @override
+    async def health(self, entrant: Entrant, session: PlaySession) -> str | None:
+        kind, _ = snake_kind(entrant.source)
+        if kind == "builtin":
+            return None
+        try:
+            await make_client(entrant.source, _http(session), 500).info()
+        except SnakewarError as exc:
+            # Shown to others (a ladder's standings): the entrant, not its secret address
+            # (a client names the URL as it was given, or with the slash it adds).
+            text = str(exc)
+            for address in (entrant.source, entrant.source.rstrip("/")):
+                text = text.replace(address, entrant.name or "the snake")
+            return text
+        return None
+
+    @property
+    @override
+    def replays(self) -> ReplayCodec:
+        return self._replays
+
+    @override
+    def export(self, data: GameData) -> bytes:
+        lines = [json.dumps(dict(data.header), ensure_ascii=False, separators=(",", ":"))]
+        for expected, item in enumerate(data.frames[1:], start=1):
+            if item.turn != expected or item.line is None:
+                raise ReplayError(f"stored game lacks the replay line of turn {expected}")
+            lines.append(json.dumps(dict(item.line), ensure_ascii=False, separators=(",", ":")))
+        if data.result is not None:
+            lines.append(json.dumps(dict(data.result), ensure_ascii=False, separators=(",", ":")))
+        return "".join(line + "\n" for line in lines).encode("utf-8")
+
+    @override
+    def replay_filename(self, game_id: str) -> str:
+        return f"{game_id}.jsonl"
+
+    @override
+    def viewer_page(self, game_id: str, *, server: str, turn: int | None = None) -> ViewerPage:
+        # The board viewer reads the game through the engine API (as the official board
+        # does), so it needs the server's own address.
+        query = {"engine": server, "game": game_id, "autoplay": "true", "fit": "true"}
+        if turn is not None:
+            query["turn"] = str(turn)
+        return ViewerPage(template="game.html", board="board.html?" + urlencode(query))
+
+    def record(self, data: GameData) -> GameRecord:
+        """A stored game as a :class:`GameRecord` (read from its replay).
+
+        Raises:
+            ReplayError: stored data that does not read as a replay.
+        """
+        return read_replay(self.export(data))
+
+    def settings(self, params: Mapping[str, Any], seed: int) -> Settings:
+        """The rules settings of normalised match parameters."""
+        return Settings(settings_params(params), seed)
+
+
+GAME = BattlesnakeAdapter()
+"""The Battlesnake adapter (the ``snakewar.games`` entry point ``battlesnake``)."""
