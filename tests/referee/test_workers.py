@@ -26,11 +26,11 @@ import pytest
 
 from snakewar import bots
 from snakewar.bots import make_bot
-from snakewar.bots.halite import HALITE_BOTS
 from snakewar.games.battlesnake import GameConfig, Settings
 from snakewar.games.battlesnake.records import CallStatus, GameRecord
+from snakewar.games.halite3.bots import HALITE_BOTS
+from snakewar.games.halite3.referee.runner import HaliteMatch, play_halite
 from snakewar.referee.clients import InProcessClient, SnakeUnreachableError
-from snakewar.referee.halite import HaliteMatch, play_halite
 from snakewar.referee.runner import close_clients, connect, play_game
 from snakewar.referee.workers import (
     BotPool,
