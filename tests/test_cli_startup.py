@@ -97,8 +97,8 @@ def test_the_bare_command_imports_no_subcommand(args: tuple[str, ...], tmp_path:
     ("args", "module"),
     [
         (("play", "--help"), "snakewar.cli.play"),
-        (("halite", "--help"), "snakewar.cli.halite"),
-        (("halite", "play", "--help"), "snakewar.cli.halite_play"),
+        (("halite", "--help"), "snakewar.games.halite3.cli.app"),
+        (("halite", "play", "--help"), "snakewar.games.halite3.cli.play"),
         (("test", "--help"), "snakewar.cli.checkup"),
         (("bench", "--help"), "snakewar.cli.bench"),
         (("replay", "--help"), "snakewar.cli.replay"),

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.adapters.halite3 import GAME
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.executors import GameJob, InProcessExecutor, ProcessPoolExecutor
 from snakewar.arena.ladder import Ladder, LadderError, load_ladder
@@ -17,12 +16,13 @@ from snakewar.arena.tournament_runner import TournamentRun
 from snakewar.engine.protocol import Entrant, MatchSpec
 from snakewar.errors import ParamsError, UnknownGameError
 from snakewar.games.halite3 import size_for_seed
-from snakewar.replay.hlt import read_hlt
-from snakewar.replay.hlt_verify import verify_hlt
+from snakewar.games.halite3.adapter import GAME
+from snakewar.games.halite3.replay.hlt import read_hlt
+from snakewar.games.halite3.replay.verify import verify_hlt
 from snakewar.storage import Store
 
 # A real subprocess bot speaking the official protocol on stdin/stdout.
-PROCESS_RANDOM = f"{sys.executable} -m snakewar.bots.halite random"
+PROCESS_RANDOM = f"{sys.executable} -m snakewar.games.halite3.bots random"
 CONFIG = MatchConfig.create("halite3", {"width": 32, "height": 32}, max_turns=150, timeout_ms=2000)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from snakewar.adapters.halite3 import played_from_hlt
+from snakewar.games.halite3.adapter import played_from_hlt
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.asgi_server import serve

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from snakewar.bots.halite import HaliteBot, update_view_from_game, view_from_game
 from snakewar.games.halite3 import HaliteGame
+from snakewar.games.halite3.bots import HaliteBot, update_view_from_game, view_from_game
 
 
 def play_out(game: HaliteGame, bots: Sequence[HaliteBot]) -> list[float]:

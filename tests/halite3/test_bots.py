@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.bots.halite import (
+from snakewar.cli.bench import crowded_constants
+from snakewar.errors import SnakewarError, UnknownBotError
+from snakewar.games.halite3 import CollisionEvent, HaliteGame, frame_text, init_text
+from snakewar.games.halite3.bots import (
     GreedyMiner,
     HaliteBot,
     RandomBot,
@@ -24,9 +27,6 @@ from snakewar.bots.halite import (
     update_view_from_game,
     view_from_game,
 )
-from snakewar.cli.bench import crowded_constants
-from snakewar.errors import SnakewarError, UnknownBotError
-from snakewar.games.halite3 import CollisionEvent, HaliteGame, frame_text, init_text
 from tests.halite3.inprocess import play_out
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -287,10 +287,17 @@ class StdioBot:
 
 def test_builtin_and_starter_kit_bots_play_over_stdio(tmp_path: Path) -> None:
     argv = [
-        [sys.executable, "-m", "snakewar.bots.halite", "greedy", "--seed", "4"],
+        [sys.executable, "-m", "snakewar.games.halite3.bots", "greedy", "--seed", "4"],
         [sys.executable, str(STARTER_KIT / "MyBot.py")],
-        [sys.executable, "-m", "snakewar.bots.halite", "random?spawn_percent=60"],
-        [sys.executable, "-m", "snakewar.bots.halite", "greedy?return_at=600", "--seed", "9"],
+        [sys.executable, "-m", "snakewar.games.halite3.bots", "random?spawn_percent=60"],
+        [
+            sys.executable,
+            "-m",
+            "snakewar.games.halite3.bots",
+            "greedy?return_at=600",
+            "--seed",
+            "9",
+        ],
     ]
     game = HaliteGame.create(21, 4, width=32, height=32)
     bots = [StdioBot(cmd, tmp_path) for cmd in argv]
@@ -328,7 +335,7 @@ def test_builtin_and_starter_kit_bots_play_over_stdio(tmp_path: Path) -> None:
 def test_stdio_entry_point_rejects_an_unknown_bot() -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     done = subprocess.run(
-        [sys.executable, "-m", "snakewar.bots.halite", "nosuch"],
+        [sys.executable, "-m", "snakewar.games.halite3.bots", "nosuch"],
         capture_output=True,
         text=True,
         env=env,

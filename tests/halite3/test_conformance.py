@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.testing.halite3_conformance import (
+from snakewar.games.halite3.testing.conformance import (
     check_halite_game,
     companion_files,
     iter_oracle_games,

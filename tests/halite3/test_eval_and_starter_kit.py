@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from snakewar.referee.halite import play_halite_sync
+from snakewar.games.halite3.referee.runner import play_halite_sync
+from snakewar.games.halite3.replay.hlt import read_hlt, replay_document, write_hlt
+from snakewar.games.halite3.replay.verify import verify_hlt
 from snakewar.referee.process import Program
-from snakewar.replay.hlt import read_hlt, replay_document, write_hlt
-from snakewar.replay.hlt_verify import verify_hlt
 from tests.halite3.oracle import MAIN
 
 MY_BOT = Path(__file__).resolve().parent / "starter_kit" / "MyBot.py"
@@ -23,7 +23,7 @@ def test_starter_kit_bot_plays_full_games_unchanged(tmp_path: Path) -> None:
     # A copy: the kit writes its logs (bot-N.log) where it runs.
     folder = shutil.copytree(MY_BOT.parent, tmp_path / "kit")
     kit = Program((sys.executable, "MyBot.py"), cwd=str(folder))
-    greedy = f"{sys.executable} -m snakewar.bots.halite greedy"
+    greedy = f"{sys.executable} -m snakewar.games.halite3.bots greedy"
     match = play_halite_sync([kit, greedy, kit, greedy], seed=77, width=32, height=32)
     game = match.game
     assert game.over

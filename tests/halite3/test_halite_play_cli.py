@@ -21,20 +21,20 @@ import pytest
 from typer.testing import CliRunner
 
 from snakewar.cli import app
-from snakewar.cli.halite_args import (
+from snakewar.games.halite3.cli.args import (
     ENGINE_VERSION,
     EngineArgsError,
     parse_engine_args,
     usage,
     version_text,
 )
-from snakewar.replay.hlt import ENGINE_VERSION as REPLAY_ENGINE_VERSION
-from snakewar.replay.hlt import read_hlt
-from snakewar.replay.hlt_verify import verify_hlt
+from snakewar.games.halite3.replay.hlt import ENGINE_VERSION as REPLAY_ENGINE_VERSION
+from snakewar.games.halite3.replay.hlt import read_hlt
+from snakewar.games.halite3.replay.verify import verify_hlt
 from tests.halite3.oracle import MAIN
 
 PY = shlex.quote(sys.executable)
-BOTS = f"{PY} -m snakewar.bots.halite"
+BOTS = f"{PY} -m snakewar.games.halite3.bots"
 FAULTY = f"{PY} {shlex.quote(str(Path(__file__).parent / 'bots' / 'faulty.py'))}"
 ENGINE_LOGS: dict[str, Any] = json.loads((Path(__file__).parent / "engine_logs.json").read_text())
 STAMP = re.compile(r"\d{8}-\d{6}[+-]\d{4}")
@@ -400,7 +400,9 @@ def test_a_game_starts_without_typer_or_other_games(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     modules = set(json.loads(report.read_text()))
-    assert "snakewar.referee.halite" in modules and "snakewar.games.halite3" in modules
+    assert (
+        "snakewar.games.halite3.referee.runner" in modules and "snakewar.games.halite3" in modules
+    )
     heavies = ("typer", "click", "rich", "httpx", "pydantic", "snakewar.bots", "snakewar.server",
                "snakewar.games.battlesnake.referee.batch",
                "snakewar.games.battlesnake")  # fmt: skip

@@ -22,18 +22,18 @@ from typing import Any
 
 import pytest
 
-from snakewar.cli.halite import final_snapshot
 from snakewar.games.halite3 import HaliteGame, frame_text
+from snakewar.games.halite3.cli.app import final_snapshot
 from snakewar.games.halite3.hashorder import HashOrder, location_hash
-from snakewar.referee.halite import play_halite_sync
-from snakewar.referee.process import Program
-from snakewar.replay.hlt import read_hlt, replay_document
-from snakewar.testing.halite3_conformance import (
+from snakewar.games.halite3.referee.runner import play_halite_sync
+from snakewar.games.halite3.replay.hlt import read_hlt, replay_document
+from snakewar.games.halite3.testing.conformance import (
     companion_files,
     iter_oracle_games,
     read_oracle,
     read_transcript,
 )
+from snakewar.referee.process import Program
 from tests.conformance_data import require
 from tests.halite3.oracle import CONFORMANCE_DIR
 

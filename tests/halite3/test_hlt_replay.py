@@ -25,8 +25,7 @@ import zstandard
 
 from snakewar.errors import SnakewarError
 from snakewar.games.halite3 import HaliteGame
-from snakewar.replay import ReplayError
-from snakewar.replay.hlt import (
+from snakewar.games.halite3.replay.hlt import (
     DEFAULT_LEVEL,
     MAX_COMPRESSED_BYTES,
     MAX_JSON_BYTES,
@@ -39,7 +38,8 @@ from snakewar.replay.hlt import (
     replay_filename,
     write_hlt,
 )
-from snakewar.testing.halite3_conformance import read_oracle
+from snakewar.games.halite3.testing.conformance import read_oracle
+from snakewar.replay import ReplayError
 from tests.conformance_data import require
 from tests.halite3.oracle import CONFORMANCE_DIR
 from tests.system_tools import tool

@@ -25,9 +25,9 @@ import zstandard
 from snakewar.games.halite3 import Constants, HaliteGame, turns_for_size
 from snakewar.games.halite3.constants import ConstantsError
 from snakewar.games.halite3.mapgen import size_for_seed
+from snakewar.games.halite3.replay.hlt import read_hlt
+from snakewar.games.halite3.replay.verify import verify_hlt
 from snakewar.referee.process import ProcessBot
-from snakewar.replay.hlt import read_hlt
-from snakewar.replay.hlt_verify import verify_hlt
 from tests.halite3.oracle import MAIN
 
 PY = shlex.quote(sys.executable)
@@ -267,7 +267,7 @@ def test_eval_labels_bots_by_the_names_they_declare(tmp_path: Path) -> None:
 
 
 def test_play_with_bot_processes_prints_no_child_watcher_warnings(tmp_path: Path) -> None:
-    bot = f"{PY} -m snakewar.bots.halite"
+    bot = f"{PY} -m snakewar.games.halite3.bots"
     for seed in ("1", "2", "3"):
         done = halite("play", "-s", seed, "--width", "32", "--height", "32", "--turn-limit",
                       "10", "--no-replay", "--results-as-json", f"{bot} greedy", f"{bot} random",

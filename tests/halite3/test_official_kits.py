@@ -32,9 +32,9 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.cli.halite_args import parse_engine_args
-from snakewar.replay.hlt import read_hlt
-from snakewar.replay.hlt_verify import verify_hlt
+from snakewar.games.halite3.cli.args import parse_engine_args
+from snakewar.games.halite3.replay.hlt import read_hlt
+from snakewar.games.halite3.replay.verify import verify_hlt
 from tests.system_tools import tool
 
 KITS = Path(__file__).parent / "kits"

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from snakewar.cli import app
 from snakewar.games.halite3 import SpawnEvent
-from snakewar.referee.halite import HaliteMatch, play_halite_sync
+from snakewar.games.halite3.referee.runner import HaliteMatch, play_halite_sync
 from snakewar.referee.process import LineStatus, ProcessBot
 
 PY = shlex.quote(sys.executable)
@@ -290,8 +290,8 @@ def builtin_greedy() -> str:
 def test_subprocess_and_in_process_bots_play_the_same_game() -> None:
     seed = 4242
     as_processes = play_halite_sync(
-        [f"{PY} -m snakewar.bots.halite greedy --seed {seed}",
-         f"{PY} -m snakewar.bots.halite random --seed {seed}"],
+        [f"{PY} -m snakewar.games.halite3.bots greedy --seed {seed}",
+         f"{PY} -m snakewar.games.halite3.bots random --seed {seed}"],
         seed=seed, width=32, height=32, turn_limit=120,
     )  # fmt: skip
     in_process = play_halite_sync(

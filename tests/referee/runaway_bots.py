@@ -7,9 +7,9 @@ so other tests still see the built-ins alone.
 
 from __future__ import annotations
 
-from snakewar.bots.halite.kit import GameView, HaliteBot
 from snakewar.games.battlesnake.bots.base import Bot
 from snakewar.games.battlesnake.wire import SnakeRequest
+from snakewar.games.halite3.bots.kit import GameView, HaliteBot
 
 PLUGIN = "tests.referee.runaway_plugin"
 """The module a worker imports to register these bots."""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from snakewar.bots.halite import HALITE_BOTS
 from snakewar.games.battlesnake.bots import register_bot
+from snakewar.games.halite3.bots import HALITE_BOTS
 from tests.referee.runaway_bots import HALITE_SPIN, SNAKE_BOTS, HaliteSpinBot
 
 for _name, _factory in SNAKE_BOTS.items():

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.referee.halite import HaliteMatch, play_halite_sync
+from snakewar.games.halite3.referee.runner import HaliteMatch, play_halite_sync
 from snakewar.referee.process import LineStatus, ProcessBot, Program
 from snakewar.referee.sandbox import SandboxError, SandboxPolicy, prepare
 from snakewar.referee.uploads import (

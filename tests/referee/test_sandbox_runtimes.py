@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from snakewar.adapters import get_game
-from snakewar.adapters.halite3 import cpu_budget
 from snakewar.engine.protocol import Entrant, MatchSpec, PlayedGame, PlaySession
-from snakewar.referee.halite import play_halite_sync
+from snakewar.games.halite3.adapter import cpu_budget
+from snakewar.games.halite3.referee.runner import play_halite_sync
 from snakewar.referee.process import Program
 from snakewar.referee.sandbox import SANDBOX_PYTHON, SandboxPolicy
 from tests.system_tools import need

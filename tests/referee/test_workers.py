@@ -24,13 +24,13 @@ from typing import TypeVar
 import httpx
 import pytest
 
-from snakewar.bots.halite import HALITE_BOTS
 from snakewar.games.battlesnake import GameConfig, Settings, bots
 from snakewar.games.battlesnake.bots import make_bot
 from snakewar.games.battlesnake.records import CallStatus, GameRecord
 from snakewar.games.battlesnake.referee.clients import InProcessClient, SnakeUnreachableError
 from snakewar.games.battlesnake.referee.runner import close_clients, connect, play_game
-from snakewar.referee.halite import HaliteMatch, play_halite
+from snakewar.games.halite3.bots import HALITE_BOTS
+from snakewar.games.halite3.referee.runner import HaliteMatch, play_halite
 from snakewar.referee.workers import (
     BotPool,
     BotPoolError,

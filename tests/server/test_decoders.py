@@ -2,7 +2,7 @@
 
 The probe's bomb: 2.8 KB of zstd that decompress to 31 MiB of ``{},``, which
 ``json.loads`` made 900 MiB of; 8 at once took 5.1 GB.  Now the JSON's elements are
-counted before it is parsed (:func:`~snakewar.replay.hlt.json_elements`), and every
+counted before it is parsed (:func:`~snakewar.games.halite3.replay.hlt.json_elements`), and every
 replay the server reads is read in a few memory-capped worker processes
 (:class:`~snakewar.server.decoding.DecoderPool`).  The server's peak memory under 8
 bombs is measured by ``benchmarks/decode_bombs.py``; these tests check the bounds
@@ -26,8 +26,13 @@ from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snakewar.adapters.halite3 import read_checked_hlt
-from snakewar.replay.hlt import HltReplayError, HltTooLargeError, json_elements, read_hlt
+from snakewar.games.halite3.adapter import read_checked_hlt
+from snakewar.games.halite3.replay.hlt import (
+    HltReplayError,
+    HltTooLargeError,
+    json_elements,
+    read_hlt,
+)
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.decoding import (
     MAX_DOCUMENT_BYTES,

@@ -34,7 +34,7 @@ from snakewar.engine.protocol import (
     PlaySession,
     StoredGame,
 )
-from snakewar.replay.hlt import read_hlt
+from snakewar.games.halite3.replay.hlt import read_hlt
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.server.accounts import make_user, public_client

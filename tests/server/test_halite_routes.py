@@ -18,11 +18,11 @@ import pytest
 import zstandard
 from fastapi.testclient import TestClient
 
-from snakewar.adapters.halite3 import played_from_hlt
 from snakewar.errors import TooLargeError
-from snakewar.replay.hlt import read_hlt
+from snakewar.games.halite3 import routes as halite
+from snakewar.games.halite3.adapter import played_from_hlt
+from snakewar.games.halite3.replay.hlt import read_hlt
 from snakewar.server import ServerConfig, create_app
-from snakewar.server.routers import halite
 from snakewar.server.safety import RateLimiter
 from snakewar.storage import GameExistsError, Store
 from tests.conformance_data import SHIPPED_HALITE_REPLAYS
@@ -299,7 +299,7 @@ def test_a_server_keeping_nothing_still_stores_uploads_while_it_runs() -> None:
 def test_bombs_and_huge_names_are_refused_without_decompressing_them_whole() -> None:
     import zstandard
 
-    from snakewar.server.routers.halite import MAX_DOCUMENT_BYTES
+    from snakewar.games.halite3.routes import MAX_DOCUMENT_BYTES
 
     # The probe: 6 KB of zstd that decompress to 64 MiB of JSON.
     bomb = zstandard.ZstdCompressor(level=19).compress(b'{"x": "' + b"y" * (64 << 20) + b'"}')

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from snakewar.games.halite3.replay.hlt import read_hlt
 from snakewar.referee import cgroups
 from snakewar.referee.sandbox import sandbox_available
-from snakewar.replay.hlt import read_hlt
 from snakewar.server import programs
 from snakewar.server.routers import snakes
 from tests.server.accounts import make_user, public_client

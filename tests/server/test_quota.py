@@ -15,9 +15,9 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
+from snakewar.games.halite3 import routes as halite
 from snakewar.referee.sandbox import sandbox_available
 from snakewar.server import ServerConfig, create_app
-from snakewar.server.routers import halite
 from snakewar.server.safety import RateLimiter
 from snakewar.storage import Store
 from tests.conformance_data import SHIPPED_HALITE_REPLAYS

@@ -18,9 +18,9 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from snakewar.adapters.halite3 import played_from_hlt
+from snakewar.games.halite3 import routes as halite
+from snakewar.games.halite3.adapter import played_from_hlt
 from snakewar.server import ServerConfig, create_app
-from snakewar.server.routers import halite
 from snakewar.server.safety import RateLimiter
 from snakewar.storage import Store
 from tests.conformance_data import SHIPPED_HALITE_REPLAYS

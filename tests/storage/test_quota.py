@@ -12,9 +12,9 @@ import dataclasses
 
 import pytest
 
-from snakewar.adapters.halite3 import played_from_hlt
 from snakewar.engine.protocol import PlayedGame
 from snakewar.errors import TooLargeError
+from snakewar.games.halite3.adapter import played_from_hlt
 from snakewar.storage import QuotaExceededError, Store, StoreError
 from tests.conformance_data import SHIPPED_HALITE_REPLAYS
 

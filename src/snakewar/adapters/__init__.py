@@ -20,6 +20,7 @@ from snakewar.errors import GameLoadError, UnknownGameError, choices_text
 __all__ = [
     "ENTRY_POINT_GROUP",
     "default_game",
+    "default_program_game",
     "game_names",
     "games",
     "get_game",
@@ -104,3 +105,21 @@ def default_game() -> GameAdapter:
     if not registered:
         raise UnknownGameError(f"no game is registered (entry point group {ENTRY_POINT_GROUP!r})")
     return next((a for a in registered if a.catalogue().is_default), registered[0])
+
+
+def default_program_game() -> GameAdapter:
+    """The game an uploaded or registered program bot plays when none is named.
+
+    The default game if its bots can be programs, else the first game (by name) whose
+    bots can (``Catalogue.programs``).
+
+    Raises:
+        UnknownGameError: if no registered game plays program bots.
+    """
+    first = default_game()
+    if first.catalogue().programs:
+        return first
+    adapter = next((a for a in games() if a.catalogue().programs), None)
+    if adapter is None:
+        raise UnknownGameError("no registered game plays program bots")
+    return adapter

@@ -10,7 +10,7 @@ which adds the server's commands to :data:`COMMANDS`.
 
 This module does not import typer: the app (:mod:`snakewar.cli.group`) is built when a
 command runs through it.  ``snakewar halite play`` does not: its command line is the
-official engine's, read by its own parser (:mod:`snakewar.cli.halite_play`), so a game
+official engine's, read by its own parser (:mod:`snakewar.games.halite3.cli.play`), so a game
 starts without typer's cost.
 """
 
@@ -88,7 +88,7 @@ COMMANDS: dict[str, LazyCommand] = {
         "Ladders: snakes that keep playing each other, rated with OpenSkill (mu - 3 sigma).",
     ),
     "halite": _with_help(
-        "snakewar.cli.halite",
+        "snakewar.games.halite3.cli.app",
         "halite_app",
         "Halite III: play games between bots like the official engine.",
     ),
@@ -131,8 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (used by the console script)."""
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:2] == ["halite", "play"]:
-        # The same command as through the app (snakewar.cli.halite's play), sooner.
-        from snakewar.cli.halite_play import main as play
+        # The same command as through the app (snakewar.games.halite3.cli.app's play), sooner.
+        from snakewar.games.halite3.cli.play import main as play
 
         return play(args[2:])
     from snakewar.cli.group import run

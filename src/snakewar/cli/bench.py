@@ -26,8 +26,8 @@ import typer
 from snakewar.errors import SnakewarError
 
 if TYPE_CHECKING:
-    from snakewar.bots.halite import GameView, HaliteBot
     from snakewar.games.halite3 import Constants, HaliteGame
+    from snakewar.games.halite3.bots import GameView, HaliteBot
 
 __all__ = [
     "GO_HARNESS_ENV",
@@ -360,8 +360,8 @@ def _seat_halite_bots(
     game: HaliteGame, specs: Sequence[str], seed: int
 ) -> tuple[list[HaliteBot], list[GameView]]:
     """Built-in bots for the players of ``game``, set up, and the views they play on."""
-    from snakewar.bots.halite import make_halite_bot
-    from snakewar.bots.halite.kit import view_from_game
+    from snakewar.games.halite3.bots import make_halite_bot
+    from snakewar.games.halite3.bots.kit import view_from_game
 
     bots = [make_halite_bot(spec, seed=seed) for spec in specs]
     views = [view_from_game(game, pid) for pid in range(len(specs))]
@@ -374,7 +374,7 @@ def _halite_commands(
     game: HaliteGame, bots: list[HaliteBot], views: list[GameView]
 ) -> dict[int, str | None]:
     """This turn's command line of every live player, its view brought up to date first."""
-    from snakewar.bots.halite.kit import update_view_from_game
+    from snakewar.games.halite3.bots.kit import update_view_from_game
 
     commands: dict[int, str | None] = {}
     for pid in game.live_players():
@@ -446,7 +446,7 @@ def measure_halite_crowded(
 ) -> dict[str, Any]:
     """Time the Halite III engine on crowded turns: ``ships_per_player`` ships per player.
 
-    ``crowd`` bots (:class:`~snakewar.bots.halite.CrowdBot`) spawn every turn until they
+    ``crowd`` bots (:class:`~snakewar.games.halite3.bots.CrowdBot`) spawn every turn until they
     hold ``ships_per_player`` ships and replace the ships they lose.  Players start with
     enough halite for that (:func:`crowded_constants`), which changes nothing the
     engine's time depends on but the number of ships.  Only

@@ -19,6 +19,16 @@ everything that differs between games::
     adapter.viewer_page(id, ...)    the web page that shows a game: a template
                                     embedding the game's static viewer
 
+and, optionally, the parts a game adds to the front ends and the referee (each
+default contributes nothing)::
+
+    adapter.routers()               the server's extra routes (FastAPI routers)
+    adapter.streamed_uploads()      paths of those routes that stream a larger body
+    adapter.commands()              the command line's extra subcommands (imported on use)
+    adapter.static_assets()         a folder of viewer assets, served at /static/<name>/
+    adapter.templates()             a folder of Jinja2 page templates
+    adapter.worker_bot(spec, seed)  a built-in bot that plays in a killable worker process
+
 The values exchanged here are plain, picklable and JSON-friendly, so a game can be
 played in a worker process or a Ray task and stored by any storage backend.  This
 module is pure: no I/O, no clock, no global randomness (``play`` is declared here and
@@ -34,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from snakewar.engine.addresses import AddressPolicy
-from snakewar.errors import BusyError, EntrantError, ParamsError, choices_text
+from snakewar.errors import BusyError, EntrantError, ParamsError, UnknownBotError, choices_text
 
 __all__ = [
     "BeforeTurn",
@@ -44,6 +54,7 @@ __all__ = [
     "EntrantResult",
     "Frame",
     "GameAdapter",
+    "GameCommand",
     "GameData",
     "MatchHooks",
     "MatchSpec",
@@ -722,6 +733,22 @@ class ViewerPage:
 # -- the adapter -----------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class GameCommand:
+    """A subcommand a game adds to ``snakewar``, imported when it is used.
+
+    Attributes:
+        module: The module that defines it, e.g. ``snakewar.games.halite3.cli.app``.
+        attribute: Its name there: a :class:`typer.Typer` (a command group) or a
+            function (one command).
+        summary: What ``snakewar --help`` says of it; the help it is registered with.
+    """
+
+    module: str
+    attribute: str
+    summary: str
+
+
 class GameAdapter(ABC):
     """One game, as the game-agnostic layers use it (see the module docstring)."""
 
@@ -824,6 +851,66 @@ class GameAdapter(ABC):
     @abstractmethod
     def viewer_page(self, game_id: str, *, server: str, turn: int | None = None) -> ViewerPage:
         """The page showing ``game_id`` (opened at ``turn``) on the server at ``server``."""
+
+    # -- optional parts: what the game adds to the server, the CLI and the referee --------
+    # Each is called when that front end is built, so a game imports its web framework or
+    # command line only there (this module stays pure: the values are typed loosely).
+
+    def routers(self) -> Sequence[Any]:
+        """The game's own routes: FastAPI ``APIRouter`` objects the server includes.
+
+        The default is none.  Paths should sit under ``/api/<name>`` and ``/<name>``.
+        """
+        return ()
+
+    def streamed_uploads(self) -> Sequence[str]:
+        """Paths of :meth:`routers` that read their (larger) body under their own cap.
+
+        The server's general request-body cap does not apply to them.
+        """
+        return ()
+
+    def commands(self) -> Mapping[str, GameCommand]:
+        """The game's own subcommands of ``snakewar``, by name (the default is none)."""
+        return {}
+
+    def static_assets(self) -> str | None:
+        """A folder of the game's viewer assets, served at ``/static/<name>/``.
+
+        ``None`` (the default): the game has no assets of its own.
+        """
+        return None
+
+    def templates(self) -> str | None:
+        """A folder of Jinja2 templates the server's pages may render (``None``: none).
+
+        They are searched after the server's own, so they can extend ``base.html``.
+        """
+        return None
+
+    def worker_bot(self, spec: str, seed: int | None = None) -> Any:
+        """The built-in bot ``spec`` (``NAME[?options]``), as a bot worker process plays it.
+
+        The object returned is the game's own bot; :mod:`snakewar.bots.host` drives it
+        with :meth:`worker_turn`.  The default: the game has no bots for workers.
+
+        Raises:
+            UnknownBotError: ``spec`` names no built-in bot of this game.
+        """
+        del seed
+        raise UnknownBotError(f"{self.name} has no built-in bots for workers: {spec!r}")
+
+    def worker_turn(self, bot: Any, state: Any, text: str) -> tuple[Any, str]:
+        """One request to a :meth:`worker_bot` bot: its new state and its reply line.
+
+        ``text`` is the request the referee sent (the game's own protocol text), ``state``
+        what the previous call returned (``None`` on the first).
+
+        Raises:
+            SnakewarError: a request the bot cannot read.
+        """
+        del bot, state, text
+        raise UnknownBotError(f"{self.name} has no built-in bots for workers")
 
 
 def named_entrant(source: str, given: str | None, default: str) -> Entrant:

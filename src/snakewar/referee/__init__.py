@@ -72,7 +72,7 @@ __all__ = [
 ]
 
 # Each public name and its module, imported on first use: playing a Halite III game
-# (snakewar.referee.halite) does not load the Battlesnake referee and its HTTP client.
+# (snakewar.games.halite3.referee.runner) does not load the Battlesnake referee and its HTTP client.
 _LAZY: dict[str, str] = {
     "CallOutcome": "snakewar.games.battlesnake.records",
     "CallStatus": "snakewar.games.battlesnake.records",

@@ -1,6 +1,6 @@
 r"""A bot that runs as a child process and speaks a line protocol on stdin/stdout.
 
-Game-agnostic: Halite III's referee (:mod:`snakewar.referee.halite`) uses it, and any
+Game-agnostic: Halite III's referee (:mod:`snakewar.games.halite3.referee.runner`) uses it, and any
 other line-based game could.  It follows the official Halite engine's conventions, with
 one exception: **no shell**.  A bot is a :class:`Program`, an argument list executed
 directly; a command line typed on one's own machine (``"python3 MyBot.py"``) is split

@@ -90,7 +90,9 @@ SESSION_KEY = "referee.bot_pool"
 _DROP_TIMEOUT_S = 2.0
 """How long a released worker may take to drop its bot before it is killed instead."""
 
-Game = Literal["battlesnake", "halite"]
+Game = str
+"""A registered game's name (:func:`snakewar.adapters.game_names`): the worker builds
+its bots through that game's adapter (``GameAdapter.worker_bot``)."""
 
 
 class BotPoolError(SnakewarError, ValueError):
@@ -314,8 +316,8 @@ class BotPool:
         """Take a worker and build the bot ``spec`` of ``game`` in it, for one game.
 
         Args:
-            game: ``battlesnake`` (:func:`~snakewar.games.battlesnake.bots.make_bot`) or ``halite``
-                (:func:`~snakewar.bots.halite.make_halite_bot`, with ``seed``).
+            game: a registered game's name; its adapter's ``worker_bot`` builds the bot
+                (``battlesnake``, ``halite3``, or a plug-in game's).
             spec: the bot, ``NAME[?options]``.
             seed: the Halite bot's seed.
             wait_s: how long to wait for a free worker and the bot's set-up

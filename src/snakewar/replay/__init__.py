@@ -8,8 +8,8 @@
 * :func:`write_official_jsonl` / :func:`read_official_jsonl`: the file that
   ``battlesnake play --output`` writes (:mod:`snakewar.games.battlesnake.replay.official`).
 * :func:`replay_document` / :func:`write_hlt` / :func:`read_hlt`: Halite III's
-  official ``.hlt`` replays (:mod:`snakewar.replay.hlt`), and :func:`verify_hlt`,
-  which plays one again through the engine (:mod:`snakewar.replay.hlt_verify`).
+  official ``.hlt`` replays (:mod:`snakewar.games.halite3.replay.hlt`), and :func:`verify_hlt`,
+  which plays one again through the engine (:mod:`snakewar.games.halite3.replay.verify`).
 
 Every problem with a file is a :class:`ReplayError` (a ``ValueError``) with a
 one-line message naming the file, the line and the field.
@@ -51,8 +51,7 @@ if TYPE_CHECKING:
         state_differences,
         verify_replay,
     )
-    from snakewar.replay._lines import MAX_FILE_BYTES, MAX_LINE_BYTES, ReplayError, ReplaySource
-    from snakewar.replay.hlt import (
+    from snakewar.games.halite3.replay.hlt import (
         HltReplay,
         HltReplayError,
         HltTooLargeError,
@@ -60,7 +59,8 @@ if TYPE_CHECKING:
         replay_document,
         write_hlt,
     )
-    from snakewar.replay.hlt_verify import HltVerifyReport, verify_hlt
+    from snakewar.games.halite3.replay.verify import HltVerifyReport, verify_hlt
+    from snakewar.replay._lines import MAX_FILE_BYTES, MAX_LINE_BYTES, ReplayError, ReplaySource
 
 __all__ = [
     "FORMAT_NAME",
@@ -101,7 +101,7 @@ __all__ = [
 ]
 
 # Each public name and its module, imported on first use: writing a .hlt replay
-# (snakewar.replay.hlt) does not load the Battlesnake replay formats.
+# (snakewar.games.halite3.replay.hlt) does not load the Battlesnake replay formats.
 _LAZY: dict[str, str] = {
     "MAX_FILE_BYTES": "snakewar.replay._lines",
     "MAX_LINE_BYTES": "snakewar.replay._lines",
@@ -119,14 +119,14 @@ _LAZY: dict[str, str] = {
     "result_dict": "snakewar.games.battlesnake.replay.format",
     "turn_dict": "snakewar.games.battlesnake.replay.format",
     "write_replay": "snakewar.games.battlesnake.replay.format",
-    "HltReplay": "snakewar.replay.hlt",
-    "HltReplayError": "snakewar.replay.hlt",
-    "HltTooLargeError": "snakewar.replay.hlt",
-    "read_hlt": "snakewar.replay.hlt",
-    "replay_document": "snakewar.replay.hlt",
-    "write_hlt": "snakewar.replay.hlt",
-    "HltVerifyReport": "snakewar.replay.hlt_verify",
-    "verify_hlt": "snakewar.replay.hlt_verify",
+    "HltReplay": "snakewar.games.halite3.replay.hlt",
+    "HltReplayError": "snakewar.games.halite3.replay.hlt",
+    "HltTooLargeError": "snakewar.games.halite3.replay.hlt",
+    "read_hlt": "snakewar.games.halite3.replay.hlt",
+    "replay_document": "snakewar.games.halite3.replay.hlt",
+    "write_hlt": "snakewar.games.halite3.replay.hlt",
+    "HltVerifyReport": "snakewar.games.halite3.replay.verify",
+    "verify_hlt": "snakewar.games.halite3.replay.verify",
     "OfficialFrame": "snakewar.games.battlesnake.replay.official",
     "OfficialReplay": "snakewar.games.battlesnake.replay.official",
     "OfficialResult": "snakewar.games.battlesnake.replay.official",

@@ -31,6 +31,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from snakewar import __version__
+from snakewar.adapters import games as all_games
 from snakewar.referee.uploads import MAX_ARCHIVE_BYTES, UploadCache
 from snakewar.server.arena import ArenaWorker
 from snakewar.server.auth import Passwords, ensure_local_user
@@ -47,7 +48,6 @@ from snakewar.server.routers import (
     docs,
     engine,
     games,
-    halite,
     ladders,
     pages,
     snakes,
@@ -185,10 +185,12 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         redoc_url=None,
     )
     app.add_middleware(EngineCorsMiddleware)
-    # Uploads stream through their own, larger cap (routers.halite).
+    # Each game adds its own parts (engine.protocol.GameAdapter's optional hooks).
+    registered = all_games()
+    # A game's uploads stream through their own, larger cap (its streamed_uploads).
     app.add_middleware(
         BodyLimitMiddleware,
-        exempt=("/api/halite/games", "/api/halite/decode"),
+        exempt=tuple(path for game in registered for path in game.streamed_uploads()),
         larger={"/api/snakes/upload": MAX_ARCHIVE_BYTES},
     )
     hosts = config.allowed_hosts if config.public else (*LOOPBACK_NAMES, *config.allowed_hosts)
@@ -197,7 +199,12 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     app.add_middleware(SecurityHeadersMiddleware)
     add_error_handlers(app, not_found_page=pages.not_found_page)
     routers = (auth, tokens, users, snakes, games, catalogue, engine, ladders, tournaments)
-    for module in (*routers, halite, tester, pages, docs):
+    for module in routers:
+        app.include_router(module.router)
+    for game in registered:
+        for game_router in game.routers():
+            app.include_router(game_router)
+    for module in (tester, pages, docs):
         app.include_router(module.router)
     app.mount(STATIC_URL, StaticFiles(directory=static_dir()), name="viewer")
     docs.mount_docs_static(app)

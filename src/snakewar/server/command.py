@@ -331,7 +331,11 @@ def add_program(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="The bot's name (games name it @OWNER/NAME)."),
     owner: str = typer.Option(..., "--owner", help="The user who owns it (an admin, say)."),
-    game: str = typer.Option("halite3", "--game", help="The game it plays."),
+    game: str | None = typer.Option(
+        None,
+        "--game",
+        help="The game it plays (default: the first registered game whose bots are programs).",
+    ),
     workdir: str = typer.Option(
         ..., "--workdir", help="The folder of its files (its working directory)."
     ),
@@ -350,12 +354,17 @@ def add_program(
         raise SnakewarError("no command: put the bot's command after --, e.g. -- python3 MyBot.py")
     if not os.path.isdir(workdir):
         raise SnakewarError(f"--workdir {workdir!r} is no folder")
+    from snakewar.adapters import default_program_game, get_game
+
+    adapter = get_game(game) if game else default_program_game()
+    if not adapter.catalogue().programs:
+        raise SnakewarError(f"--game {adapter.name}: its bots are not programs")
     with _store(database) as store:
         user = store.accounts.user(owner)
         snake = store.snakes.register(
             user.id,
             name,
-            game,
+            adapter.name,
             "program",
             argv=argv,
             workdir=os.path.abspath(workdir),

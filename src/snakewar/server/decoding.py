@@ -36,8 +36,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Final, ParamSpec, TypeVar
 
 from snakewar.errors import BusyError
-from snakewar.referee.halite import NAME_MAX_LENGTH
-from snakewar.replay.hlt import HltReplayError, HltTooLargeError
+from snakewar.games.halite3.referee.runner import NAME_MAX_LENGTH
+from snakewar.games.halite3.replay.hlt import HltReplayError, HltTooLargeError
 
 if TYPE_CHECKING:
     from snakewar.engine.protocol import PlayedGame
@@ -104,7 +104,7 @@ def _too_much_memory(name: str) -> HltTooLargeError:
 
 def _document_text(data: bytes, name: str) -> bytes:
     # Imported here, in the worker: the server's own process needs no replay reader.
-    from snakewar.adapters.halite3 import read_checked_hlt
+    from snakewar.games.halite3.adapter import read_checked_hlt
 
     document = read_checked_hlt(
         data,
@@ -147,7 +147,7 @@ def played_upload(data: bytes, game_id: str) -> PlayedGame:
     Raises:
         HltReplayError: a file that is not a readable replay, or is past a cap.
     """
-    from snakewar.adapters.halite3 import played_from_hlt
+    from snakewar.games.halite3.adapter import played_from_hlt
 
     try:
         played = played_from_hlt(

@@ -643,6 +643,12 @@ class BattlesnakeAdapter(GameAdapter):
             query["turn"] = str(turn)
         return ViewerPage(template="game.html", board="board.html?" + urlencode(query))
 
+    @override
+    def worker_bot(self, spec: str, seed: int | None = None) -> Any:
+        # A snake's moves come through the host's start/move/end calls (snakewar.bots.host).
+        del seed
+        return make_bot(spec)
+
     def record(self, data: GameData) -> GameRecord:
         """A stored game as a :class:`GameRecord` (read from its replay).
 

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, cast, overload
 
-from snakewar.engine.mt19937 import MT19937
 from snakewar.errors import SnakewarError
 from snakewar.games.halite3.commands import (
     DIRECTIONS,
@@ -45,6 +44,7 @@ from snakewar.games.halite3.commands import (
 from snakewar.games.halite3.constants import Constants, turns_for_size
 from snakewar.games.halite3.hashorder import HashOrder, fresh_order, location_hash
 from snakewar.games.halite3.mapgen import generate_map, size_for_seed
+from snakewar.games.halite3.mt19937 import MT19937
 
 __all__ = [
     "CollisionEvent",

@@ -29,11 +29,11 @@ from snakewar.arena.tournament_runner import load_tournament
 from snakewar.arena.tournaments import FORMAT_TITLES
 from snakewar.errors import SnakewarError
 from snakewar.games.battlesnake.bots import bot_names
+from snakewar.games.halite3.routes import MAX_UPLOAD_BYTES
 from snakewar.server.auth import Principal, get_principal
 from snakewar.server.deps import ManagerDep, StoreDep, TemplatesDep, get_templates, static_url
 from snakewar.server.routers.docs import REDOC_URL, SWAGGER_UI_URL
 from snakewar.server.routers.games import can_read_log
-from snakewar.server.routers.halite import MAX_UPLOAD_BYTES
 from snakewar.storage import GameNotFoundError
 
 __all__ = ["not_found_page", "router"]

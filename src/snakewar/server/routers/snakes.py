@@ -16,6 +16,7 @@ from typing import Literal
 from fastapi import APIRouter, Query, Request, Response
 from fastapi import Path as PathParam
 
+from snakewar.adapters import default_program_game
 from snakewar.errors import EntrantError, OverLimitError
 from snakewar.referee.sandbox import SandboxError, sandbox_available
 from snakewar.referee.uploads import program_for_upload, unpack_bot_archive
@@ -123,7 +124,11 @@ async def upload_snake(
     config: ConfigDep,
     name: str = Query(**SNAKE_NAME.limits()),
     language: str = Query(min_length=1, max_length=16, description="python3"),
-    game: str | None = Query(None, max_length=32, description="The game (default: halite3)."),
+    game: str | None = Query(
+        None,
+        max_length=32,
+        description="The game (default: the first registered game whose bots are programs).",
+    ),
     visibility: Literal["public", "private"] = Query("public"),
 ) -> SnakeOut:
     """Upload a program bot: the body is a .zip or .tar.gz of its files (``MyBot.py``...).
@@ -134,7 +139,7 @@ async def upload_snake(
     assert principal.user is not None
     if config.public and not _upload_limiter(request).allow(client_key(request)):
         raise RateLimitError("too many bots uploaded by this client; wait a minute")
-    adapter = adapter_for(game or "halite3")
+    adapter = adapter_for(game) if game else default_program_game()
     if not adapter.catalogue().programs:
         raise EntrantError(f"game: {adapter.name} bots are not programs; register a URL")
     owned = await store.run(store.store.snakes.count_owned, principal.user.id)

@@ -1,7 +1,7 @@
 """``snakewar halite``: Halite III games like the official ``halite`` engine binary plays them.
 
-``snakewar halite play`` is the engine's command line (:mod:`snakewar.cli.halite_play`,
-read by the engine's rules in :mod:`snakewar.cli.halite_args`): its flags, its log on
+``snakewar halite play`` is the engine's command line (:mod:`snakewar.games.halite3.cli.play`,
+read by the engine's rules in :mod:`snakewar.games.halite3.cli.args`): its flags, its log on
 stderr, its replay and error log files.  ``snakewar halite play`` usually runs without
 this module (:func:`snakewar.cli.main` goes straight to it); the ``play`` command here is
 the same command for the typer app.  ``bot``, ``conformance`` and ``eval`` are Snakewar's.
@@ -17,7 +17,7 @@ from typing import Any
 import typer
 from typer.core import TyperCommand
 
-from snakewar.cli.halite_play import final_snapshot, results_object
+from snakewar.games.halite3.cli.play import final_snapshot, results_object
 
 __all__ = ["final_snapshot", "halite_app", "results_object"]
 
@@ -40,7 +40,7 @@ class _EngineCommand(TyperCommand):
     """A command whose words are all its own: click reads none of them.
 
     ``halite play`` reads its command line as the official engine does (TCLAP's rules,
-    :mod:`snakewar.cli.halite_args`), ``--help`` and ``--`` included, which click's
+    :mod:`snakewar.games.halite3.cli.args`), ``--help`` and ``--`` included, which click's
     parser would change.  The words are handed over as they came.
     """
 
@@ -59,7 +59,7 @@ class _EngineCommand(TyperCommand):
 )
 def play(ctx: typer.Context) -> None:
     """Play one game, as ``halite [flags] "<bot>" "<bot>"``."""
-    from snakewar.cli.halite_play import main
+    from snakewar.games.halite3.cli.play import main
 
     code = main(ctx.meta.get(_ARGV, []))
     if code:
@@ -72,7 +72,7 @@ def bot(
     seed: int = typer.Option(0, "--seed", help="The bot's random seed."),
 ) -> None:
     """Run a built-in bot on stdin/stdout (the official protocol)."""
-    from snakewar.bots.halite.__main__ import main
+    from snakewar.games.halite3.bots.__main__ import main
 
     code = main([name, "--seed", str(seed)])
     if code:
@@ -90,7 +90,7 @@ def conformance(
     from rich.console import Console
     from rich.progress import Progress
 
-    from snakewar.testing.halite3_conformance import check_halite_game, iter_oracle_games
+    from snakewar.games.halite3.testing.conformance import check_halite_game, iter_oracle_games
 
     if directory is None:
         env = os.environ.get(_CONFORMANCE_ENV)
@@ -151,10 +151,10 @@ def evaluate(
     from rich.progress import Progress
     from rich.table import Table
 
-    from snakewar.adapters.halite3 import GAME
     from snakewar.arena.executors import GameJob, make_executor
     from snakewar.engine.protocol import MatchSpec, entrants_from_texts
     from snakewar.errors import SnakewarError
+    from snakewar.games.halite3.adapter import GAME
     from snakewar.referee.intervals import wilson_interval
 
     try:

@@ -23,7 +23,7 @@ spawn and dropoff costs never exceed the halite held at the start of the turn.
 
 from __future__ import annotations
 
-from snakewar.bots.halite.kit import GameView, HaliteBot, ShipView
+from snakewar.games.halite3.bots.kit import GameView, HaliteBot, ShipView
 
 __all__ = ["GreedyMiner"]
 

@@ -5,8 +5,8 @@ The engine logs to stderr as it plays: ``[info] Map seed is 42``,
 escapes, always, as the engine writes them), the turn being played when there is one,
 the player it is about when there is one, and the message.  How much is logged is the
 engine's ``-v`` count (:func:`level_for_verbosity`); ``--results-as-json`` turns the log
-off.  The referee (:func:`snakewar.referee.halite.play_halite`) logs what the engine logs
-while a game runs; ``snakewar halite play`` logs the lines before and after it.
+off.  The referee (:func:`snakewar.games.halite3.referee.runner.play_halite`) logs what
+the engine logs while a game runs; ``snakewar halite play`` logs the lines before and after it.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from snakewar.engine.protocol import TerminalReplay
-from snakewar.replay.hlt import HltReplay, read_hlt
+from snakewar.games.halite3.replay.hlt import HltReplay, read_hlt
 
 __all__ = ["terminal_replay"]
 

@@ -8,7 +8,7 @@ never a spawn it cannot pay for.
 
 from __future__ import annotations
 
-from snakewar.bots.halite.kit import GameView, HaliteBot
+from snakewar.games.halite3.bots.kit import GameView, HaliteBot
 
 __all__ = ["RandomBot"]
 

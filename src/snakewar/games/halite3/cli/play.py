@@ -1,6 +1,6 @@
 """``snakewar halite play``: one game, as the official engine's ``halite`` binary plays it.
 
-The command line is the engine's, read by its rules (:mod:`snakewar.cli.halite_args`),
+The command line is the engine's, read by its rules (:mod:`snakewar.games.halite3.cli.args`),
 so an official kit's ``run_game.sh`` runs unchanged with ``./halite`` replaced by
 ``snakewar halite play``.  It writes the engine's outputs:
 
@@ -34,7 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from snakewar.cli.halite_args import (
+from snakewar.games.halite3.cli.args import (
     ENGINE_VERSION,
     EngineArgs,
     EngineArgsError,
@@ -45,8 +45,8 @@ from snakewar.cli.halite_args import (
 
 if TYPE_CHECKING:
     from snakewar.games.halite3 import Constants, HaliteGame
-    from snakewar.referee.halite import HaliteMatch
-    from snakewar.referee.halite_log import EngineLog
+    from snakewar.games.halite3.referee.log import EngineLog
+    from snakewar.games.halite3.referee.runner import HaliteMatch
 
 __all__ = ["final_snapshot", "main", "results_object"]
 
@@ -93,7 +93,7 @@ def _error(message: str) -> int:
 
 
 def _run(args: EngineArgs) -> None:
-    from snakewar.referee.halite_log import EngineLog, LogLevel, level_for_verbosity
+    from snakewar.games.halite3.referee.log import EngineLog, LogLevel, level_for_verbosity
 
     # The engine's order: the constants are read, printed if asked, then changed.
     constants = _constants(args.constants_file)
@@ -175,8 +175,8 @@ def _play(
     folder: str | None,
     log: EngineLog,
 ) -> None:
-    from snakewar.referee.halite import play_halite_sync
-    from snakewar.referee.halite_log import LogLevel
+    from snakewar.games.halite3.referee.log import LogLevel
+    from snakewar.games.halite3.referee.runner import play_halite_sync
 
     match = play_halite_sync(
         bots,
@@ -191,7 +191,7 @@ def _play(
         log=log,
     )
     # Imported once the game is played: what the game's start need not wait for.
-    from snakewar.replay.hlt import replay_document, replay_filename, write_hlt
+    from snakewar.games.halite3.replay.hlt import replay_document, replay_filename, write_hlt
 
     game = match.game
     when = datetime.now().astimezone()

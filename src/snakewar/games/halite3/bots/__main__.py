@@ -1,4 +1,4 @@
-"""``python -m snakewar.bots.halite NAME [--seed N]``: a built-in bot on stdin/stdout.
+"""``python -m snakewar.games.halite3.bots NAME [--seed N]``: a built-in bot on stdin/stdout.
 
 This is what ``builtin:NAME`` subprocess bots run.  Bad arguments print one
 ``error:`` line and exit with status 2.
@@ -9,14 +9,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from snakewar.bots.halite import halite_bot_names, make_halite_bot, run_stdio
 from snakewar.errors import SnakewarError
+from snakewar.games.halite3.bots import halite_bot_names, make_halite_bot, run_stdio
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the named bot over the official protocol; returns the exit status."""
     parser = argparse.ArgumentParser(
-        prog="python -m snakewar.bots.halite",
+        prog="python -m snakewar.games.halite3.bots",
         description=f"Run a built-in Halite III bot on stdio ({', '.join(halite_bot_names())}).",
     )
     parser.add_argument("bot", help="bot name, with options: greedy?return_at=800")

@@ -9,13 +9,13 @@ sent to one cell.  Played with ``INITIAL_ENERGY`` raised, it reaches ``ships`` s
 per player on a big map; ``snakewar bench halite --profile crowded`` and ``snakewar
 bench compare`` play it on both engines.
 
-It reads only its :class:`~snakewar.bots.halite.kit.GameView`, so it plays the same
+It reads only its :class:`~snakewar.games.halite3.bots.kit.GameView`, so it plays the same
 game in-process and over the official protocol for the same seed.
 """
 
 from __future__ import annotations
 
-from snakewar.bots.halite.kit import GameView, HaliteBot
+from snakewar.games.halite3.bots.kit import GameView, HaliteBot
 
 __all__ = ["CrowdBot"]
 

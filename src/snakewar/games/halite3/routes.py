@@ -33,8 +33,8 @@ from typing import Final
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from snakewar.adapters.halite3 import GAME
 from snakewar.errors import SnakewarError, TooLargeError
+from snakewar.games.halite3.adapter import GAME
 from snakewar.server.auth import UserDep
 from snakewar.server.decoding import (
     MAX_DOCUMENT_BYTES,
@@ -58,12 +58,16 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "MAX_DOCUMENT_ELEMENTS",
     "MAX_UPLOAD_BYTES",
+    "STREAMED_UPLOADS",
     "HaliteState",
     "UploadError",
     "router",
 ]
 
 router = APIRouter(prefix="/api/halite", tags=["halite"])
+
+STREAMED_UPLOADS: Final = ("/api/halite/games", "/api/halite/decode")
+"""The routes that read an upload under their own cap (:data:`MAX_UPLOAD_BYTES`)."""
 
 MAX_UPLOAD_BYTES: Final = MAX_REPLAY_BYTES
 """The largest ``.hlt`` (compressed) the server accepts: 32 MiB."""

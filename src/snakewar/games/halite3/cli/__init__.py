@@ -1,0 +1,1 @@
+"""Halite III's commands: ``snakewar halite`` (play, eval, bot, conformance)."""

@@ -1,0 +1,1 @@
+"""Halite III's replays: the official ``.hlt`` format and its verification."""

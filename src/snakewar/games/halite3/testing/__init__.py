@@ -1,0 +1,1 @@
+"""Halite III's checkers: games recorded from the official engine, replayed exactly."""
