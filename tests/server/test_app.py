@@ -322,6 +322,7 @@ def test_stored_games_survive_the_server(tmp_path: Any) -> None:
     assert verify_replay(record).ok and record.id == game["id"]
 
 
+@pytest.mark.slow
 def test_a_killed_server_leaves_its_running_game_aborted_with_frames(tmp_path: Any) -> None:
     import os
     import signal
