@@ -1,15 +1,21 @@
-"""Shared test configuration: hypothesis profiles, system tools and the conformance summary."""
+"""Shared test configuration: hypothesis profiles, markers, the fixtures more than one folder
+uses (a sandbox, a fresh database) and the conformance summary."""
 
 from __future__ import annotations
 
 import os
+import uuid
 from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from hypothesis import HealthCheck, settings
 
-from tests.system_tools import sandbox
+from snakewar.storage import Store
+from tests.system_tools import postgres_url, sandbox
 
 settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -27,6 +33,48 @@ def bubblewrap() -> None:
     For every test that runs a bot in a real sandbox (``snakewar.referee.sandbox``).
     """
     sandbox()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty database: a SQLite file, or a new schema in the PostgreSQL database.
+
+    For the server and storage tests; the PostgreSQL case carries the ``postgres`` marker.
+    """
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'games.db'}"
+        return
+    url = sa.make_url(postgres_url()).set(drivername="postgresql+psycopg")
+    schema = f"snakewar_test_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(url, poolclass=sa.NullPool)
+    with admin.begin() as connection:
+        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        # Every connection of the store works in the test's own schema.
+        scoped = url.update_query_dict({"options": f"-csearch_path={schema}"})
+        yield scoped.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as connection:
+            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture
+def store(db_url: str) -> Iterator[Store]:
+    """A :class:`Store` on :func:`db_url`, closed after the test."""
+    opened = Store(db_url)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that drives chromium ``browser`` (before ``-m`` selects)."""
+    for item in items:
+        if "chromium" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
 
 
 # Filled by tests/battlesnake/test_conformance.py, printed at the end of the run.

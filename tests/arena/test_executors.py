@@ -151,6 +151,7 @@ def test_process_pool_matches_in_process(local_duel: list[GameOutcome]) -> None:
     assert [digest(o) for o in outcomes] == [digest(o) for o in local_duel[:40]]
 
 
+@pytest.mark.slow
 def test_ray_matches_in_process_on_200_games(
     ray_cluster: None, local_duel: list[GameOutcome]
 ) -> None:

@@ -78,6 +78,7 @@ def test_snakewar_pure_imports_the_sources() -> None:
     assert not any(kinds.values()), kinds
 
 
+@pytest.mark.slow
 def test_compiled_and_pure_compute_the_same_states() -> None:
     if not PURE:
         _require_compiled()

@@ -30,6 +30,7 @@ def test_conformance_data_is_present() -> None:
 
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(DATA_DIR)) for p in FILES])
+@pytest.mark.slow
 def test_conformance_file(path: Path) -> None:
     report = ConformanceReport()
     for header, turns, end in iter_games(path):

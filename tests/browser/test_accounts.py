@@ -17,6 +17,7 @@ from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
 from tests.browser.browser_env import shot
 from tests.referee.snake_servers import SnakeServers
+from tests.waiting import wait_finished
 
 
 @pytest.fixture(scope="module")
@@ -120,10 +121,7 @@ def test_upload_a_python_halite_bot_and_watch_it_play_in_the_sandbox(
     public_url: tuple[str, SnakeServers], page: Page, tmp_path: Path
 ) -> None:
     import io
-    import time
     import zipfile
-
-    import httpx
 
     base, _ = public_url
     kit = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
@@ -148,11 +146,7 @@ def test_upload_a_python_halite_bot_and_watch_it_play_in_the_sandbox(
     # A Halite game is stored whole: the page moves on once it is played (100 turns).
     expect(page).to_have_url(re.compile(r"/view/[0-9a-f-]+$"), timeout=120_000)
     game_id = page.url.rsplit("/", 1)[1]
-    deadline = time.monotonic() + 300
-    while httpx.get(f"{base}/api/games/{game_id}", timeout=60).json()["status"] == "running":
-        assert time.monotonic() < deadline
-        time.sleep(0.5)
-    game = httpx.get(f"{base}/api/games/{game_id}", timeout=60).json()
+    game = wait_finished(base, game_id, every=0.5)
     assert game["status"] == "complete", game
     page.reload()
     board = page.frame_locator("[data-testid=halite-frame]")

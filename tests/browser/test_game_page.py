@@ -14,7 +14,6 @@ turn and the board's keys.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from tests.asgi_server import serve
 from tests.browser.browser_env import shot
 from tests.conformance_data import SHIPPED_HALITE_REPLAYS
 from tests.server.accounts import make_user, password_of
+from tests.waiting import wait_finished
 
 
 class PublicServer:
@@ -225,7 +225,7 @@ def test_the_toolbar_turn_is_the_board_turn_on_every_frame(base_url: str, page: 
     expect(toolbar).to_have_text("Turn 2")
     # The rest of the game, turn by turn, once it is over.
     httpx.post(f"{base_url}/api/games/{game}/resume", timeout=30)
-    last = wait_over(base_url, game)
+    last = int(wait_finished(base_url, game)["turn"])
     scrubber.press("Home")
     for expected in range(1, last + 1):
         scrubber.press("ArrowRight")
@@ -251,18 +251,7 @@ def finished_game(base_url: str) -> tuple[str, int]:
     created = httpx.post(
         f"{base_url}/api/games", json={"snakes": ["greedy", "greedy"], "seed": 3}, timeout=30
     ).json()
-    return str(created["id"]), wait_over(base_url, str(created["id"]))
-
-
-def wait_over(base_url: str, game: str) -> int:
-    """Wait for ``game`` to finish (a minute at most); its last turn."""
-    deadline = time.monotonic() + 60
-    while (info := httpx.get(f"{base_url}/api/games/{game}", timeout=60).json())[
-        "status"
-    ] == "running":
-        assert time.monotonic() < deadline, "the game did not finish in a minute"
-        time.sleep(0.1)
-    return int(info["turn"])
+    return str(created["id"]), int(wait_finished(base_url, str(created["id"]))["turn"])
 
 
 def test_shortcut_keys_work_from_the_page_at_once(base_url: str, page: Page) -> None:

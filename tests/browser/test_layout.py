@@ -9,7 +9,6 @@ scrolling that box alone.  A server without games says what to do on its home pa
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -22,6 +21,7 @@ from tests.asgi_server import serve
 from tests.browser.browser_env import shot
 from tests.browser.layout import VIEWPORTS, assert_no_sideways_scroll, column_reach
 from tests.server.accounts import make_user, password_of
+from tests.waiting import wait_finished
 
 NAMES = ["alice-s-deep-thought-the-second", "hunter-of-the-long-corridors"]
 ENTRANTS = [
@@ -29,14 +29,6 @@ ENTRANTS = [
     "greedy-but-with-a-much-longer-name-than-usual",
     "tiny",
 ]
-
-
-def finish(base: str, game: str) -> None:
-    """Wait for ``game`` to finish (a minute at most)."""
-    deadline = time.monotonic() + 60
-    while httpx.get(f"{base}/api/games/{game}", timeout=60).json()["status"] == "running":
-        assert time.monotonic() < deadline, "the game did not finish in a minute"
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +43,7 @@ def busy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                       "width": 7, "height": 7},
                 timeout=30,
             ).json()  # fmt: skip
-            finish(url, game["id"])
+            wait_finished(url, game["id"])
         live = httpx.post(
             f"{url}/api/games",
             json={"snakes": ["greedy", "random"], "names": NAMES, "step": True},
@@ -221,7 +213,7 @@ def test_a_home_page_without_games_says_what_to_do(
     page.goto(empty + "/")
     expect(page.get_by_test_id("no-games")).to_be_hidden()
     expect(page.locator(f"a[href='{game['viewer']}']").first).to_be_visible()
-    finish(empty, game["id"])
+    wait_finished(empty, game["id"])
     assert httpx.delete(f"{empty}/api/games/{game['id']}", timeout=30).status_code == 204
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from tests.browser.browser_env import shot
 from tests.browser.test_game_page import logged_in
 from tests.server.accounts import make_user
 from tests.server.test_halite_live import GATED_BOT, TIMEOUT_MS, Gated
+from tests.waiting import wait_finished
 
 # What the page shows may wait for a poll (1 s) on a busy machine: generous waits.
 WAIT_MS = 60_000
@@ -59,13 +59,7 @@ class Server:
         return str(created.json()["id"])
 
     def finished(self, game_id: str) -> dict[str, Any]:
-        end = time.monotonic() + 300
-        while True:
-            game: dict[str, Any] = httpx.get(f"{self.url}/api/games/{game_id}", timeout=30).json()
-            if game["status"] != "running":
-                return game
-            assert time.monotonic() < end, game
-            time.sleep(0.1)
+        return wait_finished(self.url, game_id)
 
 
 @pytest.fixture(scope="module")

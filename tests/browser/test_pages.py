@@ -20,6 +20,7 @@ from playwright.sync_api import Browser, FloatRect, Page, Route, expect
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
 from tests.browser.browser_env import shot
+from tests.waiting import wait_finished
 
 
 def test_create_a_game_in_the_form_and_watch_it_to_the_end(base_url: str, page: Page) -> None:
@@ -56,13 +57,7 @@ def test_step_with_the_keyboard_and_permalink(base_url: str, page: Page) -> None
         json={"snakes": ["greedy", "greedy"], "seed": 9},
         timeout=60,
     ).json()
-    deadline = time.monotonic() + 60
-    while (info := httpx.get(f"{base_url}/api/games/{game['id']}", timeout=60).json())[
-        "status"
-    ] == "running":
-        assert time.monotonic() < deadline, "the game did not finish in a minute"
-        time.sleep(0.1)
-    last = info["turn"]
+    last = wait_finished(base_url, game["id"])["turn"]
     assert last > 4
     page.goto(f"{base_url}/static/viewer/board.html?engine={base_url}&game={game['id']}&turn=3")
     turn = page.get_by_test_id("turn")
@@ -284,10 +279,7 @@ def _finished_game(base_url: str) -> str:
         json={"snakes": ["greedy", "greedy"], "seed": 3},
         timeout=60,
     ).json()
-    deadline = time.monotonic() + 60
-    while httpx.get(f"{base_url}/api/games/{game['id']}", timeout=60).json()["status"] == "running":
-        assert time.monotonic() < deadline, "the game did not finish in a minute"
-        time.sleep(0.1)
+    wait_finished(base_url, game["id"])
     return str(game["id"])
 
 

@@ -12,7 +12,6 @@ page does not run, and a page of another origin cannot frame the site.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +27,7 @@ from snakewar.server import ServerConfig, create_app
 from snakewar.server.headers import SITE_POLICY, VIEWER_POLICY
 from tests.asgi_server import serve
 from tests.browser.conftest import PATIENCE_MS
+from tests.waiting import wait_finished
 
 if TYPE_CHECKING:
     from playwright.sync_api import ConsoleMessage, Frame, Page
@@ -100,7 +100,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         for made in (snake, halite, ladder, cup):
             assert made.status_code == 201, made.text
         for game in (snake, halite):
-            wait_stored(api, game.json()["id"])
+            wait_finished(api, game.json()["id"])
         yield {
             "base": base,
             "snake": snake.json()["id"],
@@ -108,13 +108,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
             "cup": cup.json()["id"],
         }
         api.close()
-
-
-def wait_stored(api: httpx.Client, game_id: str) -> None:
-    deadline = time.monotonic() + 120
-    while api.get(f"/api/games/{game_id}").json()["status"] == "running":
-        assert time.monotonic() < deadline, f"game {game_id} did not end"
-        time.sleep(0.05)
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ against a snake on loopback that keeps every request it gets.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from snakewar.games.battlesnake.referee.runner import make_client
 from snakewar.games.battlesnake.wire import GameSource, api_game_source
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
+from tests.waiting import wait_finished
 
 from .snake_servers import SnakeServers
 
@@ -79,10 +79,7 @@ def test_a_server_game_sends_custom(servers: SnakeServers) -> None:
         created = client.post("/api/games", json={"snakes": [servers.url("good"), "random"]})
         assert created.status_code == 201, created.text
         game_id = created.json()["id"]
-        deadline = time.monotonic() + 30
-        while client.get(f"/api/games/{game_id}").json()["status"] == "running":
-            assert time.monotonic() < deadline, "the game did not finish"
-            time.sleep(0.05)
+        wait_finished(client, game_id)
     assert _sources(servers) == {"custom"}
 
 

@@ -154,6 +154,7 @@ def test_bad_input_is_one_clear_line(
     assert len(err) == 1 and err[0].startswith("error: ") and needle in err[0], err
 
 
+@pytest.mark.slow
 def test_batch_on_ray_matches_the_local_batch(tmp_path: Path) -> None:
     import subprocess
     import sys

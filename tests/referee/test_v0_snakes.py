@@ -41,6 +41,7 @@ from snakewar.storage import Store
 from tests.asgi_server import free_port, serve
 from tests.server.accounts import public_client
 from tests.v0_snake import GOOD_LOOKS, V0Snakes, v0_app
+from tests.waiting import wait_finished
 
 SRC = str(Path(snakewar.__file__).resolve().parents[1])
 
@@ -294,8 +295,6 @@ def test_snakewar_play_with_a_v0_snake(greedy: tuple[str, V0Snakes], tmp_path: P
 
 def test_games_and_registered_snakes_over_the_api(greedy: tuple[str, V0Snakes]) -> None:
     url, _ = greedy
-    from tests.server.test_app import wait_finished
-
     with TestClient(
         create_app(ServerConfig(database_url="memory")), base_url="http://localhost"
     ) as client:

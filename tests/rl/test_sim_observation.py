@@ -81,6 +81,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
+@pytest.mark.slow
 def test_batched_planes_equal_the_per_game_encoder_over_random_games(case: Case) -> None:
     sim = BatchSim(
         case.games,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import httpx
@@ -17,6 +16,7 @@ from snakewar.server.config import ServerConfig
 from snakewar.storage import Store
 from tests.asgi_server import serve
 from tests.server.accounts import BASE_URL, make_user, password_of, public_client
+from tests.waiting import wait_finished
 
 GAME: dict[str, Any] = {"snakes": ["random", "random"], "width": 7, "height": 7}
 # One snake alone on a big board, thinking 100 ms every turn: it runs for over a minute
@@ -389,10 +389,7 @@ def test_the_local_user_plays_its_registered_loopback_snake() -> None:
         game = client.post("/api/games", json={**GAME, "snakes": ["@local/good", "random"]})
         assert game.status_code == 201, game.text
         assert [e["name"] for e in game.json()["entrants"]] == ["@local/good", "random"]
-        deadline = time.monotonic() + 60
-        while client.get(f"/api/games/{game.json()['id']}").json()["status"] == "running":
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_finished(client, game.json()["id"])
         assert servers.bodies("good", "move")
 
 

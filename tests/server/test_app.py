@@ -15,6 +15,7 @@ from snakewar.server import RateLimiter, ServerConfig, check_public_url, create_
 from snakewar.server.safety import ForbiddenSnakeError
 from tests.asgi_server import free_port, serve
 from tests.server.accounts import make_user, public_client
+from tests.waiting import wait_finished
 
 GAME = {"snakes": ["builtin:random", "builtin:random"], "seed": 7, "width": 7, "height": 7}
 
@@ -25,16 +26,6 @@ def client() -> Iterator[TestClient]:
         create_app(ServerConfig(database_url="memory")), base_url="http://localhost"
     ) as test_client:
         yield test_client
-
-
-def wait_finished(client: TestClient, game_id: str, timeout: float = 20) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        game: dict[str, Any] = client.get(f"/api/games/{game_id}").json()
-        if game["status"] != "running":
-            return game
-        time.sleep(0.05)
-    raise AssertionError(f"game {game_id} did not finish")
 
 
 def read_until_game_end(ws: Any, most: int = 5000) -> list[dict[str, Any]]:
@@ -322,6 +313,7 @@ def test_stored_games_survive_the_server(tmp_path: Any) -> None:
     assert verify_replay(record).ok and record.id == game["id"]
 
 
+@pytest.mark.slow
 def test_a_killed_server_leaves_its_running_game_aborted_with_frames(tmp_path: Any) -> None:
     import os
     import signal
@@ -362,11 +354,7 @@ def test_a_killed_server_leaves_its_running_game_aborted_with_frames(tmp_path: A
         create_app(ServerConfig(database_url=f"sqlite:///{db}")), base_url="http://localhost"
     ) as client:
         # Its lease (2 s) runs out: the next server's sweep aborts it.
-        deadline = time.monotonic() + 30
-        while client.get(f"/api/games/{game['id']}").json()["status"] == "running":
-            assert time.monotonic() < deadline
-            time.sleep(0.1)
-        stored = client.get(f"/api/games/{game['id']}").json()
+        stored = wait_finished(client, game["id"])
         assert stored["status"] == "aborted"
         frames = client.get(f"/games/{game['id']}/frames").json()
         assert frames["Count"] >= 4

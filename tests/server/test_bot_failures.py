@@ -9,10 +9,8 @@ log route is checked for who may read what on a public server.
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -21,6 +19,7 @@ from snakewar.engine.protocol import EntrantResult, GameData, PlayedGame
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.server.accounts import make_user, public_client
+from tests.waiting import wait_finished
 
 KIT = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
 
@@ -72,16 +71,6 @@ def local(tmp_path: Path) -> Iterator[tuple[TestClient, Store]]:
         app = create_app(ServerConfig(database_url="memory"), store=store)
         with TestClient(app, base_url="http://localhost") as client:
             yield client, store
-
-
-def wait_finished(client: TestClient, game_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 300
-    while True:
-        game: dict[str, Any] = client.get(f"/api/games/{game_id}").json()
-        if game["status"] != "running":
-            return game
-        assert time.monotonic() < deadline, game
-        time.sleep(0.1)
 
 
 @pytest.mark.parametrize("kind", list(FAILURES))

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from snakewar.replay import read_replay, verify_replay
 from snakewar.server import ServerConfig, create_app
-from tests.server.test_app import wait_finished
+from tests.waiting import wait_finished
 
 
 @pytest.fixture

@@ -9,30 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
-from typing import Any
 
 import httpx
 
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
+from tests.waiting import wait_finished
 
 GAME = {"snakes": ["random", "random", "random"], "seed": 3, "width": 7, "height": 7}
-
-
-def finished(base: str, game_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 30
-    while True:
-        game: dict[str, Any] = httpx.get(f"{base}/api/games/{game_id}", timeout=60).json()
-        if game["status"] != "running" or time.monotonic() > deadline:
-            return game
-        time.sleep(0.05)
 
 
 def test_engine_routes_work_after_a_trailing_slash() -> None:
     with serve(create_app(ServerConfig(database_url="memory"))) as base:
         game = httpx.post(f"{base}/api/games", json=GAME, timeout=60).json()
-        assert finished(base, game["id"])["status"] == "complete"
+        assert wait_finished(base, game["id"])["status"] == "complete"
         engine = base + "/"  # what a user pastes, slash and all
         origin = {"Origin": "https://board.battlesnake.com"}
         info = httpx.get(f"{engine}/games/{game['id']}", headers=origin, timeout=60)
@@ -67,7 +57,7 @@ def test_engine_routes_work_after_a_trailing_slash() -> None:
 def test_copies_of_a_builtin_have_distinct_colours_in_the_viewers_frames() -> None:
     with serve(create_app(ServerConfig(database_url="memory"))) as base:
         game = httpx.post(f"{base}/api/games", json=GAME, timeout=60).json()
-        finished(base, game["id"])
+        wait_finished(base, game["id"])
         frames = httpx.get(f"{base}/games/{game['id']}/frames", timeout=60).json()["Frames"]
         colors = [s["Color"] for s in frames[0]["Snakes"]]
         assert len(set(colors)) == 3 and colors[0] == "#9e9e9e"

@@ -26,6 +26,7 @@ from snakewar.server.manager import BuiltinWorkersBusyError, GameManager, UserCa
 from snakewar.storage import AsyncStore, Store
 from tests.referee.test_workers import worker_children
 from tests.server.accounts import BASE_URL, make_user, public_client
+from tests.waiting import wait_finished
 
 BOARD = {"width": 11, "height": 11}
 # A game that runs for minutes: one snake thinking 100 ms a turn on a big board.
@@ -47,10 +48,6 @@ def wait_for(check: Callable[[], bool], what: str, timeout: float = 120) -> None
     while not check():
         assert time.monotonic() < deadline, what
         time.sleep(0.05)
-
-
-def status(client: TestClient, game_id: str) -> str:
-    return str(client.get(f"/api/games/{game_id}").json()["status"])
 
 
 # -- live and paused games per user ------------------------------------------------------
@@ -129,8 +126,7 @@ def test_a_users_games_cannot_take_every_built_in_worker_and_no_game_fails_for_w
         played = ann.post("/api/games", json=builtins(2, step=False, seed=5), headers=carol)
         assert played.status_code == 201, played.text
         gid = played.json()["id"]
-        wait_for(lambda: status(ann, gid) != "running", "Carol's game to end")
-        game = ann.get(f"/api/games/{gid}").json()
+        game = wait_finished(ann, gid)
         assert game["status"] == "complete" and game["turn"] > 1, game
         assert all(e["failure"] == "" for e in game["entrants"]), game["entrants"]
         assert ann.post(f"/api/games/{bobs.json()['id']}/cancel", headers=bob).status_code == 200

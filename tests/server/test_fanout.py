@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -22,6 +21,7 @@ from snakewar.server import ServerConfig, create_app, fanout
 from snakewar.server.fanout import LAGGING_CLOSE_CODE, FollowerLagError, FrameFeed
 from snakewar.server.routers import engine
 from tests.asgi_server import free_port, serve
+from tests.waiting import wait_finished
 
 GAME = {
     "snakes": ["random", "random"],
@@ -70,16 +70,6 @@ async def follow(url: str, joined: asyncio.Event | None = None) -> list[str]:
     return messages
 
 
-def finished(base: str, game_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 30
-    while True:
-        game: dict[str, Any] = httpx.get(f"{base}/api/games/{game_id}", timeout=60).json()
-        if game["status"] != "running":
-            return game
-        assert time.monotonic() < deadline, "the game did not finish"
-        time.sleep(0.05)
-
-
 def test_late_followers_get_the_history_each_frame_encoded_once(
     base: str, encodes: list[Mapping[str, Any]]
 ) -> None:
@@ -99,7 +89,7 @@ def test_late_followers_get_the_history_each_frame_encoded_once(
         return list(await asyncio.gather(*early)), await late
 
     streams, late = asyncio.run(scenario())
-    assert finished(base, game["id"])["status"] == "complete"
+    assert wait_finished(base, game["id"])["status"] == "complete"
     after_end = asyncio.run(follow(events))  # the game ended; still live in the server
     frames = [m for m in streams[0] if m.startswith('{"Type":"frame"')]
     assert len(frames) > 4 and streams[0][-1].startswith('{"Type":"game_end"')
@@ -115,7 +105,7 @@ def test_stored_games_stream_the_same_frames(base: str, tmp_path: Any) -> None:
     with serve(create_app(ServerConfig(database_url=url))) as first:
         game = httpx.post(f"{first}/api/games", json={**GAME, "step": False}, timeout=60).json()
         events = f"/games/{game['id']}/events"
-        assert finished(first, game["id"])["status"] == "complete"
+        assert wait_finished(first, game["id"])["status"] == "complete"
         live = asyncio.run(follow(first.replace("http://", "ws://") + events))
     with serve(create_app(ServerConfig(database_url=url))) as second:  # from the store
         stored = asyncio.run(follow(second.replace("http://", "ws://") + events))

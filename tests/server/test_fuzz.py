@@ -58,6 +58,7 @@ def server(mode: str) -> Iterator[tuple[str, dict[str, str]]]:
 
 @pytest.mark.parametrize("part", range(PARTS))
 @pytest.mark.parametrize("mode", ["local", "anonymous", "user", "admin"])
+@pytest.mark.slow
 def test_no_request_gives_a_server_error(mode: str, part: int) -> None:
     with server(mode) as (base, headers):
         schema = schemathesis.openapi.from_url(f"{base}/openapi.json")

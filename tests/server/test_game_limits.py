@@ -25,6 +25,7 @@ from snakewar.adapters import get_game
 from snakewar.games.halite3 import HaliteGame
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.matches import turn_limit
+from tests.waiting import wait_finished
 
 
 @pytest.fixture
@@ -121,10 +122,7 @@ def test_a_halite_web_game_plays_the_official_turn_limit(client: TestClient) -> 
     )
     assert created.status_code == 201, created.text
     game_id = created.json()["id"]
-    deadline = time.monotonic() + 600
-    while client.get(f"/api/games/{game_id}").json()["status"] == "running":
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
+    wait_finished(client, game_id, timeout=600, every=0.2)
     document = hlt_document(client, game_id)
     assert document["GAME_CONSTANTS"]["MAX_TURNS"] == official_turns(seed, 2)
 
@@ -190,10 +188,7 @@ def test_a_web_halite_game_is_the_cli_game_of_the_same_seed(
     )
     assert created.status_code == 201, created.text
     game_id = created.json()["id"]
-    deadline = time.monotonic() + 600
-    while client.get(f"/api/games/{game_id}").json()["status"] == "running":
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
+    wait_finished(client, game_id, timeout=600, every=0.2)
     web = hlt_document(client, game_id)
     names = [e["name"] for e in client.get(f"/api/games/{game_id}").json()["entrants"]]
     folder = tmp_path / "replays"

@@ -38,6 +38,7 @@ from snakewar.games.halite3.replay.hlt import read_hlt
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.server.accounts import make_user, public_client
+from tests.waiting import wait_finished
 
 # Reads the init, answers its name, then plays empty turns; on each turn of GATES it
 # says so (a file "reached-T") and waits for the file "release-T" before answering.
@@ -92,16 +93,6 @@ def wait_for_file(path: Path) -> None:
     while not path.exists():
         assert time.monotonic() < end, f"{path} never appeared"
         time.sleep(0.02)
-
-
-def wait_finished(client: TestClient, game_id: str) -> dict[str, Any]:
-    end = deadline()
-    while True:
-        game: dict[str, Any] = client.get(f"/api/games/{game_id}").json()
-        if game["status"] != "running":
-            return game
-        assert time.monotonic() < end, game
-        time.sleep(0.05)
 
 
 class Gated:

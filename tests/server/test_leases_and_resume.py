@@ -24,6 +24,7 @@ from snakewar.server.config import ServerConfig
 from snakewar.storage import Store
 from snakewar.storage.models import GameModel
 from tests.storage.test_games import played  # a stored game to start from
+from tests.waiting import wait_finished
 
 # Thinking 100 ms a turn alone on a big board, it plays for over a minute.
 SLOW: dict[str, Any] = {
@@ -117,11 +118,7 @@ def test_a_dead_servers_game_is_aborted_once_its_lease_runs_out(tmp_path: Path) 
             # one ending in a second): a sweep of the running server aborts the game.
             soon = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)
             assert store.games.renew_leases("a-dead-server", [game.id], soon) == 1
-            wait_for(
-                "the game to be aborted",
-                lambda: client.get(f"/api/games/{game.id}").json()["status"] != "running",
-            )
-            assert client.get(f"/api/games/{game.id}").json()["status"] == "aborted"
+            assert wait_finished(client, game.id)["status"] == "aborted"
 
 
 CRASH = """

@@ -9,16 +9,15 @@ alice and the admin ever read the address; the others read ``"hidden"``.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
 from fastapi.routing import APIRoute, APIWebSocketRoute
-from fastapi.testclient import TestClient
 
 from snakewar.server.privacy import HIDDEN
 from tests.referee.snake_servers import SnakeServers
 from tests.server.accounts import make_user, public_client
+from tests.waiting import wait_finished
 
 BOARD: dict[str, Any] = {"width": 7, "height": 7, "maxTurns": 5}
 
@@ -67,13 +66,6 @@ def _routes(routes: list[Any]) -> Iterator[Any]:
             yield route
 
 
-def _wait_stopped(client: TestClient, game_id: str, headers: dict[str, str]) -> None:
-    deadline = time.monotonic() + 120
-    while client.get(f"/api/games/{game_id}", headers=headers).json()["status"] == "running":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-
-
 def test_every_route_shows_an_address_to_its_owner_and_admins_only() -> None:
     # A real snake on loopback (the server is told loopback is public for the test).
     with SnakeServers() as servers, public_client(allowed_networks=["127.0.0.0/8"]) as admin:
@@ -98,7 +90,7 @@ def test_every_route_shows_an_address_to_its_owner_and_admins_only() -> None:
         )
         assert game.status_code == 201, game.text
         game_id = game.json()["id"]
-        _wait_stopped(admin, game_id, alice)
+        wait_finished(admin, game_id, headers=alice)
         # Bob joins with his own snake: the ladder he is answered with holds alice's too.
         admin.post("/api/snakes", json={"name": "b", "url": "http://8.8.4.4/"}, headers=bob)
         bobs = admin.post("/api/ladders/club/snakes", json={"snake": "@bob/b"}, headers=bob)

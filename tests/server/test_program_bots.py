@@ -26,6 +26,7 @@ from snakewar.referee.sandbox import sandbox_available
 from snakewar.server import programs
 from snakewar.server.routers import snakes
 from tests.server.accounts import make_user, public_client
+from tests.waiting import wait_finished
 
 KIT = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
 HALITE: dict[str, Any] = {"game": "halite3", "width": 32, "height": 32, "maxTurns": 15}
@@ -49,16 +50,6 @@ def upload(client: TestClient, headers: dict[str, str], data: bytes, **query: st
     )
 
 
-def finished(client: TestClient, game_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 120
-    while True:
-        game: dict[str, Any] = client.get(f"/api/games/{game_id}").json()
-        if game["status"] != "running":
-            return game
-        assert time.monotonic() < deadline, game
-        time.sleep(0.1)
-
-
 @pytest.mark.usefixtures("bubblewrap")
 def test_an_uploaded_bot_plays_halite_in_the_sandbox() -> None:
     with public_client() as admin:
@@ -72,7 +63,7 @@ def test_an_uploaded_bot_plays_halite_in_the_sandbox() -> None:
             "/api/games", json={**HALITE, "snakes": ["@ann/kit", "builtin:greedy"]}, headers=ann
         )
         assert game.status_code == 201, game.text
-        done = finished(admin, game.json()["id"])
+        done = wait_finished(admin, game.json()["id"])
         assert done["status"] == "complete", done
         assert [e["name"] for e in done["entrants"]] == ["@ann/kit", "greedy"]
         assert [e["source"] for e in done["entrants"]] == ["@ann/kit", "builtin:greedy"]
@@ -83,7 +74,7 @@ def test_an_uploaded_bot_plays_halite_in_the_sandbox() -> None:
         # A rematch runs the registered bot again (the stored game names it only).
         again = admin.post(f"/api/games/{done['id']}/rematch", headers=ann)
         assert again.status_code == 201, again.text
-        assert finished(admin, again.json()["id"])["status"] == "complete"
+        assert wait_finished(admin, again.json()["id"])["status"] == "complete"
 
 
 def test_bad_uploads_are_refused_naming_why(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -202,7 +193,7 @@ def test_an_operators_program_runs_in_the_sandbox_on_a_public_server(tmp_path: P
         )
         game = admin.post("/api/games", json={**HALITE, "snakes": ["@admin/kit", "builtin:random"]})
         assert game.status_code == 201, game.text
-        assert finished(admin, game.json()["id"])["status"] == "complete"
+        assert wait_finished(admin, game.json()["id"])["status"] == "complete"
     # Its logs were written in the sandbox's copy, not in the operator's folder.
     assert not list(Path(folder).glob("bot-*.log"))
 

@@ -15,6 +15,7 @@ from snakewar.server import ServerConfig, create_app
 from snakewar.server.stepping import NotPausedError, PauseExpiredError, TurnGate
 from tests.referee.snake_servers import SnakeServers
 from tests.server.accounts import make_user, public_client
+from tests.waiting import wait_finished
 
 # -- the gate ----------------------------------------------------------------------------
 
@@ -181,11 +182,7 @@ def test_a_step_mode_game_waits_at_turn_0_and_steps_one_turn_at_a_time(
         # Resume lets it run to its end; pausing a finished game is a conflict.
         resumed = client.post(f"/api/games/{gid}/resume")
         assert resumed.status_code == 200 and resumed.json()["paused"] is False
-        deadline = time.monotonic() + 120
-        while client.get(f"/api/games/{gid}").json()["status"] == "running":
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        final = client.get(f"/api/games/{gid}").json()
+        final = wait_finished(client, gid)
         assert final["status"] == "complete" and final["turn"] > 2
         ends = client.get(f"/api/games/{gid}/calls", params={"turn": final["turn"]}).json()
         assert {c["kind"] for c in ends["calls"]} >= {"end"}
@@ -216,10 +213,7 @@ def test_a_paused_game_keeps_its_slot_and_is_cancelled_after_the_longest_pause(
         gid = client.post("/api/games", json=step_game(servers)).json()["id"]
         second = client.post("/api/games", json=step_game(servers))
         assert second.status_code == 429 and "max_concurrent_games=1" in second.text
-        deadline = time.monotonic() + 120
-        while (game := client.get(f"/api/games/{gid}").json())["status"] == "running":
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        game = wait_finished(client, gid)
         assert game["status"] == "cancelled" and "for more than 1 s" in game["error"]
         assert client.post("/api/games", json=step_game(servers)).status_code == 201
 

@@ -103,6 +103,7 @@ def _settings(rng: np.random.Generator, n: int) -> list[Settings]:
 
 
 @pytest.mark.parametrize(("ruleset", "map_id", "width", "height", "snakes", "batch"), CASES)
+@pytest.mark.slow
 def test_fast_mode_is_the_same_game_on_every_backend(
     ruleset: str,
     map_id: str,

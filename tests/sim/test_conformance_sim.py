@@ -11,6 +11,7 @@ from collections import defaultdict
 from typing import Any
 
 import numpy as np
+import pytest
 
 from snakewar.games.battlesnake import Settings
 from snakewar.games.battlesnake.rules import default_move
@@ -72,6 +73,7 @@ def _collect() -> dict[GroupKey, list[tuple[str, dict[str, Any], list[int], Sett
     return groups
 
 
+@pytest.mark.slow
 def test_recorded_turns(backend: str) -> None:
     require(FILES, f"Battlesnake game records under {battlesnake_dir().resolve()}")
     groups = _collect()

@@ -73,6 +73,7 @@ def run(args: list[str], site: Path, cwd: Path) -> subprocess.CompletedProcess[s
     )
 
 
+@pytest.mark.slow
 def test_a_third_game_is_one_adapter_and_an_entry_point(plugin_path: Path, tmp_path: Path) -> None:
     cli = ["-m", "snakewar"]
     listed = run([*cli, "games"], plugin_path, tmp_path)

@@ -14,7 +14,8 @@ records and one ``end`` record per game.  For each game this checks:
   included, except snail_mode's hazards, which are compared as a multiset (the
   reference builds them from Go map iteration).
 
-Run it as ``python -m snakewar.games.battlesnake.testing.conformance [DIR_OR_FILE ...]``.
+Run it as ``python -m snakewar.games.battlesnake.testing.conformance DIR_OR_FILE [...]``: the data
+is always named (``tests/data/battlesnake/public`` in a clone); there is no default folder.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -43,8 +43,8 @@ __all__ = [
     "ConformanceReport",
     "check_battlesnake_game",
     "check_paths",
-    "default_dir",
     "iter_games",
+    "path_problem",
 ]
 
 _UNORDERED_HAZARD_MAPS = frozenset({"snail_mode"})
@@ -61,12 +61,6 @@ _UNREPRODUCIBLE_SETUP_FOOD = frozenset(
 Record = dict[str, Any]
 
 
-def default_dir() -> Path:
-    """``$SNAKEWAR_CONFORMANCE_DIR``, else ``../shared/conformance/battlesnake``."""
-    env = os.environ.get("SNAKEWAR_CONFORMANCE_DIR")
-    return Path(env) if env else Path("..", "shared", "conformance", "battlesnake")
-
-
 def data_files(paths: list[Path]) -> list[Path]:
     """Every game-record file under the given files and folders, sorted.
 
@@ -81,6 +75,20 @@ def data_files(paths: list[Path]) -> list[Path]:
         elif p.exists():
             found.append(p)
     return found
+
+
+def path_problem(paths: list[Path], what: str, example: str) -> str | None:
+    """Why a checker's command line cannot run on ``paths`` (``None``: it can).
+
+    The checkers read only what they are given: no paths, or one that does not exist, is
+    said in one line rather than checked as an empty set.
+    """
+    if not paths:
+        return f"no {what} given: name the files or folders to check (e.g. {example})"
+    for path in paths:
+        if not path.exists():
+            return f"{str(path)!r} does not exist"
+    return None
 
 
 def _holds_games(path: Path) -> bool:
@@ -274,7 +282,18 @@ def check_battlesnake_game(
 def check_paths(
     paths: list[Path], only_map: str | None = None, only_ruleset: str | None = None
 ) -> ConformanceReport:
-    """Check every game in the given files and folders."""
+    """Check every game in the given files and folders.
+
+    Args:
+        paths: the game-record files and folders to check (at least one).
+        only_map: check only the games on this map.
+        only_ruleset: check only the games of this ruleset.
+
+    Raises:
+        ValueError: if ``paths`` is empty.
+    """
+    if not paths:
+        raise ValueError("no conformance data given: name the files or folders to check")
     report = ConformanceReport()
     for path in data_files(paths):
         for header, turns, end in iter_games(path):
@@ -287,14 +306,20 @@ def check_paths(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point; returns the exit status."""
+    """Command-line entry point; returns the exit status (2: no data or a missing path)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("paths", nargs="*", type=Path)
+    parser.add_argument(
+        "paths", nargs="*", type=Path, help="game-record files or folders (at least one)"
+    )
     parser.add_argument("--map", dest="only_map")
     parser.add_argument("--ruleset", dest="only_ruleset")
     parser.add_argument("--show", type=int, default=20, help="mismatches to print")
     args = parser.parse_args(argv)
-    report = check_paths(args.paths or [default_dir()], args.only_map, args.only_ruleset)
+    problem = path_problem(args.paths, "recorded games", "tests/data/battlesnake/public")
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    report = check_paths(args.paths, args.only_map, args.only_ruleset)
     for line in report.failures[: args.show]:
         print(line)
     print(report.summary())

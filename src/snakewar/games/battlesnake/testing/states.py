@@ -29,7 +29,8 @@ Where the reference panicked, Snakewar's documented behaviour is checked instead
 * any other panic: Snakewar returns a result or one of its rules errors, never
   anything else.
 
-Run it as ``python -m snakewar.games.battlesnake.testing.states [DIR_OR_FILE ...]``.
+Run it as ``python -m snakewar.games.battlesnake.testing.states DIR_OR_FILE [...]``: the data is
+always named (``tests/data/battlesnake/states`` in a clone); there is no default folder.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -51,13 +51,13 @@ from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.maps import get_map
 from snakewar.games.battlesnake.rules import ERR_ZERO_LENGTH, named_ruleset, normalize_moves
 from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.testing.conformance import path_problem
 from snakewar.games.battlesnake.types import BoardState, Snake, points
 
 __all__ = [
     "StatesReport",
     "check_paths",
     "check_state",
-    "default_dir",
     "iter_states",
     "state_files",
 ]
@@ -67,12 +67,6 @@ Record = dict[str, Any]
 _UNORDERED_HAZARD_MAPS = frozenset({"snail_mode"})
 _PANIC_EMPTY_HEAD = "index out of range [0] with length 0"
 _PANIC_GROW = "index out of range [-1]"
-
-
-def default_dir() -> Path:
-    """``$SNAKEWAR_STATES_DIR``, else ``../shared/conformance/battlesnake/states``."""
-    env = os.environ.get("SNAKEWAR_STATES_DIR", "").strip()
-    return Path(env) if env else Path("..", "shared", "conformance", "battlesnake", "states")
 
 
 def state_files(paths: list[Path]) -> list[Path]:
@@ -257,7 +251,16 @@ class StatesReport:
 
 
 def check_paths(paths: list[Path]) -> StatesReport:
-    """Check every state in the given files and folders."""
+    """Check every state in the given files and folders.
+
+    Args:
+        paths: the states files and folders to check (at least one).
+
+    Raises:
+        ValueError: if ``paths`` is empty.
+    """
+    if not paths:
+        raise ValueError("no states given: name the files or folders to check")
     report = StatesReport()
     for path in state_files(paths):
         for rec in iter_states(path):
@@ -266,12 +269,18 @@ def check_paths(paths: list[Path]) -> StatesReport:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point; returns the exit status."""
+    """Command-line entry point; returns the exit status (2: no data or a missing path)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("paths", nargs="*", type=Path)
+    parser.add_argument(
+        "paths", nargs="*", type=Path, help="states files or folders (at least one)"
+    )
     parser.add_argument("--show", type=int, default=20, help="mismatches to print")
     args = parser.parse_args(argv)
-    report = check_paths(args.paths or [default_dir()])
+    problem = path_problem(args.paths, "states", "tests/data/battlesnake/states")
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    report = check_paths(args.paths)
     for line in report.failures[: args.show]:
         print(line)
     print(report.summary())

@@ -1,0 +1,73 @@
+// The game page's step controls and request inspector (pages/inspect.js).
+//
+// `input` (tests/viewer/test_inspect_static.py) holds a real server's answers for a step-mode
+// game: the game paused, running and over, and its calls (turn 0, a turn not played yet,
+// and turn 0 as a public server that keeps no bodies shows it).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { input, load, same } from "./support.mjs";
+
+const I = await load("pages/inspect.js");
+const { games, calls } = input;
+
+test("urls escape the game id", () => {
+  same(
+    [I.actionUrl("a b/c", "step"), I.callsUrl("a b/c", 7)],
+    ["/api/games/a%20b%2Fc/step", "/api/games/a%20b%2Fc/calls?turn=7"],
+  );
+});
+
+test("the step state follows the game", () => {
+  const [paused, running, over] = games.map(I.stepState);
+  same(paused, {
+    text: "Paused at turn 1",
+    help: "Step plays the next turn; Resume lets the game run on. Scrub the board meanwhile.",
+    running: true,
+    paused: true,
+  });
+  assert.ok(running.running && !running.paused);
+  // No turn number: the toolbar shows the board's, which a polled one would lag.
+  assert.equal(running.text, "Running");
+  assert.ok(running.help.startsWith("Pause holds the game before its next turn"), running.help);
+  assert.ok(!over.running && !over.paused);
+  assert.ok(over.text.startsWith(`Game ${games[2].status} at turn `), over.text);
+  assert.equal(over.help, "");
+});
+
+test("the inspector lists each call and pretty-prints its body", () => {
+  const turn0 = calls[0];
+  same(turn0.calls.map((c) => c.kind), ["start", "start", "move", "move"]);
+  const notes = calls.map(I.callsNote);
+  assert.ok(notes[0].startsWith("Calls on turn 0"), notes[0]);
+  assert.equal(
+    notes[1],
+    "No calls on turn 4000 yet: the snakes are asked when the game plays it.",
+  );
+  assert.ok(notes[2].includes("keeps no request bodies"), notes[2]);
+  const move = turn0.calls[2];
+  assert.equal(
+    I.callSummary(move),
+    `move · ok · ${move.latency_ms} ms · move ${move.move}`,
+  );
+  assert.equal(
+    I.callSummary({
+      kind: "move",
+      status: "http-status",
+      http_status: 500,
+      latency_ms: 12,
+      move: "",
+      error: "HTTP status 500",
+    }),
+    "move · http-status · HTTP 500 · 12 ms — HTTP status 500",
+  );
+  for (const call of turn0.calls) {
+    const pretty = I.prettyBody(call.request, call.request_truncated);
+    assert.deepStrictEqual(JSON.parse(pretty), JSON.parse(call.request));
+    assert.ok(pretty.startsWith('{\n  "game": {'), pretty);
+  }
+  same(
+    [I.prettyBody("oops"), I.prettyBody(""), I.prettyBody('{"a":', true)],
+    ["oops", "(empty)", '{"a":\n… (cut at 16 KiB)'],
+  );
+});

@@ -1,0 +1,770 @@
+// The site's page modules (viewer/static/pages/): their pure parts.
+//
+// `input` (tests/viewer/test_pages_static.py) holds a real server's answers: its games list
+// (one cancelled game) and its maps, and a seed too big for a double.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { input, load, same } from "./support.mjs";
+
+const D = await load("pages/dom.js");
+const H = await load("pages/home.js");
+const N = await load("pages/new_game.js");
+const G = await load("pages/game.js");
+const T = await load("pages/tester.js");
+const LS = await load("pages/ladders.js");
+const L = await load("pages/ladder.js");
+const TO = await load("pages/tournament.js");
+const HA = await load("pages/halite_games.js");
+const LI = await load("pages/login.js");
+const AC = await load("pages/account.js");
+const K = await load("pages/board_keys.js");
+const E = await load("pages/entrants.js");
+const HG = await load("pages/halite_game.js");
+const F = await load("frames.js");
+
+const { bigSeed, games, maps } = input;
+
+test("API errors read as lines", () => {
+  same(
+    [
+      D.detailText({ detail: "game 'x' not found" }, 404),
+      D.detailText({
+        detail: [
+          { loc: ["body", "seed"], msg: "bad" },
+          { loc: ["query"], msg: "m" },
+        ],
+      }),
+      D.detailText(null, 502),
+      D.detailText(null),
+    ],
+    ["game 'x' not found", "seed: bad\nquery: m", "the server answered 502", "the server gave no answer"],
+  );
+  same(
+    [D.cellSpec("a"), D.cellSpec(3), D.cellSpec({ text: "w", href: "/x" }), D.cellSpec(null)],
+    [
+      { text: "a", cls: "", href: null },
+      { text: "3", cls: "", href: null },
+      { text: "w", cls: "", href: "/x" },
+      { text: "", cls: "", href: null },
+    ],
+  );
+});
+
+test("home rows from the games API", () => {
+  assert.equal(games.length, 1);
+  const [game] = games;
+  const [row, ...more] = games.map(H.gameRow);
+  same(more, []);
+  same(row.cells.slice(0, 3), [
+    { text: "random, greedy", cls: "wrap" },
+    { text: "standard · standard · 7x11", cls: "optional" },
+    String(game.turn),
+  ]);
+  same(row.cells[4], { text: "watch", href: `/view/${game.id}` });
+  const draw = H.gameRow({
+    entrants: [],
+    title: "solo · m · 1x2",
+    turn: 0,
+    status: "complete",
+    winner: null,
+    is_draw: true,
+    viewer: "/view/d",
+  });
+  same(draw.cells[3], { text: "draw", cls: "wrap" });
+});
+
+const form = {
+  snakes: " builtin:a\n\nhttp://x/ \n",
+  ruleset: "royale",
+  map: "standard",
+  width: "7",
+  height: "9",
+  timeout: "500",
+  seed: ` ${bigSeed} `,
+  foodSpawnChance: "15",
+  minimumFood: "1",
+  hazardDamagePerTurn: "14",
+  shrinkEveryNTurns: "25",
+};
+
+test("the new game body sends the seed as typed", () => {
+  same(N.buildBody(form), {
+    snakes: ["builtin:a", "http://x/"],
+    ruleset: "royale",
+    map: "standard",
+    width: 7,
+    height: 9,
+    timeout: 500,
+    foodSpawnChance: 15,
+    minimumFood: 1,
+    hazardDamagePerTurn: 14,
+    shrinkEveryNTurns: 25,
+    seed: bigSeed,
+  });
+  assert.ok(JSON.stringify(N.buildBody(form)).includes(`"seed":"${bigSeed}"`));
+  assert.equal("seed" in N.buildBody({ ...form, seed: "  " }), false);
+});
+
+test("the classic game sends its own settings on its own board", () => {
+  const classic = N.buildBody({
+    ...form,
+    ruleset: "classic",
+    map: "classic",
+    seed: "",
+    maxFood: "2",
+    snakeStartLength: "4",
+    decHealthPoints: "1",
+  });
+  same(classic, {
+    snakes: ["builtin:a", "http://x/"],
+    ruleset: "classic",
+    map: "classic",
+    width: 7,
+    height: 9,
+    timeout: 500,
+    maxFood: 2,
+    snakeStartLength: 4,
+    decHealthPoints: 1,
+  });
+  same(
+    [
+      N.rulesetBoard("classic", "standard"),
+      N.rulesetBoard("royale", "classic"),
+      N.rulesetBoard("royale", "standard"),
+    ],
+    [{ map: "classic", width: 20, height: 20 }, { map: "standard", width: 11, height: 11 }, null],
+  );
+});
+
+test("the map size is kept when the map allows it", () => {
+  const maze = maps.find((m) => m.id === "healing_pools");
+  const any = {
+    id: "free",
+    name: "Free",
+    description: "Anything.",
+    sizes: "any",
+    min_players: 1,
+    max_players: 8,
+  };
+  same(N.fitSize(maze, maze.sizes.at(-1)[0], maze.sizes.at(-1)[1]), maze.sizes.at(-1));
+  same(N.fitSize(maze, 1, 1), maze.default_size);
+  same(maze.default_size, [11, 11]);
+  same(N.fitSize(any, 4, 5), [4, 5]);
+  const sizes = maze.sizes.map(([w, h]) => `${w}x${h}`).join(", ");
+  assert.equal(
+    N.mapInfo(maze),
+    `${maze.description} Sizes: ${sizes}. Players: ${maze.min_players}-${maze.max_players}.`,
+  );
+  assert.equal(N.mapInfo(any), "Anything. Sizes: any size. Players: 1-8.");
+  assert.equal(G.rematchUrl("a b/c"), "/api/games/a%20b%2Fc/rematch");
+});
+
+test("leaving a map for one that does not take its size gives the default", () => {
+  // Arcade Maze is 19x21 only; Standard does not take that and starts at 11x11 (its
+  // smallest size, 7x7, was what the form once fell back to).
+  const arcade = maps.find((m) => m.id === "arcade_maze");
+  const standard = maps.find((m) => m.id === "standard");
+  same(N.fitSize(standard, ...N.fitSize(arcade, 7, 7)), [11, 11]);
+});
+
+test("every map is listed by its title", () => {
+  const choices = N.mapChoices(maps);
+  assert.equal(choices.length, maps.length);
+  const titles = choices.map((c) => c.title);
+  const folded = (a, b) => {
+    const [x, y] = [a.toLowerCase(), b.toLowerCase()];
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+  same(titles, [...titles].sort(folded));
+  const byId = Object.fromEntries(choices.map((c) => [c.id, c.title]));
+  assert.equal(byId.arcade_maze, "Arcade Maze");
+  assert.equal(byId.hz_castle_wall, "Castle Wall");
+  assert.equal(byId.hz_rivers_bridges_xl, "Rivers and Bridges (extra large)");
+  // No raw id is shown as a title.
+  same(titles.filter((t) => t.includes("_") || t.startsWith("hz")), []);
+});
+
+test("the home page shows help only without games", () => {
+  same(
+    [
+      H.homeSections({ live: [], games: [] }),
+      H.homeSections({ live: [{}], games: [] }),
+      H.homeSections({ live: [], games: [{}] }),
+      H.homeSections(null),
+    ],
+    [
+      { live: false, recent: false, empty: true },
+      { live: true, recent: false, empty: false },
+      { live: false, recent: true, empty: false },
+      { live: false, recent: false, empty: true },
+    ],
+  );
+});
+
+test("the game page reads the board's turn", () => {
+  assert.equal(G.turnText(12), "Turn 12");
+  same(
+    [
+      G.postedTurn({ event: "TURN", data: { turn: 7 } }),
+      G.postedTurn({ event: "TURN", data: { turn: "3" } }),
+      G.postedTurn({ event: "TURN", data: {} }),
+      G.postedTurn({ event: "RESIZE", data: { turn: 1 } }),
+      G.postedTurn({ event: "TURN", data: { turn: -1 } }),
+      G.postedTurn(null),
+      G.postedTurn("TURN"),
+    ],
+    [7, 3, null, null, null, null, null],
+  );
+});
+
+test("the page forwards shortcuts but not typing or its own buttons", () => {
+  const button = { closest: (q) => (q.includes("button") ? {} : null) };
+  const inputField = { closest: (q) => (q === "input" ? { type: "text" } : null) };
+  const range = { closest: (q) => (q === "input" ? { type: "range" } : null) };
+  const body = { closest: () => null };
+  const key = (name) => ({ event: "KEY", key: name });
+  same(
+    [
+      K.keyMessage({ key: "ArrowRight", target: body }),
+      K.keyMessage({ key: " ", target: body }),
+      K.keyMessage({ key: " ", target: button }),
+      K.keyMessage({ key: "t", target: button }),
+      K.keyMessage({ key: "t", target: inputField }),
+      K.keyMessage({ key: "t", target: range }),
+      K.keyMessage({ key: "x", target: body }),
+      K.keyMessage({ key: "r", ctrlKey: true, target: body }),
+      K.keyMessage({ key: "r", target: body, defaultPrevented: true }),
+      K.keyMessage({ key: "Enter", target: button }),
+    ],
+    [
+      key("ArrowRight"),
+      key(" "),
+      null, // Space presses the focused button
+      key("t"),
+      null, // typing in a field
+      key("t"), // the scrubber is no typing
+      null, // not a shortcut
+      null, // the browser's chord
+      null, // something else took the key
+      null,
+    ],
+  );
+});
+
+test("deleting asks in words", () => {
+  same(
+    [AC.deleteQuestion({ ref: "@a/b" }), AC.revokeQuestion({ label: "ci" })],
+    [
+      "Delete @a/b? Games it played stay; ladders and new games can no longer use it.",
+      'Revoke the token "ci"? Scripts that use it stop working.',
+    ],
+  );
+});
+
+test("tester rows", () => {
+  const rows = T.resultRows({
+    checks: [
+      { name: "info", passed: true, detail: "" },
+      { name: "move", passed: false },
+    ],
+    scenarios: [
+      { category: "food", title: "eat", passed: true, variants_passed: 3, variants_total: 4 },
+    ],
+  });
+  same(rows, [
+    { cells: ["check", "info", { text: "PASS", cls: "pass" }, { text: "", cls: "muted" }] },
+    { cells: ["check", "move", { text: "FAIL", cls: "fail" }, { text: "", cls: "muted" }] },
+    {
+      cells: [
+        "food",
+        "eat",
+        { text: "PASS", cls: "pass" },
+        { text: "3/4 positions", cls: "muted" },
+      ],
+    },
+  ]);
+});
+
+test("tester strategy rows, boards and stream", () => {
+  const strategy = T.resultRows({
+    scenarios: [
+      {
+        category: "head-to-head-win",
+        title: "kill",
+        kind: "strategy",
+        passed: false,
+        variants_passed: 2,
+        variants_total: 8,
+        variants_load_only: 0,
+      },
+      {
+        category: "walls",
+        title: "wall",
+        kind: "survival",
+        passed: true,
+        variants_passed: 8,
+        variants_total: 8,
+        variants_load_only: 3,
+      },
+    ],
+  });
+  same(strategy, [
+    {
+      cells: [
+        "head-to-head-win",
+        "kill",
+        { text: "MISS", cls: "miss" },
+        { text: "2/8 positions · strategy (scored, never failed)", cls: "muted" },
+      ],
+    },
+    {
+      cells: [
+        "walls",
+        "wall",
+        { text: "PASS", cls: "pass" },
+        { text: "8/8 positions · 3 failed only under load (passed alone)", cls: "muted" },
+      ],
+    },
+  ]);
+  const boards = T.failureBoards({
+    scenarios: [
+      {
+        id: "k",
+        kind: "strategy",
+        title: "kill",
+        first_failure: {
+          variant: "rot90",
+          move: "up",
+          acceptable: ["left"],
+          ruleset: "standard",
+          board: ["a", "b"],
+        },
+      },
+      {
+        id: "t",
+        kind: "survival",
+        title: "timeout",
+        first_failure: {
+          variant: "identity",
+          move: "",
+          acceptable: ["up"],
+          ruleset: "standard",
+          board: ["x"],
+        },
+      },
+      {
+        id: "w",
+        kind: "survival",
+        title: "wall",
+        first_failure: {
+          variant: "mirror",
+          move: "down",
+          acceptable: ["right", "left"],
+          ruleset: "royale",
+          board: ["c"],
+        },
+      },
+      { id: "ok", kind: "survival", title: "fine", first_failure: null },
+    ],
+  });
+  // Survival failures first; no board for a position without a move.
+  same(boards, [
+    {
+      title: "survival w [mirror]: wall",
+      detail: "gave 'down', expected left or right (royale rules)",
+      board: "c",
+      cls: "fail",
+    },
+    {
+      title: "strategy k [rot90]: kill",
+      detail: "gave 'up', expected left (standard rules)",
+      board: "a\nb",
+      cls: "miss",
+    },
+  ]);
+  same(
+    [T.parseLines('{"a":1}\n\n{"b":2}\n{"c"'), T.parseLines("")],
+    [
+      { events: [{ a: 1 }, { b: 2 }], rest: '{"c"' },
+      { events: [], rest: "" },
+    ],
+  );
+  assert.equal(
+    T.progressText({ checks: 4, checksTotal: 4, done: 3, scenarios: 26 }),
+    "running: health checks 4/4, scenarios 3/26",
+  );
+  same(T.buildBody(" http://x/ ", ["royale"]), { url: "http://x/", rulesets: ["standard", "royale"] });
+});
+
+test("ladder rows and standings", () => {
+  same(
+    LS.ladderRows([
+      { name: "a b", game: "battlesnake", snakes: 2, games_played: 5, running: true },
+    ]),
+    [
+      {
+        cells: [
+          { text: "a b", href: "/ladders/a%20b" },
+          "battlesnake",
+          "2 snakes",
+          "5 games",
+          "playing now",
+        ],
+      },
+    ],
+  );
+  same(LS.ladderRows([]), [{ cells: [{ text: "No ladders yet.", cls: "muted" }] }]);
+  same(
+    [
+      L.standingRow({
+        rank: 1,
+        snake: "s",
+        rating: 1.234,
+        mu: 25,
+        sigma: 8.3333,
+        games: 3,
+        paused: false,
+        note: "",
+      }),
+      L.standingRow({
+        rank: null,
+        snake: "new",
+        rating: null,
+        mu: null,
+        sigma: null,
+        games: 0,
+        paused: true,
+        note: "unreachable",
+      }),
+    ],
+    [
+      { cells: [1, "s", "1.23", "25.00", "8.33", 3, "active"] },
+      { cells: ["-", "new", "-", "-", "-", 0, "paused: unreachable"] },
+    ],
+  );
+  const recent = L.recentGameRow({ placement: [["a"], ["b", "c"]], turns: 12, viewer: "/view/g" });
+  same(recent, { cells: ["a > b = c", "12 turns", { text: "watch", href: "/view/g" }] });
+  same(
+    [
+      L.summaryText({ games_played: 4, running: true }),
+      L.summaryText({ games_played: 0, running: false }),
+    ],
+    ["4 games - playing now", "0 games"],
+  );
+});
+
+const points = (line) => line.points.split(/\s+/).filter(Boolean).map((p) => p.split(",").map(Number));
+
+test("the rating chart spans its area", () => {
+  const area = L.CHART;
+  const chart = L.chartLines({
+    a: [
+      { mu: 25, sigma: 8 },
+      { mu: 27, sigma: 7 },
+      { mu: 30, sigma: 6 },
+    ],
+    b: [{ mu: 25, sigma: 8 }],
+  });
+  assert.equal(chart.length, 2);
+  const [a, b] = chart;
+  same([a.snake, b.snake], ["a", "b"]);
+  assert.notEqual(a.color, b.color);
+  // Ratings (mu - 3 sigma): a goes 1, 6, 12; b is at 1.  Lowest at the bottom,
+  // highest at the top, games spread over the width of the longest history.
+  const height = area.bottom - area.top;
+  same(points(a), [
+    [area.left, area.bottom],
+    [(area.left + area.right) / 2, area.bottom - (5 / 11) * height],
+    [area.right, area.top],
+  ]);
+  same(points(b), [[area.left, area.bottom]]);
+  // A flat history is drawn mid-height, not divided by zero.
+  const flatChart = L.chartLines({
+    a: [
+      { mu: 10, sigma: 0 },
+      { mu: 10, sigma: 0 },
+    ],
+  });
+  assert.equal(flatChart.length, 1);
+  const middle = (area.top + area.bottom) / 2;
+  same(points(flatChart[0]).map(([, y]) => y), [middle, middle]);
+  same(L.chartLines({}), []);
+});
+
+test("the bracket groups matches by round", () => {
+  const matches = [
+    {
+      bracket: "winners",
+      round: 1,
+      id: "m1",
+      status: "done",
+      entrants: ["a", "b"],
+      wins: { a: 1, b: 0 },
+      advanced: ["a"],
+      games: [
+        { game_id: "g1", viewer: "/view/g1" },
+        { game_id: "h 2", viewer: "/halite/games/h%202" },
+      ],
+    },
+    {
+      bracket: "winners",
+      round: 1,
+      id: "m2",
+      status: "bye",
+      entrants: ["c", null],
+      wins: {},
+      advanced: ["c"],
+      games: [],
+    },
+    {
+      bracket: "losers",
+      round: 1,
+      id: "m3",
+      status: "pending",
+      entrants: [null, null],
+      wins: {},
+      advanced: [],
+      games: [],
+    },
+    {
+      bracket: "winners",
+      round: 2,
+      id: "m4",
+      status: "pending",
+      entrants: ["a", "c"],
+      wins: {},
+      advanced: [],
+      games: [],
+    },
+  ];
+  same(
+    TO.groupRounds(matches).map((r) => [r.key, r.matches.map((m) => m.id)]),
+    [
+      ["winners 1", ["m1", "m2"]],
+      ["losers 1", ["m3"]],
+      ["winners 2", ["m4"]],
+    ],
+  );
+  const [done, bye, empty, pending] = JSON.parse(JSON.stringify(matches.map(TO.matchBox)));
+  same(done, {
+    lines: [
+      { text: "a 1", won: true },
+      { text: "b 0", won: false },
+    ],
+    bye: false,
+    games: [
+      { text: "game 1", href: "/view/g1" },
+      { text: "game 2", href: "/halite/games/h%202" },
+    ],
+    live: null,
+  });
+  assert.equal(bye.bye, true);
+  same(bye.lines, [
+    { text: "c", won: true },
+    { text: "?", won: false },
+  ]);
+  same(empty.lines, [
+    { text: "?", won: false },
+    { text: "?", won: false },
+  ]);
+  same(pending.games, []);
+  same(
+    [
+      TO.statusText({ finished: true, champion: "a" }),
+      TO.statusText({ finished: false, running: true }),
+      TO.statusText({ finished: false }),
+    ],
+    ["Champion: a", "Playing now", "Waiting to be played on"],
+  );
+  same(
+    TO.standingRows([
+      { place: 1, entrant: "a" },
+      { place: 2, entrant: "b" },
+    ]),
+    [{ cells: [1, "a"] }, { cells: [2, "b"] }],
+  );
+});
+
+test("halite rows", () => {
+  const rows = HA.haliteRows([
+    {
+      players: ["x", "<y>"],
+      winner: "x",
+      width: 32,
+      height: 40,
+      turns: 400,
+      source: "upload",
+      url: "/halite/games/1",
+    },
+  ]);
+  same(rows, [
+    {
+      testid: "halite-game",
+      cells: [
+        "x, <y>",
+        "won by x",
+        "32x40",
+        "400 turns",
+        { text: "upload", cls: "muted" },
+        { text: "watch", href: "/halite/games/1" },
+      ],
+    },
+  ]);
+  const bare = { players: [], winner: null, width: 1, height: 1, turns: 0, source: "s", url: "/u" };
+  same(HA.haliteRow(bare).cells[1], "won by -");
+  const running = {
+    players: ["a"],
+    winner: null,
+    width: 1,
+    height: 1,
+    turns: 3,
+    source: "custom",
+    url: "/u",
+    status: "running",
+  };
+  same(HA.haliteRow(running).cells[1], "running"); // a game being played has no winner yet
+  same(HA.haliteRows([]), [{ cells: [{ text: "No Halite games stored yet.", cls: "muted" }] }]);
+});
+
+test("seeds are read exactly", () => {
+  const header = `{"format":"snakewar-replay","config":{"seed":${bigSeed}}}`;
+  same(
+    [
+      F.exactIntegerText(header, "seed", JSON.parse(header).config.seed),
+      F.exactIntegerText(`{"seed":7}`, "seed", 7),
+      F.exactIntegerText(`{"seed":"7"}`, "seed", "7"),
+      F.exactIntegerText(`{"name":"\\"seed\\":2618439174457646100","seed":1}`, "seed", 1),
+    ],
+    [bigSeed, "7", null, "1"],
+  );
+  same(
+    [
+      F.seedString({ Seed: Number(bigSeed), SeedString: bigSeed }),
+      F.seedString({ Seed: 5 }),
+      F.seedString({ Seed: 5, SeedString: "five" }),
+      F.seedString({}),
+    ],
+    [bigSeed, "5", "5", null],
+  );
+});
+
+test("changes carry the CSRF token and forms send what was typed", () => {
+  const meta = {
+    querySelector: (q) => (q === 'meta[name="csrf-token"]' ? { getAttribute: () => "tok" } : null),
+  };
+  same(
+    [D.csrfToken(meta), D.csrfToken({ querySelector: () => null }), D.csrfToken(undefined)],
+    ["tok", "", ""],
+  );
+  const post = D.withCsrf(
+    { method: "POST", headers: { "Content-Type": "application/json" } },
+    "tok",
+  );
+  same(post, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": "tok" },
+  });
+  same(D.withCsrf({ method: "delete" }, "tok").headers, { "X-CSRF-Token": "tok" });
+  same(D.withCsrf({}, "tok"), {});
+  same(D.withCsrf({ method: "POST" }, ""), { method: "POST" });
+  same(
+    [
+      LI.credentials({ name: " ann ", password: " p w ", invite: "  " }),
+      LI.credentials({ name: "bob", password: "x", invite: " code " }),
+    ],
+    [
+      { name: "ann", password: " p w " },
+      { name: "bob", password: "x", invite: "code" },
+    ],
+  );
+  same(
+    [
+      AC.snakeCells({
+        ref: "@a/b",
+        game: "battlesnake",
+        url: null,
+        visibility: "public",
+        paused: true,
+      }),
+    ],
+    [["@a/b", "battlesnake", "", "public", "paused"]],
+  );
+  same(
+    [
+      AC.tokenCells({
+        label: "ci",
+        created_at: "2026-11-24T03:04:05+00:00",
+        last_used_at: null,
+        revoked: true,
+      }),
+    ],
+    [["ci", "2026-11-24 03:04", "never", "revoked"]],
+  );
+  assert.equal(
+    AC.uploadUrl(" my bot ", "python3"),
+    "/api/snakes/upload?name=my+bot&language=python3",
+  );
+  same(
+    [
+      AC.trialGame({ game: "halite3", ref: "@a/k" }),
+      AC.trialGame({ game: "battlesnake", ref: "@a/s" }),
+    ],
+    [
+      { game: "halite3", snakes: ["@a/k", "builtin:greedy"], maxTurns: 100 },
+      { game: "battlesnake", snakes: ["@a/s", "builtin:random"], maxTurns: 100 },
+    ],
+  );
+});
+
+test("a game page lists failures and the logs it may show", () => {
+  const failedGame = {
+    id: "g 1",
+    status: "complete",
+    entrants: [
+      { name: "a", failure: "killed on turn 5: timed out after 2000 ms" },
+      { name: "b", failure: "" },
+      { name: "c", failure: "" },
+    ],
+  };
+  const finished = E.entrantItems(failedGame, [1]);
+  same(finished, [
+    { seat: 0, name: "a", failure: "killed on turn 5: timed out after 2000 ms", log: null },
+    { seat: 1, name: "b", failure: "", log: "/api/games/g%201/logs/1" },
+  ]);
+  // Logs are written when the game ends: none is offered while it runs.
+  same(E.entrantItems({ ...failedGame, status: "running" }, [0, 1]), [
+    JSON.parse(JSON.stringify(finished[0])),
+  ]);
+  same(E.entrantItems(null, [0]), []);
+  same(
+    [E.parseSeats("0 2"), E.parseSeats(""), E.parseSeats(" 3  x -1 12345 1 ")],
+    [[0, 2], [], [3, 1]],
+  );
+  assert.equal(E.logUrl("a/b", 2), "/api/games/a%2Fb/logs/2");
+});
+
+test("the Halite page says the game's state in words", () => {
+  same(
+    [
+      { status: "running", turn: 1 },
+      { status: "running", turn: 5 },
+      { status: "complete", turn: 400, winner: "greedy" },
+      { status: "complete", turn: 9 },
+      { status: "cancelled", turn: 3 },
+      { status: "aborted", turn: 1 },
+      { status: "error", turn: 2, error: "ValueError: x" },
+      { status: "starting", turn: 0 },
+    ].map(HG.stateText),
+    [
+      "Running · 1 turn played",
+      "Running · 5 turns played",
+      "Won by greedy · 400 turns",
+      "Over · 9 turns",
+      "Cancelled after 3 turns",
+      "Stopped after 1 turn (its server stopped)",
+      "Stopped by an error after 2 turns: ValueError: x",
+      "Starting…",
+    ],
+  );
+});
