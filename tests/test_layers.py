@@ -17,6 +17,7 @@ ones.  No game imports another game.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,7 +119,7 @@ IO_MODULES = frozenset(
         "os", "pathlib", "random", "select", "shutil", "signal", "socket", "sqlite3", "subprocess",
         "sys", "tempfile", "threading", "time", "urllib", "zipfile", "zstandard",
         "importlib.resources", "importlib.metadata", "starlette", "fastapi", "uvicorn",
-        "sqlalchemy", "typer", "rich",
+        "sqlalchemy", "typer", "rich", "logging", "datetime", "secrets",
     }
 )  # fmt: skip
 """Modules that read or write files, the network, processes, the clock or global randomness."""
@@ -205,9 +206,35 @@ def imports_in(text: str, path: Path) -> Iterator[Import]:
                         yield Import(path, node.lineno, f"snakewar.{alias.name}", nested)
 
 
+MODULE_NAME = re.compile(r"snakewar(\.[A-Za-z_]\w*)+")
+"""A string that names a module of Snakewar (an import by name: ``importlib``, lazy tables,
+``module:attribute`` entry points), checked as an import."""
+
+
+def string_imports_in(tree: ast.AST, path: Path) -> Iterator[Import]:
+    """The modules that string constants of ``tree`` name (``"snakewar.x.y"``, ``"...:attr"``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            name = node.value.partition(":")[0]
+            if MODULE_NAME.fullmatch(name) and is_module(name) and name not in COMPILED:
+                yield Import(path, node.lineno, name, nested=True)
+
+
+def is_module(name: str) -> bool:
+    """Whether ``name`` is a module of this tree (not a logger's or a setting's dotted name)."""
+    where = SRC.joinpath(*name.split(".")[1:])
+    return where.is_dir() or where.with_suffix(".py").is_file()
+
+
+COMPILED = frozenset(snakewar.COMPILED_MODULES)
+"""The compiled modules, which the package's root names to report which engine runs."""
+
+
 def imports_of(path: Path) -> Iterator[Import]:
-    """Every import in a source file."""
-    return imports_in(path.read_text(encoding="utf-8"), path)
+    """Every import in a source file, imports by name (strings) included."""
+    text = path.read_text(encoding="utf-8")
+    yield from imports_in(text, path)
+    yield from string_imports_in(ast.parse(text, str(path)), path)
 
 
 def target_layer(module: str) -> str | None:
@@ -340,13 +367,18 @@ def test_the_pure_core_does_no_io() -> None:
         ("snakewar/games/halite3/game.py", "from snakewar.games.halite3.referee import runner"),
         ("snakewar/games/halite3/bots/x.py", "from snakewar.games.halite3.cli import app"),
         ("snakewar/games/halite3/referee/x.py", "from snakewar.server import app"),
+        # An import by name is an import too.
+        ("snakewar/arena/x.py", 'importlib.import_module("snakewar.server.app")'),
+        ("snakewar/storage/x.py", '_LAZY = {"Store": "snakewar.cli.ladder"}'),
+        ("snakewar/games/battlesnake/rules.py", 'ENTRY = "snakewar.referee.process:Program"'),
     ],
 )
 def test_the_checker_sees_every_kind_of_import(source: str, line: str) -> None:
     # The contract must catch what it is meant to catch: try it on planted sources.
     path = SRC.parent / source
     own = layer_of(path)
-    found = list(imports_in(line + "\n", path))
+    text = line + "\n"
+    found = [*imports_in(text, path), *string_imports_in(ast.parse(text), path)]
     assert any(
         (t := target_layer(i.module)) is not None
         and t not in SHARED
