@@ -25,24 +25,27 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   ├── ParamsError                               a game parameter, naming the field
     │   └── EntrantError                              an entrant that is no bot of the game
     │       ├── UnknownBotError (LookupError)         a built-in bot or option that does not exist
-    │       ├── bots.BotOptionError                   a built-in bot option value out of range
+    │       ├── games.battlesnake.bots.BotOptionError  a built-in bot option value out of range
     │       ├── referee.SnakeSpecError                a snake argument that is no URL or bot
     │       ├── referee.SnakeURLError                 a snake URL outside the one URL grammar
     │       ├── referee.process.CommandLineError      a bot command line that needs a shell
     │       ├── referee.uploads.UploadedBotError      an uploaded bot that cannot be unpacked
-    │       └── referee.halite.HaliteEntrantError     a Halite entrant that is empty
+    │       └── games.halite3.referee.runner.HaliteEntrantError     a Halite entrant that is empty
     ├── referee.SnakeUnreachableError (ConnectionError)  a snake that does not answer before a game
     ├── referee.workers.BotPoolError (ValueError)     a bot pool setting, a worker that cannot start
     ├── referee.cgroups.CgroupError (OSError)         a sandbox's cgroup that cannot be made here
-    ├── bots.halite.ProtocolError (ValueError)        a Halite frame a built-in bot cannot read
-    ├── bots.sdk.ListenError (OSError)                an address and port a server cannot listen on
+    ├── games.halite3.bots.kit.ProtocolError (ValueError)  a Halite frame a bot cannot read
+    ├── bots.serving.ListenError (OSError)            an address a server cannot listen on
     ├── replay.ReplayError (ValueError)               a replay file missing, damaged or foreign
     │   └── replay.HltReplayError                     a Halite III .hlt file that cannot be read
     │       ├── replay.HltTooLargeError (+TooLargeError)  a .hlt larger than accepted
-    │       └── adapters.halite3.UnfinishedGameError (+ConflictError)  a game with no .hlt yet
+    │       └── games.halite3.adapter.UnfinishedGameError (+ConflictError)  a game with no .hlt yet
     ├── storage.StoreError (ValueError)               a database that cannot be used, a bad request
     │   ├── storage.GameExistsError (+ConflictError)  a game id that is stored already
     │   ├── storage.UserExistsError (+ConflictError)  a user name that is taken
+    │   │   └── storage.accounts.ConfusableUserNameError  one that looks like a taken name
+    │   ├── storage.usernames.ReservedUserNameError (+ParamsError)  a reserved user name
+    │   ├── storage.accounts.InviteNotUsableError (+ForbiddenError)  an unknown or spent invitation
     │   ├── storage.UserNotFoundError (+NotFoundError)  no user of that name
     │   ├── storage.SnakeExistsError (+ConflictError)  a snake name its owner already uses
     │   ├── storage.SnakeNotFoundError (+NotFoundError)  no registered snake of that name
@@ -95,10 +98,10 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   ├── TooLargeError (ValueError)                a body, upload or file too large (HTTP 413)
     │   └── OverLimitError (ValueError)               a value past this server's cap (HTTP 422)
     │       └── server.manager.TooManyBuiltinsError   more built-in bots than may play at once
-    ├── server.routers.halite.UploadError (ValueError)  an upload that holds no replay file
+    ├── games.halite3.routes.UploadError (ValueError)  an upload that holds no replay file
     ├── cli.bench.AnchorError (RuntimeError)          an official engine that cannot be run or read
     ├── cli.paths.OutputPathError (OSError)           an output path that cannot be written
-    ├── cli.halite_args.EngineArgsError (ValueError)  a halite play command line the engine refuses
+    ├── games.halite3.cli.args.EngineArgsError (ValueError)  a command line the engine refuses
     ├── cli.replay.ReplayCommandError (ValueError)    a replay file or option that cannot be used
     └── cli.remote.RemoteError                        a server that cannot be reached or refuses
 
