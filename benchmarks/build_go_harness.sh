@@ -5,6 +5,11 @@
 #   benchmarks/build_go_harness.sh RULES_CHECKOUT [OUTPUT]      (OUTPUT: ./rulesbench)
 #   snakewar bench compare --go-harness ./rulesbench
 #
+# The same builds the states oracle (benchmarks/go_oracle: hand-made states in, the
+# official engine's answers out, as tests/data/battlesnake/states holds them):
+#   benchmarks/build_go_harness.sh RULES_CHECKOUT ./oracle benchmarks/go_oracle
+#   python3 benchmarks/go_oracle/issue28_specs.py | ./oracle > answers.jsonl
+#
 # RULES_CHECKOUT is a source tree of github.com/BattlesnakeOfficial/rules, e.g.
 #   git clone https://github.com/BattlesnakeOfficial/rules /tmp/rules-src
 # (the figures in the docs used commit 87e094e, the conformance data's commit).
@@ -18,13 +23,13 @@
 # given a replace directive pointing at RULES_CHECKOUT; the repository is not modified.
 set -euo pipefail
 
-if (($# < 1 || $# > 2)); then
-    echo "usage: $0 RULES_CHECKOUT [OUTPUT]" >&2
+if (($# < 1 || $# > 3)); then
+    echo "usage: $0 RULES_CHECKOUT [OUTPUT] [SOURCE_DIR]" >&2
     exit 2
 fi
 rules=$(cd "$1" && pwd)
 output=$(realpath -m "${2:-rulesbench}")
-here=$(cd "$(dirname "$0")/go" && pwd)
+here=$(cd "${3:-$(dirname "$0")/go}" && pwd)
 
 if [[ ! -f $rules/go.mod ]] || ! grep -q '^module github.com/BattlesnakeOfficial/rules$' "$rules/go.mod"; then
     echo "error: $rules is not a checkout of github.com/BattlesnakeOfficial/rules" >&2
