@@ -1,4 +1,6 @@
-"""Env-steps per second of :class:`~snakewar.rl.SimVectorEnv`: per-game vs batched observations.
+"""Env-steps per second of :class:`~snakewar.games.battlesnake.rl.SimVectorEnv`.
+
+Per-game vs batched observations.
 
 For each number of envs and each randomness mode, two envs with the same seed
 step side by side: one encodes the observations per game through ``BoardState``
@@ -27,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from snakewar.rl import SimVectorEnv
+from snakewar.games.battlesnake.rl import SimVectorEnv
 
 
 def load() -> str:

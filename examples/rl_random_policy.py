@@ -10,7 +10,7 @@ import argparse
 
 import numpy as np
 
-from snakewar.rl import BattlesnakeEnv
+from snakewar.games.battlesnake.rl import BattlesnakeEnv
 
 
 def main(argv: list[str] | None = None) -> None:

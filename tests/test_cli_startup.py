@@ -44,7 +44,14 @@ SERVER_STACK = (
 )
 """The web server and its database: imported by ``serve``, ``user`` and ``program`` only."""
 
-HEAVY = (*SERVER_STACK, "numpy", "httpx", "snakewar.referee", "snakewar.sim", "snakewar.adapters")
+HEAVY = (
+    *SERVER_STACK,
+    "numpy",
+    "httpx",
+    "snakewar.referee",
+    "snakewar.games.battlesnake.sim",
+    "snakewar.adapters",
+)
 """Never imported to show a help page."""
 
 

@@ -61,6 +61,8 @@ def test_halite3_all_is_exact() -> None:
         "mt19937",
         "protocol",
         "conformance",
+        # The game's parts, attributes once imported (another test may have imported them).
+        *GAME_PARTS,
     }
     assert set(h3.__all__) == public - modules
 
@@ -108,3 +110,29 @@ def test_the_battlesnake_checkers_still_import_from_their_old_homes(old: str, ne
     with pytest.warns(DeprecationWarning, match=new.replace(".", r"\.")):
         shim = importlib.import_module(old)
     assert shim.main is moved.main and set(shim.__all__) == set(moved.__all__)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "submodule"),
+    [
+        ("snakewar.sim", "snakewar.games.battlesnake.sim", "core"),
+        ("snakewar.rl", "snakewar.games.battlesnake.rl", "observation"),
+        ("snakewar.checkup", "snakewar.games.battlesnake.tester", "scenarios"),
+    ],
+)
+def test_the_simulator_rl_and_tester_still_import_from_their_old_homes(
+    old: str, new: str, submodule: str
+) -> None:
+    moved = importlib.import_module(new)
+    for name in [name for name in sys.modules if name == old or name.startswith(old + ".")]:
+        del sys.modules[name]
+    with pytest.warns(DeprecationWarning, match=new.replace(".", r"\.")):
+        shim = importlib.import_module(old)
+    assert set(shim.__all__) == set(moved.__all__)
+    assert all(getattr(shim, name) is getattr(moved, name) for name in moved.__all__)
+    # A module of the old package is the moved module itself, not a second copy of it.
+    assert importlib.import_module(f"{old}.{submodule}") is importlib.import_module(
+        f"{new}.{submodule}"
+    )
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(f"{old}.no_such_module")

@@ -60,10 +60,10 @@ they are raised (a test keeps this drawing equal to the classes)::
     ├── arena.TournamentRunError (ValueError)         a tournament run that cannot go on
     │   ├── arena.TournamentNotFoundError (+NotFoundError)  no tournament of that id
     │   └── arena.TournamentExistsError (+ConflictError)    a tournament id that is taken
-    ├── sim.bench.BenchError                          a benchmark that cannot be run as asked
-    ├── rl.EnvConfigError (ValueError)                an environment option that cannot be used
-    ├── rl.EnvStepError (ValueError)                  a step an environment cannot take
-    ├── checkup.UnknownCategoryError (LookupError)    a tester category that does not exist
+    ├── games.battlesnake.sim.bench.BenchError        a benchmark that cannot be run as asked
+    ├── games.battlesnake.rl.EnvConfigError (ValueError)  an environment option that cannot be used
+    ├── games.battlesnake.rl.EnvStepError (ValueError)  a step an environment cannot take
+    ├── games.battlesnake.tester.UnknownCategoryError (LookupError)  an unknown tester category
     ├── server.stepping.PauseExpiredError             a paused game that waited past its bound
     ├── server.fanout.FollowerLagError                a live follower too far behind (closed, 1013)
     ├── MissingExtraError (ImportError)               an optional extra that is not installed

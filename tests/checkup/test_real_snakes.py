@@ -18,9 +18,9 @@ import httpx
 import pytest
 
 from snakewar import cli
-from snakewar.checkup import SCENARIOS, TesterReport, run_tester, select_scenarios
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import make_client
+from snakewar.games.battlesnake.tester import SCENARIOS, TesterReport, run_tester, select_scenarios
 from tests.asgi_server import serve
 from tests.checkup import real_snakes
 

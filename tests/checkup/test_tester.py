@@ -25,7 +25,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 
-from snakewar.checkup import (
+from snakewar.games.battlesnake.bots import make_bot
+from snakewar.games.battlesnake.bots.base import Bot
+from snakewar.games.battlesnake.bots.sdk import create_app
+from snakewar.games.battlesnake.records import CallStatus
+from snakewar.games.battlesnake.referee.clients import HttpSnakeClient, new_http_client
+from snakewar.games.battlesnake.referee.runner import make_client
+from snakewar.games.battlesnake.rules import named_ruleset
+from snakewar.games.battlesnake.settings import HAZARD_DAMAGE_PER_TURN
+from snakewar.games.battlesnake.tester import (
     CATEGORIES,
     KINDS,
     SCENARIOS,
@@ -42,16 +50,8 @@ from snakewar.checkup import (
     scenarios_in,
     select_scenarios,
 )
-from snakewar.checkup.runner import LEGACY_SKIPPED
-from snakewar.checkup.scenarios import YOU
-from snakewar.games.battlesnake.bots import make_bot
-from snakewar.games.battlesnake.bots.base import Bot
-from snakewar.games.battlesnake.bots.sdk import create_app
-from snakewar.games.battlesnake.records import CallStatus
-from snakewar.games.battlesnake.referee.clients import HttpSnakeClient, new_http_client
-from snakewar.games.battlesnake.referee.runner import make_client
-from snakewar.games.battlesnake.rules import named_ruleset
-from snakewar.games.battlesnake.settings import HAZARD_DAMAGE_PER_TURN
+from snakewar.games.battlesnake.tester.runner import LEGACY_SKIPPED
+from snakewar.games.battlesnake.tester.scenarios import YOU
 from snakewar.games.battlesnake.types import Point
 from snakewar.games.battlesnake.wire import MOVES, SnakeRequest, api_schema
 

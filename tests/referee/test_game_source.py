@@ -20,10 +20,10 @@ from snakewar.arena.config import MatchConfig
 from snakewar.arena.executors import InProcessExecutor
 from snakewar.arena.ladder import Ladder
 from snakewar.arena.tournament_runner import TournamentRun
-from snakewar.checkup import run_tester
 from snakewar.cli import main
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import make_client
+from snakewar.games.battlesnake.tester import run_tester
 from snakewar.games.battlesnake.wire import GameSource, api_game_source
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store

@@ -379,7 +379,7 @@ def test_https_connections_are_pooled_per_name(
 
 
 def test_the_testers_own_get_follows_the_policy() -> None:
-    from snakewar.checkup import run_tester
+    from snakewar.games.battlesnake.tester import run_tester
 
     with counting_snake() as snake:
 

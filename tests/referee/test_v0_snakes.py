@@ -21,8 +21,6 @@ from fastapi.testclient import TestClient
 import snakewar
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.ladder import Ladder
-from snakewar.checkup import CATEGORIES, TesterReport, run_tester
-from snakewar.checkup.runner import LEGACY_SKIPPED
 from snakewar.engine.addresses import AddressPolicy
 from snakewar.games.battlesnake.game import GameConfig
 from snakewar.games.battlesnake.records import GameRecord
@@ -35,6 +33,8 @@ from snakewar.games.battlesnake.referee.clients import (
 )
 from snakewar.games.battlesnake.referee.runner import connect, make_client, play_game, snake_kind
 from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.tester import CATEGORIES, TesterReport, run_tester
+from snakewar.games.battlesnake.tester.runner import LEGACY_SKIPPED
 from snakewar.replay import read_replay
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store

@@ -17,7 +17,7 @@ from pettingzoo.test import (  # type: ignore[import-untyped]
 from pettingzoo.utils import parallel_to_aec  # type: ignore[import-untyped]
 
 from snakewar.games.battlesnake import BoardState, Game, Point, Snake
-from snakewar.rl import (
+from snakewar.games.battlesnake.rl import (
     ACTIONS,
     ENV_ID,
     NUM_PLANES,
@@ -398,7 +398,7 @@ def test_bad_options_fail_clearly() -> None:
 def test_missing_extra_names_the_install_command() -> None:
     code = (
         "import sys; sys.modules['pettingzoo'] = None\n"
-        "try:\n    import snakewar.rl\n"
+        "try:\n    import snakewar.games.battlesnake.rl\n"
         "except ImportError as exc:\n    print(type(exc).__name__, exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

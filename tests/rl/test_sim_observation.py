@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 from snakewar.games.battlesnake import BoardState, Point, Snake
-from snakewar.rl import (
+from snakewar.games.battlesnake.rl import (
     EnvConfigError,
     ObservationSpec,
     encode_observation,
     encode_sim,
     encode_sim_all,
 )
-from snakewar.rl.observation import is_wrapped_ruleset
-from snakewar.sim import BatchSim
+from snakewar.games.battlesnake.rl.observation import is_wrapped_ruleset
+from snakewar.games.battlesnake.sim import BatchSim
 
 
 def specs(width: int, height: int, wrapped: bool) -> list[ObservationSpec]:

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from snakewar.games.battlesnake import Game, GameConfig, Settings
-from snakewar.rl import EnvStepError, ObservationSpec, SimVectorEnv, encode_observation
+from snakewar.games.battlesnake.rl import (
+    EnvStepError,
+    ObservationSpec,
+    SimVectorEnv,
+    encode_observation,
+)
 
 
 def masked_random(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from snakewar.checkup import select_scenarios
+from snakewar.games.battlesnake.tester import select_scenarios
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.safety import RateLimitError, UsageBudget
 from tests.asgi_server import serve

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from snakewar.sim.core import jax_available, numba_available
+from snakewar.games.battlesnake.sim.core import jax_available, numba_available
 from tests.system_tools import IN_CI
 
 

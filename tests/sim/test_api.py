@@ -12,9 +12,9 @@ from snakewar.games.battlesnake import Game, GameConfig, Settings
 from snakewar.games.battlesnake.board import create_default_board_state, get_unoccupied_points
 from snakewar.games.battlesnake.game import GameResult
 from snakewar.games.battlesnake.rules import named_ruleset
+from snakewar.games.battlesnake.sim import MOVE_NAMES, BatchSim, NumpyRand, next_seed
+from snakewar.games.battlesnake.sim.bench import measure
 from snakewar.games.battlesnake.types import BoardState
-from snakewar.sim import MOVE_NAMES, BatchSim, NumpyRand, next_seed
-from snakewar.sim.bench import measure
 
 
 def _moves(sim: BatchSim, g: int, actions: np.ndarray, state: BoardState) -> dict[str, str]:

@@ -12,9 +12,18 @@ import pytest
 
 from snakewar.errors import InvalidStateError
 from snakewar.games.battlesnake import Settings
-from snakewar.sim import BatchSim, core
-from snakewar.sim.core import numba_available, resolve_backend
-from snakewar.sim.counter import CHANCE, SETUP, SPAWN, ZONE, CounterRand, draw, draw_int, uniform
+from snakewar.games.battlesnake.sim import BatchSim, core
+from snakewar.games.battlesnake.sim.core import numba_available, resolve_backend
+from snakewar.games.battlesnake.sim.counter import (
+    CHANCE,
+    SETUP,
+    SPAWN,
+    ZONE,
+    CounterRand,
+    draw,
+    draw_int,
+    uniform,
+)
 from tests.sim.conftest import require_numba
 
 STATE = core.STATE_ARRAYS
@@ -59,7 +68,7 @@ def test_counter_rand_is_uniform() -> None:
 
 def test_numba_counter_matches_numpy() -> None:
     require_numba()
-    from snakewar.sim._numba import _uniform
+    from snakewar.games.battlesnake.sim._numba import _uniform
 
     rng = np.random.default_rng(5)
     for _ in range(300):

@@ -15,9 +15,9 @@ import pytest
 
 from snakewar.games.battlesnake import Settings
 from snakewar.games.battlesnake.rules import default_move
+from snakewar.games.battlesnake.sim import MAPS, MOVE_NAMES, RULESETS, BatchSim
 from snakewar.games.battlesnake.testing.conformance import data_files, iter_games
 from snakewar.games.battlesnake.types import BoardState
-from snakewar.sim import MAPS, MOVE_NAMES, RULESETS, BatchSim
 from tests.conformance_data import battlesnake_dir, require
 
 FILES = data_files([battlesnake_dir()])

@@ -12,9 +12,9 @@ import pytest
 from snakewar.engine.rng import INT64_MAX, INT64_MIN
 from snakewar.errors import InvalidStateError
 from snakewar.games.battlesnake import Settings, named_ruleset
+from snakewar.games.battlesnake.sim import MOVE_NAMES, BatchSim
+from snakewar.games.battlesnake.sim.core import jax_available
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
-from snakewar.sim import MOVE_NAMES, BatchSim
-from snakewar.sim.core import jax_available
 from tests.sim.conftest import require_jax, require_numba
 
 BACKENDS = ["numpy", "numba", "jax"]

@@ -12,9 +12,9 @@ import pytest
 
 from snakewar.errors import InvalidStateError, StepError
 from snakewar.games.battlesnake import Settings
+from snakewar.games.battlesnake.sim import BatchSim, next_seed
+from snakewar.games.battlesnake.sim.counter import CHANCE, SETUP, SPAWN, ZONE, draw, uniform
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
-from snakewar.sim import BatchSim, next_seed
-from snakewar.sim.counter import CHANCE, SETUP, SPAWN, ZONE, draw, uniform
 from tests.sim.conftest import require_jax
 from tests.sim.test_backends import STATE, _settings
 
@@ -70,7 +70,7 @@ def _same(a: BatchSim, b: BatchSim, where: str) -> None:
 def test_counter_on_uint32_words_matches_the_spec() -> None:
     import jax.numpy as jnp
 
-    from snakewar.sim import _jax
+    from snakewar.games.battlesnake.sim import _jax
 
     rng = np.random.default_rng(6)
     seeds = rng.integers(-(2**63), 2**63 - 1, size=400, dtype=np.int64)
@@ -117,7 +117,7 @@ def test_a_stepping_loop_copies_nothing_and_reads_pull_one_array() -> None:
     moves = [ref.random_safe_actions(rng, reckless=0.05) for _ in range(30)]
     results = [sim.step(m) for m in moves]
     wanted = [ref.step(m) for m in moves]
-    from snakewar.sim._jax import JaxBatchSim
+    from snakewar.games.battlesnake.sim._jax import JaxBatchSim
 
     assert isinstance(sim, JaxBatchSim)
     assert sim._dev is not None and sim._cache == {}
@@ -219,7 +219,7 @@ def test_a_ring_overflow_is_reported() -> None:
 
 
 def test_the_benchmark_stays_on_the_device() -> None:
-    from snakewar.sim.bench import BenchError, measure
+    from snakewar.games.battlesnake.sim.bench import BenchError, measure
 
     out = measure(16, 11, 11, 4, 5, backend="jax")  # CASES[0]'s compiled step
     assert out["backend"] == "jax" and out["steps"] == 5 and out["turns"] == 80

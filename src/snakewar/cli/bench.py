@@ -302,12 +302,12 @@ def bench_sim(
     from rich.console import Console
     from rich.table import Table
 
-    from snakewar.sim.bench import measure
+    from snakewar.games.battlesnake.sim.bench import measure
 
     measure_rules(5, 99)  # warm-up
     turns, engine, _ = measure_rules(60, 1)
     rules_rate = turns / engine
-    table = Table(title="snakewar.sim, standard ruleset, random safe moves", title_justify="left")
+    table = Table(title="BatchSim, standard ruleset, random safe moves", title_justify="left")
     columns = (
         "board",
         "B",
@@ -805,7 +805,7 @@ def bench_compare(
     from rich.console import Console
     from rich.table import Table
 
-    from snakewar.sim.bench import measure
+    from snakewar.games.battlesnake.sim.bench import measure
 
     # Fail before minutes of measuring, not after.
     for what, path in (("Go harness", go_harness), ("Halite engine", halite_engine)):

@@ -20,7 +20,7 @@ from snakewar.errors import SnakewarError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from snakewar.checkup.runner import TesterReport
+    from snakewar.games.battlesnake.tester.runner import TesterReport
 
 __all__ = ["test_snake"]
 
@@ -68,11 +68,11 @@ def test_snake(
     """
     from rich.console import Console
 
-    from snakewar.checkup.runner import run_tester
-    from snakewar.checkup.scenarios import DEFAULT_RULESETS, scenarios_in
     from snakewar.games.battlesnake.referee.clients import new_http_client
     from snakewar.games.battlesnake.referee.runner import make_client
     from snakewar.games.battlesnake.rules import named_ruleset
+    from snakewar.games.battlesnake.tester.runner import run_tester
+    from snakewar.games.battlesnake.tester.scenarios import DEFAULT_RULESETS, scenarios_in
 
     if timeout < 1:
         raise SnakewarError(f"--timeout {timeout}: expected a number of milliseconds >= 1")
@@ -127,7 +127,7 @@ def print_report(console: Console, report: TesterReport) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from snakewar.checkup.runner import category_totals
+    from snakewar.games.battlesnake.tester.runner import category_totals
 
     def verdict(passed: bool, survival: bool = True) -> Text:
         if passed:

@@ -1,76 +1,18 @@
-"""Reinforcement-learning environments for Battlesnake (the ``rl`` extra).
+"""The old home of Battlesnake's environments (RL): :mod:`snakewar.games.battlesnake.rl`.
 
-* :class:`BattlesnakeParallelEnv`: PettingZoo ``ParallelEnv``, every snake learns.
-* :class:`BattlesnakeEnv`: Gymnasium ``Env``, one learner against bots or policies
-  (also registered as ``snakewar/Battlesnake-v0`` for ``gymnasium.make``).
-* :func:`make_vector_env`: a ``SyncVectorEnv`` of :class:`BattlesnakeEnv`.
-* :class:`SimVectorEnv`: a ``VectorEnv`` over the batched simulator (``snakewar.sim``):
-  one learner per game against random safe snakes, all games stepped at once.
-* :mod:`snakewar.rl.observation`: the board planes and action masks, pure numpy;
-  :func:`encode_sim` the same planes for every game of a ``BatchSim`` at once.
-
-All run the exact rules engine.  Install with ``pip install "snakewar[rl]"``.
-
->>> from snakewar.rl import BattlesnakeParallelEnv
->>> env = BattlesnakeParallelEnv(num_snakes=2)
->>> obs, infos = env.reset(seed=1)
->>> env.agents, obs["snake_0"]["observation"].shape
-(['snake_0', 'snake_1'], (13, 11, 11))
+Importing it, or one of its modules (``snakewar.rl.x`` is the module
+``snakewar.games.battlesnake.rl.x``), still works for one release, with a
+:class:`DeprecationWarning`.
 """
 
-from __future__ import annotations
+import warnings
 
-from snakewar.rl._errors import EnvConfigError, EnvStepError, MissingExtraError
+from snakewar._lazy import alias_submodules
+from snakewar.games.battlesnake.rl import *  # noqa: F403
+from snakewar.games.battlesnake.rl import __all__  # noqa: F401
 
-try:
-    import gymnasium
-    import pettingzoo  # type: ignore[import-untyped]  # noqa: F401 - names the extra
-except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
-    raise MissingExtraError(
-        f"snakewar.rl needs PettingZoo and Gymnasium ({exc.name} is missing): "
-        'pip install "snakewar[rl]"'
-    ) from exc
+alias_submodules("snakewar.rl", "snakewar.games.battlesnake.rl")
 
-from snakewar.rl._common import Rewards
-from snakewar.rl.observation import (
-    ACTIONS,
-    NUM_PLANES,
-    ObservationSpec,
-    Plane,
-    action_mask,
-    encode_board,
-    encode_observation,
+warnings.warn(
+    "snakewar.rl moved to snakewar.games.battlesnake.rl", DeprecationWarning, stacklevel=2
 )
-from snakewar.rl.parallel import BattlesnakeParallelEnv
-from snakewar.rl.sim_observation import encode_sim, encode_sim_all
-from snakewar.rl.sim_vector import SimVectorEnv
-from snakewar.rl.single import BattlesnakeEnv, OpponentPolicy
-from snakewar.rl.vector import make_vector_env
-
-ENV_ID = "snakewar/Battlesnake-v0"
-"""The Gymnasium id of :class:`BattlesnakeEnv`."""
-
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="snakewar.rl.single:BattlesnakeEnv")
-
-__all__ = [
-    "ACTIONS",
-    "ENV_ID",
-    "NUM_PLANES",
-    "BattlesnakeEnv",
-    "BattlesnakeParallelEnv",
-    "EnvConfigError",
-    "EnvStepError",
-    "MissingExtraError",
-    "ObservationSpec",
-    "OpponentPolicy",
-    "Plane",
-    "Rewards",
-    "SimVectorEnv",
-    "action_mask",
-    "encode_board",
-    "encode_observation",
-    "encode_sim",
-    "encode_sim_all",
-    "make_vector_env",
-]

@@ -26,13 +26,13 @@ from typing import Any, Final
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
-from snakewar.checkup import TesterReport, run_tester, select_scenarios
-from snakewar.checkup.runner import CheckResult, ScenarioResult
 from snakewar.errors import ParamsError, UnknownRulesetError
 from snakewar.games.battlesnake.adapter import GAME
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import make_client
 from snakewar.games.battlesnake.rules import named_ruleset
+from snakewar.games.battlesnake.tester import TesterReport, run_tester, select_scenarios
+from snakewar.games.battlesnake.tester.runner import CheckResult, ScenarioResult
 from snakewar.server.auth import NotAllowedError, UserDep
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, client_key

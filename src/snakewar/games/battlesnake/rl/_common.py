@@ -9,10 +9,8 @@ import numpy as np
 from gymnasium import spaces
 
 from snakewar.games.battlesnake.game import Game, GameConfig
-from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
-from snakewar.games.battlesnake.types import BoardState
-from snakewar.rl._errors import EnvConfigError, EnvStepError
-from snakewar.rl.observation import (
+from snakewar.games.battlesnake.rl._errors import EnvConfigError, EnvStepError
+from snakewar.games.battlesnake.rl.observation import (
     ACTIONS,
     Float32Array,
     Int8Array,
@@ -23,6 +21,8 @@ from snakewar.rl.observation import (
     is_wrapped_ruleset,
     observation_bounds,
 )
+from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
+from snakewar.games.battlesnake.types import BoardState
 
 __all__ = ["EnvSetup", "Outcome", "Rewards", "agent_ids"]
 

@@ -1,4 +1,4 @@
-"""The exceptions of :mod:`snakewar.rl` (importable without the ``rl`` extra)."""
+"""The exceptions of :mod:`snakewar.games.battlesnake.rl` (importable without the ``rl`` extra)."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ the numba one and several workers each worker's kernel runs on one thread, so th
 the workers and not the threads fill the cores.
 
 With ``backend="jax"`` the loop stays on the device: moves are chosen there
-(:meth:`~snakewar.sim._jax.JaxBatchSim.device_random_safe_actions`), the step's result
-is never copied back, and each timed part ends when the device has finished it
+(:meth:`~snakewar.games.battlesnake.sim._jax.JaxBatchSim.device_random_safe_actions`), the
+step's result is never copied back, and each timed part ends when the device has finished it
 (``block_until_ready``).  The figures then also give the device and, where jax reports
 it (GPUs; not CPUs), its peak memory.  Measuring on a GPU::
 
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from snakewar.errors import SnakewarError
-from snakewar.sim.core import BatchSim, resolve_backend
+from snakewar.games.battlesnake.sim.core import BatchSim, resolve_backend
 
 __all__ = ["measure"]
 
@@ -155,7 +155,7 @@ def _run_jax(
     import jax
     import jax.numpy as jnp
 
-    from snakewar.sim._jax import JaxBatchSim, JaxStepResult
+    from snakewar.games.battlesnake.sim._jax import JaxBatchSim, JaxStepResult
 
     sim = _new_sim(batch, width, height, snakes, seed, ruleset, map_id, "jax")
     assert isinstance(sim, JaxBatchSim)

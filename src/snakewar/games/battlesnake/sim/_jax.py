@@ -1,4 +1,4 @@
-"""The JAX backend of :class:`~snakewar.sim.BatchSim`: the turn as one jitted, vmapped function.
+"""The JAX backend of :class:`~snakewar.games.battlesnake.sim.BatchSim`: one jitted, vmapped turn.
 
 Imported only when ``BatchSim(backend="jax")`` is asked for (``pip install snakewar[gpu]``,
 or ``jax[cuda12]`` for a GPU).  The games live on the device as fixed-shape arrays (one
@@ -6,8 +6,8 @@ pytree, :data:`FIELDS`); :func:`_game_step` plays one turn of one game and ``jax
 maps it over the batch, so a step is one compiled call that never leaves the device.
 
 Only ``randomness="fast"`` is played: every draw is the counter hash of
-:mod:`snakewar.sim.counter` (reimplemented here on ``uint32`` words, so no x64 mode is
-needed), and a game is draw for draw the numpy backend's game.  The Go stream is
+:mod:`snakewar.games.battlesnake.sim.counter` (reimplemented here on ``uint32`` words, so no
+x64 mode is needed), and a game is draw for draw the numpy backend's game.  The Go stream is
 sequential per game and has no such form.
 
 Host and device copies (why the arrays are properties here): after a step the device
@@ -31,8 +31,8 @@ import numpy as np
 import numpy.typing as npt
 
 from snakewar.errors import InvalidStateError, StepError
-from snakewar.sim import counter
-from snakewar.sim.core import STATE_ARRAYS, BatchSim, StepResult
+from snakewar.games.battlesnake.sim import counter
+from snakewar.games.battlesnake.sim.core import STATE_ARRAYS, BatchSim, StepResult
 
 __all__ = ["FIELDS", "JaxBatchSim", "JaxStepResult", "draw", "uniform"]
 
@@ -79,7 +79,7 @@ Game = dict[str, jax.Array]
 Carry = tuple[jax.Array, jax.Array, jax.Array, jax.Array, jax.Array]
 
 
-# -- counter hash (snakewar.sim.counter's spec, on uint32 words) ------------------------
+# -- counter hash (snakewar.games.battlesnake.sim.counter's spec, on uint32 words) -----------
 
 
 def _u32(x: int | jax.Array) -> jax.Array:
@@ -138,7 +138,7 @@ def uniform(
 
 
 def _next_seed(lo: jax.Array, hi: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """:func:`~snakewar.sim.core.next_seed` on the two 32-bit halves."""
+    """:func:`~snakewar.games.battlesnake.sim.core.next_seed` on the two 32-bit halves."""
     ml, mh = _u32(_SEED_MUL & 0xFFFFFFFF), _u32(_SEED_MUL >> 32)
     al, ah = _u32(_SEED_ADD & 0xFFFFFFFF), _u32(_SEED_ADD >> 32)
     p_hi, p_lo = _mul_full(lo, ml)
@@ -867,7 +867,7 @@ class JaxBatchSim(BatchSim):
 
     def _device_tables(self) -> Tables:
         if self._tables_dev is None:
-            from snakewar.sim.core import _NO_FIXED
+            from snakewar.games.battlesnake.sim.core import _NO_FIXED
 
             start_cells, cand = self._fixed if self._fixed is not None else _NO_FIXED
             self._tables_dev = Tables(

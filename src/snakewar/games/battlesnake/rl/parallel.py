@@ -12,8 +12,8 @@ from pettingzoo import ParallelEnv  # type: ignore[import-untyped]
 
 from snakewar.games.battlesnake.ascii import render_board
 from snakewar.games.battlesnake.game import Game
-from snakewar.rl._common import EnvSetup, Rewards
-from snakewar.rl._errors import EnvConfigError, EnvStepError
+from snakewar.games.battlesnake.rl._common import EnvSetup, Rewards
+from snakewar.games.battlesnake.rl._errors import EnvConfigError, EnvStepError
 
 __all__ = ["BattlesnakeParallelEnv", "ObsDict"]
 
@@ -32,9 +32,9 @@ class BattlesnakeParallelEnv(ParallelEnv):  # type: ignore[misc]
     observation and reward.
 
     Observations follow PettingZoo's convention for masks: a ``Dict`` with
-    ``"observation"`` (see :mod:`snakewar.rl.observation`) and ``"action_mask"``
+    ``"observation"`` (see :mod:`snakewar.games.battlesnake.rl.observation`) and ``"action_mask"``
     (``int8`` [4], 1 = the move is not certainly fatal).  Rewards (see
-    :class:`~snakewar.rl.Rewards`): +1 to the last snake alive, -1 to an
+    :class:`~snakewar.games.battlesnake.rl.Rewards`): +1 to the last snake alive, -1 to an
     eliminated snake, 0 to the snakes that die together on the last turn of a
     drawn game, 0 otherwise.
 

@@ -1,10 +1,10 @@
 """Board planes straight from the batched simulator's arrays, every game at once.
 
 :func:`encode_sim` returns, for one snake of every game of a
-:class:`~snakewar.sim.BatchSim`, the very planes that
-:func:`~snakewar.rl.observation.encode_observation` makes from that game's
+:class:`~snakewar.games.battlesnake.sim.BatchSim`, the very planes that
+:func:`~snakewar.games.battlesnake.rl.observation.encode_observation` makes from that game's
 :class:`~snakewar.games.battlesnake.BoardState` (same values, bit for bit, and
-the same framing by :class:`~snakewar.rl.observation.ObservationSpec`), without
+the same framing by :class:`~snakewar.games.battlesnake.rl.observation.ObservationSpec`), without
 building the states: the cost is a few numpy operations per batch instead of a
 state conversion per game.  :func:`encode_sim_all` does it for every snake.
 
@@ -21,10 +21,10 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from snakewar.games.battlesnake.rl._errors import EnvConfigError
+from snakewar.games.battlesnake.rl.observation import NUM_PLANES, ObservationSpec, Plane
+from snakewar.games.battlesnake.sim import BatchSim
 from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH
-from snakewar.rl._errors import EnvConfigError
-from snakewar.rl.observation import NUM_PLANES, ObservationSpec, Plane
-from snakewar.sim import BatchSim
 
 __all__ = ["encode_sim", "encode_sim_all"]
 
@@ -207,7 +207,7 @@ class _Batch:
     def frame(self, planes: Float32Array, spec: ObservationSpec, snake: int) -> Float32Array:
         """Place ``[n, C, H, W]`` board planes in the grid of ``spec``: ``[n, C, GH, GW]``.
 
-        The same placement as :func:`~snakewar.rl.observation.frame_planes`: the
+        The same placement as :func:`~snakewar.games.battlesnake.rl.observation.frame_planes`: the
         board at the bottom-left corner, or centred on the own head (rolled on a
         wrapped board, shifted on a bounded one), or on the board's middle for a
         dead snake.

@@ -1,11 +1,11 @@
 """A vectorised single-agent environment over the batched simulator.
 
 :class:`SimVectorEnv` is a Gymnasium ``VectorEnv`` of ``num_envs`` games stepped
-together by :class:`snakewar.sim.BatchSim`.  The learner is ``snake_0`` in every
+together by :class:`snakewar.games.battlesnake.sim.BatchSim`.  The learner is ``snake_0`` in every
 game; the other snakes play a uniformly random safe move (the simulator's own
 vectorised policy, so opponents cost no Python per game).  Observations are the
-same board planes as :class:`~snakewar.rl.BattlesnakeEnv`'s
-(:func:`~snakewar.rl.observation.encode_observation`), and ``info["action_mask"]``
+same board planes as :class:`~snakewar.games.battlesnake.rl.BattlesnakeEnv`'s
+(:func:`~snakewar.games.battlesnake.rl.observation.encode_observation`), and ``info["action_mask"]``
 the simulator's safe-move mask for the learner.
 
 An episode ends when the game ends, when the learner is eliminated (the game is
@@ -14,9 +14,10 @@ then restarted at once, even if others still play), or at ``max_turns``
 returned observation is the new episode's first one, and
 ``info["final_obs"]``/``info["_final_obs"]`` hold the finished episodes' last ones.
 
-Stepping is batched, and so is encoding: :func:`~snakewar.rl.sim_observation.encode_sim`
-reads the planes straight from the simulator's arrays, equal to the per-game
-encoder's.  ``batched_obs=False`` encodes each game through its
+Stepping is batched, and so is encoding:
+:func:`~snakewar.games.battlesnake.rl.sim_observation.encode_sim` reads the planes straight
+from the simulator's arrays, equal to the per-game encoder's.  ``batched_obs=False`` encodes
+each game through its
 :class:`~snakewar.games.battlesnake.BoardState` instead (about 0.1 ms per game:
 the reference the batched planes are tested against).  With
 ``randomness="go"`` every game is exactly the rules engine's game for its seed.
@@ -32,17 +33,17 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
-from snakewar.rl._common import Rewards
-from snakewar.rl._errors import EnvConfigError, EnvStepError
-from snakewar.rl.observation import (
+from snakewar.games.battlesnake.rl._common import Rewards
+from snakewar.games.battlesnake.rl._errors import EnvConfigError, EnvStepError
+from snakewar.games.battlesnake.rl.observation import (
     ObservationSpec,
     encode_observation,
     is_wrapped_ruleset,
     observation_bounds,
 )
-from snakewar.rl.sim_observation import encode_sim
-from snakewar.sim import BatchSim
+from snakewar.games.battlesnake.rl.sim_observation import encode_sim
+from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
+from snakewar.games.battlesnake.sim import BatchSim
 
 __all__ = ["SimVectorEnv"]
 

@@ -1,7 +1,7 @@
 """The batched simulator: B independent Battlesnake games stepped together.
 
 The numpy backend here runs each stage of a turn over the whole batch; the numba one
-(:mod:`snakewar.sim._numba`) runs the whole turn game by game, compiled.
+(:mod:`snakewar.games.battlesnake.sim._numba`) runs the whole turn game by game, compiled.
 
 Layout (``B`` games, ``S`` snakes, ``P`` cells of the board padded by one square on
 each side, ``L`` ring-buffer slots per body):
@@ -43,8 +43,8 @@ from snakewar.games.battlesnake.settings import (
     SHRINK_EVERY_N_TURNS,
     Settings,
 )
+from snakewar.games.battlesnake.sim import counter
 from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, BoardState, Point, Snake
-from snakewar.sim import counter
 
 __all__ = [
     "BACKENDS",
@@ -266,7 +266,8 @@ class BatchSim:
         seeds: per-game seeds (default ``0 .. batch-1``).
         randomness: ``"go"`` plays exactly the rules engine's game for each seed (food
             spawns and setup from ``Settings.get_rand``); ``"fast"`` draws each number
-            as a hash of (seed, turn, purpose, index) (:mod:`snakewar.sim.counter`),
+            as a hash of (seed, turn, purpose, index)
+            (:mod:`snakewar.games.battlesnake.sim.counter`),
             with the same probabilities: a game depends on its seed and moves only.
         auto_reset: a finished game is replaced at once by a new one whose seed is
             :func:`next_seed` of the old one (``episode`` counts them per slot).
@@ -274,7 +275,8 @@ class BatchSim:
         keep_final_states: put finished games' final states into :class:`StepResult`.
         backend: ``"numba"`` (a compiled kernel, parallel over games), ``"numpy"``,
             ``"auto"`` (numba when importable) or ``"jax"`` (jit and vmap on a device,
-            fast randomness only; see :mod:`snakewar.sim._jax`); see :data:`BACKENDS`.
+            fast randomness only; see :mod:`snakewar.games.battlesnake.sim._jax`); see
+            :data:`BACKENDS`.
             Every backend plays the same games on the same arrays.
 
     Raises:
@@ -290,7 +292,7 @@ class BatchSim:
         # checked (and a missing jax reported) by __init__'s resolve_backend.
         backend = kwargs.get("backend", args[12] if len(args) > 12 else "auto")
         if cls is BatchSim and backend == "jax" and jax_available():
-            from snakewar.sim._jax import JaxBatchSim
+            from snakewar.games.battlesnake.sim._jax import JaxBatchSim
 
             return super().__new__(JaxBatchSim)
         return super().__new__(cls)
@@ -698,7 +700,8 @@ class BatchSim:
         game-over rule (default: solo when fewer than two snakes, as the CLI does).
 
         Ranges: health, turn and ``eliminated_on_turn`` any 64-bit value, wrapped as Go
-        wraps them (``backend="jax"``: ``-2**29..2**29``, see :mod:`snakewar.sim._jax`);
+        wraps them (``backend="jax"``: ``-2**29..2**29``, see
+        :mod:`snakewar.games.battlesnake.sim._jax`);
         points on the board or one square off it (bodies, food and hazards; a hazard
         there damages a head as in Go), except an alive snake's head, which must be on
         the board.
@@ -896,7 +899,7 @@ class BatchSim:
         return self._finish(slots)
 
     def _step_numba(self, act: IntArray) -> StepResult:
-        from snakewar.sim import _numba
+        from snakewar.games.battlesnake.sim import _numba
 
         if self._kernel_tables is None:
             order = self.xmajor if self.randomness == "go" else np.flatnonzero(self.on_board)

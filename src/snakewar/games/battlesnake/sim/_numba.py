@@ -1,4 +1,4 @@
-"""The numba backend of :class:`~snakewar.sim.BatchSim`: one compiled pass per step.
+"""The numba backend of :class:`~snakewar.games.battlesnake.sim.BatchSim`: a compiled pass a step.
 
 Imported only when numba is (``pip install snakewar[sim]``).  :func:`step_games`
 plays one turn of every unfinished game on the same arrays the numpy backend keeps,
@@ -11,8 +11,8 @@ which thread plays it.
 Randomness is the same as the numpy backend's, draw for draw: ``go`` runs Go's
 ``math/rand`` source (seeded with ``seed + turn``, as the rules engine does) ported
 here with its words computed on demand (see :mod:`snakewar.engine.rng`); ``fast``
-uses the counter hash of :mod:`snakewar.sim.counter`.  Auto-resets of fast games on
-the fixed start squares (square boards from 7x7) run here too, draw for draw as the
+uses the counter hash of :mod:`snakewar.games.battlesnake.sim.counter`.  Auto-resets of fast
+games on the fixed start squares (square boards from 7x7) run here too, draw for draw as the
 numpy setup; every other setup stays in the shared numpy code.
 
 ``cache=True`` keeps the compiled code in ``__pycache__``, so a process after the
@@ -27,7 +27,7 @@ from numba import prange
 
 from snakewar.engine._gocooked import RNG_COOKED
 from snakewar.engine.rng import _PM_POW
-from snakewar.sim import counter
+from snakewar.games.battlesnake.sim import counter
 
 __all__ = ["GO_COOKED", "GO_POW", "step_games"]
 
@@ -82,7 +82,7 @@ _inline = numba.njit(cache=True, nogil=True, inline="always")
 _bare = numba.njit(cache=True, nogil=True, _nrt=False)  # type: ignore[call-overload]
 
 
-# -- counter hash (snakewar.sim.counter's spec) -------------------------------------
+# -- counter hash (snakewar.games.battlesnake.sim.counter's spec) ---------------------------
 
 
 @_jit

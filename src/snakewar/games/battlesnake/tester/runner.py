@@ -8,7 +8,7 @@
    object with ``apiversion`` the string ``"1"``; bad customizations are noted,
    not failed), then ``POST /start``, ``POST /move`` (a valid move within the
    timeout) and ``POST /end`` on a fresh 11x11 game.
-2. **Scenarios**: the scenarios of :mod:`snakewar.checkup.scenarios` for the
+2. **Scenarios**: the scenarios of :mod:`snakewar.games.battlesnake.tester.scenarios` for the
    rulesets asked for (standard by default), each in its 8 symmetric variants; each
    variant is a game of its own (``/start`` at turn 0, one ``/move``, ``/end``) and
    passes when the move is one of the acceptable ones.
@@ -46,14 +46,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from snakewar.checkup.scenarios import (
-    DEFAULT_RULESETS,
-    STRATEGY,
-    SURVIVAL,
-    YOU,
-    Scenario,
-    select_scenarios,
-)
 from snakewar.errors import WireFormatError
 from snakewar.games.battlesnake.ascii import render_board
 from snakewar.games.battlesnake.bots.base import SnakeMetadata
@@ -69,6 +61,14 @@ from snakewar.games.battlesnake.referee.clients import (
 )
 from snakewar.games.battlesnake.rules import named_ruleset
 from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.tester.scenarios import (
+    DEFAULT_RULESETS,
+    STRATEGY,
+    SURVIVAL,
+    YOU,
+    Scenario,
+    select_scenarios,
+)
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
 from snakewar.games.battlesnake.wire import (
     API_VERSION,

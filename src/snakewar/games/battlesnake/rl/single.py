@@ -13,10 +13,10 @@ from gymnasium import spaces
 from snakewar.games.battlesnake.ascii import render_board
 from snakewar.games.battlesnake.bots import Bot, make_bot
 from snakewar.games.battlesnake.game import Game
+from snakewar.games.battlesnake.rl._common import EnvSetup, Rewards
+from snakewar.games.battlesnake.rl._errors import EnvConfigError, EnvStepError
+from snakewar.games.battlesnake.rl.observation import ACTIONS, Float32Array
 from snakewar.games.battlesnake.wire import GameInfo, MoveReply, SnakeRequest
-from snakewar.rl._common import EnvSetup, Rewards
-from snakewar.rl._errors import EnvConfigError, EnvStepError
-from snakewar.rl.observation import ACTIONS, Float32Array
 
 __all__ = ["BattlesnakeEnv", "OpponentPolicy"]
 
@@ -37,12 +37,12 @@ class BattlesnakeEnv(gymnasium.Env[npt.NDArray[Any], np.int64]):
     the snakes still alive and whose game id derives from the game's seed, so
     built-in bots replay the same game from the same seed.
 
-    Observation: ``float32`` [C, H, W] (see :mod:`snakewar.rl.observation`);
+    Observation: ``float32`` [C, H, W] (see :mod:`snakewar.games.battlesnake.rl.observation`);
     ``info["action_mask"]`` is the ``int8`` [4] mask of moves that are not
     certainly fatal (pass it to ``action_space.sample(mask)``).  Action: 0 up,
     1 down, 2 left, 3 right.  The episode terminates when the learner is
     eliminated or the game ends, and is truncated when the turn reaches
-    ``max_turns``.  Rewards as :class:`~snakewar.rl.BattlesnakeParallelEnv`'s for
+    ``max_turns``.  Rewards as :class:`~snakewar.games.battlesnake.rl.BattlesnakeParallelEnv`'s for
     the learner: +1 win, -1 eliminated, 0 drawn end, 0 otherwise by default.
 
     Seeding: ``reset(seed=s)`` plays the game with seed ``s``; a reset without a

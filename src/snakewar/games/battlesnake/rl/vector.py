@@ -1,9 +1,9 @@
-"""A vectorised form of :class:`~snakewar.rl.BattlesnakeEnv`.
+"""A vectorised form of :class:`~snakewar.games.battlesnake.rl.BattlesnakeEnv`.
 
 :func:`make_vector_env` steps ``n`` independent games one after another in this
 process (Gymnasium's ``SyncVectorEnv``): simple, and as fast as the rules engine
 is per game.  A faster vectorised environment backed by the batched numpy
-simulator (``snakewar.sim``), with the same observation encoding, is planned.
+simulator (``snakewar.games.battlesnake.sim``), with the same observation encoding, is planned.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
-from snakewar.rl._errors import EnvConfigError
-from snakewar.rl.single import BattlesnakeEnv
+from snakewar.games.battlesnake.rl._errors import EnvConfigError
+from snakewar.games.battlesnake.rl.single import BattlesnakeEnv
 
 __all__ = ["make_vector_env"]
 
