@@ -27,6 +27,7 @@ from fastapi.responses import JSONResponse, Response
 
 from snakewar.games.battlesnake.adapter import GAME
 from snakewar.games.battlesnake.frames import game_info_from_header
+from snakewar.games.battlesnake.routes.schemas import EngineFrames, EngineGame
 from snakewar.server.deps import ManagerDep, StoreDep, StoredFollowingDep
 from snakewar.server.fanout import LAGGING_CLOSE_CODE, FollowerLagError
 from snakewar.server.followers import (
@@ -39,7 +40,6 @@ from snakewar.server.followers import (
 )
 from snakewar.server.manager import LiveGame
 from snakewar.server.safety import address_key
-from snakewar.server.schemas import EngineFrames, EngineGame
 from snakewar.storage import AsyncStore, GameNotFoundError, GameRow
 
 __all__ = [

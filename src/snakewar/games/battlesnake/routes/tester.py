@@ -32,13 +32,13 @@ from snakewar.errors import ParamsError, UnknownRulesetError
 from snakewar.games.battlesnake.adapter import GAME
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import make_client
+from snakewar.games.battlesnake.routes.schemas import TesterReportOut, TestRequest
 from snakewar.games.battlesnake.rules import named_ruleset
 from snakewar.server.auth import NotAllowedError, UserDep
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, client_key
 from snakewar.server.matches import check_entrants
 from snakewar.server.safety import UsageBudget
-from snakewar.server.schemas import TesterReportOut, TestRequest
 
 __all__ = ["router"]
 
