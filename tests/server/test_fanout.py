@@ -17,9 +17,9 @@ from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
+from snakewar.games.battlesnake.routes import engine
 from snakewar.server import ServerConfig, create_app, fanout
 from snakewar.server.fanout import LAGGING_CLOSE_CODE, FollowerLagError, FrameFeed
-from snakewar.server.routers import engine
 from tests.asgi_server import free_port, serve
 from tests.waiting import wait_finished
 

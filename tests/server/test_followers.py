@@ -27,6 +27,7 @@ from websockets.exceptions import ConnectionClosed
 
 from snakewar.engine.protocol import Frame, PlayedGame
 from snakewar.games.battlesnake.adapter import match_spec, played_game
+from snakewar.games.battlesnake.routes import engine
 from snakewar.referee import SnakeMatch, play_match
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.followers import (
@@ -40,7 +41,6 @@ from snakewar.server.followers import (
     StoredFollowing,
     StoredPages,
 )
-from snakewar.server.routers import engine
 from snakewar.server.safety import address_key
 from snakewar.storage import AsyncStore, GameNotFoundError, Store
 from tests.asgi_server import serve

@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 import snakewar
 from snakewar.adapters import games
 from snakewar.arena.ladder import Ladder
+from snakewar.games.battlesnake.bots import bot_names
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.deps import TEMPLATES_DIR
 from snakewar.storage import Store
@@ -98,6 +99,14 @@ def test_the_game_page_embeds_the_viewer_fitted_to_its_frame(client: TestClient)
     for bad in ("x", "²", "9" * 5000):
         page = client.get("/view/g-1", params={"turn": bad})
         assert page.status_code == 200 and "turn=" not in page.text, bad
+
+
+def test_the_new_game_form_names_the_default_games_builtin_bots(client: TestClient) -> None:
+    # The page takes them from the registry (the default game's catalogue), not a game.
+    html = client.get("/new").text
+    (names,) = re.findall(r"a URL or a built-in \(([^)]*)\)", html)
+    assert names.split(", ") == [f"builtin:{name}" for name in bot_names()]
+    assert "builtin:hunter" in names.split(", ")
 
 
 def frame_of(html: str) -> str:

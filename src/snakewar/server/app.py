@@ -4,11 +4,11 @@ Routes:
 
 * ``/api/games``: create, list, get, cancel, rematch and export games of any game;
   ``/api/catalogue`` (the games, their parameters and bots), ``/api/ladders``,
-  ``/api/tournaments``, ``/api/halite`` (Halite III replays), ``/api/test`` (the snake
-  tester).  OpenAPI at ``/openapi.json``, docs at ``/docs``.
-* ``/games/{id}``, ``/games/{id}/frames``, websocket ``/games/{id}/events``: the
-  official Battlesnake board's engine API, so the official board and community tools
-  can watch Snakewar games unchanged (CORS open on these).
+  ``/api/tournaments``.  OpenAPI at ``/openapi.json``, docs at ``/docs``.
+* each registered game's own routes, from its adapter's
+  :meth:`~snakewar.engine.protocol.GameAdapter.routers` (a game package's ``routes``);
+  CORS is open on the read-only engine routes ``GET /games/{id}...``
+  (:class:`~snakewar.server.safety.EngineCorsMiddleware`).
 * ``/static/viewer/...``: the bundled viewers and the pages' modules and stylesheet;
   the pages themselves (``/``, ``/new``, ``/view/{id}``...) are :mod:`.routers.pages`
   (Jinja2 templates), the offline API docs :mod:`.routers.docs`.
@@ -39,19 +39,23 @@ from snakewar.server.config import MEMORY_DATABASE, SIGNUP_MODES, ServerConfig
 from snakewar.server.decoding import DecoderPool
 from snakewar.server.deps import STATIC_URL
 from snakewar.server.errors import add_error_handlers
-from snakewar.server.followers import FollowerLimits, SendTurns, StoredFollowing, StoredPages
+from snakewar.server.followers import (
+    FollowerLimits,
+    SendTurns,
+    StoredFollowing,
+    StoredPages,
+    encode_stored_frame,
+)
 from snakewar.server.headers import SecurityHeadersMiddleware
 from snakewar.server.manager import GameManager, UserCaps
 from snakewar.server.routers import (
     auth,
     catalogue,
     docs,
-    engine,
     games,
     ladders,
     pages,
     snakes,
-    tester,
     tokens,
     tournaments,
     users,
@@ -145,7 +149,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         app.state.passwords = passwords
         app.state.uploads = uploads = UploadCache()
         app.state.stored_following = StoredFollowing(
-            StoredPages(astore, engine.encode_stored_frame, config.stored_frames_bytes),
+            StoredPages(astore, encode_stored_frame, config.stored_frames_bytes),
             SendTurns(),
             FollowerLimits(
                 config.stored_followers_per_game,
@@ -198,13 +202,13 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     # Outermost: every answer has the headers, refusals of the layers inside included.
     app.add_middleware(SecurityHeadersMiddleware)
     add_error_handlers(app, not_found_page=pages.not_found_page)
-    routers = (auth, tokens, users, snakes, games, catalogue, engine, ladders, tournaments)
-    for module in routers:
+    for module in (auth, tokens, users, snakes, games, catalogue, ladders, tournaments):
         app.include_router(module.router)
+    # Each game's own routes come before the pages (which catch no path of theirs).
     for game in registered:
         for game_router in game.routers():
             app.include_router(game_router)
-    for module in (tester, pages, docs):
+    for module in (pages, docs):
         app.include_router(module.router)
     app.mount(STATIC_URL, StaticFiles(directory=static_dir()), name="viewer")
     docs.mount_docs_static(app)

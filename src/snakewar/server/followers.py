@@ -28,6 +28,7 @@ import asyncio
 import collections
 import contextlib
 import functools
+import json
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ __all__ = [
     "CHUNKS_PER_TURN",
     "CHUNK_BYTES",
     "CHUNK_FRAMES",
+    "FRAME_PREFIX",
     "PAGE",
     "FollowerLimitError",
     "FollowerLimits",
@@ -51,10 +53,37 @@ __all__ = [
     "SendTurns",
     "StoredFollowing",
     "StoredPages",
+    "encode_frame",
+    "encode_stored_frame",
 ]
 
 PAGE: Final = 100
 """Frames read from the store, and kept, at a time."""
+
+FRAME_PREFIX: Final = '{"Type":"frame","Data":'
+"""How every frame message without a ``Time`` starts: the rest is the view's JSON and
+``}``, so a reader of the pages (the engine API's ``/frames``) takes the views out of
+the stored games' encoded messages."""
+
+
+def encode_frame(view: Mapping[str, Any], produced: float | None) -> str:
+    """A ``{"Type": "frame"}`` message of a game's events websocket, as its text.
+
+    The official Battlesnake board's event format; the followers' pages hold stored
+    frames in it (:func:`encode_stored_frame`), so the server that builds them names no
+    game.
+    """
+    message: dict[str, Any] = {"Type": "frame", "Data": view}
+    if produced is not None:
+        # "Time" (when the frame was made) is extra: the official board ignores it.
+        message["Time"] = produced
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+def encode_stored_frame(view: Mapping[str, Any]) -> str:
+    """A stored frame's ``{"Type": "frame"}`` message (it has no ``Time``)."""
+    return encode_frame(view, None)
+
 
 CHUNK_FRAMES: Final = 8
 """The most frames a follower sends in one turn."""

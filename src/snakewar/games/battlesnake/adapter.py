@@ -643,6 +643,15 @@ class BattlesnakeAdapter(GameAdapter):
             query["turn"] = str(turn)
         return ViewerPage(template="game.html", board="board.html?" + urlencode(query))
 
+    # -- the parts Battlesnake adds to the server and the bot workers ----------------------
+
+    @override
+    def routers(self) -> Sequence[Any]:
+        # Imported here: the command line and the arena never load the web framework.
+        from snakewar.games.battlesnake.routes import engine, tester
+
+        return (engine.router, tester.router)
+
     @override
     def worker_bot(self, spec: str, seed: int | None = None) -> Any:
         # A snake's moves come through the host's start/move/end calls (snakewar.bots.host).

@@ -23,12 +23,11 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
-from snakewar.adapters import get_game
+from snakewar.adapters import default_game, get_game
 from snakewar.arena.ladder import load_ladder
 from snakewar.arena.tournament_runner import load_tournament
 from snakewar.arena.tournaments import FORMAT_TITLES
 from snakewar.errors import SnakewarError
-from snakewar.games.battlesnake.bots import bot_names
 from snakewar.games.halite3.routes import MAX_UPLOAD_BYTES
 from snakewar.server.auth import Principal, get_principal
 from snakewar.server.deps import ManagerDep, StoreDep, TemplatesDep, get_templates, static_url
@@ -119,8 +118,8 @@ def home(request: Request, templates: TemplatesDep) -> HTMLResponse:
 
 @router.get("/new")
 def new_game(request: Request, templates: TemplatesDep) -> HTMLResponse:
-    """The new-game form."""
-    builtins = [f"builtin:{name}" for name in bot_names()]
+    """The new-game form (the default game's: its built-in bots come from its catalogue)."""
+    builtins = [f"builtin:{bot.name}" for bot in default_game().catalogue().bots]
     return _render(templates, request, "new_game.html", title="New game", builtins=builtins)
 
 

@@ -30,6 +30,7 @@ from snakewar.errors import ParamsError, UnknownRulesetError
 from snakewar.games.battlesnake.adapter import GAME
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import make_client
+from snakewar.games.battlesnake.routes.schemas import TesterReportOut, TestRequest
 from snakewar.games.battlesnake.rules import named_ruleset
 from snakewar.games.battlesnake.tester import TesterReport, run_tester, select_scenarios
 from snakewar.games.battlesnake.tester.runner import CheckResult, ScenarioResult
@@ -38,7 +39,6 @@ from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, client_key
 from snakewar.server.matches import check_entrants
 from snakewar.server.safety import UsageBudget
-from snakewar.server.schemas import TesterReportOut, TestRequest
 
 __all__ = ["router"]
 

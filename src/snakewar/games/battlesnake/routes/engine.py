@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,12 +27,19 @@ from fastapi.responses import JSONResponse, Response
 
 from snakewar.games.battlesnake.adapter import GAME
 from snakewar.games.battlesnake.frames import game_info_from_header
+from snakewar.games.battlesnake.routes.schemas import EngineFrames, EngineGame
 from snakewar.server.deps import ManagerDep, StoreDep, StoredFollowingDep
 from snakewar.server.fanout import LAGGING_CLOSE_CODE, FollowerLagError
-from snakewar.server.followers import PAGE, FollowerLimitError, StoredFollowing
+from snakewar.server.followers import (
+    FRAME_PREFIX,
+    PAGE,
+    FollowerLimitError,
+    StoredFollowing,
+    encode_frame,
+    encode_stored_frame,
+)
 from snakewar.server.manager import LiveGame
 from snakewar.server.safety import address_key
-from snakewar.server.schemas import EngineFrames, EngineGame
 from snakewar.storage import AsyncStore, GameNotFoundError, GameRow
 
 __all__ = [
@@ -60,10 +66,6 @@ GAME_NOT_FOUND_CLOSE_CODE = 4404
 FOLLOWER_LIMIT_CLOSE_CODE = 4429
 """The websocket close code of a stored game's follower refused by a cap (like HTTP 429):
 the reason names the cap; it may try again later."""
-
-FRAME_PREFIX = '{"Type":"frame","Data":'
-"""How every frame message without a ``Time`` starts: the rest is the view's JSON and
-``}``, so ``/frames`` takes the views out of the stored games' encoded messages."""
 
 
 def _live_info(live: LiveGame) -> dict[str, Any]:
@@ -133,20 +135,6 @@ async def engine_frames(
         at += len(texts)
     body = f'{{"Count":{count},"Frames":[{",".join(frames)}]}}'
     return Response(body.encode(), media_type="application/json")
-
-
-def encode_frame(view: Mapping[str, Any], produced: float | None) -> str:
-    """A ``{"Type": "frame"}`` message of the events websocket, as its text."""
-    message: dict[str, Any] = {"Type": "frame", "Data": view}
-    if produced is not None:
-        # "Time" (when the frame was made) is extra: the official board ignores it.
-        message["Time"] = produced
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-
-
-def encode_stored_frame(view: Mapping[str, Any]) -> str:
-    """A stored frame's ``{"Type": "frame"}`` message (it has no ``Time``)."""
-    return encode_frame(view, None)
 
 
 def _encode_live(view: Mapping[str, Any], produced: float) -> str:
