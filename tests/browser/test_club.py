@@ -57,6 +57,9 @@ def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Club]:
         signup="invite",
         # The test's snakes run on loopback: the operator lets bots live there.
         allowed_networks=("127.0.0.0/8",),
+        # Every test of the module logs in from this one address, as fast as chromium goes:
+        # at the default ten a minute a quick run was refused half-way.
+        logins_per_minute=600.0,
     )
     with Store(f"sqlite:///{db}") as store, SnakeServers() as servers:
         admin = make_user(store, "boss", admin=True)

@@ -145,7 +145,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         app.state.arena = arena
         app.state.runs = runs
         app.state.limiter = RateLimiter(per_minute=config.games_per_minute)
-        app.state.login_limiter = RateLimiter(per_minute=10.0, burst=10)
+        app.state.login_limiter = RateLimiter(per_minute=config.logins_per_minute, burst=10)
         app.state.passwords = passwords
         app.state.uploads = uploads = UploadCache()
         app.state.stored_following = StoredFollowing(

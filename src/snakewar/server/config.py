@@ -34,6 +34,8 @@ class ServerConfig:
         max_timeout_ms: the longest time per turn.
         max_turns: the most turns a game may last.
         games_per_minute: per client, in public mode (a burst of 10 is allowed).
+        logins_per_minute: log-in and sign-up attempts per client address (a burst of 10
+            is allowed), failed ones included: what slows password guessing down.
         store_workers: threads that run database calls.
         arena_workers: threads that run ladder and tournament runs.
         signup: a public server's sign-up mode, one of :data:`SIGNUP_MODES` (admins
@@ -92,6 +94,7 @@ class ServerConfig:
     max_timeout_ms: int = 2000
     max_turns: int = 5000
     games_per_minute: float = 30.0
+    logins_per_minute: float = 10.0
     store_workers: int = 4
     arena_workers: int = 2
     signup: str = "invite"
