@@ -15,6 +15,7 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import Any
@@ -75,3 +76,11 @@ def alias_submodules(old: str, new: str) -> None:
     """
     if not any(isinstance(f, _SubmoduleAlias) and f.old == old for f in sys.meta_path):
         sys.meta_path.append(_SubmoduleAlias(old, new))
+
+
+def warn_moved(old: str, new: str) -> None:
+    """Warn, from the old module of a move, that ``old`` is now ``new`` (for one release).
+
+    Called by the old module's body, so the warning names the import that reached it.
+    """
+    warnings.warn(f"{old} moved to {new}", DeprecationWarning, stacklevel=3)

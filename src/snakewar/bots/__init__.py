@@ -8,10 +8,9 @@ release, with a :class:`DeprecationWarning`.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
-from snakewar._lazy import lazy_attribute, lazy_dir
+from snakewar._lazy import lazy_attribute, lazy_dir, warn_moved
 
 _HOME = "snakewar.games.battlesnake.bots"
 
@@ -38,9 +37,7 @@ _MOVED: dict[str, str] = dict.fromkeys(
 def __getattr__(name: str) -> Any:
     if name in _MOVED:
         # Once per name: lazy_attribute keeps the value here, so this hook is not asked again.
-        warnings.warn(
-            f"snakewar.bots.{name} moved to {_HOME}.{name}", DeprecationWarning, stacklevel=2
-        )
+        warn_moved(f"snakewar.bots.{name}", f"{_HOME}.{name}")
     return lazy_attribute(__name__, _MOVED, name)
 
 

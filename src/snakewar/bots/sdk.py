@@ -3,13 +3,8 @@
 Importing it still works for one release, with a :class:`DeprecationWarning`.
 """
 
-import warnings
-
+from snakewar._lazy import warn_moved
 from snakewar.games.battlesnake.bots.sdk import *  # noqa: F403
 from snakewar.games.battlesnake.bots.sdk import __all__  # noqa: F401
 
-warnings.warn(
-    "snakewar.bots.sdk moved to snakewar.games.battlesnake.bots.sdk",
-    DeprecationWarning,
-    stacklevel=2,
-)
+warn_moved("snakewar.bots.sdk", "snakewar.games.battlesnake.bots.sdk")

@@ -5,14 +5,10 @@ Importing it, or one of its modules (``snakewar.checkup.x`` is the module
 :class:`DeprecationWarning`.
 """
 
-import warnings
-
-from snakewar._lazy import alias_submodules
+from snakewar._lazy import alias_submodules, warn_moved
 from snakewar.games.battlesnake.tester import *  # noqa: F403
 from snakewar.games.battlesnake.tester import __all__  # noqa: F401
 
 alias_submodules("snakewar.checkup", "snakewar.games.battlesnake.tester")
 
-warnings.warn(
-    "snakewar.checkup moved to snakewar.games.battlesnake.tester", DeprecationWarning, stacklevel=2
-)
+warn_moved("snakewar.checkup", "snakewar.games.battlesnake.tester")

@@ -3,13 +3,8 @@
 Kept for one release; importing it warns.
 """
 
-import warnings
-
+from snakewar._lazy import warn_moved
 from snakewar.games.halite3.referee.runner import *  # noqa: F403
 from snakewar.games.halite3.referee.runner import __all__ as __all__
 
-warnings.warn(
-    "snakewar.referee.halite moved to snakewar.games.halite3.referee.runner",
-    DeprecationWarning,
-    stacklevel=2,
-)
+warn_moved("snakewar.referee.halite", "snakewar.games.halite3.referee.runner")

@@ -3,13 +3,8 @@
 Kept for one release; importing it warns.
 """
 
-import warnings
-
+from snakewar._lazy import warn_moved
 from snakewar.games.halite3.replay.verify import *  # noqa: F403
 from snakewar.games.halite3.replay.verify import __all__ as __all__
 
-warnings.warn(
-    "snakewar.replay.hlt_verify moved to snakewar.games.halite3.replay.verify",
-    DeprecationWarning,
-    stacklevel=2,
-)
+warn_moved("snakewar.replay.hlt_verify", "snakewar.games.halite3.replay.verify")

@@ -5,14 +5,10 @@ Importing it, or one of its modules (``snakewar.rl.x`` is the module
 :class:`DeprecationWarning`.
 """
 
-import warnings
-
-from snakewar._lazy import alias_submodules
+from snakewar._lazy import alias_submodules, warn_moved
 from snakewar.games.battlesnake.rl import *  # noqa: F403
 from snakewar.games.battlesnake.rl import __all__  # noqa: F401
 
 alias_submodules("snakewar.rl", "snakewar.games.battlesnake.rl")
 
-warnings.warn(
-    "snakewar.rl moved to snakewar.games.battlesnake.rl", DeprecationWarning, stacklevel=2
-)
+warn_moved("snakewar.rl", "snakewar.games.battlesnake.rl")

@@ -5,14 +5,10 @@ Importing it, or one of its modules (``snakewar.sim.x`` is the module
 :class:`DeprecationWarning`.
 """
 
-import warnings
-
-from snakewar._lazy import alias_submodules
+from snakewar._lazy import alias_submodules, warn_moved
 from snakewar.games.battlesnake.sim import *  # noqa: F403
 from snakewar.games.battlesnake.sim import __all__  # noqa: F401
 
 alias_submodules("snakewar.sim", "snakewar.games.battlesnake.sim")
 
-warnings.warn(
-    "snakewar.sim moved to snakewar.games.battlesnake.sim", DeprecationWarning, stacklevel=2
-)
+warn_moved("snakewar.sim", "snakewar.games.battlesnake.sim")

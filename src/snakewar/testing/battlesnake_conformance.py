@@ -4,16 +4,12 @@ Importing it, or running it with ``python -m``, still works for one release, wit
 :class:`DeprecationWarning`.
 """
 
-import warnings
-
+from snakewar._lazy import warn_moved
 from snakewar.games.battlesnake.testing.conformance import *  # noqa: F403
 from snakewar.games.battlesnake.testing.conformance import __all__, main  # noqa: F401
 
-warnings.warn(
-    "snakewar.testing.battlesnake_conformance moved to"
-    " snakewar.games.battlesnake.testing.conformance",
-    DeprecationWarning,
-    stacklevel=2,
+warn_moved(
+    "snakewar.testing.battlesnake_conformance", "snakewar.games.battlesnake.testing.conformance"
 )
 
 if __name__ == "__main__":

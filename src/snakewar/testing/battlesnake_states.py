@@ -4,16 +4,11 @@ Importing it, or running it with ``python -m``, still works for one release, wit
 :class:`DeprecationWarning`.
 """
 
-import warnings
-
+from snakewar._lazy import warn_moved
 from snakewar.games.battlesnake.testing.states import *  # noqa: F403
 from snakewar.games.battlesnake.testing.states import __all__, main  # noqa: F401
 
-warnings.warn(
-    "snakewar.testing.battlesnake_states moved to snakewar.games.battlesnake.testing.states",
-    DeprecationWarning,
-    stacklevel=2,
-)
+warn_moved("snakewar.testing.battlesnake_states", "snakewar.games.battlesnake.testing.states")
 
 if __name__ == "__main__":
     raise SystemExit(main())

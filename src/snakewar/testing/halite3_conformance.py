@@ -3,13 +3,8 @@
 Kept for one release; importing it warns.
 """
 
-import warnings
-
+from snakewar._lazy import warn_moved
 from snakewar.games.halite3.testing.conformance import *  # noqa: F403
 from snakewar.games.halite3.testing.conformance import __all__ as __all__
 
-warnings.warn(
-    "snakewar.testing.halite3_conformance moved to snakewar.games.halite3.testing.conformance",
-    DeprecationWarning,
-    stacklevel=2,
-)
+warn_moved("snakewar.testing.halite3_conformance", "snakewar.games.halite3.testing.conformance")
