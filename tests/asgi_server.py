@@ -35,8 +35,25 @@ def serve(
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
+    with serve_on(app, sock, lifespan=lifespan, tls=tls):
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+
+
+@contextmanager
+def serve_on(
+    app: Any,
+    sock: socket.socket,
+    *,
+    lifespan: Literal["auto", "on", "off"] = "auto",
+    tls: tuple[str, str] | None = None,
+    start_s: float = 20,
+) -> Iterator[None]:
+    """Run ``app`` on the bound (or listening) ``sock`` in a thread until the block ends.
+
+    The server is the one `snakewar serve` runs (its accepts per turn, its grace when
+    stopping); it must start within ``start_s`` seconds and stop in its grace.
+    """
     certfile, keyfile = tls if tls is not None else (None, None)
-    # The server `snakewar serve` runs: its accepts per turn, its grace when stopping.
     server = app_server(
         app,
         log_level="error",
@@ -48,12 +65,12 @@ def serve(
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + start_s
         while not server.started:
             if time.monotonic() > deadline or not thread.is_alive():
                 raise RuntimeError("the test server did not start")
             time.sleep(0.01)
-        yield f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+        yield
     finally:
         server.should_exit = True
         # A server that does not stop leaves its games' bot workers running: a failure.

@@ -20,7 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from snakewar.bots.serving import ACCEPTS_PER_TURN, LISTEN_BACKLOG, app_server, listen_sockets
+from snakewar.bots.serving import ACCEPTS_PER_TURN, LISTEN_BACKLOG, listen_sockets
+from tests.asgi_server import serve_on
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -60,19 +61,8 @@ class LoopApp:
 def running(app: LoopApp) -> Iterator[socket.socket]:
     """``app`` on the server ``snakewar serve`` uses, on a loopback port; yields its socket."""
     (sock,) = listen_sockets("127.0.0.1", 0)
-    server = app_server(app, log_level="error", access_log=False, lifespan="on")
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 60
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.01)
+    with sock, serve_on(app, sock, lifespan="on", start_s=60):
         yield sock
-    finally:
-        server.should_exit = True
-        thread.join(60)
-        sock.close()
 
 
 def test_a_burst_of_connections_is_queued_whole_and_accepted_a_few_a_turn() -> None:
