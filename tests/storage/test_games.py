@@ -198,7 +198,8 @@ def test_save_played_stores_a_whole_game_at_once(store: Store) -> None:
         store.games.save_played(
             dataclasses.replace(game, id="naive"), created_at=dt.datetime(2025, 1, 1)
         )
-    with pytest.raises(StoreError, match="'running' is not a finished status"):
+    finished = "expected one of 'complete', 'aborted', 'cancelled'"
+    with pytest.raises(StoreError, match=f"'running' is not a finished status; {finished}"):
         store.games.save_played(dataclasses.replace(game, id="other"), status="running")
 
 

@@ -54,7 +54,7 @@ __all__ = [
     "SqlGameRepository",
 ]
 
-FINISHED_STATUSES: Final = (GameStatus.COMPLETE, GameStatus.ABORTED, GameStatus.CANCELLED)
+FINISHED_STATUSES: Final = tuple(status for status in GAME_STATUSES if status.finished)
 
 MAX_LIST_LIMIT: Final = 1000
 """The most games :meth:`SqlGameRepository.latest` returns at once."""
@@ -634,7 +634,7 @@ def _check_finished_status(status: object) -> None:
     if status not in FINISHED_STATUSES:
         raise StoreError(
             f"finish status {status!r} is not a finished status; expected one of "
-            f"{choices_text(FINISHED_STATUSES)}"
+            f"{choices_text([s.value for s in FINISHED_STATUSES])}"
         )
 
 
