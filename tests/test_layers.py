@@ -103,9 +103,9 @@ REGISTRY = "snakewar.adapters"
 """The registry itself imports only the protocol: every layer over the pure core may use it
 (a bot worker builds a game's bots through it)."""
 
-SHARED = frozenset({"", "errors", "_lazy"})
-"""Everyone may import ``snakewar`` itself (its version), the exception tree and the
-lazy-export helper (both import nothing of ``snakewar``)."""
+SHARED = frozenset({"", "errors", "_lazy", "_commands"})
+"""Everyone may import ``snakewar`` itself (its version), the exception tree, the
+lazy-export helper and the declaration of a command (all import nothing of ``snakewar``)."""
 
 REGISTRY_ONLY = frozenset({"arena", "storage"})
 """Layers that reach games through the registry only (``snakewar.adapters``, no game's module)."""

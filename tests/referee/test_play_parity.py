@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from snakewar.cli import main
-from snakewar.cli.play import board_url
+from snakewar.games.battlesnake.cli.play import board_url
 from snakewar.replay import read_replay
 
 from .snake_servers import SnakeServers

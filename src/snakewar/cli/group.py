@@ -16,10 +16,14 @@ import typer.main
 from typer.core import TyperCommand, TyperGroup
 
 from snakewar import __version__
-from snakewar.cli import COMMANDS, LazyCommand
+from snakewar.cli import COMMANDS, CommandLoadError, LazyCommand
 from snakewar.errors import SnakewarError
 
-__all__ = ["LazyGroup", "app", "run"]
+__all__ = ["LazyGroup", "app", "run", "table_group"]
+
+
+HELP = "Snakewar: Battlesnake's rules exactly, a referee and an arena for snake bots."
+"""What ``snakewar --help`` says first (the project's own description)."""
 
 
 class _Commands(MutableMapping[str, Any]):
@@ -81,6 +85,8 @@ class LazyGroup(TyperGroup):
     def load(self, name: str, entry: LazyCommand) -> Any:
         """Import a subcommand's module; returns its click command."""
         target = getattr(importlib.import_module(entry.module), entry.attribute)
+        if entry.own_args:
+            return _OwnArgsCommand(name, target, entry.help or entry.summary)
         # Registered on a throwaway app, it is built exactly as add_typer / command
         # would build it on this one (typer's public API only).
         holder = typer.Typer(add_completion=False, rich_markup_mode=self.rich_markup_mode)
@@ -128,14 +134,76 @@ class LazyGroup(TyperGroup):
         return stand_in.get_short_help_str(limit)
 
 
-class _Root(LazyGroup):
-    lazy_commands = COMMANDS
+class _OwnArgsCommand(TyperCommand):
+    """A command that reads its own command line: click parses none of its words.
+
+    The typer form of a command declared with ``own_args`` (``main(argv) -> int``):
+    ``--help`` and ``--`` included, its words are handed over as they came.
+    """
+
+    def __init__(self, name: str, main: Any, help: str) -> None:
+        super().__init__(name=name, help=help, add_help_option=False)
+        self._main = main
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[_OWN_ARGS] = list(args)
+        ctx.args = []
+        return []
+
+    def invoke(self, ctx: Any) -> None:
+        """Run the command on its words; a non-zero status ends the program with it."""
+        code = self._main(ctx.meta.get(_OWN_ARGS, []))
+        if code:
+            raise typer.Exit(code)
+
+
+_OWN_ARGS = "snakewar.own_args"
+
+
+class _Children(Mapping[str, LazyCommand]):
+    """The table's commands directly under a path, read when first asked for, then own."""
+
+    def __init__(self, path: str, own: Mapping[str, LazyCommand]) -> None:
+        self._path = path
+        self._own = own
+
+    def _children(self) -> dict[str, LazyCommand]:
+        children = COMMANDS.children(self._path)
+        if taken := sorted(set(children) & set(self._own)):
+            # A game's command where the frame's group has its own (bench compare).
+            path = f"{self._path} {taken[0]}".strip()
+            raise CommandLoadError(
+                f"the command {path!r} is declared twice: by snakewar and by {COMMANDS.owner(path)}"
+            )
+        return {**children, **self._own}
+
+    def __getitem__(self, name: str) -> LazyCommand:
+        return self._children()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._children())
+
+    def __len__(self) -> int:
+        return len(self._children())
+
+
+def table_group(path: str, own: Mapping[str, LazyCommand] | None = None) -> type[LazyGroup]:
+    """A :class:`LazyGroup` class for the group at ``path`` (``""``: the root).
+
+    Its subcommands are those :data:`~snakewar.cli.COMMANDS` declares under ``path``
+    (each game's, in the table's order), then ``own``, the group's own lazy ones.
+    """
+    name = f"TableGroup[{path or 'snakewar'}]"
+    return type(name, (LazyGroup,), {"lazy_commands": _Children(path, own or {})})
+
+
+_Root = table_group("")
 
 
 app = typer.Typer(
     name="snakewar",
     cls=_Root,
-    help="Snakewar: Battlesnake's rules exactly, a referee and an arena for snake bots.",
+    help=HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

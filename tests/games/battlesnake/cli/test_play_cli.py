@@ -13,8 +13,7 @@ import pytest
 from snakewar.cli import main
 from snakewar.games.battlesnake.wire import api_schema
 from snakewar.replay import read_replay, verify_replay
-
-from .snake_servers import SnakeServers
+from tests.referee.snake_servers import SnakeServers
 
 REQUEST = jsonschema.Draft202012Validator(
     {"$ref": "#/$defs/SnakeRequest", "$defs": api_schema()["$defs"]}
