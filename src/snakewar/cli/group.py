@@ -228,14 +228,44 @@ def _root(
     """Snakewar's command-line interface."""
 
 
+UsageError: type[Exception] = typer.BadParameter.__mro__[1]
+"""Click's usage error (``typer.BadParameter``'s base), whichever click typer uses.
+
+Newer typers vendor click: the class is the one typer's commands raise either way.
+"""
+
+ClickException: type[Exception] = typer.BadParameter.__mro__[2]
+"""Click's base exception, which knows how to show itself and its exit status."""
+
+
 def run(argv: list[str] | None = None) -> int:
-    """Run the CLI through typer; returns the exit status."""
+    """Run the CLI through typer; returns the exit status.
+
+    Bad usage is one ``error:`` line with exit status 2, whether click found it while
+    reading the command line or a command raised it (``typer.BadParameter``); so is
+    every :class:`~snakewar.errors.SnakewarError`.
+    """
     try:
-        app(args=argv, standalone_mode=True)
+        # Not standalone: the errors come here, to be shown as one line each.
+        result = app(args=argv, standalone_mode=False)
     except SnakewarError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            # A group run without a command shows its help (click's way, its status).
+            exc.show()  # type: ignore[attr-defined]
+            return int(exc.exit_code)  # type: ignore[attr-defined]
+        print(f"error: {exc.format_message()}", file=sys.stderr)  # type: ignore[attr-defined]
+        return 2
+    except ClickException as exc:
+        exc.show()  # type: ignore[attr-defined]
+        return int(exc.exit_code)  # type: ignore[attr-defined]
+    except typer.Abort:
+        print("Aborted!", file=sys.stderr)
+        return 1
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
-    return 0
+    # Not standalone, click returns a typer.Exit's status (help and --version included).
+    return result if isinstance(result, int) else 0

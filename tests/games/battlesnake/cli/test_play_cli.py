@@ -144,7 +144,7 @@ def test_batch_results_do_not_depend_on_workers(tmp_path: Path) -> None:
         (["play", "http://127.0.0.1:9/", "random"], "127.0.0.1:9"),
         (["play", "http://", "random"], "malformed"),
         (["play", "builtin:nobody"], "unknown built-in bot 'nobody'"),
-        (["play", "random", "--games", "0"], "--games 0"),
+        (["play", "random", "--games", "0"], "'--games': 0: expected at least 1"),
         (["play", "-n", "a", "-n", "b", "random"], "2 names given for 1 snakes"),
     ],
 )
