@@ -99,6 +99,7 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   └── OverLimitError (ValueError)               a value past this server's cap (HTTP 422)
     │       └── server.manager.TooManyBuiltinsError   more built-in bots than may play at once
     ├── games.halite3.routes.UploadError (ValueError)  an upload that holds no replay file
+    ├── cli.CommandLoadError (ValueError)             a command plug-in that cannot load, or clashes
     ├── cli.bench.AnchorError (RuntimeError)          an official engine that cannot be run or read
     ├── cli.paths.OutputPathError (OSError)           an output path that cannot be written
     ├── games.halite3.cli.args.EngineArgsError (ValueError)  a command line the engine refuses
