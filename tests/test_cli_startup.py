@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer.main
@@ -20,7 +21,14 @@ from typer.core import TyperGroup
 
 import snakewar
 from snakewar.adapters import games
-from snakewar.cli import COMMANDS, CommandLoadError, CommandTable, LazyCommand, add_commands
+from snakewar.cli import (
+    COMMANDS,
+    CommandLoadError,
+    CommandTable,
+    LazyCommand,
+    add_commands,
+    installed_tables,
+)
 from snakewar.command import app, main
 
 # Prints the modules imported by the time the command exits, into the file $MODULES.
@@ -281,6 +289,23 @@ def test_the_table_is_read_once_and_only_when_asked(tmp_path: Path) -> None:
     assert reads == [] and not table.loaded
     assert list(table) == ["x", "y"] and list(table) == ["x", "y"]
     assert reads == [1]
+
+
+def test_an_install_without_the_group_takes_the_adapters_tables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Metadata installed before the group existed: the registry's adapters give the tables.
+    import importlib.metadata
+
+    real = importlib.metadata.entry_points
+
+    def without_commands(**params: Any) -> Any:
+        return [] if params.get("group") == "snakewar.commands" else real(**params)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", without_commands)
+    fallback = CommandTable({}, source=installed_tables)
+    assert list(fallback) == list(CommandTable({}))  # the same commands, the same order
+    assert {fallback.owner(path) for path in fallback} == {a.name for a in games()}
 
 
 def test_a_broken_command_plug_in_is_a_one_line_error(tmp_path: Path) -> None:

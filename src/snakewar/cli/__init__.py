@@ -41,6 +41,7 @@ __all__ = [
     "LazyGroup",
     "add_commands",
     "app",
+    "installed_tables",
     "main",
 ]
 
@@ -65,12 +66,23 @@ Source = Callable[[], Iterable[tuple[str, Mapping[str, GameCommand]]]]
 def installed_tables() -> Iterator[tuple[str, Mapping[str, GameCommand]]]:
     """The tables the installed packages declare in :data:`ENTRY_POINT_GROUP`, by name.
 
+    An install whose metadata predates the group (an editable install not made again)
+    declares none: then the registered games' adapters give their tables (``commands()``),
+    which costs importing them, but lists the same commands.
+
     Raises:
         CommandLoadError: an entry point cannot be loaded or is not a table of commands.
     """
     from importlib.metadata import entry_points
 
-    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+    points = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name)
+    if not points:
+        from snakewar.adapters import games
+
+        for adapter in games():
+            yield adapter.name, adapter.commands()
+        return
+    for point in points:
         where = f"command plug-in {point.name!r} ({point.value})"
         try:
             table = point.load()
