@@ -86,6 +86,7 @@ def test_the_bare_command_imports_no_subcommand(args: tuple[str, ...], tmp_path:
     ours = sorted(m for m in modules if m.startswith("snakewar"))
     assert ours == [
         "snakewar",
+        "snakewar._moved",
         "snakewar.cli",
         "snakewar.cli.group",
         "snakewar.command",
