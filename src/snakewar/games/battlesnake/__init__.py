@@ -6,6 +6,22 @@ driver, the API v1 wire format and a terminal renderer.  Nothing here does I/O.
 >>> from snakewar.games.battlesnake import GameConfig, Settings, run_game
 >>> run_game(GameConfig(settings=Settings.defaults(seed=1)), ["a"], lambda s: {"a": "up"}).turns
 6
+
+Its exceptions, under the classes of :mod:`snakewar.errors` they derive from (names
+relative to this package; the rules' own, :class:`~snakewar.errors.RulesError` and
+:class:`~snakewar.errors.WireFormatError`, are drawn there)::
+
+    SnakewarError
+    ├── MatchSetupError
+    │   └── EntrantError
+    │       ├── bots.BotOptionError                   a built-in bot option value out of range
+    │       ├── referee.runner.SnakeSpecError         a snake argument that is no URL or bot
+    │       └── referee.clients.SnakeURLError         a snake URL outside the one URL grammar
+    ├── referee.clients.SnakeUnreachableError (ConnectionError)  a snake that does not answer
+    ├── sim.bench.BenchError                          a benchmark that cannot be run as asked
+    ├── rl.EnvConfigError (ValueError)                an environment option that cannot be used
+    ├── rl.EnvStepError (ValueError)                  a step an environment cannot take
+    └── tester.UnknownCategoryError (LookupError)     an unknown tester category
 """
 
 from snakewar.games.battlesnake.ascii import render_board

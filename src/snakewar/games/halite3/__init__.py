@@ -9,6 +9,25 @@ turn against games recorded from the official engine (:mod:`.conformance`).
     >>> outcome = game.step({0: "g", 1: ""})
     >>> [event.to_list() for event in outcome.events]
     [['spawn', 0, 0, 8, 16]]
+
+Its exceptions, under the classes of :mod:`snakewar.errors` they derive from (names
+relative to this package, or whole)::
+
+    SnakewarError
+    ├── HaliteError                                   a game driven with bad input
+    ├── ConstantsError                                a constants file that is wrong
+    ├── MapError (ValueError)                         a map that cannot be generated
+    ├── CommandParseError (ValueError)                a bot's command line the engine cannot decode
+    ├── MatchSetupError
+    │   └── EntrantError
+    │       └── referee.runner.HaliteEntrantError     an entrant that is empty
+    ├── bots.kit.ProtocolError (ValueError)           a frame a bot cannot read
+    ├── snakewar.replay.ReplayError
+    │   └── replay.hlt.HltReplayError                 a .hlt file that cannot be read
+    │       ├── replay.hlt.HltTooLargeError (+TooLargeError)  a .hlt larger than accepted
+    │       └── adapter.UnfinishedGameError (+ConflictError)  a game with no .hlt yet
+    ├── routes.UploadError (ValueError)               an upload that holds no replay file
+    └── cli.args.EngineArgsError (ValueError)         a command line the engine refuses
 """
 
 from snakewar.games.halite3.commands import (
