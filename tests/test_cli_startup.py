@@ -94,6 +94,7 @@ def _found(modules: set[str], names: tuple[str, ...]) -> list[str]:
 FRAME = [
     "snakewar",
     "snakewar._commands",
+    "snakewar._moved",
     "snakewar.cli",
     "snakewar.cli.group",
     "snakewar.command",
@@ -314,7 +315,8 @@ def test_a_broken_command_plug_in_is_a_one_line_error(tmp_path: Path) -> None:
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[snakewar.commands]\nbroken = broken_gone:COMMANDS\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ["PYTHONPATH"]])}
+    path = [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     for args in (["--help"], ["play", "--help"]):
         done = subprocess.run(
             [sys.executable, "-m", "snakewar", *args],

@@ -103,9 +103,10 @@ REGISTRY = "snakewar.adapters"
 """The registry itself imports only the protocol: every layer over the pure core may use it
 (a bot worker builds a game's bots through it)."""
 
-SHARED = frozenset({"", "errors", "_lazy", "_commands"})
+SHARED = frozenset({"", "errors", "_lazy", "_commands", "_moved"})
 """Everyone may import ``snakewar`` itself (its version), the exception tree, the
-lazy-export helper and the declaration of a command (all import nothing of ``snakewar``)."""
+lazy-export helper, the declaration of a command (all import nothing of ``snakewar``)
+and the table of moved names (which imports what moved only when an old name is used)."""
 
 REGISTRY_ONLY = frozenset({"arena", "storage", "cli", "command"})
 """Layers whose game-agnostic modules reach games through the registry only
@@ -237,7 +238,11 @@ def imports_of(path: Path) -> Iterator[Import]:
     """Every import in a source file, imports by name (strings) included."""
     text = path.read_text(encoding="utf-8")
     yield from imports_in(text, path)
-    yield from string_imports_in(ast.parse(text, str(path)), path)
+    if path != MOVED:  # a table of old and new names, checked by tests/test_moved.py
+        yield from string_imports_in(ast.parse(text, str(path)), path)
+
+
+MOVED = SRC / "_moved.py"
 
 
 def target_layer(module: str) -> str | None:

@@ -81,6 +81,7 @@ def test_halite3_all_is_exact() -> None:
 def test_battlesnake_adapter_loads_from_its_new_and_old_homes() -> None:
     # An install made before the move names the old module in its entry point metadata.
     from snakewar.adapters.battlesnake import GAME as OLD
+
     from snakewar.games.battlesnake.adapter import GAME
 
     assert OLD is GAME

@@ -33,9 +33,16 @@ from snakewar.errors import NotFoundError, SnakewarError, TooLargeError
 from snakewar.games.battlesnake.adapter import GAME, frames_of, listing, match_spec, played_game
 from snakewar.games.battlesnake.frames import record_frames
 from snakewar.games.battlesnake.records import GameRecord
-from snakewar.games.battlesnake.replay.format import header_dict, result_dict
-from snakewar.referee import SnakeMatch, play_match
-from snakewar.replay import load_replay, read_replay, replay_digest, replay_lines, verify_replay
+from snakewar.games.battlesnake.referee.batch import SnakeMatch, play_match
+from snakewar.games.battlesnake.replay.format import (
+    header_dict,
+    load_replay,
+    read_replay,
+    replay_digest,
+    replay_lines,
+    result_dict,
+)
+from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.storage import (
     MAX_LIST_LIMIT,
     MAX_REPLAY_BYTES,
@@ -374,7 +381,7 @@ CRASHING_SERVER = textwrap.dedent(
     import asyncio, os, sys
     from snakewar.games.battlesnake.adapter import GAME, match_spec
     from snakewar.engine.protocol import MatchHooks, PlaySession
-    from snakewar.referee import SnakeMatch
+    from snakewar.games.battlesnake.referee.batch import SnakeMatch
     from snakewar.storage import Store
 
     store = Store(sys.argv[1])

@@ -9,6 +9,22 @@ driver, the API v1 wire format and a terminal renderer.  Nothing here does I/O.
 
 The names below are imported on first use (PEP 562), not with the package: importing
 one part of the game (its command table, ``cli``) imports none of the others.
+
+Its exceptions, under the classes of :mod:`snakewar.errors` they derive from (names
+relative to this package; the rules' own, :class:`~snakewar.errors.RulesError` and
+:class:`~snakewar.errors.WireFormatError`, are drawn there)::
+
+    SnakewarError
+    ├── MatchSetupError
+    │   └── EntrantError
+    │       ├── bots.BotOptionError                   a built-in bot option value out of range
+    │       ├── referee.runner.SnakeSpecError         a snake argument that is no URL or bot
+    │       └── referee.clients.SnakeURLError         a snake URL outside the one URL grammar
+    ├── referee.clients.SnakeUnreachableError (ConnectionError)  a snake that does not answer
+    ├── sim.bench.BenchError                          a benchmark that cannot be run as asked
+    ├── rl.EnvConfigError (ValueError)                an environment option that cannot be used
+    ├── rl.EnvStepError (ValueError)                  a step an environment cannot take
+    └── tester.UnknownCategoryError (LookupError)     an unknown tester category
 """
 
 from __future__ import annotations

@@ -12,6 +12,25 @@ turn against games recorded from the official engine (:mod:`.conformance`).
 
 The names below are imported on first use (PEP 562), not with the package: importing
 one part of the game (its command table, ``cli``) imports none of the others.
+
+Its exceptions, under the classes of :mod:`snakewar.errors` they derive from (names
+relative to this package, or whole)::
+
+    SnakewarError
+    ├── HaliteError                                   a game driven with bad input
+    ├── ConstantsError                                a constants file that is wrong
+    ├── MapError (ValueError)                         a map that cannot be generated
+    ├── CommandParseError (ValueError)                a bot's command line the engine cannot decode
+    ├── MatchSetupError
+    │   └── EntrantError
+    │       └── referee.runner.HaliteEntrantError     an entrant that is empty
+    ├── bots.kit.ProtocolError (ValueError)           a frame a bot cannot read
+    ├── snakewar.replay.ReplayError
+    │   └── replay.hlt.HltReplayError                 a .hlt file that cannot be read
+    │       ├── replay.hlt.HltTooLargeError (+TooLargeError)  a .hlt larger than accepted
+    │       └── adapter.UnfinishedGameError (+ConflictError)  a game with no .hlt yet
+    ├── routes.UploadError (ValueError)               an upload that holds no replay file
+    └── cli.args.EngineArgsError (ValueError)         a command line the engine refuses
 """
 
 from __future__ import annotations
