@@ -69,14 +69,14 @@ def _check_size(run: TournamentRun, config: ServerConfig) -> None:
     """Refuse a tournament that could play more games than this server allows."""
     t = run.tournament
     matches = len(t.matches)
-    if t.format == "swiss":
+    if t.config.swiss_rounds is not None:
         # Swiss pairs its rounds as it goes: the first round, as many times as rounds.
-        matches *= int(t.config.get("swiss_rounds") or 1)
-    most = matches * int(t.config["best_of"])
+        matches *= t.config.swiss_rounds
+    most = matches * t.config.best_of
     if most > config.max_tournament_games:
         raise OverLimitError(
             f"snakes: this tournament plays up to {most} games ({matches} matches, best of "
-            f"{t.config['best_of']}); this server allows {config.max_tournament_games}"
+            f"{t.config.best_of}); this server allows {config.max_tournament_games}"
         )
 
 
@@ -304,10 +304,10 @@ async def update_tournament(
         [*kept, *added],
         config=run.config,
         seed=run.seed,
-        heat_size=t["heat_size"],
-        best_of=t["best_of"],
-        advance=t["advance"],
-        grand_final_reset=t["grand_final_reset"],
+        heat_size=t.heat_size,
+        best_of=t.best_of,
+        advance=t.advance,
+        grand_final_reset=t.grand_final_reset,
         tid=run.id,
     )
     changed.started = False
