@@ -21,6 +21,8 @@ from pydantic import (
     model_validator,
 )
 
+from snakewar.arena.tournaments import MatchStatus, TournamentFormat
+from snakewar.server.arena import RunState
 from snakewar.server.patterns import LABEL, LADDER_NAME, SEED_TEXT, SNAKE_NAME, USER_NAME
 from snakewar.storage.models import GameStatus
 
@@ -457,7 +459,7 @@ class RunOut(BaseModel):
     done: int = Field(description="Games played so far.")
     running: bool = Field(description="Whether a server plays it now (this one or another).")
     error: str = Field(description='Why the run stopped early ("" if it did not).')
-    state: Literal["running", "stopping", "done", "stopped", "failed", "interrupted"] = Field(
+    state: RunState = Field(
         description="running; stopping (an admin stopped it, its server ends it soon); done; "
         "stopped (by an admin); failed (error says why); interrupted (its server stopped or "
         "died mid-run: a server plays it on when it starts).",
@@ -529,9 +531,6 @@ class LadderSummaryOut(BaseModel):
 
 # -- tournaments -----------------------------------------------------------------------
 
-TournamentFormat = Literal["single_elimination", "double_elimination", "round_robin", "swiss"]
-"""The tournament formats (:data:`snakewar.arena.tournaments.FORMATS`)."""
-
 
 class CreateTournament(MaxTurnsSpelling):
     """A new tournament: entrants by seed (best first), the format and the game."""
@@ -539,7 +538,7 @@ class CreateTournament(MaxTurnsSpelling):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
     name: str = Field(min_length=1, max_length=100)
-    format: TournamentFormat = "single_elimination"
+    format: TournamentFormat = TournamentFormat.SINGLE_ELIMINATION
     snakes: list[str] = Field(min_length=2, max_length=64)
     names: list[str] = Field(default_factory=list, max_length=64)
     heat_size: int = Field(2, ge=2, le=8)
@@ -602,7 +601,10 @@ class TournamentMatchOut(BaseModel):
     round: str
     bracket: str
     id: str
-    status: str
+    status: MatchStatus = Field(
+        description="waiting (its entrants are not known yet), pending (to be played), done, "
+        "bye (not played: its entrants go on) or skipped (a grand final reset not needed)."
+    )
     entrants: list[str]
     wins: dict[str, int]
     advanced: list[str]
@@ -630,7 +632,7 @@ class TournamentOut(BaseModel):
 
     id: str
     name: str
-    format: str
+    format: TournamentFormat
     seed: str
     config: dict[str, Any]
     snakes: list[dict[str, str]]

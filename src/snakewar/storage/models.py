@@ -87,6 +87,7 @@ __all__ = [
     "RUN_STATES",
     "ApiTokenModel",
     "ArenaRunModel",
+    "ArenaRunState",
     "Base",
     "FrameModel",
     "GameCallsModel",
@@ -140,7 +141,25 @@ GAME_STATUSES: Final = (
 MAX_ID_LENGTH = 100
 """The longest game, ladder or tournament id."""
 
-RUN_STATES = ("running", "stopped", "failed", "done")
+
+class ArenaRunState(enum.StrEnum):
+    """A ladder's or tournament's run as stored; each value is the ``arena_runs.state`` text.
+
+    The API shows more (``stopping``, ``interrupted``): see
+    :class:`snakewar.server.arena.RunState`, worked out from this and the run's lease.
+    """
+
+    RUNNING = "running"
+    """Played now, or to be resumed by the next server that starts."""
+    STOPPED = "stopped"
+    """Stopped by an admin."""
+    FAILED = "failed"
+    """Ended by an error (the row's ``error`` says which)."""
+    DONE = "done"
+    """Played to its end."""
+
+
+RUN_STATES: Final[tuple[str, ...]] = tuple(s.value for s in ArenaRunState)
 """The values of ``arena_runs.state``."""
 
 # Plain JSON keeps the text as written: exported replay lines keep their key order on

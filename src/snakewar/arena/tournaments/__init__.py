@@ -59,7 +59,7 @@ The formats are :class:`SingleElimination`, :class:`DoubleElimination`,
 format names.
 """
 
-from snakewar.arena.tournaments.base import Match, Standing, Tournament, seed_by_rating
+from snakewar.arena.tournaments.base import Match, MatchStatus, Standing, Tournament, seed_by_rating
 from snakewar.arena.tournaments.config import (
     FORMAT_TITLES,
     FORMATS,
@@ -79,6 +79,7 @@ __all__ = [
     "MAX_HEAT",
     "DoubleElimination",
     "Match",
+    "MatchStatus",
     "RoundRobin",
     "SingleElimination",
     "Standing",

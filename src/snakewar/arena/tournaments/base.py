@@ -13,14 +13,37 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from snakewar.arena.ratings import Placement, Rating, RatingError, normalize_placement
 from snakewar.arena.tournaments.config import TournamentConfig, TournamentError, TournamentFormat
 
-__all__ = ["Match", "Standing", "Tournament", "seed_by_rating"]
+__all__ = ["Match", "MatchStatus", "Standing", "Tournament", "seed_by_rating"]
 
-_RESOLVED = ("done", "bye", "skipped")
+
+class MatchStatus(StrEnum):
+    """A match's status; each value is the string the API shows (``matches[].status``)."""
+
+    WAITING = "waiting"
+    """Its entrants are not known yet (the matches that feed it are not decided)."""
+    PENDING = "pending"
+    """To be played."""
+    DONE = "done"
+    """Decided."""
+    BYE = "bye"
+    """Not played: all its entrants go on."""
+    SKIPPED = "skipped"
+    """A grand final reset that was not needed."""
+
+    @property
+    def resolved(self) -> bool:
+        """Whether the match needs no more games (decided, a bye, or skipped)."""
+        return self in _RESOLVED
+
+
+_RESOLVED = frozenset({MatchStatus.DONE, MatchStatus.BYE, MatchStatus.SKIPPED})
+_COUNTED = (MatchStatus.DONE, MatchStatus.BYE)
 
 
 def seed_by_rating(entrants: Iterable[str], ratings: Mapping[str, Rating]) -> list[str]:
@@ -53,9 +76,7 @@ class Feed:
 class Match:
     """One heat of a tournament (read it; change it only through :class:`Tournament`).
 
-    ``status`` is ``"waiting"`` (entrants not known yet), ``"pending"`` (to be played),
-    ``"done"``, ``"bye"`` (not played: all its entrants go on) or ``"skipped"`` (a grand
-    final reset that was not needed).
+    ``status`` is a :class:`MatchStatus`.
     """
 
     id: str
@@ -68,7 +89,7 @@ class Match:
     entrants: list[str] = field(default_factory=list)
     games: list[Placement] = field(default_factory=list)
     wins: dict[str, int] = field(default_factory=dict)
-    status: str = "waiting"
+    status: MatchStatus = MatchStatus.WAITING
     order: list[str] = field(default_factory=list)
 
     @property
@@ -85,7 +106,7 @@ class Match:
         """JSON-ready form, for drawing."""
         return {
             "id": self.id,
-            "status": self.status,
+            "status": self.status.value,
             "entrants": list(self.entrants),
             "from": [f if isinstance(f, str) else f.to_dict() for f in self.feeds],
             "games": [[list(g) for g in game] for game in self.games],
@@ -261,7 +282,7 @@ class Tournament:
         """Points so far: a match won (or a bye) is one."""
         points: dict[str, float] = dict.fromkeys(self.entrants, 0)
         for m in self.matches.values():
-            if m.status in ("done", "bye"):
+            if m.status in _COUNTED:
                 for e in m.advanced:
                     points[e] += 1
         return points
@@ -285,36 +306,36 @@ class Tournament:
     def _update(self) -> None:
         while True:
             for m in self.matches.values():
-                if m.status == "waiting":
+                if m.status is MatchStatus.WAITING:
                     self._try_start(m)
             if not self._next_round():
                 return
 
     def _try_start(self, m: Match) -> None:
         for feed in m.feeds:
-            if isinstance(feed, Feed) and self.matches[feed.match].status not in _RESOLVED:
+            if isinstance(feed, Feed) and not self.matches[feed.match].status.resolved:
                 return
         if m.reset_of is not None:
             first = self.matches[m.reset_of]
             # The reset is played only when the losers' bracket champion won the first.
-            if first.status != "done" or first.order[0] != first.entrants[-1]:
-                m.status = "skipped"
+            if first.status is not MatchStatus.DONE or first.order[0] != first.entrants[-1]:
+                m.status = MatchStatus.SKIPPED
                 return
         entrants = [f if isinstance(f, str) else self._produced(f) for f in m.feeds]
         m.entrants = [e for e in entrants if e is not None]
         m.wins = dict.fromkeys(m.entrants, 0)
         if len(m.entrants) <= m.advance:
-            m.status = "bye"
+            m.status = MatchStatus.BYE
             m.order = sorted(m.entrants, key=self._seed.__getitem__)
         else:
-            m.status = "pending"
+            m.status = MatchStatus.PENDING
 
     def _all_resolved(self) -> bool:
-        return all(m.status in _RESOLVED for m in self.matches.values())
+        return all(m.status.resolved for m in self.matches.values())
 
     def pending_matches(self) -> list[Match]:
         """Matches whose entrants are known and that are not decided yet."""
-        return [m for m in self.matches.values() if m.status == "pending"]
+        return [m for m in self.matches.values() if m.status is MatchStatus.PENDING]
 
     def match(self, match_id: str) -> Match:
         """One match by id.
@@ -359,8 +380,8 @@ class Tournament:
                 Nothing is recorded then.
         """
         m = self.match(match_id)
-        if m.status != "pending":
-            raise TournamentError(f"match {match_id!r} is {m.status}, not pending")
+        if m.status is not MatchStatus.PENDING:
+            raise TournamentError(f"match {match_id!r} is {m.status.value}, not pending")
         if not placements:
             raise TournamentError(f"report for match {match_id!r} has no game")
         games: list[Placement] = []
@@ -388,19 +409,19 @@ class Tournament:
         self.reports.append((match_id, games))
         if self._decided(m, wins):
             m.order = self._order(m, wins)
-            m.status = "done"
+            m.status = MatchStatus.DONE
             self._update()
         return m
 
     # ---------------------------------------------------------------- results
 
     def _eliminated(self, m: Match) -> list[str]:
-        if m.status not in ("done", "bye"):
+        if m.status not in _COUNTED:
             return []
         if m.eliminates:
             return m.lost
         reset = self.matches.get("GF2")
-        if m.id == "GF1" and reset is not None and reset.status == "skipped":
+        if m.id == "GF1" and reset is not None and reset.status is MatchStatus.SKIPPED:
             return m.lost
         return []
 
@@ -420,7 +441,7 @@ class Tournament:
             out_in={},
         )
         for m in self.matches.values():
-            if m.status != "done":
+            if m.status is not MatchStatus.DONE:
                 continue
             total = sum(m.wins.values())
             for e in m.entrants:

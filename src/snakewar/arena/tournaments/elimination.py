@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from snakewar.arena.tournaments.base import Feed, Match, Ranking, Tally, Tournament
+from snakewar.arena.tournaments.base import Feed, Match, MatchStatus, Ranking, Tally, Tournament
 from snakewar.arena.tournaments.config import TournamentFormat
 
 __all__ = ["DoubleElimination", "SingleElimination"]
@@ -125,7 +125,7 @@ class DoubleElimination(_Elimination):
         if not self.is_finished:
             return None
         final = self.matches.get("GF2")
-        if final is None or final.status == "skipped":
+        if final is None or final.status is MatchStatus.SKIPPED:
             final = self.matches["GF1"]
         return final.order[0]
 

@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 
 from snakewar.arena.ratings import Placement
-from snakewar.arena.tournaments.base import Match, Ranking, Tally, Tournament
+from snakewar.arena.tournaments.base import Match, MatchStatus, Ranking, Tally, Tournament
 from snakewar.arena.tournaments.config import TournamentFormat
 
 __all__ = ["RoundRobin", "Swiss"]
@@ -37,10 +37,10 @@ class _League(Tournament):
             return super()._points()
         points: dict[str, float] = dict.fromkeys(self.entrants, 0)
         for m in self.matches.values():
-            if m.status == "done":
+            if m.status is MatchStatus.DONE:
                 for e, p in _heat_points(m).items():
                     points[e] += p
-            elif m.status == "bye":
+            elif m.status is MatchStatus.BYE:
                 for e in m.entrants:
                     points[e] += self.config.heat_size - 1
         return points

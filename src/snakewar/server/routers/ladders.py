@@ -52,7 +52,7 @@ from snakewar.server.schemas import (
     UpdateLadder,
     request_params,
 )
-from snakewar.storage import ArenaRun, AsyncStore, Store
+from snakewar.storage import ArenaRun, ArenaRunState, AsyncStore, Store
 
 __all__ = ["entry_owner", "ladder_out", "resumer", "router", "run_out"]
 
@@ -449,7 +449,7 @@ def resumer(
         owed = row.owed(ladder.games_played)
         total = row.games if row.games is not None else owed
         if owed == 0:
-            await runs.finish(row.key, "done", total)
+            await runs.finish(row.key, ArenaRunState.DONE, total)
             return
         ladder.check_playable()
         progress = RunProgress(games=total, done=total - owed)

@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse
 
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.tournament_runner import TournamentRun, TournamentRunError, load_tournament
-from snakewar.arena.tournaments import FORMAT_TITLES
+from snakewar.arena.tournaments import FORMAT_TITLES, MatchStatus
 from snakewar.engine.protocol import Entrant
 from snakewar.errors import ConflictError, EntrantError, OverLimitError, SnakewarError
 from snakewar.referee.uploads import UploadCache
@@ -50,7 +50,7 @@ from snakewar.server.schemas import (
     UpdateTournament,
     request_params,
 )
-from snakewar.storage import ArenaRun, AsyncStore, Store
+from snakewar.storage import ArenaRun, ArenaRunState, AsyncStore, Store
 
 __all__ = ["record_unrecorded", "resumer", "router", "start_run", "tournament_out"]
 
@@ -111,7 +111,7 @@ def _with_run(run: TournamentRun, view: RunView | None, manager: GameManager) ->
     if out.running:
         adapter = run.config.adapter
         for match in out.matches:
-            if match.status != "pending":
+            if match.status is not MatchStatus.PENDING:
                 continue
             # A run names each game from the bracket: the next game of a pending match
             # is the one being played, if this server is playing it.
@@ -441,14 +441,14 @@ async def record_unrecorded(store: AsyncStore) -> list[str]:
             run = await store.run(load_tournament, store.store, tid)
         except Exception as exc:  # a broken bracket: marked, reported, not fatal
             reason = f"cannot be loaded: {exc}"
-            await store.run(runs.ensure, key, "tournament", tid, "failed", reason)
+            await store.run(runs.ensure, key, "tournament", tid, ArenaRunState.FAILED, reason)
             report_failed("tournament", tid, reason)
             recorded.append(tid)
             continue
         if run.is_finished:
-            await store.run(runs.ensure, key, "tournament", tid, "done")
+            await store.run(runs.ensure, key, "tournament", tid, ArenaRunState.DONE)
         elif run.started:
-            await store.run(runs.ensure, key, "tournament", tid, "running")
+            await store.run(runs.ensure, key, "tournament", tid, ArenaRunState.RUNNING)
         else:
             continue  # it waits for its admin
         recorded.append(tid)
@@ -467,7 +467,7 @@ def resumer(
     async def resume(slot: RunSlot, row: ArenaRun) -> None:
         run = await store.run(load_tournament, store.store, row.target)
         if run.is_finished:
-            await runs.finish(row.key, "done", row.done)
+            await runs.finish(row.key, ArenaRunState.DONE, row.done)
             return
         await start_run(run, slot, store, runs, config, uploads, manager, resumed=True)
 
