@@ -32,15 +32,22 @@ def test_each_enum_keeps_its_wire_strings() -> None:
 
 def test_a_runs_progress_says_its_state() -> None:
     progress = RunProgress(games=3)
-    assert progress.state is RunState.RUNNING
+    seen = [progress.state]
     progress.stopping = StopReason.STOP
-    assert progress.state is RunState.STOPPING
+    seen.append(progress.state)
     progress.running = False
-    assert progress.state is RunState.STOPPED
+    seen.append(progress.state)
     progress.stopping = StopReason.LOST
-    assert progress.state is RunState.INTERRUPTED
+    seen.append(progress.state)
     progress.complete = True
-    assert progress.state is RunState.DONE
+    seen.append(progress.state)
+    assert seen == [
+        RunState.RUNNING,
+        RunState.STOPPING,
+        RunState.STOPPED,
+        RunState.INTERRUPTED,
+        RunState.DONE,
+    ]
 
 
 def test_the_openapi_schema_lists_each_enums_values() -> None:
