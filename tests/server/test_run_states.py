@@ -1,4 +1,4 @@
-"""The status enums of ladders', tournaments' and matches' runs: wire strings, pinned."""
+"""The status enums of runs, matches and invitations: their wire strings, pinned."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from snakewar.server import ServerConfig, create_app
 from snakewar.server.arena import RunProgress, RunState, StopReason
 from snakewar.server.runs import RUN_STATES_SHOWN
 from snakewar.storage import ArenaRunState
+from snakewar.storage.accounts import InviteStatus
 from snakewar.storage.models import RUN_STATES
 
 
@@ -26,6 +27,7 @@ def test_each_enum_keeps_its_wire_strings() -> None:
     assert [s.value for s in ArenaRunState] == ["running", "stopped", "failed", "done"]
     assert RUN_STATES == ("running", "stopped", "failed", "done")
     assert [s.value for s in MatchStatus] == ["waiting", "pending", "done", "bye", "skipped"]
+    assert [s.value for s in InviteStatus] == ["open", "used", "expired"]
     # Every stored state but running is shown under its own name.
     assert {s.value for s in ArenaRunState} <= {s.value for s in RunState}
 
@@ -57,5 +59,6 @@ def test_the_openapi_schema_lists_each_enums_values() -> None:
     assert schemas["RunState"]["enum"] == [s.value for s in RunState]
     assert schemas["MatchStatus"]["enum"] == [s.value for s in MatchStatus]
     assert schemas["TournamentFormat"]["enum"] == [f.value for f in TournamentFormat]
+    assert schemas["InviteStatus"]["enum"] == [s.value for s in InviteStatus]
     assert schemas["RunOut"]["properties"]["state"]["$ref"].endswith("/RunState")
     assert schemas["TournamentMatchOut"]["properties"]["status"]["$ref"].endswith("/MatchStatus")

@@ -24,6 +24,7 @@ from pydantic import (
 from snakewar.arena.tournaments import MatchStatus, TournamentFormat
 from snakewar.server.arena import RunState
 from snakewar.server.patterns import LABEL, LADDER_NAME, SEED_TEXT, SNAKE_NAME, USER_NAME
+from snakewar.storage.accounts import InviteStatus
 from snakewar.storage.models import GameStatus
 
 __all__ = [
@@ -811,7 +812,7 @@ class InviteInfoOut(BaseModel):
     expires_at: str
     made_by: str | None
     used_by: str | None
-    status: Literal["open", "used", "expired"]
+    status: InviteStatus
 
 
 class PasswordResetOut(BaseModel):
