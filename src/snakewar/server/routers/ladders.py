@@ -50,7 +50,6 @@ from snakewar.server.schemas import (
     RunOut,
     StandingOut,
     UpdateLadder,
-    request_params,
 )
 from snakewar.storage import ArenaRun, ArenaRunState, AsyncStore, Store
 
@@ -174,7 +173,7 @@ async def create_ladder(
     """Create a ladder (the game's parameters checked now; admins)."""
     del admin
     adapter = adapter_for(body.game)
-    params = adapter.parse_params(request_params(body, body.params))
+    params = adapter.parse_params(body.params)
     match = MatchConfig.create(
         adapter.name,
         params,

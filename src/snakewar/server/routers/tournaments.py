@@ -48,7 +48,6 @@ from snakewar.server.schemas import (
     TournamentOut,
     TournamentSummaryOut,
     UpdateTournament,
-    request_params,
 )
 from snakewar.storage import ArenaRun, ArenaRunState, AsyncStore, Store
 
@@ -180,7 +179,7 @@ async def create_tournament(
         store, admin, config, uploads, body.game, body.snakes, body.names
     )
     adapter = adapter_for(body.game)
-    params = adapter.parse_params(request_params(body, body.params))
+    params = adapter.parse_params(body.params)
     match = MatchConfig.create(
         adapter.name,
         params,
