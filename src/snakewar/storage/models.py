@@ -12,9 +12,9 @@ Games of every game share one set of tables:
     once finished why it failed, if it did),
     ``header`` and ``result`` (the game's own JSON header and result), ``ranks`` and
     ``winner_name`` once finished, and ``replay`` (the whole replay file, for games
-    kept as one file, e.g. Halite III's ``.hlt``).
+    kept as one file, such as a game whose replay is one document).
 ``frames``
-    one row per stored step of games kept frame by frame (Battlesnake): ``(game_id,
+    one row per stored step of games kept frame by frame (most games): ``(game_id,
     turn)`` is the key, ``frame`` what a viewer draws, ``replay_line`` the replay's
     line for the turn that led to it (null for turn 0).
 ``game_calls``
@@ -23,8 +23,8 @@ Games of every game share one set of tables:
     (``/start`` on turn 0, the ``/move``s, ``/end`` on the last), each with its status,
     latency, error and the request and reply bodies (size-capped text).
 ``game_logs``
-    what a finished game logged about each seat that has a log (Halite III's error
-    logs: the engine's errors and the bot's stderr), one row per ``(game_id, seat)``;
+    what a finished game logged about each seat that has a log (for games that keep
+    them: the engine's errors and the bot's stderr), one row per ``(game_id, seat)``;
     the API gives a seat's log to its owner only.
 
 Ladders and tournaments are rows, written game by game:
