@@ -17,6 +17,9 @@ from hypothesis import HealthCheck, settings
 from snakewar.storage import Store
 from tests.system_tools import postgres_url, sandbox
 
+# The fixtures of the JavaScript tests (node, node_test, static_site), for every folder.
+pytest_plugins = ["tests.js_modules"]
+
 settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

@@ -59,7 +59,9 @@ def test_step_with_the_keyboard_and_permalink(base_url: str, page: Page) -> None
     ).json()
     last = wait_finished(base_url, game["id"])["turn"]
     assert last > 4
-    page.goto(f"{base_url}/static/viewer/board.html?engine={base_url}&game={game['id']}&turn=3")
+    page.goto(
+        f"{base_url}/static/battlesnake/board.html?engine={base_url}&game={game['id']}&turn=3"
+    )
     turn = page.get_by_test_id("turn")
     expect(turn).to_have_text("Turn 3")
     page.locator("body").press("ArrowRight")

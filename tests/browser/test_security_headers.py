@@ -182,7 +182,7 @@ def test_the_game_pages_draw_their_games_under_the_viewers_policy(
     fill = board.locator(".health-fill").first
     expect(fill).to_have_attribute("style", re.compile(r"width: \d+%"))
     assert fill.evaluate("e => e.getBoundingClientRect().width") >= 0
-    with page.expect_response(re.compile(r"/static/viewer/board\.html")) as viewer:
+    with page.expect_response(re.compile(r"/static/battlesnake/board\.html")) as viewer:
         page.reload()
     assert viewer.value.headers["content-security-policy"] == VIEWER_POLICY
     expect(frame_of(page).locator("[data-testid=snake-row]")).to_have_count(2)

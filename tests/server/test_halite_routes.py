@@ -108,24 +108,24 @@ def test_an_uploaded_official_replay_is_listed_and_reads_back(client: TestClient
     # see the rows); the game's page names its players and embeds the viewer.
     page = client.get("/halite")
     assert page.status_code == 200
-    assert '<script type="module" src="/static/viewer/pages/halite_games.js">' in page.text
+    assert '<script type="module" src="/static/halite3/pages/games.js">' in page.text
     assert listed[0]["url"] == f"/view/{game_id}"
     viewer = client.get(f"/view/{game_id}?turn=7")
     assert viewer.status_code == 200
     assert "<title>Halite III: " in viewer.text
     for player in expected["players"]:
         assert player["name"] in viewer.text
-    assert f"/static/viewer/halite.html?game={game_id}&amp;turn=7" in viewer.text
+    assert f"/static/halite3/board.html?game={game_id}&amp;turn=7" in viewer.text
     # The old address of a Halite game's page leads to the same page.
     moved = client.get(f"/halite/games/{game_id}?turn=7", follow_redirects=False)
     assert moved.status_code == 307 and moved.headers["location"] == f"/view/{game_id}?turn=7"
-    board = client.get("/static/viewer/halite.html")
+    board = client.get("/static/halite3/board.html")
     assert '<script type="module" src="halite.js">' in board.text
-    assert client.get("/static/viewer/halite.js").status_code == 200
+    assert client.get("/static/halite3/halite.js").status_code == 200
     # The local file picker is the Halite viewer under the site's header.
     picker = client.get("/halite/view")
     assert picker.status_code == 200
-    assert '<iframe src="/static/viewer/halite.html?replay=1"' in picker.text
+    assert '<iframe src="/static/halite3/board.html?replay=1"' in picker.text
 
 
 def test_a_multipart_upload_is_stored_byte_for_byte(client: TestClient) -> None:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 import snakewar
@@ -25,17 +27,18 @@ from snakewar.storage import Store
 from tests.storage.test_games import played
 
 PAGES = {
-    "/": "pages/home.js",
-    "/new": "pages/new_game.js",
-    "/view/some-game": "pages/game.js",
-    "/test": "pages/tester.js",
-    "/ladders": "pages/ladders.js",
-    "/halite": "pages/halite_games.js",
-    "/replay": "pages/framed.js",
-    "/halite/view": "pages/framed.js",
-    "/docs": "pages/framed.js",
-    "/redoc": "pages/framed.js",
+    "/": "/static/viewer/pages/home.js",
+    "/new": "/static/viewer/pages/new_game.js",
+    "/view/some-game": "/static/viewer/pages/game.js",
+    "/test": "/static/battlesnake/pages/tester.js",
+    "/ladders": "/static/viewer/pages/ladders.js",
+    "/halite": "/static/halite3/pages/games.js",
+    "/replay": "/static/viewer/pages/framed.js",
+    "/halite/view": "/static/viewer/pages/framed.js",
+    "/docs": "/static/viewer/pages/framed.js",
+    "/redoc": "/static/viewer/pages/framed.js",
 }
+"""Each page and its module: the site's (``/static/viewer/``) or a game's (``/static/<game>/``)."""
 NAV = ("nav-new", "nav-replay", "nav-test", "nav-ladders", "nav-halite", "nav-docs")
 
 
@@ -66,7 +69,7 @@ def test_each_page_is_the_layout_with_its_module(client: TestClient, path: str) 
     html = response.text
     for test_id in NAV:
         assert f'data-testid="{test_id}"' in html
-    assert f'<script type="module" src="/static/viewer/{PAGES[path]}"></script>' in html
+    assert f'<script type="module" src="{PAGES[path]}"></script>' in html
     assert '<link rel="stylesheet" href="/static/viewer/pages/site.css">' in html
     for url in local_urls(html):
         if url.startswith("/static/"):
@@ -75,7 +78,7 @@ def test_each_page_is_the_layout_with_its_module(client: TestClient, path: str) 
 
 def test_pages_run_no_inline_script_or_style(client: TestClient, store: Store) -> None:
     store.ladders.create(Ladder("web"))
-    paths = [*PAGES, "/ladders/web", "/static/viewer/board.html", "/static/viewer/halite.html"]
+    paths = [*PAGES, "/ladders/web", "/static/battlesnake/board.html", "/static/halite3/board.html"]
     for path in paths:
         html = client.get(path).text
         assert not re.search(r"<script(?![^>]*\bsrc=)", html), path
@@ -91,7 +94,7 @@ def test_what_a_page_shows_is_escaped(client: TestClient) -> None:
 def test_the_game_page_embeds_the_viewer_fitted_to_its_frame(client: TestClient) -> None:
     html = client.get("/view/g-1?turn=12").text
     (board,) = re.findall(r'<iframe src="([^"]+)"', html)
-    assert board.startswith("/static/viewer/board.html?")
+    assert board.startswith("/static/battlesnake/board.html?")
     query = board.split("?", 1)[1].replace("&amp;", "&")
     assert query == "engine=http%3A%2F%2Flocalhost&game=g-1&autoplay=true&fit=true&turn=12"
     assert 'data-game-id="g-1"' in html
@@ -117,8 +120,8 @@ def frame_of(html: str) -> str:
 
 def test_the_file_pickers_and_api_docs_are_framed_under_the_header(client: TestClient) -> None:
     for path, frame in (
-        ("/replay", "/static/viewer/board.html?replay=1&fit=true"),
-        ("/halite/view", "/static/viewer/halite.html?replay=1"),
+        ("/replay", "/static/battlesnake/board.html?replay=1&fit=true"),
+        ("/halite/view", "/static/halite3/board.html?replay=1"),
         ("/docs", "/docs/swagger-ui"),
         ("/redoc", "/redoc/reference"),
     ):
@@ -209,14 +212,36 @@ def test_no_page_html_is_left_in_python() -> None:
 def test_every_template_is_used_and_extends_the_layout() -> None:
     from snakewar.server.routers import pages
 
-    code = Path(pages.__file__).read_text(encoding="utf-8")
+    # The code of every page route: the site's and each game's own (its routers()).
+    routers = [pages.router, *(router for adapter in games() for router in adapter.routers())]
+    modules = {
+        sys.modules[route.endpoint.__module__]
+        for router in routers
+        for route in router.routes
+        if isinstance(route, APIRoute)
+    }
+    code = "".join(Path(str(module.__file__)).read_text(encoding="utf-8") for module in modules)
     # A game's page is the template its adapter names.
     game_pages = {adapter.viewer_page("x", server="").template for adapter in games()}
-    assert game_pages == {"game.html", "halite_game.html"}
-    for template in TEMPLATES_DIR.glob("*.html"):
-        if template.name == "base.html":
+    assert game_pages == {"game.html", "halite3/game.html"}
+    # The server's templates by name, each game's as <game>/<file>.
+    templates = {path.name: path for path in TEMPLATES_DIR.glob("*.html")}
+    for adapter in games():
+        folder = adapter.templates()
+        if folder is not None:
+            templates |= {f"{adapter.name}/{p.name}": p for p in Path(folder).glob("*.html")}
+    assert {"battlesnake/tester.html", "halite3/games.html"} <= set(templates)
+    # A game's parts of the site's pages: the header's links, the home page's how-to.
+    parts = {"nav.html": "base.html", "how_to_play.html": "home.html"}
+    for name, template in templates.items():
+        if name == "base.html":
             continue
-        used = f'"{template.name}"' in code or template.name in game_pages
-        assert used, f"{template.name} is not rendered by any page"
+        part = parts.get(template.name) if "/" in name else None
+        if part is not None:
+            included = f'"/{template.name}" ignore missing' in (TEMPLATES_DIR / part).read_text()
+            assert included, f"{name} is included by no page"
+            continue
+        used = f'"{name}"' in code or name in game_pages
+        assert used, f"{name} is not rendered by any page"
         text = template.read_text(encoding="utf-8")
-        assert text.startswith('{% extends "base.html" %}'), template.name
+        assert text.startswith('{% extends "base.html" %}'), name

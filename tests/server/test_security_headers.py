@@ -50,7 +50,7 @@ def script_src(header: str) -> list[str]:
         ("/api/games", 200, SITE_POLICY),
         ("/api/games/nope", 404, SITE_POLICY),
         ("/no-such-page", 404, SITE_POLICY),
-        ("/static/viewer/board.html", 200, VIEWER_POLICY),
+        ("/static/battlesnake/board.html", 200, VIEWER_POLICY),
     ],
 )
 def test_every_answer_has_the_headers(

@@ -8,6 +8,8 @@ It exists to prove that the game-agnostic layers (the arena, storage, the server
 point only, touching no Snakewar file.  It adds two commands to ``snakewar`` the same
 way (entry point group ``snakewar.commands``, :data:`COMMANDS`): ``snakewar count``, which
 reads its own command line, and ``snakewar bench count``, one of the frame's benchmarks.
+Its viewer and page template (``countgame_files/``) are served like a built-in game's:
+``/static/count/`` and the template ``count/game.html``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -45,6 +48,8 @@ from snakewar.errors import EntrantError, ParamsError
 from snakewar.replay import ReplayError
 
 NAME = "count"
+FILES = Path(__file__).resolve().parent / "countgame_files"
+"""The game's viewer (``viewer/``) and page templates (``templates/``), shipped beside it."""
 STEP = {"builtin:one": 1, "builtin:two": 2}
 
 
@@ -213,8 +218,16 @@ class CountGame(GameAdapter):
         return COMMANDS
 
     def viewer_page(self, game_id: str, *, server: str, turn: int | None = None) -> ViewerPage:
-        # A real game ships its own viewer and page template; Count borrows the board's.
-        return ViewerPage(template="game.html", board=f"board.html?game={game_id}")
+        # Its own page template and viewer, from the folders its hooks below name.
+        return ViewerPage(template="count/game.html", board=f"board.html?game={game_id}")
+
+    def static_assets(self) -> str | None:
+        # Served at /static/count/: its board.html imports the shared ../viewer/ files.
+        return str(FILES / "viewer")
+
+    def templates(self) -> str | None:
+        # count/game.html (the game page) and count/nav.html (a link in the site's header).
+        return str(FILES / "templates")
 
 
 GAME = CountGame()

@@ -43,6 +43,16 @@ with TestClient(app, base_url="http://localhost") as client:
     out["listed"] = [g["id"] for g in client.get("/api/games").json()["games"]]
     page = client.get(f"/view/{game_id}")
     out["page"] = [page.status_code, "<title>Count: one vs two" in page.text]
+    # Its own template (count/game.html) framing its own viewer (/static/count/), and its
+    # link in the site's header (count/nav.html).
+    out["template"] = 'data-testid="count-page"' in page.text
+    out["frame"] = f'<iframe src="/static/count/board.html?game={game_id}"' in page.text
+    board = client.get(f"/static/count/board.html?game={game_id}")
+    out["board"] = [board.status_code, 'src="count.js"' in board.text,
+                    board.headers["content-security-policy"]]
+    out["module"] = client.get("/static/count/count.js").status_code
+    out["shared"] = client.get("/static/count/../viewer/viewer.css").status_code
+    out["nav"] = 'data-testid="nav-count"' in client.get("/").text
     bad = client.post("/api/games", json={"game": "count", "snakes": ["three", "one"]})
     out["bad"] = [bad.status_code, bad.json()["detail"]]
     replay = client.get(f"/api/games/{game_id}/replay")
@@ -59,6 +69,7 @@ def plugin_path(tmp_path: Path) -> Path:
     site = tmp_path / "site"
     site.mkdir()
     shutil.copy(HERE / "countgame.py", site / "countgame.py")
+    shutil.copytree(HERE / "countgame_files", site / "countgame_files")
     info = site / "countgame-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: countgame\nVersion: 1.0\n")
@@ -116,6 +127,9 @@ def test_a_third_game_is_one_adapter_and_an_entry_point(plugin_path: Path, tmp_p
     assert game["winner"] == "two" and game["seed"] == "9" and game["turn"] == 5
     assert game["id"] in out["listed"]
     assert out["page"] == [200, True]
+    assert out["template"] and out["frame"] and out["nav"]
+    assert out["board"][:2] == [200, True] and out["module"] == 200 and out["shared"] == 200
+    assert "connect-src 'self' http: https: ws: wss:" in out["board"][2]  # a viewer's policy
     assert out["bad"][0] == 400 and "unknown Count bot 'three'" in out["bad"][1]
     assert out["replay"][0] == 200 and out["replay"][1].startswith("application/json")
     assert f'filename="{game["id"]}.count.json"' in out["replay"][2]

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 BIG_SEED = "2618439174457646105"
+
+
+JS = Path(__file__).resolve().parent / "js"
+"""The Node test files of this folder."""
 
 
 @pytest.fixture(scope="module")
@@ -50,4 +55,4 @@ def test_the_club_modules_under_node(
     club_input: dict[str, Any], node_test: Callable[..., int]
 ) -> None:
     """``js/club.test.mjs``: the pages' functions on this server's catalogue and ladder."""
-    assert node_test("club", club_input) == 12
+    assert node_test(JS / "club.test.mjs", club_input) == 12

@@ -7,12 +7,16 @@ The checks are ``js/inspect.test.mjs``, run by ``node --test``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from snakewar.server import ServerConfig, create_app
+
+JS = Path(__file__).resolve().parent / "js"
+"""The Node test files of this folder."""
 
 
 @pytest.fixture(scope="module")
@@ -37,4 +41,4 @@ def inspect_input() -> dict[str, Any]:
 def test_the_inspector_module_under_node(
     inspect_input: dict[str, Any], node_test: Callable[..., int]
 ) -> None:
-    assert node_test("inspect", inspect_input) == 3
+    assert node_test(JS / "inspect.test.mjs", inspect_input) == 3

@@ -10,11 +10,16 @@ API-shaped data, some of it real answers from the server: the checks are
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 BIG_SEED = "2618439174457646105"  # a JavaScript number would make it ...6000
+
+
+JS = Path(__file__).resolve().parent / "js"
+"""The Node test files of this folder."""
 
 
 @pytest.fixture(scope="module")
@@ -39,4 +44,4 @@ def pages_input() -> dict[str, Any]:
 def test_the_page_modules_under_node(
     pages_input: dict[str, Any], node_test: Callable[..., int]
 ) -> None:
-    assert node_test("pages", pages_input) == 21
+    assert node_test(JS / "pages.test.mjs", pages_input) == 21

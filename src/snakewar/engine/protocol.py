@@ -721,10 +721,12 @@ class ViewerPage:
     """How the web app's game page (``/view/{id}``) shows a game of this kind.
 
     Attributes:
-        template: the page's template in the web app's templates folder; it gets
-            ``game_id``, ``board`` (the URL below, in the static folder) and ``title``.
-        board: the game's viewer, a file of the viewer's static folder with its query
-            (``board.html?game=ID``), shown inside the page.
+        template: the page's template: the server's generic ``game.html`` or one of the
+            game's own :meth:`GameAdapter.templates` as ``<name>/<file>``; it gets
+            ``game_id``, ``board`` (the viewer's URL) and ``title``.
+        board: the game's viewer, a file of its :meth:`GameAdapter.static_assets` with
+            its query (``board.html?game=ID``, served from ``/static/<name>/``), or a
+            path from the site's root (``/static/...``); shown inside the page.
     """
 
     template: str
@@ -862,6 +864,9 @@ class GameAdapter(ABC):
     def static_assets(self) -> str | None:
         """A folder of the game's viewer assets, served at ``/static/<name>/``.
 
+        Its modules may import the shared ones (``/static/viewer/``: playback, controls,
+        the pages' helpers) by relative URL, ``../viewer/player.js``.
+
         ``None`` (the default): the game has no assets of its own.
         """
         return None
@@ -869,7 +874,10 @@ class GameAdapter(ABC):
     def templates(self) -> str | None:
         """A folder of Jinja2 templates the server's pages may render (``None``: none).
 
-        They are searched after the server's own, so they can extend ``base.html``.
+        A template ``x.html`` there is ``<name>/x.html`` to the server, so games never
+        shadow one another; it may extend the server's ``base.html``.  The site's header
+        and home page include ``<name>/nav.html`` and ``<name>/how_to_play.html`` where a
+        game has them.
         """
         return None
 

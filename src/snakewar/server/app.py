@@ -9,9 +9,12 @@ Routes:
   :meth:`~snakewar.engine.protocol.GameAdapter.routers` (a game package's ``routes``);
   CORS is open on the read-only engine routes ``GET /games/{id}...``
   (:class:`~snakewar.server.safety.EngineCorsMiddleware`).
-* ``/static/viewer/...``: the bundled viewers and the pages' modules and stylesheet;
-  the pages themselves (``/``, ``/new``, ``/view/{id}``...) are :mod:`.routers.pages`
-  (Jinja2 templates), the offline API docs :mod:`.routers.docs`.
+* ``/static/viewer/...``: the shared playback modules and the pages' modules and
+  stylesheet; ``/static/<game>/...``: each game's own viewer, from its adapter's
+  :meth:`~snakewar.engine.protocol.GameAdapter.static_assets`.  The pages themselves
+  (``/``, ``/new``, ``/view/{id}``...) are :mod:`.routers.pages` (Jinja2 templates: the
+  server's, then each game's :meth:`~snakewar.engine.protocol.GameAdapter.templates` as
+  ``<game>/<file>``), the offline API docs :mod:`.routers.docs`.
 
 Every request body is validated; errors are JSON ``{"detail": ...}`` naming the field
 (:mod:`snakewar.server.errors` maps exceptions to statuses).  Every answer carries the
@@ -25,19 +28,25 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from snakewar import __version__
 from snakewar.adapters import games as all_games
+from snakewar.engine.protocol import GameAdapter
 from snakewar.referee.uploads import MAX_ARCHIVE_BYTES, UploadCache
 from snakewar.server.arena import ArenaWorker
 from snakewar.server.auth import Passwords, ensure_local_user
 from snakewar.server.config import MEMORY_DATABASE, SIGNUP_MODES, ServerConfig
 from snakewar.server.decoding import DecoderPool
-from snakewar.server.deps import STATIC_URL
+from snakewar.server.deps import (
+    RESERVED_STATIC,
+    STATIC_ROOT,
+    STATIC_URL,
+    make_templates,
+)
 from snakewar.server.errors import add_error_handlers
 from snakewar.server.followers import (
     FollowerLimits,
@@ -96,6 +105,23 @@ def user_caps(config: ServerConfig) -> UserCaps | None:
         paused_games=config.paused_games_per_user,
         builtin_workers=config.builtin_workers_per_user,
     )
+
+
+def _game_assets(registered: Sequence[GameAdapter]) -> dict[str, str]:
+    """Each game's static folder by the game's name (games with none are left out).
+
+    Raises:
+        ValueError: a game whose name is a folder of the server's own (``viewer``...).
+    """
+    assets = {}
+    for game in registered:
+        folder = game.static_assets()
+        if folder is None:
+            continue
+        if game.name in RESERVED_STATIC:
+            raise ValueError(f"game {game.name!r}: its static files would hide the server's own")
+        assets[game.name] = folder
+    return assets
 
 
 def create_app(config: ServerConfig | None = None, *, store: Store | None = None) -> FastAPI:
@@ -178,19 +204,21 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             if own:
                 opened.close()
 
+    # Each game adds its own parts (engine.protocol.GameAdapter's optional hooks).
+    registered = all_games()
+    assets = _game_assets(registered)
     app = FastAPI(
         title="Snakewar",
         version=__version__,
-        description="Create and watch games of Battlesnake and Halite III; the official "
-        "Battlesnake board's engine API.",
+        description="Create and watch games of every registered game: "
+        + ", ".join(game.catalogue().title for game in registered)
+        + "; each game's own routes.",
         lifespan=lifespan,
         # Served from the package by routers.docs: FastAPI's own pages need a CDN.
         docs_url=None,
         redoc_url=None,
     )
     app.add_middleware(EngineCorsMiddleware)
-    # Each game adds its own parts (engine.protocol.GameAdapter's optional hooks).
-    registered = all_games()
     # A game's uploads stream through their own, larger cap (its streamed_uploads).
     app.add_middleware(
         BodyLimitMiddleware,
@@ -200,7 +228,10 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     hosts = config.allowed_hosts if config.public else (*LOOPBACK_NAMES, *config.allowed_hosts)
     app.add_middleware(HostCheckMiddleware, hosts=hosts)
     # Outermost: every answer has the headers, refusals of the layers inside included.
-    app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(
+        SecurityHeadersMiddleware,
+        viewer_prefixes=(f"{STATIC_URL}/", *(f"{STATIC_ROOT}/{name}/" for name in assets)),
+    )
     add_error_handlers(app, not_found_page=pages.not_found_page)
     for module in (auth, tokens, users, snakes, games, catalogue, ladders, tournaments):
         app.include_router(module.router)
@@ -211,5 +242,10 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     for module in (pages, docs):
         app.include_router(module.router)
     app.mount(STATIC_URL, StaticFiles(directory=static_dir()), name="viewer")
+    for name, folder in assets.items():
+        app.mount(f"{STATIC_ROOT}/{name}", StaticFiles(directory=folder), name=f"static-{name}")
+    app.state.templates = make_templates(
+        {game.name: templates for game in registered if (templates := game.templates())}
+    )
     docs.mount_docs_static(app)
     return app

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Final
 
@@ -26,6 +27,8 @@ from snakewar.server.safety import RateLimiter, address_key
 from snakewar.storage import AsyncStore
 
 __all__ = [
+    "RESERVED_STATIC",
+    "STATIC_ROOT",
     "STATIC_URL",
     "TEMPLATES_DIR",
     "ArenaDep",
@@ -40,6 +43,7 @@ __all__ = [
     "TemplatesDep",
     "UploadsDep",
     "client_key",
+    "game_static_url",
     "get_arena",
     "get_config",
     "get_decoders",
@@ -56,34 +60,61 @@ __all__ = [
 TEMPLATES_DIR: Final = Path(__file__).resolve().parent / "templates"
 """The pages' Jinja2 templates (shipped in the wheel with the package)."""
 
-STATIC_URL: Final = "/static/viewer"
-"""Where the viewer's static files (and the pages' modules and stylesheet) are served."""
+STATIC_ROOT: Final = "/static"
+"""Where static files are served: the shared ones under ``viewer/``, each game's under its name."""
+
+STATIC_URL: Final = f"{STATIC_ROOT}/viewer"
+"""Where the shared static files (the pages' modules and stylesheet, playback) are served."""
+
+RESERVED_STATIC: Final = frozenset({"viewer", "docs"})
+"""Folders of :data:`STATIC_ROOT` that are the server's own: no game's assets may take them."""
 
 
 def static_url(path: str) -> str:
-    """The URL of a file in the viewer's static folder (``pages/home.js``, ``viewer.css``)."""
+    """The URL of a shared static file (``pages/home.js``, ``viewer.css``)."""
     return f"{STATIC_URL}/{path.lstrip('/')}"
 
 
-def make_templates() -> Jinja2Templates:
-    """The pages' templates: autoescaped, and an undefined name is an error, not ``""``."""
+def game_static_url(game: str, path: str) -> str:
+    """The URL of a file of the game ``game``'s own static folder (its ``static_assets``)."""
+    return f"{STATIC_ROOT}/{game}/{path.lstrip('/')}"
+
+
+def make_templates(game_templates: Mapping[str, str | Path] | None = None) -> Jinja2Templates:
+    """The pages' templates: autoescaped, and an undefined name is an error, not ``""``.
+
+    Args:
+        game_templates: each game's template folder (its adapter's ``templates()``) by
+            the game's name.  A game's template is named ``<game>/<file>``, so two games
+            never shadow each other nor the server's own; it may extend ``base.html``.
+    """
+    folders = dict(game_templates or {})
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
+        loader=jinja2.ChoiceLoader(
+            [
+                jinja2.FileSystemLoader(TEMPLATES_DIR),
+                jinja2.PrefixLoader(
+                    {name: jinja2.FileSystemLoader(folder) for name, folder in folders.items()}
+                ),
+            ]
+        ),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
     env.globals["static"] = static_url
+    env.globals["game_static"] = game_static_url
+    # The games with templates, in the registry's order: the site's header and home page
+    # include each one's parts (``<game>/nav.html``...) where it has them.
+    env.globals["template_games"] = tuple(folders)
     return Jinja2Templates(env=env)
 
 
-_TEMPLATES: Final = make_templates()
-
-
-def get_templates() -> Jinja2Templates:
-    """The templates every page renders with."""
-    return _TEMPLATES
+def get_templates(connection: HTTPConnection) -> Jinja2Templates:
+    """The templates every page renders with (the server's and its games', see ``create_app``)."""
+    templates: Jinja2Templates = connection.app.state.templates
+    return templates
 
 
 def get_config(request: Request) -> ServerConfig:

@@ -12,15 +12,16 @@ server and whose styles are its stylesheets: nothing inline.  So the pages run u
 
 Two kinds of page get a policy of their own:
 
-* the viewers (``/static/viewer/*``) also connect to other engines, as the official
-  board does (``board.html?engine=URL&game=ID`` watches any engine's game);
+* the viewers (the shared ``/static/viewer/*`` and each game's ``/static/<game>/*``)
+  also connect to other engines, as a game's official viewer may (a board that watches
+  any engine's game from a URL it is given);
 * Swagger UI and ReDoc are someone else's pages: their route sets its own policy
   (:mod:`.routers.docs`), which this middleware keeps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from starlette.datastructures import MutableHeaders
@@ -76,7 +77,7 @@ DOCS_POLICY: Final = {
 """The API docs' directives; their route adds the hashes of their inline scripts."""
 
 VIEWER_PREFIX: Final = "/static/viewer/"
-"""The viewers' documents (the pages' modules and stylesheet live there too: a CSP
+"""The shared viewer files (the pages' modules and stylesheet live there too: a CSP
 header on a script or a stylesheet does nothing)."""
 
 _COMMON: Final = (
@@ -87,10 +88,17 @@ _COMMON: Final = (
 
 
 class SecurityHeadersMiddleware:
-    """Add the security headers to every HTTP answer (a route's own CSP is kept)."""
+    """Add the security headers to every HTTP answer (a route's own CSP is kept).
 
-    def __init__(self, app: ASGIApp) -> None:
+    Args:
+        app: the application inside.
+        viewer_prefixes: the paths under which documents get :data:`VIEWER_POLICY`
+            (the shared viewer files and each game's viewer folder).
+    """
+
+    def __init__(self, app: ASGIApp, viewer_prefixes: Sequence[str] = (VIEWER_PREFIX,)) -> None:
         self.app = app
+        self.viewer_prefixes = tuple(viewer_prefixes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass the request on; add the headers to its answer's start."""
@@ -98,7 +106,7 @@ class SecurityHeadersMiddleware:
             await self.app(scope, receive, send)
             return
         path: str = scope["path"]
-        csp = VIEWER_POLICY if path.startswith(VIEWER_PREFIX) else SITE_POLICY
+        csp = VIEWER_POLICY if path.startswith(self.viewer_prefixes) else SITE_POLICY
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -7,14 +7,14 @@ import { test } from "node:test";
 
 import { input, load, same } from "./support.mjs";
 
-const C = await load("pages/club.js");
-const LS = await load("pages/ladders.js");
-const L = await load("pages/ladder.js");
-const TS = await load("pages/tournaments.js");
-const T = await load("pages/tournament.js");
-const U = await load("pages/admin_users.js");
-const I = await load("pages/admin_invites.js");
-const LI = await load("pages/login.js");
+const C = await load("viewer/pages/club.js");
+const LS = await load("viewer/pages/ladders.js");
+const L = await load("viewer/pages/ladder.js");
+const TS = await load("viewer/pages/tournaments.js");
+const T = await load("viewer/pages/tournament.js");
+const U = await load("viewer/pages/admin_users.js");
+const I = await load("viewer/pages/admin_invites.js");
+const LI = await load("viewer/pages/login.js");
 
 const { catalogue, history, bigSeed } = input;
 const bs = catalogue.find((g) => g.name === "battlesnake");

@@ -8,7 +8,7 @@ import { test } from "node:test";
 
 import { input, load, same } from "./support.mjs";
 
-const I = await load("pages/inspect.js");
+const I = await load("viewer/pages/inspect.js");
 const { games, calls } = input;
 
 test("urls escape the game id", () => {

@@ -7,21 +7,21 @@ import { test } from "node:test";
 
 import { input, load, same } from "./support.mjs";
 
-const D = await load("pages/dom.js");
-const H = await load("pages/home.js");
-const N = await load("pages/new_game.js");
-const G = await load("pages/game.js");
-const T = await load("pages/tester.js");
-const LS = await load("pages/ladders.js");
-const L = await load("pages/ladder.js");
-const TO = await load("pages/tournament.js");
-const HA = await load("pages/halite_games.js");
-const LI = await load("pages/login.js");
-const AC = await load("pages/account.js");
-const K = await load("pages/board_keys.js");
-const E = await load("pages/entrants.js");
-const HG = await load("pages/halite_game.js");
-const F = await load("frames.js");
+const D = await load("viewer/pages/dom.js");
+const H = await load("viewer/pages/home.js");
+const N = await load("viewer/pages/new_game.js");
+const G = await load("viewer/pages/game.js");
+const T = await load("battlesnake/pages/tester.js");
+const LS = await load("viewer/pages/ladders.js");
+const L = await load("viewer/pages/ladder.js");
+const TO = await load("viewer/pages/tournament.js");
+const HA = await load("halite3/pages/games.js");
+const LI = await load("viewer/pages/login.js");
+const AC = await load("viewer/pages/account.js");
+const K = await load("viewer/pages/board_keys.js");
+const E = await load("viewer/pages/entrants.js");
+const HG = await load("halite3/pages/game.js");
+const F = await load("battlesnake/frames.js");
 
 const { bigSeed, games, maps } = input;
 

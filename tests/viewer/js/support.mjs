@@ -1,17 +1,18 @@
-// What every viewer test module shares: the static folder, the test's input, and `same`.
+// What every viewer test module shares: the static files, the test's input, and `same`.
 //
-// pytest runs these files with `node --test` (tests/viewer/conftest.py's `node_test`):
-// SNAKEWAR_STATIC is the URL of the package's static folder, SNAKEWAR_TEST_INPUT the path of
-// a JSON file with what the Python side made (a real server's answers, replay files).
+// pytest runs these files with `node --test` (tests/js_modules.py's `node_test`):
+// SNAKEWAR_STATIC is the URL of a copy of the server's /static/ tree (the shared files under
+// viewer/, each game's under its name), SNAKEWAR_TEST_INPUT the path of a JSON file with what
+// the Python side made (a real server's answers, replay files).
 import assert from "node:assert/strict";
 import fs from "node:fs";
 
 const base = process.env.SNAKEWAR_STATIC;
 if (!base) {
-  throw new Error("SNAKEWAR_STATIC is not set: run these tests through pytest (tests/viewer)");
+  throw new Error("SNAKEWAR_STATIC is not set: run these tests through pytest (tests/js_modules.py)");
 }
 
-/** Import a module of the package's static folder, e.g. `load("pages/club.js")`. */
+/** Import a module as the server serves it under /static/, e.g. `load("viewer/pages/club.js")`. */
 export const load = (path) => import(new URL(path, base).href);
 
 /** The JSON input the Python side wrote for this file ({} without one). */

@@ -14,6 +14,7 @@ import inspect
 import json
 import zlib
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -111,6 +112,9 @@ __all__ = [
     "settings_params",
     "snake_match",
 ]
+
+_HERE = Path(__file__).resolve().parent
+"""The game's package: its viewer (``viewer/``) and page templates (``templates/``)."""
 
 FAILED_SHARE = 0.5
 """A snake whose share of failed moves in a game reaches this failed the game."""
@@ -649,9 +653,19 @@ class BattlesnakeAdapter(GameAdapter):
     @override
     def routers(self) -> Sequence[Any]:
         # Imported here: the command line and the arena never load the web framework.
-        from snakewar.games.battlesnake.routes import engine, tester
+        from snakewar.games.battlesnake.routes import engine, pages, tester
 
-        return (engine.router, tester.router)
+        return (engine.router, tester.router, pages.router)
+
+    @override
+    def static_assets(self) -> str | None:
+        # The board viewer (board.html and its modules) and the tester page's module.
+        return str(_HERE / "viewer")
+
+    @override
+    def templates(self) -> str | None:
+        # The tester's page and the parts of the site's pages that are Battlesnake's.
+        return str(_HERE / "templates")
 
     @override
     def commands(self) -> Mapping[str, GameCommand]:

@@ -22,6 +22,7 @@ import math
 import os
 import shlex
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -94,6 +95,9 @@ __all__ = [
     "played_from_hlt",
     "read_checked_hlt",
 ]
+
+_HERE = Path(__file__).resolve().parent
+"""The game's package: its viewer (``viewer/``) and page templates (``templates/``)."""
 
 PLAYER_COUNTS = (1, 2, 4, 8, 16)
 """The player counts the official map generator makes maps for."""
@@ -563,7 +567,7 @@ class HaliteAdapter(GameAdapter):
     def viewer_page(self, game_id: str, *, server: str, turn: int | None = None) -> ViewerPage:
         del server  # the viewer reads /api/halite/games/{id}/replay on its own origin
         query = {"game": game_id} if turn is None else {"game": game_id, "turn": str(turn)}
-        return ViewerPage(template="halite_game.html", board="halite.html?" + urlencode(query))
+        return ViewerPage(template="halite3/game.html", board="board.html?" + urlencode(query))
 
     def params_for(self, width: int | None, height: int | None) -> Mapping[str, Any]:
         """Normalised parameters for a map size (``None``: the seed picks)."""
@@ -574,9 +578,19 @@ class HaliteAdapter(GameAdapter):
     @override
     def routers(self) -> Sequence[Any]:
         # Imported here: the command line and the arena never load the web framework.
-        from snakewar.games.halite3.routes import router
+        from snakewar.games.halite3.routes import page_routes, router
 
-        return (router,)
+        return (router, page_routes)
+
+    @override
+    def static_assets(self) -> str | None:
+        # The board viewer (board.html, halite.js) and the modules of the game's pages.
+        return str(_HERE / "viewer")
+
+    @override
+    def templates(self) -> str | None:
+        # The game page, the stored games' page and the site header's link to it.
+        return str(_HERE / "templates")
 
     @override
     def streamed_uploads(self) -> Sequence[str]:

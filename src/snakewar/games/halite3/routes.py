@@ -9,6 +9,10 @@
   clients that accept it) and ``GET /api/halite/games/{id}/replay.hlt`` (the file).
 * ``POST /api/halite/decode``: a ``.hlt`` in, its JSON document out, nothing stored
   (browsers cannot decompress zstd, so the viewer's "open a local file" uses it).
+* the pages (:data:`page_routes`): ``/halite`` (stored games and the upload form),
+  ``/halite/view`` (the viewer's file picker) and ``/halite/games/{id}`` (where games
+  used to be shown: a redirect to the game page).  Their templates are the game's
+  (``halite3/<file>``), their modules and the viewer its static files (``/static/halite3/``).
 
 Bodies are read and multipart parsed off the event loop; every replay is decompressed
 and parsed in the server's :class:`~snakewar.server.decoding.DecoderPool` (a few
@@ -29,9 +33,10 @@ from email.message import Message
 from email.parser import BytesParser
 from email.policy import HTTP
 from typing import Final
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from snakewar.errors import SnakewarError, TooLargeError
 from snakewar.games.halite3.adapter import GAME
@@ -44,7 +49,21 @@ from snakewar.server.decoding import (
     gzipped_document,
     played_upload,
 )
-from snakewar.server.deps import ConfigDep, DecodersDep, StoreDep, client_key
+from snakewar.server.deps import (
+    ConfigDep,
+    DecodersDep,
+    StoreDep,
+    TemplatesDep,
+    client_key,
+    game_static_url,
+)
+from snakewar.server.routers.pages import (
+    TurnQuery,
+    framed_page,
+    page_router,
+    parse_turn,
+    render_page,
+)
 from snakewar.server.safety import RateLimiter, RateLimitError
 from snakewar.server.schemas import (
     HaliteReplayDocumentOut,
@@ -61,10 +80,14 @@ __all__ = [
     "STREAMED_UPLOADS",
     "HaliteState",
     "UploadError",
+    "page_routes",
     "router",
 ]
 
 router = APIRouter(prefix="/api/halite", tags=["halite"])
+
+page_routes = page_router()
+"""The game's HTML pages (the site's header over them, out of the OpenAPI description)."""
 
 STREAMED_UPLOADS: Final = ("/api/halite/games", "/api/halite/decode")
 """The routes that read an upload under their own cap (:data:`MAX_UPLOAD_BYTES`)."""
@@ -327,3 +350,38 @@ async def replay_document(
             headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"},
         )
     return Response(await asyncio.to_thread(gzip.decompress, packed), media_type="application/json")
+
+
+# -- the pages ---------------------------------------------------------------------------
+
+
+@page_routes.get("/halite")
+def halite_games(request: Request, templates: TemplatesDep) -> HTMLResponse:
+    """Stored Halite games (the module reads ``/api/halite/games``) and the upload form."""
+    return render_page(
+        templates,
+        request,
+        "halite3/games.html",
+        title="Halite",
+        max_upload_mib=MAX_UPLOAD_BYTES // (1024 * 1024),
+    )
+
+
+@page_routes.get("/halite/games/{game_id}", response_class=RedirectResponse)
+def halite_game(game_id: str, turn: TurnQuery = None) -> RedirectResponse:
+    """Where Halite games used to be shown: now the game page, like every game's."""
+    query = "" if parse_turn(turn) is None else "?" + urlencode({"turn": turn})
+    return RedirectResponse(f"/view/{quote(game_id, safe='')}{query}")
+
+
+@page_routes.get("/halite/view")
+def halite_open_replay(request: Request, templates: TemplatesDep) -> HTMLResponse:
+    """The Halite viewer's file picker, under the site's header."""
+    return framed_page(
+        templates,
+        request,
+        title="Open a Halite replay",
+        frame=game_static_url("halite3", "board.html") + "?replay=1",
+        frame_title="Halite board",
+        board=True,
+    )

@@ -7,7 +7,10 @@ game, a ladder, a tournament) look it up first, so a missing one is a 404.
 
 A game's page (``/view/{id}``) is its game's: the adapter's
 :meth:`~snakewar.engine.protocol.GameAdapter.viewer_page` names the template and the
-static viewer it embeds, so a new game needs no code here.
+static viewer it embeds, so a new game needs no code here.  A game's other pages are its
+own routes (its adapter's ``routers()``), made with :func:`page_router` and drawn with
+:func:`render_page` and :func:`framed_page` like these, from its templates
+(``<game>/<file>``, see :func:`snakewar.server.deps.make_templates`).
 
 Pages that are someone else's (the viewers' file pickers, Swagger UI, ReDoc) are
 shown in a frame under the site's header (``framed.html``), so every page has the way
@@ -17,7 +20,6 @@ back and their own styles and ours never mix.  :func:`not_found_page` is the HTM
 from __future__ import annotations
 
 from typing import Annotated, Any, Final
-from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -28,21 +30,43 @@ from snakewar.arena.ladder import load_ladder
 from snakewar.arena.tournament_runner import load_tournament
 from snakewar.arena.tournaments import FORMAT_TITLES
 from snakewar.errors import SnakewarError
-from snakewar.games.halite3.routes import MAX_UPLOAD_BYTES
 from snakewar.server.auth import Principal, get_principal
-from snakewar.server.deps import ManagerDep, StoreDep, TemplatesDep, get_templates, static_url
+from snakewar.server.deps import (
+    ManagerDep,
+    StoreDep,
+    TemplatesDep,
+    game_static_url,
+    get_templates,
+)
 from snakewar.server.routers.docs import REDOC_URL, SWAGGER_UI_URL
 from snakewar.server.routers.games import can_read_log
 from snakewar.storage import GameNotFoundError
 
-__all__ = ["not_found_page", "router"]
+__all__ = [
+    "TurnQuery",
+    "framed_page",
+    "not_found_page",
+    "page_router",
+    "parse_turn",
+    "render_page",
+    "router",
+]
 
-# Every page knows who is looking: it shows only the controls they may use.
-router = APIRouter(
-    include_in_schema=False,
-    default_response_class=HTMLResponse,
-    dependencies=[Depends(get_principal)],
-)
+
+def page_router() -> APIRouter:
+    """A router of HTML pages, as the site's and each game's pages are made.
+
+    Its pages stay out of the OpenAPI description, answer HTML, and know who is looking
+    (they show only the controls that one may use).
+    """
+    return APIRouter(
+        include_in_schema=False,
+        default_response_class=HTMLResponse,
+        dependencies=[Depends(get_principal)],
+    )
+
+
+router = page_router()
 
 TurnQuery = Annotated[str | None, Query()]
 """``?turn=N`` opens a game at turn N (anything but digits is ignored)."""
@@ -61,7 +85,7 @@ def _me(request: Request) -> dict[str, Any]:
     }
 
 
-def _render(
+def render_page(
     templates: Jinja2Templates,
     request: Request,
     template: str,
@@ -69,6 +93,10 @@ def _render(
     status_code: int = 200,
     **context: Any,
 ) -> HTMLResponse:
+    """The page ``template`` with ``context``, and ``me``: who is looking, what they may do.
+
+    ``request`` must have passed a :func:`page_router`'s dependencies (its principal).
+    """
     response: HTMLResponse = templates.TemplateResponse(
         request, template, {"me": _me(request), **context}, status_code=status_code
     )
@@ -87,8 +115,8 @@ async def not_found_page(request: Request, detail: str) -> HTMLResponse:
         except SnakewarError:
             # A stale session or token must not turn the 404 into a 401: show it anonymously.
             request.state.principal = Principal(None, "anonymous")
-    return _render(
-        get_templates(),
+    return render_page(
+        get_templates(request),
         request,
         "not_found.html",
         status_code=404,
@@ -97,30 +125,25 @@ async def not_found_page(request: Request, detail: str) -> HTMLResponse:
     )
 
 
-def _turn(text: str | None) -> int | None:
+def parse_turn(text: str | None) -> int | None:
+    """The turn of a ``?turn=`` query: ASCII digits, a few of them, else ``None``."""
     # ASCII digits only (str.isdigit() takes "²", which int() refuses), and few of them.
     if text is not None and 0 < len(text) <= 9 and text.isascii() and text.isdigit():
         return int(text)
     return None
 
 
-def _with_turn(params: dict[str, str], turn: str | None) -> dict[str, str]:
-    if turn is not None and _turn(turn) is not None:
-        params["turn"] = turn
-    return params
-
-
 @router.get("/")
 def home(request: Request, templates: TemplatesDep) -> HTMLResponse:
     """Live and recent games."""
-    return _render(templates, request, "home.html", title="Home")
+    return render_page(templates, request, "home.html", title="Home")
 
 
 @router.get("/new")
 def new_game(request: Request, templates: TemplatesDep) -> HTMLResponse:
     """The new-game form (the default game's: its built-in bots come from its catalogue)."""
     builtins = [f"builtin:{bot.name}" for bot in default_game().catalogue().bots]
-    return _render(templates, request, "new_game.html", title="New game", builtins=builtins)
+    return render_page(templates, request, "new_game.html", title="New game", builtins=builtins)
 
 
 @router.get("/view/{game_id}")
@@ -153,10 +176,11 @@ async def view_game(
     page = adapter.viewer_page(
         game_id,
         server=str(request.base_url).rstrip("/"),
-        turn=_turn(turn),
+        turn=parse_turn(turn),
     )
     title = f"{adapter.catalogue().title}: " + " vs ".join(names)
-    board = static_url(page.board)
+    # The viewer is the game's own (its static folder) unless the adapter gives a path.
+    board = page.board if page.board.startswith("/") else game_static_url(game, page.board)
     # Rematch, pause, step and resume are the owner's and the admins' (as the API says):
     # nobody else is shown them.  Bot logs (games of programs keep them) are shown to
     # whoever the log route lets read them.
@@ -166,7 +190,7 @@ async def view_game(
         if adapter.catalogue().programs
         else []
     )
-    return _render(
+    return render_page(
         templates,
         request,
         page.template,
@@ -178,7 +202,7 @@ async def view_game(
     )
 
 
-def _framed(
+def framed_page(
     templates: Jinja2Templates,
     request: Request,
     *,
@@ -190,10 +214,11 @@ def _framed(
 ) -> HTMLResponse:
     """A page that is the site's header over another page in a frame filling the window.
 
-    ``board``: the frame is a board viewer, whose keyboard shortcuts the page forwards;
+    ``frame``: the framed page's URL; ``board``: the frame is a game's viewer, whose
+    keyboard shortcuts the page forwards;
     ``links``: ``(label, href, testid)`` shown above the frame.
     """
-    return _render(
+    return render_page(
         templates,
         request,
         "framed.html",
@@ -202,15 +227,6 @@ def _framed(
         frame_title=frame_title,
         board=board,
         links=links,
-    )
-
-
-@router.get("/replay")
-def open_replay(request: Request, templates: TemplatesDep) -> HTMLResponse:
-    """The board viewer's file picker, under the site's header."""
-    frame = static_url("board.html") + "?" + urlencode({"replay": "1", "fit": "true"})
-    return _framed(
-        templates, request, title="Open a replay", frame=frame, frame_title="board", board=True
     )
 
 
@@ -224,7 +240,7 @@ _API_LINKS: Final = (
 @router.get("/docs")
 def api_docs(request: Request, templates: TemplatesDep) -> HTMLResponse:
     """Swagger UI (served offline by :mod:`.docs`) under the site's header."""
-    return _framed(
+    return framed_page(
         templates, request, title="API", frame=SWAGGER_UI_URL, frame_title="Swagger UI",
         links=_API_LINKS,
     )  # fmt: skip
@@ -233,7 +249,7 @@ def api_docs(request: Request, templates: TemplatesDep) -> HTMLResponse:
 @router.get("/redoc")
 def api_reference(request: Request, templates: TemplatesDep) -> HTMLResponse:
     """ReDoc (served offline by :mod:`.docs`) under the site's header."""
-    return _framed(
+    return framed_page(
         templates, request, title="API reference", frame=REDOC_URL, frame_title="ReDoc",
         links=_API_LINKS,
     )  # fmt: skip
@@ -242,7 +258,7 @@ def api_reference(request: Request, templates: TemplatesDep) -> HTMLResponse:
 @router.get("/login")
 def login(request: Request, templates: TemplatesDep) -> HTMLResponse:
     """Log in, or sign up where the server lets visitors make accounts."""
-    return _render(templates, request, "login.html", title="Log in")
+    return render_page(templates, request, "login.html", title="Log in")
 
 
 @router.get("/account", response_model=None)
@@ -250,19 +266,13 @@ def account(request: Request, templates: TemplatesDep) -> HTMLResponse | Redirec
     """Your snakes and API tokens (a visitor is sent to log in)."""
     if request.state.principal.user is None:
         return RedirectResponse("/login", status_code=303)
-    return _render(templates, request, "account.html", title="Your account")
-
-
-@router.get("/test")
-def tester(request: Request, templates: TemplatesDep) -> HTMLResponse:
-    """The snake tester."""
-    return _render(templates, request, "tester.html", title="Test a snake")
+    return render_page(templates, request, "account.html", title="Your account")
 
 
 @router.get("/ladders")
 def ladders(request: Request, templates: TemplatesDep) -> HTMLResponse:
     """Every ladder (the module reads ``/api/ladders``)."""
-    return _render(templates, request, "ladders.html", title="Ladders")
+    return render_page(templates, request, "ladders.html", title="Ladders")
 
 
 @router.get("/ladders/{name}")
@@ -271,14 +281,14 @@ async def ladder(
 ) -> HTMLResponse:
     """A ladder's standings, rating chart and recent games (404 for no such ladder)."""
     await store.run(load_ladder, store.store, name)
-    return _render(templates, request, "ladder.html", title=f"Ladder {name}", name=name)
+    return render_page(templates, request, "ladder.html", title=f"Ladder {name}", name=name)
 
 
 @router.get("/tournaments")
 def tournaments(request: Request, templates: TemplatesDep) -> HTMLResponse:
     """Every tournament (the module reads ``/api/tournaments``) and, for admins, a new one."""
     formats = list(FORMAT_TITLES.items())
-    return _render(templates, request, "tournaments.html", title="Tournaments", formats=formats)
+    return render_page(templates, request, "tournaments.html", title="Tournaments", formats=formats)
 
 
 def _admin_page(
@@ -288,7 +298,7 @@ def _admin_page(
     principal: Principal = request.state.principal
     if principal.user is None:
         return RedirectResponse("/login", status_code=303)
-    response = _render(templates, request, template, title=title)
+    response = render_page(templates, request, template, title=title)
     if not principal.is_admin:
         response.status_code = 403
     return response
@@ -312,36 +322,4 @@ async def tournament(
 ) -> HTMLResponse:
     """A tournament's bracket and standings (404 for no such tournament)."""
     await store.run(load_tournament, store.store, tid)
-    return _render(templates, request, "tournament.html", title="Tournament", tid=tid)
-
-
-@router.get("/halite")
-def halite_games(request: Request, templates: TemplatesDep) -> HTMLResponse:
-    """Stored Halite games (the module reads ``/api/halite/games``) and the upload form."""
-    return _render(
-        templates,
-        request,
-        "halite_games.html",
-        title="Halite",
-        max_upload_mib=MAX_UPLOAD_BYTES // (1024 * 1024),
-    )
-
-
-@router.get("/halite/games/{game_id}", response_class=RedirectResponse)
-def halite_game(game_id: str, turn: TurnQuery = None) -> RedirectResponse:
-    """Where Halite games used to be shown: now the game page, like every game's."""
-    query = urlencode(_with_turn({}, turn))
-    return RedirectResponse(f"/view/{quote(game_id, safe='')}" + (f"?{query}" if query else ""))
-
-
-@router.get("/halite/view")
-def halite_open_replay(request: Request, templates: TemplatesDep) -> HTMLResponse:
-    """The Halite viewer's file picker, under the site's header."""
-    return _framed(
-        templates,
-        request,
-        title="Open a Halite replay",
-        frame=static_url("halite.html") + "?replay=1",
-        frame_title="Halite board",
-        board=True,
-    )
+    return render_page(templates, request, "tournament.html", title="Tournament", tid=tid)

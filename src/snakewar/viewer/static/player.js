@@ -1,9 +1,9 @@
 // Playback: which frame is shown, playing and pausing, and following a live game.
 //
 // No DOM here: the timer functions are passed in (defaulting to the browser's),
-// so the tests can drive playback under Node with a fake clock.
-
-import { eliminationTurns } from "./frames.js";
+// so the tests can drive playback under Node with a fake clock.  What counts as an
+// elimination is the game's: its viewer passes `eliminations` (no game's module is
+// imported here, so every game's viewer shares this one).
 
 export const DEFAULT_FPS = 6;
 export const MIN_FPS = 1;
@@ -21,9 +21,12 @@ export class Player {
    * @param {(player: Player, reason: string) => void} options.onChange called after every change
    * @param {(fn: () => void, ms: number) => unknown} [options.schedule] one-shot timer
    * @param {(handle: unknown) => void} [options.cancel] cancels `schedule`'s timer
+   * @param {(frames: object[]) => number[]} [options.eliminations] the turns on which a
+   *   player was eliminated, ascending (default: none; `nextElimination` then finds none)
    */
-  constructor({ onChange, schedule, cancel } = {}) {
+  constructor({ onChange, schedule, cancel, eliminations } = {}) {
     this.onChange = onChange ?? (() => {});
+    this.eliminations = eliminations ?? (() => []);
     this.schedule = schedule ?? ((fn, ms) => setTimeout(fn, ms));
     this.cancel = cancel ?? ((handle) => clearTimeout(handle));
     this.frames = [];
@@ -121,7 +124,7 @@ export class Player {
   /** Go to the next turn on which a snake was eliminated; false if there is none. */
   nextElimination() {
     const current = this.frame?.Turn ?? -1;
-    const turn = eliminationTurns(this.frames).find((t) => t > current);
+    const turn = this.eliminations(this.frames).find((t) => t > current);
     if (turn === undefined) {
       return false;
     }
@@ -133,7 +136,7 @@ export class Player {
   /** Go to the previous turn on which a snake was eliminated; false if there is none. */
   prevElimination() {
     const current = this.frame?.Turn ?? 0;
-    const turn = eliminationTurns(this.frames)
+    const turn = this.eliminations(this.frames)
       .filter((t) => t < current)
       .at(-1);
     if (turn === undefined) {

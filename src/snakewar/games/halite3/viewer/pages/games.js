@@ -1,7 +1,7 @@
 // The Halite page: stored games from GET /api/halite/games, and the upload form
 // (the .hlt goes as the raw body of POST /api/halite/games).
 
-import { detailText, fetchJson, renderRows } from "./dom.js";
+import { detailText, fetchJson, renderRows } from "../../viewer/pages/dom.js";
 
 /**
  * A stored game's row: players, winner (or its state: running, cancelled...), size,

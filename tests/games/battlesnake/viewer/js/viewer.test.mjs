@@ -8,15 +8,15 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { test } from "node:test";
 
-import { input, load, same } from "./support.mjs";
+import { input, load, same } from "../../../../viewer/js/support.mjs";
 
-const F = await load("frames.js");
-const R = await load("render.js");
-const S = await load("sprites.js");
-const P = await load("player.js");
-const C = await load("controls.js");
-const L = await load("live.js");
-const SB = await load("scoreboard.js");
+const F = await load("battlesnake/frames.js");
+const R = await load("battlesnake/render.js");
+const S = await load("battlesnake/sprites.js");
+const P = await load("viewer/player.js");
+const C = await load("viewer/controls.js");
+const L = await load("battlesnake/live.js");
+const SB = await load("battlesnake/scoreboard.js");
 
 const CELL = 20; // the cell size the Python side knows render.js by
 const close = (actual, expected) =>
@@ -231,7 +231,7 @@ test("playback", () => {
       { ID: "b", Death: i >= 7 ? { Cause: "out-of-health", Turn: 7, EliminatedBy: "" } : null },
     ],
   }));
-  const player = new P.Player(clock);
+  const player = new P.Player({ ...clock, eliminations: F.eliminationTurns });
   player.setFrames([...frames10]);
   player.play();
   close(clock.fire(), 1000 / 6);

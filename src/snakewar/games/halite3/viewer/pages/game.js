@@ -3,9 +3,9 @@
 // may read them) and the replay's download once the game ended.  The board's shortcut
 // keys work from the page (board_keys.js).
 
-import { forwardKeys } from "./board_keys.js";
-import { pollGame } from "./dom.js";
-import { parseSeats, renderEntrants } from "./entrants.js";
+import { forwardKeys } from "../../viewer/pages/board_keys.js";
+import { pollGame } from "../../viewer/pages/dom.js";
+import { parseSeats, renderEntrants } from "../../viewer/pages/entrants.js";
 
 const POLL_MS = 1500;
 

@@ -16,8 +16,8 @@
 // replaces them, at the turn shown.  Each player's failure (the API's
 // entrants[i].failure) is shown under its name.
 
-import { bindControls, bindKeyboard } from "./controls.js";
-import { DEFAULT_FPS, Player, clampFps } from "./player.js";
+import { bindControls, bindKeyboard } from "../viewer/controls.js";
+import { DEFAULT_FPS, Player, clampFps } from "../viewer/player.js";
 
 const FPS_CHOICES = [1, 2, 3, 4, 6, 8, 10, 15, 20, 30, 60];
 const THEMES = ["system", "light", "dark"];

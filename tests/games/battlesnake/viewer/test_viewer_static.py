@@ -1,4 +1,4 @@
-"""The board viewer's static files: present, packaged, offline, and its JavaScript correct.
+"""Battlesnake's board viewer: its files shipped in the game's package, and its JavaScript correct.
 
 The pure modules (frame conversion, board rendering, playback, the events
 stream) run under Node against games played by the real ``snakewar`` command,
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gzip
 import itertools
-import re
 import subprocess
 import sys
 from collections import Counter
@@ -22,10 +21,16 @@ from typing import Any
 
 import pytest
 
+from snakewar.games.battlesnake.adapter import GAME
 from snakewar.games.battlesnake.frames import game_info, record_frames
 from snakewar.games.battlesnake.replay.format import read_replay
 from snakewar.games.battlesnake.replay.official import read_official_jsonl
-from snakewar.viewer import ASSETS, BOARD_PAGE, static_dir
+
+VIEWER = Path(str(resources.files("snakewar.games.battlesnake").joinpath("viewer")))
+"""The board viewer (the adapter's ``static_assets()``), served at ``/static/battlesnake/``."""
+BOARD_PAGE = "board.html"
+JS = Path(__file__).resolve().parent / "js"
+"""The Node test files of this folder."""
 
 CONTROL_IDS = (
     "board",
@@ -52,61 +57,36 @@ CONTROL_IDS = (
 ROW_IDS = ("snake-row", "snake-name", "snake-length", "snake-health", "snake-latency")
 
 
-def js_files() -> list[Path]:
-    """The viewer's modules and the site's page modules (``pages/``)."""
-    return sorted(static_dir().rglob("*.js"))
-
-
-def shipped_files() -> set[str]:
-    return {p.relative_to(static_dir()).as_posix() for p in static_dir().rglob("*") if p.is_file()}
-
-
 # -- the files ---------------------------------------------------------------------------
 
 
-def test_every_asset_exists_in_the_package() -> None:
-    root = static_dir()
-    assert root.is_dir()
-    for name in ASSETS:
-        assert (root / name).is_file(), name
-        assert (root / name).stat().st_size > 0, name
-    packaged = resources.files("snakewar.viewer").joinpath("static", BOARD_PAGE)
+def test_the_board_is_shipped_in_the_package() -> None:
+    # importlib.resources finds it where the adapter says, so a wheel serves it as well.
+    packaged = resources.files("snakewar.games.battlesnake").joinpath("viewer", BOARD_PAGE)
     assert packaged.is_file()
-    # Nothing shipped is left out of ASSETS (the server and packagers rely on it).
-    assert shipped_files() == set(ASSETS)
+    assert Path(str(GAME.static_assets())) == VIEWER
+    for name in ("board.html", "viewer.js", "frames.js", "render.js", "sprites.js", "live.js"):
+        assert (VIEWER / name).is_file(), name
+    assert (Path(str(GAME.templates())) / "tester.html").is_file()
 
 
-def test_the_page_loads_its_own_files_only() -> None:
-    page = (static_dir() / BOARD_PAGE).read_text(encoding="utf-8")
-    assert 'href="viewer.css"' in page
+def test_the_page_loads_its_own_files_and_the_shared_ones() -> None:
+    page = (VIEWER / BOARD_PAGE).read_text(encoding="utf-8")
+    # The stylesheet and playback every game's viewer shares are the server's /static/viewer/.
+    assert 'href="../viewer/viewer.css"' in page
     assert '<script type="module" src="viewer.js">' in page
-    for name in shipped_files():
-        path = static_dir() / name
-        text = path.read_text(encoding="utf-8")
-        # The SVG namespace is an identifier, not a download.
-        urls = set(re.findall(r"https?://[^\s\"'`)]+", text)) - {"http://www.w3.org/2000/svg"}
-        assert not urls, f"{path.name} refers to {urls}: the viewer must work offline"
-
-
-def test_every_relative_import_resolves() -> None:
-    for path in js_files():
-        for target in re.findall(r'from\s+"(\.\.?/[^"]+)"', path.read_text(encoding="utf-8")):
-            assert (path.parent / target).is_file(), f"{path.name} imports missing {target}"
+    viewer = (VIEWER / "viewer.js").read_text(encoding="utf-8")
+    assert 'from "../viewer/player.js"' in viewer
+    assert 'from "../viewer/controls.js"' in viewer
 
 
 def test_the_main_controls_and_rows_carry_test_ids() -> None:
-    page = (static_dir() / BOARD_PAGE).read_text(encoding="utf-8")
+    page = (VIEWER / BOARD_PAGE).read_text(encoding="utf-8")
     for test_id in CONTROL_IDS:
         assert page.count(f'data-testid="{test_id}"') == 1, test_id
-    rows = (static_dir() / "scoreboard.js").read_text(encoding="utf-8")
+    rows = (VIEWER / "scoreboard.js").read_text(encoding="utf-8")
     for test_id in ROW_IDS:
         assert f'data-testid="{test_id}"' in rows, test_id
-
-
-@pytest.mark.parametrize("path", js_files(), ids=lambda p: p.relative_to(static_dir()).as_posix())
-def test_module_parses(path: Path, node: str) -> None:
-    done = subprocess.run([node, "--check", str(path)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
 
 
 # -- the JavaScript under Node, against real games -----------------------------------------
@@ -308,4 +288,4 @@ def viewer_input(games: dict[str, Path]) -> dict[str, Any]:
 def test_the_viewer_modules_under_node(
     viewer_input: dict[str, Any], node_test: Callable[..., int]
 ) -> None:
-    assert node_test("viewer", viewer_input) == 17
+    assert node_test(JS / "viewer.test.mjs", viewer_input) == 17

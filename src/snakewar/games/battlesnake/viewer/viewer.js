@@ -14,15 +14,16 @@
 // draws a turn, and
 // takes the page's forwarded shortcut keys (controls.js).
 
-import { bindControls, bindKeyboard } from "./controls.js";
+import { bindControls, bindKeyboard } from "../viewer/controls.js";
 import {
   decodeReplayBytes,
+  eliminationTurns,
   gameOutcome,
   insertFrame,
   parseReplayText,
 } from "./frames.js";
 import { EventStream, eventsUrl, fetchAllFrames, fetchGame } from "./live.js";
-import { DEFAULT_FPS, Player, clampFps } from "./player.js";
+import { DEFAULT_FPS, Player, clampFps } from "../viewer/player.js";
 import { renderBoard } from "./render.js";
 import { paintHealth, renderScoreboard } from "./scoreboard.js";
 
@@ -89,7 +90,7 @@ const state = {
   lastPostedTurn: null,
 };
 
-const player = new Player({ onChange: onPlayerChange });
+const player = new Player({ onChange: onPlayerChange, eliminations: eliminationTurns });
 player.fps = settings.fps;
 player.loop = settings.loop;
 

@@ -1,7 +1,7 @@
 // The snake tester: POST /api/test/stream, then a row per check and per scenario as
 // they complete, a progress line, and the board of each failing position.
 
-import { csrfToken, detailText, el, renderRows, withCsrf } from "./dom.js";
+import { csrfToken, detailText, el, renderRows, withCsrf } from "../../viewer/pages/dom.js";
 
 /** PASS, FAIL or (a strategy scenario missed: no failure) MISS, with its class. */
 function verdict(passed, kind = "survival") {
