@@ -92,6 +92,8 @@ GAME_PARTS: dict[str, str] = {
     "rl": "rl",
     "tester": "checkup",
     "routes": "server",
+    # The jobs a game's routes hand to the server's decoder pool (its worker processes).
+    "decoding": "server",
     "cli": "cli",
     "viewer": "viewer",
     "testing": "testing",

@@ -8,9 +8,11 @@ files the server has, runs no inline script and escapes what it shows.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import sys
 from collections.abc import Iterator
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -102,6 +104,15 @@ def test_the_game_page_embeds_the_viewer_fitted_to_its_frame(client: TestClient)
     for bad in ("x", "²", "9" * 5000):
         page = client.get("/view/g-1", params={"turn": bad})
         assert page.status_code == 200 and "turn=" not in page.text, bad
+
+
+def test_the_account_page_names_each_games_trial_bot(client: TestClient) -> None:
+    # "Play it" plays an uploaded or registered bot against its game's trial bot: the
+    # page has them from the registry (each catalogue's extras), the module reads them.
+    html = client.get("/account").text
+    (given,) = re.findall(r'data-trial-bots="([^"]*)"', html)
+    trial_bots = json.loads(unescape(given))
+    assert trial_bots == {"battlesnake": "builtin:random", "halite3": "builtin:greedy"}
 
 
 def test_the_new_game_form_names_the_default_games_builtin_bots(client: TestClient) -> None:

@@ -96,8 +96,8 @@ def serve(
         64,
         "--upload-quota",
         metavar="MIB",
-        help="The most MiB one user may store of uploads (Halite replays and bot "
-        "archives); admins have no quota.",
+        help="The most MiB one user may store of uploads (replays and bot archives); "
+        "admins have no quota.",
     ),
 ) -> None:
     """Serve the web app: new games, live viewer, replays, the snake tester, the API."""

@@ -27,8 +27,8 @@ class ServerConfig:
             directory).
         public: refuse non-public bot addresses and rate-limit game creation.
         max_board: the largest board or map side a game may have (``None``: each
-            game's own bound, its catalogue's ``hosted_maximum``: 25 for Battlesnake
-            boards, the official engine's 128 for Halite III maps).
+            game's own bound, its catalogue's ``hosted_maximum``: games' boards and
+            maps differ).
         max_snakes: the most entrants a game may have.
         max_concurrent_games: the most games running at once.
         max_timeout_ms: the longest time per turn.

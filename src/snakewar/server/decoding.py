@@ -1,9 +1,9 @@
 """Reading strangers' replays off the event loop: a few memory-capped worker processes.
 
-A replay upload is a few kilobytes that may decompress to 32 MiB of JSON and parse
-to millions of Python objects.  The caps (:data:`MAX_DOCUMENT_BYTES`,
-:data:`MAX_DOCUMENT_ELEMENTS`) refuse most of that before it is built; what passes
-them is still up to a few hundred MiB and a second of CPU, so it is read here:
+A replay upload is a few kilobytes that may decompress to tens of MiB of JSON and parse
+to millions of Python objects.  A game's reader refuses most of that before it is
+built (its own caps); what passes them is still up to a few hundred MiB and a second of
+CPU, so it is read here:
 
 * in **worker processes**, not threads: ``json.loads`` holds the GIL while it parses,
   so a thread would stall every request of the server for as long (issue 31 measured
@@ -15,9 +15,10 @@ them is still up to a few hundred MiB and a second of CPU, so it is read here:
 * at most ``workers`` files are read at once server-wide and at most ``waiting`` more
   wait, each for at most ``wait_s``; past that the answer is 429 at once.
 
-The functions the workers run (:func:`decode_document`, :func:`gzipped_document`,
-:func:`played_upload`) are this module's, so a worker imports only the replay reader,
-never the web framework.
+The functions the workers run are a game's (a module of its package that imports its
+replay reader, never the web framework), handed to :meth:`DecoderPool.run` by its routes.
+The jobs that used to be here (``decode_document``...) are importable from here for one
+more release, with a :class:`DeprecationWarning`.
 """
 
 from __future__ import annotations
@@ -26,55 +27,56 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
-import dataclasses
-import gzip
-import json
 import multiprocessing
 import resource
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING, Final, ParamSpec, TypeVar
+from typing import Any, Final, ParamSpec, TypeVar
 
+from snakewar._lazy import lazy_attribute, lazy_dir, warn_moved
 from snakewar.errors import BusyError
-from snakewar.games.halite3.referee.runner import NAME_MAX_LENGTH
-from snakewar.games.halite3.replay.hlt import HltReplayError, HltTooLargeError
 
-if TYPE_CHECKING:
-    from snakewar.engine.protocol import PlayedGame
+# The defining module: the package re-exports each game's formats, which this pool of
+# every game must not import.
+from snakewar.replay._lines import ReplayError
 
 __all__ = [
-    "MAX_DOCUMENT_BYTES",
-    "MAX_DOCUMENT_ELEMENTS",
-    "MAX_UPLOAD_BYTES",
     "TASKS_PER_WORKER",
     "DecoderBusyError",
     "DecoderPool",
-    "decode_document",
-    "gzipped_document",
-    "played_upload",
 ]
 
-MAX_UPLOAD_BYTES: Final = 32 * 1024 * 1024
-"""The largest ``.hlt`` (compressed) the server accepts: 32 MiB (``storage.MAX_REPLAY_BYTES``)."""
+_MOVED_HOME = "snakewar.games.halite3.decoding"
+_MOVED: dict[str, str] = dict.fromkeys(
+    (
+        "MAX_DOCUMENT_BYTES",
+        "MAX_DOCUMENT_ELEMENTS",
+        "MAX_UPLOAD_BYTES",
+        "decode_document",
+        "gzipped_document",
+        "played_upload",
+    ),
+    _MOVED_HOME,
+)
+"""A game's jobs and caps this module exported before they moved, and their new home."""
 
-MAX_DOCUMENT_BYTES: Final = 32 * 1024 * 1024
-"""The largest decompressed replay the server reads: 32 MiB (a 64x64 4-player game is ~2 MB)."""
 
-MAX_DOCUMENT_ELEMENTS: Final = 3_000_000
-"""The most keys and values a replay read by the server may hold (``replay.json_elements``).
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        warn_moved(f"{__name__}.{name}", f"{_MOVED_HOME}.{name}")
+    return lazy_attribute(__name__, _MOVED, name)
 
-The largest official replays (64x64, 4 players) hold 0.3 million; four built-in
-``greedy`` bots, which build ships all game, make 1.3 million on a 64x64 map and 1.9
-million on the largest map (128x128, 702 turns).  At most about 64 bytes of Python
-objects each, this bounds one parse to about 200 MiB, where 31 MiB of ``{},``
-(21 million elements) made 900 MiB.
-"""
+
+def __dir__() -> list[str]:
+    return lazy_dir(__name__, _MOVED)
+
 
 TASKS_PER_WORKER: Final = 25
 """Files one worker process reads before it is replaced (and its memory given back)."""
 
 DEFAULT_MEMORY_BYTES: Final = 1024 * 1024 * 1024
-"""A worker's address-space cap: the largest file that passes the caps needs ~600 MiB."""
+"""A worker's address-space cap: the largest replay the built-in games' caps let through
+needs about 600 MiB to read."""
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -93,75 +95,6 @@ def _limit_memory(memory_bytes: int) -> None:
     if hard != resource.RLIM_INFINITY:
         memory_bytes = min(memory_bytes, hard)
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, hard))
-
-
-def _too_much_memory(name: str) -> HltTooLargeError:
-    return HltTooLargeError(
-        f"{name}: reading it needs more memory than the server gives one replay; "
-        "expected a smaller replay"
-    )
-
-
-def _document_text(data: bytes, name: str) -> bytes:
-    # Imported here, in the worker: the server's own process needs no replay reader.
-    from snakewar.games.halite3.adapter import read_checked_hlt
-
-    document = read_checked_hlt(
-        data,
-        name=name,
-        max_bytes=MAX_UPLOAD_BYTES,
-        max_document_bytes=MAX_DOCUMENT_BYTES,
-        max_elements=MAX_DOCUMENT_ELEMENTS,
-        max_name_length=NAME_MAX_LENGTH,
-    ).document
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-def decode_document(data: bytes) -> bytes:
-    """A ``.hlt`` file's JSON document as compact UTF-8 text (what the viewer reads).
-
-    Raises:
-        HltReplayError: a file that is not a readable replay, or is past a cap
-            (:class:`HltTooLargeError`, also when the parse runs out of memory).
-    """
-    try:
-        return _document_text(data, "replay")
-    except MemoryError:
-        raise _too_much_memory("replay") from None
-
-
-def gzipped_document(data: bytes) -> bytes:
-    """:func:`decode_document`, gzipped (what the stored-replay route serves and caches)."""
-    try:
-        return gzip.compress(_document_text(data, "replay"), compresslevel=5, mtime=0)
-    except MemoryError:
-        raise _too_much_memory("replay") from None
-
-
-def played_upload(data: bytes, game_id: str) -> PlayedGame:
-    """An uploaded ``.hlt`` as a game to store, *without* its file (``data.replay`` empty).
-
-    The caller has the file already; sending it back from the worker would copy up to
-    32 MiB through a pipe for nothing.
-
-    Raises:
-        HltReplayError: a file that is not a readable replay, or is past a cap.
-    """
-    from snakewar.games.halite3.adapter import played_from_hlt
-
-    try:
-        played = played_from_hlt(
-            data,
-            game_id=game_id,
-            source="upload",
-            max_bytes=MAX_UPLOAD_BYTES,
-            max_document_bytes=MAX_DOCUMENT_BYTES,
-            max_elements=MAX_DOCUMENT_ELEMENTS,
-            max_name_length=NAME_MAX_LENGTH,
-        )
-    except MemoryError:
-        raise _too_much_memory("replay") from None
-    return dataclasses.replace(played, data=dataclasses.replace(played.data, replay=b""))
 
 
 # -- the pool ------------------------------------------------------------------------------
@@ -265,7 +198,7 @@ class DecoderPool:
         Raises:
             DecoderBusyError: every worker is busy and the line is full, or the wait
                 passed ``wait_s``.
-            HltReplayError: the worker stopped while reading (the pool is replaced).
+            ReplayError: the worker stopped while reading (the pool is replaced).
         """
         if self._closed:
             raise DecoderBusyError("the server is stopping; it reads no more replays")
@@ -296,7 +229,7 @@ class DecoderPool:
             if self._executor is executor:
                 self._executor = None
                 executor.shutdown(wait=False, cancel_futures=True)
-            raise HltReplayError(
+            raise ReplayError(
                 "replay: the process reading it stopped; the file cannot be read here"
             ) from None
 

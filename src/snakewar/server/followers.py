@@ -69,9 +69,9 @@ the stored games' encoded messages."""
 def encode_frame(view: Mapping[str, Any], produced: float | None) -> str:
     """A ``{"Type": "frame"}`` message of a game's events websocket, as its text.
 
-    The official Battlesnake board's event format; the followers' pages hold stored
-    frames in it (:func:`encode_stored_frame`), so the server that builds them names no
-    game.
+    The event format of the engine API a board viewer reads (the default game's); the
+    followers' pages hold stored frames in it (:func:`encode_stored_frame`), so the
+    server that builds them names no game.
     """
     message: dict[str, Any] = {"Type": "frame", "Data": view}
     if produced is not None:

@@ -287,8 +287,8 @@ def check_caps(
     """Refuse what passes this server's caps: entrants, board size, time per turn.
 
     A board side's cap is the operator's (``max_board``), else the game's own
-    (:attr:`~snakewar.engine.protocol.Param.hosted_maximum`): Battlesnake's boards and
-    Halite III's maps differ, so one game's bound never applies to another.
+    (:attr:`~snakewar.engine.protocol.Param.hosted_maximum`): one game's boards and
+    another's maps differ, so one game's bound never applies to another.
 
     Raises:
         OverLimitError: naming the field and the cap.
@@ -318,9 +318,9 @@ def turn_limit(
     """The turn limit of a match this server plays: its cap is a cap, never a default.
 
     What was asked, within the cap.  When nothing was asked, the game's own end
-    (``None``: a Halite III game then lasts its official, size-dependent number of turns,
-    which its replay records), unless the game's rules could let it pass the cap
-    (:meth:`~snakewar.engine.protocol.GameAdapter.turn_bound`): then the cap.
+    (``None``: a game whose rules end it then lasts its own number of turns, which may
+    depend on its map and which its replay records), unless the game's rules could let
+    it pass the cap (:meth:`~snakewar.engine.protocol.GameAdapter.turn_bound`): then the cap.
     """
     cap = config.max_turns
     if asked is not None:

@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from snakewar._lazy import lazy_attribute, lazy_dir, warn_moved
 from snakewar.arena.tournaments import MatchStatus, TournamentFormat
 from snakewar.server.arena import RunState
 from snakewar.server.patterns import LABEL, LADDER_NAME, SEED_TEXT, SNAKE_NAME, USER_NAME
@@ -51,7 +52,6 @@ __all__ = [
     "FramesOut",
     "GameList",
     "GameOut",
-    "HaliteReplayDocumentOut",
     "InviteInfoOut",
     "InviteOut",
     "LadderGameOut",
@@ -65,7 +65,6 @@ __all__ = [
     "NewTokenOut",
     "ParamOut",
     "PasswordResetOut",
-    "ProgramGameOut",
     "RatingPointOut",
     "RegisterSnake",
     "RequestModel",
@@ -92,6 +91,21 @@ __all__ = [
     "binary_download",
     "request_params",
 ]
+
+_MOVED_HOME = "snakewar.games.halite3.routes.schemas"
+_MOVED: dict[str, str] = dict.fromkeys(("HaliteReplayDocumentOut", "ProgramGameOut"), _MOVED_HOME)
+"""A game's models this module exported before they moved to its routes, and their home."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        warn_moved(f"{__name__}.{name}", f"{_MOVED_HOME}.{name}")
+    return lazy_attribute(__name__, _MOVED, name)
+
+
+def __dir__() -> list[str]:
+    return lazy_dir(__name__, _MOVED)
+
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -282,7 +296,7 @@ class FramesOut(BaseModel):
 
     A viewer reads ``offset=0`` first (the page brings the game's ``header``), then
     polls from the frame after the last it has, while ``status`` is ``running``.  A game
-    kept as one replay file once complete (Halite III) has its frames here while it runs
+    kept as one replay file once complete (its game's codec) has its frames here while it runs
     or when it stopped early; once complete, read its replay.
     """
 
@@ -417,7 +431,7 @@ class CatalogueOut(BaseModel):
 
 
 class MapOut(BaseModel):
-    """A Battlesnake map with its sizes and player counts.
+    """A map of a game that has maps, with its sizes and player counts.
 
     ``name`` is the reference engine's (for some maps their id); ``title`` is what
     pages show, and ``default_size`` the ``[width, height]`` a game on it starts from.
@@ -720,62 +734,13 @@ class TournamentSummaryOut(BaseModel):
     )
 
 
-# -- program games (Halite III replays) ------------------------------------------------
-
-
-class ProgramGameOut(BaseModel):
-    """A stored Halite III game."""
-
-    id: str
-    created_at: str
-    source: str
-    seed: str
-    width: int
-    height: int
-    num_players: int
-    players: list[str]
-    ranks: list[int]
-    scores: list[float]
-    winner: str | None
-    failures: list[str] = Field(
-        default_factory=list,
-        description="Why each player failed, by player id ('' when it played correctly): "
-        "'killed on turn 5: timed out after 2000 ms (when reading string)', 'failed to "
-        "initialize: ...'.",
-    )
-    status: GameStatus = Field(
-        GameStatus.COMPLETE, description="running, complete, aborted or cancelled."
-    )
-    turns: int
-    replay_size: int
-    url: str
-    replay: str
+# -- uploads and downloads ------------------------------------------------------------
 
 
 def binary_download(description: str, *media_types: str) -> dict[str, Any]:
     """An OpenAPI response entry for a route that answers a file, not JSON."""
     binary = {"schema": {"type": "string", "format": "binary"}}
     return {"description": description, "content": {m: binary for m in media_types}}
-
-
-class HaliteReplayDocumentOut(BaseModel):
-    """A Halite III replay's JSON document, as the official engine writes it.
-
-    The server sends the document through unchanged (it is large, and the official
-    viewer reads it as is); this model names its top-level fields for the API docs.
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    ENGINE_VERSION: str
-    REPLAY_FILE_VERSION: int
-    GAME_CONSTANTS: dict[str, Any]
-    map_generator_seed: int
-    number_of_players: int
-    players: list[dict[str, Any]]
-    production_map: dict[str, Any]
-    full_frames: list[dict[str, Any]]
-    game_statistics: dict[str, Any]
 
 
 class UploadOut(BaseModel):
@@ -908,7 +873,9 @@ class RegisterSnake(RequestModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Annotated[str, SNAKE_NAME.field()]
-    game: str | None = Field(None, max_length=32, description="The game (default: Battlesnake).")
+    game: str | None = Field(
+        None, max_length=32, description="The game (default: the catalogue's default game)."
+    )
     url: str = Field(
         min_length=1,
         max_length=2048,

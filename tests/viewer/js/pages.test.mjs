@@ -1,7 +1,7 @@
 // The site's page modules (viewer/static/pages/): their pure parts.
 //
 // `input` (tests/viewer/test_pages_static.py) holds a real server's answers: its games list
-// (one cancelled game) and its maps, and a seed too big for a double.
+// (one cancelled game), its maps, the account page's trial bots, and a seed too big for a double.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -11,17 +11,13 @@ const D = await load("viewer/pages/dom.js");
 const H = await load("viewer/pages/home.js");
 const N = await load("viewer/pages/new_game.js");
 const G = await load("viewer/pages/game.js");
-const T = await load("battlesnake/pages/tester.js");
 const LS = await load("viewer/pages/ladders.js");
 const L = await load("viewer/pages/ladder.js");
 const TO = await load("viewer/pages/tournament.js");
-const HA = await load("halite3/pages/games.js");
 const LI = await load("viewer/pages/login.js");
 const AC = await load("viewer/pages/account.js");
 const K = await load("viewer/pages/board_keys.js");
 const E = await load("viewer/pages/entrants.js");
-const HG = await load("halite3/pages/game.js");
-const F = await load("battlesnake/frames.js");
 
 const { bigSeed, games, maps } = input;
 
@@ -262,141 +258,6 @@ test("deleting asks in words", () => {
   );
 });
 
-test("tester rows", () => {
-  const rows = T.resultRows({
-    checks: [
-      { name: "info", passed: true, detail: "" },
-      { name: "move", passed: false },
-    ],
-    scenarios: [
-      { category: "food", title: "eat", passed: true, variants_passed: 3, variants_total: 4 },
-    ],
-  });
-  same(rows, [
-    { cells: ["check", "info", { text: "PASS", cls: "pass" }, { text: "", cls: "muted" }] },
-    { cells: ["check", "move", { text: "FAIL", cls: "fail" }, { text: "", cls: "muted" }] },
-    {
-      cells: [
-        "food",
-        "eat",
-        { text: "PASS", cls: "pass" },
-        { text: "3/4 positions", cls: "muted" },
-      ],
-    },
-  ]);
-});
-
-test("tester strategy rows, boards and stream", () => {
-  const strategy = T.resultRows({
-    scenarios: [
-      {
-        category: "head-to-head-win",
-        title: "kill",
-        kind: "strategy",
-        passed: false,
-        variants_passed: 2,
-        variants_total: 8,
-        variants_load_only: 0,
-      },
-      {
-        category: "walls",
-        title: "wall",
-        kind: "survival",
-        passed: true,
-        variants_passed: 8,
-        variants_total: 8,
-        variants_load_only: 3,
-      },
-    ],
-  });
-  same(strategy, [
-    {
-      cells: [
-        "head-to-head-win",
-        "kill",
-        { text: "MISS", cls: "miss" },
-        { text: "2/8 positions · strategy (scored, never failed)", cls: "muted" },
-      ],
-    },
-    {
-      cells: [
-        "walls",
-        "wall",
-        { text: "PASS", cls: "pass" },
-        { text: "8/8 positions · 3 failed only under load (passed alone)", cls: "muted" },
-      ],
-    },
-  ]);
-  const boards = T.failureBoards({
-    scenarios: [
-      {
-        id: "k",
-        kind: "strategy",
-        title: "kill",
-        first_failure: {
-          variant: "rot90",
-          move: "up",
-          acceptable: ["left"],
-          ruleset: "standard",
-          board: ["a", "b"],
-        },
-      },
-      {
-        id: "t",
-        kind: "survival",
-        title: "timeout",
-        first_failure: {
-          variant: "identity",
-          move: "",
-          acceptable: ["up"],
-          ruleset: "standard",
-          board: ["x"],
-        },
-      },
-      {
-        id: "w",
-        kind: "survival",
-        title: "wall",
-        first_failure: {
-          variant: "mirror",
-          move: "down",
-          acceptable: ["right", "left"],
-          ruleset: "royale",
-          board: ["c"],
-        },
-      },
-      { id: "ok", kind: "survival", title: "fine", first_failure: null },
-    ],
-  });
-  // Survival failures first; no board for a position without a move.
-  same(boards, [
-    {
-      title: "survival w [mirror]: wall",
-      detail: "gave 'down', expected left or right (royale rules)",
-      board: "c",
-      cls: "fail",
-    },
-    {
-      title: "strategy k [rot90]: kill",
-      detail: "gave 'up', expected left (standard rules)",
-      board: "a\nb",
-      cls: "miss",
-    },
-  ]);
-  same(
-    [T.parseLines('{"a":1}\n\n{"b":2}\n{"c"'), T.parseLines("")],
-    [
-      { events: [{ a: 1 }, { b: 2 }], rest: '{"c"' },
-      { events: [], rest: "" },
-    ],
-  );
-  assert.equal(
-    T.progressText({ checks: 4, checksTotal: 4, done: 3, scenarios: 26 }),
-    "running: health checks 4/4, scenarios 3/26",
-  );
-  same(T.buildBody(" http://x/ ", ["royale"]), { url: "http://x/", rulesets: ["standard", "royale"] });
-});
-
 test("ladder rows and standings", () => {
   same(
     LS.ladderRows([
@@ -586,69 +447,6 @@ test("the bracket groups matches by round", () => {
   );
 });
 
-test("halite rows", () => {
-  const rows = HA.haliteRows([
-    {
-      players: ["x", "<y>"],
-      winner: "x",
-      width: 32,
-      height: 40,
-      turns: 400,
-      source: "upload",
-      url: "/halite/games/1",
-    },
-  ]);
-  same(rows, [
-    {
-      testid: "halite-game",
-      cells: [
-        "x, <y>",
-        "won by x",
-        "32x40",
-        "400 turns",
-        { text: "upload", cls: "muted" },
-        { text: "watch", href: "/halite/games/1" },
-      ],
-    },
-  ]);
-  const bare = { players: [], winner: null, width: 1, height: 1, turns: 0, source: "s", url: "/u" };
-  same(HA.haliteRow(bare).cells[1], "won by -");
-  const running = {
-    players: ["a"],
-    winner: null,
-    width: 1,
-    height: 1,
-    turns: 3,
-    source: "custom",
-    url: "/u",
-    status: "running",
-  };
-  same(HA.haliteRow(running).cells[1], "running"); // a game being played has no winner yet
-  same(HA.haliteRows([]), [{ cells: [{ text: "No Halite games stored yet.", cls: "muted" }] }]);
-});
-
-test("seeds are read exactly", () => {
-  const header = `{"format":"snakewar-replay","config":{"seed":${bigSeed}}}`;
-  same(
-    [
-      F.exactIntegerText(header, "seed", JSON.parse(header).config.seed),
-      F.exactIntegerText(`{"seed":7}`, "seed", 7),
-      F.exactIntegerText(`{"seed":"7"}`, "seed", "7"),
-      F.exactIntegerText(`{"name":"\\"seed\\":2618439174457646100","seed":1}`, "seed", 1),
-    ],
-    [bigSeed, "7", null, "1"],
-  );
-  same(
-    [
-      F.seedString({ Seed: Number(bigSeed), SeedString: bigSeed }),
-      F.seedString({ Seed: 5 }),
-      F.seedString({ Seed: 5, SeedString: "five" }),
-      F.seedString({}),
-    ],
-    [bigSeed, "5", "5", null],
-  );
-});
-
 test("changes carry the CSRF token and forms send what was typed", () => {
   const meta = {
     querySelector: (q) => (q === 'meta[name="csrf-token"]' ? { getAttribute: () => "tok" } : null),
@@ -707,12 +505,16 @@ test("changes carry the CSRF token and forms send what was typed", () => {
   );
   same(
     [
-      AC.trialGame({ game: "halite3", ref: "@a/k" }),
-      AC.trialGame({ game: "battlesnake", ref: "@a/s" }),
+      ...Object.keys(input.trialBots).map((game) => AC.trialGame({ game, ref: "@a/k" }, input.trialBots)),
+      AC.trialGame({ game: "unknown", ref: "@a/s" }, {}),
     ],
     [
-      { game: "halite3", snakes: ["@a/k", "builtin:greedy"], maxTurns: 100 },
-      { game: "battlesnake", snakes: ["@a/s", "builtin:random"], maxTurns: 100 },
+      ...Object.entries(input.trialBots).map(([game, bot]) => ({
+        game,
+        snakes: ["@a/k", bot],
+        maxTurns: 100,
+      })),
+      { game: "unknown", snakes: ["@a/s", "builtin:random"], maxTurns: 100 },
     ],
   );
 });
@@ -744,27 +546,3 @@ test("a game page lists failures and the logs it may show", () => {
   assert.equal(E.logUrl("a/b", 2), "/api/games/a%2Fb/logs/2");
 });
 
-test("the Halite page says the game's state in words", () => {
-  same(
-    [
-      { status: "running", turn: 1 },
-      { status: "running", turn: 5 },
-      { status: "complete", turn: 400, winner: "greedy" },
-      { status: "complete", turn: 9 },
-      { status: "cancelled", turn: 3 },
-      { status: "aborted", turn: 1 },
-      { status: "error", turn: 2, error: "ValueError: x" },
-      { status: "starting", turn: 0 },
-    ].map(HG.stateText),
-    [
-      "Running · 1 turn played",
-      "Running · 5 turns played",
-      "Won by greedy · 400 turns",
-      "Over · 9 turns",
-      "Cancelled after 3 turns",
-      "Stopped after 1 turn (its server stopped)",
-      "Stopped by an error after 2 turns: ValueError: x",
-      "Starting…",
-    ],
-  );
-});

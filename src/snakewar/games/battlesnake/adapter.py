@@ -217,6 +217,8 @@ def _catalogue() -> Catalogue:
                 }
                 for m in maps
             ],
+            # The built-in a registered snake first plays (the account page's "Play it").
+            "trial_bot": "random",
         },
     )
 

@@ -137,6 +137,8 @@ def _catalogue() -> Catalogue:
         entrant_help="a bot command (python3 MyBot.py) or builtin:NAME",
         failures_before_pause=2,
         programs=True,
+        # The built-in an uploaded bot first plays (the account page's "Play it").
+        extras={"trial_bot": "greedy"},
     )
 
 

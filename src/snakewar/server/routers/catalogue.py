@@ -29,6 +29,6 @@ async def bots(game: str | None = Query(None, max_length=32)) -> list[str]:
 
 @router.get("/maps")
 async def maps(game: str | None = Query(None, max_length=32)) -> list[MapOut]:
-    """The maps of a game that has maps (Battlesnake), with their sizes and player counts."""
+    """The maps of a game that has maps (its catalogue's extras), with sizes and player counts."""
     extras: dict[str, Any] = dict(adapter_for(game).catalogue().extras)
     return [MapOut.model_validate(m) for m in extras.get("maps", [])]

@@ -330,8 +330,8 @@ async def game_calls(
 
 
 MAX_FRAMES_PAGE = 500
-"""The most frames one page of ``GET /api/games/{id}/frames`` holds (a Halite III frame
-of a 64x64 map with 4 players is a few KiB)."""
+"""The most frames one page of ``GET /api/games/{id}/frames`` holds (a frame of a
+64x64 map with 4 players is a few KiB)."""
 
 _VIEWS_WIRE_FORMAT = "api-views"
 
@@ -409,8 +409,8 @@ async def game_frames(
     resumes from any frame after a dropped connection or a server restart with nothing
     to reconnect, passes every proxy, and serves a game running on another server of
     the same database and a stopped one the same way.  A viewer is a few turns behind
-    at worst, which watching a game allows (Battlesnake's board keeps its websocket:
-    ``/games/{id}/events``).
+    at worst, which watching a game allows (a game's own viewer may keep a websocket of
+    its own routes).
     """
     live = manager.games.get(game_id)
     if live is not None:

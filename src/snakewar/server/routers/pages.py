@@ -25,7 +25,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
-from snakewar.adapters import default_game, get_game
+from snakewar.adapters import default_game, games, get_game
 from snakewar.arena.ladder import load_ladder
 from snakewar.arena.tournament_runner import load_tournament
 from snakewar.arena.tournaments import FORMAT_TITLES
@@ -266,7 +266,17 @@ def account(request: Request, templates: TemplatesDep) -> HTMLResponse | Redirec
     """Your snakes and API tokens (a visitor is sent to log in)."""
     if request.state.principal.user is None:
         return RedirectResponse("/login", status_code=303)
-    return render_page(templates, request, "account.html", title="Your account")
+    # "Play it" plays a bot against its game's trial bot (the catalogue's extras say which,
+    # else its first built-in).
+    trial_bots = {}
+    for game in games():
+        catalogue = game.catalogue()
+        bot = catalogue.extras.get("trial_bot") or next((b.name for b in catalogue.bots), None)
+        if bot is not None:
+            trial_bots[game.name] = f"builtin:{bot}"
+    return render_page(
+        templates, request, "account.html", title="Your account", trial_bots=trial_bots
+    )
 
 
 @router.get("/ladders")

@@ -14,10 +14,18 @@ export function uploadUrl(name, language) {
   return `/api/snakes/upload?${query}`;
 }
 
-/** The body of "play it against a built-in": a short game of the bot's own game. */
-export function trialGame(snake) {
-  const opponent = snake.game === "halite3" ? "builtin:greedy" : "builtin:random";
+/**
+ * The body of "play it against a built-in": a short game of the bot's own game against
+ * that game's trial bot (`trialBots`, by game: what the server's catalogue names).
+ */
+export function trialGame(snake, trialBots) {
+  const opponent = trialBots[snake.game] ?? "builtin:random";
   return { game: snake.game, snakes: [snake.ref, opponent], maxTurns: 100 };
+}
+
+/** The trial bots the page was given (`data-trial-bots` of `#snakes-title`), by game. */
+function pageTrialBots() {
+  return JSON.parse(document.getElementById("snakes-title")?.dataset.trialBots ?? "{}");
 }
 
 /** A token's row: label, when made, when last used, revoked or not. */
@@ -85,7 +93,7 @@ async function refresh(error) {
     ...snakes.data.map((snake) =>
       row(snakeCells(snake), [
         button("Play it", `play-${snake.name}`, async () => {
-          const game = await postJson("/api/games", trialGame(snake));
+          const game = await postJson("/api/games", trialGame(snake, pageTrialBots()));
           if (!game.ok) {
             error.textContent = detailText(game.data, game.status);
             return;

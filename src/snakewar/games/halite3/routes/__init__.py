@@ -16,7 +16,8 @@
 
 Bodies are read and multipart parsed off the event loop; every replay is decompressed
 and parsed in the server's :class:`~snakewar.server.decoding.DecoderPool` (a few
-memory-capped worker processes), within :data:`MAX_DOCUMENT_BYTES` of JSON and
+memory-capped worker processes; the jobs are :mod:`snakewar.games.halite3.decoding`),
+within :data:`MAX_DOCUMENT_BYTES` of JSON and
 :data:`MAX_DOCUMENT_ELEMENTS` keys and values.  Uploads and decodes count against a
 rate per client (a user, else an address or IPv6 /64).
 """
@@ -40,15 +41,16 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from snakewar.errors import SnakewarError, TooLargeError
 from snakewar.games.halite3.adapter import GAME
-from snakewar.server.auth import UserDep
-from snakewar.server.decoding import (
+from snakewar.games.halite3.decoding import (
     MAX_DOCUMENT_BYTES,
     MAX_DOCUMENT_ELEMENTS,
-    DecoderPool,
     decode_document,
     gzipped_document,
     played_upload,
 )
+from snakewar.games.halite3.routes.schemas import HaliteReplayDocumentOut, ProgramGameOut
+from snakewar.server.auth import UserDep
+from snakewar.server.decoding import DecoderPool
 from snakewar.server.deps import (
     ConfigDep,
     DecodersDep,
@@ -65,12 +67,7 @@ from snakewar.server.routers.pages import (
     render_page,
 )
 from snakewar.server.safety import RateLimiter, RateLimitError
-from snakewar.server.schemas import (
-    HaliteReplayDocumentOut,
-    ProgramGameOut,
-    UploadOut,
-    binary_download,
-)
+from snakewar.server.schemas import UploadOut, binary_download
 from snakewar.storage import MAX_REPLAY_BYTES, AsyncStore, GameNotFoundError, GameRow
 
 __all__ = [

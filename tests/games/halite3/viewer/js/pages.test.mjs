@@ -1,0 +1,75 @@
+// Halite III's page modules (/static/halite3/pages/): their pure parts under Node.
+// pytest runs this file with `node --test` (tests/games/halite3/viewer/test_pages_static.py).
+
+import { test } from "node:test";
+
+import { load, same } from "../../../../viewer/js/support.mjs";
+
+const HA = await load("halite3/pages/games.js");
+const HG = await load("halite3/pages/game.js");
+
+test("halite rows", () => {
+  const rows = HA.haliteRows([
+    {
+      players: ["x", "<y>"],
+      winner: "x",
+      width: 32,
+      height: 40,
+      turns: 400,
+      source: "upload",
+      url: "/halite/games/1",
+    },
+  ]);
+  same(rows, [
+    {
+      testid: "halite-game",
+      cells: [
+        "x, <y>",
+        "won by x",
+        "32x40",
+        "400 turns",
+        { text: "upload", cls: "muted" },
+        { text: "watch", href: "/halite/games/1" },
+      ],
+    },
+  ]);
+  const bare = { players: [], winner: null, width: 1, height: 1, turns: 0, source: "s", url: "/u" };
+  same(HA.haliteRow(bare).cells[1], "won by -");
+  const running = {
+    players: ["a"],
+    winner: null,
+    width: 1,
+    height: 1,
+    turns: 3,
+    source: "custom",
+    url: "/u",
+    status: "running",
+  };
+  same(HA.haliteRow(running).cells[1], "running"); // a game being played has no winner yet
+  same(HA.haliteRows([]), [{ cells: [{ text: "No Halite games stored yet.", cls: "muted" }] }]);
+});
+
+test("the Halite page says the game's state in words", () => {
+  same(
+    [
+      { status: "running", turn: 1 },
+      { status: "running", turn: 5 },
+      { status: "complete", turn: 400, winner: "greedy" },
+      { status: "complete", turn: 9 },
+      { status: "cancelled", turn: 3 },
+      { status: "aborted", turn: 1 },
+      { status: "error", turn: 2, error: "ValueError: x" },
+      { status: "starting", turn: 0 },
+    ].map(HG.stateText),
+    [
+      "Running · 1 turn played",
+      "Running · 5 turns played",
+      "Won by greedy · 400 turns",
+      "Over · 9 turns",
+      "Cancelled after 3 turns",
+      "Stopped after 1 turn (its server stopped)",
+      "Stopped by an error after 2 turns: ValueError: x",
+      "Starting…",
+    ],
+  );
+});
