@@ -1,6 +1,6 @@
 // The Halite III viewer: draws an official replay document (the JSON inside a
-// .hlt file, REPLAY_FILE_VERSION 3) on a canvas, with the Battlesnake viewer's
-// playback, controls and keyboard shortcuts.
+// .hlt file, REPLAY_FILE_VERSION 3) on a canvas, with the playback (../viewer/player.js),
+// controls and keyboard shortcuts every game's viewer shares.
 //
 // URL parameters: game=ID (a game on this server, finished or running), replay=1 (pick
 // a local file), turn=N, autoplay=, fps=, theme=light|dark|system.
