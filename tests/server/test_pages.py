@@ -20,7 +20,7 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 import snakewar
-from snakewar.adapters import games
+from snakewar.adapters import default_game, games
 from snakewar.arena.ladder import Ladder
 from snakewar.games.battlesnake.bots import bot_names
 from snakewar.server import ServerConfig, create_app
@@ -30,7 +30,7 @@ from tests.storage.test_games import played
 
 PAGES = {
     "/": "/static/viewer/pages/home.js",
-    "/new": "/static/viewer/pages/new_game.js",
+    "/new": "/static/battlesnake/pages/new_game.js",
     "/view/some-game": "/static/viewer/pages/game.js",
     "/test": "/static/battlesnake/pages/tester.js",
     "/ladders": "/static/viewer/pages/ladders.js",
@@ -113,6 +113,18 @@ def test_the_account_page_names_each_games_trial_bot(client: TestClient) -> None
     (given,) = re.findall(r'data-trial-bots="([^"]*)"', html)
     trial_bots = json.loads(unescape(given))
     assert trial_bots == {"battlesnake": "builtin:random", "halite3": "builtin:greedy"}
+
+
+def test_a_default_game_without_a_form_has_no_new_game_page(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The form is the default game's template: a game with none leaves /new a 404.
+    monkeypatch.setattr(type(default_game()), "templates", lambda self: None)
+    with TestClient(create_app(ServerConfig(), store=store), base_url="http://localhost") as c:
+        page = c.get("/new", headers={"accept": "text/html"})
+        assert page.status_code == 404
+        assert "has no new-game page; use POST /api/games" in page.text
+        assert c.get("/").status_code == 200  # the rest of the site is there
 
 
 def test_the_new_game_form_names_the_default_games_builtin_bots(client: TestClient) -> None:
@@ -235,13 +247,20 @@ def test_every_template_is_used_and_extends_the_layout() -> None:
     # A game's page is the template its adapter names.
     game_pages = {adapter.viewer_page("x", server="").template for adapter in games()}
     assert game_pages == {"game.html", "halite3/game.html"}
+    # The default game's own pages (the new-game form): f"{game.name}/new_game.html".
+    default_pages = {
+        f"{default_game().name}/{name}" for name in re.findall(r"\{game\.name\}/([\w.]+)", code)
+    }
+    assert default_pages == {"battlesnake/new_game.html"}
     # The server's templates by name, each game's as <game>/<file>.
     templates = {path.name: path for path in TEMPLATES_DIR.glob("*.html")}
     for adapter in games():
         folder = adapter.templates()
         if folder is not None:
             templates |= {f"{adapter.name}/{p.name}": p for p in Path(folder).glob("*.html")}
-    assert {"battlesnake/tester.html", "halite3/games.html"} <= set(templates)
+    assert {"battlesnake/tester.html", "battlesnake/new_game.html", "halite3/games.html"} <= set(
+        templates
+    )
     # A game's parts of the site's pages: the header's links, the home page's how-to.
     parts = {"nav.html": "base.html", "how_to_play.html": "home.html"}
     for name, template in templates.items():
@@ -252,7 +271,7 @@ def test_every_template_is_used_and_extends_the_layout() -> None:
             included = f'"/{template.name}" ignore missing' in (TEMPLATES_DIR / part).read_text()
             assert included, f"{name} is included by no page"
             continue
-        used = f'"{name}"' in code or name in game_pages
+        used = f'"{name}"' in code or name in game_pages or name in default_pages
         assert used, f"{name} is not rendered by any page"
         text = template.read_text(encoding="utf-8")
         assert text.startswith('{% extends "base.html" %}'), name

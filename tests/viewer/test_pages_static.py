@@ -27,7 +27,7 @@ JS = Path(__file__).resolve().parent / "js"
 
 @pytest.fixture(scope="module")
 def pages_input() -> dict[str, Any]:
-    """What ``js/pages.test.mjs`` reads: a real server's games list and maps."""
+    """What ``js/pages.test.mjs`` reads: a server's games list and account page's trial bots."""
     from fastapi.testclient import TestClient
 
     from snakewar.server import ServerConfig, create_app
@@ -38,7 +38,6 @@ def pages_input() -> dict[str, Any]:
         game = client.post(
             "/api/games", json={"snakes": ["random", "greedy"], "seed": BIG_SEED, "width": 7}
         ).json()
-        maps = client.get("/api/maps").json()
         account = client.get("/account").text
         (trial_bots,) = re.findall(r'data-trial-bots="([^"]*)"', account)
         client.post(f"/api/games/{game['id']}/cancel")
@@ -46,7 +45,6 @@ def pages_input() -> dict[str, Any]:
     return {
         "bigSeed": BIG_SEED,
         "games": games["live"] + games["games"],
-        "maps": maps,
         # The account page's trial bots, by game (the registry's, as the page has them).
         "trialBots": json.loads(html.unescape(trial_bots)),
     }
@@ -55,4 +53,4 @@ def pages_input() -> dict[str, Any]:
 def test_the_page_modules_under_node(
     pages_input: dict[str, Any], node_test: Callable[..., int]
 ) -> None:
-    assert node_test(JS / "pages.test.mjs", pages_input) == 16
+    assert node_test(JS / "pages.test.mjs", pages_input) == 11

@@ -877,7 +877,7 @@ class GameAdapter(ABC):
         A template ``x.html`` there is ``<name>/x.html`` to the server, so games never
         shadow one another; it may extend the server's ``base.html``.  The site's header
         and home page include ``<name>/nav.html`` and ``<name>/how_to_play.html`` where a
-        game has them.
+        game has them; ``/new`` is the default game's ``<name>/new_game.html``.
         """
         return None
 

@@ -33,7 +33,6 @@ ASSETS: tuple[str, ...] = (
             "site.css",
             "dom.js",
             "home.js",
-            "new_game.js",
             "game.js",
             "entrants.js",
             "board_keys.js",

@@ -1,7 +1,7 @@
 // The site's page modules (viewer/static/pages/): their pure parts.
 //
 // `input` (tests/viewer/test_pages_static.py) holds a real server's answers: its games list
-// (one cancelled game), its maps, the account page's trial bots, and a seed too big for a double.
+// (one cancelled game, of a seed too big for a double) and the account page's trial bots.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -9,7 +9,6 @@ import { input, load, same } from "./support.mjs";
 
 const D = await load("viewer/pages/dom.js");
 const H = await load("viewer/pages/home.js");
-const N = await load("viewer/pages/new_game.js");
 const G = await load("viewer/pages/game.js");
 const LS = await load("viewer/pages/ladders.js");
 const L = await load("viewer/pages/ladder.js");
@@ -19,7 +18,7 @@ const AC = await load("viewer/pages/account.js");
 const K = await load("viewer/pages/board_keys.js");
 const E = await load("viewer/pages/entrants.js");
 
-const { bigSeed, games, maps } = input;
+const { games } = input;
 
 test("API errors read as lines", () => {
   same(
@@ -70,117 +69,6 @@ test("home rows from the games API", () => {
   same(draw.cells[3], { text: "draw", cls: "wrap" });
 });
 
-const form = {
-  snakes: " builtin:a\n\nhttp://x/ \n",
-  ruleset: "royale",
-  map: "standard",
-  width: "7",
-  height: "9",
-  timeout: "500",
-  seed: ` ${bigSeed} `,
-  foodSpawnChance: "15",
-  minimumFood: "1",
-  hazardDamagePerTurn: "14",
-  shrinkEveryNTurns: "25",
-};
-
-test("the new game body sends the seed as typed", () => {
-  same(N.buildBody(form), {
-    snakes: ["builtin:a", "http://x/"],
-    ruleset: "royale",
-    map: "standard",
-    width: 7,
-    height: 9,
-    timeout: 500,
-    foodSpawnChance: 15,
-    minimumFood: 1,
-    hazardDamagePerTurn: 14,
-    shrinkEveryNTurns: 25,
-    seed: bigSeed,
-  });
-  assert.ok(JSON.stringify(N.buildBody(form)).includes(`"seed":"${bigSeed}"`));
-  assert.equal("seed" in N.buildBody({ ...form, seed: "  " }), false);
-});
-
-test("the classic game sends its own settings on its own board", () => {
-  const classic = N.buildBody({
-    ...form,
-    ruleset: "classic",
-    map: "classic",
-    seed: "",
-    maxFood: "2",
-    snakeStartLength: "4",
-    decHealthPoints: "1",
-  });
-  same(classic, {
-    snakes: ["builtin:a", "http://x/"],
-    ruleset: "classic",
-    map: "classic",
-    width: 7,
-    height: 9,
-    timeout: 500,
-    maxFood: 2,
-    snakeStartLength: 4,
-    decHealthPoints: 1,
-  });
-  same(
-    [
-      N.rulesetBoard("classic", "standard"),
-      N.rulesetBoard("royale", "classic"),
-      N.rulesetBoard("royale", "standard"),
-    ],
-    [{ map: "classic", width: 20, height: 20 }, { map: "standard", width: 11, height: 11 }, null],
-  );
-});
-
-test("the map size is kept when the map allows it", () => {
-  const maze = maps.find((m) => m.id === "healing_pools");
-  const any = {
-    id: "free",
-    name: "Free",
-    description: "Anything.",
-    sizes: "any",
-    min_players: 1,
-    max_players: 8,
-  };
-  same(N.fitSize(maze, maze.sizes.at(-1)[0], maze.sizes.at(-1)[1]), maze.sizes.at(-1));
-  same(N.fitSize(maze, 1, 1), maze.default_size);
-  same(maze.default_size, [11, 11]);
-  same(N.fitSize(any, 4, 5), [4, 5]);
-  const sizes = maze.sizes.map(([w, h]) => `${w}x${h}`).join(", ");
-  assert.equal(
-    N.mapInfo(maze),
-    `${maze.description} Sizes: ${sizes}. Players: ${maze.min_players}-${maze.max_players}.`,
-  );
-  assert.equal(N.mapInfo(any), "Anything. Sizes: any size. Players: 1-8.");
-  assert.equal(G.rematchUrl("a b/c"), "/api/games/a%20b%2Fc/rematch");
-});
-
-test("leaving a map for one that does not take its size gives the default", () => {
-  // Arcade Maze is 19x21 only; Standard does not take that and starts at 11x11 (its
-  // smallest size, 7x7, was what the form once fell back to).
-  const arcade = maps.find((m) => m.id === "arcade_maze");
-  const standard = maps.find((m) => m.id === "standard");
-  same(N.fitSize(standard, ...N.fitSize(arcade, 7, 7)), [11, 11]);
-});
-
-test("every map is listed by its title", () => {
-  const choices = N.mapChoices(maps);
-  assert.equal(choices.length, maps.length);
-  const titles = choices.map((c) => c.title);
-  const folded = (a, b) => {
-    const [x, y] = [a.toLowerCase(), b.toLowerCase()];
-    return x < y ? -1 : x > y ? 1 : 0;
-  };
-  same(titles, [...titles].sort(folded));
-  const byId = Object.fromEntries(choices.map((c) => [c.id, c.title]));
-  assert.equal(byId.arcade_maze, "Arcade Maze");
-  assert.equal(byId.hz_castle_wall, "Castle Wall");
-  assert.equal(byId.hz_rivers_bridges_xl, "Rivers and Bridges (extra large)");
-  // No raw id is shown as a title.
-  same(titles.filter((t) => t.includes("_") || t.startsWith("hz")), []);
-});
-
 test("the home page shows help only without games", () => {
   same(
     [
@@ -212,6 +100,7 @@ test("the game page reads the board's turn", () => {
     ],
     [7, 3, null, null, null, null, null],
   );
+  assert.equal(G.rematchUrl("a b/c"), "/api/games/a%20b%2Fc/rematch");
 });
 
 test("the page forwards shortcuts but not typing or its own buttons", () => {

@@ -29,7 +29,7 @@ from snakewar.adapters import default_game, games, get_game
 from snakewar.arena.ladder import load_ladder
 from snakewar.arena.tournament_runner import load_tournament
 from snakewar.arena.tournaments import FORMAT_TITLES
-from snakewar.errors import SnakewarError
+from snakewar.errors import NotFoundError, SnakewarError
 from snakewar.server.auth import Principal, get_principal
 from snakewar.server.deps import (
     ManagerDep,
@@ -141,9 +141,18 @@ def home(request: Request, templates: TemplatesDep) -> HTMLResponse:
 
 @router.get("/new")
 def new_game(request: Request, templates: TemplatesDep) -> HTMLResponse:
-    """The new-game form (the default game's: its built-in bots come from its catalogue)."""
-    builtins = [f"builtin:{bot.name}" for bot in default_game().catalogue().bots]
-    return render_page(templates, request, "new_game.html", title="New game", builtins=builtins)
+    """The new-game form: the default game's (its templates' ``new_game.html``).
+
+    It gets the game's built-in bots from its catalogue.  A server whose default game has
+    no form answers 404: games are then started through the API.
+    """
+    game = default_game()
+    if game.templates() is None:
+        raise NotFoundError(f"{game.catalogue().title} has no new-game page; use POST /api/games")
+    builtins = [f"builtin:{bot.name}" for bot in game.catalogue().bots]
+    return render_page(
+        templates, request, f"{game.name}/new_game.html", title="New game", builtins=builtins
+    )
 
 
 @router.get("/view/{game_id}")

@@ -1,5 +1,6 @@
-// Battlesnake's page modules under Node: the tester's (/static/battlesnake/pages/tester.js)
-// and the board's seed reading (frames.js), as the pages use them.
+// Battlesnake's page modules under Node: the new-game form's and the tester's
+// (/static/battlesnake/pages/) and the board's seed reading (frames.js), as the pages use them.
+// `input` holds a real server's maps (GET /api/maps) and a seed too big for a double.
 // pytest runs this file with `node --test` (tests/games/battlesnake/viewer/test_pages_static.py).
 
 import assert from "node:assert/strict";
@@ -8,9 +9,24 @@ import { test } from "node:test";
 import { input, load, same } from "../../../../viewer/js/support.mjs";
 
 const T = await load("battlesnake/pages/tester.js");
+const N = await load("battlesnake/pages/new_game.js");
 const F = await load("battlesnake/frames.js");
 
-const { bigSeed } = input;
+const { bigSeed, maps } = input;
+
+const form = {
+  snakes: " builtin:a\n\nhttp://x/ \n",
+  ruleset: "royale",
+  map: "standard",
+  width: "7",
+  height: "9",
+  timeout: "500",
+  seed: ` ${bigSeed} `,
+  foodSpawnChance: "15",
+  minimumFood: "1",
+  hazardDamagePerTurn: "14",
+  shrinkEveryNTurns: "25",
+};
 
 test("tester rows", () => {
   const rows = T.resultRows({
@@ -167,4 +183,100 @@ test("seeds are read exactly", () => {
     ],
     [bigSeed, "5", "5", null],
   );
+});
+
+test("the new game body sends the seed as typed", () => {
+  same(N.buildBody(form), {
+    snakes: ["builtin:a", "http://x/"],
+    ruleset: "royale",
+    map: "standard",
+    width: 7,
+    height: 9,
+    timeout: 500,
+    foodSpawnChance: 15,
+    minimumFood: 1,
+    hazardDamagePerTurn: 14,
+    shrinkEveryNTurns: 25,
+    seed: bigSeed,
+  });
+  assert.ok(JSON.stringify(N.buildBody(form)).includes(`"seed":"${bigSeed}"`));
+  assert.equal("seed" in N.buildBody({ ...form, seed: "  " }), false);
+});
+
+test("the classic game sends its own settings on its own board", () => {
+  const classic = N.buildBody({
+    ...form,
+    ruleset: "classic",
+    map: "classic",
+    seed: "",
+    maxFood: "2",
+    snakeStartLength: "4",
+    decHealthPoints: "1",
+  });
+  same(classic, {
+    snakes: ["builtin:a", "http://x/"],
+    ruleset: "classic",
+    map: "classic",
+    width: 7,
+    height: 9,
+    timeout: 500,
+    maxFood: 2,
+    snakeStartLength: 4,
+    decHealthPoints: 1,
+  });
+  same(
+    [
+      N.rulesetBoard("classic", "standard"),
+      N.rulesetBoard("royale", "classic"),
+      N.rulesetBoard("royale", "standard"),
+    ],
+    [{ map: "classic", width: 20, height: 20 }, { map: "standard", width: 11, height: 11 }, null],
+  );
+});
+
+test("the map size is kept when the map allows it", () => {
+  const maze = maps.find((m) => m.id === "healing_pools");
+  const any = {
+    id: "free",
+    name: "Free",
+    description: "Anything.",
+    sizes: "any",
+    min_players: 1,
+    max_players: 8,
+  };
+  same(N.fitSize(maze, maze.sizes.at(-1)[0], maze.sizes.at(-1)[1]), maze.sizes.at(-1));
+  same(N.fitSize(maze, 1, 1), maze.default_size);
+  same(maze.default_size, [11, 11]);
+  same(N.fitSize(any, 4, 5), [4, 5]);
+  const sizes = maze.sizes.map(([w, h]) => `${w}x${h}`).join(", ");
+  assert.equal(
+    N.mapInfo(maze),
+    `${maze.description} Sizes: ${sizes}. Players: ${maze.min_players}-${maze.max_players}.`,
+  );
+  assert.equal(N.mapInfo(any), "Anything. Sizes: any size. Players: 1-8.");
+});
+
+test("leaving a map for one that does not take its size gives the default", () => {
+  // Arcade Maze is 19x21 only; Standard does not take that and starts at 11x11 (its
+  // smallest size, 7x7, was what the form once fell back to).
+  const arcade = maps.find((m) => m.id === "arcade_maze");
+  const standard = maps.find((m) => m.id === "standard");
+  same(N.fitSize(standard, ...N.fitSize(arcade, 7, 7)), [11, 11]);
+});
+
+test("every map is listed by its title", () => {
+  const choices = N.mapChoices(maps);
+  assert.equal(choices.length, maps.length);
+  const titles = choices.map((c) => c.title);
+  const folded = (a, b) => {
+    const [x, y] = [a.toLowerCase(), b.toLowerCase()];
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+  same(titles, [...titles].sort(folded));
+  const byId = Object.fromEntries(choices.map((c) => [c.id, c.title]));
+  assert.equal(byId.arcade_maze, "Arcade Maze");
+  assert.equal(byId.hz_castle_wall, "Castle Wall");
+  assert.equal(byId.hz_rivers_bridges_xl, "Rivers and Bridges (extra large)");
+  // No raw id is shown as a title.
+  same(titles.filter((t) => t.includes("_") || t.startsWith("hz")), []);
 });

@@ -3,7 +3,7 @@
 // string typed: a 64-bit seed does not survive a JavaScript number.  The classic
 // (2017/18) ruleset has its own settings, map and default size.
 
-import { detailText, fetchJson, postJson } from "./dom.js";
+import { detailText, fetchJson, postJson } from "../../viewer/pages/dom.js";
 
 const NUMBER_FIELDS = ["width", "height", "timeout"];
 
