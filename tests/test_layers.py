@@ -110,11 +110,12 @@ SHARED = frozenset({"", "errors", "_lazy", "_commands", "_moved"})
 lazy-export helper, the declaration of a command (all import nothing of ``snakewar``)
 and the table of moved names (which imports what moved only when an old name is used)."""
 
-REGISTRY_ONLY = frozenset({"arena", "storage", "cli", "command"})
+REGISTRY_ONLY = frozenset({"arena", "storage", "cli", "command", "server", "viewer"})
 """Layers whose game-agnostic modules reach games through the registry only
 (``snakewar.adapters``, no game's module): the command line's frame included, which finds
-the games' commands through their entry points.  A game's own part of such a layer
-(``games/<game>/cli/``) is its game's, and may name it."""
+the games' commands through their entry points, and the server, which takes each game's
+routes, static files and templates from its adapter.  A game's own part of such a layer
+(``games/<game>/cli/``, ``games/<game>/routes/``) is its game's, and may name it."""
 
 PURE = frozenset({"engine", "games"})
 """Layers with no I/O: no clock, no files, no network, no processes, no global randomness."""
@@ -327,6 +328,12 @@ def test_game_agnostic_layers_reach_games_through_the_registry_only() -> None:
         ("snakewar/command.py", "from snakewar.games.halite3 import cli", True),
         ("snakewar/cli/x.py", "from snakewar.adapters.battlesnake import GAME", True),
         ("snakewar/cli/x.py", "from snakewar.adapters import get_game", False),
+        ("snakewar/server/x.py", "from snakewar.games.halite3.decoding import played_upload", True),
+        ("snakewar/server/routers/x.py", "import snakewar.games.battlesnake.routes", True),
+        ("snakewar/viewer/x.py", 'importlib.import_module("snakewar.games.halite3")', True),
+        ("snakewar/server/x.py", "from snakewar.adapters import games", False),
+        # A game's own routes are its game's.
+        ("snakewar/games/halite3/routes/x.py", "from snakewar.games.halite3 import adapter", False),
         # A game's own commands are its game's: they may name it.
         (
             "snakewar/games/battlesnake/cli/x.py",

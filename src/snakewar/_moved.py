@@ -60,6 +60,18 @@ def _names(home: str, *names: str) -> dict[str, str]:
 
 
 MOVED_NAMES: dict[str, dict[str, str]] = {
+    "snakewar.server.decoding": _names(
+        f"{_H3}.decoding",
+        "MAX_DOCUMENT_BYTES",
+        "MAX_DOCUMENT_ELEMENTS",
+        "MAX_UPLOAD_BYTES",
+        "decode_document",
+        "gzipped_document",
+        "played_upload",
+    ),
+    "snakewar.server.schemas": _names(
+        f"{_H3}.routes.schemas", "HaliteReplayDocumentOut", "ProgramGameOut"
+    ),
     "snakewar.bots": _names(
         f"{_BS}.bots",
         "Bot",

@@ -18,7 +18,7 @@ CPU, so it is read here:
 The functions the workers run are a game's (a module of its package that imports its
 replay reader, never the web framework), handed to :meth:`DecoderPool.run` by its routes.
 The jobs that used to be here (``decode_document``...) are importable from here for one
-more release, with a :class:`DeprecationWarning`.
+more release, with a :class:`DeprecationWarning` (:mod:`snakewar._moved`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final, ParamSpec, TypeVar
 
-from snakewar._lazy import lazy_attribute, lazy_dir, warn_moved
+from snakewar._moved import moved_attribute
 from snakewar.errors import BusyError
 
 # The defining module: the package re-exports each game's formats, which this pool of
@@ -46,29 +46,10 @@ __all__ = [
     "DecoderPool",
 ]
 
-_MOVED_HOME = "snakewar.games.halite3.decoding"
-_MOVED: dict[str, str] = dict.fromkeys(
-    (
-        "MAX_DOCUMENT_BYTES",
-        "MAX_DOCUMENT_ELEMENTS",
-        "MAX_UPLOAD_BYTES",
-        "decode_document",
-        "gzipped_document",
-        "played_upload",
-    ),
-    _MOVED_HOME,
-)
-"""A game's jobs and caps this module exported before they moved, and their new home."""
-
 
 def __getattr__(name: str) -> Any:
-    if name in _MOVED:
-        warn_moved(f"{__name__}.{name}", f"{_MOVED_HOME}.{name}")
-    return lazy_attribute(__name__, _MOVED, name)
-
-
-def __dir__() -> list[str]:
-    return lazy_dir(__name__, _MOVED)
+    # The jobs and caps that moved into a game's package (snakewar._moved): for one release.
+    return moved_attribute(__name__, name)
 
 
 TASKS_PER_WORKER: Final = 25

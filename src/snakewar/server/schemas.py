@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from snakewar._lazy import lazy_attribute, lazy_dir, warn_moved
+from snakewar._moved import moved_attribute
 from snakewar.arena.tournaments import MatchStatus, TournamentFormat
 from snakewar.server.arena import RunState
 from snakewar.server.patterns import LABEL, LADDER_NAME, SEED_TEXT, SNAKE_NAME, USER_NAME
@@ -92,19 +92,10 @@ __all__ = [
     "request_params",
 ]
 
-_MOVED_HOME = "snakewar.games.halite3.routes.schemas"
-_MOVED: dict[str, str] = dict.fromkeys(("HaliteReplayDocumentOut", "ProgramGameOut"), _MOVED_HOME)
-"""A game's models this module exported before they moved to its routes, and their home."""
-
 
 def __getattr__(name: str) -> Any:
-    if name in _MOVED:
-        warn_moved(f"{__name__}.{name}", f"{_MOVED_HOME}.{name}")
-    return lazy_attribute(__name__, _MOVED, name)
-
-
-def __dir__() -> list[str]:
-    return lazy_dir(__name__, _MOVED)
+    # The models that moved into a game's routes (snakewar._moved): for one release.
+    return moved_attribute(__name__, name)
 
 
 INT64_MIN = -(2**63)
