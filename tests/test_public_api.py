@@ -80,11 +80,9 @@ def test_halite3_all_is_exact() -> None:
 
 def test_battlesnake_adapter_loads_from_its_new_and_old_homes() -> None:
     # An install made before the move names the old module in its entry point metadata.
-    from snakewar.adapters.battlesnake import GAME as OLD
-
     from snakewar.games.battlesnake.adapter import GAME
 
-    assert OLD is GAME
+    assert importlib.import_module("snakewar.adapters.battlesnake").GAME is GAME
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
     points = pyproject["project"]["entry-points"]["snakewar.games"]
     assert points["battlesnake"] == "snakewar.games.battlesnake.adapter:GAME"

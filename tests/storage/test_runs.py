@@ -19,7 +19,7 @@ from snakewar.arena.ladder import Ladder, LadderGame, LadderGameRecordedError
 from snakewar.arena.ratings import Rating
 from snakewar.arena.tournament_runner import TournamentGame, TournamentRun, load_tournament
 from snakewar.storage import Store, alembic_config
-from snakewar.storage.models import TournamentGameModel
+from snakewar.storage.models import ArenaRunState, TournamentGameModel
 
 SMALL = MatchConfig.create("battlesnake", {"width": 7, "height": 7}, max_turns=60)
 T = TypeVar("T")
@@ -73,8 +73,8 @@ def test_a_run_is_claimed_by_one_server_until_its_lease_runs_out(store: Store) -
     # "a" comes back to renew: it lost the run, and is told so (left out).
     assert runs.renew("a", {"tournament:cup": 4}, soon()) == {}
     # Only the holder ends it.
-    assert not runs.finish("tournament:cup", "a", "done", 9)
-    assert runs.finish("tournament:cup", "b", "done", 9)
+    assert not runs.finish("tournament:cup", "a", ArenaRunState.DONE, 9)
+    assert runs.finish("tournament:cup", "b", ArenaRunState.DONE, 9)
     ended = runs.get("tournament:cup")
     assert ended is not None and (ended.state, ended.done, ended.server_id) == ("done", 9, None)
     assert runs.resume("tournament:cup", "c", soon()) is None  # done: nothing to resume
@@ -123,7 +123,7 @@ def test_a_stop_reaches_the_server_that_plays_the_run(store: Store) -> None:
     runs.claim("tournament:t", "tournament", "t", "a", soon())
     assert runs.request_stop("tournament:t") == "stopping"
     assert runs.renew("a", {"tournament:t": 2}, soon()) == {"tournament:t": True}
-    assert runs.finish("tournament:t", "a", "stopped", 2)
+    assert runs.finish("tournament:t", "a", ArenaRunState.STOPPED, 2)
     assert runs.request_stop("tournament:t") is None  # not running any more
     # A run nobody plays (its server died) is stopped at once, and not resumed.
     runs.claim("tournament:t", "tournament", "t", "a", soon())
@@ -137,12 +137,12 @@ def test_ensure_records_a_run_once(store: Store) -> None:
     runs = store.runs
     runs.ensure("tournament:old", "tournament", "old")
     runs.claim("tournament:old", "tournament", "old", "a", soon())
-    runs.ensure("tournament:old", "tournament", "old", "failed", "nope")  # kept as it is
+    runs.ensure("tournament:old", "tournament", "old", ArenaRunState.FAILED, "nope")  # kept as it is
     row = runs.get("tournament:old")
     assert row is not None and row.state == "running" and row.server_id == "a"
     assert runs.keys("tournament") == {"tournament:old"} and runs.keys("ladder") == set()
-    runs.ensure("tournament:broken", "tournament", "broken", "failed", "cannot be loaded")
-    assert [r.key for r in runs.runs("failed")] == ["tournament:broken"]
+    runs.ensure("tournament:broken", "tournament", "broken", ArenaRunState.FAILED, "cannot be loaded")
+    assert [r.key for r in runs.runs(ArenaRunState.FAILED)] == ["tournament:broken"]
     assert runs.get("tournament:broken").error == "cannot be loaded"  # type: ignore[union-attr]
 
 
