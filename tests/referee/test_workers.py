@@ -29,14 +29,10 @@ from snakewar.games.battlesnake.bots import make_bot
 from snakewar.games.battlesnake.records import CallStatus, GameRecord
 from snakewar.games.battlesnake.referee.clients import InProcessClient, SnakeUnreachableError
 from snakewar.games.battlesnake.referee.runner import close_clients, connect, play_game
+from snakewar.games.battlesnake.referee.workers import WorkerClient
 from snakewar.games.halite3.bots import HALITE_BOTS
 from snakewar.games.halite3.referee.runner import HaliteMatch, play_halite
-from snakewar.referee.workers import (
-    BotPool,
-    BotPoolError,
-    WorkerBusyError,
-    WorkerClient,
-)
+from snakewar.referee.workers import BotPool, BotPoolError, WorkerBusyError
 from tests.bots.test_builtin_bots import _crowded_request
 from tests.referee import runaway_bots
 

@@ -28,6 +28,8 @@ default contributes nothing)::
     adapter.static_assets()         a folder of viewer assets, served at /static/<name>/
     adapter.templates()             a folder of Jinja2 page templates
     adapter.worker_bot(spec, seed)  a built-in bot that plays in a killable worker process
+    adapter.worker_call(...)        one call to such a bot (default: text lines, worker_turn)
+    adapter.worker_host()           a light module:attribute a worker uses instead of the adapter
 
 The values exchanged here are plain, picklable and JSON-friendly, so a game can be
 played in a worker process or a Ray task and stored by any storage backend.  This
@@ -911,6 +913,38 @@ class GameAdapter(ABC):
         """
         del bot, state, text
         raise UnknownBotError(f"{self.name} has no built-in bots for workers")
+
+    def worker_call(self, bot: Any, state: Any, kind: str, payload: Any) -> tuple[Any, Any]:
+        """One call ``kind`` to a :meth:`worker_bot` bot: its new state and its reply.
+
+        A bot worker process (:mod:`snakewar.bots.host`) answers every call of the
+        referee's side (:meth:`snakewar.referee.workers.BotSeat.call`) with this; ``state``
+        is what the previous call returned (``None`` after the bot was built), and the
+        reply must be JSON data.  The default speaks a line-based game's text protocol:
+        ``init`` (the state starts afresh) and then one ``turn`` a frame, each answered by
+        :meth:`worker_turn`.  A game whose referee sends other calls overrides it.
+
+        Raises:
+            RuntimeError: a ``turn`` before the ``init``.
+            ValueError: a call of an unknown kind.
+        """
+        if kind == "init":
+            return self.worker_turn(bot, None, str(payload))
+        if kind == "turn":
+            if state is None:
+                raise RuntimeError("a turn before the init")
+            return self.worker_turn(bot, state, str(payload))
+        raise ValueError(f"unknown call {kind!r} for a bot of {self.name}")
+
+    def worker_host(self) -> str | None:
+        """Where a bot worker finds this game's worker bots without loading the registry.
+
+        ``"module:ATTRIBUTE"``: an object with this class's :meth:`worker_bot` and
+        :meth:`worker_call`, in a module that imports little, so a fresh worker process
+        starts quickly.  ``None`` (the default): the worker loads the game's adapter
+        through the registry and uses the adapter itself.
+        """
+        return None
 
 
 def named_entrant(source: str, given: str | None, default: str) -> Entrant:

@@ -42,6 +42,7 @@ from snakewar.games.battlesnake.referee.clients import (
     V0SnakeClient,
     check_url,
 )
+from snakewar.games.battlesnake.referee.workers import WorkerClient
 from snakewar.games.battlesnake.types import BoardState
 from snakewar.games.battlesnake.wire import (
     MAX_SHOUT_LENGTH,
@@ -51,7 +52,7 @@ from snakewar.games.battlesnake.wire import (
     api_game_source,
 )
 from snakewar.referee.transcript import Exchange, body_text, capturing, dumps
-from snakewar.referee.workers import BotPool, WorkerClient
+from snakewar.referee.workers import BotPool
 
 __all__ = [
     "DUPLICATE_COLORS",
@@ -142,8 +143,9 @@ def make_client(
 ) -> SnakeClient:
     """Build the client for one snake argument (see :func:`snake_kind`).
 
-    A built-in bot plays in a worker of ``bots`` (:class:`~snakewar.referee.workers.WorkerClient`)
-    when a pool is given, else in this process (:class:`InProcessClient`).  Either way,
+    A built-in bot plays in a worker of ``bots``
+    (:class:`~snakewar.games.battlesnake.referee.workers.WorkerClient`) when a pool is
+    given, else in this process (:class:`InProcessClient`).  Either way,
     :func:`close_clients` ends it.
 
     Raises:
