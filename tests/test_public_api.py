@@ -22,6 +22,7 @@ def test_battlesnake_all_is_exact() -> None:
     public = {name for name in vars(bs) if not name.startswith("_")}
     modules = {
         "ascii",
+        "rng",
         "board",
         "game",
         "maps",
@@ -136,3 +137,32 @@ def test_the_simulator_rl_and_tester_still_import_from_their_old_homes(
     )
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module(f"{old}.no_such_module")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("snakewar.engine.rng", "snakewar.games.battlesnake.rng"),
+        ("snakewar.engine.addresses", "snakewar.referee.addresses"),
+    ],
+)
+def test_the_protocol_layer_s_moved_modules_still_import_from_their_old_homes(
+    old: str, new: str
+) -> None:
+    moved = importlib.import_module(new)
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=new.replace(".", r"\.")):
+        shim = importlib.import_module(old)
+    assert set(shim.__all__) == set(moved.__all__)
+    assert all(getattr(shim, name) is getattr(moved, name) for name in moved.__all__)
+
+
+def test_the_engine_package_s_random_names_warn_and_are_the_game_s() -> None:
+    import snakewar.engine
+    from snakewar.games.battlesnake.rng import GoRand
+
+    with pytest.warns(DeprecationWarning, match=r"snakewar\.games\.battlesnake\.rng\.GoRand"):
+        old = snakewar.engine.GoRand
+    assert old is GoRand
+    with pytest.raises(AttributeError):
+        _ = snakewar.engine.no_such_name

@@ -21,7 +21,6 @@ from fastapi.testclient import TestClient
 import snakewar
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.ladder import Ladder
-from snakewar.engine.addresses import AddressPolicy
 from snakewar.games.battlesnake.game import GameConfig
 from snakewar.games.battlesnake.records import GameRecord
 from snakewar.games.battlesnake.referee.clients import (
@@ -35,6 +34,7 @@ from snakewar.games.battlesnake.referee.runner import connect, make_client, play
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.tester import CATEGORIES, TesterReport, run_tester
 from snakewar.games.battlesnake.tester.runner import LEGACY_SKIPPED
+from snakewar.referee.addresses import AddressPolicy
 from snakewar.replay import read_replay
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store

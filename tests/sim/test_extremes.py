@@ -8,14 +8,14 @@ backend (int32 on the device) must play the same game or refuse the state by nam
 from __future__ import annotations
 
 import pytest
+from tests.sim.conftest import require_jax, require_numba
 
-from snakewar.engine.rng import INT64_MAX, INT64_MIN
 from snakewar.errors import InvalidStateError
 from snakewar.games.battlesnake import Settings, named_ruleset
+from snakewar.games.battlesnake.rng import INT64_MAX, INT64_MIN
 from snakewar.games.battlesnake.sim import MOVE_NAMES, BatchSim
 from snakewar.games.battlesnake.sim.core import jax_available
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
-from tests.sim.conftest import require_jax, require_numba
 
 BACKENDS = ["numpy", "numba", "jax"]
 DAMAGES = [

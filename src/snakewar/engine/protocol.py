@@ -39,13 +39,13 @@ implemented by the adapters, which do the I/O).
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
-from snakewar.engine.addresses import AddressPolicy
 from snakewar.errors import BusyError, EntrantError, ParamsError, UnknownBotError, choices_text
 
 __all__ = [
@@ -532,6 +532,29 @@ def placement_from_ranks(ranks: Sequence[int]) -> tuple[tuple[int, ...], ...]:
 # -- playing ---------------------------------------------------------------------------
 
 
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+"""An IP address of either version."""
+
+
+class OutboundPolicy(Protocol):
+    """Which addresses the games' outbound connections may reach.
+
+    A small, hashable, picklable value that a :class:`PlaySession` carries from its
+    owner (a server, the arena) to the games; the referee's
+    :class:`~snakewar.referee.addresses.AddressPolicy` is the one Snakewar ships, and
+    :mod:`snakewar.referee.outbound` applies it to every connection.
+    """
+
+    @property
+    def public_only(self) -> bool:
+        """Whether every non-public address is refused (a public server)."""
+        ...
+
+    def refusal(self, address: IPAddress) -> str | None:
+        """Why a connection to ``address`` is refused (``None``: it is allowed)."""
+        ...
+
+
 class PlaySession:
     """Resources shared by the games played together (an HTTP connection pool...).
 
@@ -544,7 +567,7 @@ class PlaySession:
     processes, say) would have no one left to release it.
     """
 
-    def __init__(self, outbound: AddressPolicy | None = None) -> None:
+    def __init__(self, outbound: OutboundPolicy | None = None) -> None:
         self.outbound = outbound
         self._shared: dict[str, object] = {}
         self._closers: list[Callable[[], Awaitable[None]]] = []

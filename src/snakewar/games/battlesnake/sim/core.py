@@ -27,7 +27,6 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from snakewar.engine.rng import GoRand, wrap_int64
 from snakewar.errors import InvalidStateError, StepError, UnknownMapError, UnknownRulesetError
 from snakewar.games.battlesnake.board import (
     MutableBoard,
@@ -36,6 +35,7 @@ from snakewar.games.battlesnake.board import (
 )
 from snakewar.games.battlesnake.game import setup_board
 from snakewar.games.battlesnake.maps.base import check_standard_snake_limit
+from snakewar.games.battlesnake.rng import GoRand, wrap_int64
 from snakewar.games.battlesnake.settings import (
     FOOD_SPAWN_CHANCE,
     HAZARD_DAMAGE_PER_TURN,
