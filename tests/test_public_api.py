@@ -9,6 +9,7 @@ import importlib
 import subprocess
 import sys
 import tomllib
+import warnings
 from pathlib import Path
 
 import pytest
@@ -166,3 +167,34 @@ def test_the_engine_package_s_random_names_warn_and_are_the_game_s() -> None:
     assert old is GoRand
     with pytest.raises(AttributeError):
         _ = snakewar.engine.no_such_name
+
+
+@pytest.mark.parametrize(
+    ("package", "name", "home"),
+    [
+        ("snakewar.referee", "play_game", "snakewar.games.battlesnake.referee.runner"),
+        ("snakewar.referee", "CallStatus", "snakewar.games.battlesnake.records"),
+        ("snakewar.replay", "read_replay", "snakewar.games.battlesnake.replay.format"),
+        ("snakewar.replay", "read_hlt", "snakewar.games.halite3.replay.hlt"),
+    ],
+)
+def test_a_game_s_names_in_the_generic_packages_warn_and_are_the_game_s(
+    package: str, name: str, home: str
+) -> None:
+    shim = importlib.import_module(package)
+    vars(shim).pop(name, None)  # asked afresh: the first access warns
+    with pytest.warns(DeprecationWarning, match=rf"{package}\.{name} moved to {home}\.{name}"):
+        old = getattr(shim, name)
+    assert old is getattr(importlib.import_module(home), name)
+
+
+def test_the_generic_names_of_the_replay_and_referee_packages_do_not_warn() -> None:
+    import snakewar.referee
+    import snakewar.replay
+    from snakewar.referee.intervals import wilson_interval
+    from snakewar.replay._lines import ReplayError
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert snakewar.replay.ReplayError is ReplayError
+        assert snakewar.referee.wilson_interval is wilson_interval

@@ -13,7 +13,8 @@ from snakewar.arena.config import MatchConfig
 from snakewar.arena.ladder import Ladder, LadderError, LadderNotFoundError, load_ladder
 from snakewar.cli import main
 from snakewar.games.battlesnake.adapter import GAME
-from snakewar.replay import read_replay, verify_replay
+from snakewar.games.battlesnake.replay.format import read_replay
+from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.storage import Store
 
 from ..referee.snake_servers import SnakeServers

@@ -18,7 +18,8 @@ from snakewar.arena.tournament_runner import (
 from snakewar.cli import main
 from snakewar.errors import EntrantError
 from snakewar.games.battlesnake.adapter import GAME
-from snakewar.replay import read_replay, verify_replay
+from snakewar.games.battlesnake.replay.format import read_replay
+from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.storage import Store
 
 SMALL = MatchConfig.create(

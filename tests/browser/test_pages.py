@@ -113,8 +113,8 @@ def test_an_aborted_game_stays_viewable(browser: Browser, tmp_path: Path) -> Non
 
     from snakewar.engine.protocol import GameData
     from snakewar.games.battlesnake.adapter import frames_of, listing
+    from snakewar.games.battlesnake.referee.batch import SnakeMatch, play_match
     from snakewar.games.battlesnake.replay.format import header_dict
-    from snakewar.referee import SnakeMatch, play_match
     from snakewar.storage import Store
 
     db = f"sqlite:///{tmp_path / 'games.db'}"

@@ -15,8 +15,9 @@ from snakewar.games.battlesnake import GameConfig, Settings
 from snakewar.games.battlesnake.records import GameRecord
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import connect, play_game
+from snakewar.games.battlesnake.replay.format import read_replay
+from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.games.battlesnake.wire import api_schema
-from snakewar.replay import read_replay, verify_replay
 
 from .snake_servers import SnakeServers
 

@@ -11,8 +11,9 @@ import jsonschema
 import pytest
 
 from snakewar.cli import main
+from snakewar.games.battlesnake.replay.format import read_replay
+from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.games.battlesnake.wire import api_schema
-from snakewar.replay import read_replay, verify_replay
 
 from .snake_servers import SnakeServers
 

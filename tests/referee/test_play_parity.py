@@ -22,7 +22,7 @@ import pytest
 
 from snakewar.cli import main
 from snakewar.cli.play import board_url
-from snakewar.replay import read_replay
+from snakewar.games.battlesnake.replay.format import read_replay
 
 from .snake_servers import SnakeServers
 

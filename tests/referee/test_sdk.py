@@ -15,8 +15,10 @@ import pytest
 
 from snakewar.games.battlesnake import GameConfig, Settings
 from snakewar.games.battlesnake.bots.sdk import FunctionBot, snake
+from snakewar.games.battlesnake.records import CallStatus
+from snakewar.games.battlesnake.referee.clients import new_http_client
+from snakewar.games.battlesnake.referee.runner import connect, play_game
 from snakewar.games.battlesnake.wire import MoveReply, SnakeRequest, api_schema
-from snakewar.referee import CallStatus, connect, new_http_client, play_game
 from tests.asgi_server import free_port, serve
 
 SEEN: list[SnakeRequest] = []

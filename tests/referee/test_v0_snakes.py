@@ -31,11 +31,11 @@ from snakewar.games.battlesnake.referee.clients import (
     v0_start_reply,
 )
 from snakewar.games.battlesnake.referee.runner import connect, make_client, play_game, snake_kind
+from snakewar.games.battlesnake.replay.format import read_replay
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.tester import CATEGORIES, TesterReport, run_tester
 from snakewar.games.battlesnake.tester.runner import LEGACY_SKIPPED
 from snakewar.referee.addresses import AddressPolicy
-from snakewar.replay import read_replay
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.asgi_server import free_port, serve

@@ -26,21 +26,23 @@ from snakewar.games.battlesnake.records import (
     TurnRecord,
     derive_ids,
 )
-from snakewar.games.battlesnake.wire import GameInfo, SnakeRequest
-from snakewar.replay import (
+from snakewar.games.battlesnake.replay.format import (
     FORMAT_VERSION,
-    ReplayError,
     load_replay,
-    official_jsonl_lines,
-    read_official_jsonl,
     read_replay,
     replay_digest,
     replay_lines,
-    sniff_replay,
-    verify_replay,
-    write_official_jsonl,
     write_replay,
 )
+from snakewar.games.battlesnake.replay.official import (
+    official_jsonl_lines,
+    read_official_jsonl,
+    sniff_replay,
+    write_official_jsonl,
+)
+from snakewar.games.battlesnake.replay.verify import verify_replay
+from snakewar.games.battlesnake.wire import GameInfo, SnakeRequest
+from snakewar.replay import ReplayError
 
 # -- games to record ----------------------------------------------------------------------
 

@@ -307,7 +307,8 @@ def test_stored_games_survive_the_server(tmp_path: Any) -> None:
         assert [s["name"] for s in again.json()["entrants"]] == ["random", "random-2"]
         assert again.json()["width"] == 7 and again.json()["seed"] != "7"
 
-    from snakewar.replay import read_replay, verify_replay
+    from snakewar.games.battlesnake.replay.format import read_replay
+    from snakewar.games.battlesnake.replay.verify import verify_replay
 
     record = read_replay(replay.text.splitlines())
     assert verify_replay(record).ok and record.id == game["id"]

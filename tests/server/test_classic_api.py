@@ -7,7 +7,8 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from snakewar.replay import read_replay, verify_replay
+from snakewar.games.battlesnake.replay.format import read_replay
+from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.server import ServerConfig, create_app
 from tests.waiting import wait_finished
 

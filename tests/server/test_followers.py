@@ -27,8 +27,8 @@ from websockets.exceptions import ConnectionClosed
 
 from snakewar.engine.protocol import Frame, PlayedGame
 from snakewar.games.battlesnake.adapter import match_spec, played_game
+from snakewar.games.battlesnake.referee.batch import SnakeMatch, play_match
 from snakewar.games.battlesnake.routes import engine
-from snakewar.referee import SnakeMatch, play_match
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.followers import (
     CHUNK_BYTES,

@@ -33,9 +33,16 @@ from snakewar.errors import NotFoundError, SnakewarError, TooLargeError
 from snakewar.games.battlesnake.adapter import GAME, frames_of, listing, match_spec, played_game
 from snakewar.games.battlesnake.frames import record_frames
 from snakewar.games.battlesnake.records import GameRecord
-from snakewar.games.battlesnake.replay.format import header_dict, result_dict
-from snakewar.referee import SnakeMatch, play_match
-from snakewar.replay import load_replay, read_replay, replay_digest, replay_lines, verify_replay
+from snakewar.games.battlesnake.referee.batch import SnakeMatch, play_match
+from snakewar.games.battlesnake.replay.format import (
+    header_dict,
+    load_replay,
+    read_replay,
+    replay_digest,
+    replay_lines,
+    result_dict,
+)
+from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.storage import (
     MAX_LIST_LIMIT,
     MAX_REPLAY_BYTES,

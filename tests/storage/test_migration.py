@@ -26,9 +26,10 @@ from fastapi.testclient import TestClient
 from snakewar.adapters import get_game
 from snakewar.arena.ladder import load_ladder
 from snakewar.arena.tournament_runner import load_tournament
+from snakewar.games.battlesnake.replay.format import load_replay
+from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.games.halite3.replay.hlt import read_hlt
 from snakewar.games.halite3.replay.verify import verify_hlt
-from snakewar.replay import load_replay, verify_replay
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store, alembic_config
 

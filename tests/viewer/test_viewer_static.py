@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 
 from snakewar.games.battlesnake.frames import game_info, record_frames
-from snakewar.replay import read_official_jsonl, read_replay
+from snakewar.games.battlesnake.replay.format import read_replay
+from snakewar.games.battlesnake.replay.official import read_official_jsonl
 from snakewar.viewer import ASSETS, BOARD_PAGE, static_dir
 
 CONTROL_IDS = (

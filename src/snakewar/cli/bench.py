@@ -193,7 +193,8 @@ def measure_referee(
 
     from snakewar.games.battlesnake import GameConfig, Settings
     from snakewar.games.battlesnake.records import GameRecord, TurnRecord
-    from snakewar.referee import connect, new_http_client, play_game
+    from snakewar.games.battlesnake.referee.clients import new_http_client
+    from snakewar.games.battlesnake.referee.runner import connect, play_game
 
     turn_times: list[float] = []
     waits: list[float] = []
@@ -238,7 +239,7 @@ def bench_referee(
     is the turn's wall time minus the slowest snake's round trip: building and
     encoding requests, reading replies, the rules, bookkeeping.
     """
-    from snakewar.referee import SnakeMatch, run_batch
+    from snakewar.games.battlesnake.referee.batch import SnakeMatch, run_batch
 
     urls, procs = start_bot_servers([bot] * snakes)
     try:

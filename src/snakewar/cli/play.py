@@ -247,15 +247,15 @@ def play(
             match, game_seed, console, viewmap, color, live, delay, duration, log, bots_in_process
         )
         if replay_dir is not None:
-            from snakewar.replay import write_replay
+            from snakewar.games.battlesnake.replay.format import write_replay
 
             write_replay(record, Path(replay_dir, f"game-{game_seed}.jsonl"))
         if output:
-            from snakewar.replay import write_official_jsonl
+            from snakewar.games.battlesnake.replay.official import write_official_jsonl
 
             write_official_jsonl(record, output)
         if replay:
-            from snakewar.replay import write_replay
+            from snakewar.games.battlesnake.replay.format import write_replay
 
             write_replay(record, replay)
         _print_summary(console, record)

@@ -1,6 +1,6 @@
 """The game protocol: what a game gives the game-agnostic layers.
 
-Snakewar hosts several games (Battlesnake, Halite III) on one runner, one replay
+Snakewar hosts several games (each a package under ``snakewar.games``) on one runner, one replay
 store, one arena and one web server.  Those layers never ask *which* game they
 handle: each game registers one :class:`GameAdapter`, and they go through it for
 everything that differs between games::
@@ -103,8 +103,8 @@ class Param:
         maximum: the largest ``"int"`` value (``None``: no bound).
         hosted_maximum: the largest ``"int"`` value a server allows unless its operator
             says otherwise (``None``: ``maximum``): a bound on what one game of a hosted
-            server may cost, e.g. Battlesnake's board sides (25, the largest official
-            board, where the rules take 255).
+            server may cost, e.g. a board's sides (the largest official board, where
+            the rules would take more).
     """
 
     name: str
@@ -199,7 +199,7 @@ class Catalogue:
     """What a game offers: its parameters, built-in bots and limits.
 
     Attributes:
-        name: the registry key (``battlesnake``, ``halite3``).
+        name: the registry key (a short lowercase word, ``countgame``).
         version: bumped when the rules change, so old replays keep their meaning.
         title: the game's name for people.
         description: one sentence.
@@ -239,7 +239,7 @@ class Catalogue:
 
     @property
     def id(self) -> str:
-        """The versioned id, e.g. ``battlesnake-v1``."""
+        """The versioned id, e.g. ``countgame-v1``."""
         return f"{self.name}-v{self.version}"
 
     def param(self, name: str) -> Param:
@@ -397,15 +397,15 @@ class EntrantResult:
         name: its name.
         source: its bot.
         rank: 1 for the best; entrants with the same rank tied.
-        score: the game's score for it (length, halite...), if the game has one.
+        score: the game's score for it (a length, a stock...), if the game has one.
         failure: why it failed in this game ("" when it played correctly): many
             timed-out moves, a crash, a protocol error.  Ladders pause entrants
             that keep failing.
         color: its colour in viewers and listings ("" when the game has none).
         declared_name: the name its bot gave itself in this game, where bots declare
-            one (Halite's first line); "" otherwise, or when it declared none.
-        log: what the game logged about it and what its bot wrote to stderr (Halite's
-            error log), bounded; "" when nothing.  A bot's log may hold what its author
+            one (a line-based bot's first line); "" otherwise, or when it declared none.
+        log: what the game logged about it and what its bot wrote to stderr (the
+            game's error log), bounded; "" when nothing.  A bot's log may hold what its author
             would not show: a server gives it to its owner only.
     """
 
@@ -763,7 +763,7 @@ class GameCommand:
     """A subcommand a game adds to ``snakewar``, imported when it is used.
 
     Attributes:
-        module: The module that defines it, e.g. ``snakewar.games.halite3.cli.app``.
+        module: The module that defines it, e.g. ``snakewar.games.<game>.cli.app``.
         attribute: Its name there: a :class:`typer.Typer` (a command group) or a
             function (one command).
         summary: What ``snakewar --help`` says of it; the help it is registered with.
@@ -834,9 +834,9 @@ class GameAdapter(ABC):
     def turn_bound(self, params: Mapping[str, JSON]) -> int | None:
         """The most turns a game with ``params`` can last by its own rules.
 
-        ``None`` (the default) when the rules set no bound: Battlesnake snakes that keep
-        eating play on forever, so a server caps them.  A game whose rules end it
-        (Halite III's turn limit, which grows with the map) says how late at most, so
+        ``None`` (the default) when the rules set no bound: players that keep eating may
+        play on forever, so a server caps them.  A game whose rules end it (a turn
+        limit that grows with the map, say) says how late at most, so
         that a server applies its own cap only where the game's end could pass it and
         never changes the game it plays.
         """

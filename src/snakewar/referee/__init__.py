@@ -1,16 +1,21 @@
-"""The referee: plays games between snakes over HTTP or in-process.
+"""The referee machinery every game shares: bot workers, processes, sandboxes, outbound.
 
-:func:`connect` turns snake arguments (URLs, ``builtin:NAME``, ``v0:URL``, ``legacy:URL``)
-into ready clients, :func:`play_game` referees one game into a
-:class:`GameRecord`, and :func:`run_batch` plays many on worker processes.
-Whatever a snake does wrong is recorded as a :class:`CallStatus`; it never raises.
+What is here names no game: :mod:`~snakewar.referee.workers` (built-in bots in worker
+processes that can be killed), :mod:`~snakewar.referee.process` and
+:mod:`~snakewar.referee.sandbox` (uploaded bots as child processes),
+:mod:`~snakewar.referee.outbound` and :mod:`~snakewar.referee.addresses` (the outbound
+address policy), :mod:`~snakewar.referee.uploads`, :mod:`~snakewar.referee.transcript`
+and :func:`wilson_interval`.  Each game's own referee lives in its package
+(``snakewar.games.<game>.referee``); the names one game's referee exported from here
+before it moved are still importable, with a :class:`DeprecationWarning`, for one
+release.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from snakewar._lazy import lazy_attribute, lazy_dir
+from snakewar._lazy import lazy_attribute, lazy_dir, warn_moved
 
 if TYPE_CHECKING:
     from snakewar.games.battlesnake.records import (
@@ -71,8 +76,8 @@ __all__ = [
     "wilson_interval",
 ]
 
-# Each public name and its module, imported on first use: playing a Halite III game
-# (snakewar.games.halite3.referee.runner) does not load the Battlesnake referee and its HTTP client.
+# Each public name and its module, imported on first use: playing one game does not
+# load another game's referee and its HTTP client.
 _LAZY: dict[str, str] = {
     "CallOutcome": "snakewar.games.battlesnake.records",
     "CallStatus": "snakewar.games.battlesnake.records",
@@ -103,7 +108,14 @@ _LAZY: dict[str, str] = {
 }
 
 
+_GENERIC = frozenset({"wilson_interval"})
+"""The names above whose home is this package; every other one moved into its game."""
+
+
 def __getattr__(name: str) -> Any:
+    if name in _LAZY and name not in _GENERIC:
+        # Once per name: lazy_attribute keeps the value here, so this hook is not asked again.
+        warn_moved(f"{__name__}.{name}", f"{_LAZY[name]}.{name}")
     return lazy_attribute(__name__, _LAZY, name)
 
 

@@ -12,7 +12,8 @@ so the referee records it like any connection failure: a status value with the r
 never an uncaught exception.
 
     >>> import asyncio
-    >>>     >>> async def demo() -> str:
+    >>> from snakewar.referee.addresses import AddressPolicy
+    >>> async def demo() -> str:
     ...     async with new_policy_client(AddressPolicy(public_only=True)) as http:
     ...         try:
     ...             await http.get("http://127.0.0.1:9/")

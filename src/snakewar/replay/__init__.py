@@ -1,25 +1,18 @@
-"""Replay files: Snakewar's own format, its verification, and the official CLI's JSONL.
+"""The replay line helpers every game shares, and the old home of one game's formats.
 
-* :func:`write_replay` / :func:`read_replay` / :func:`load_replay`: Snakewar's
-  versioned JSON Lines format (documented in :mod:`snakewar.games.battlesnake.replay.format`); a
-  record written and read back is equal to the original.
-* :func:`verify_replay`: play the game again from its seed and recorded moves
-  and compare every frame, the result and the digest.
-* :func:`write_official_jsonl` / :func:`read_official_jsonl`: the file that
-  ``battlesnake play --output`` writes (:mod:`snakewar.games.battlesnake.replay.official`).
-* :func:`replay_document` / :func:`write_hlt` / :func:`read_hlt`: Halite III's
-  official ``.hlt`` replays (:mod:`snakewar.games.halite3.replay.hlt`), and :func:`verify_hlt`,
-  which plays one again through the engine (:mod:`snakewar.games.halite3.replay.verify`).
-
-Every problem with a file is a :class:`ReplayError` (a ``ValueError``) with a
-one-line message naming the file, the line and the field.
+:class:`ReplayError` (a ``ValueError``: every problem with a file, as a one-line
+message naming the file, the line and the field), :data:`MAX_FILE_BYTES`,
+:data:`MAX_LINE_BYTES` and :data:`ReplaySource` are every game's
+(:mod:`snakewar.replay._lines`).  Each game's replay formats live in its package
+(``snakewar.games.<game>.replay``); the names they exported from here before they
+moved are still importable, with a :class:`DeprecationWarning`, for one release.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from snakewar._lazy import lazy_attribute, lazy_dir
+from snakewar._lazy import lazy_attribute, lazy_dir, warn_moved
 
 if TYPE_CHECKING:
     from snakewar.games.battlesnake.replay.format import (
@@ -100,8 +93,8 @@ __all__ = [
     "write_replay",
 ]
 
-# Each public name and its module, imported on first use: writing a .hlt replay
-# (snakewar.games.halite3.replay.hlt) does not load the Battlesnake replay formats.
+# Each public name and its module, imported on first use: reading one game's replays
+# does not load another game's formats.
 _LAZY: dict[str, str] = {
     "MAX_FILE_BYTES": "snakewar.replay._lines",
     "MAX_LINE_BYTES": "snakewar.replay._lines",
@@ -141,7 +134,14 @@ _LAZY: dict[str, str] = {
 }
 
 
+_GENERIC = frozenset({"MAX_FILE_BYTES", "MAX_LINE_BYTES", "ReplayError", "ReplaySource"})
+"""The names above whose home is this package; every other one moved into its game."""
+
+
 def __getattr__(name: str) -> Any:
+    if name in _LAZY and name not in _GENERIC:
+        # Once per name: lazy_attribute keeps the value here, so this hook is not asked again.
+        warn_moved(f"{__name__}.{name}", f"{_LAZY[name]}.{name}")
     return lazy_attribute(__name__, _LAZY, name)
 
 
