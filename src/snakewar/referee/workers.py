@@ -69,6 +69,7 @@ __all__ = [
     "WorkerBusyError",
     "WorkerReply",
     "session_pool",
+    "worker_host",
 ]
 
 DEFAULT_MAX_WORKERS = 16
