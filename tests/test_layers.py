@@ -1,6 +1,9 @@
 """The layer contract: every import in ``src/snakewar``, function-level ones too, follows the flow.
 
-    engine <- games <- sim / bots / referee / replay <- adapters <- arena / storage <- server / cli
+    engine <- games <- sim / bots / records <- replay <- referee <- adapters <- arena / storage
+    <- server / cli
+
+(``records``: what a game's referee records, its calls' outcomes, turns and games.)
 
 ``LAYERS`` says which layers each layer may import; a test fails on any other edge,
 naming the file, the line and the import.  The game-agnostic layers reach games only
