@@ -33,7 +33,7 @@ from pathlib import Path
 import httpx
 import zstandard
 
-from snakewar.cli.bench import _free_port
+from snakewar.cli.bench import free_port as _free_port
 
 SNAKEWAR = [sys.executable, "-c", "import sys; from snakewar.command import main; sys.exit(main())"]
 REPLAYS = Path(__file__).resolve().parents[1] / "tests" / "data" / "halite3" / "public" / "replays"

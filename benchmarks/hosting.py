@@ -28,7 +28,7 @@ import httpx
 import zstandard
 from websockets.asyncio.client import connect
 
-from snakewar.cli.bench import _free_port
+from snakewar.cli.bench import free_port as _free_port
 from snakewar.referee.process import ProcessBot, Program
 from snakewar.referee.sandbox import SandboxPolicy
 

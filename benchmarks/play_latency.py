@@ -30,7 +30,7 @@ from pathlib import Path
 import httpx
 
 from snakewar.cli import main
-from snakewar.cli.bench import _free_port
+from snakewar.cli.bench import free_port as _free_port
 
 
 def cpu_seconds() -> float:

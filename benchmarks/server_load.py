@@ -58,7 +58,8 @@ from pathlib import Path
 import httpx
 from websockets.asyncio.client import connect
 
-from snakewar.cli.bench import _free_port, start_bot_servers
+from snakewar.cli.bench import free_port as _free_port
+from snakewar.games.battlesnake.cli.bench import start_bot_servers
 
 
 def percentile(values: list[float], q: float) -> float:

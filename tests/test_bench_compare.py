@@ -17,17 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.cli.bench import (
+from snakewar.cli.bench import Anchor, AnchorError, speed_ratio
+from snakewar.games.battlesnake.cli.bench import (
     GO_HARNESS_ENV,
     GO_RECORDED_TURNS_PER_SECOND,
-    HALITE_ENGINE_ENV,
-    Anchor,
-    AnchorError,
     parse_go_harness,
     run_go_harness,
-    speed_ratio,
-    time_halite_engine,
 )
+from snakewar.games.halite3.cli.bench import HALITE_ENGINE_ENV, time_halite_engine
 
 HARNESS_LINE = (
     '{"engine":"github.com/BattlesnakeOfficial/rules","go_version":"go1.19.8",'
@@ -224,7 +221,7 @@ def test_crowded_row_sets_the_same_game_side_by_side(
 ) -> None:
     # The official engine plays the crowd bots' game with the crowded constants; its
     # CPU time per ship-turn is the anchor, only if the final scores show the same game.
-    from snakewar.cli.bench import _crowded_row, measure_halite_crowded
+    from snakewar.games.halite3.cli.bench import _crowded_row, measure_halite_crowded
 
     engine = script(tmp_path / "halite", FAKE_ENGINE)
     scores = measure_halite_crowded(5, 32, 4, 4)["scores"]

@@ -1,4 +1,4 @@
-"""The exception tree drawn in ``snakewar.errors`` is the tree of classes, exactly.
+"""The exception tree drawn in ``snakewar.errors`` and in each game's package is the classes' tree.
 
 Every module of the package is imported, then every subclass of ``SnakewarError``
 (recursively) must be drawn once, under its first Snakewar base, with exactly its
@@ -19,6 +19,7 @@ import pytest
 
 import snakewar
 import snakewar.errors
+import snakewar.games
 from snakewar.errors import SnakewarError
 
 LINE = re.compile(r"^(?P<indent>(?:[│ ]   )*)[├└]── (?P<name>[\w.]+)(?: \((?P<bases>[^)]*)\))?")
@@ -60,15 +61,32 @@ class Drawn:
     extra: frozenset[type[BaseException]]
 
 
-def resolve(name: str) -> type[BaseException]:
+def resolve(name: str, package: str = "snakewar") -> type[BaseException]:
+    """The class ``name`` names: whole, relative to ``package``, or bare in ``snakewar.errors``."""
     module, _, attribute = name.rpartition(".")
-    found = getattr(importlib.import_module(f"snakewar.{module or 'errors'}"), attribute)
+    if module.startswith("snakewar."):
+        package, module = module, ""
+    elif not module and hasattr(snakewar.errors, attribute):
+        package, module = "snakewar", "errors"
+    where = f"{package}.{module}" if module else package
+    found = getattr(importlib.import_module(where), attribute)
     assert isinstance(found, type) and issubclass(found, BaseException), name
     return found
 
 
-def drawing() -> list[Drawn]:
-    doc = snakewar.errors.__doc__ or ""
+GAMES = sorted(
+    f"snakewar.games.{info.name}"
+    for info in pkgutil.iter_modules(snakewar.games.__path__)
+    if info.ispkg
+)
+"""Each built-in game draws its own exceptions in its package's documentation."""
+
+
+def drawing(
+    doc: str, package: str = "snakewar", known: frozenset[type] = frozenset()
+) -> list[Drawn]:
+    """The classes drawn in ``doc``'s tree; lines naming a class of ``known`` only place
+    the lines under them (a game's drawing repeats the generic classes it derives from)."""
     lines = doc.split("    SnakewarError\n", 1)[1].split("\n\n", 1)[0].splitlines()
     stack: list[type[BaseException]] = [SnakewarError]
     drawn = []
@@ -78,16 +96,27 @@ def drawing() -> list[Drawn]:
             continue
         depth = len(match["indent"]) // 4
         del stack[depth + 1 :]
-        cls = resolve(match["name"])
-        bases = [b.strip() for b in (match["bases"] or "").split(",") if b.strip()]
-        builtins = frozenset(b for b in bases if not b.startswith("+"))
-        extra = frozenset(resolve(b[1:]) for b in bases if b.startswith("+"))
-        drawn.append(Drawn(cls, stack[depth], builtins, extra))
+        cls = resolve(match["name"], package)
+        if cls not in known:
+            bases = [b.strip() for b in (match["bases"] or "").split(",") if b.strip()]
+            builtins = frozenset(b for b in bases if not b.startswith("+"))
+            extra = frozenset(resolve(b[1:], package) for b in bases if b.startswith("+"))
+            drawn.append(Drawn(cls, stack[depth], builtins, extra))
         stack.append(cls)
     return drawn
 
 
-DRAWN = drawing()
+def whole_drawing() -> list[Drawn]:
+    drawn = drawing(snakewar.errors.__doc__ or "")
+    generic = frozenset(d.cls for d in drawn) | {SnakewarError}
+    for game in GAMES:
+        doc = importlib.import_module(game).__doc__ or ""
+        assert "    SnakewarError\n" in doc, f"{game} draws no exceptions"
+        drawn += drawing(doc, game, generic)
+    return drawn
+
+
+DRAWN = whole_drawing()
 
 
 def test_every_class_is_drawn_exactly_once() -> None:

@@ -109,27 +109,20 @@ GAME_PARTS: dict[str, str] = {
 """A game package's parts (a sub-package or a module of ``games/<game>/``) and their layer;
 every other module of a game is its pure rules (layer ``games``)."""
 
-DEPRECATED_SHIMS: dict[str, str] = {
-    "snakewar.engine": "snakewar.games.battlesnake.rng",
-    "snakewar.engine.addresses": "snakewar.referee.addresses",
-    "snakewar.engine.rng": "snakewar.games.battlesnake.rng",
-}
-"""Old public paths of the protocol layer whose code moved up (Go's random source into
-its game, the address policy next to the outbound code), each re-exporting its new home
-(a module, or a package's ``__getattr__``) with a deprecation warning for one release:
-the one import each may make against the flow (as pyproject's import-linter
-``ignore_imports`` allow)."""
-
 REGISTRY = "snakewar.adapters"
 """The registry itself imports only the protocol: every layer over the pure core may use it
 (a bot worker builds a game's bots through it)."""
 
-SHARED = frozenset({"", "errors", "_lazy"})
-"""Everyone may import ``snakewar`` itself (its version), the exception tree and the
-lazy-export helper (both import nothing of ``snakewar``)."""
+SHARED = frozenset({"", "errors", "_lazy", "_commands", "_moved"})
+"""Everyone may import ``snakewar`` itself (its version), the exception tree, the
+lazy-export helper, the declaration of a command (all import nothing of ``snakewar``)
+and the table of moved names (which imports what moved only when an old name is used)."""
 
-REGISTRY_ONLY = frozenset({"arena", "storage"})
-"""Layers that reach games through the registry only (``snakewar.adapters``, no game's module)."""
+REGISTRY_ONLY = frozenset({"arena", "storage", "cli", "command"})
+"""Layers whose game-agnostic modules reach games through the registry only
+(``snakewar.adapters``, no game's module): the command line's frame included, which finds
+the games' commands through their entry points.  A game's own part of such a layer
+(``games/<game>/cli/``) is its game's, and may name it."""
 
 PURE = frozenset({"engine", "games"})
 """Layers with no I/O: no clock, no files, no network, no processes, no global randomness."""
@@ -255,7 +248,11 @@ def imports_of(path: Path) -> Iterator[Import]:
     """Every import in a source file, imports by name (strings) included."""
     text = path.read_text(encoding="utf-8")
     yield from imports_in(text, path)
-    yield from string_imports_in(ast.parse(text, str(path)), path)
+    if path != MOVED:  # a table of old and new names, checked by tests/test_moved.py
+        yield from string_imports_in(ast.parse(text, str(path)), path)
+
+
+MOVED = SRC / "_moved.py"
 
 
 def target_layer(module: str) -> str | None:
@@ -309,23 +306,50 @@ def test_every_import_follows_the_flow() -> None:
             continue
         if own == "adapters" and item.nested and _hook_import(item):
             continue
-        if DEPRECATED_SHIMS.get(module_of(item.path)) == item.module:
-            continue
         if target not in LAYERS.get(own, frozenset()):
             wrong.append(f"{item}: {own or 'snakewar'} may not import {target}")
     assert not wrong, "imports against the layer flow:\n" + "\n".join(wrong)
 
 
-def test_game_agnostic_layers_reach_games_through_the_registry_only() -> None:
-    wrong = [
-        str(item)
-        for item in ALL_IMPORTS
-        if layer_of(item.path) in REGISTRY_ONLY
+def names_a_game_outside_the_registry(item: Import) -> bool:
+    """Whether ``item`` is a game-agnostic module of :data:`REGISTRY_ONLY` naming a game."""
+    return (
+        layer_of(item.path) in REGISTRY_ONLY
+        and game_of(module_of(item.path)) is None
         and (
             item.module.startswith("snakewar.adapters.") or item.module.startswith("snakewar.games")
         )
-    ]
+    )
+
+
+def test_game_agnostic_layers_reach_games_through_the_registry_only() -> None:
+    wrong = [str(item) for item in ALL_IMPORTS if names_a_game_outside_the_registry(item)]
     assert not wrong, "a game named outside the registry:\n" + "\n".join(wrong)
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "caught"),
+    [
+        ("snakewar/cli/x.py", "from snakewar.games.battlesnake.cli import play", True),
+        ("snakewar/cli/x.py", 'importlib.import_module("snakewar.games.halite3.cli.app")', True),
+        ("snakewar/command.py", "from snakewar.games.halite3 import cli", True),
+        ("snakewar/cli/x.py", "from snakewar.adapters.battlesnake import GAME", True),
+        ("snakewar/cli/x.py", "from snakewar.adapters import get_game", False),
+        # A game's own commands are its game's: they may name it.
+        (
+            "snakewar/games/battlesnake/cli/x.py",
+            "from snakewar.games.battlesnake import rules",
+            False,
+        ),
+    ],
+)
+def test_the_registry_check_sees_the_command_lines_frame(
+    source: str, line: str, caught: bool
+) -> None:
+    path = SRC.parent / source
+    text = line + "\n"
+    found = [*imports_in(text, path), *string_imports_in(ast.parse(text), path)]
+    assert found and any(names_a_game_outside_the_registry(i) for i in found) is caught, found
 
 
 def test_no_game_imports_another_game() -> None:

@@ -11,16 +11,28 @@ import sys
 import tomllib
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.test_layers import GAME_PARTS
 
+LAZY_HELPERS = frozenset({"Any", "TYPE_CHECKING", "annotations", "lazy_attribute", "lazy_dir"})
+"""What a lazy package (PEP 562) imports for itself: not part of its API."""
+
+
+def public_names(package: Any, modules: set[str]) -> set[str]:
+    """A lazy package's public names (its own and those it imports on use), each resolved."""
+    public = {name for name in dir(package) if not name.startswith("_")}
+    names = public - modules - LAZY_HELPERS
+    for name in names:
+        getattr(package, name)  # every name it lists imports from its home
+    return names
+
 
 def test_battlesnake_all_is_exact() -> None:
     import snakewar.games.battlesnake as bs
 
-    public = {name for name in vars(bs) if not name.startswith("_")}
     modules = {
         "ascii",
         "rng",
@@ -38,7 +50,7 @@ def test_battlesnake_all_is_exact() -> None:
         # The game's parts, attributes once imported (the game is one package).
         *GAME_PARTS,
     }
-    assert set(bs.__all__) == public - modules
+    assert set(bs.__all__) == public_names(bs, modules)
 
 
 def test_base_install_does_not_import_the_rl_extra() -> None:
@@ -53,7 +65,6 @@ def test_base_install_does_not_import_the_rl_extra() -> None:
 def test_halite3_all_is_exact() -> None:
     import snakewar.games.halite3 as h3
 
-    public = {name for name in vars(h3) if not name.startswith("_")}
     modules = {
         "commands",
         "constants",
@@ -66,12 +77,13 @@ def test_halite3_all_is_exact() -> None:
         # The game's parts, attributes once imported (another test may have imported them).
         *GAME_PARTS,
     }
-    assert set(h3.__all__) == public - modules
+    assert set(h3.__all__) == public_names(h3, modules)
 
 
 def test_battlesnake_adapter_loads_from_its_new_and_old_homes() -> None:
     # An install made before the move names the old module in its entry point metadata.
     from snakewar.adapters.battlesnake import GAME as OLD
+
     from snakewar.games.battlesnake.adapter import GAME
 
     assert OLD is GAME
@@ -138,54 +150,6 @@ def test_the_simulator_rl_and_tester_still_import_from_their_old_homes(
     )
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module(f"{old}.no_such_module")
-
-
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
-        ("snakewar.engine.rng", "snakewar.games.battlesnake.rng"),
-        ("snakewar.engine.addresses", "snakewar.referee.addresses"),
-    ],
-)
-def test_the_protocol_layer_s_moved_modules_still_import_from_their_old_homes(
-    old: str, new: str
-) -> None:
-    moved = importlib.import_module(new)
-    sys.modules.pop(old, None)
-    with pytest.warns(DeprecationWarning, match=new.replace(".", r"\.")):
-        shim = importlib.import_module(old)
-    assert set(shim.__all__) == set(moved.__all__)
-    assert all(getattr(shim, name) is getattr(moved, name) for name in moved.__all__)
-
-
-def test_the_engine_package_s_random_names_warn_and_are_the_game_s() -> None:
-    import snakewar.engine
-    from snakewar.games.battlesnake.rng import GoRand
-
-    with pytest.warns(DeprecationWarning, match=r"snakewar\.games\.battlesnake\.rng\.GoRand"):
-        old = snakewar.engine.GoRand
-    assert old is GoRand
-    with pytest.raises(AttributeError):
-        _ = snakewar.engine.no_such_name
-
-
-@pytest.mark.parametrize(
-    ("package", "name", "home"),
-    [
-        ("snakewar.referee", "play_game", "snakewar.games.battlesnake.referee.runner"),
-        ("snakewar.referee", "CallStatus", "snakewar.games.battlesnake.records"),
-        ("snakewar.replay", "read_replay", "snakewar.games.battlesnake.replay.format"),
-        ("snakewar.replay", "read_hlt", "snakewar.games.halite3.replay.hlt"),
-    ],
-)
-def test_a_game_s_names_in_the_generic_packages_warn_and_are_the_game_s(
-    package: str, name: str, home: str
-) -> None:
-    shim = importlib.import_module(package)
-    vars(shim).pop(name, None)  # asked afresh: the first access warns
-    with pytest.warns(DeprecationWarning, match=rf"{package}\.{name} moved to {home}\.{name}"):
-        old = getattr(shim, name)
-    assert old is getattr(importlib.import_module(home), name)
 
 
 def test_the_generic_names_of_the_replay_and_referee_packages_do_not_warn() -> None:

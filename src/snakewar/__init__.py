@@ -139,3 +139,7 @@ def compiled_modules() -> dict[str, bool]:
 
 
 sys.meta_path.insert(0, _EngineFinder())
+
+from snakewar import _moved  # noqa: E402  (after the engine's finder: it is asked first)
+
+_moved.install()

@@ -2,9 +2,10 @@
 
 Every exception Snakewar raises on purpose derives from :class:`SnakewarError`, and
 each one also derives from the builtin that fits, so ``except ValueError`` keeps
-working.  The whole tree, each class under its first Snakewar base (``+X``: another
-Snakewar base); names without a module are in this module, the others are where
-they are raised (a test keeps this drawing equal to the classes)::
+working.  The tree, each class under its first Snakewar base (``+X``: another Snakewar base);
+names without a module are in this module, the others are where they are raised.
+Each game draws its own exceptions in its package's documentation, under the classes
+of this tree they derive from (a test keeps the drawings equal to the classes)::
 
     SnakewarError
     ├── RulesError (ValueError)                       bad input handed to a rules engine
@@ -14,32 +15,19 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   ├── SettingsError                             a setting value that cannot be used
     │   ├── MapSetupError                             a map refuses the board size or snake count
     │   └── StepError                                 the reference engine's own Execute errors
-    ├── WireFormatError (ValueError)                  a payload that is not Battlesnake API JSON
-    ├── games.halite3.HaliteError                     a Halite III game driven with bad input
-    ├── games.halite3.ConstantsError                  a Halite III constants file that is wrong
-    ├── games.halite3.MapError (ValueError)           a Halite III map that cannot be generated
-    ├── games.halite3.CommandParseError (ValueError)  a bot's command line the engine cannot decode
+    ├── WireFormatError (ValueError)                  a bot's payload that is not its API's JSON
     ├── UnknownGameError (LookupError)                a game name that is not registered
     ├── GameLoadError (ImportError)                   a game plug-in that cannot be loaded
     ├── MatchSetupError (ValueError)                  a match that cannot be set up
     │   ├── ParamsError                               a game parameter, naming the field
     │   └── EntrantError                              an entrant that is no bot of the game
     │       ├── UnknownBotError (LookupError)         a built-in bot or option that does not exist
-    │       ├── games.battlesnake.bots.BotOptionError  a built-in bot option value out of range
-    │       ├── referee.SnakeSpecError                a snake argument that is no URL or bot
-    │       ├── referee.SnakeURLError                 a snake URL outside the one URL grammar
     │       ├── referee.process.CommandLineError      a bot command line that needs a shell
-    │       ├── referee.uploads.UploadedBotError      an uploaded bot that cannot be unpacked
-    │       └── games.halite3.referee.runner.HaliteEntrantError     a Halite entrant that is empty
-    ├── referee.SnakeUnreachableError (ConnectionError)  a snake that does not answer before a game
+    │       └── referee.uploads.UploadedBotError      an uploaded bot that cannot be unpacked
     ├── referee.workers.BotPoolError (ValueError)     a bot pool setting, a worker that cannot start
     ├── referee.cgroups.CgroupError (OSError)         a sandbox's cgroup that cannot be made here
-    ├── games.halite3.bots.kit.ProtocolError (ValueError)  a Halite frame a bot cannot read
     ├── bots.serving.ListenError (OSError)            an address a server cannot listen on
     ├── replay.ReplayError (ValueError)               a replay file missing, damaged or foreign
-    │   └── replay.HltReplayError                     a Halite III .hlt file that cannot be read
-    │       ├── replay.HltTooLargeError (+TooLargeError)  a .hlt larger than accepted
-    │       └── games.halite3.adapter.UnfinishedGameError (+ConflictError)  a game with no .hlt yet
     ├── storage.StoreError (ValueError)               a database that cannot be used, a bad request
     │   ├── storage.GameExistsError (+ConflictError)  a game id that is stored already
     │   ├── storage.UserExistsError (+ConflictError)  a user name that is taken
@@ -60,10 +48,6 @@ they are raised (a test keeps this drawing equal to the classes)::
     ├── arena.TournamentRunError (ValueError)         a tournament run that cannot go on
     │   ├── arena.TournamentNotFoundError (+NotFoundError)  no tournament of that id
     │   └── arena.TournamentExistsError (+ConflictError)    a tournament id that is taken
-    ├── games.battlesnake.sim.bench.BenchError        a benchmark that cannot be run as asked
-    ├── games.battlesnake.rl.EnvConfigError (ValueError)  an environment option that cannot be used
-    ├── games.battlesnake.rl.EnvStepError (ValueError)  a step an environment cannot take
-    ├── games.battlesnake.tester.UnknownCategoryError (LookupError)  an unknown tester category
     ├── server.stepping.PauseExpiredError             a paused game that waited past its bound
     ├── server.fanout.FollowerLagError                a live follower too far behind (closed, 1013)
     ├── MissingExtraError (ImportError)               an optional extra that is not installed
@@ -98,10 +82,9 @@ they are raised (a test keeps this drawing equal to the classes)::
     │   ├── TooLargeError (ValueError)                a body, upload or file too large (HTTP 413)
     │   └── OverLimitError (ValueError)               a value past this server's cap (HTTP 422)
     │       └── server.manager.TooManyBuiltinsError   more built-in bots than may play at once
-    ├── games.halite3.routes.UploadError (ValueError)  an upload that holds no replay file
+    ├── cli.CommandLoadError (ValueError)             a command plug-in that cannot load, or clashes
     ├── cli.bench.AnchorError (RuntimeError)          an official engine that cannot be run or read
     ├── cli.paths.OutputPathError (OSError)           an output path that cannot be written
-    ├── games.halite3.cli.args.EngineArgsError (ValueError)  a command line the engine refuses
     ├── cli.replay.ReplayCommandError (ValueError)    a replay file or option that cannot be used
     └── cli.remote.RemoteError                        a server that cannot be reached or refuses
 
@@ -188,7 +171,7 @@ class StepError(RulesError):
 
 
 class WireFormatError(SnakewarError, ValueError):
-    """Raised when a payload is not valid Battlesnake API JSON."""
+    """Raised when a bot's payload is not valid JSON of its game's API."""
 
 
 class UnknownGameError(SnakewarError, LookupError):

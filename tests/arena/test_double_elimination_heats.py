@@ -66,7 +66,7 @@ def check(t: Tournament, n: int) -> None:
         seen = [e for mid in rnd.matches for e in t.matches[mid].entrants]
         assert len(seen) == len(set(seen)), rnd.name
     for m in t.matches.values():
-        assert len(m.entrants) <= t.config["heat_size"]
+        assert len(m.entrants) <= t.config.heat_size
     standings = t.standings()
     assert sorted(s.entrant for s in standings) == sorted(names(n))
     assert standings[0].entrant == champion and standings[0].place == 1
@@ -106,7 +106,7 @@ def test_heats_of_four_drop_two_and_meet_in_a_final_of_four() -> None:
 
 def test_advance_one_has_a_one_v_one_grand_final_with_reset() -> None:
     t = Tournament.create("double_elimination", names(9), heat_size=3)
-    assert t.config["advance"] == 1
+    assert t.config.advance == 1
     for _ in range(20):
         pending = [m for m in t.pending_matches() if not m.id.startswith("GF")]
         if not pending:

@@ -71,7 +71,7 @@ def test_swiss_heats_finish(n: int, heat: int) -> None:
     t = Tournament.create("swiss", names(n), heat_size=heat)
     play(t, seeded=n % 2 == 1)
     check_rounds(t, heat)
-    assert len(t.rounds) == t.config["swiss_rounds"]
+    assert len(t.rounds) == t.config.swiss_rounds
     for rnd in t.rounds:
         sizes = sorted(len(t.matches[mid].entrants) for mid in rnd.matches)
         if n > heat:

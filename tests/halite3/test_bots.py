@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.cli.bench import crowded_constants
 from snakewar.errors import SnakewarError, UnknownBotError
 from snakewar.games.halite3 import CollisionEvent, HaliteGame, frame_text, init_text
 from snakewar.games.halite3.bots import (
@@ -27,6 +26,7 @@ from snakewar.games.halite3.bots import (
     update_view_from_game,
     view_from_game,
 )
+from snakewar.games.halite3.cli.bench import crowded_constants
 from tests.halite3.inprocess import play_out
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from snakewar.cli import main
-from snakewar.cli.play import board_url
+from snakewar.games.battlesnake.cli.play import board_url
 from snakewar.games.battlesnake.replay.format import read_replay
 
 from .snake_servers import SnakeServers
@@ -134,11 +134,14 @@ def test_without_verbose_no_request_is_logged_but_failures_are(
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["--games", "2", "--verbose"], "--verbose logs one game"),
-        (["--browser", "--verbose"], "--verbose logs one game"),
-        (["--board-url", "https://board.battlesnake.com"], "add --browser"),
+        (["--games", "2", "--verbose"], "'--verbose': logs one game"),
+        (["--browser", "--verbose"], "'--verbose': logs one game"),
+        (["--board-url", "https://board.battlesnake.com"], "'--board-url': the board --browser"),
         (["--browser", "--board-url", "board.battlesnake.com"], "expected an http(s) URL"),
         (["--browser", "--board-url", "javascript:alert(1)"], "expected an http(s) URL"),
+        # Click's own findings are one line too.
+        (["--games", "many"], "Invalid value for '--games'"),
+        (["--no-such-flag"], "No such option: --no-such-flag"),
     ],
 )
 def test_flag_misuse_is_one_clear_line(

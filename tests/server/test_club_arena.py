@@ -9,7 +9,6 @@ until then), across server restarts too.
 from __future__ import annotations
 
 import time
-import typing
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -240,7 +239,7 @@ def test_a_finished_ladder_run_counts_every_game(local: TestClient) -> None:
 
 
 def test_the_formats_have_names_for_people() -> None:
-    assert set(FORMAT_TITLES) == set(FORMATS) == set(typing.get_args(TournamentFormat))
+    assert set(FORMAT_TITLES) == set(FORMATS) == {f.value for f in TournamentFormat}
     assert FORMAT_TITLES["single_elimination"] == "Single elimination"
 
 

@@ -20,12 +20,19 @@ from typing import Any
 import httpx
 import pytest
 
+from snakewar.adapters import games
 from snakewar.server.app import create_app
 from snakewar.server.auth import LOCAL_USER, digest
 from snakewar.server.config import ServerConfig
 from snakewar.server.safety import RateLimiter
 from snakewar.storage import Store
-from snakewar.storage.usernames import RESERVED_USER_NAMES, name_skeleton
+from snakewar.storage.usernames import (
+    RESERVED_USER_NAMES,
+    ReservedUserNameError,
+    check_new_user_name,
+    name_skeleton,
+    reserved_user_names,
+)
 from tests.asgi_server import serve
 from tests.server.accounts import make_user
 
@@ -137,6 +144,17 @@ def test_the_skeleton_maps_the_alphabets_look_alikes() -> None:
     assert name_skeleton("ann") != name_skeleton("anne")
     # Every reserved name is refused as it is and through a look-alike.
     assert {name_skeleton(n) for n in RESERVED_USER_NAMES} >= {name_skeleton("adm1n")}
+
+
+def test_every_registered_games_names_are_reserved() -> None:
+    reserved = reserved_user_names()
+    assert reserved >= RESERVED_USER_NAMES
+    for adapter in games():
+        first = adapter.catalogue().title.split()[0].lower()
+        assert {adapter.name, first} <= reserved, adapter.name
+        for name in (adapter.name, first, first.replace("l", "1")):
+            with pytest.raises(ReservedUserNameError, match="reserved"):
+                check_new_user_name(name)
 
 
 def _cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

@@ -297,4 +297,6 @@ def test_play_browser_step_opens_a_paused_game(tmp_path: Any) -> None:
         [*command, "--step"], env=env, capture_output=True, text=True, timeout=60
     )
     assert refused.returncode == 2
-    assert refused.stderr.strip() == "error: --step pauses a game in the browser; add --browser"
+    assert refused.stderr.strip() == (
+        "error: Invalid value for '--step': pauses a game in the browser; add --browser"
+    )

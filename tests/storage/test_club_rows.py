@@ -75,7 +75,7 @@ def test_a_tournament_waits_to_be_started_and_changes_until_then(store: Store) -
     store.tournaments.create(_cup(started=False))
     loaded = store.tournaments.get("cup-1")
     assert loaded is not None and loaded.started is False
-    assert loaded.tournament.config["swiss_rounds"] == 2
+    assert loaded.tournament.config.swiss_rounds == 2
     changed = TournamentRun.create(
         "spring cup",
         "swiss",
@@ -90,7 +90,7 @@ def test_a_tournament_waits_to_be_started_and_changes_until_then(store: Store) -
     assert loaded is not None and loaded.name == "spring cup" and loaded.started is False
     assert list(loaded.snakes) == ["random", "greedy", "hunter", "r2", "r3"]
     # Swiss rounds follow the entrants (ceil(log2(5)) = 3), as if it were made so.
-    assert loaded.tournament.config["swiss_rounds"] == 3
+    assert loaded.tournament.config.swiss_rounds == 3
     assert [m.entrants for m in loaded.tournament.pending_matches()] == [
         m.entrants for m in changed.tournament.pending_matches()
     ]

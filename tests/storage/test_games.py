@@ -381,7 +381,7 @@ CRASHING_SERVER = textwrap.dedent(
     import asyncio, os, sys
     from snakewar.games.battlesnake.adapter import GAME, match_spec
     from snakewar.engine.protocol import MatchHooks, PlaySession
-    from snakewar.referee import SnakeMatch
+    from snakewar.games.battlesnake.referee.batch import SnakeMatch
     from snakewar.storage import Store
 
     store = Store(sys.argv[1])

@@ -5,14 +5,19 @@ its total each turn, ``builtin:two`` adds 2), ``turns`` turns, the higher total 
 It exists to prove that the game-agnostic layers (the arena, storage, the server,
 ``snakewar replay``) play, store, show and verify a game they have never heard of:
 ``tests/third_game/test_third_game.py`` installs it beside Snakewar through an entry
-point only, touching no Snakewar file.
+point only, touching no Snakewar file.  It adds two commands to ``snakewar`` the same
+way (entry point group ``snakewar.commands``, :data:`COMMANDS`): ``snakewar count``, which
+reads its own command line, and ``snakewar bench count``, one of the frame's benchmarks.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from typing import Any
+
+import typer
 
 from snakewar.engine.protocol import (
     BotInfo,
@@ -21,6 +26,7 @@ from snakewar.engine.protocol import (
     EntrantResult,
     Frame,
     GameAdapter,
+    GameCommand,
     GameData,
     MatchHooks,
     MatchSpec,
@@ -203,6 +209,9 @@ class CountGame(GameAdapter):
     def replay_filename(self, game_id: str) -> str:
         return f"{game_id}.count.json"
 
+    def commands(self) -> Mapping[str, GameCommand]:
+        return COMMANDS
+
     def viewer_page(self, game_id: str, *, server: str, turn: int | None = None) -> ViewerPage:
         # A real game ships its own viewer and page template; Count borrows the board's.
         return ViewerPage(template="game.html", board=f"board.html?game={game_id}")
@@ -210,3 +219,40 @@ class CountGame(GameAdapter):
 
 GAME = CountGame()
 """The adapter the entry point names."""
+
+
+def count_main(argv: list[str]) -> int:
+    """``snakewar count [TURNS]``: the totals of one and two after TURNS turns (default 3)."""
+    if len(argv) > 1 or (argv and not argv[0].isdigit()):
+        print("error: usage: snakewar count [TURNS]", file=sys.stderr)
+        return 2
+    turns = int(argv[0]) if argv else 3
+    totals = _totals(["builtin:one", "builtin:two"], turns)
+    print(f"one {totals[0]}, two {totals[1]} after {turns} turns")
+    return 0
+
+
+def bench_count(
+    games: int = typer.Option(10, "--games", help="Games to play."),
+) -> None:
+    """Count games played per second (there is nothing to measure: a plug-in's benchmark)."""
+    for _ in range(games):
+        _totals(["builtin:one", "builtin:two"], 3)
+    typer.echo(f"{games} Count games played")
+
+
+COMMANDS = {
+    "count": GameCommand(
+        "countgame",
+        "count_main",
+        "Count: the totals of one and two after TURNS turns.",
+        after="games",
+        own_args=True,
+    ),
+    "bench count": GameCommand(
+        "countgame",
+        "bench_count",
+        "Count games played per second (there is nothing to measure: a plug-in's benchmark).",
+    ),
+}
+"""Count's commands of ``snakewar``, declared in the entry point group ``snakewar.commands``."""

@@ -62,12 +62,17 @@ def plugin_path(tmp_path: Path) -> Path:
     info = site / "countgame-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: countgame\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[snakewar.games]\ncount = countgame:GAME\n")
+    (info / "entry_points.txt").write_text(
+        "[snakewar.games]\ncount = countgame:GAME\n\n"
+        "[snakewar.commands]\ncount = countgame:COMMANDS\n"
+    )
     return site
 
 
 def run(args: list[str], site: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(site)}
+    # The plug-in beside the Snakewar under test (the PYTHONPATH the tests run with).
+    path = [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     return subprocess.run(
         [sys.executable, *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=180
     )
@@ -120,6 +125,31 @@ def test_a_third_game_is_one_adapter_and_an_entry_point(plugin_path: Path, tmp_p
     verified = run([*cli, "replay", "verify", str(replay)], plugin_path, tmp_path)
     assert verified.returncode == 0, verified.stderr
     assert "OK: 5 turns replayed" in verified.stdout + verified.stderr
+
+
+def test_a_third_game_adds_its_commands(plugin_path: Path, tmp_path: Path) -> None:
+    listed = run(["-m", "snakewar", "--help"], plugin_path, tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    names = [line.split()[0] for line in listed.stdout.split("Commands:")[1].splitlines() if line]
+    # Listed where its table places it (after games), beside the built-in games' commands.
+    assert names[names.index("games") + 1] == "count" and "play" in names and "halite" in names
+    # A command that reads its own command line, run without typer.
+    done = run(["-m", "snakewar", "count", "4"], plugin_path, tmp_path)
+    assert (done.returncode, done.stdout) == (0, "one 4, two 8 after 4 turns\n"), done.stderr
+    bad = run(["-m", "snakewar", "count", "many"], plugin_path, tmp_path)
+    assert bad.returncode == 2 and bad.stderr == "error: usage: snakewar count [TURNS]\n"
+    # A benchmark in the frame's bench group, listed with the built-in games' ones.
+    bench = run(["-m", "snakewar", "bench", "--help"], plugin_path, tmp_path)
+    assert bench.returncode == 0 and "\n  count " in bench.stdout and "\n  rules " in bench.stdout
+    counted = run(["-m", "snakewar", "bench", "count", "--games", "3"], plugin_path, tmp_path)
+    assert (counted.returncode, counted.stdout) == (0, "3 Count games played\n"), counted.stderr
+    # The adapter's hook gives the same table as the entry point.
+    same = run(
+        ["-c", "import countgame; assert countgame.GAME.commands() is countgame.COMMANDS"],
+        plugin_path,
+        tmp_path,
+    )
+    assert same.returncode == 0, same.stderr
 
 
 def test_a_broken_game_plug_in_is_a_one_line_error(plugin_path: Path, tmp_path: Path) -> None:

@@ -5,9 +5,11 @@ group (Snakewar's own games are declared in its ``pyproject.toml``; another pack
 adds a game by declaring one more entry point), so the game-agnostic layers (the
 arena, storage, the server, the command line) name no game: they ask this module.
 
-    >>> from snakewar.adapters import get_game
-    >>> get_game("battlesnake").catalogue().title
-    'Battlesnake'
+    >>> from snakewar.adapters import default_game, game_names, get_game
+    >>> get_game(default_game().name) is default_game()
+    True
+    >>> default_game().name in game_names()
+    True
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ def _load() -> None:
 
 
 def get_game(name: str) -> GameAdapter:
-    """The game registered as ``name`` (its name or versioned id, ``battlesnake-v1``).
+    """The game registered as ``name`` (its name or versioned id, such as ``name-v1``).
 
     Raises:
         UnknownGameError: naming ``name`` and listing the games.

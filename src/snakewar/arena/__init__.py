@@ -3,7 +3,8 @@
 Game-agnostic: every game is played through its adapter (:mod:`snakewar.adapters`).
 :mod:`snakewar.arena.ratings` rates entrants with Weng-Lin (OpenSkill) models from game
 placements; :mod:`snakewar.arena.tournaments` runs elimination, round-robin and Swiss
-tournaments as pure state machines (neither plays a game nor does any I/O);
+tournaments as pure state machines, one class per format over a frozen
+:class:`~snakewar.arena.tournaments.TournamentConfig` (neither plays a game nor does any I/O);
 :mod:`snakewar.arena.executors` runs many games through one interface: in-process
 (asyncio), a local process pool, or Ray (the ``ray`` extra); :mod:`snakewar.arena.ladder`
 and :mod:`snakewar.arena.tournament_runner` play ladders and tournaments, kept by a
@@ -56,9 +57,12 @@ from snakewar.arena.tournaments import (
     FORMAT_TITLES,
     FORMATS,
     Match,
+    MatchStatus,
     Standing,
     Tournament,
+    TournamentConfig,
     TournamentError,
+    TournamentFormat,
     seed_by_rating,
 )
 
@@ -81,6 +85,7 @@ __all__ = [
     "LeaderboardRow",
     "Match",
     "MatchConfig",
+    "MatchStatus",
     "Placement",
     "ProcessPoolExecutor",
     "Rating",
@@ -90,8 +95,10 @@ __all__ = [
     "RayExecutor",
     "Standing",
     "Tournament",
+    "TournamentConfig",
     "TournamentError",
     "TournamentExistsError",
+    "TournamentFormat",
     "TournamentGame",
     "TournamentNotFoundError",
     "TournamentRun",

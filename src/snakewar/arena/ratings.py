@@ -5,7 +5,7 @@ an unfinished game), then the eliminated snakes from the last eliminated to the 
 Snakes eliminated on the same turn share a group, and a group is a tie: a draw (every
 snake eliminated on the same turn) is one group. The update is Weng and Lin's Bayesian
 approximation (2011) as implemented by ``openskill``, Plackett-Luce by default; the
-rating shown is ``mu - 3 * sigma``, the conservative estimate Battlesnake's arena shows.
+rating shown is ``mu - 3 * sigma``, the conservative estimate public leaderboards show.
 """
 
 from __future__ import annotations

@@ -290,7 +290,7 @@ class TournamentRun:
         if not pending:
             return 0
         store.tournaments.save(self)
-        limit = self.tournament.config["best_of"] + MAX_DRAWS
+        limit = self.tournament.config.best_of + MAX_DRAWS
         for match in pending:
             if len(self.games.get(match.id, [])) >= limit:
                 raise TournamentRunError(

@@ -16,10 +16,14 @@ import typer.main
 from typer.core import TyperCommand, TyperGroup
 
 from snakewar import __version__
-from snakewar.cli import COMMANDS, LazyCommand
+from snakewar.cli import COMMANDS, CommandLoadError, LazyCommand
 from snakewar.errors import SnakewarError
 
-__all__ = ["LazyGroup", "app", "run"]
+__all__ = ["LazyGroup", "app", "run", "table_group"]
+
+
+HELP = "Snakewar: Battlesnake's rules exactly, a referee and an arena for snake bots."
+"""What ``snakewar --help`` says first (the project's own description)."""
 
 
 class _Commands(MutableMapping[str, Any]):
@@ -81,6 +85,8 @@ class LazyGroup(TyperGroup):
     def load(self, name: str, entry: LazyCommand) -> Any:
         """Import a subcommand's module; returns its click command."""
         target = getattr(importlib.import_module(entry.module), entry.attribute)
+        if entry.own_args:
+            return _OwnArgsCommand(name, target, entry.help or entry.summary)
         # Registered on a throwaway app, it is built exactly as add_typer / command
         # would build it on this one (typer's public API only).
         holder = typer.Typer(add_completion=False, rich_markup_mode=self.rich_markup_mode)
@@ -128,14 +134,76 @@ class LazyGroup(TyperGroup):
         return stand_in.get_short_help_str(limit)
 
 
-class _Root(LazyGroup):
-    lazy_commands = COMMANDS
+class _OwnArgsCommand(TyperCommand):
+    """A command that reads its own command line: click parses none of its words.
+
+    The typer form of a command declared with ``own_args`` (``main(argv) -> int``):
+    ``--help`` and ``--`` included, its words are handed over as they came.
+    """
+
+    def __init__(self, name: str, main: Any, help: str) -> None:
+        super().__init__(name=name, help=help, add_help_option=False)
+        self._main = main
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[_OWN_ARGS] = list(args)
+        ctx.args = []
+        return []
+
+    def invoke(self, ctx: Any) -> None:
+        """Run the command on its words; a non-zero status ends the program with it."""
+        code = self._main(ctx.meta.get(_OWN_ARGS, []))
+        if code:
+            raise typer.Exit(code)
+
+
+_OWN_ARGS = "snakewar.own_args"
+
+
+class _Children(Mapping[str, LazyCommand]):
+    """The table's commands directly under a path, read when first asked for, then own."""
+
+    def __init__(self, path: str, own: Mapping[str, LazyCommand]) -> None:
+        self._path = path
+        self._own = own
+
+    def _children(self) -> dict[str, LazyCommand]:
+        children = COMMANDS.children(self._path)
+        if taken := sorted(set(children) & set(self._own)):
+            # A game's command where the frame's group has its own (bench compare).
+            path = f"{self._path} {taken[0]}".strip()
+            raise CommandLoadError(
+                f"the command {path!r} is declared twice: by snakewar and by {COMMANDS.owner(path)}"
+            )
+        return {**children, **self._own}
+
+    def __getitem__(self, name: str) -> LazyCommand:
+        return self._children()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._children())
+
+    def __len__(self) -> int:
+        return len(self._children())
+
+
+def table_group(path: str, own: Mapping[str, LazyCommand] | None = None) -> type[LazyGroup]:
+    """A :class:`LazyGroup` class for the group at ``path`` (``""``: the root).
+
+    Its subcommands are those :data:`~snakewar.cli.COMMANDS` declares under ``path``
+    (each game's, in the table's order), then ``own``, the group's own lazy ones.
+    """
+    name = f"TableGroup[{path or 'snakewar'}]"
+    return type(name, (LazyGroup,), {"lazy_commands": _Children(path, own or {})})
+
+
+_Root = table_group("")
 
 
 app = typer.Typer(
     name="snakewar",
     cls=_Root,
-    help="Snakewar: Battlesnake's rules exactly, a referee and an arena for snake bots.",
+    help=HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -160,14 +228,44 @@ def _root(
     """Snakewar's command-line interface."""
 
 
+UsageError: type[Exception] = typer.BadParameter.__mro__[1]
+"""Click's usage error (``typer.BadParameter``'s base), whichever click typer uses.
+
+Newer typers vendor click: the class is the one typer's commands raise either way.
+"""
+
+ClickException: type[Exception] = typer.BadParameter.__mro__[2]
+"""Click's base exception, which knows how to show itself and its exit status."""
+
+
 def run(argv: list[str] | None = None) -> int:
-    """Run the CLI through typer; returns the exit status."""
+    """Run the CLI through typer; returns the exit status.
+
+    Bad usage is one ``error:`` line with exit status 2, whether click found it while
+    reading the command line or a command raised it (``typer.BadParameter``); so is
+    every :class:`~snakewar.errors.SnakewarError`.
+    """
     try:
-        app(args=argv, standalone_mode=True)
+        # Not standalone: the errors come here, to be shown as one line each.
+        result = app(args=argv, standalone_mode=False)
     except SnakewarError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            # A group run without a command shows its help (click's way, its status).
+            exc.show()  # type: ignore[attr-defined]
+            return int(exc.exit_code)  # type: ignore[attr-defined]
+        print(f"error: {exc.format_message()}", file=sys.stderr)  # type: ignore[attr-defined]
+        return 2
+    except ClickException as exc:
+        exc.show()  # type: ignore[attr-defined]
+        return int(exc.exit_code)  # type: ignore[attr-defined]
+    except typer.Abort:
+        print("Aborted!", file=sys.stderr)
+        return 1
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
-    return 0
+    # Not standalone, click returns a typer.Exit's status (help and --version included).
+    return result if isinstance(result, int) else 0

@@ -1,4 +1,4 @@
-"""``snakewar ladder``: a local ladder on SQLite, like Halite's ``hlt gym``."""
+"""``snakewar ladder``: a local ladder on SQLite, a gym where bots keep playing each other."""
 
 from __future__ import annotations
 
@@ -32,7 +32,9 @@ def _store(database: str | None) -> Store:
 
 
 # Shortcuts for common parameters (any game parameter: --param KEY=VALUE).
-_GAME = typer.Option(None, "--game", help="The game (default: battlesnake); see 'snakewar games'.")
+_GAME = typer.Option(
+    None, "--game", help="The game (default: the default game); see 'snakewar games'."
+)
 _PARAMS = typer.Option(
     [], "-p", "--param", help="A game parameter KEY=VALUE (repeat); see 'snakewar games'."
 )
@@ -115,7 +117,7 @@ def add(
     name: str = typer.Argument(..., help="The ladder."),
     snake: str = typer.Argument(
         ...,
-        help="An entrant: a URL, builtin:NAME, v0:URL, legacy:URL; a bot command for Halite.",
+        help="An entrant, as the game takes them (a URL, builtin:NAME, a bot command, ...).",
     ),
     as_name: str | None = typer.Option(None, "--name", "-n", help="The entrant's name."),
     check: bool = typer.Option(
@@ -128,8 +130,8 @@ def add(
 ) -> None:
     """Add an entrant (a snake, a bot) to a ladder.
 
-    A bot command (Halite) keeps this folder as its working folder, so that ``python3
-    MyBot.py`` runs from here whatever folder the ladder runs from.
+    A bot command (a game whose bots are programs) keeps this folder as its working
+    folder, so that ``python3 MyBot.py`` runs from here whatever folder the ladder runs from.
     """
     import os
 

@@ -97,7 +97,7 @@ def snakes(
 def register(
     name: str = typer.Argument(..., help="The snake's name on the server."),
     url: str = typer.Argument(..., help="The snake's URL."),
-    game: str | None = typer.Option(None, "--game", help="The game (default: battlesnake)."),
+    game: str | None = typer.Option(None, "--game", help="The game (default: the default game)."),
     private: bool = typer.Option(False, "--private", help="Only you may play it."),
     server: str = _SERVER,
     token: str | None = _TOKEN,

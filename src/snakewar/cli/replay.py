@@ -3,8 +3,8 @@
 ``snakewar replay FILE`` is ``snakewar replay show FILE``: any first argument that
 is not a subcommand name is taken as the file (so a file named ``verify`` needs
 ``snakewar replay show verify``).  It reads the replay files of every game: each
-game's replay codec recognises its own files (Snakewar replays and the official
-CLI's JSONL for Battlesnake, ``.hlt`` for Halite III).
+game's replay codec (its adapter's ``replays``) recognises its own files: Snakewar's
+replays and the formats of the games' official tools.
 
 * In a terminal it is interactive: Enter or ``n`` next frame, ``p`` previous,
   a number jumps to that turn, ``f``/``l`` first/last, ``q`` quits.

@@ -46,7 +46,7 @@ def create(
         [],
         "--snake",
         "-s",
-        help="An entrant (URL, builtin:NAME, v0:URL or legacy:URL; a bot command for Halite), "
+        help="An entrant, as the game takes them (a URL, builtin:NAME, a bot command, ...), "
         "best seed first.",
     ),
     names: list[str] = typer.Option(

@@ -46,6 +46,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
+from snakewar._commands import GameCommand
 from snakewar.errors import BusyError, EntrantError, ParamsError, UnknownBotError, choices_text
 
 __all__ = [
@@ -756,22 +757,6 @@ class ViewerPage:
 
 
 # -- the adapter -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class GameCommand:
-    """A subcommand a game adds to ``snakewar``, imported when it is used.
-
-    Attributes:
-        module: The module that defines it, e.g. ``snakewar.games.<game>.cli.app``.
-        attribute: Its name there: a :class:`typer.Typer` (a command group) or a
-            function (one command).
-        summary: What ``snakewar --help`` says of it; the help it is registered with.
-    """
-
-    module: str
-    attribute: str
-    summary: str
 
 
 class GameAdapter(ABC):

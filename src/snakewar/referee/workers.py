@@ -43,7 +43,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import importlib
 import json
 import pickle
 import subprocess
@@ -53,7 +52,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from snakewar._lazy import warn_moved
+from snakewar._moved import moved_attribute
 from snakewar.adapters import get_game
 from snakewar.bots.host import BOOTSTRAP, HEADER
 from snakewar.engine.protocol import PlaySession
@@ -754,13 +753,5 @@ def session_pool(session: PlaySession, **options: Any) -> BotPool:
     return session.shared(SESSION_KEY, make)
 
 
-_MOVED = {"WorkerClient": "snakewar.games.battlesnake.referee.workers"}
-"""Names this module exported before they moved into their game's package."""
-
-
 def __getattr__(name: str) -> Any:
-    home = _MOVED.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warn_moved(f"{__name__}.{name}", f"{home}.{name}")
-    return getattr(importlib.import_module(home), name)
+    return moved_attribute(__name__, name)

@@ -22,6 +22,7 @@ import contextlib
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING, Final
 
 from snakewar.arena.executors import Executor, GameJob, GameOutcome, OnResult
@@ -39,15 +40,44 @@ __all__ = [
     "LiveExecutor",
     "RunProgress",
     "RunSlot",
+    "RunState",
+    "StopReason",
 ]
 
 _ERROR_CHARS = 500
 """The longest reason a stopped run keeps."""
 
+
+class RunState(StrEnum):
+    """A ladder's or tournament's run as the API shows it; values are the wire strings."""
+
+    RUNNING = "running"
+    STOPPING = "stopping"
+    """An admin stopped it; its server ends it soon."""
+    DONE = "done"
+    STOPPED = "stopped"
+    """Stopped by an admin."""
+    FAILED = "failed"
+    """Ended by an error (``error`` says which)."""
+    INTERRUPTED = "interrupted"
+    """Its server stopped or died mid-run: a server plays it on when it starts."""
+
+
+class StopReason(StrEnum):
+    """Why a run is asked to end early (:meth:`ArenaWorker.stop`)."""
+
+    STOP = "stop"
+    """An admin stopped it."""
+    LOST = "lost"
+    """This server's lease on it ran out: another server plays it now."""
+    CLOSING = "closing"
+    """This server is stopping."""
+
+
 STOP_REASONS: Final = {
-    "stop": "",
-    "lost": "another server plays this run now (this one's lease on it ran out)",
-    "closing": "its server stopped mid-run; a server plays it on when it starts",
+    StopReason.STOP: "",
+    StopReason.LOST: "another server plays this run now (this one's lease on it ran out)",
+    StopReason.CLOSING: "its server stopped mid-run; a server plays it on when it starts",
 }
 """Why a run is asked to end early (:meth:`ArenaWorker.stop`), and what it says then: an
 admin's stop is no error."""
@@ -71,8 +101,7 @@ class RunProgress:
         running: whether the run is waiting or playing.
         error: why it stopped early ("" while it runs, and after a run that ended well).
         complete: the run played all it was asked to (set by the run at its end).
-        stopping: why it was asked to end early, one of :data:`STOP_REASONS` ("": it
-            was not).
+        stopping: why it was asked to end early (``None``: it was not).
     """
 
     games: int | None = None
@@ -80,7 +109,7 @@ class RunProgress:
     running: bool = True
     error: str = ""
     complete: bool = False
-    stopping: str = ""
+    stopping: StopReason | None = None
 
     def played(self, count: int = 1) -> None:
         """Count ``count`` more games played."""
@@ -91,21 +120,21 @@ class RunProgress:
         return bool(self.stopping)
 
     @property
-    def state(self) -> str:
-        """``running``, ``stopping``, ``done``, ``stopped``, ``failed`` or ``interrupted``.
+    def state(self) -> RunState:
+        """Its state (``interrupted``: it ended here, not for good).
 
-        ``interrupted``: it ended here without ending for good (its server stopped, or
-        another server plays it now).
+        It ended without ending for good when its server stopped, or another server
+        plays it now.
         """
         if self.running:
-            return "stopping" if self.stopping == "stop" else "running"
+            return RunState.STOPPING if self.stopping is StopReason.STOP else RunState.RUNNING
         if self.complete:
-            return "done"
-        if self.stopping == "stop":
-            return "stopped"
+            return RunState.DONE
+        if self.stopping is StopReason.STOP:
+            return RunState.STOPPED
         if self.stopping:
-            return "interrupted"
-        return "failed" if self.error else "done"
+            return RunState.INTERRUPTED
+        return RunState.FAILED if self.error else RunState.DONE
 
 
 class RunSlot:
@@ -254,18 +283,19 @@ class ArenaWorker:
         task.add_done_callback(self._tasks.discard)
         return state
 
-    async def stop(self, key: str, reason: str = "stop") -> bool:
+    async def stop(self, key: str, reason: StopReason = StopReason.STOP) -> bool:
         """Ask the run ``key`` to end now: its games in flight are cancelled.
 
         Args:
             key: the run.
-            reason: one of :data:`STOP_REASONS`; the first reason given holds.
+            reason: why; the first reason given holds.
 
         Returns:
             ``False`` if ``key`` is not running here.
         """
         if reason not in STOP_REASONS:
             raise ValueError(f"reason {reason!r}: expected one of {', '.join(STOP_REASONS)}")
+        reason = StopReason(reason)
         progress = self._progress.get(key)
         if key not in self._running or progress is None:
             return False

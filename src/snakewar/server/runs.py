@@ -29,11 +29,19 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Final, Literal, get_args
+from typing import Final
 
 from snakewar.errors import ConflictError
-from snakewar.server.arena import ArenaBusyError, ArenaWorker, LiveExecutor, RunProgress, RunSlot
-from snakewar.storage import ArenaRun, AsyncStore
+from snakewar.server.arena import (
+    ArenaBusyError,
+    ArenaWorker,
+    LiveExecutor,
+    RunProgress,
+    RunSlot,
+    RunState,
+    StopReason,
+)
+from snakewar.storage import ArenaRun, ArenaRunState, AsyncStore
 from snakewar.storage.runs import MAX_RUN_ERROR_LENGTH
 
 __all__ = [
@@ -48,11 +56,8 @@ __all__ = [
 
 log = logging.getLogger("snakewar.server")
 
-RunState = Literal["running", "stopping", "done", "stopped", "failed", "interrupted"]
-"""A run's state as the API shows it (:class:`RunView`)."""
-
-RUN_STATES_SHOWN: Final[tuple[RunState, ...]] = get_args(RunState)
-"""Every :data:`RunState`."""
+RUN_STATES_SHOWN: Final[tuple[RunState, ...]] = tuple(RunState)
+"""Every :class:`~snakewar.server.arena.RunState` (a run's state as the API shows it)."""
 
 DRAIN_S: Final = 15.0
 """How long a stopping server waits for its runs to end before it lets them go."""
@@ -86,8 +91,8 @@ class RunView:
         done: games played (as its server last said, for another server's run).
         running: whether a server plays it now.
         error: why it failed, or was interrupted.
-        state: one of :data:`RUN_STATES_SHOWN` (``interrupted``: its server stopped or
-            died, and a server plays it on when it starts).
+        state: its :class:`~snakewar.server.arena.RunState` (``interrupted``: its server
+            stopped or died, and a server plays it on when it starts).
     """
 
     games: int | None
@@ -97,30 +102,22 @@ class RunView:
     state: RunState
 
 
-def _state(text: str) -> RunState:
-    for state in RUN_STATES_SHOWN:
-        if state == text:
-            return state
-    return "failed"  # not reached: every state a run has is shown
-
-
 def _view(progress: RunProgress) -> RunView:
-    return RunView(
-        progress.games, progress.done, progress.running, progress.error, _state(progress.state)
-    )
+    return RunView(progress.games, progress.done, progress.running, progress.error, progress.state)
 
 
 def _row_view(row: ArenaRun) -> RunView:
-    running = row.state == "running" and row.held()
+    running = row.state is ArenaRunState.RUNNING and row.held()
     state: RunState
     if running:
-        state = "stopping" if row.stop_requested else "running"
-    elif row.state == "running":
-        state = "interrupted"
+        state = RunState.STOPPING if row.stop_requested else RunState.RUNNING
+    elif row.state is ArenaRunState.RUNNING:
+        state = RunState.INTERRUPTED
     else:
-        state = _state(row.state)
+        # Every stored state but running is shown as it is stored.
+        state = RunState(row.state.value)
     error = row.error
-    if state == "interrupted" and not error:
+    if state is RunState.INTERRUPTED and not error:
         error = "its server stopped mid-run; a server plays it on when it starts"
     return RunView(row.games, row.done, running, error, state)
 
@@ -238,20 +235,21 @@ class RunKeeper:
     def _on_end(self, key: str, progress: RunProgress) -> None:
         """Record how a run ended (on its own thread): done, stopped or failed."""
         self._mine.discard(key)
-        if progress.stopping in ("lost", "closing"):
+        if progress.stopping in (StopReason.LOST, StopReason.CLOSING):
             # Not ended for good: another server plays it, or the next one will.
             return
-        state = progress.state
-        if state not in ("done", "stopped", "failed"):
-            state = "failed"
+        shown = progress.state
+        state = ArenaRunState.FAILED
+        if shown in (RunState.DONE, RunState.STOPPED, RunState.FAILED):
+            state = ArenaRunState(shown.value)
         self.store.store.runs.finish(key, self.server_id, state, progress.done, progress.error)
 
-    async def finish(self, key: str, state: str, done: int = 0, error: str = "") -> None:
+    async def finish(self, key: str, state: ArenaRunState, done: int = 0, error: str = "") -> None:
         """End the run ``key`` that this server holds (without playing it)."""
         store = self.store
         await store.run(store.store.runs.finish, key, self.server_id, state, done, error)
 
-    async def stop(self, key: str) -> str:
+    async def stop(self, key: str) -> RunState:
         """Stop the run ``key``, wherever it is played.
 
         Returns:
@@ -264,12 +262,12 @@ class RunKeeper:
         store = self.store
         if self.arena.is_running(key):
             await store.run(store.store.runs.request_stop, key)
-            await self.arena.stop(key, "stop")
-            return "stopping"
+            await self.arena.stop(key, StopReason.STOP)
+            return RunState.STOPPING
         outcome = await store.run(store.store.runs.request_stop, key)
         if outcome is None:
             raise RunNotRunningError(f"{key.replace(':', ' ', 1)!r} is not running")
-        return outcome
+        return RunState(outcome)
 
     async def is_running(self, key: str) -> bool:
         """Whether a server (this one or another) plays ``key`` now."""
@@ -277,7 +275,7 @@ class RunKeeper:
             return True
         store = self.store
         row = await store.run(store.store.runs.get, key)
-        return row is not None and row.state == "running" and row.held()
+        return row is not None and row.state is ArenaRunState.RUNNING and row.held()
 
     async def view(self, key: str) -> RunView | None:
         """The latest run of ``key`` as the API shows it (``None``: none recorded)."""
@@ -342,9 +340,9 @@ class RunKeeper:
         held = await store.run(store.store.runs.renew, self.server_id, mine, self._until())
         for key in mine:
             if key not in held:
-                await self.arena.stop(key, "lost")
+                await self.arena.stop(key, StopReason.LOST)
             elif held[key]:
-                await self.arena.stop(key, "stop")
+                await self.arena.stop(key, StopReason.STOP)
 
     async def sweep(self) -> list[str]:
         """Take over and play on every run whose server is gone; the keys taken.
@@ -354,7 +352,7 @@ class RunKeeper:
         """
         store = self.store
         taken: list[str] = []
-        for row in await store.run(store.store.runs.runs, "running"):
+        for row in await store.run(store.store.runs.runs, ArenaRunState.RUNNING):
             if self._closing:
                 break
             if row.held() or self.arena.is_running(row.key):
@@ -373,7 +371,7 @@ class RunKeeper:
 
     async def _resume(self, slot: RunSlot, run: ArenaRun) -> None:
         if run.stop_requested:  # stopped while nobody played it
-            await self.finish(run.key, "stopped", run.done)
+            await self.finish(run.key, ArenaRunState.STOPPED, run.done)
             return
         resumer = self._resumers.get(run.kind)
         try:
@@ -385,7 +383,7 @@ class RunKeeper:
             report_failed(run.kind, run.target, reason)
             self._mine.discard(run.key)
             with contextlib.suppress(Exception):
-                await self.finish(run.key, "failed", run.done, reason)
+                await self.finish(run.key, ArenaRunState.FAILED, run.done, reason)
 
     async def close(self) -> None:
         """Stop keeping leases; end this server's runs and let them go for the next server.
@@ -400,7 +398,7 @@ class RunKeeper:
                 await self._loop
         for key in list(self._mine):
             with contextlib.suppress(Exception):
-                await self.arena.stop(key, "closing")
+                await self.arena.stop(key, StopReason.CLOSING)
         await self.arena.drain(DRAIN_S)
         store = self.store
         with contextlib.suppress(Exception):

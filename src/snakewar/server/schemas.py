@@ -2,8 +2,12 @@
 
 Seeds travel as decimal strings in responses (JavaScript numbers lose 64-bit seeds) and
 are accepted as integers or decimal strings in requests.  Game parameters are the
-game's own (``GET /api/catalogue``): a request gives them in ``params``, or at the top
-level as a shorthand (``{"snakes": [...], "width": 7}``).
+game's own (``GET /api/catalogue``), validated by the game's adapter: a request gives
+them in ``params``.  Deprecated, for one release: a parameter at the top level
+(``{"snakes": [...], "width": 7}``) is read as if it were in ``params``
+(:class:`GameParamsRequest` folds it in, the one place that does).  The entrants of
+every game are its bots; requests and answers call them ``snakes`` (the API's first
+game named them so, and clients rely on the name).
 """
 
 from __future__ import annotations
@@ -21,7 +25,10 @@ from pydantic import (
     model_validator,
 )
 
+from snakewar.arena.tournaments import MatchStatus, TournamentFormat
+from snakewar.server.arena import RunState
 from snakewar.server.patterns import LABEL, LADDER_NAME, SEED_TEXT, SNAKE_NAME, USER_NAME
+from snakewar.storage.accounts import InviteStatus
 from snakewar.storage.models import GameStatus
 
 __all__ = [
@@ -153,13 +160,17 @@ class RequestModel(BaseModel):
 
     @model_validator(mode="after")
     def _extra_text_only(self) -> RequestModel:
-        for key, value in (self.model_extra or {}).items():
-            try:
-                _check_text(key)
-                _check_text(value)
-            except ValueError as exc:
-                raise ValueError(f"{key!r}: {exc}") from None
+        _check_extra_text(self.model_extra or {})
         return self
+
+
+def _check_extra_text(extra: dict[str, Any]) -> None:
+    for key, value in extra.items():
+        try:
+            _check_text(key)
+            _check_text(value)
+        except ValueError as exc:
+            raise ValueError(f"{key!r}: {exc}") from None
 
 
 def _max_turns_field() -> Any:
@@ -185,35 +196,67 @@ class MaxTurnsSpelling(RequestModel):
         return data
 
 
+_PARAMS_DESCRIPTION = (
+    "The game's parameters (GET /api/catalogue), checked by the game.  Deprecated: the "
+    "same names at the top level of the request are read as parameters too (params win "
+    "when both give one); give them here."
+)
+
+
+class GameParamsRequest(MaxTurnsSpelling):
+    """A request that sets up games: the game's own parameters go in ``params``.
+
+    Deprecated alias, kept for one release because existing clients send it: a field
+    this model does not know, at the top level, is a game parameter.  This validator is
+    the one place where such fields are folded into ``params`` (``params`` wins when
+    both give a name); the game's adapter then checks them all, naming an unknown one.
+    """
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    params: dict[str, int | str | bool] = Field(
+        default_factory=dict, description=_PARAMS_DESCRIPTION
+    )
+
+    @model_validator(mode="after")
+    def _fold_top_level_params(self) -> GameParamsRequest:
+        extra = self.model_extra
+        if extra:
+            _check_extra_text(extra)
+            # Any JSON value: the game's adapter refuses what is not one of its
+            # parameters' types, naming the parameter, as it does for ``params``.
+            self.params = {**extra, **self.params}
+            extra.clear()
+        return self
+
+
 def request_params(body: BaseModel, params: dict[str, Any]) -> dict[str, Any]:
-    """A request's game parameters: ``params`` and the top-level ones (its extra fields)."""
-    merged = dict(body.model_extra or {})
-    merged.update(params)
-    return merged
+    """A request's game parameters: ``params`` (top-level ones are folded in already).
+
+    Kept for the callers written before :class:`GameParamsRequest` folded them.
+    """
+    return dict(params)
 
 
 # -- games -----------------------------------------------------------------------------
 
 
-class CreateGame(MaxTurnsSpelling):
-    """A new game: entrants (bots of the game) and the game's parameters."""
+class CreateGame(GameParamsRequest):
+    """A new game: its entrants (bots of the game) and the game's parameters."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
-
-    game: str | None = Field(None, max_length=32, description="The game (default: Battlesnake).")
+    game: str | None = Field(
+        None, max_length=32, description="The game (default: the server's default game)."
+    )
     snakes: list[str] = Field(
         min_length=1,
         max_length=64,
-        description="The entrants, in seat (placement) order "
-        "(Battlesnake: URL, builtin:NAME, v0:URL or legacy:URL).",
+        description="The entrants (the game's bots), in seat order, each as the game takes "
+        "one (GET /api/catalogue: a URL, builtin:NAME, ...).  Named snakes for every game.",
     )
     names: list[str] = Field(default_factory=list, max_length=64)
     seed: Seed | None = None
     timeout: int | None = Field(None, ge=1, le=60_000, description="Time per turn in ms.")
     max_turns: int | None = _max_turns_field()
-    params: dict[str, int | str | bool] = Field(
-        default_factory=dict, description="The game's parameters (GET /api/catalogue)."
-    )
     step: bool = Field(
         False,
         description="Step mode: the game starts paused before turn 0; "
@@ -393,14 +436,11 @@ class MapOut(BaseModel):
 # -- ladders ---------------------------------------------------------------------------
 
 
-class CreateLadder(MaxTurnsSpelling):
+class CreateLadder(GameParamsRequest):
     """A new ladder: its game, the game's parameters and the limits."""
-
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
 
     name: Annotated[str, LADDER_NAME.field()]
     game: str | None = Field(None, max_length=32)
-    params: dict[str, int | str | bool] = Field(default_factory=dict)
     timeout: int | None = Field(None, ge=1, le=60_000, description="Time per turn in ms.")
     max_turns: int | None = _max_turns_field()
     game_size: int = Field(2, ge=2, le=16)
@@ -412,7 +452,11 @@ class AddEntrant(RequestModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    snake: str = Field(min_length=1, max_length=2048, description="What the game takes.")
+    snake: str = Field(
+        min_length=1,
+        max_length=2048,
+        description="The entrant (a bot of the ladder's game), as the game takes one.",
+    )
     name: str | None = Field(None, min_length=1, max_length=64)
 
 
@@ -457,7 +501,7 @@ class RunOut(BaseModel):
     done: int = Field(description="Games played so far.")
     running: bool = Field(description="Whether a server plays it now (this one or another).")
     error: str = Field(description='Why the run stopped early ("" if it did not).')
-    state: Literal["running", "stopping", "done", "stopped", "failed", "interrupted"] = Field(
+    state: RunState = Field(
         description="running; stopping (an admin stopped it, its server ends it soon); done; "
         "stopped (by an admin); failed (error says why); interrupted (its server stopped or "
         "died mid-run: a server plays it on when it starts).",
@@ -468,7 +512,7 @@ class StandingOut(BaseModel):
     """One entrant's line on a ladder (rating ``None`` before its first game)."""
 
     rank: int | None
-    snake: str
+    snake: str = Field(description="The entrant's name.")
     rating: float | None
     mu: float | None
     sigma: float | None
@@ -497,7 +541,7 @@ class LadderGameOut(BaseModel):
     number: int
     game_id: str
     seed: str
-    snakes: list[str]
+    snakes: list[str] = Field(description="The entrants' names, in seat order.")
     placement: list[list[str]]
     turns: int
     viewer: str
@@ -522,30 +566,31 @@ class LadderSummaryOut(BaseModel):
 
     name: str
     game: str
-    snakes: int
+    snakes: int = Field(description="How many entrants it has.")
     games_played: int
     running: bool
 
 
 # -- tournaments -----------------------------------------------------------------------
 
-TournamentFormat = Literal["single_elimination", "double_elimination", "round_robin", "swiss"]
-"""The tournament formats (:data:`snakewar.arena.tournaments.FORMATS`)."""
 
-
-class CreateTournament(MaxTurnsSpelling):
+class CreateTournament(GameParamsRequest):
     """A new tournament: entrants by seed (best first), the format and the game."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
-
     name: str = Field(min_length=1, max_length=100)
-    format: TournamentFormat = "single_elimination"
-    snakes: list[str] = Field(min_length=2, max_length=64)
-    names: list[str] = Field(default_factory=list, max_length=64)
+    format: TournamentFormat = TournamentFormat.SINGLE_ELIMINATION
+    snakes: list[str] = Field(
+        min_length=2,
+        max_length=64,
+        description="The entrants (bots of the game), by seed, best first, each as the game "
+        "takes one.  Named snakes for every game.",
+    )
+    names: list[str] = Field(
+        default_factory=list, max_length=64, description="Entrants' names, in their order."
+    )
     heat_size: int = Field(2, ge=2, le=8)
     best_of: int = Field(1, ge=1, le=9)
     game: str | None = Field(None, max_length=32)
-    params: dict[str, int | str | bool] = Field(default_factory=dict)
     timeout: int | None = Field(None, ge=1, le=60_000)
     max_turns: int | None = _max_turns_field()
     seed: Seed = 1
@@ -602,7 +647,10 @@ class TournamentMatchOut(BaseModel):
     round: str
     bracket: str
     id: str
-    status: str
+    status: MatchStatus = Field(
+        description="waiting (its entrants are not known yet), pending (to be played), done, "
+        "bye (not played: its entrants go on) or skipped (a grand final reset not needed)."
+    )
     entrants: list[str]
     wins: dict[str, int]
     advanced: list[str]
@@ -630,10 +678,12 @@ class TournamentOut(BaseModel):
 
     id: str
     name: str
-    format: str
+    format: TournamentFormat
     seed: str
     config: dict[str, Any]
-    snakes: list[dict[str, str]]
+    snakes: list[dict[str, str]] = Field(
+        description="The entrants by seed, best first: each one's name and source."
+    )
     finished: bool
     champion: str | None
     standings: list[TournamentStandingOut]
@@ -809,7 +859,7 @@ class InviteInfoOut(BaseModel):
     expires_at: str
     made_by: str | None
     used_by: str | None
-    status: Literal["open", "used", "expired"]
+    status: InviteStatus
 
 
 class PasswordResetOut(BaseModel):

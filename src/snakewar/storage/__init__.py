@@ -57,7 +57,7 @@ from snakewar.storage.games import (
     SqlGameRepository,
 )
 from snakewar.storage.ladders import SqlLadderRepository
-from snakewar.storage.models import GAME_STATUSES, GameStatus
+from snakewar.storage.models import GAME_STATUSES, ArenaRunState, GameStatus
 from snakewar.storage.quota import QuotaExceededError
 from snakewar.storage.runs import ArenaRun, SqlRunRepository
 from snakewar.storage.tournaments import SqlTournamentRepository
@@ -72,6 +72,7 @@ __all__ = [
     "ROLES",
     "ApiToken",
     "ArenaRun",
+    "ArenaRunState",
     "AsyncStore",
     "ConfusableUserNameError",
     "Database",

@@ -19,6 +19,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Final, Literal
 
 import sqlalchemy as sa
@@ -49,6 +50,7 @@ __all__ = [
     "ConfusableUserNameError",
     "Invite",
     "InviteNotUsableError",
+    "InviteStatus",
     "LoginAttempt",
     "SnakeExistsError",
     "SnakeKind",
@@ -176,6 +178,14 @@ class ApiToken:
     revoked: bool
 
 
+class InviteStatus(StrEnum):
+    """A sign-up invitation's status; each value is the string the API shows."""
+
+    OPEN = "open"
+    USED = "used"
+    EXPIRED = "expired"
+
+
 @dataclass(frozen=True, slots=True)
 class Invite:
     """A sign-up invitation as listed (its code is never stored, so never shown again).
@@ -195,11 +205,11 @@ class Invite:
     made_by: str | None
     used_by: str | None
 
-    def status(self, when: dt.datetime | None = None) -> Literal["open", "used", "expired"]:
-        """``used``, ``expired`` (unused, past ``expires_at``) or ``open``."""
+    def status(self, when: dt.datetime | None = None) -> InviteStatus:
+        """Whether it was used, has expired (unused, past ``expires_at``) or is open."""
         if self.used_by is not None:
-            return "used"
-        return "expired" if self.expires_at <= (when or now()) else "open"
+            return InviteStatus.USED
+        return InviteStatus.EXPIRED if self.expires_at <= (when or now()) else InviteStatus.OPEN
 
 
 @dataclass(frozen=True, slots=True)

@@ -247,8 +247,8 @@ class SqlGameRepository:
 
         The header is stored again from ``played`` (what was learnt during the game stays).
         A game that ``played`` keeps as one replay file, with no frames of its own (a
-        Halite III ``.hlt``), drops the frames streamed while it ran: the file holds them
-        all, and keeping both would store every game twice.  A game stopped without
+        game whose replay is one document), drops the frames streamed while it ran: the
+        file holds them all, and keeping both would store every game twice.  A game stopped without
         ``played`` (cancelled, aborted) keeps its frames: they are all there is of it.
 
         Args:

@@ -12,9 +12,9 @@ Games of every game share one set of tables:
     once finished why it failed, if it did),
     ``header`` and ``result`` (the game's own JSON header and result), ``ranks`` and
     ``winner_name`` once finished, and ``replay`` (the whole replay file, for games
-    kept as one file, e.g. Halite III's ``.hlt``).
+    kept as one file, such as a game whose replay is one document).
 ``frames``
-    one row per stored step of games kept frame by frame (Battlesnake): ``(game_id,
+    one row per stored step of games kept frame by frame (most games): ``(game_id,
     turn)`` is the key, ``frame`` what a viewer draws, ``replay_line`` the replay's
     line for the turn that led to it (null for turn 0).
 ``game_calls``
@@ -23,8 +23,8 @@ Games of every game share one set of tables:
     (``/start`` on turn 0, the ``/move``s, ``/end`` on the last), each with its status,
     latency, error and the request and reply bodies (size-capped text).
 ``game_logs``
-    what a finished game logged about each seat that has a log (Halite III's error
-    logs: the engine's errors and the bot's stderr), one row per ``(game_id, seat)``;
+    what a finished game logged about each seat that has a log (for games that keep
+    them: the engine's errors and the bot's stderr), one row per ``(game_id, seat)``;
     the API gives a seat's log to its owner only.
 
 Ladders and tournaments are rows, written game by game:
@@ -87,6 +87,7 @@ __all__ = [
     "RUN_STATES",
     "ApiTokenModel",
     "ArenaRunModel",
+    "ArenaRunState",
     "Base",
     "FrameModel",
     "GameCallsModel",
@@ -140,7 +141,25 @@ GAME_STATUSES: Final = (
 MAX_ID_LENGTH = 100
 """The longest game, ladder or tournament id."""
 
-RUN_STATES = ("running", "stopped", "failed", "done")
+
+class ArenaRunState(enum.StrEnum):
+    """A ladder's or tournament's run as stored; each value is the ``arena_runs.state`` text.
+
+    The API shows more (``stopping``, ``interrupted``): see
+    :class:`snakewar.server.arena.RunState`, worked out from this and the run's lease.
+    """
+
+    RUNNING = "running"
+    """Played now, or to be resumed by the next server that starts."""
+    STOPPED = "stopped"
+    """Stopped by an admin."""
+    FAILED = "failed"
+    """Ended by an error (the row's ``error`` says which)."""
+    DONE = "done"
+    """Played to its end."""
+
+
+RUN_STATES: Final[tuple[str, ...]] = tuple(s.value for s in ArenaRunState)
 """The values of ``arena_runs.state``."""
 
 # Plain JSON keeps the text as written: exported replay lines keep their key order on

@@ -23,7 +23,7 @@ from sqlalchemy.engine import CursorResult
 
 from snakewar.errors import choices_text
 from snakewar.storage.database import Database, StoreError, now, utc
-from snakewar.storage.models import MAX_ID_LENGTH, RUN_STATES, ArenaRunModel
+from snakewar.storage.models import MAX_ID_LENGTH, RUN_STATES, ArenaRunModel, ArenaRunState
 
 __all__ = ["MAX_RUN_ERROR_LENGTH", "RUN_KINDS", "ArenaRun", "SqlRunRepository"]
 
@@ -42,8 +42,7 @@ class ArenaRun:
         key: ``ladder:NAME`` or ``tournament:ID``.
         kind: ``ladder`` or ``tournament``.
         target: the ladder's name or the tournament's id.
-        state: ``running`` (played, or to be resumed), ``stopped`` (by an admin),
-            ``failed`` (``error`` says why) or ``done``.
+        state: the run's :class:`~snakewar.storage.models.ArenaRunState`.
         stop_requested: an admin asked the server that plays it to stop it.
         games: the games a ladder run plays (``None``: a tournament, to its end).
         base: the ladder's games played when the run started.
@@ -56,7 +55,7 @@ class ArenaRun:
     key: str
     kind: str
     target: str
-    state: str
+    state: ArenaRunState
     stop_requested: bool
     games: int | None
     base: int | None
@@ -92,7 +91,7 @@ class SqlRunRepository:
             row = session.get(ArenaRunModel, key)
             return None if row is None else _run(row)
 
-    def runs(self, state: str | None = None) -> list[ArenaRun]:
+    def runs(self, state: ArenaRunState | None = None) -> list[ArenaRun]:
         """Every run (in ``state`` only, when given), by key."""
         query = sa.select(ArenaRunModel).order_by(ArenaRunModel.key)
         if state is not None:
@@ -109,7 +108,12 @@ class SqlRunRepository:
             return set(session.scalars(query))
 
     def ensure(
-        self, key: str, kind: str, target: str, state: str = "running", error: str = ""
+        self,
+        key: str,
+        kind: str,
+        target: str,
+        state: ArenaRunState = ArenaRunState.RUNNING,
+        error: str = "",
     ) -> None:
         """Record a run nobody plays, unless ``key`` has a row already.
 
@@ -138,14 +142,14 @@ class SqlRunRepository:
         Raises:
             StoreError: for a bad key, kind or target.
         """
-        self._insert_missing(key, kind, target, "done")
+        self._insert_missing(key, kind, target, ArenaRunState.DONE)
         stamp = now()
         with self._db.session() as session:
             result = session.execute(
                 sa.update(ArenaRunModel)
                 .where(ArenaRunModel.key == key, _free(server_id, stamp))
                 .values(
-                    state="running",
+                    state=ArenaRunState.RUNNING.value,
                     stop_requested=False,
                     games=games,
                     base=base,
@@ -172,7 +176,7 @@ class SqlRunRepository:
                 sa.update(ArenaRunModel)
                 .where(
                     ArenaRunModel.key == key,
-                    ArenaRunModel.state == "running",
+                    ArenaRunModel.state == ArenaRunState.RUNNING.value,
                     _free(None, stamp),
                 )
                 .values(server_id=server_id, lease_until=_aware(until), updated_at=stamp)
@@ -201,7 +205,7 @@ class SqlRunRepository:
                     .where(
                         ArenaRunModel.key == key,
                         ArenaRunModel.server_id == server_id,
-                        ArenaRunModel.state == "running",
+                        ArenaRunModel.state == ArenaRunState.RUNNING.value,
                     )
                     .values(lease_until=_aware(until), done=int(count), updated_at=stamp)
                     .execution_options(synchronize_session=False)
@@ -210,14 +214,16 @@ class SqlRunRepository:
                 sa.select(ArenaRunModel.key, ArenaRunModel.stop_requested).where(
                     ArenaRunModel.key.in_(list(done)),
                     ArenaRunModel.server_id == server_id,
-                    ArenaRunModel.state == "running",
+                    ArenaRunModel.state == ArenaRunState.RUNNING.value,
                 )
             )
             for key, stop in rows:
                 held[key] = bool(stop)
         return held
 
-    def finish(self, key: str, server_id: str, state: str, done: int, error: str = "") -> bool:
+    def finish(
+        self, key: str, server_id: str, state: ArenaRunState, done: int, error: str = ""
+    ) -> bool:
         """End ``server_id``'s run of ``key``: ``done``, ``stopped`` or ``failed``.
 
         Returns:
@@ -229,7 +235,7 @@ class SqlRunRepository:
                 sa.update(ArenaRunModel)
                 .where(ArenaRunModel.key == key, ArenaRunModel.server_id == server_id)
                 .values(
-                    state=state,
+                    state=ArenaRunState(state).value,
                     stop_requested=False,
                     done=int(done),
                     error=error[:MAX_RUN_ERROR_LENGTH],
@@ -271,13 +277,13 @@ class SqlRunRepository:
         stamp = now()
         with self._db.session() as session:
             row = session.get(ArenaRunModel, key, with_for_update=True)
-            if row is None or row.state != "running":
+            if row is None or row.state != ArenaRunState.RUNNING:
                 return None
             if _run(row).held(stamp):
                 row.stop_requested = True
                 row.updated_at = stamp
                 return "stopping"
-            row.state = "stopped"
+            row.state = ArenaRunState.STOPPED.value
             row.stop_requested = False
             row.server_id = None
             row.lease_until = None
@@ -292,7 +298,7 @@ class SqlRunRepository:
             session.execute(sa.delete(ArenaRunModel).where(ArenaRunModel.key == key))
 
     def _insert_missing(
-        self, key: str, kind: str, target: str, state: str, error: str = ""
+        self, key: str, kind: str, target: str, state: ArenaRunState, error: str = ""
     ) -> None:
         _check_kind(kind)
         if not _valid_key(key) or not 0 < len(target) <= MAX_ID_LENGTH:
@@ -301,7 +307,7 @@ class SqlRunRepository:
             "key": key,
             "kind": kind,
             "target": target,
-            "state": state,
+            "state": ArenaRunState(state).value,
             "stop_requested": False,
             "done": 0,
             "error": error[:MAX_RUN_ERROR_LENGTH],
@@ -358,7 +364,7 @@ def _run(row: ArenaRunModel) -> ArenaRun:
         key=row.key,
         kind=row.kind,
         target=row.target,
-        state=row.state,
+        state=ArenaRunState(row.state),
         stop_requested=bool(row.stop_requested),
         games=row.games,
         base=row.base,

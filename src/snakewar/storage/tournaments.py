@@ -67,14 +67,14 @@ class SqlTournamentRepository:
                     timeout_ms=run.config.timeout_ms,
                     max_turns=run.config.max_turns,
                     seed=run.seed,
-                    format=t["format"],
-                    heat_size=t["heat_size"],
-                    best_of=t["best_of"],
-                    advance=t["advance"],
+                    format=t.format.value,
+                    heat_size=t.heat_size,
+                    best_of=t.best_of,
+                    advance=t.advance,
                     options={
-                        "grand_final_reset": t["grand_final_reset"],
-                        "swiss_rounds": t["swiss_rounds"],
-                        "swiss_seed": t["seed"],
+                        "grand_final_reset": t.grand_final_reset,
+                        "swiss_rounds": t.swiss_rounds,
+                        "swiss_seed": t.seed,
                         "started": run.started,
                     },
                     created_at=stamp,
@@ -261,8 +261,8 @@ class SqlTournamentRepository:
                 )
             t = run.tournament.config
             row.name = run.name
-            row.advance = t["advance"]
-            row.options = {**row.options, "swiss_rounds": t["swiss_rounds"]}
+            row.advance = t.advance
+            row.options = {**row.options, "swiss_rounds": t.swiss_rounds}
             row.updated_at = now()
             session.execute(
                 sa.delete(TournamentEntrantModel).where(

@@ -3,9 +3,11 @@
 A user's name is how everyone else tells them apart: it is in their snakes' references
 (``@ann/s61``), their ladder entries and games.  So a new account may not take
 
-* a reserved name (:data:`RESERVED_USER_NAMES`): the local server's own user
-  (``local``), and names a visitor would read as the server's or its staff's
-  (``admin``, ``snakewar``, ``builtin``, ``root``...);
+* a reserved name (:func:`reserved_user_names`): the local server's own user
+  (``local``), names a visitor would read as the server's or its staff's
+  (``admin``, ``snakewar``, ``builtin``, ``root``...: :data:`RESERVED_USER_NAMES`), and
+  each registered game's names (its registry key and the first word of its title), read
+  as the game's own;
 * a name that differs from an existing account's, or from a reserved one, only by
   look-alike characters: both have the same :func:`name_skeleton`.
 
@@ -17,6 +19,8 @@ and so on (:data:`CONFUSABLES`).  Two names with one skeleton are one name to a 
 
 from __future__ import annotations
 
+import functools
+import re
 import unicodedata
 from collections.abc import Iterable
 from typing import Final
@@ -31,6 +35,7 @@ __all__ = [
     "check_new_user_name",
     "confusable_with",
     "name_skeleton",
+    "reserved_user_names",
 ]
 
 RESERVED_USER_NAMES: Final = frozenset(
@@ -63,8 +68,6 @@ RESERVED_USER_NAMES: Final = frozenset(
         "everyone",
         "all",
         "me",
-        "battlesnake",
-        "halite",
         "login",
         "logout",
         "signup",
@@ -122,7 +125,26 @@ def confusable_with(name: str, existing: Iterable[str]) -> str | None:
     return None
 
 
-_RESERVED_SKELETONS: Final = {name_skeleton(n): n for n in RESERVED_USER_NAMES}
+def reserved_user_names() -> frozenset[str]:
+    """:data:`RESERVED_USER_NAMES` and every registered game's names.
+
+    A game's names are its registry key and the first word of its catalogue title,
+    lowercased, when that is a user name (``Some Game II`` reserves ``some``).
+    """
+    from snakewar.adapters import games  # the registry loads the games: only when asked
+
+    names = set(RESERVED_USER_NAMES)
+    for adapter in games():
+        names.add(adapter.name.lower())
+        first = adapter.catalogue().title.split(maxsplit=1)[:1]
+        if first and re.fullmatch(r"[a-z0-9_-]{1,40}", word := first[0].lower()):
+            names.add(word)
+    return frozenset(names)
+
+
+@functools.cache
+def _reserved_skeletons() -> dict[str, str]:
+    return {name_skeleton(n): n for n in sorted(reserved_user_names())}
 
 
 def check_new_user_name(name: str) -> None:
@@ -131,7 +153,7 @@ def check_new_user_name(name: str) -> None:
     Raises:
         ReservedUserNameError: naming the field and the reserved name it is, or looks like.
     """
-    reserved = _RESERVED_SKELETONS.get(name_skeleton(name))
+    reserved = _reserved_skeletons().get(name_skeleton(name))
     if reserved is None:
         return
     if reserved == name:

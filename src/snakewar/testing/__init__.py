@@ -1,14 +1,20 @@
-"""Checkers shipped with Snakewar, for its own tests and for anyone re-implementing the rules.
+"""Checkers shipped with Snakewar, for its own tests and for anyone re-implementing a game.
 
-* :mod:`snakewar.games.battlesnake.testing.conformance`: Battlesnake games recorded from the
-  official Go engine, replayed and compared turn by turn (:func:`check_battlesnake_game`).
-* :mod:`snakewar.games.halite3.testing.conformance`: Halite III games recorded from the official
-  C++ engine, replayed and compared field by field (:func:`check_halite_game`).
-
-Both read recorded files (this is the layer that does; the rules themselves do no I/O).
+Each game ships its own, under ``snakewar.games.<name>.testing``: they replay games
+recorded from the game's official engine and compare them field by field, reading the
+recorded files from a folder given to them (the rules themselves do no I/O).  Names this
+package exported before they moved there still work for one release, with a
+:class:`DeprecationWarning` (:mod:`snakewar._moved`).
 """
 
-from snakewar.games.battlesnake.testing.conformance import check_battlesnake_game
-from snakewar.games.halite3.testing.conformance import check_halite_game
+from __future__ import annotations
 
-__all__ = ["check_battlesnake_game", "check_halite_game"]
+from typing import Any
+
+from snakewar._moved import moved_attribute
+
+__all__: list[str] = []
+
+
+def __getattr__(name: str) -> Any:
+    return moved_attribute(__name__, name)

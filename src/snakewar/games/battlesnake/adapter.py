@@ -27,6 +27,7 @@ from snakewar.engine.protocol import (
     EntrantResult,
     Frame,
     GameAdapter,
+    GameCommand,
     GameData,
     MatchHooks,
     MatchSpec,
@@ -644,7 +645,7 @@ class BattlesnakeAdapter(GameAdapter):
             query["turn"] = str(turn)
         return ViewerPage(template="game.html", board="board.html?" + urlencode(query))
 
-    # -- the parts Battlesnake adds to the server and the bot workers ----------------------
+    # -- the parts Battlesnake adds to the server, the CLI and the bot workers ----------
 
     @override
     def routers(self) -> Sequence[Any]:
@@ -652,6 +653,13 @@ class BattlesnakeAdapter(GameAdapter):
         from snakewar.games.battlesnake.routes import engine, tester
 
         return (engine.router, tester.router)
+
+    @override
+    def commands(self) -> Mapping[str, GameCommand]:
+        # The table the entry point group snakewar.commands names (the CLI reads it there).
+        from snakewar.games.battlesnake.cli import COMMANDS
+
+        return COMMANDS
 
     @override
     def worker_bot(self, spec: str, seed: int | None = None) -> Any:

@@ -586,7 +586,10 @@ class HaliteAdapter(GameAdapter):
 
     @override
     def commands(self) -> Mapping[str, GameCommand]:
-        return {"halite": COMMAND}
+        # The table the entry point group snakewar.commands names (the CLI reads it there).
+        from snakewar.games.halite3.cli import COMMANDS
+
+        return COMMANDS
 
     @override
     def worker_bot(self, spec: str, seed: int | None = None) -> Any:
@@ -603,14 +606,6 @@ class HaliteAdapter(GameAdapter):
             return view, str(bot.name)
         apply_frame(state, text.splitlines())
         return state, " ".join(bot.turn(state))
-
-
-COMMAND = GameCommand(
-    "snakewar.games.halite3.cli.app",
-    "halite_app",
-    "Halite III: play games between bots like the official engine.",
-)
-"""``snakewar halite``: play, eval, bot, conformance (the official engine's command line)."""
 
 
 def halite_game_id(spec: MatchSpec, seed: int) -> str:

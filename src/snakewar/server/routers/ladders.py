@@ -50,9 +50,8 @@ from snakewar.server.schemas import (
     RunOut,
     StandingOut,
     UpdateLadder,
-    request_params,
 )
-from snakewar.storage import ArenaRun, AsyncStore, Store
+from snakewar.storage import ArenaRun, ArenaRunState, AsyncStore, Store
 
 __all__ = ["entry_owner", "ladder_out", "resumer", "router", "run_out"]
 
@@ -174,7 +173,7 @@ async def create_ladder(
     """Create a ladder (the game's parameters checked now; admins)."""
     del admin
     adapter = adapter_for(body.game)
-    params = adapter.parse_params(request_params(body, body.params))
+    params = adapter.parse_params(body.params)
     match = MatchConfig.create(
         adapter.name,
         params,
@@ -449,7 +448,7 @@ def resumer(
         owed = row.owed(ladder.games_played)
         total = row.games if row.games is not None else owed
         if owed == 0:
-            await runs.finish(row.key, "done", total)
+            await runs.finish(row.key, ArenaRunState.DONE, total)
             return
         ladder.check_playable()
         progress = RunProgress(games=total, done=total - owed)

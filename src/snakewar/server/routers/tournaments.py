@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse
 
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.tournament_runner import TournamentRun, TournamentRunError, load_tournament
-from snakewar.arena.tournaments import FORMAT_TITLES
+from snakewar.arena.tournaments import FORMAT_TITLES, MatchStatus
 from snakewar.engine.protocol import Entrant
 from snakewar.errors import ConflictError, EntrantError, OverLimitError, SnakewarError
 from snakewar.referee.uploads import UploadCache
@@ -48,9 +48,8 @@ from snakewar.server.schemas import (
     TournamentOut,
     TournamentSummaryOut,
     UpdateTournament,
-    request_params,
 )
-from snakewar.storage import ArenaRun, AsyncStore, Store
+from snakewar.storage import ArenaRun, ArenaRunState, AsyncStore, Store
 
 __all__ = ["record_unrecorded", "resumer", "router", "start_run", "tournament_out"]
 
@@ -69,14 +68,14 @@ def _check_size(run: TournamentRun, config: ServerConfig) -> None:
     """Refuse a tournament that could play more games than this server allows."""
     t = run.tournament
     matches = len(t.matches)
-    if t.format == "swiss":
+    if t.config.swiss_rounds is not None:
         # Swiss pairs its rounds as it goes: the first round, as many times as rounds.
-        matches *= int(t.config.get("swiss_rounds") or 1)
-    most = matches * int(t.config["best_of"])
+        matches *= t.config.swiss_rounds
+    most = matches * t.config.best_of
     if most > config.max_tournament_games:
         raise OverLimitError(
             f"snakes: this tournament plays up to {most} games ({matches} matches, best of "
-            f"{t.config['best_of']}); this server allows {config.max_tournament_games}"
+            f"{t.config.best_of}); this server allows {config.max_tournament_games}"
         )
 
 
@@ -111,7 +110,7 @@ def _with_run(run: TournamentRun, view: RunView | None, manager: GameManager) ->
     if out.running:
         adapter = run.config.adapter
         for match in out.matches:
-            if match.status != "pending":
+            if match.status is not MatchStatus.PENDING:
                 continue
             # A run names each game from the bracket: the next game of a pending match
             # is the one being played, if this server is playing it.
@@ -180,7 +179,7 @@ async def create_tournament(
         store, admin, config, uploads, body.game, body.snakes, body.names
     )
     adapter = adapter_for(body.game)
-    params = adapter.parse_params(request_params(body, body.params))
+    params = adapter.parse_params(body.params)
     match = MatchConfig.create(
         adapter.name,
         params,
@@ -304,10 +303,10 @@ async def update_tournament(
         [*kept, *added],
         config=run.config,
         seed=run.seed,
-        heat_size=t["heat_size"],
-        best_of=t["best_of"],
-        advance=t["advance"],
-        grand_final_reset=t["grand_final_reset"],
+        heat_size=t.heat_size,
+        best_of=t.best_of,
+        advance=t.advance,
+        grand_final_reset=t.grand_final_reset,
         tid=run.id,
     )
     changed.started = False
@@ -441,14 +440,14 @@ async def record_unrecorded(store: AsyncStore) -> list[str]:
             run = await store.run(load_tournament, store.store, tid)
         except Exception as exc:  # a broken bracket: marked, reported, not fatal
             reason = f"cannot be loaded: {exc}"
-            await store.run(runs.ensure, key, "tournament", tid, "failed", reason)
+            await store.run(runs.ensure, key, "tournament", tid, ArenaRunState.FAILED, reason)
             report_failed("tournament", tid, reason)
             recorded.append(tid)
             continue
         if run.is_finished:
-            await store.run(runs.ensure, key, "tournament", tid, "done")
+            await store.run(runs.ensure, key, "tournament", tid, ArenaRunState.DONE)
         elif run.started:
-            await store.run(runs.ensure, key, "tournament", tid, "running")
+            await store.run(runs.ensure, key, "tournament", tid, ArenaRunState.RUNNING)
         else:
             continue  # it waits for its admin
         recorded.append(tid)
@@ -467,7 +466,7 @@ def resumer(
     async def resume(slot: RunSlot, row: ArenaRun) -> None:
         run = await store.run(load_tournament, store.store, row.target)
         if run.is_finished:
-            await runs.finish(row.key, "done", row.done)
+            await runs.finish(row.key, ArenaRunState.DONE, row.done)
             return
         await start_run(run, slot, store, runs, config, uploads, manager, resumed=True)
 

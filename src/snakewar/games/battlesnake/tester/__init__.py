@@ -1,6 +1,6 @@
 """A snake's checkup (the snake tester): health checks and positions with known right moves.
 
-``snakewar test URL`` (see :mod:`snakewar.cli.checkup`) and the server use
+``snakewar test URL`` (see :mod:`snakewar.games.battlesnake.cli.checkup`) and the server use
 :func:`run_tester`, which works with any snake client (HTTP, v0, legacy or a built-in
 bot in-process)::
 

@@ -29,6 +29,7 @@ import json
 import secrets
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -48,7 +49,21 @@ if TYPE_CHECKING:
     from snakewar.games.battlesnake.referee.stats import BatchStats
     from snakewar.games.battlesnake.wire import SnakeRequest
 
-__all__ = ["DEFAULT_SNAKES", "OutputPathError", "board_url", "make_directory", "play"]
+__all__ = [
+    "DEFAULT_SNAKES",
+    "OutputPathError",
+    "PlayRequest",
+    "board_url",
+    "check_options",
+    "choose_entrants",
+    "make_directory",
+    "match_config",
+    "play",
+    "play_batch",
+    "play_single",
+    "prepare_outputs",
+    "report",
+]
 
 DEFAULT_SNAKES = ("builtin:hunter", "builtin:greedy", "builtin:random", "builtin:random")
 """Who plays when no snake is given."""
@@ -63,16 +78,24 @@ def board_url(board: str, engine: str, game_id: str) -> str:
     Raises:
         SnakewarError: if ``board`` is not an http(s) URL.
     """
+    if problem := _board_problem(board):
+        raise SnakewarError(f"--board-url {board!r}: {problem}")
+    parts = urlsplit(board)
+    # ':' and '/' stay as they are in a query: the same address the official CLI writes.
+    query = urlencode({"engine": engine, "game": game_id, "autoplay": "true"}, safe=":/")
+    return f"{board}{'&' if parts.query else '?'}{query}"
+
+
+def _board_problem(board: str) -> str | None:
+    # What is wrong with a --board-url (None: nothing), said once for both its checks.
     parts = urlsplit(board)
     if (
         parts.scheme not in ("http", "https")
         or not parts.netloc
         or any(c.isspace() or not c.isprintable() for c in board)
     ):
-        raise SnakewarError(f"--board-url {board!r}: expected an http(s) URL")
-    # ':' and '/' stay as they are in a query: the same address the official CLI writes.
-    query = urlencode({"engine": engine, "game": game_id, "autoplay": "true"}, safe=":/")
-    return f"{board}{'&' if parts.query else '?'}{query}"
+        return "expected an http(s) URL"
+    return None
 
 
 def play(
@@ -162,118 +185,260 @@ def play(
     ),
 ) -> None:
     """Referee games between snakes: watch one, or measure many."""
-    from rich.console import Console
-
-    from snakewar.games.battlesnake.adapter import settings_params
-    from snakewar.games.battlesnake.classic import default_board
-    from snakewar.games.battlesnake.referee.batch import SnakeMatch
-    from snakewar.games.battlesnake.referee.runner import snake_kind
-
-    specs = list(snakes or ()) + list(urls)
-    if not specs:
-        specs = list(DEFAULT_SNAKES)
-    for spec in specs:
-        snake_kind(spec)  # fail on a bad argument before anything else
-    if len(names) > len(specs):
-        raise SnakewarError(f"{len(names)} names given for {len(specs)} snakes")
-    if timeout < 0:
-        raise SnakewarError(f"timeout {timeout}: expected a number of milliseconds >= 0")
-    if games < 1:
-        raise SnakewarError(f"--games {games}: expected at least 1")
-    if workers < 1:
-        raise SnakewarError(f"--workers {workers}: expected at least 1")
-    if games > 1 and (output or replay):
-        raise SnakewarError("-o/--output and --replay write one game; use --replay-dir in a batch")
-    for path, what in ((output, "output file"), (replay, "replay file")):
-        if path:
-            check_writable(path, what)
-    if json_out and json_out != "-":
-        check_writable(json_out, "JSON file")
-    if board is not None:
-        if not browser:
-            raise SnakewarError("--board-url is the board --browser opens; add --browser")
-        board_url(board, "http://127.0.0.1", "check")  # a bad URL fails before the game
-    if ray_address is not None and games == 1:
-        raise SnakewarError("--ray-address plays a batch on Ray; add --games N")
-    if verbose and (browser or games > 1):
-        raise SnakewarError("--verbose logs one game played here; leave out --games/--browser")
-    if replay_dir is not None:
-        make_directory(replay_dir, "replay directory")
-
-    game_seed = seed if seed is not None else secrets.randbits(62) + 1
-    # What was not given takes the ruleset's default (classic: its map, 20x20).
-    default_map, default_width, default_height = default_board(gametype)
-    map_id = default_map if map_id is None else map_id
-    width = default_width if width is None else width
-    height = default_height if height is None else height
-    match = SnakeMatch(
-        snakes=tuple(specs),
+    request = PlayRequest(
+        snakes=choose_entrants(list(snakes or ()) + list(urls), names),
         names=tuple(names),
-        ruleset=gametype,
-        map=map_id,
-        width=width,
-        height=height,
-        params=settings_params(
-            {
-                "ruleset": gametype,
-                "foodSpawnChance": food_spawn_chance,
-                "minimumFood": minimum_food,
-                "hazardDamagePerTurn": hazard_damage,
-                "shrinkEveryNTurns": shrink_every,
-                "maxFood": max_food,
-                "snakeStartLength": start_length,
-                "decHealthPoints": dec_health,
-            }
-        ),
-        timeout_ms=timeout or 500,
-        sequential=sequential,
-        max_turns=max_turns,
+        timeout=timeout,
+        games=games,
+        workers=workers,
+        output=output,
+        replay=replay,
+        json_out=json_out,
+        replay_dir=replay_dir,
+        browser=browser,
+        board=board,
+        step=step,
+        ray_address=ray_address,
+        verbose=verbose,
     )
+    check_options(request)
+    prepare_outputs(request)
+    game_seed = seed if seed is not None else secrets.randbits(62) + 1
+    settings = {
+        "ruleset": gametype,
+        "foodSpawnChance": food_spawn_chance,
+        "minimumFood": minimum_food,
+        "hazardDamagePerTurn": hazard_damage,
+        "shrinkEveryNTurns": shrink_every,
+        "maxFood": max_food,
+        "snakeStartLength": start_length,
+        "decHealthPoints": dec_health,
+    }
+    match = match_config(request, gametype, map_id, width, height, settings, sequential, max_turns)
     match.check(game_seed)  # impossible settings fail before any snake is called
-    if step and not browser:
-        raise SnakewarError("--step pauses a game in the browser; add --browser")
     if browser:
-        if games > 1:
-            raise SnakewarError("--browser shows one game; leave out --games")
         _play_in_browser(match, game_seed, board, step)
         return
     # With JSON on stdout, everything for people goes to stderr.
-    console = Console(highlight=False, stderr=json_out == "-")
+    console = _console(stderr=json_out == "-")
+    if games == 1:
+        view = _View(viewmap, color, live, delay, duration)
+        play_single(request, match, game_seed, console, view, bots_in_process)
+    else:
+        play_batch(request, match, game_seed, console, bots_in_process)
+    report(console, match, game_seed, games)
+
+
+@dataclass(frozen=True)
+class PlayRequest:
+    """What ``snakewar play`` was asked for, beyond the game itself (see :func:`play`)."""
+
+    snakes: tuple[str, ...]
+    names: tuple[str, ...]
+    timeout: int
+    games: int
+    workers: int
+    output: str | None
+    replay: str | None
+    json_out: str | None
+    replay_dir: str | None
+    browser: bool
+    board: str | None
+    step: bool
+    ray_address: str | None
+    verbose: bool
+
+
+@dataclass(frozen=True)
+class _View:
+    # How one game is shown as it is played.
+    viewmap: bool
+    color: bool
+    live: bool | None
+    delay: int
+    duration: int
+
+
+def choose_entrants(given: list[str], names: Sequence[str]) -> tuple[str, ...]:
+    """The snakes that play: those given (the SNAKE arguments, then ``-u`` URLs) or the defaults.
+
+    Raises:
+        SnakewarError: a snake that is no URL, ``builtin:NAME``, ``v0:URL`` or
+            ``legacy:URL``, checked before anything else.
+        typer.BadParameter: more names than snakes.
+    """
+    from snakewar.games.battlesnake.referee.runner import snake_kind
+
+    specs = tuple(given) if given else DEFAULT_SNAKES
+    for spec in specs:
+        snake_kind(spec)  # fail on a bad argument before anything else
+    if len(names) > len(specs):
+        raise typer.BadParameter(
+            f"{len(names)} names given for {len(specs)} snakes", param_hint=["-n", "--name"]
+        )
+    return specs
+
+
+def check_options(request: PlayRequest) -> None:
+    """Refuse options out of range, or that do not go together, before any game.
+
+    Raises:
+        typer.BadParameter: naming the option at fault (one ``error:`` line, status 2).
+        OutputPathError: an output file that cannot be written.
+    """
+    if request.timeout < 0:
+        raise typer.BadParameter(
+            f"{request.timeout}: expected a number of milliseconds >= 0",
+            param_hint=["-t", "--timeout"],
+        )
+    for option, value in (("--games", request.games), ("--workers", request.workers)):
+        if value < 1:
+            raise typer.BadParameter(f"{value}: expected at least 1", param_hint=[option])
+    batch = request.games > 1
+    if batch and (request.output or request.replay):
+        raise typer.BadParameter(
+            "writes one game; use --replay-dir in a batch",
+            param_hint=["-o", "--output", "--replay"],
+        )
+    for path, what in ((request.output, "output file"), (request.replay, "replay file")):
+        if path:
+            check_writable(path, what)
+    if request.json_out and request.json_out != "-":
+        check_writable(request.json_out, "JSON file")
+    if request.board is not None:
+        if not request.browser:
+            raise typer.BadParameter(
+                "the board --browser opens; add --browser", param_hint=["--board-url"]
+            )
+        if problem := _board_problem(request.board):
+            raise typer.BadParameter(f"{request.board!r}: {problem}", param_hint=["--board-url"])
+    if request.ray_address is not None and not batch:
+        raise typer.BadParameter(
+            "plays a batch on Ray; add --games N", param_hint=["--ray-address"]
+        )
+    if request.verbose and (request.browser or batch):
+        raise typer.BadParameter(
+            "logs one game played here; leave out --games/--browser", param_hint=["--verbose"]
+        )
+    if request.step and not request.browser:
+        raise typer.BadParameter(
+            "pauses a game in the browser; add --browser", param_hint=["--step"]
+        )
+    if request.browser and batch:
+        raise typer.BadParameter("shows one game; leave out --games", param_hint=["--browser"])
+
+
+def prepare_outputs(request: PlayRequest) -> None:
+    """Make the replay directory, if one is asked for (a file there fails now)."""
+    if request.replay_dir is not None:
+        make_directory(request.replay_dir, "replay directory")
+
+
+def match_config(
+    request: PlayRequest,
+    gametype: str,
+    map_id: str | None,
+    width: int | None,
+    height: int | None,
+    settings: dict[str, Any],
+    sequential: bool,
+    max_turns: int | None,
+) -> SnakeMatch:
+    """The match to play: the snakes, the ruleset's board and the settings.
+
+    What was not given takes the ruleset's default (classic: its map, 20x20).
+    """
+    from snakewar.games.battlesnake.adapter import settings_params
+    from snakewar.games.battlesnake.classic import default_board
+    from snakewar.games.battlesnake.referee.batch import SnakeMatch
+
+    default_map, default_width, default_height = default_board(gametype)
+    return SnakeMatch(
+        snakes=request.snakes,
+        names=request.names,
+        ruleset=gametype,
+        map=default_map if map_id is None else map_id,
+        width=default_width if width is None else width,
+        height=default_height if height is None else height,
+        params=settings_params(settings),
+        timeout_ms=request.timeout or 500,
+        sequential=sequential,
+        max_turns=max_turns,
+    )
+
+
+def _console(stderr: bool) -> Console:
+    from rich.console import Console
+
+    console = Console(highlight=False, stderr=stderr)
     if not console.is_terminal:
         console.width = max(console.width, 150)  # logs and pipes: no squeezed tables
-    if games == 1:
-        log = _Log(verbose)
-        record = _play_one(
-            match, game_seed, console, viewmap, color, live, delay, duration, log, bots_in_process
-        )
-        if replay_dir is not None:
-            from snakewar.games.battlesnake.replay.format import write_replay
+    return console
 
-            write_replay(record, Path(replay_dir, f"game-{game_seed}.jsonl"))
-        if output:
-            from snakewar.games.battlesnake.replay.official import write_official_jsonl
 
-            write_official_jsonl(record, output)
-        if replay:
-            from snakewar.games.battlesnake.replay.format import write_replay
+def play_single(
+    request: PlayRequest,
+    match: SnakeMatch,
+    seed: int,
+    console: Console,
+    view: _View,
+    bots_in_process: bool,
+) -> None:
+    """Play one game as it is watched; write its files and its summary."""
+    record = _play_one(
+        match,
+        seed,
+        console,
+        view.viewmap,
+        view.color,
+        view.live,
+        view.delay,
+        view.duration,
+        _Log(request.verbose),
+        bots_in_process,
+    )
+    from snakewar.games.battlesnake.replay.format import write_replay
 
-            write_replay(record, replay)
-        _print_summary(console, record)
-        if json_out:
-            from snakewar.games.battlesnake.referee.stats import summarize
+    if request.replay_dir is not None:
+        write_replay(record, Path(request.replay_dir, f"game-{seed}.jsonl"))
+    if request.output:
+        from snakewar.games.battlesnake.replay.official import write_official_jsonl
 
-            _write_json(json_out, _summary_json(summarize(record)), console)
-    else:
-        stats = _play_batch(
-            match, game_seed, games, workers, replay_dir, console, ray_address, bots_in_process
-        )
-        if json_out:
-            data = stats.to_json() | {"first_seed": game_seed, "config": _match_json(match)}
-            _write_json(json_out, data, console)
+        write_official_jsonl(record, request.output)
+    if request.replay:
+        write_replay(record, request.replay)
+    _print_summary(console, record)
+    if request.json_out:
+        from snakewar.games.battlesnake.referee.stats import summarize
+
+        _write_json(request.json_out, _summary_json(summarize(record)), console)
+
+
+def play_batch(
+    request: PlayRequest, match: SnakeMatch, seed: int, console: Console, bots_in_process: bool
+) -> None:
+    """Play ``request.games`` games from ``seed`` on; print and write their statistics."""
+    stats = _play_batch(
+        match,
+        seed,
+        request.games,
+        request.workers,
+        request.replay_dir,
+        console,
+        request.ray_address,
+        bots_in_process,
+    )
+    if request.json_out:
+        data = stats.to_json() | {"first_seed": seed, "config": _match_json(match)}
+        _write_json(request.json_out, data, console)
+
+
+def report(console: Console, match: SnakeMatch, seed: int, games: int) -> None:
+    """The last line: what was played, and how to play it again."""
     extra = f" --games {games}" if games > 1 else ""
     console.print(
-        f"ruleset {gametype}, map {map_id}, {width}x{height}, seed {game_seed}"
-        f" (same game again: snakewar play -r {game_seed}{extra} ...)"
+        f"ruleset {match.ruleset}, map {match.map}, {match.width}x{match.height}, seed {seed}"
+        f" (same game again: snakewar play -r {seed}{extra} ...)"
     )
 
 

@@ -1,37 +1,11 @@
-"""The ``snakewar`` command, run as a user runs it (a real subprocess)."""
+"""Battlesnake's commands (play, maps, its benchmarks), run as a user runs them."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
+from tests.cli_process import run
 from tests.sim.conftest import require_jax, require_numba
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from snakewar.cli import main; sys.exit(main())",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        # Generous: some commands compile kernels first (numba, jax), which takes minutes
-        # on a busy machine; still under pytest-timeout's 300 s, so a hang says where.
-        timeout=280,
-        env={
-            "PYTHONIOENCODING": "utf-8",
-            "COLUMNS": "120",
-            "PATH": "",
-            # The same package and the same rules engine (compiled or pure) as the tests.
-            **{k: os.environ[k] for k in ("PYTHONPATH", "SNAKEWAR_PURE") if k in os.environ},
-        },
-    )
 
 
 def test_play_seeded_game_is_reproducible() -> None:
@@ -119,29 +93,6 @@ def test_bench_sim_compares_the_backends() -> None:
     rows = [line for line in out.stdout.splitlines() if "7x7" in line]
     assert len(rows) == 2 and "numpy" in rows[0] and "numba" in rows[1]
     assert int(out.stdout.strip().splitlines()[-1].split()[0]) > 0
-
-
-def test_bench_halite_crowded_keeps_the_ships_on_the_map() -> None:
-    out = run(
-        "bench", "halite", "--profile", "crowded", "--games", "1", "--turns", "40", "--size", "32"
-    )
-    assert out.returncode == 0, out.stderr
-    last = out.stdout.strip().splitlines()[-1]
-    assert last.startswith("median on crowded turns: ") and "us per ship-turn" in last
-    from snakewar.cli.bench import measure_halite_crowded
-
-    run_ = measure_halite_crowded(7, size=32, ships_per_player=12, turns=40)
-    assert run_["turns"] == 40
-    # Every player spawns a ship a turn until it holds 12, then replaces its losses.
-    assert run_["crowded_turns"] >= 20
-    assert run_["crowded_ships_per_turn"] >= 0.9 * 4 * 12
-    assert run_["crowded_us_per_ship_turn"] > 0
-
-
-def test_bench_halite_refuses_an_unknown_profile() -> None:
-    out = run("bench", "halite", "--profile", "packed")
-    assert out.returncode == 2
-    assert "expected bots or crowded" in out.stderr
 
 
 def test_bench_sim_measures_jax_on_one_worker() -> None:

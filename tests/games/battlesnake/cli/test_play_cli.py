@@ -14,8 +14,7 @@ from snakewar.cli import main
 from snakewar.games.battlesnake.replay.format import read_replay
 from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.games.battlesnake.wire import api_schema
-
-from .snake_servers import SnakeServers
+from tests.referee.snake_servers import SnakeServers
 
 REQUEST = jsonschema.Draft202012Validator(
     {"$ref": "#/$defs/SnakeRequest", "$defs": api_schema()["$defs"]}
@@ -146,7 +145,7 @@ def test_batch_results_do_not_depend_on_workers(tmp_path: Path) -> None:
         (["play", "http://127.0.0.1:9/", "random"], "127.0.0.1:9"),
         (["play", "http://", "random"], "malformed"),
         (["play", "builtin:nobody"], "unknown built-in bot 'nobody'"),
-        (["play", "random", "--games", "0"], "--games 0"),
+        (["play", "random", "--games", "0"], "'--games': 0: expected at least 1"),
         (["play", "-n", "a", "-n", "b", "random"], "2 names given for 1 snakes"),
     ],
 )
