@@ -1,6 +1,9 @@
 """The layer contract: every import in ``src/snakewar``, function-level ones too, follows the flow.
 
-    engine <- games <- sim / bots / referee / replay <- adapters <- arena / storage <- server / cli
+    engine <- games <- sim / bots / records <- replay <- referee <- adapters <- arena / storage
+    <- server / cli
+
+(``records``: what a game's referee records, its calls' outcomes, turns and games.)
 
 ``LAYERS`` says which layers each layer may import; a test fails on any other edge,
 naming the file, the line and the import.  The game-agnostic layers reach games only
@@ -32,17 +35,20 @@ LAYERS: dict[str, frozenset[str]] = {
     # The pure core.
     "engine": frozenset(),
     "games": frozenset({"engine"}),
+    # What a game's referee records (its calls' outcomes, turns, games): over the rules,
+    # under the replays that store it and the referee that makes it.
+    "records": frozenset({"engine", "games"}),
     # Over the rules: simulators, bots, playing, replays, checkers.
     "sim": frozenset({"engine", "games"}),
     "bots": frozenset({"engine", "games"}),
-    "replay": frozenset({"engine", "games"}),
-    "referee": frozenset({"engine", "games", "bots", "replay"}),
+    "replay": frozenset({"engine", "games", "records"}),
+    "referee": frozenset({"engine", "games", "records", "bots", "replay"}),
     "testing": frozenset({"engine", "games", "replay"}),
-    "checkup": frozenset({"engine", "games", "bots", "referee"}),
+    "checkup": frozenset({"engine", "games", "records", "bots", "referee"}),
     "rl": frozenset({"engine", "games", "sim", "bots"}),
     "viewer": frozenset(),
     # Each game bound to the protocol, and the registry of games.
-    "adapters": frozenset({"engine", "games", "bots", "referee", "replay"}),
+    "adapters": frozenset({"engine", "games", "records", "bots", "referee", "replay"}),
     # Game-agnostic: the arena and persistence.
     "arena": frozenset({"engine", "adapters"}),
     "storage": frozenset({"engine", "adapters", "arena"}),
@@ -51,6 +57,7 @@ LAYERS: dict[str, frozenset[str]] = {
         {
             "engine",
             "games",
+            "records",
             "bots",
             "referee",
             "replay",
@@ -65,6 +72,7 @@ LAYERS: dict[str, frozenset[str]] = {
         {
             "engine",
             "games",
+            "records",
             "bots",
             "referee",
             "replay",
@@ -83,6 +91,8 @@ LAYERS: dict[str, frozenset[str]] = {
 
 GAME_PARTS: dict[str, str] = {
     "adapter": "adapters",
+    "records": "records",
+    "frames": "replay",
     "terminal": "adapters",
     "map_titles": "adapters",
     "referee": "referee",
@@ -408,6 +418,9 @@ def test_the_pure_core_does_no_io() -> None:
         ("snakewar/games/battlesnake/rules.py", "import snakewar.games.battlesnake.bots"),
         ("snakewar/games/battlesnake/bots/x.py", "from snakewar.server import app"),
         ("snakewar/games/battlesnake/replay/x.py", "from ..referee import runner"),
+        # The referee's records are no pure rules: the rules may not import them.
+        ("snakewar/games/battlesnake/rules.py", "from .records import CallStatus"),
+        ("snakewar/games/battlesnake/records.py", "from .referee import clients"),
         ("snakewar/cli/x.py", "import snakewar.server.app"),
         ("snakewar/storage/x.py", "from snakewar import server"),
         ("snakewar/games/halite3/game.py", "from snakewar.games.halite3.referee import runner"),

@@ -9,6 +9,7 @@ import importlib
 import subprocess
 import sys
 import tomllib
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ def test_battlesnake_all_is_exact() -> None:
 
     modules = {
         "ascii",
+        "rng",
         "board",
         "game",
         "maps",
@@ -146,3 +148,15 @@ def test_the_simulator_rl_and_tester_still_import_from_their_old_homes(
     )
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module(f"{old}.no_such_module")
+
+
+def test_the_generic_names_of_the_replay_and_referee_packages_do_not_warn() -> None:
+    import snakewar.referee
+    import snakewar.replay
+    from snakewar.referee.intervals import wilson_interval
+    from snakewar.replay._lines import ReplayError
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert snakewar.replay.ReplayError is ReplayError
+        assert snakewar.referee.wilson_interval is wilson_interval

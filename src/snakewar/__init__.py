@@ -24,7 +24,7 @@ __version__ = "0.1.0"
 __all__ = ["COMPILED_MODULES", "compiled_modules"]
 
 COMPILED_MODULES: tuple[str, ...] = (
-    "snakewar.engine.rng",
+    "snakewar.games.battlesnake.rng",
     "snakewar.games.battlesnake._gosort",
     "snakewar.games.battlesnake.types",
     "snakewar.games.battlesnake.settings",

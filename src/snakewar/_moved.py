@@ -40,6 +40,10 @@ MOVED_MODULES: dict[str, str] = {
     "snakewar.adapters.battlesnake": f"{_BS}.adapter",
     "snakewar.adapters.halite3": f"{_H3}.adapter",
     # Modules.
+    "snakewar.engine.rng": f"{_BS}.rng",
+    "snakewar.engine._gocooked": f"{_BS}._gocooked",
+    # Not a game's: the outbound address policy went next to the outbound code.
+    "snakewar.engine.addresses": "snakewar.referee.addresses",
     "snakewar.bots.sdk": f"{_BS}.bots.sdk",
     "snakewar.referee.halite": f"{_H3}.referee.runner",
     "snakewar.replay.hlt": f"{_H3}.replay.hlt",
@@ -72,6 +76,18 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
     "snakewar.server.schemas": _names(
         f"{_H3}.routes.schemas", "HaliteReplayDocumentOut", "ProgramGameOut"
     ),
+    "snakewar.engine": _names(
+        f"{_BS}.rng",
+        "MAX_RAND",
+        "MIN_RAND",
+        "GoRand",
+        "MaxRand",
+        "MinRand",
+        "Rand",
+        "go_int",
+        "wrap_int64",
+    ),
+    "snakewar.referee.workers": {"WorkerClient": f"{_BS}.referee.workers"},
     "snakewar.bots": _names(
         f"{_BS}.bots",
         "Bot",

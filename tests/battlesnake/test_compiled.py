@@ -145,12 +145,12 @@ def test_the_engine_is_chosen_at_its_first_import(tmp_path: Path) -> None:
 
 
 def _engine_objects() -> dict[str, object]:
-    from snakewar.engine.rng import GoRand
     from snakewar.games.battlesnake import Game, GameConfig, Settings
     from snakewar.games.battlesnake.board import MutableBoard
     from snakewar.games.battlesnake.classic import ClassicSettings
     from snakewar.games.battlesnake.maps import list_maps
     from snakewar.games.battlesnake.maps.castle_wall import CastleWallFoodMemory
+    from snakewar.games.battlesnake.rng import GoRand
     from snakewar.games.battlesnake.rules import named_ruleset
 
     game = Game(GameConfig(settings=Settings.defaults(seed=3)), ["a", "b"])
@@ -181,9 +181,9 @@ def test_engine_objects_pickle_and_copy(how: str) -> None:
     import copy
     import pickle
 
-    from snakewar.engine.rng import GoRand
     from snakewar.games.battlesnake import Game
     from snakewar.games.battlesnake.board import MutableBoard
+    from snakewar.games.battlesnake.rng import GoRand
 
     clone = {
         "pickle": lambda o: pickle.loads(pickle.dumps(o)),

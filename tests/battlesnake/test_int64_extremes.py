@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snakewar.engine.rng import INT64_MAX, INT64_MIN, go_int
 from snakewar.games.battlesnake import BoardState, Game, GameConfig, Settings
+from snakewar.games.battlesnake.rng import INT64_MAX, INT64_MIN, go_int
 from snakewar.games.battlesnake.rules import named_ruleset, royale_hazards
 from snakewar.games.battlesnake.types import Point, Snake
 

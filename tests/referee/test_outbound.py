@@ -22,9 +22,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from fastapi.testclient import TestClient
 
-from snakewar.engine.addresses import AddressPolicy, address_problem
 from snakewar.games.battlesnake.records import CallStatus
 from snakewar.games.battlesnake.referee.clients import HttpSnakeClient, new_http_client
+from snakewar.referee.addresses import AddressPolicy, address_problem
 from snakewar.referee.outbound import AddressRefusedError, check_host, new_policy_client
 from snakewar.server.app import create_app
 from snakewar.server.config import ServerConfig

@@ -21,7 +21,6 @@ from fastapi.testclient import TestClient
 import snakewar
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.ladder import Ladder
-from snakewar.engine.addresses import AddressPolicy
 from snakewar.games.battlesnake.game import GameConfig
 from snakewar.games.battlesnake.records import GameRecord
 from snakewar.games.battlesnake.referee.clients import (
@@ -36,6 +35,7 @@ from snakewar.games.battlesnake.replay.format import read_replay
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.tester import CATEGORIES, TesterReport, run_tester
 from snakewar.games.battlesnake.tester.runner import LEGACY_SKIPPED
+from snakewar.referee.addresses import AddressPolicy
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.asgi_server import free_port, serve

@@ -29,14 +29,10 @@ from snakewar.games.battlesnake.bots import make_bot
 from snakewar.games.battlesnake.records import CallStatus, GameRecord
 from snakewar.games.battlesnake.referee.clients import InProcessClient, SnakeUnreachableError
 from snakewar.games.battlesnake.referee.runner import close_clients, connect, play_game
+from snakewar.games.battlesnake.referee.workers import WorkerClient
 from snakewar.games.halite3.bots import HALITE_BOTS
 from snakewar.games.halite3.referee.runner import HaliteMatch, play_halite
-from snakewar.referee.workers import (
-    BotPool,
-    BotPoolError,
-    WorkerBusyError,
-    WorkerClient,
-)
+from snakewar.referee.workers import BotPool, BotPoolError, WorkerBusyError
 from tests.bots.test_builtin_bots import _crowded_request
 from tests.referee import runaway_bots
 
@@ -390,3 +386,23 @@ def test_a_warmed_pool_starts_its_workers_before_the_first_game(no_stray_workers
     assert (idle, started) == (1, 1) and len(pids) == 1
     assert pid == pids[0] and started_after == 1
     assert move in ("up", "down", "left", "right")
+
+
+def test_the_old_worker_client_name_warns_and_is_the_moved_class() -> None:
+    import snakewar.referee.workers as old_home
+
+    vars(old_home).pop("WorkerClient", None)  # asked afresh: the first use warns
+    with pytest.warns(DeprecationWarning, match="games.battlesnake.referee.workers"):
+        moved = old_home.WorkerClient
+    assert moved is WorkerClient
+    with pytest.raises(AttributeError):
+        _ = old_home.NoSuchName
+
+
+def test_a_worker_finds_a_game_s_bots_through_its_adapter() -> None:
+    from snakewar.adapters import get_game
+    from snakewar.referee.workers import worker_host
+
+    # Battlesnake names a light module for its bots; Halite's adapter is the default.
+    assert worker_host("battlesnake") == get_game("battlesnake").worker_host()
+    assert worker_host("halite3") == ""

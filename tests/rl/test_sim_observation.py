@@ -16,7 +16,7 @@ from snakewar.games.battlesnake.rl import (
     encode_sim_all,
 )
 from snakewar.games.battlesnake.rl.observation import is_wrapped_ruleset
-from snakewar.games.battlesnake.sim import BatchSim
+from snakewar.games.battlesnake.sim import BatchSim, make_sim, sim_from_states
 
 
 def specs(width: int, height: int, wrapped: bool) -> list[ObservationSpec]:
@@ -83,7 +83,7 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=str)
 @pytest.mark.slow
 def test_batched_planes_equal_the_per_game_encoder_over_random_games(case: Case) -> None:
-    sim = BatchSim(
+    sim = make_sim(
         case.games,
         case.width,
         case.height,
@@ -169,13 +169,13 @@ def test_loaded_states_edge_cases() -> None:
         ),
     ]
     for wrapped in (False, True):
-        sim = BatchSim.from_states(states, "wrapped" if wrapped else "standard", "empty")
+        sim = sim_from_states(states, "wrapped" if wrapped else "standard", "empty")
         for spec in specs(5, 5, wrapped):
             assert_same_as_per_game(sim, spec)
 
 
 def test_one_snake_or_some_games() -> None:
-    sim = BatchSim(6, 7, 7, 3, seeds=range(6))
+    sim = make_sim(6, 7, 7, 3, seeds=range(6))
     rng = np.random.default_rng(1)
     for _ in range(15):
         sim.step(sim.random_safe_actions(rng))
@@ -188,7 +188,7 @@ def test_one_snake_or_some_games() -> None:
 
 
 def test_bad_arguments_are_clear_errors() -> None:
-    sim = BatchSim(2, 7, 7, 2)
+    sim = make_sim(2, 7, 7, 2)
     with pytest.raises(EnvConfigError, match="board size 7x7: expected the spec's 11x11"):
         encode_sim(sim, ObservationSpec(11, 11))
     with pytest.raises(EnvConfigError, match=r"snake 2: expected an index in 0\.\.1"):

@@ -12,7 +12,14 @@ from snakewar.games.battlesnake import Game, GameConfig, Settings
 from snakewar.games.battlesnake.board import create_default_board_state, get_unoccupied_points
 from snakewar.games.battlesnake.game import GameResult
 from snakewar.games.battlesnake.rules import named_ruleset
-from snakewar.games.battlesnake.sim import MOVE_NAMES, BatchSim, NumpyRand, next_seed
+from snakewar.games.battlesnake.sim import (
+    MOVE_NAMES,
+    BatchSim,
+    NumpyRand,
+    make_sim,
+    next_seed,
+    sim_from_states,
+)
 from snakewar.games.battlesnake.sim.bench import measure
 from snakewar.games.battlesnake.types import BoardState
 
@@ -32,7 +39,7 @@ def _key(state: BoardState) -> tuple[object, ...]:
 @pytest.mark.parametrize(("size", "snakes"), [(7, 2), (11, 2), (7, 5), (9, 1)])
 def test_fast_setup_has_the_reference_outcomes(size: int, snakes: int) -> None:
     n = 3000
-    sim = BatchSim(n, size, size, snakes, randomness="fast", seeds=range(n))
+    sim = make_sim(n, size, size, snakes, randomness="fast", seeds=range(n))
     ours = Counter(_key(s) for s in sim.to_states())
     rand = NumpyRand(np.random.default_rng(5))
     theirs = Counter(
@@ -50,7 +57,7 @@ def test_fast_randomness_follows_the_rules(ruleset: str) -> None:
     rng = np.random.default_rng(3)
     games, snakes = 24, 1 if ruleset == "solo" else 3
     settings = Settings.defaults(minimumFood=2, foodSpawnChance=30)
-    sim = BatchSim(
+    sim = make_sim(
         games, 11, 11, snakes, ruleset, "standard", settings, randomness="fast", auto_reset=False
     )
     rules = named_ruleset(ruleset, settings, solo=snakes < 2)
@@ -83,7 +90,7 @@ def test_fast_randomness_follows_the_rules(ruleset: str) -> None:
 
 def test_fast_empty_map_matches_engine_exactly() -> None:
     rng = np.random.default_rng(9)
-    sim = BatchSim(16, 11, 11, 4, "wrapped", "empty", randomness="fast", auto_reset=False)
+    sim = make_sim(16, 11, 11, 4, "wrapped", "empty", randomness="fast", auto_reset=False)
     refs = [Game(GameConfig("wrapped", "empty"), sim.ids, st) for st in sim.to_states()]
     for _ in range(200):
         actions = sim.random_safe_actions(rng, reckless=0.05)
@@ -98,7 +105,7 @@ def test_fast_empty_map_matches_engine_exactly() -> None:
 def test_auto_reset_starts_the_next_seed_and_reports_results() -> None:
     rng = np.random.default_rng(1)
     seeds = [11, 22, 33, 44]
-    sim = BatchSim(4, 7, 7, 2, seeds=seeds, keep_final_states=True)
+    sim = make_sim(4, 7, 7, 2, seeds=seeds, keep_final_states=True)
     refs = [
         Game(GameConfig(width=7, height=7, settings=Settings.defaults(seed=s)), sim.ids)
         for s in seeds
@@ -134,25 +141,25 @@ def test_auto_reset_starts_the_next_seed_and_reports_results() -> None:
 
 
 def test_states_round_trip_and_reset() -> None:
-    sim = BatchSim(8, 11, 11, 4, seeds=range(8))
+    sim = make_sim(8, 11, 11, 4, seeds=range(8))
     rng = np.random.default_rng(0)
     for _ in range(30):
         sim.step(sim.random_safe_actions(rng))
     states = sim.to_states()
-    again = BatchSim.from_states(states, seeds=[int(s) for s in sim.seeds])
+    again = sim_from_states(states, seeds=[int(s) for s in sim.seeds])
     assert again.to_states() == states
     a = sim.random_safe_actions(np.random.default_rng(4))
     sim.step(a)
     again.step(a)
     assert again.to_states() == sim.to_states()
     sim.reset(seeds=range(8))
-    assert sim.to_states() == BatchSim(8, 11, 11, 4, seeds=range(8)).to_states()
+    assert sim.to_states() == make_sim(8, 11, 11, 4, seeds=range(8)).to_states()
     assert (sim.episode == 0).all()
 
 
 def test_safe_moves_never_hit_walls_or_bodies() -> None:
     rng = np.random.default_rng(2)
-    sim = BatchSim(64, 7, 7, 1, "solo", "empty", auto_reset=False, randomness="fast")
+    sim = make_sim(64, 7, 7, 1, "solo", "empty", auto_reset=False, randomness="fast")
     mask_checked = 0
     while not sim.over.all():
         mask = sim.safe_action_mask()
@@ -167,12 +174,12 @@ def test_safe_moves_never_hit_walls_or_bodies() -> None:
 
 def test_errors() -> None:
     with pytest.raises(UnknownRulesetError):
-        BatchSim(1, ruleset="squad")
+        make_sim(1, ruleset="squad")
     with pytest.raises(UnknownMapError):
-        BatchSim(1, map="arcade_maze")
+        make_sim(1, map="arcade_maze")
     with pytest.raises(InvalidStateError):
-        BatchSim(1, snakes=9)
-    sim = BatchSim(2, 7, 7, 2)
+        make_sim(1, snakes=9)
+    sim = make_sim(2, 7, 7, 2)
     with pytest.raises(InvalidStateError):
         sim.step(np.zeros((2, 3), dtype=int))
     with pytest.raises(InvalidStateError):
@@ -201,7 +208,7 @@ def test_a_body_segment_off_the_board_is_a_wall_collision() -> None:
         }
     )
     settings = Settings.defaults(seed=3)
-    sim = BatchSim.from_states([state], settings=settings, seeds=[3])
+    sim = sim_from_states([state], settings=settings, seeds=[3])
     game = Game(GameConfig(width=7, height=7, settings=settings), ["a", "b"], state)
     game.step({"a": "right", "b": "up"})
     sim.step(np.array([[3, 0]]))

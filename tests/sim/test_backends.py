@@ -12,7 +12,7 @@ import pytest
 
 from snakewar.errors import InvalidStateError
 from snakewar.games.battlesnake import Settings
-from snakewar.games.battlesnake.sim import BatchSim, core
+from snakewar.games.battlesnake.sim import core, make_sim
 from snakewar.games.battlesnake.sim.core import numba_available, resolve_backend
 from snakewar.games.battlesnake.sim.counter import (
     CHANCE,
@@ -130,7 +130,7 @@ def test_fast_mode_is_the_same_game_on_every_backend(
     settings = _settings(rng, batch)
     seeds = [int(s) for s in rng.integers(-(2**62), 2**62, size=batch)]
     sims = [
-        BatchSim(
+        make_sim(
             batch,
             width,
             height,
@@ -165,8 +165,8 @@ def test_a_fast_game_does_not_depend_on_its_batch(ruleset: str, backend: str) ->
     rng = np.random.default_rng(8)
     seeds = [int(s) for s in rng.integers(0, 2**62, size=40)]
     perm = rng.permutation(40)[:25]
-    big = BatchSim(40, 11, 11, 4, ruleset, seeds=seeds, randomness="fast", backend=backend)
-    small = BatchSim(
+    big = make_sim(40, 11, 11, 4, ruleset, seeds=seeds, randomness="fast", backend=backend)
+    small = make_sim(
         25, 11, 11, 4, ruleset, seeds=[seeds[i] for i in perm], randomness="fast", backend=backend
     )
     for _ in range(200):
@@ -179,15 +179,15 @@ def test_a_fast_game_does_not_depend_on_its_batch(ruleset: str, backend: str) ->
 
 def test_backend_names() -> None:
     with pytest.raises(InvalidStateError, match="backend"):
-        BatchSim(2, backend="cuda")
+        make_sim(2, backend="cuda")
     assert resolve_backend("numpy") == "numpy"
     assert resolve_backend("auto") == ("numba" if numba_available() else "numpy")
-    assert BatchSim(2, backend="numpy").backend == "numpy"
+    assert make_sim(2, backend="numpy").backend == "numpy"
     if numba_available():
-        assert BatchSim(2).backend == "numba"
+        assert make_sim(2).backend == "numba"
     else:
         with pytest.raises(InvalidStateError, match="numba"):
-            BatchSim(2, backend="numba")
+            make_sim(2, backend="numba")
 
 
 @pytest.mark.parametrize("parallel", [False, True])
@@ -197,7 +197,7 @@ def test_bad_actions_change_nothing(
     # The numba kernel checks the actions itself, before it touches a game.
     if parallel:
         monkeypatch.setattr(core, "_PARALLEL_FROM", 2)
-    sim = BatchSim(8, 11, 11, 4, seeds=list(range(8)), randomness="fast", backend=backend)
+    sim = make_sim(8, 11, 11, 4, seeds=list(range(8)), randomness="fast", backend=backend)
     rng = np.random.default_rng(3)
     sim.step(sim.random_safe_actions(rng))
     before = {name: getattr(sim, name).copy() for name in STATE}

@@ -15,7 +15,7 @@ import pytest
 
 from snakewar.games.battlesnake import Settings
 from snakewar.games.battlesnake.rules import default_move
-from snakewar.games.battlesnake.sim import MAPS, MOVE_NAMES, RULESETS, BatchSim
+from snakewar.games.battlesnake.sim import MAPS, MOVE_NAMES, RULESETS, sim_from_states
 from snakewar.games.battlesnake.testing.conformance import data_files, iter_games
 from snakewar.games.battlesnake.types import BoardState
 from tests.conformance_data import battlesnake_dir, require
@@ -81,7 +81,7 @@ def test_recorded_turns(backend: str) -> None:
     failures: list[str] = []
     for (ruleset, map_id, _w, _h, _n, solo), items in groups.items():
         states = [BoardState.from_dict(rec["before"]) for _, rec, _, _, _ in items]
-        sim = BatchSim.from_states(
+        sim = sim_from_states(
             states,
             ruleset,
             map_id,

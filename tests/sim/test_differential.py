@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from snakewar.games.battlesnake import Game, GameConfig, Settings
-from snakewar.games.battlesnake.sim import MOVE_NAMES, BatchSim
+from snakewar.games.battlesnake.sim import MOVE_NAMES, BatchSim, make_sim
 from snakewar.games.battlesnake.types import BoardState
 
 SCALE = 10
@@ -55,7 +55,7 @@ def _play(
     rng = np.random.default_rng(seed)
     settings = _settings(rng, games)
     seeds = [int(x) for x in rng.integers(1, 2**62, size=games)]
-    sim = BatchSim(
+    sim = make_sim(
         games,
         size,
         size,

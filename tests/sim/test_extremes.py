@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from snakewar.engine.rng import INT64_MAX, INT64_MIN
 from snakewar.errors import InvalidStateError
 from snakewar.games.battlesnake import Settings, named_ruleset
-from snakewar.games.battlesnake.sim import MOVE_NAMES, BatchSim
+from snakewar.games.battlesnake.rng import INT64_MAX, INT64_MIN
+from snakewar.games.battlesnake.sim import MOVE_NAMES, sim_from_states
 from snakewar.games.battlesnake.sim.core import jax_available
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
 from tests.sim.conftest import require_jax, require_numba
@@ -67,7 +67,7 @@ def test_extreme_damage_and_health_play_the_rules_engine_game(backend: str) -> N
     for damage in DAMAGES:
         settings = Settings({"damagePerTurn": str(damage), "foodSpawnChance": "0"}, seed=1)
         ruleset = named_ruleset("standard", settings)
-        sim = BatchSim.from_states(
+        sim = sim_from_states(
             states,
             "standard",
             "empty",
@@ -95,7 +95,7 @@ def test_health_and_turn_at_the_int64_limits(backend: str) -> None:
             Snake("b", (Point(5, 5), Point(5, 4)), 1),
         ),
     )
-    sim = BatchSim.from_states([state], "standard", "empty", Settings(seed=2), backend=backend)
+    sim = sim_from_states([state], "standard", "empty", Settings(seed=2), backend=backend)
     sim.step([[0, 0]])
     _, want = named_ruleset("standard", Settings(seed=2)).execute(state, {"a": "up", "b": "up"})
     got = sim.to_states()[0]
@@ -109,10 +109,10 @@ def test_health_and_turn_at_the_int64_limits(backend: str) -> None:
 def test_jax_refuses_what_int32_cannot_hold() -> None:
     big = BoardState(5, 7, 7, (Snake("a", (Point(3, 3),), 2**29 + 1),))
     with pytest.raises(InvalidStateError, match=r"'a': health 536870913 .* jax backend's range"):
-        BatchSim.from_states([big], "solo", "empty", randomness="fast", backend="jax")
+        sim_from_states([big], "solo", "empty", randomness="fast", backend="jax")
     late = BoardState(INT64_MAX, 7, 7, (Snake("a", (Point(3, 3),), 50),))
     with pytest.raises(InvalidStateError, match=r"turn 9223372036854775807 .* jax backend"):
-        BatchSim.from_states([late], "solo", "empty", randomness="fast", backend="jax")
+        sim_from_states([late], "solo", "empty", randomness="fast", backend="jax")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -128,7 +128,7 @@ def test_a_hazard_one_square_off_the_board_is_kept(backend: str) -> None:
         (Point(5, 2), Point(-1, 4), Point(2, 2)),
     )
     settings = Settings({"damagePerTurn": "20", "foodSpawnChance": "0"}, seed=1)
-    sim = BatchSim.from_states(
+    sim = sim_from_states(
         [state], "standard", "empty", settings, randomness=_randomness(backend), backend=backend
     )
     assert sorted(sim.to_states()[0].hazards) == sorted(state.hazards)
@@ -145,9 +145,9 @@ def test_an_alive_head_off_the_board_is_refused(backend: str) -> None:
     _need(backend)
     state = BoardState(3, 5, 5, (Snake("a", (Point(5, 2), Point(4, 2)), 50),))
     with pytest.raises(InvalidStateError, match=r"'a' is alive with its head \(5, 2\) off the"):
-        BatchSim.from_states([state], "solo", "empty", randomness="fast", backend=backend)
+        sim_from_states([state], "solo", "empty", randomness="fast", backend=backend)
     with pytest.raises(InvalidStateError, match=r"\(7, 2\) is more than one square off"):
-        BatchSim.from_states(
+        sim_from_states(
             [BoardState(3, 5, 5, (Snake("a", (Point(2, 2),), 50),), (), (Point(7, 2),))],
             "solo",
             "empty",
@@ -157,7 +157,7 @@ def test_an_alive_head_off_the_board_is_refused(backend: str) -> None:
     # An eliminated snake off the board stays where it is: it loads and plays.
     dead = Snake("b", (Point(5, 2), Point(4, 2)), 0, "wall-collision", "", 2)
     alive = Snake("a", (Point(1, 1), Point(1, 0)), 50)
-    sim = BatchSim.from_states(
+    sim = sim_from_states(
         [BoardState(3, 5, 5, (alive, dead))], "solo", "empty", randomness="fast", backend=backend
     )
     sim.step([[0, 0]])
@@ -177,7 +177,7 @@ def test_royale_map_keeps_hazards_until_the_first_shrink(backend: str, ruleset: 
         (Point(3, 3), Point(3, 3)),
     )
     settings = Settings({"shrinkEveryNTurns": "4", "damagePerTurn": "5"}, seed=3)
-    sim = BatchSim.from_states(
+    sim = sim_from_states(
         [state], ruleset, "royale", settings, randomness=_randomness(backend), backend=backend
     )
     sim.step([[0, 2]])  # turn 2: before the first shrink

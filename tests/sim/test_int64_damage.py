@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from snakewar.games.battlesnake import Settings, named_ruleset
-from snakewar.games.battlesnake.sim import MOVE_NAMES, BatchSim
+from snakewar.games.battlesnake.sim import MOVE_NAMES, sim_from_states
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
 
 
@@ -21,7 +21,7 @@ def test_extreme_damage_matches_the_rules_engine(damage: int, health: int, backe
     )
     settings = Settings({"damagePerTurn": str(damage)}, seed=1)
     _, expected = named_ruleset("solo", settings).execute(state, {"snake-1": "up"})
-    sim = BatchSim.from_states([state], "solo", "empty", settings, [1], backend=backend)
+    sim = sim_from_states([state], "solo", "empty", settings, [1], backend=backend)
     sim.step([[MOVE_NAMES.index("up")]])
     (snake,) = sim.to_states()[0].snakes
     (want,) = expected.snakes

@@ -7,12 +7,15 @@ hit jax's compile cache.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from snakewar.errors import InvalidStateError, StepError
 from snakewar.games.battlesnake import Settings
-from snakewar.games.battlesnake.sim import BatchSim, next_seed
+from snakewar.games.battlesnake.sim import BatchSim, make_sim, next_seed, sim_from_states
 from snakewar.games.battlesnake.sim.counter import CHANCE, SETUP, SPAWN, ZONE, draw, uniform
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
 from tests.sim.conftest import require_jax
@@ -42,7 +45,7 @@ def _pair(
     settings = _settings(rng, batch)
     seeds = [int(s) for s in rng.integers(-(2**62), 2**62, size=batch)]
     sims = tuple(
-        BatchSim(
+        make_sim(
             batch,
             width,
             height,
@@ -189,9 +192,7 @@ def test_final_states_and_loaded_states_go_through_the_host() -> None:
     states[0] = BoardState(first.turn, first.width, first.height, first.snakes, first.food, hazards)
     settings = Settings.defaults(damagePerTurn=30, foodSpawnChance=50, minimumFood=2)
     pair = [
-        BatchSim.from_states(
-            states, "standard", "standard", settings, list(range(8)), "fast", backend=b
-        )
+        sim_from_states(states, "standard", "standard", settings, list(range(8)), "fast", backend=b)
         for b in ("numpy", "jax")
     ]
     for step in range(40):
@@ -203,7 +204,28 @@ def test_final_states_and_loaded_states_go_through_the_host() -> None:
 
 def test_go_randomness_is_refused() -> None:
     with pytest.raises(InvalidStateError, match="randomness='fast'"):
-        BatchSim(2, randomness="go", backend="jax")
+        make_sim(2, randomness="go", backend="jax")
+
+
+def test_the_factory_picks_the_device_class_and_the_core_class_refuses_jax() -> None:
+    from snakewar.games.battlesnake.sim._jax import JaxBatchSim
+
+    assert type(make_sim(2, 7, 7, 2, randomness="fast", backend="jax")) is JaxBatchSim
+    assert type(make_sim(2, 7, 7, 2, randomness="fast", backend="numpy")) is BatchSim
+    with pytest.raises(InvalidStateError, match=r"make_sim\(\.\.\., backend='jax'\)"):
+        BatchSim(2, 7, 7, 2, randomness="fast", backend="jax")
+
+
+def test_the_core_never_imports_the_device_backend() -> None:
+    # No cycle: _jax imports the core; the core, and the package, never import _jax.
+    code = (
+        "import sys, snakewar.games.battlesnake.sim as s; s.make_sim(1, 7, 7, 1); "
+        "print('snakewar.games.battlesnake.sim._jax' in sys.modules, 'jax' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert done.stdout.split() == ["False", "False"]
 
 
 def test_a_ring_overflow_is_reported() -> None:
@@ -211,7 +233,7 @@ def test_a_ring_overflow_is_reported() -> None:
     snake = Snake("a", (Point(0, 0),) * 9, 100, "", "", 0)
     state = BoardState(0, 3, 1, (snake,), (Point(1, 0), Point(2, 0)), ())
     for backend in ("numpy", "jax"):
-        sim = BatchSim.from_states([state], "solo", "empty", randomness="fast", backend=backend)
+        sim = sim_from_states([state], "solo", "empty", randomness="fast", backend=backend)
         sim.step(np.array([[3]]))
         with pytest.raises(StepError, match="ring buffer"):
             sim.step(np.array([[3]]))

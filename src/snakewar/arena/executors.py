@@ -35,8 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snakewar.adapters import get_game
-from snakewar.engine.addresses import AddressPolicy
-from snakewar.engine.protocol import MatchHooks, MatchSpec, PlayedGame, PlaySession
+from snakewar.engine.protocol import MatchHooks, MatchSpec, OutboundPolicy, PlayedGame, PlaySession
 from snakewar.errors import MissingExtraError, SnakewarError
 
 __all__ = [
@@ -74,7 +73,7 @@ class GameJob:
     spec: MatchSpec
     seed: int
     game_id: str | None = None
-    outbound: AddressPolicy | None = None
+    outbound: OutboundPolicy | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +139,7 @@ class _ProcessGames:
 
     def __init__(self) -> None:
         self.runner: asyncio.Runner | None = None
-        self.sessions: dict[AddressPolicy | None, PlaySession] = {}
+        self.sessions: dict[OutboundPolicy | None, PlaySession] = {}
 
     def play(self, job: GameJob) -> GameOutcome:
         if self.runner is None:

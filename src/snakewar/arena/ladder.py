@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any
 from snakewar.arena.config import MatchConfig, arena_game_id
 from snakewar.arena.executors import Executor, GameJob, InProcessExecutor
 from snakewar.arena.ratings import Leaderboard, LeaderboardRow, Placement, placement_from_game
-from snakewar.engine.addresses import AddressPolicy
-from snakewar.engine.protocol import Entrant, PlayedGame, PlaySession
+from snakewar.engine.protocol import Entrant, OutboundPolicy, PlayedGame, PlaySession
 from snakewar.errors import ConflictError, NotFoundError, SnakewarError
 
 if TYPE_CHECKING:
@@ -242,7 +241,7 @@ class Ladder:
         number: int,
         names: Sequence[str],
         seed: int,
-        outbound: AddressPolicy | None = None,
+        outbound: OutboundPolicy | None = None,
         programs: Mapping[str, Any] | None = None,
     ) -> GameJob:
         """The job of game ``number`` between ``names`` (in seat order).
@@ -259,7 +258,7 @@ class Ladder:
         game_id = arena_game_id(self.source, number, seed)
         return GameJob(f"{self.name}:{number}", spec, seed, game_id, outbound)
 
-    def check_health(self, outbound: AddressPolicy | None = None) -> list[LadderEntry]:
+    def check_health(self, outbound: OutboundPolicy | None = None) -> list[LadderEntry]:
         """Check every entrant of a game whose bots can be checked; returns the changed entries.
 
         A failing entrant is paused; a paused one that answers resumes.
@@ -302,7 +301,7 @@ class Ladder:
         executor: Executor | None = None,
         parallel: int = 4,
         on_game: Callable[[LadderGame], None] | None = None,
-        outbound: AddressPolicy | None = None,
+        outbound: OutboundPolicy | None = None,
         programs: Mapping[str, Any] | None = None,
         should_stop: Callable[[], bool] | None = None,
     ) -> int:

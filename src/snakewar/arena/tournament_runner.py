@@ -30,8 +30,7 @@ from snakewar.arena.config import MatchConfig, arena_game_id
 from snakewar.arena.executors import Executor, GameJob, InProcessExecutor
 from snakewar.arena.ratings import Placement, Rating, placement_from_game
 from snakewar.arena.tournaments import Tournament, seed_by_rating
-from snakewar.engine.addresses import AddressPolicy
-from snakewar.engine.protocol import Entrant, entrants_from_texts
+from snakewar.engine.protocol import Entrant, OutboundPolicy, entrants_from_texts
 from snakewar.errors import ConflictError, NotFoundError, SnakewarError
 
 if TYPE_CHECKING:
@@ -240,7 +239,7 @@ class TournamentRun:
         self,
         match_id: str,
         entrants: list[str],
-        outbound: AddressPolicy | None = None,
+        outbound: OutboundPolicy | None = None,
         programs: Mapping[str, Any] | None = None,
     ) -> tuple[GameJob, list[str]]:
         number = len(self.games.get(match_id, []))
@@ -265,7 +264,7 @@ class TournamentRun:
         store: ArenaStore,
         executor: Executor | None = None,
         on_game: Callable[[TournamentGame], None] | None = None,
-        outbound: AddressPolicy | None = None,
+        outbound: OutboundPolicy | None = None,
         programs: Mapping[str, Any] | None = None,
     ) -> int:
         """Play one game of every pending match, store, record and report them.
@@ -338,7 +337,7 @@ class TournamentRun:
         store: ArenaStore,
         executor: Executor | None = None,
         on_step: Callable[[TournamentRun, int], None] | None = None,
-        outbound: AddressPolicy | None = None,
+        outbound: OutboundPolicy | None = None,
         programs: Mapping[str, Any] | None = None,
         should_stop: Callable[[], bool] | None = None,
     ) -> int:

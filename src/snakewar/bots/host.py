@@ -5,11 +5,15 @@ command line: nothing from a request reaches it), sends the parent's ``sys.path`
 the modules to import, then drives the bot with framed messages on stdin/stdout:
 
 * parent to worker: a 4-byte big-endian length, then a pickled tuple (the parent is
-  the trusted side): ``("load", game, spec, seed)``, ``("drop",)``, and the calls
-  ``("start" | "move" | "end", SnakeRequest)`` (Battlesnake) or
-  ``("init" | "turn", text)`` (Halite III, the official protocol's init and frame);
+  the trusted side): ``("load", game, host, spec, seed)``, ``("drop",)``, and the
+  game's calls ``(kind, payload)``;
 * worker to parent: a 4-byte length, then a UTF-8 JSON object, ``{"ok": value}`` or
   ``{"error": "Type: message", "trace": "..."}`` when the bot raised.
+
+The worker knows no game: a ``load`` names the game and where its worker bots are
+(``host``, ``"module:ATTRIBUTE"``, from the adapter's ``worker_host()``; empty: the
+game's adapter, through the registry), and every call goes to that object's
+``worker_call`` (see :class:`snakewar.engine.protocol.GameAdapter`).
 
 The worker answers one message at a time, so the parent can always tell which reply is
 which.  Anything a bot prints goes to stderr, never into a reply, and the worker exits
@@ -46,8 +50,6 @@ BOOTSTRAP = (
 )
 """The worker's ``-c`` program: take the parent's import path, then :func:`serve`."""
 
-_MAX_MOVE_TEXT = 100
-_MAX_SHOUT_TEXT = 256
 _MAX_TRACE = 4000
 _PARENT_POLL_S = 0.5
 
@@ -118,66 +120,39 @@ def _send(sink: IO[bytes], reply: dict[str, Any]) -> None:
 
 
 class _Host:
-    """The bot this worker holds and the messages it answers."""
+    """The bot this worker holds, the game's worker hooks that answer for it, and its state."""
 
     def __init__(self) -> None:
         self.bot: Any = None
-        self.adapter: Any = None
-        self.view: Any = None
+        self.hooks: Any = None
+        self.state: Any = None
 
     def handle(self, message: tuple[Any, ...]) -> Any:
         kind = message[0]
         if kind == "load":
-            _, game, spec, seed = message
-            self.view = None
-            self.bot = None
-            self.adapter, self.bot = _build(game, spec, seed)
+            _, game, where, spec, seed = message
+            self.bot = self.state = None
+            self.hooks = _hooks(game, where)
+            self.bot = self.hooks.worker_bot(spec, seed)
             return None
         if kind == "drop":
-            self.bot = self.view = None
+            self.bot = self.state = None
             return None
         if self.bot is None:
             raise RuntimeError(f"no bot loaded for {kind!r}")
-        if kind in ("start", "end"):
-            getattr(self.bot, kind)(message[1])
-            return None
-        if kind == "move":
-            return _move_reply(self.bot.move(message[1]))
-        if kind in ("init", "turn"):
-            # A game speaking text lines (Halite III's protocol): the game's adapter reads
-            # them for its bot; the init starts the bot's state afresh.
-            if kind == "init":
-                self.view = None
-            elif self.view is None:
-                raise RuntimeError("a turn before the init")
-            self.view, reply = self.adapter.worker_turn(self.bot, self.view, message[1])
-            return reply
-        raise ValueError(f"unknown message {kind!r}")
+        self.state, reply = self.hooks.worker_call(self.bot, self.state, kind, message[1])
+        return reply
 
 
-def _build(game: str, spec: str, seed: int) -> tuple[Any, Any]:
-    """The registered game ``game``'s adapter (``None``: Battlesnake's) and its bot ``spec``."""
-    if game == "battlesnake":
-        # The common case, kept off the registry: loading every game's adapter would
-        # double a fresh worker's start-up (about 0.6 s of CPU more).
-        from snakewar.games.battlesnake.bots import make_bot
+def _hooks(game: str, where: str) -> Any:
+    """The object with ``worker_bot`` and ``worker_call`` for ``game``'s bots.
 
-        return None, make_bot(spec)
+    ``where`` (``"module:ATTRIBUTE"``) is imported alone: loading every game's adapter
+    through the registry would double a fresh worker's start-up (about 0.6 s of CPU).
+    """
+    if where:
+        module, _, attribute = where.partition(":")
+        return getattr(importlib.import_module(module), attribute)
     from snakewar.adapters import get_game
 
-    adapter = get_game(game)
-    return adapter, adapter.worker_bot(spec, seed)
-
-
-def _move_reply(value: Any) -> dict[str, Any]:
-    from snakewar.games.battlesnake.wire import MoveReply
-
-    reply = value if isinstance(value, MoveReply) else MoveReply(value)
-    # A bot's values are typed as str but may be anything at run time.
-    move: object = reply.move
-    shout: object = reply.shout
-    # Cut here, so a runaway string never fills the pipe; the referee validates the rest.
-    return {
-        "move": move[:_MAX_MOVE_TEXT] if isinstance(move, str) else repr(move)[:_MAX_MOVE_TEXT],
-        "shout": shout[:_MAX_SHOUT_TEXT] if isinstance(shout, str) else "",
-    }
+    return get_game(game)

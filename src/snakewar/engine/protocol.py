@@ -1,6 +1,6 @@
 """The game protocol: what a game gives the game-agnostic layers.
 
-Snakewar hosts several games (Battlesnake, Halite III) on one runner, one replay
+Snakewar hosts several games (each a package under ``snakewar.games``) on one runner, one replay
 store, one arena and one web server.  Those layers never ask *which* game they
 handle: each game registers one :class:`GameAdapter`, and they go through it for
 everything that differs between games::
@@ -28,6 +28,8 @@ default contributes nothing)::
     adapter.static_assets()         a folder of viewer assets, served at /static/<name>/
     adapter.templates()             a folder of Jinja2 page templates
     adapter.worker_bot(spec, seed)  a built-in bot that plays in a killable worker process
+    adapter.worker_call(...)        one call to such a bot (default: text lines, worker_turn)
+    adapter.worker_host()           a light module:attribute a worker uses instead of the adapter
 
 The values exchanged here are plain, picklable and JSON-friendly, so a game can be
 played in a worker process or a Ray task and stored by any storage backend.  This
@@ -37,14 +39,14 @@ implemented by the adapters, which do the I/O).
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from snakewar._commands import GameCommand
-from snakewar.engine.addresses import AddressPolicy
 from snakewar.errors import BusyError, EntrantError, ParamsError, UnknownBotError, choices_text
 
 __all__ = [
@@ -102,8 +104,8 @@ class Param:
         maximum: the largest ``"int"`` value (``None``: no bound).
         hosted_maximum: the largest ``"int"`` value a server allows unless its operator
             says otherwise (``None``: ``maximum``): a bound on what one game of a hosted
-            server may cost, e.g. Battlesnake's board sides (25, the largest official
-            board, where the rules take 255).
+            server may cost, e.g. a board's sides (the largest official board, where
+            the rules would take more).
     """
 
     name: str
@@ -198,7 +200,7 @@ class Catalogue:
     """What a game offers: its parameters, built-in bots and limits.
 
     Attributes:
-        name: the registry key (``battlesnake``, ``halite3``).
+        name: the registry key (a short lowercase word, ``countgame``).
         version: bumped when the rules change, so old replays keep their meaning.
         title: the game's name for people.
         description: one sentence.
@@ -238,7 +240,7 @@ class Catalogue:
 
     @property
     def id(self) -> str:
-        """The versioned id, e.g. ``battlesnake-v1``."""
+        """The versioned id, e.g. ``countgame-v1``."""
         return f"{self.name}-v{self.version}"
 
     def param(self, name: str) -> Param:
@@ -396,15 +398,15 @@ class EntrantResult:
         name: its name.
         source: its bot.
         rank: 1 for the best; entrants with the same rank tied.
-        score: the game's score for it (length, halite...), if the game has one.
+        score: the game's score for it (a length, a stock...), if the game has one.
         failure: why it failed in this game ("" when it played correctly): many
             timed-out moves, a crash, a protocol error.  Ladders pause entrants
             that keep failing.
         color: its colour in viewers and listings ("" when the game has none).
         declared_name: the name its bot gave itself in this game, where bots declare
-            one (Halite's first line); "" otherwise, or when it declared none.
-        log: what the game logged about it and what its bot wrote to stderr (Halite's
-            error log), bounded; "" when nothing.  A bot's log may hold what its author
+            one (a line-based bot's first line); "" otherwise, or when it declared none.
+        log: what the game logged about it and what its bot wrote to stderr (the
+            game's error log), bounded; "" when nothing.  A bot's log may hold what its author
             would not show: a server gives it to its owner only.
     """
 
@@ -531,6 +533,29 @@ def placement_from_ranks(ranks: Sequence[int]) -> tuple[tuple[int, ...], ...]:
 # -- playing ---------------------------------------------------------------------------
 
 
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+"""An IP address of either version."""
+
+
+class OutboundPolicy(Protocol):
+    """Which addresses the games' outbound connections may reach.
+
+    A small, hashable, picklable value that a :class:`PlaySession` carries from its
+    owner (a server, the arena) to the games; the referee's
+    :class:`~snakewar.referee.addresses.AddressPolicy` is the one Snakewar ships, and
+    :mod:`snakewar.referee.outbound` applies it to every connection.
+    """
+
+    @property
+    def public_only(self) -> bool:
+        """Whether every non-public address is refused (a public server)."""
+        ...
+
+    def refusal(self, address: IPAddress) -> str | None:
+        """Why a connection to ``address`` is refused (``None``: it is allowed)."""
+        ...
+
+
 class PlaySession:
     """Resources shared by the games played together (an HTTP connection pool...).
 
@@ -543,7 +568,7 @@ class PlaySession:
     processes, say) would have no one left to release it.
     """
 
-    def __init__(self, outbound: AddressPolicy | None = None) -> None:
+    def __init__(self, outbound: OutboundPolicy | None = None) -> None:
         self.outbound = outbound
         self._shared: dict[str, object] = {}
         self._closers: list[Callable[[], Awaitable[None]]] = []
@@ -796,9 +821,9 @@ class GameAdapter(ABC):
     def turn_bound(self, params: Mapping[str, JSON]) -> int | None:
         """The most turns a game with ``params`` can last by its own rules.
 
-        ``None`` (the default) when the rules set no bound: Battlesnake snakes that keep
-        eating play on forever, so a server caps them.  A game whose rules end it
-        (Halite III's turn limit, which grows with the map) says how late at most, so
+        ``None`` (the default) when the rules set no bound: players that keep eating may
+        play on forever, so a server caps them.  A game whose rules end it (a turn
+        limit that grows with the map, say) says how late at most, so
         that a server applies its own cap only where the game's end could pass it and
         never changes the game it plays.
         """
@@ -904,6 +929,38 @@ class GameAdapter(ABC):
         """
         del bot, state, text
         raise UnknownBotError(f"{self.name} has no built-in bots for workers")
+
+    def worker_call(self, bot: Any, state: Any, kind: str, payload: Any) -> tuple[Any, Any]:
+        """One call ``kind`` to a :meth:`worker_bot` bot: its new state and its reply.
+
+        A bot worker process (:mod:`snakewar.bots.host`) answers every call of the
+        referee's side (:meth:`snakewar.referee.workers.BotSeat.call`) with this; ``state``
+        is what the previous call returned (``None`` after the bot was built), and the
+        reply must be JSON data.  The default speaks a line-based game's text protocol:
+        ``init`` (the state starts afresh) and then one ``turn`` a frame, each answered by
+        :meth:`worker_turn`.  A game whose referee sends other calls overrides it.
+
+        Raises:
+            RuntimeError: a ``turn`` before the ``init``.
+            ValueError: a call of an unknown kind.
+        """
+        if kind == "init":
+            return self.worker_turn(bot, None, str(payload))
+        if kind == "turn":
+            if state is None:
+                raise RuntimeError("a turn before the init")
+            return self.worker_turn(bot, state, str(payload))
+        raise ValueError(f"unknown call {kind!r} for a bot of {self.name}")
+
+    def worker_host(self) -> str | None:
+        """Where a bot worker finds this game's worker bots without loading the registry.
+
+        ``"module:ATTRIBUTE"``: an object with this class's :meth:`worker_bot` and
+        :meth:`worker_call`, in a module that imports little, so a fresh worker process
+        starts quickly.  ``None`` (the default): the worker loads the game's adapter
+        through the registry and uses the adapter itself.
+        """
+        return None
 
 
 def named_entrant(source: str, given: str | None, default: str) -> Entrant:

@@ -1,7 +1,7 @@
 """Every outbound HTTP connection under the address policy, checked where it connects.
 
 A URL's host is looked up **once** per request; every address it resolves to is
-checked against the :class:`~snakewar.engine.addresses.AddressPolicy`, and the
+checked against the :class:`~snakewar.referee.addresses.AddressPolicy`, and the
 connection goes to exactly the address that was checked, with the request's own
 ``Host`` header and (for https) its own server name for SNI and the certificate.  A
 name that answers a public address when it is checked and ``127.0.0.1`` when it is
@@ -12,6 +12,7 @@ so the referee records it like any connection failure: a status value with the r
 never an uncaught exception.
 
     >>> import asyncio
+    >>> from snakewar.referee.addresses import AddressPolicy
     >>> async def demo() -> str:
     ...     async with new_policy_client(AddressPolicy(public_only=True)) as http:
     ...         try:
@@ -34,7 +35,7 @@ from typing import Any
 
 import httpx
 
-from snakewar.engine.addresses import AddressPolicy, IPAddress
+from snakewar.engine.protocol import IPAddress, OutboundPolicy
 from snakewar.errors import ForbiddenError
 
 __all__ = [
@@ -85,7 +86,7 @@ async def _lookup(host: str, port: int, resolver: Resolver) -> list[IPAddress]:
 
 
 async def check_host(
-    host: str, port: int, policy: AddressPolicy, resolver: Resolver = system_resolver
+    host: str, port: int, policy: OutboundPolicy, resolver: Resolver = system_resolver
 ) -> list[IPAddress]:
     """The addresses ``host`` resolves to, every one allowed by ``policy``.
 
@@ -116,7 +117,7 @@ class PolicyTransport(httpx.AsyncBaseTransport):
     """
 
     def __init__(
-        self, policy: AddressPolicy, resolver: Resolver = system_resolver, **options: Any
+        self, policy: OutboundPolicy, resolver: Resolver = system_resolver, **options: Any
     ) -> None:
         self.policy = policy
         self.resolver = resolver
@@ -168,7 +169,7 @@ class PolicyTransport(httpx.AsyncBaseTransport):
 
 
 def new_policy_client(
-    policy: AddressPolicy, resolver: Resolver = system_resolver, **options: Any
+    policy: OutboundPolicy, resolver: Resolver = system_resolver, **options: Any
 ) -> httpx.AsyncClient:
     """An ``httpx.AsyncClient`` whose every connection goes through :class:`PolicyTransport`.
 

@@ -1,12 +1,12 @@
 r"""A bot that runs as a child process and speaks a line protocol on stdin/stdout.
 
-Game-agnostic: Halite III's referee (:mod:`snakewar.games.halite3.referee.runner`) uses it, and any
-other line-based game could.  It follows the official Halite engine's conventions, with
-one exception: **no shell**.  A bot is a :class:`Program`, an argument list executed
-directly; a command line typed on one's own machine (``"python3 MyBot.py"``) is split
-into words as a shell would (quotes work) but never run by one, so ``&&``, ``;``,
-pipes, redirections and ``$VARIABLES`` are refused (put them in a script).  A program
-may run in a sandbox (:mod:`snakewar.referee.sandbox`).
+Game-agnostic: a line-based game's referee plays its uploaded bots through it. It
+follows the conventions of the official engines of such games, with one exception: **no
+shell**. A bot is a :class:`Program`, an argument list executed directly; a command line
+typed on one's own machine (``"python3 MyBot.py"``) is split into words as a shell would
+(quotes work) but never run by one, so ``&&``, ``;``, pipes, redirections and
+``$VARIABLES`` are refused (put them in a script). A program may run in a sandbox
+(:mod:`snakewar.referee.sandbox`).
 
 * the program runs in its **own session and process group**, so
   :meth:`ProcessBot.kill` can ``SIGKILL`` the bot together with everything it started;

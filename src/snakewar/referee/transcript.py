@@ -1,15 +1,13 @@
-"""What was sent to a snake and what came back: the bodies behind a :class:`CallOutcome`.
+"""What was sent to a bot over HTTP and what came back: the bodies behind one call.
 
-Bot authors debugging a snake want the exact request JSON of a turn and the raw reply
-(the 2018 server and desktop tools showed both).  The referee asks for them only when
-a caller keeps them (a local or step-mode server game): it opens a :func:`capturing`
-block around one call, and the HTTP layer (:func:`snakewar.games.battlesnake.referee.clients`'s one
-call function, which every HTTP client goes through) fills in the bytes it sent and
-read.  A context variable carries the capture, so no client's interface changes and
-concurrent calls (one task each) never see each other's.  In-process and worker bots
-have no bytes on a wire: the referee writes their request as the API v1 JSON and their
-reply as the move object they returned.
-
+Bot authors debugging a bot want the exact request JSON of a turn and the raw reply (the
+2018 server and desktop tools showed both). The referee asks for them only when a caller
+keeps them (a local or step-mode server game): it opens a :func:`capturing` block around
+one call, and the game's HTTP layer (the one call function every HTTP client of its
+referee goes through) fills in the bytes it sent and read. A context variable carries
+the capture, so no client's interface changes and concurrent calls (one task each) never
+see each other's. In-process and worker bots have no bytes on a wire: the referee writes
+their request as the game's API JSON and their reply as the move object they returned.
 Bodies are kept as text (UTF-8, undecodable bytes replaced), cut at
 :data:`MAX_BODY_BYTES` with a ``truncated`` mark.
 """

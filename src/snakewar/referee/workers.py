@@ -7,15 +7,16 @@ in worker processes instead, at most ``max_workers`` of them:
 
 * a game's built-in seat is **bound** to one worker for the whole game
   (:meth:`BotPool.bind`), which builds the bot there: bots may keep state between turns;
-* each call (Battlesnake ``start``/``move``/``end``, Halite ``init``/``turn``) is sent
-  over a pipe and awaited on the event loop under the call's deadline: nothing blocks
-  the loop and no shared thread pool is involved;
+* each call (the game's own: a snake's ``start``/``move``/``end``, a line-based game's
+  ``init``/``turn``) is sent over a pipe and awaited on the event loop under the
+  call's deadline: nothing blocks the loop and no shared thread pool is involved;
 * a call past its deadline **kills** the worker (``SIGKILL``, then reaped) and is a
-  ``timeout`` reply: data, never an exception.  With ``restart`` (Battlesnake) a
-  replacement starts at once: a fresh bot from the same spec, sent the game's
-  ``/start`` again; what the old one learned during the game is lost.  So a snake that
-  timed out is asked again next turn, as an HTTP snake is.  Without it (Halite) the
-  seat is done, as the engine rules for a bot that times out;
+  ``timeout`` reply: data, never an exception.  With ``restart`` (a game whose
+  players may miss a turn and play on) a replacement starts at once: a fresh bot
+  from the same spec, sent the game's set-up calls again (:meth:`BotSeat.remember`);
+  what the old one learned during the game is lost.  So a player that timed out is
+  asked again next turn, as a player over HTTP is.  Without it the seat is
+  done, as a game whose rules end a bot that times out needs;
 * a bot's exception is an ``error`` reply, and the worker lives on;
 * when a game ends its seats are released: a worker in a clean state goes back to the
   pool for the next game (a fresh interpreter costs about 0.1 s of CPU, so workers are
@@ -30,12 +31,11 @@ and an event loop, and they exit by themselves if their parent dies.
 
 Who uses it: adapters play built-in bots through the pool of their
 :class:`~snakewar.engine.protocol.PlaySession` (:func:`session_pool`), so the server's
-games and the arena's (ladders, tournaments) run built-ins in workers; so do
-``snakewar play`` and its batches
-(:func:`~snakewar.games.battlesnake.referee.batch.builtin_pool`), so that a thinking bot
-never delays reading another snake's reply.  Benchmarks and the RL environments keep
-calling bots in-process (:class:`~snakewar.games.battlesnake.referee.clients.InProcessClient`),
-as ``play --bots-in-process`` does.
+games and the arena's (ladders, tournaments) run built-ins in workers; so does
+``snakewar play``, so that a thinking bot never delays reading another player's reply.
+Each game's referee has its own client over a :class:`BotSeat` (the calls and replies
+are the game's); the worker builds the bot through the game's adapter hooks
+(``worker_bot``, ``worker_call``, ``worker_host``).
 """
 
 from __future__ import annotations
@@ -52,18 +52,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from snakewar._moved import moved_attribute
+from snakewar.adapters import get_game
 from snakewar.bots.host import BOOTSTRAP, HEADER
 from snakewar.engine.protocol import PlaySession
 from snakewar.errors import BusyError, SnakewarError, UnknownBotError
-from snakewar.games.battlesnake.bots import make_bot
-from snakewar.games.battlesnake.bots.base import SnakeMetadata
-from snakewar.games.battlesnake.records import CallOutcome, CallStatus
-from snakewar.games.battlesnake.referee.clients import MIN_INFO_TIMEOUT_MS, SnakeUnreachableError
-from snakewar.games.battlesnake.wire import (
-    MAX_SHOUT_LENGTH,
-    SnakeRequest,
-    move_reply_from_api,
-)
 
 __all__ = [
     "DEFAULT_MAX_WORKERS",
@@ -73,16 +66,16 @@ __all__ = [
     "BotPoolError",
     "BotSeat",
     "WorkerBusyError",
-    "WorkerClient",
     "WorkerReply",
     "session_pool",
+    "worker_host",
 ]
 
 DEFAULT_MAX_WORKERS = 16
 """Workers a pool runs at most unless told otherwise (each one is a small interpreter)."""
 
 MAX_WORKER_REPLY_BYTES = (1 << 20) + 4096
-"""The largest reply read from a worker: a Halite line of commands (1 MiB) and its wrapping."""
+"""The largest reply read from a worker: a line of commands of 1 MiB and its wrapping."""
 
 SESSION_KEY = "referee.bot_pool"
 """Where :func:`session_pool` keeps a session's pool (see :meth:`PlaySession.shared`)."""
@@ -317,9 +310,9 @@ class BotPool:
 
         Args:
             game: a registered game's name; its adapter's ``worker_bot`` builds the bot
-                (``battlesnake``, ``halite3``, or a plug-in game's).
+                (or the object its ``worker_host()`` names).
             spec: the bot, ``NAME[?options]``.
-            seed: the Halite bot's seed.
+            seed: the bot's seed, for a game whose bots take one.
             wait_s: how long to wait for a free worker and the bot's set-up
                 (``None``: as long as it takes).
             restart: after a timeout or a dead worker, start a replacement at once
@@ -329,13 +322,15 @@ class BotPool:
         Raises:
             WorkerBusyError: no worker free within ``wait_s``, or the pool is closed.
             UnknownBotError: ``spec`` is no bot of ``game``.
+            UnknownGameError: ``game`` is no registered game.
             BotPoolError: a worker could not start.
         """
+        where = worker_host(game)
         try:
             async with asyncio.timeout(wait_s):
                 worker = await self._take()
                 try:
-                    reply = await worker.ask(("load", game, spec, seed))
+                    reply = await worker.ask(("load", game, where, spec, seed))
                 except BaseException:
                     await self._discard(worker)
                     raise
@@ -711,7 +706,9 @@ class BotSeat:
         worker = await self.pool._replacement()
         try:
             async with asyncio.timeout(self.call_timeout_s):
-                reply = await worker.ask(("load", self.game, self.spec, self.seed))
+                reply = await worker.ask(
+                    ("load", self.game, worker_host(self.game), self.spec, self.seed)
+                )
                 if "error" in reply:
                     raise _WorkerGone(f"the bot could not be built again: {reply['error']}")
                 for message in self._setup:
@@ -724,6 +721,21 @@ class BotSeat:
             await self.pool._kill(worker)
             raise
         return worker
+
+
+def worker_host(game: Game) -> str:
+    """Where a worker finds ``game``'s worker bots (``"module:ATTRIBUTE"``; ``""``: its adapter).
+
+    Raises:
+        UnknownGameError: ``game`` is no registered game.
+    """
+    where = _HOSTS.get(game)
+    if where is None:
+        where = _HOSTS[game] = get_game(game).worker_host() or ""
+    return where
+
+
+_HOSTS: dict[str, str] = {}
 
 
 def session_pool(session: PlaySession, **options: Any) -> BotPool:
@@ -741,96 +753,5 @@ def session_pool(session: PlaySession, **options: Any) -> BotPool:
     return session.shared(SESSION_KEY, make)
 
 
-class WorkerClient:
-    """A built-in Battlesnake bot played in a :class:`BotPool` worker.
-
-    The spec is checked, and the metadata read, here and now; :meth:`info` binds a
-    worker (waiting for one as long as an HTTP snake's ``GET /`` may take), and
-    :meth:`aclose` gives it back.  Calls become :class:`CallOutcome` s exactly as
-    :class:`~snakewar.games.battlesnake.referee.clients.InProcessClient`'s do; a timeout kills the
-    worker
-    and the next call goes to a fresh bot (see the module docstring).
-
-    Raises:
-        UnknownBotError: for an unknown bot or a bad option.
-    """
-
-    def __init__(self, pool: BotPool, spec: str, timeout_ms: int = 500) -> None:
-        self.metadata: SnakeMetadata = make_bot(spec).info()
-        self.pool = pool
-        self.spec = spec
-        self.source = f"builtin:{spec}"
-        self.timeout_ms = timeout_ms
-        self.seat: BotSeat | None = None
-
-    async def info(self) -> SnakeMetadata:
-        """Bind a worker for this game and return the bot's metadata.
-
-        Raises:
-            SnakeUnreachableError: if no worker is free in time, naming the pool's state.
-        """
-        if self.seat is None:
-            wait_ms = max(self.timeout_ms, MIN_INFO_TIMEOUT_MS)
-            self.seat = await self._bind(wait_ms / 1000)
-        return self.metadata
-
-    async def _bind(self, wait_s: float) -> BotSeat:
-        try:
-            return await self.pool.bind(
-                "battlesnake",
-                self.spec,
-                wait_s=wait_s,
-                restart=True,
-                call_timeout_s=self.timeout_ms / 1000,
-            )
-        except SnakewarError as exc:
-            raise SnakeUnreachableError(f"snake {self.source}: {exc}") from None
-
-    async def _call(self, kind: str, request: SnakeRequest) -> tuple[CallOutcome, Any]:
-        started = time.perf_counter()
-        if self.seat is None:
-            try:
-                self.seat = await self._bind(self.timeout_ms / 1000)
-            except SnakeUnreachableError as exc:
-                return CallOutcome(CallStatus.TIMEOUT, self.timeout_ms, error=str(exc)[:200]), None
-        left = self.timeout_ms / 1000 - (time.perf_counter() - started)
-        reply = await self.seat.call(kind, request, max(left, 0.0))
-        if reply.status == "timeout":
-            error = f"no reply within {self.timeout_ms} ms (the worker was killed)"
-            return CallOutcome(CallStatus.TIMEOUT, self.timeout_ms, error=error), None
-        latency = round((time.perf_counter() - started) * 1000)
-        if not reply.ok:
-            return CallOutcome(CallStatus.BOT_ERROR, latency, error=reply.error[:200]), None
-        return CallOutcome(latency_ms=latency), reply.value
-
-    async def start(self, request: SnakeRequest) -> CallOutcome:
-        """Call the bot's ``start`` (and remember it for a replacement bot)."""
-        outcome, _ = await self._call("start", request)
-        if self.seat is not None:
-            self.seat.remember(("start", request))
-        return outcome
-
-    async def move(self, request: SnakeRequest) -> CallOutcome:
-        """Call the bot's ``move`` and validate its answer like an HTTP reply."""
-        outcome, value = await self._call("move", request)
-        if not outcome.ok:
-            return outcome
-        try:
-            parsed = move_reply_from_api(value)
-        except SnakewarError as exc:
-            return CallOutcome(CallStatus.INVALID_MOVE, outcome.latency_ms, error=str(exc)[:200])
-        return CallOutcome(
-            latency_ms=outcome.latency_ms,
-            move=parsed.move,
-            shout=parsed.shout[:MAX_SHOUT_LENGTH],
-        )
-
-    async def end(self, request: SnakeRequest) -> CallOutcome:
-        """Call the bot's ``end``."""
-        return (await self._call("end", request))[0]
-
-    async def aclose(self) -> None:
-        """Give the worker back to the pool (killed if a call was cut off)."""
-        seat, self.seat = self.seat, None
-        if seat is not None:
-            await seat.release()
+def __getattr__(name: str) -> Any:
+    return moved_attribute(__name__, name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from snakewar.engine.addresses import AddressPolicy
+from snakewar.referee.addresses import AddressPolicy
 from snakewar.storage.accounts import Backoff
 
 __all__ = ["MEMORY_DATABASE", "SIGNUP_MODES", "ServerConfig"]

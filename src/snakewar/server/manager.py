@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from snakewar.adapters import get_game
-from snakewar.engine.addresses import AddressPolicy
 from snakewar.engine.protocol import (
     JSON,
     Frame,
@@ -53,6 +52,7 @@ from snakewar.engine.protocol import (
     StoredGame,
 )
 from snakewar.errors import BusyError, ConflictError, OverLimitError, ParamsError
+from snakewar.referee.addresses import AddressPolicy
 from snakewar.referee.workers import DEFAULT_MAX_WORKERS, session_pool
 from snakewar.server.fanout import FrameFeed
 from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, PauseExpiredError, TurnGate

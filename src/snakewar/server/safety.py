@@ -24,8 +24,8 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from snakewar.engine.addresses import AddressPolicy
 from snakewar.errors import BusyError, ForbiddenError
+from snakewar.referee.addresses import AddressPolicy
 from snakewar.referee.outbound import AddressRefusedError, check_host
 
 __all__ = [

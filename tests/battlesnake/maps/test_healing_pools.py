@@ -1,11 +1,11 @@
 import pytest
 
-from snakewar.engine.rng import GoRand
 from snakewar.errors import MapSetupError
 from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.game import setup_board
 from snakewar.games.battlesnake.maps import get_map
 from snakewar.games.battlesnake.maps.healing_pools import POOL_LAYOUTS
+from snakewar.games.battlesnake.rng import GoRand
 from snakewar.games.battlesnake.rules import royale_hazards
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.types import BoardState, Point, Snake

@@ -1,11 +1,11 @@
 import pytest
 
-from snakewar.engine.rng import GoRand
 from snakewar.errors import MapSetupError
 from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.game import setup_board
 from snakewar.games.battlesnake.maps import get_map
 from snakewar.games.battlesnake.maps.solo_maze import generate_maze, read_level
+from snakewar.games.battlesnake.rng import GoRand
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
 

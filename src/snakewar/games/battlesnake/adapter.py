@@ -48,6 +48,7 @@ from snakewar.engine.protocol import (
 from snakewar.errors import EntrantError, ParamsError, SnakewarError
 from snakewar.games.battlesnake import NAME
 from snakewar.games.battlesnake.bots import bot_descriptions, make_bot
+from snakewar.games.battlesnake.bots.worker import HOST as WORKER_HOST
 from snakewar.games.battlesnake.classic import (
     CLASSIC,
     CLASSIC_DEFAULTS,
@@ -678,9 +679,16 @@ class BattlesnakeAdapter(GameAdapter):
 
     @override
     def worker_bot(self, spec: str, seed: int | None = None) -> Any:
-        # A snake's moves come through the host's start/move/end calls (snakewar.bots.host).
-        del seed
-        return make_bot(spec)
+        return WORKER_HOST.worker_bot(spec, seed)
+
+    @override
+    def worker_call(self, bot: Any, state: Any, kind: str, payload: Any) -> tuple[Any, Any]:
+        # A snake's calls are the API's start/move/end, not text lines.
+        return WORKER_HOST.worker_call(bot, state, kind, payload)
+
+    @override
+    def worker_host(self) -> str:
+        return "snakewar.games.battlesnake.bots.worker:HOST"
 
     def record(self, data: GameData) -> GameRecord:
         """A stored game as a :class:`GameRecord` (read from its replay).

@@ -14,8 +14,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Sequence
 
-from snakewar.engine.rng import Rand
 from snakewar.errors import MapSetupError
+from snakewar.games.battlesnake.rng import Rand
 from snakewar.games.battlesnake.types import (
     SNAKE_MAX_HEALTH,
     SNAKE_START_SIZE,

@@ -63,9 +63,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from snakewar.engine.rng import Rand, go_int
 from snakewar.errors import MapSetupError, SettingsError
 from snakewar.games.battlesnake.board import MutableBoard, MutableSnake, get_unoccupied_points
+from snakewar.games.battlesnake.rng import Rand, go_int
 from snakewar.games.battlesnake.settings import (
     DEC_HEALTH_POINTS,
     MAX_FOOD,

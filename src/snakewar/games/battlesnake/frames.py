@@ -7,7 +7,9 @@ points as ``{"X", "Y"}``).  Snakewar's own viewer reads the same frames, so one
 format serves live games, stored games and replays.
 
 A frame also carries, per snake, the call status of the move that led to it
-(``StatusCode``, ``Error``, ``Latency``), as the official CLI's engine does.
+(``StatusCode``, ``Error``, ``Latency``), as the official CLI's engine does: so frames
+read the referee's records (:mod:`snakewar.games.battlesnake.records`) and are, like
+the replay formats, in the ``replay`` layer, not the pure rules.
 """
 
 from __future__ import annotations

@@ -20,11 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from snakewar.engine.rng import go_int
 from snakewar.errors import InvalidStateError, choices_text
 from snakewar.games.battlesnake.board import MutableBoard, initialize_snakes
 from snakewar.games.battlesnake.classic import check_pairing
 from snakewar.games.battlesnake.maps import GameMap, get_map
+from snakewar.games.battlesnake.rng import go_int
 from snakewar.games.battlesnake.rules import (
     STAGES,
     Moves,

@@ -3,6 +3,12 @@
 Everything a snake did wrong is a :class:`CallStatus` value in a record, never an
 exception.  These records are what replay files, summaries, batch statistics and
 the server store.
+
+This is the referee's vocabulary (HTTP statuses, timeouts, latencies), not the rules:
+it is its own layer, ``records`` (``tests/test_layers.py``), over the pure rules,
+which never import it, and under the replay formats that store it and the referee
+(:mod:`snakewar.games.battlesnake.referee`) that makes it, so that neither of those
+two imports the other for it.
 """
 
 from __future__ import annotations

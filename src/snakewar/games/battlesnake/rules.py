@@ -18,7 +18,7 @@ consequences that matter most (all as in the reference):
    with up to 12 snakes, in the order of Go's (unstable) ``sort.Slice`` of all
    snakes above that.
 5. Every sum the rules make of health, turn and damage wraps as Go's 64-bit
-   ``int`` does (:func:`~snakewar.engine.rng.go_int`): ``Health - 1`` at ``-2**63``
+   ``int`` does (:func:`~snakewar.games.battlesnake.rng.go_int`): ``Health - 1`` at ``-2**63``
    is ``2**63 - 1`` (the snake lives), ``Turn + 1`` at ``2**63 - 1`` is ``-2**63``
    (the eliminated_on_turn recorded, and no royale zone that turn), and a hazard
    damage near ``-2**63`` overflows to a negative health (eliminated), it does not
@@ -40,7 +40,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from snakewar.engine.rng import go_int
 from snakewar.errors import InvalidStateError, StepError, UnknownRulesetError, choices_text
 from snakewar.games.battlesnake._gosort import INSERTION_SORT_MAX, go_sort_slice_by_key
 from snakewar.games.battlesnake.board import MutableBoard, MutableSnake
@@ -49,6 +48,7 @@ from snakewar.games.battlesnake.classic import (
     reduce_health_classic,
     restock_food_classic,
 )
+from snakewar.games.battlesnake.rng import go_int
 from snakewar.games.battlesnake.settings import (
     HAZARD_DAMAGE_PER_TURN,
     SHRINK_EVERY_N_TURNS,

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from snakewar.engine.rng import GoRand, Rand, wrap_int64
 from snakewar.errors import SettingsError
+from snakewar.games.battlesnake.rng import GoRand, Rand, wrap_int64
 from snakewar.games.battlesnake.types import reduce_dataclass
 
 __all__ = [

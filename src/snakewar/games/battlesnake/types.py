@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple, Protocol
 
-from snakewar.engine.rng import INT64_MAX, INT64_MIN
 from snakewar.errors import InvalidStateError
+from snakewar.games.battlesnake.rng import INT64_MAX, INT64_MIN
 
 __all__ = [
     "MAX_BOARD_SIZE",

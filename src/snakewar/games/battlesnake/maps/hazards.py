@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from snakewar.engine.rng import Rand, go_int
 from snakewar.errors import MapSetupError
 from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.maps.base import (
@@ -32,6 +31,7 @@ from snakewar.games.battlesnake.maps.base import (
     setup_standard,
     spawn_food_standard,
 )
+from snakewar.games.battlesnake.rng import Rand, go_int
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.types import BoardView, Point
 

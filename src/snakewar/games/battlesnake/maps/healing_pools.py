@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from snakewar.engine.rng import GoRand
 from snakewar.errors import MapSetupError
 from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.maps.base import (
@@ -15,6 +14,7 @@ from snakewar.games.battlesnake.maps.base import (
     setup_standard,
     spawn_food_standard,
 )
+from snakewar.games.battlesnake.rng import GoRand
 from snakewar.games.battlesnake.rules import royale_hazards
 from snakewar.games.battlesnake.settings import SHRINK_EVERY_N_TURNS, Settings
 from snakewar.games.battlesnake.types import BoardView, Point

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from snakewar.engine.rng import Rand
 from snakewar.errors import MapSetupError
 from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.maps.base import (
@@ -24,6 +23,7 @@ from snakewar.games.battlesnake.maps.base import (
     check_size,
     spawn_food_standard,
 )
+from snakewar.games.battlesnake.rng import Rand
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, SNAKE_START_SIZE, BoardView, Point
 

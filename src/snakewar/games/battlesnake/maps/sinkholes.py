@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from snakewar.engine.rng import wrap_int64
 from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.maps.base import (
     TAG_HAZARD_PLACEMENT,
@@ -12,6 +11,7 @@ from snakewar.games.battlesnake.maps.base import (
     setup_standard,
     spawn_food_standard,
 )
+from snakewar.games.battlesnake.rng import wrap_int64
 from snakewar.games.battlesnake.settings import SHRINK_EVERY_N_TURNS, Settings
 from snakewar.games.battlesnake.types import BoardView, Point
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from snakewar.engine.rng import Rand
 from snakewar.errors import MapSetupError
 from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.maps.base import (
@@ -16,6 +15,7 @@ from snakewar.games.battlesnake.maps.base import (
     GameMap,
     MapMeta,
 )
+from snakewar.games.battlesnake.rng import Rand
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, BoardView, Point
 

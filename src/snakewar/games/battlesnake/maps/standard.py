@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from snakewar.engine.rng import go_int
 from snakewar.games.battlesnake.board import MutableBoard, place_snakes_automatically
 from snakewar.games.battlesnake.maps.base import (
     TAG_HAZARD_PLACEMENT,
@@ -13,6 +12,7 @@ from snakewar.games.battlesnake.maps.base import (
     setup_standard,
     spawn_food_standard,
 )
+from snakewar.games.battlesnake.rng import go_int
 from snakewar.games.battlesnake.rules import royale_hazards
 from snakewar.games.battlesnake.settings import SHRINK_EVERY_N_TURNS, Settings
 from snakewar.games.battlesnake.types import BoardView

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from snakewar import __version__
-from snakewar.engine.addresses import AddressPolicy
+from snakewar.engine.protocol import OutboundPolicy
 from snakewar.errors import EntrantError, SnakewarError, WireFormatError
 from snakewar.games.battlesnake.bots.base import Bot, SnakeMetadata
 from snakewar.games.battlesnake.records import CallOutcome, CallStatus
@@ -94,7 +94,7 @@ class SnakeClient(Protocol):
 
 
 def new_http_client(
-    policy: AddressPolicy | None = None, resolver: Resolver = system_resolver
+    policy: OutboundPolicy | None = None, resolver: Resolver = system_resolver
 ) -> httpx.AsyncClient:
     """The shared HTTP client: connection reuse, no redirects, our timeouts only.
 

@@ -20,6 +20,7 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import ParamSpec
 
 import httpx
 
@@ -42,6 +43,7 @@ from snakewar.games.battlesnake.referee.clients import (
     V0SnakeClient,
     check_url,
 )
+from snakewar.games.battlesnake.referee.workers import WorkerClient
 from snakewar.games.battlesnake.types import BoardState
 from snakewar.games.battlesnake.wire import (
     MAX_SHOUT_LENGTH,
@@ -51,12 +53,15 @@ from snakewar.games.battlesnake.wire import (
     api_game_source,
 )
 from snakewar.referee.transcript import Exchange, body_text, capturing, dumps
-from snakewar.referee.workers import BotPool, WorkerClient
+from snakewar.referee.workers import BotPool
 
 __all__ = [
     "DUPLICATE_COLORS",
     "CallsCallback",
     "ConnectedSnake",
+    "GameReferee",
+    "RefereeHooks",
+    "RefereeOptions",
     "SnakeSpecError",
     "StartCallback",
     "TurnCallback",
@@ -77,6 +82,8 @@ StartCallback = Callable[[GameRecord], Awaitable[None] | None]
 CallsCallback = Callable[[int, list[dict[str, object]]], Awaitable[None] | None]
 """Called with a turn's calls as JSON records (see :func:`play_game`'s ``on_calls``)."""
 
+
+P = ParamSpec("P")
 
 DUPLICATE_COLORS = (
     "#1e88e5",
@@ -142,8 +149,9 @@ def make_client(
 ) -> SnakeClient:
     """Build the client for one snake argument (see :func:`snake_kind`).
 
-    A built-in bot plays in a worker of ``bots`` (:class:`~snakewar.referee.workers.WorkerClient`)
-    when a pool is given, else in this process (:class:`InProcessClient`).  Either way,
+    A built-in bot plays in a worker of ``bots``
+    (:class:`~snakewar.games.battlesnake.referee.workers.WorkerClient`) when a pool is
+    given, else in this process (:class:`InProcessClient`).  Either way,
     :func:`close_clients` ends it.
 
     Raises:
@@ -307,6 +315,10 @@ async def play_game(
 ) -> GameRecord:
     """Referee one game and return its record.
 
+    This is :class:`GameReferee`'s :meth:`~GameReferee.play` with these keyword
+    arguments as its :class:`RefereeOptions` and hooks (:class:`RefereeHooks`); a hook
+    may be a plain function or a coroutine function.
+
     Snake ids are derived from the seed (:func:`~snakewar.games.battlesnake.records.derive_ids`)
     and snakes are placed in the order given, so the same seed, snakes and replies
     give the identical game.  ``delay_ms`` sleeps after each turn; ``duration_ms``
@@ -330,106 +342,215 @@ async def play_game(
         RulesError: if the game cannot be set up (bad sizes, too many snakes for
             the map, unknown ruleset or map).  Nothing a snake does raises.
     """
-    derived_id, ids = derive_ids(config.seed, len(snakes))
-    game_id = game_id or derived_id
-    game = Game(config, ids, initial_state)
-    info = GameInfo(
-        id=game_id,
-        ruleset_name=config.ruleset,
-        settings=config.settings,
-        map=config.map,
-        timeout=timeout_ms,
-        # The record keeps the fine origin (``ladder:NAME``); snakes get a documented value.
-        source=str(api_game_source(source)),
-    )
-    entries = [
-        SnakeEntry(
-            id=sid,
-            name=s.name,
-            source=s.client.source,
-            author=s.metadata_author,
-            color=s.color,
-            head=s.head,
-            tail=s.tail,
-            version=s.version,
-            apiversion=s.apiversion,
-        )
-        for sid, s in zip(ids, snakes, strict=True)
-    ]
-    clients = {sid: s.client for sid, s in zip(ids, snakes, strict=True)}
-    infos = {
-        e.id: SnakeInfo(
-            name=e.name, latency="0", color=e.color, head=e.head, tail=e.tail, author=e.author
-        )
-        for e in entries
-    }
-    record = GameRecord(
-        id=game_id,
-        config=config,
+    options = RefereeOptions(
         timeout_ms=timeout_ms,
-        snakes=entries,
-        initial=game.state,
+        sequential=sequential,
+        max_turns=max_turns,
+        delay_ms=delay_ms,
+        duration_ms=duration_ms,
         source=source,
+        initial_state=initial_state,
+        game_id=game_id,
     )
+    hooks = RefereeHooks(
+        on_start=_awaited(on_start),
+        before_turn=before_turn,
+        on_turn=_awaited(on_turn),
+        on_calls=_awaited(on_calls),
+    )
+    return await GameReferee(config, snakes, options, hooks).play()
 
-    if on_start is not None:
-        maybe_start = on_start(record)
-        if inspect.isawaitable(maybe_start):
-            await maybe_start
 
-    async def round_(kind: str, state: BoardState, ids: Sequence[str]) -> dict[str, CallOutcome]:
+@dataclass(frozen=True, slots=True)
+class RefereeOptions:
+    """How one game is refereed (see :func:`play_game`, whose keyword arguments they are)."""
+
+    timeout_ms: int = 500
+    sequential: bool = False
+    max_turns: int | None = None
+    delay_ms: int = 0
+    duration_ms: int = 0
+    source: str = ""
+    initial_state: BoardState | None = None
+    game_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeHooks:
+    """What the game's owner is told, each hook awaited (``None``: not told).
+
+    The same hooks as :func:`play_game`'s, which also takes plain functions and makes
+    them awaitable once (:func:`_awaited`), so the match loop has one kind of hook.
+    """
+
+    on_start: Callable[[GameRecord], Awaitable[None]] | None = None
+    before_turn: Callable[[int], Awaitable[None]] | None = None
+    on_turn: Callable[[GameRecord, TurnRecord], Awaitable[None]] | None = None
+    on_calls: Callable[[int, list[dict[str, object]]], Awaitable[None]] | None = None
+
+
+def _awaited(
+    hook: Callable[P, Awaitable[None] | None] | None,
+) -> Callable[P, Awaitable[None]] | None:
+    """``hook`` as a coroutine function, whether it was one or a plain function."""
+    if hook is None:
+        return None
+    plain = hook
+
+    async def call(*args: P.args, **kwargs: P.kwargs) -> None:
+        result = plain(*args, **kwargs)
+        if inspect.isawaitable(result):
+            await result
+
+    return call
+
+
+class GameReferee:
+    """One game being refereed, in named steps.
+
+    :meth:`start` (the owner's ``on_start``, then ``/start``), :meth:`turn` until the
+    game is over or at its turn limit, :meth:`finish` (the result, then ``/end``);
+    :meth:`play` runs them all, as :func:`play_game` does.
+
+    Raises:
+        RulesError: from the constructor, if the game cannot be set up.
+    """
+
+    def __init__(
+        self,
+        config: GameConfig,
+        snakes: Sequence[ConnectedSnake],
+        options: RefereeOptions,
+        hooks: RefereeHooks,
+    ) -> None:
+        self.options = options
+        self.hooks = hooks
+        derived_id, ids = derive_ids(config.seed, len(snakes))
+        game_id = options.game_id or derived_id
+        self.ids = ids
+        self.game = Game(config, ids, options.initial_state)
+        self.info = GameInfo(
+            id=game_id,
+            ruleset_name=config.ruleset,
+            settings=config.settings,
+            map=config.map,
+            timeout=options.timeout_ms,
+            # The record keeps the fine origin (``ladder:NAME``); snakes get a documented value.
+            source=str(api_game_source(options.source)),
+        )
+        self.entries = [
+            SnakeEntry(
+                id=sid,
+                name=s.name,
+                source=s.client.source,
+                author=s.metadata_author,
+                color=s.color,
+                head=s.head,
+                tail=s.tail,
+                version=s.version,
+                apiversion=s.apiversion,
+            )
+            for sid, s in zip(ids, snakes, strict=True)
+        ]
+        self.clients = {sid: s.client for sid, s in zip(ids, snakes, strict=True)}
+        self.infos = {
+            e.id: SnakeInfo(
+                name=e.name, latency="0", color=e.color, head=e.head, tail=e.tail, author=e.author
+            )
+            for e in self.entries
+        }
+        self.record = GameRecord(
+            id=game_id,
+            config=config,
+            timeout_ms=options.timeout_ms,
+            snakes=self.entries,
+            initial=self.game.state,
+            source=options.source,
+        )
+        self.last_move = dict.fromkeys(ids, "up")
+        """Each snake's last valid move: what it plays when a call fails (``up`` at first)."""
+
+    async def play(self) -> GameRecord:
+        """Referee the whole game and return its record."""
+        await self.start()
+        reason = "game_over"
+        while not self.game.is_over:
+            limit = self.options.max_turns
+            if limit is not None and self.game.state.turn >= limit:
+                reason = "max_turns"
+                break
+            await self.turn()
+        return await self.finish(reason)
+
+    async def start(self) -> None:
+        """Tell the owner the board is set up, then send every snake ``/start``."""
+        if self.hooks.on_start is not None:
+            await self.hooks.on_start(self.record)
+        self.record.start = await self.calls("start", self.game.state, list(self.clients))
+        _refresh_legacy(self.record, self.clients, self.infos)
+
+    async def turn(self) -> TurnRecord:
+        """Ask the snakes alive for their moves, play them, record the turn, then pace."""
+        if self.hooks.before_turn is not None:
+            await self.hooks.before_turn(self.game.state.turn)
+        started = time.perf_counter()
+        state = self.game.state
+        played = self._played(await self.calls("move", state, self.game.alive_ids()))
+        step = self.game.step({sid: c.move for sid, c in played.items()})
+        assert step.after is not None  # is_over was false, so the turn was played
+        turn = TurnRecord(state.turn, played, step.after)
+        self.record.turns.append(turn)
+        if self.hooks.on_turn is not None:
+            await self.hooks.on_turn(self.record, turn)
+        await self._pace(started)
+        return turn
+
+    async def finish(self, reason: str) -> GameRecord:
+        """Record the result, send every snake ``/end``, and return the record."""
+        self.record.result = self.game.result(reason)
+        self.record.end = await self.calls("end", self.game.state, list(self.clients))
+        return self.record
+
+    async def calls(
+        self, kind: str, state: BoardState, ids: Sequence[str]
+    ) -> dict[str, CallOutcome]:
+        """One round of ``kind`` calls to the snakes ``ids``, shown to ``on_calls``."""
+        on_calls = self.hooks.on_calls
         exchanges: dict[str, Exchange] | None = {} if on_calls is not None else None
-        calls = await _round(kind, clients, info, state, ids, infos, sequential, exchanges)
+        options = self.options
+        calls = await _round(
+            kind, self.clients, self.info, state, ids, self.infos, options.sequential, exchanges
+        )
         if on_calls is not None and exchanges is not None:
-            records = [_call_record(kind, sid, entries, calls[sid], exchanges[sid]) for sid in ids]
-            maybe_calls = on_calls(state.turn, records)
-            if inspect.isawaitable(maybe_calls):
-                await maybe_calls
+            records = [
+                _call_record(kind, sid, self.entries, calls[sid], exchanges[sid]) for sid in ids
+            ]
+            await on_calls(state.turn, records)
         return calls
 
-    record.start = await round_("start", game.state, list(clients))
-    _refresh_legacy(record, clients, infos)
-    last_move = dict.fromkeys(ids, "up")
-    reason = "game_over"
-    while not game.is_over:
-        if max_turns is not None and game.state.turn >= max_turns:
-            reason = "max_turns"
-            break
-        if before_turn is not None:
-            await before_turn(game.state.turn)
-        started = time.perf_counter()
-        state = game.state
-        alive = game.alive_ids()
-        calls = await round_("move", state, alive)
+    def _played(self, calls: dict[str, CallOutcome]) -> dict[str, CallOutcome]:
+        """The moves played: a failed call plays the snake's last valid move."""
         played: dict[str, CallOutcome] = {}
-        for sid in alive:
-            call = calls[sid]
+        for sid, call in calls.items():
             if call.ok:
-                last_move[sid] = call.move
+                self.last_move[sid] = call.move
             else:
-                call = replace(call, move=last_move[sid])
+                call = replace(call, move=self.last_move[sid])
             played[sid] = call
-            infos[sid] = replace(
-                infos[sid],
+            self.infos[sid] = replace(
+                self.infos[sid],
                 latency=str(call.latency_ms),
                 shout=call.shout[:MAX_SHOUT_LENGTH],
             )
-        step = game.step({sid: c.move for sid, c in played.items()})
-        assert step.after is not None  # is_over was false, so the turn was played
-        turn = TurnRecord(state.turn, played, step.after)
-        record.turns.append(turn)
-        if on_turn is not None:
-            maybe = on_turn(record, turn)
-            if inspect.isawaitable(maybe):
-                await maybe
-        pause = delay_ms / 1000
-        if duration_ms:
-            pause = max(pause, duration_ms / 1000 - (time.perf_counter() - started))
+        return played
+
+    async def _pace(self, started: float) -> None:
+        """Sleep ``delay_ms`` after the turn, or until it lasted ``duration_ms``."""
+        pause = self.options.delay_ms / 1000
+        if self.options.duration_ms:
+            pause = max(pause, self.options.duration_ms / 1000 - (time.perf_counter() - started))
         if pause > 0:
             await asyncio.sleep(pause)
-    record.result = game.result(reason)
-    record.end = await round_("end", game.state, list(clients))
-    return record
 
 
 def _call_record(

@@ -456,12 +456,13 @@ def _read_header(name: str, first: JsonLine) -> tuple[GameRecord, str | None, st
         if isinstance(value, dict) and "ruleset" in value and "id" in value:
             hint = (
                 " (it looks like an official CLI JSONL file: show it with 'snakewar replay FILE' "
-                "or read it with snakewar.replay.read_official_jsonl)"
+                "or read it with snakewar.games.battlesnake.replay.official.read_official_jsonl)"
             )
         else:
             hint = (
                 "; official CLI JSONL files (battlesnake play --output) can be opened with "
-                "'snakewar replay FILE' or snakewar.replay.read_official_jsonl"
+                "'snakewar replay FILE' or "
+                "snakewar.games.battlesnake.replay.official.read_official_jsonl"
             )
         raise ReplayError(
             f"{name} is not a Snakewar replay (no 'format': {FORMAT_NAME!r} header){hint}"

@@ -210,7 +210,7 @@ def read_official_jsonl(
     if isinstance(first.value, dict) and first.value.get("format") == FORMAT_NAME:
         raise ReplayError(
             f"{name} is a Snakewar replay, not an official CLI JSONL file "
-            "(read it with snakewar.replay.read_replay)"
+            "(read it with snakewar.games.battlesnake.replay.format.read_replay)"
         )
     if not _is_game_object(first.value):
         raise ReplayError(

@@ -1,6 +1,6 @@
 """The JAX backend of :class:`~snakewar.games.battlesnake.sim.BatchSim`: one jitted, vmapped turn.
 
-Imported only when ``BatchSim(backend="jax")`` is asked for (``pip install snakewar[gpu]``,
+Imported only when ``make_sim(backend="jax")`` is asked for (``pip install snakewar[gpu]``,
 or ``jax[cuda12]`` for a GPU).  The games live on the device as fixed-shape arrays (one
 pytree, :data:`FIELDS`); :func:`_game_step` plays one turn of one game and ``jax.vmap``
 maps it over the batch, so a step is one compiled call that never leaves the device.
@@ -704,7 +704,7 @@ class JaxStepResult(StepResult):
 
 
 class JaxBatchSim(BatchSim):
-    """:class:`BatchSim` with ``backend="jax"`` (what ``BatchSim(..., backend="jax")`` builds).
+    """:class:`BatchSim` with ``backend="jax"`` (what ``make_sim(..., backend="jax")`` builds).
 
     Same arguments and arrays; the arrays of :data:`STATE` are read from the device on
     access (read-only until the next step).  :attr:`games` gives the device pytree.
@@ -717,15 +717,12 @@ class JaxBatchSim(BatchSim):
     _params: Params | None = None
     _tables_dev: Tables | None = None
 
+    on_device = True
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._host: dict[str, Any] = {}
         self._cache: dict[str, Any] = {}
-        randomness = kwargs.get("randomness", args[8] if len(args) > 8 else "go")
-        if randomness != "fast":
-            raise InvalidStateError(
-                f"backend 'jax' plays randomness='fast' only (got randomness={randomness!r}): "
-                "the Go stream is sequential per game"
-            )
+        kwargs.setdefault("backend", "jax")
         super().__init__(*args, **kwargs)
 
     # -- host and device copies -----------------------------------------------------------

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from snakewar.errors import SnakewarError
+from snakewar.games.battlesnake.sim.backends import make_sim
 from snakewar.games.battlesnake.sim.core import BatchSim, resolve_backend
 
 __all__ = ["measure"]
@@ -50,7 +51,7 @@ def _new_sim(
     backend: str,
 ) -> BatchSim:
     """The benchmark's simulator: fast randomness, game ``i`` seeded from ``seed`` and ``i``."""
-    return BatchSim(
+    return make_sim(
         batch,
         width,
         height,

@@ -27,7 +27,6 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from snakewar.engine.rng import GoRand, wrap_int64
 from snakewar.errors import InvalidStateError, StepError, UnknownMapError, UnknownRulesetError
 from snakewar.games.battlesnake.board import (
     MutableBoard,
@@ -36,6 +35,7 @@ from snakewar.games.battlesnake.board import (
 )
 from snakewar.games.battlesnake.game import setup_board
 from snakewar.games.battlesnake.maps.base import check_standard_snake_limit
+from snakewar.games.battlesnake.rng import GoRand, wrap_int64
 from snakewar.games.battlesnake.settings import (
     FOOD_SPAWN_CHANCE,
     HAZARD_DAMAGE_PER_TURN,
@@ -281,21 +281,15 @@ class BatchSim:
 
     Raises:
         UnknownRulesetError, UnknownMapError: for names outside :data:`RULESETS` / :data:`MAPS`.
-        InvalidStateError: for a bad batch, size, snake count or backend, or for
-            ``backend="jax"`` with ``randomness="go"``.
+        InvalidStateError: for a bad batch, size, snake count or backend, for
+            ``backend="jax"`` with ``randomness="go"``, or for ``backend="jax"`` on this
+            class (:func:`~snakewar.games.battlesnake.sim.backends.make_sim` builds the
+            device class).
         MapSetupError: if the map cannot place the snakes.
     """
 
-    def __new__(cls, *args: object, **kwargs: object) -> BatchSim:
-        """A :class:`BatchSim`, or its JAX subclass for ``backend="jax"``."""
-        # backend="jax" builds the subclass whose arrays live on the device; the name is
-        # checked (and a missing jax reported) by __init__'s resolve_backend.
-        backend = kwargs.get("backend", args[12] if len(args) > 12 else "auto")
-        if cls is BatchSim and backend == "jax" and jax_available():
-            from snakewar.games.battlesnake.sim._jax import JaxBatchSim
-
-            return super().__new__(JaxBatchSim)
-        return super().__new__(cls)
+    on_device = False
+    """Whether the games live on an accelerator (the ``jax`` backend's class)."""
 
     def __init__(
         self,
@@ -323,6 +317,19 @@ class BatchSim:
         if randomness not in ("go", "fast"):
             raise InvalidStateError(f"randomness {randomness!r} (expected 'go' or 'fast')")
         self.backend = resolve_backend(backend)
+        if self.backend == "jax":
+            if not self.on_device:
+                # The device backend is a class of its own, which this module never
+                # imports (it imports this one): the factory picks it.
+                raise InvalidStateError(
+                    "backend 'jax' is its own class: make_sim(..., backend='jax') "
+                    "(snakewar.games.battlesnake.sim.make_sim)"
+                )
+            if randomness != "fast":
+                raise InvalidStateError(
+                    f"backend 'jax' plays randomness='fast' only (got randomness={randomness!r}): "
+                    "the Go stream is sequential per game"
+                )
         if batch < 1:
             raise InvalidStateError(f"batch {batch} (expected at least 1)")
         if not (1 <= width <= 25 and 1 <= height <= 25):

@@ -45,10 +45,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from snakewar.engine.rng import go_int
 from snakewar.errors import RulesError, StepError
 from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.maps import get_map
+from snakewar.games.battlesnake.rng import go_int
 from snakewar.games.battlesnake.rules import ERR_ZERO_LENGTH, named_ruleset, normalize_moves
 from snakewar.games.battlesnake.settings import Settings
 from snakewar.games.battlesnake.testing.conformance import path_problem

@@ -1,5 +1,9 @@
 """Which network addresses a server may call: the outbound address policy (pure).
 
+The policy is a value of the protocol's :class:`~snakewar.engine.protocol.OutboundPolicy`
+kind, which a play session carries to the games; it lives here, next to the outbound
+code that applies it.
+
 A public server calls URLs that strangers give it.  Without a policy, a snake URL could
 make the server reach its own machine (``127.0.0.1``), its private network, or a cloud
 metadata service (``169.254.169.254``): server-side request forgery.  The policy says
@@ -29,9 +33,10 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Final
 
+from snakewar.engine.protocol import IPAddress
+
 __all__ = ["AddressPolicy", "IPAddress", "address_problem"]
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 _NAT64: Final = ipaddress.IPv6Network("64:ff9b::/96")
 _COMPATIBLE: Final = ipaddress.IPv6Network("::/96")
