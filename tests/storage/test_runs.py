@@ -137,11 +137,13 @@ def test_ensure_records_a_run_once(store: Store) -> None:
     runs = store.runs
     runs.ensure("tournament:old", "tournament", "old")
     runs.claim("tournament:old", "tournament", "old", "a", soon())
-    runs.ensure("tournament:old", "tournament", "old", ArenaRunState.FAILED, "nope")  # kept as it is
+    # Kept as it is:
+    runs.ensure("tournament:old", "tournament", "old", ArenaRunState.FAILED, "nope")
     row = runs.get("tournament:old")
     assert row is not None and row.state == "running" and row.server_id == "a"
     assert runs.keys("tournament") == {"tournament:old"} and runs.keys("ladder") == set()
-    runs.ensure("tournament:broken", "tournament", "broken", ArenaRunState.FAILED, "cannot be loaded")
+    broken = ("tournament:broken", "tournament", "broken")
+    runs.ensure(*broken, ArenaRunState.FAILED, "cannot be loaded")
     assert [r.key for r in runs.runs(ArenaRunState.FAILED)] == ["tournament:broken"]
     assert runs.get("tournament:broken").error == "cannot be loaded"  # type: ignore[union-attr]
 
