@@ -22,7 +22,7 @@ from snakewar.errors import SnakewarError
 __all__ = ["LazyGroup", "app", "run", "table_group"]
 
 
-HELP = "Snakewar: Battlesnake's rules exactly, a referee and an arena for snake bots."
+HELP = "Snakewar: games' official rules exactly, a referee and an arena for their bots."
 """What ``snakewar --help`` says first (the project's own description)."""
 
 
