@@ -80,7 +80,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
-# Filled by tests/battlesnake/test_conformance.py, printed at the end of the run.
+# Filled by tests/games/battlesnake/rules/test_conformance.py, printed at the end of the run.
 CONFORMANCE_COUNTS: Counter[tuple[str, str]] = Counter()
 CONFORMANCE_SETUPS: list[int] = []
 # Filled by tests/test_doctests.py: docstring examples run, per module.

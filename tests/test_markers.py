@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FILES = [
     "tests/browser/test_not_found.py",
     "tests/storage/test_calls.py",
-    "tests/battlesnake/test_compiled.py",
+    "tests/games/battlesnake/rules/test_compiled.py",
 ]
 
 # Records the kept and the left-out tests with their markers, and the registered markers.
@@ -74,7 +74,10 @@ def test_the_quick_run_leaves_out_browser_postgres_and_slow_tests() -> None:
     assert browser and all("browser" in left_out[t] for t in browser)
     postgres = [t for t in left_out if "postgresql" in t]
     assert postgres and all("postgres" in left_out[t] for t in postgres)
-    slow = "tests/battlesnake/test_compiled.py::test_compiled_and_pure_compute_the_same_states"
+    slow = (
+        "tests/games/battlesnake/rules/test_compiled.py"
+        "::test_compiled_and_pure_compute_the_same_states"
+    )
     assert "slow" in left_out[slow]
     assert set(left_out) == {*browser, *postgres, slow}
 

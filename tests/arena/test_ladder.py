@@ -16,8 +16,7 @@ from snakewar.games.battlesnake.adapter import GAME
 from snakewar.games.battlesnake.replay.format import read_replay
 from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.storage import Store
-
-from ..referee.snake_servers import SnakeServers
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
 
 SMALL = MatchConfig.create("battlesnake", {"width": 7, "height": 7})
 

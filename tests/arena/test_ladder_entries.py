@@ -23,7 +23,7 @@ from snakewar.arena.tournament_runner import load_tournament
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 
-STARTER_KIT = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
+STARTER_KIT = Path(__file__).resolve().parents[1] / "games" / "halite3" / "starter_kit"
 
 
 def snakewar(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page, expect
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
 from tests.browser.browser_env import shot
-from tests.referee.snake_servers import SnakeServers
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
 from tests.waiting import wait_finished
 
 
@@ -124,7 +124,7 @@ def test_upload_a_python_halite_bot_and_watch_it_play_in_the_sandbox(
     import zipfile
 
     base, _ = public_url
-    kit = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
+    kit = Path(__file__).resolve().parents[1] / "games" / "halite3" / "starter_kit"
     archive = tmp_path / "kit.zip"
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as packed:

@@ -23,7 +23,7 @@ from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.asgi_server import serve
 from tests.browser.browser_env import shot
-from tests.referee.snake_servers import SnakeServers
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
 from tests.server.accounts import make_user, password_of
 
 LONG = 120_000

@@ -21,7 +21,7 @@ from playwright.sync_api import Page, expect
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
 from tests.browser.browser_env import shot
-from tests.referee.snake_servers import SnakeServers
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
 
 USER_RULE = "name: 1 to 32 lowercase letters, digits, _ or -, starting with a letter or digit"
 SNAKE_RULE = "name: 1 to 40 letters, digits, _, . or -, starting with a letter or digit"

@@ -1,6 +1,6 @@
 """Step mode and the request inspector in a real browser, on a live local game.
 
-The game is between a real HTTP snake (tests/referee/snake_servers.py, which keeps
+The game is between a real HTTP snake (tests/games/battlesnake/referee/snake_servers.py, which keeps
 every body it receives) and a built-in bot, created in step mode: the page steps it
 turn by turn, scrubs back while it is paused, and opens and copies the request the
 snake was sent, which must be exactly what the snake received.
@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.browser_env import shot
-from tests.referee.snake_servers import SnakeServers
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
 """The web tester in a real browser: progress while it runs, failing positions as boards.
 
-A slow single-threaded snake on loopback (:func:`tests.checkup.real_snakes.careless_app`,
+A slow single-threaded snake on loopback
+(:func:`tests.games.battlesnake.tester.real_snakes.careless_app`,
 always up) is tested from the page: the progress line counts scenarios as they
 complete, and its failing positions are drawn as boards once the run ends.
 """
@@ -15,7 +16,7 @@ from playwright.sync_api import Page, expect
 
 from tests.asgi_server import serve
 from tests.browser.browser_env import shot
-from tests.checkup.real_snakes import careless_app
+from tests.games.battlesnake.tester.real_snakes import careless_app
 
 
 @pytest.fixture(scope="module")

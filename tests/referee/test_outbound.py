@@ -30,7 +30,7 @@ from snakewar.server.app import create_app
 from snakewar.server.config import ServerConfig
 from snakewar.storage import Store
 from tests.asgi_server import serve
-from tests.referee.counting_snake import CountingSnake, counting_snake
+from tests.games.battlesnake.referee.counting_snake import CountingSnake, counting_snake
 from tests.server.accounts import make_user
 
 PUBLIC = AddressPolicy(public_only=True)

@@ -31,7 +31,7 @@ from snakewar.referee.uploads import (
     unpack_bot_archive,
 )
 
-KIT = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
+KIT = Path(__file__).resolve().parents[1] / "games" / "halite3" / "starter_kit"
 POLICY = SandboxPolicy(cpu_seconds=20)
 READ_TIMEOUT_S = 120.0
 """How long a test waits for a bot's next line: ample on a busy machine (no test is

@@ -23,7 +23,7 @@ from snakewar.referee.process import Program
 from snakewar.referee.sandbox import SANDBOX_PYTHON, SandboxPolicy
 from tests.system_tools import need
 
-KIT = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
+KIT = Path(__file__).resolve().parents[1] / "games" / "halite3" / "starter_kit"
 
 # Each turn the bot solves a small linear system with numpy (LAPACK through BLAS) and
 # moves its ships by the answer's signs: a bot whose numpy does not work dies at once.

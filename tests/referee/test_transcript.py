@@ -13,8 +13,7 @@ from snakewar.games.battlesnake import GameConfig, Settings
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import connect, play_game
 from snakewar.referee.transcript import MAX_BODY_BYTES, body_text, current_exchange
-
-from .snake_servers import SnakeServers
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from snakewar.games.battlesnake.referee.workers import WorkerClient
 from snakewar.games.halite3.bots import HALITE_BOTS
 from snakewar.games.halite3.referee.runner import HaliteMatch, play_halite
 from snakewar.referee.workers import BotPool, BotPoolError, WorkerBusyError
-from tests.bots.test_builtin_bots import _crowded_request
+from tests.games.battlesnake.bots.test_builtin_bots import _crowded_request
 from tests.referee import runaway_bots
 
 T = TypeVar("T")

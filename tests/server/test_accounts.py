@@ -378,7 +378,7 @@ def test_cors_opens_only_the_engine_read_routes() -> None:
 
 
 def test_the_local_user_plays_its_registered_loopback_snake() -> None:
-    from tests.referee.snake_servers import SnakeServers
+    from tests.games.battlesnake.referee.snake_servers import SnakeServers
 
     with (
         SnakeServers() as servers,

@@ -364,7 +364,7 @@ def test_a_killed_server_leaves_its_running_game_aborted_with_frames(tmp_path: A
 
 
 def test_local_mode_plays_loopback_snakes() -> None:
-    from tests.referee.snake_servers import SnakeServers
+    from tests.games.battlesnake.referee.snake_servers import SnakeServers
 
     with (
         SnakeServers() as servers,

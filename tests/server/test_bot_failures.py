@@ -21,7 +21,7 @@ from snakewar.storage import Store
 from tests.server.accounts import make_user, public_client
 from tests.waiting import wait_finished
 
-KIT = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
+KIT = Path(__file__).resolve().parents[1] / "games" / "halite3" / "starter_kit"
 
 # Each bot reads the init, answers its name, then misbehaves on its third turn.
 BOT = """\

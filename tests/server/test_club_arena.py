@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 from snakewar.arena.tournaments import FORMAT_TITLES, FORMATS
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.schemas import TournamentFormat
-from tests.referee.snake_servers import SnakeServers
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
 from tests.server.accounts import BASE_URL, make_user, public_client
 
 ANONYMOUS = {"Authorization": ""}

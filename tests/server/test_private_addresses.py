@@ -15,7 +15,7 @@ from typing import Any
 from fastapi.routing import APIRoute, APIWebSocketRoute
 
 from snakewar.server.privacy import HIDDEN
-from tests.referee.snake_servers import SnakeServers
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
 from tests.server.accounts import make_user, public_client
 from tests.waiting import wait_finished
 

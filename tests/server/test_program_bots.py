@@ -28,7 +28,7 @@ from snakewar.server.routers import snakes
 from tests.server.accounts import make_user, public_client
 from tests.waiting import wait_finished
 
-KIT = Path(__file__).resolve().parents[1] / "halite3" / "starter_kit"
+KIT = Path(__file__).resolve().parents[1] / "games" / "halite3" / "starter_kit"
 HALITE: dict[str, Any] = {"game": "halite3", "width": 32, "height": 32, "maxTurns": 15}
 
 

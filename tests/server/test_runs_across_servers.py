@@ -27,7 +27,7 @@ from snakewar.arena.config import MatchConfig
 from snakewar.arena.tournament_runner import TournamentRun
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
-from tests.referee.snake_servers import SnakeServers
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
 from tests.server.accounts import BASE_URL, make_user, public_client
 from tests.server.multi_server import scenario, servers, wait_until
 

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.stepping import NotPausedError, PauseExpiredError, TurnGate
-from tests.referee.snake_servers import SnakeServers
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
 from tests.server.accounts import make_user, public_client
 from tests.waiting import wait_finished
 

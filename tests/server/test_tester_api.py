@@ -14,8 +14,8 @@ from snakewar.games.battlesnake.tester import select_scenarios
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.safety import RateLimitError, UsageBudget
 from tests.asgi_server import serve
-from tests.checkup.real_snakes import plain_app
-from tests.referee.counting_snake import counting_snake
+from tests.games.battlesnake.referee.counting_snake import counting_snake
+from tests.games.battlesnake.tester.real_snakes import plain_app
 from tests.server.accounts import make_user, public_client
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.cli_process import run
-from tests.sim.conftest import require_jax, require_numba
+from tests.games.battlesnake.sim.conftest import require_jax, require_numba
 
 
 def test_play_seeded_game_is_reproducible() -> None:

@@ -14,7 +14,7 @@ from snakewar.cli import main
 from snakewar.games.battlesnake.replay.format import read_replay
 from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.games.battlesnake.wire import api_schema
-from tests.referee.snake_servers import SnakeServers
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
 
 REQUEST = jsonschema.Draft202012Validator(
     {"$ref": "#/$defs/SnakeRequest", "$defs": api_schema()["$defs"]}

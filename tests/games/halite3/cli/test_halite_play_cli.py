@@ -31,11 +31,11 @@ from snakewar.games.halite3.cli.args import (
 from snakewar.games.halite3.replay.hlt import ENGINE_VERSION as REPLAY_ENGINE_VERSION
 from snakewar.games.halite3.replay.hlt import read_hlt
 from snakewar.games.halite3.replay.verify import verify_hlt
-from tests.halite3.oracle import MAIN
+from tests.games.halite3.oracle import MAIN
 
 PY = shlex.quote(sys.executable)
 BOTS = f"{PY} -m snakewar.games.halite3.bots"
-HALITE_TESTS = Path(__file__).resolve().parents[3] / "halite3"
+HALITE_TESTS = Path(__file__).resolve().parents[1]
 """The Halite III tests' folder: its test bots and the official engine's recorded logs."""
 FAULTY = f"{PY} {shlex.quote(str(HALITE_TESTS / 'bots' / 'faulty.py'))}"
 ENGINE_LOGS: dict[str, Any] = json.loads((HALITE_TESTS / "engine_logs.json").read_text())

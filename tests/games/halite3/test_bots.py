@@ -27,9 +27,9 @@ from snakewar.games.halite3.bots import (
     view_from_game,
 )
 from snakewar.games.halite3.cli.bench import crowded_constants
-from tests.halite3.inprocess import play_out
+from tests.games.halite3.inprocess import play_out
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 STARTER_KIT = Path(__file__).resolve().parent / "starter_kit"
 TURN_TIMEOUT_S = 2.0  # the official engine's per-turn limit
 INIT_TIMEOUT_S = 30.0  # the official engine's limit for the name line

@@ -24,7 +24,7 @@ from snakewar.games.battlesnake.sim.counter import (
     draw_int,
     uniform,
 )
-from tests.sim.conftest import require_numba
+from tests.games.battlesnake.sim.conftest import require_numba
 
 STATE = core.STATE_ARRAYS
 """The arrays that make up a simulator's games."""

@@ -18,8 +18,8 @@ from snakewar.games.battlesnake import Settings
 from snakewar.games.battlesnake.sim import BatchSim, make_sim, next_seed, sim_from_states
 from snakewar.games.battlesnake.sim.counter import CHANCE, SETUP, SPAWN, ZONE, draw, uniform
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
-from tests.sim.conftest import require_jax
-from tests.sim.test_backends import STATE, _settings
+from tests.games.battlesnake.sim.conftest import require_jax
+from tests.games.battlesnake.sim.test_backends import STATE, _settings
 
 # ruleset, map, width, height, snakes, batch: fixed starts (resets on the device) and
 # other boards (resets through the host), every ruleset, hazards and the royale zone.

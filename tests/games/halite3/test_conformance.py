@@ -23,7 +23,7 @@ from snakewar.games.halite3.testing.conformance import (
     read_transcript,
 )
 from tests.conformance_data import require
-from tests.halite3.oracle import CONFORMANCE_DIR
+from tests.games.halite3.oracle import CONFORMANCE_DIR
 
 GAMES = list(iter_oracle_games(CONFORMANCE_DIR)) if CONFORMANCE_DIR.is_dir() else []
 
@@ -50,7 +50,7 @@ def test_conformance_command_checks_a_folder_and_needs_one(tmp_path: Path) -> No
     import shutil
     import subprocess
 
-    from tests.halite3.oracle import MAIN
+    from tests.games.halite3.oracle import MAIN
 
     require(GAMES, "a Halite III conformance game")
     smallest = min(GAMES, key=lambda p: p.stat().st_size)

@@ -1,6 +1,6 @@
 """The tester's verdicts on snakes built like real ones: one request at a time.
 
-Each snake of :mod:`tests.checkup.real_snakes` is served over real HTTP by one
+Each snake of :mod:`tests.games.battlesnake.tester.real_snakes` is served over real HTTP by one
 uvicorn worker and blocks while it works, as a Flask or Node snake does.  With the
 defaults (one game at a time, standard rules; an ample timeout, :data:`AMPLE_MS`) none
 of them is failed for what it never meets in play; the one with module globals fails
@@ -22,7 +22,7 @@ from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import make_client
 from snakewar.games.battlesnake.tester import SCENARIOS, TesterReport, run_tester, select_scenarios
 from tests.asgi_server import serve
-from tests.checkup import real_snakes
+from tests.games.battlesnake.tester import real_snakes
 
 APPS = {
     "slow": real_snakes.slow_app,

@@ -33,7 +33,7 @@ from snakewar.games.battlesnake.rl import (
     make_vector_env,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 
 
 def P(x: int, y: int) -> Point:

@@ -12,7 +12,7 @@ from snakewar.games.halite3.referee.runner import play_halite_sync
 from snakewar.games.halite3.replay.hlt import read_hlt, replay_document, write_hlt
 from snakewar.games.halite3.replay.verify import verify_hlt
 from snakewar.referee.process import Program
-from tests.halite3.oracle import MAIN
+from tests.games.halite3.oracle import MAIN
 
 MY_BOT = Path(__file__).resolve().parent / "starter_kit" / "MyBot.py"
 

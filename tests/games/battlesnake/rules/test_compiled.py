@@ -24,7 +24,7 @@ import pytest
 import snakewar
 from tests.conformance_data import battlesnake_dir
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 PURE = os.environ.get("SNAKEWAR_PURE") == "1"
 
 
@@ -85,7 +85,7 @@ def test_compiled_and_pure_compute_the_same_states() -> None:
     data = str(battlesnake_dir())
     results: dict[bool, dict[str, Any]] = {}
     for pure in (False, True):
-        out = _run(["-m", "tests.battlesnake.engine_digest", data], pure)
+        out = _run(["-m", "tests.games.battlesnake.rules.engine_digest", data], pure)
         results[pure] = json.loads(out.splitlines()[0])
     if not PURE:
         assert all(results[False]["compiled"].values()), results[False]["compiled"]

@@ -14,7 +14,7 @@ from snakewar.errors import SnakewarError
 from snakewar.games.halite3.mapgen import GeneratedMap, MapError, generate_map, size_for_seed
 from snakewar.games.halite3.mt19937 import MT19937
 from tests.conformance_data import require
-from tests.halite3.oracle import CONFORMANCE_DIR
+from tests.games.halite3.oracle import CONFORMANCE_DIR
 
 
 def _game_files() -> list[Path]:

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from snakewar.cli import app
 from snakewar.games.halite3.replay.hlt import read_hlt
 from snakewar.games.halite3.replay.verify import verify_hlt
-from tests.halite3.oracle import CONFORMANCE_DIR, MAIN
+from tests.games.halite3.oracle import CONFORMANCE_DIR, MAIN
 
 REPLAYS = sorted((CONFORMANCE_DIR / "replays").glob("*.hlt"))
 runner = CliRunner()

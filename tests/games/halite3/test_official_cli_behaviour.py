@@ -28,7 +28,7 @@ from snakewar.games.halite3.mapgen import size_for_seed
 from snakewar.games.halite3.replay.hlt import read_hlt
 from snakewar.games.halite3.replay.verify import verify_hlt
 from snakewar.referee.process import ProcessBot
-from tests.halite3.oracle import MAIN
+from tests.games.halite3.oracle import MAIN
 
 PY = shlex.quote(sys.executable)
 FAULTY_PATH = Path(__file__).parent / "bots" / "faulty.py"

@@ -1,6 +1,6 @@
 """The official starter kits' ``run_game.sh``, run unchanged with ``snakewar halite play``.
 
-``tests/halite3/kits/<kit>/run_game.sh`` are the official kits' scripts, byte for byte
+``tests/games/halite3/kits/<kit>/run_game.sh`` are the official kits' scripts, byte for byte
 (Halite III's repository, MIT licence: ``kits/LICENSE.Halite-III``; ``kits/README.md``
 says where each comes from).  Each calls ``./halite``; here ``./halite`` is a two-line
 script that runs ``snakewar halite play`` with the words it was given, as a user who

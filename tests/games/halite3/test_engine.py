@@ -318,7 +318,7 @@ def test_capture_flips_outnumbered_ships_when_enabled() -> None:
 
 def _play_greedy_game(seed: int) -> tuple[list[tuple[Any, ...]], object]:
     from snakewar.games.halite3.bots import make_halite_bot
-    from tests.halite3.inprocess import play_out
+    from tests.games.halite3.inprocess import play_out
 
     game = HaliteGame.create(seed, 4, width=40, height=40, turn_limit=160)
     play_out(game, [make_halite_bot("greedy", seed=seed) for _ in range(4)])

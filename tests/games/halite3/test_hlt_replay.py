@@ -41,7 +41,7 @@ from snakewar.games.halite3.replay.hlt import (
 from snakewar.games.halite3.testing.conformance import read_oracle
 from snakewar.replay import ReplayError
 from tests.conformance_data import require
-from tests.halite3.oracle import CONFORMANCE_DIR
+from tests.games.halite3.oracle import CONFORMANCE_DIR
 from tests.system_tools import tool
 
 GAME_FILES = sorted((CONFORMANCE_DIR / "games").glob("*.jsonl.gz"))

@@ -1,7 +1,7 @@
 """Issue 28 on the simulator: int64 extremes on every backend, and the states it refuses.
 
 Each case is a hand-made state played by the rules engine (exact to Go at these
-extremes, see tests/battlesnake/test_int64_extremes.py) and by the backend; the JAX
+extremes, see tests/games/battlesnake/rules/test_int64_extremes.py) and by the backend; the JAX
 backend (int32 on the device) must play the same game or refuse the state by name.
 """
 
@@ -15,7 +15,7 @@ from snakewar.games.battlesnake.rng import INT64_MAX, INT64_MIN
 from snakewar.games.battlesnake.sim import MOVE_NAMES, sim_from_states
 from snakewar.games.battlesnake.sim.core import jax_available
 from snakewar.games.battlesnake.types import BoardState, Point, Snake
-from tests.sim.conftest import require_jax, require_numba
+from tests.games.battlesnake.sim.conftest import require_jax, require_numba
 
 BACKENDS = ["numpy", "numba", "jax"]
 DAMAGES = [

@@ -1,6 +1,6 @@
 """Print a digest of every state the rules engine computes, for pure vs compiled runs.
 
-Run as ``python -m tests.battlesnake.engine_digest DATA_DIR`` (with or without
+Run as ``python -m tests.games.battlesnake.rules.engine_digest DATA_DIR`` (with or without
 ``SNAKEWAR_PURE=1``).  It replays every recorded game of the Battlesnake conformance
 data (setup, initialization call, and each turn record's rules and map update from
 the recorded ``before``) and plays a few whole games per ruleset and map with random

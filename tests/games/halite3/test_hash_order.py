@@ -35,7 +35,7 @@ from snakewar.games.halite3.testing.conformance import (
 )
 from snakewar.referee.process import Program
 from tests.conformance_data import require
-from tests.halite3.oracle import CONFORMANCE_DIR
+from tests.games.halite3.oracle import CONFORMANCE_DIR
 
 IN_ORDER_BOT = Path(__file__).resolve().parent / "bots" / "in_order.py"
 GAMES = list(iter_oracle_games(CONFORMANCE_DIR)) if CONFORMANCE_DIR.is_dir() else []
