@@ -26,7 +26,7 @@ from snakewar.games.battlesnake import Game, GameConfig, Settings
 from snakewar.games.battlesnake.bots import make_bot
 from snakewar.games.battlesnake.bots.base import Bot
 from snakewar.games.battlesnake.bots.hunter import HunterBot
-from snakewar.games.battlesnake.wire import GameInfo, MoveReply, SnakeRequest
+from snakewar.games.battlesnake.rules.wire import GameInfo, MoveReply, SnakeRequest
 from snakewar.referee.intervals import wilson_interval
 
 TIMEOUT_MS = 500

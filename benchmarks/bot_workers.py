@@ -24,7 +24,7 @@ from snakewar.games.battlesnake import Game, GameConfig, Settings
 from snakewar.games.battlesnake.bots import make_bot
 from snakewar.games.battlesnake.referee.clients import InProcessClient
 from snakewar.games.battlesnake.referee.workers import WorkerClient
-from snakewar.games.battlesnake.wire import GameInfo, SnakeRequest
+from snakewar.games.battlesnake.rules.wire import GameInfo, SnakeRequest
 from snakewar.referee.workers import BotPool
 
 TIMEOUT_MS = 500

@@ -15,7 +15,7 @@ import argparse
 import statistics
 import time
 
-from snakewar.games.halite3.mapgen import generate_map
+from snakewar.games.halite3.rules.mapgen import generate_map
 
 
 def main() -> None:

@@ -7,8 +7,8 @@ thinking a move) for T turns, once each way, in this process.  Prints the fast s
 p50/p90/max latency, the hunter's thinking time, and the CPU the referee's process used.
 
 This is a figure for a quiet machine (on a busy one every latency grows);
-``tests/games/battlesnake/referee/test_play_parity.py`` proves the cause (the thinking happens in workers)
-with CPU time, which load does not stretch.
+``tests/games/battlesnake/referee/test_play_parity.py`` proves the cause (the thinking
+happens in workers) with CPU time, which load does not stretch.
 
     python3 benchmarks/play_latency.py [--budget 150] [--turns 20] [--seed 2]
 """

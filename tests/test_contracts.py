@@ -52,8 +52,8 @@ def test_the_contracts_hold() -> None:
         (
             "games-independent",
             "No game imports another game",
-            "games/halite3/constants.py",
-            "from snakewar.games.battlesnake import types",
+            "games/halite3/rules/constants.py",
+            "from snakewar.games.battlesnake.rules import types",
         ),
         (
             "protocol-at-the-bottom",
@@ -64,7 +64,7 @@ def test_the_contracts_hold() -> None:
         (
             "pure-rules-at-the-bottom-of-their-game",
             "A game's pure rules import none of its other parts",
-            "games/battlesnake/rules.py",
+            "games/battlesnake/rules/rulesets.py",
             "from snakewar.games.battlesnake.records import CallStatus",
         ),
         (
@@ -77,7 +77,7 @@ def test_the_contracts_hold() -> None:
             "registry-only",
             "The game-agnostic layers reach a game only through the registry",
             "storage/quota.py",
-            "import snakewar.games.battlesnake.rules",
+            "import snakewar.games.battlesnake.rules.rulesets",
         ),
     ],
 )

@@ -90,6 +90,7 @@ LAYERS: dict[str, frozenset[str]] = {
 """Each layer (a package or module of ``snakewar``) and the layers it may import."""
 
 GAME_PARTS: dict[str, str] = {
+    "rules": "games",
     "adapter": "adapters",
     "records": "records",
     "frames": "replay",
@@ -108,8 +109,9 @@ GAME_PARTS: dict[str, str] = {
     "viewer": "viewer",
     "testing": "testing",
 }
-"""A game package's parts (a sub-package or a module of ``games/<game>/``) and their layer;
-every other module of a game is its pure rules (layer ``games``)."""
+"""A game package's parts (a sub-package or a module of ``games/<game>/``) and their layer.
+Every module of a game is in one of them (its ``__init__`` aside): its pure rules are its
+``rules/`` package (layer ``games``), the same shape for every game."""
 
 REGISTRY = "snakewar.adapters"
 """The registry itself imports only the protocol: every layer over the pure core may use it
@@ -371,17 +373,29 @@ def test_no_game_imports_another_game() -> None:
     assert not wrong, "\n".join(wrong)
 
 
+def unknown_game_parts(files: list[Path], src: Path = SRC) -> list[str]:
+    """Modules of a game's package in none of its parts (they would pass as pure rules)."""
+    wrong = []
+    for path in files:
+        parts = path.relative_to(src).with_suffix("").parts
+        if parts[0] != "games" or len(parts) < 3 or parts[2:] == ("__init__",):
+            continue
+        if parts[2] not in GAME_PARTS:
+            wrong.append(f"{path.relative_to(src.parent)}: not a part named in GAME_PARTS")
+    return wrong
+
+
 def test_the_game_parts_are_known() -> None:
-    # A new part of a game package must say its layer, or it would pass as pure rules.
-    wrong = [
-        f"{path.relative_to(SRC.parent)}: not a part named in GAME_PARTS"
-        for path in FILES
-        if layer_of(path) == "games"
-        and path.parent != SRC / "games"
-        and path.parent.parent != SRC / "games"
-        and not (len(path.relative_to(SRC).parts) > 3 and path.relative_to(SRC).parts[2] == "maps")
+    assert not unknown_game_parts(FILES), "\n".join(unknown_game_parts(FILES))
+
+
+def test_a_module_outside_the_parts_of_its_game_is_caught(tmp_path: Path) -> None:
+    loose = tmp_path / "snakewar" / "games" / "battlesnake" / "helpers.py"
+    rules = tmp_path / "snakewar" / "games" / "battlesnake" / "rules" / "board.py"
+    package = tmp_path / "snakewar" / "games" / "battlesnake" / "__init__.py"
+    assert unknown_game_parts([loose, rules, package], tmp_path / "snakewar") == [
+        "snakewar/games/battlesnake/helpers.py: not a part named in GAME_PARTS"
     ]
-    assert not wrong, "\n".join(wrong)
 
 
 def test_the_pure_core_does_no_io() -> None:
@@ -414,22 +428,28 @@ def test_the_pure_core_does_no_io() -> None:
         ("snakewar/arena/x.py", "from snakewar.server import create_app"),
         ("snakewar/arena/x.py", "def f():\n    from snakewar.storage import Store"),
         ("snakewar/games/x.py", "from ..referee import runner"),
-        ("snakewar/games/battlesnake/rules.py", "from .referee import runner"),
-        ("snakewar/games/battlesnake/rules.py", "import snakewar.games.battlesnake.bots"),
+        ("snakewar/games/battlesnake/rules/rulesets.py", "from .referee import runner"),
+        ("snakewar/games/battlesnake/rules/rulesets.py", "import snakewar.games.battlesnake.bots"),
         ("snakewar/games/battlesnake/bots/x.py", "from snakewar.server import app"),
         ("snakewar/games/battlesnake/replay/x.py", "from ..referee import runner"),
         # The referee's records are no pure rules: the rules may not import them.
-        ("snakewar/games/battlesnake/rules.py", "from .records import CallStatus"),
+        ("snakewar/games/battlesnake/rules/rulesets.py", "from .records import CallStatus"),
         ("snakewar/games/battlesnake/records.py", "from .referee import clients"),
         ("snakewar/cli/x.py", "import snakewar.server.app"),
         ("snakewar/storage/x.py", "from snakewar import server"),
-        ("snakewar/games/halite3/game.py", "from snakewar.games.halite3.referee import runner"),
+        (
+            "snakewar/games/halite3/rules/game.py",
+            "from snakewar.games.halite3.referee import runner",
+        ),
         ("snakewar/games/halite3/bots/x.py", "from snakewar.games.halite3.cli import app"),
         ("snakewar/games/halite3/referee/x.py", "from snakewar.server import app"),
         # An import by name is an import too.
         ("snakewar/arena/x.py", 'importlib.import_module("snakewar.server.app")'),
         ("snakewar/storage/x.py", '_LAZY = {"Store": "snakewar.cli.ladder"}'),
-        ("snakewar/games/battlesnake/rules.py", 'ENTRY = "snakewar.referee.process:Program"'),
+        (
+            "snakewar/games/battlesnake/rules/rulesets.py",
+            'ENTRY = "snakewar.referee.process:Program"',
+        ),
     ],
 )
 def test_the_checker_sees_every_kind_of_import(source: str, line: str) -> None:

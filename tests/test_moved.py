@@ -86,7 +86,20 @@ def test_old_names_are_generic_and_new_ones_a_games() -> None:
     news = [*_moved.MOVED_MODULES.values()] + [
         home for names in _moved.MOVED_NAMES.values() for home in names.values()
     ]
-    assert not [old for old in olds if old.startswith("snakewar.games.")]
+    # Within a game, only its pure rules moved: into the game's rules/ package.
+    within = {
+        old: new for old, new in _moved.MOVED_MODULES.items() if old.startswith("snakewar.games.")
+    }
+    assert within and all(
+        new == f"{game}.rules.{old.removeprefix(game + '.')}"
+        for old, new in within.items()
+        for game in [".".join(old.split(".")[:3])]
+    ), within
+    renamed = [old for old in _moved.MOVED_NAMES if old.startswith("snakewar.games.")]
+    assert renamed == ["snakewar.games.battlesnake.rules"]  # the rulesets' module, now a package
+    assert not [
+        old for old in olds if old.startswith("snakewar.games.") and old not in {*within, *renamed}
+    ]
     # One move is between generic layers: the address policy, from the protocol's package
     # to the outbound code's.
     generic = {"snakewar.referee.addresses"}

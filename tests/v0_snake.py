@@ -21,8 +21,8 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict
 
 from snakewar.games.battlesnake.bots import make_bot
-from snakewar.games.battlesnake.types import BoardState, Point, Snake
-from snakewar.games.battlesnake.wire import GameInfo, SnakeInfo, SnakeRequest
+from snakewar.games.battlesnake.rules.types import BoardState, Point, Snake
+from snakewar.games.battlesnake.rules.wire import GameInfo, SnakeInfo, SnakeRequest
 
 GOOD_LOOKS = {"color": "#ff00ff", "headType": "bendr", "tailType": "regular"}
 """The looks of the v0 documentation's example (``regular`` is v1's ``default``)."""

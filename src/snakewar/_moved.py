@@ -31,6 +31,8 @@ __all__ = ["MOVED_MODULES", "MOVED_NAMES", "SILENT", "install", "moved_attribute
 _BS = "snakewar.games.battlesnake"
 _H3 = "snakewar.games.halite3"
 
+_BS_RULES = "types board settings classic game maps _gosort wire ascii api_schema rng _gocooked"
+
 MOVED_MODULES: dict[str, str] = {
     # Packages: ``old.x`` is the module ``new.x``.
     "snakewar.sim": f"{_BS}.sim",
@@ -39,9 +41,15 @@ MOVED_MODULES: dict[str, str] = {
     "snakewar.bots.halite": f"{_H3}.bots",
     "snakewar.adapters.battlesnake": f"{_BS}.adapter",
     "snakewar.adapters.halite3": f"{_H3}.adapter",
+    # The pure rules, each game's in its rules/ package.
+    **{f"{_BS}.{name}": f"{_BS}.rules.{name}" for name in _BS_RULES.split()},
+    **{
+        f"{_H3}.{name}": f"{_H3}.rules.{name}"
+        for name in ("game", "mapgen", "commands", "constants", "hashorder", "protocol", "mt19937")
+    },
     # Modules.
-    "snakewar.engine.rng": f"{_BS}.rng",
-    "snakewar.engine._gocooked": f"{_BS}._gocooked",
+    "snakewar.engine.rng": f"{_BS}.rules.rng",
+    "snakewar.engine._gocooked": f"{_BS}.rules._gocooked",
     # Not a game's: the outbound address policy went next to the outbound code.
     "snakewar.engine.addresses": "snakewar.referee.addresses",
     "snakewar.bots.sdk": f"{_BS}.bots.sdk",
@@ -64,6 +72,21 @@ def _names(home: str, *names: str) -> dict[str, str]:
 
 
 MOVED_NAMES: dict[str, dict[str, str]] = {
+    # ``rules`` was the rulesets' module before it was the package of the pure rules.
+    f"{_BS}.rules": _names(
+        f"{_BS}.rules.rulesets",
+        "RULESETS",
+        "STAGES",
+        "MoveList",
+        "Moves",
+        "Ruleset",
+        "Stage",
+        "default_move",
+        "named_ruleset",
+        "normalize_moves",
+        "royale_hazards",
+        "ruleset_names",
+    ),
     "snakewar.server.decoding": _names(
         f"{_H3}.decoding",
         "MAX_DOCUMENT_BYTES",
@@ -77,7 +100,7 @@ MOVED_NAMES: dict[str, dict[str, str]] = {
         f"{_H3}.routes.schemas", "HaliteReplayDocumentOut", "ProgramGameOut"
     ),
     "snakewar.engine": _names(
-        f"{_BS}.rng",
+        f"{_BS}.rules.rng",
         "MAX_RAND",
         "MIN_RAND",
         "GoRand",

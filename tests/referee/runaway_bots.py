@@ -8,7 +8,7 @@ so other tests still see the built-ins alone.
 from __future__ import annotations
 
 from snakewar.games.battlesnake.bots.base import Bot
-from snakewar.games.battlesnake.wire import SnakeRequest
+from snakewar.games.battlesnake.rules.wire import SnakeRequest
 from snakewar.games.halite3.bots.kit import GameView, HaliteBot
 
 PLUGIN = "tests.referee.runaway_plugin"

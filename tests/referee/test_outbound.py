@@ -210,7 +210,7 @@ def test_a_refused_snake_is_a_failed_call_not_an_exception() -> None:
 
 
 def _request() -> Any:
-    from snakewar.games.battlesnake.wire import SnakeRequest
+    from snakewar.games.battlesnake.rules.wire import SnakeRequest
 
     game = {"id": "g", "ruleset": {"name": "standard", "version": "", "settings": {}},
             "map": "standard", "source": "", "timeout": 500}  # fmt: skip

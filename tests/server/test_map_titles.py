@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from snakewar.games.battlesnake.map_titles import DEFAULT_SIZE, default_size, map_title
-from snakewar.games.battlesnake.maps import BoardSizes, MapMeta, list_maps
+from snakewar.games.battlesnake.rules.maps import BoardSizes, MapMeta, list_maps
 from snakewar.server import ServerConfig, create_app
 
 

@@ -336,8 +336,8 @@ def test_neighbour_counts_match_a_brute_force_count(
     # The numpy counts look at each ship's nearby cells only; count every pair instead.
     import random
 
-    import snakewar.games.halite3.game as game_module
-    from snakewar.games.halite3.game import Ship, _opponents_near_radii
+    import snakewar.games.halite3.rules.game as game_module
+    from snakewar.games.halite3.rules.game import Ship, _opponents_near_radii
 
     monkeypatch.setattr(game_module, "_VECTOR_MIN", 0)
 
@@ -370,7 +370,7 @@ def test_neighbour_counts_match_a_brute_force_count(
 
 def test_vectorised_distances_agree_with_the_plain_loops(monkeypatch: pytest.MonkeyPatch) -> None:
     # The recorded games have few ships; crowded games take the numpy path.
-    import snakewar.games.halite3.game as game_module
+    import snakewar.games.halite3.rules.game as game_module
 
     fast_turns, fast_result = _play_greedy_game(11)
     assert max(len(t[0]) for t in fast_turns) > 0

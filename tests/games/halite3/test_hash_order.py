@@ -24,9 +24,9 @@ import pytest
 
 from snakewar.games.halite3 import HaliteGame, frame_text
 from snakewar.games.halite3.cli.app import final_snapshot
-from snakewar.games.halite3.hashorder import HashOrder, location_hash
 from snakewar.games.halite3.referee.runner import play_halite_sync
 from snakewar.games.halite3.replay.hlt import read_hlt, replay_document
+from snakewar.games.halite3.rules.hashorder import HashOrder, location_hash
 from snakewar.games.halite3.testing.conformance import (
     companion_files,
     iter_oracle_games,
@@ -218,7 +218,7 @@ def test_fresh_order_is_the_order_of_a_table_built_key_by_key() -> None:
     # and for codes past 2**63 (location hashes are 64-bit).
     import random
 
-    from snakewar.games.halite3.hashorder import fresh_order
+    from snakewar.games.halite3.rules.hashorder import fresh_order
 
     rng = random.Random(16)
     for size in (0, 1, 13, 14, 31, 32, 33, 59, 60, 127, 128, 300, 541, 542, 2000):
@@ -405,8 +405,8 @@ def test_the_same_bots_play_other_games_when_ships_are_listed_by_id() -> None:
 
 
 def test_commit_steps_visit_players_in_the_engine_order() -> None:
-    from snakewar.games.halite3.commands import SpawnCommand, parse_commands
-    from snakewar.games.halite3.game import _command_kinds, _players_with
+    from snakewar.games.halite3.rules.commands import SpawnCommand, parse_commands
+    from snakewar.games.halite3.rules.game import _command_kinds, _players_with
 
     # Up to 13 players: descending ids; from 14 on the table grows to 29 buckets.
     some = _command_kinds({pid: parse_commands("g") for pid in (0, 1, 2, 5)} | {1: []})

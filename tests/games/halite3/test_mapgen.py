@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from snakewar.errors import SnakewarError
-from snakewar.games.halite3.mapgen import GeneratedMap, MapError, generate_map, size_for_seed
-from snakewar.games.halite3.mt19937 import MT19937
+from snakewar.games.halite3.rules.mapgen import GeneratedMap, MapError, generate_map, size_for_seed
+from snakewar.games.halite3.rules.mt19937 import MT19937
 from tests.conformance_data import require
 from tests.games.halite3.oracle import CONFORMANCE_DIR
 
@@ -247,7 +247,7 @@ def test_bad_input_raises_map_error(
 @pytest.mark.parametrize(("th", "tw"), [(13, 7), (40, 24), (5, 1), (33, 17)])
 def test_vectorised_smoothing_equals_the_engine_loop_on_odd_tiles(th: int, tw: int) -> None:
     # The oracle only has power-of-two-ish tiles; odd ones exercise the ceil'd mini grid.
-    from snakewar.games.halite3.mapgen import _smooth
+    from snakewar.games.halite3.rules.mapgen import _smooth
 
     source = MT19937(th * 100 + tw).canonical_array(th * tw).reshape(th, tw)
     top_octave = min(tw, th).bit_length()

@@ -23,10 +23,10 @@ import pytest
 import zstandard
 
 from snakewar.games.halite3 import Constants, HaliteGame, turns_for_size
-from snakewar.games.halite3.constants import ConstantsError
-from snakewar.games.halite3.mapgen import size_for_seed
 from snakewar.games.halite3.replay.hlt import read_hlt
 from snakewar.games.halite3.replay.verify import verify_hlt
+from snakewar.games.halite3.rules.constants import ConstantsError
+from snakewar.games.halite3.rules.mapgen import size_for_seed
 from snakewar.referee.process import ProcessBot
 from tests.games.halite3.oracle import MAIN
 

@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Any
 from snakewar._lazy import lazy_attribute, lazy_dir
 
 if TYPE_CHECKING:
-    from snakewar.games.battlesnake.ascii import render_board
-    from snakewar.games.battlesnake.board import MutableBoard, MutableSnake
-    from snakewar.games.battlesnake.game import (
+    from snakewar.games.battlesnake.rules.ascii import render_board
+    from snakewar.games.battlesnake.rules.board import MutableBoard, MutableSnake
+    from snakewar.games.battlesnake.rules.game import (
         Game,
         GameConfig,
         GameResult,
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
         run_game,
         setup_board,
     )
-    from snakewar.games.battlesnake.maps import (
+    from snakewar.games.battlesnake.rules.maps import (
         BoardSizes,
         GameMap,
         MapMeta,
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
         map_ids,
         register_map,
     )
-    from snakewar.games.battlesnake.rules import (
+    from snakewar.games.battlesnake.rules.rulesets import (
         RULESETS,
         STAGES,
         Ruleset,
@@ -61,8 +61,8 @@ if TYPE_CHECKING:
         named_ruleset,
         ruleset_names,
     )
-    from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
-    from snakewar.games.battlesnake.types import (
+    from snakewar.games.battlesnake.rules.settings import CLI_DEFAULTS, Settings
+    from snakewar.games.battlesnake.rules.types import (
         BoardState,
         Direction,
         EliminationCause,
@@ -123,12 +123,12 @@ _HOMES = {
     "list_maps": "maps",
     "map_ids": "maps",
     "register_map": "maps",
-    "RULESETS": "rules",
-    "STAGES": "rules",
-    "Ruleset": "rules",
-    "default_move": "rules",
-    "named_ruleset": "rules",
-    "ruleset_names": "rules",
+    "RULESETS": "rulesets",
+    "STAGES": "rulesets",
+    "Ruleset": "rulesets",
+    "default_move": "rulesets",
+    "named_ruleset": "rulesets",
+    "ruleset_names": "rulesets",
     "CLI_DEFAULTS": "settings",
     "Settings": "settings",
     "BoardState": "types",
@@ -139,7 +139,7 @@ _HOMES = {
 }
 """Each public name and the module of this package that defines it."""
 
-_MODULES = {name: f"{__name__}.{home}" for name, home in _HOMES.items()}
+_MODULES = {name: f"{__name__}.rules.{home}" for name, home in _HOMES.items()}
 
 
 def __getattr__(name: str) -> Any:

@@ -49,16 +49,8 @@ from snakewar.errors import EntrantError, ParamsError, SnakewarError
 from snakewar.games.battlesnake import NAME
 from snakewar.games.battlesnake.bots import bot_descriptions, make_bot
 from snakewar.games.battlesnake.bots.worker import HOST as WORKER_HOST
-from snakewar.games.battlesnake.classic import (
-    CLASSIC,
-    CLASSIC_DEFAULTS,
-    SETTING_RANGES,
-    check_pairing,
-    default_board,
-)
 from snakewar.games.battlesnake.frames import frame
 from snakewar.games.battlesnake.map_titles import default_size, map_title
-from snakewar.games.battlesnake.maps import list_maps
 from snakewar.games.battlesnake.records import GameRecord, TurnRecord
 from snakewar.games.battlesnake.referee.batch import SnakeMatch
 from snakewar.games.battlesnake.referee.clients import check_url, new_http_client
@@ -82,8 +74,16 @@ from snakewar.games.battlesnake.replay.format import (
 )
 from snakewar.games.battlesnake.replay.official import read_official_jsonl, sniff_replay
 from snakewar.games.battlesnake.replay.verify import verify_replay
-from snakewar.games.battlesnake.rules import ruleset_names
-from snakewar.games.battlesnake.settings import (
+from snakewar.games.battlesnake.rules.classic import (
+    CLASSIC,
+    CLASSIC_DEFAULTS,
+    SETTING_RANGES,
+    check_pairing,
+    default_board,
+)
+from snakewar.games.battlesnake.rules.maps import list_maps
+from snakewar.games.battlesnake.rules.rulesets import ruleset_names
+from snakewar.games.battlesnake.rules.settings import (
     CLASSIC_SETTINGS,
     CLI_DEFAULTS,
     DEC_HEALTH_POINTS,
@@ -95,8 +95,8 @@ from snakewar.games.battlesnake.settings import (
     SNAKE_START_LENGTH,
     Settings,
 )
+from snakewar.games.battlesnake.rules.types import BoardState
 from snakewar.games.battlesnake.terminal import terminal_replay
-from snakewar.games.battlesnake.types import BoardState
 from snakewar.referee.workers import session_pool
 from snakewar.replay._lines import ReplayError
 

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from snakewar.games.battlesnake.records import CallOutcome, GameRecord, SnakeEntry
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardState, Point
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState, Point
 
 __all__ = ["frame", "game_info", "game_info_from_header", "record_frames"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from snakewar.games.battlesnake.maps import MapMeta
+from snakewar.games.battlesnake.rules.maps import MapMeta
 
 __all__ = ["DEFAULT_SIZE", "default_size", "map_title"]
 
@@ -42,7 +42,7 @@ _TITLES: Final = {
 def map_title(meta: MapMeta) -> str:
     """The map's title for people.
 
-    >>> from snakewar.games.battlesnake.maps import get_map
+    >>> from snakewar.games.battlesnake.rules.maps import get_map
     >>> map_title(get_map("arcade_maze").meta), map_title(get_map("hz_rings").meta)
     ('Arcade Maze', 'Rings')
     """

@@ -18,8 +18,8 @@ import uuid
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from snakewar.games.battlesnake.game import GameConfig, GameResult
-from snakewar.games.battlesnake.types import BoardState
+from snakewar.games.battlesnake.rules.game import GameConfig, GameResult
+from snakewar.games.battlesnake.rules.types import BoardState
 
 __all__ = [
     "CallOutcome",

@@ -13,7 +13,6 @@ from rich.table import Table
 from rich.text import Text
 
 from snakewar.engine.protocol import TerminalReplay
-from snakewar.games.battlesnake.ascii import render_board, snake_letter
 from snakewar.games.battlesnake.records import CallOutcome
 from snakewar.games.battlesnake.replay.format import Replay, load_replay
 from snakewar.games.battlesnake.replay.official import (
@@ -21,7 +20,8 @@ from snakewar.games.battlesnake.replay.official import (
     read_official_jsonl,
     sniff_replay,
 )
-from snakewar.games.battlesnake.types import BoardState, Point, Snake
+from snakewar.games.battlesnake.rules.ascii import render_board, snake_letter
+from snakewar.games.battlesnake.rules.types import BoardState, Point, Snake
 from snakewar.replay._lines import ReplayError
 
 __all__ = ["terminal_replay"]

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from snakewar._lazy import lazy_attribute, lazy_dir
 
 if TYPE_CHECKING:
-    from snakewar.games.halite3.commands import (
+    from snakewar.games.halite3.rules.commands import (
         DIRECTIONS,
         Command,
         CommandParseError,
@@ -50,8 +50,8 @@ if TYPE_CHECKING:
         parse_commands,
         serialize_commands,
     )
-    from snakewar.games.halite3.constants import Constants, ConstantsError, turns_for_size
-    from snakewar.games.halite3.game import (
+    from snakewar.games.halite3.rules.constants import Constants, ConstantsError, turns_for_size
+    from snakewar.games.halite3.rules.game import (
         CaptureEvent,
         CollisionEvent,
         ConstructEvent,
@@ -67,14 +67,14 @@ if TYPE_CHECKING:
         SpawnEvent,
         TurnOutcome,
     )
-    from snakewar.games.halite3.mapgen import (
+    from snakewar.games.halite3.rules.mapgen import (
         MAP_SIZES,
         GeneratedMap,
         MapError,
         generate_map,
         size_for_seed,
     )
-    from snakewar.games.halite3.protocol import frame_text, init_text
+    from snakewar.games.halite3.rules.protocol import frame_text, init_text
 
 __all__ = [
     "DIRECTIONS",
@@ -151,7 +151,7 @@ _HOMES = {
 }
 """Each public name and the module of this package that defines it."""
 
-_MODULES = {name: f"{__name__}.{home}" for name, home in _HOMES.items()}
+_MODULES = {name: f"{__name__}.rules.{home}" for name, home in _HOMES.items()}
 
 
 def __getattr__(name: str) -> Any:

@@ -28,7 +28,7 @@ from snakewar.games.battlesnake.bots.hunter import (
     think_cap_ms,
 )
 from snakewar.games.battlesnake.bots.random_safe import safe_moves
-from snakewar.games.battlesnake.wire import GameInfo, MoveReply, SnakeRequest
+from snakewar.games.battlesnake.rules.wire import GameInfo, MoveReply, SnakeRequest
 
 Cells = Sequence[tuple[int, int]]
 _DELTA = {"up": (0, 1), "down": (0, -1), "left": (-1, 0), "right": (1, 0)}

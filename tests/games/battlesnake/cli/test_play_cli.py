@@ -13,7 +13,7 @@ import pytest
 from snakewar.cli import main
 from snakewar.games.battlesnake.replay.format import read_replay
 from snakewar.games.battlesnake.replay.verify import verify_replay
-from snakewar.games.battlesnake.wire import api_schema
+from snakewar.games.battlesnake.rules.wire import api_schema
 from tests.games.battlesnake.referee.snake_servers import SnakeServers
 
 REQUEST = jsonschema.Draft202012Validator(

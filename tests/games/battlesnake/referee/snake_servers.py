@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from snakewar.games.battlesnake.bots.random_safe import safe_moves
-from snakewar.games.battlesnake.wire import SnakeRequest
+from snakewar.games.battlesnake.rules.wire import SnakeRequest
 
 Received = dict[str, list[tuple[str, Any]]]
 

@@ -17,7 +17,7 @@ from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import connect, play_game
 from snakewar.games.battlesnake.replay.format import read_replay
 from snakewar.games.battlesnake.replay.verify import verify_replay
-from snakewar.games.battlesnake.wire import api_schema
+from snakewar.games.battlesnake.rules.wire import api_schema
 
 from .snake_servers import SnakeServers
 

@@ -2,7 +2,7 @@
 
 ``snakewar play`` sends the official CLI's ``""``; a game started on the server and
 the tester's games ``custom``; a ladder's ``league``; a tournament's ``tournament``
-(:class:`~snakewar.games.battlesnake.wire.GameSource`).  Each game here is played
+(:class:`~snakewar.games.battlesnake.rules.wire.GameSource`).  Each game here is played
 against a snake on loopback that keeps every request it gets.
 """
 
@@ -23,8 +23,8 @@ from snakewar.arena.tournament_runner import TournamentRun
 from snakewar.cli import main
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import make_client
+from snakewar.games.battlesnake.rules.wire import GameSource, api_game_source
 from snakewar.games.battlesnake.tester import run_tester
-from snakewar.games.battlesnake.wire import GameSource, api_game_source
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.waiting import wait_finished

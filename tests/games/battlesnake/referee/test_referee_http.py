@@ -19,7 +19,7 @@ from snakewar.games.battlesnake.referee.clients import (
     new_http_client,
 )
 from snakewar.games.battlesnake.referee.runner import SnakeSpecError, connect, play_game
-from snakewar.games.battlesnake.wire import api_schema
+from snakewar.games.battlesnake.rules.wire import api_schema
 
 from .snake_servers import LATE_S, SnakeServers
 

@@ -18,7 +18,7 @@ from snakewar.games.battlesnake.bots.sdk import FunctionBot, snake
 from snakewar.games.battlesnake.records import CallStatus
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import connect, play_game
-from snakewar.games.battlesnake.wire import MoveReply, SnakeRequest, api_schema
+from snakewar.games.battlesnake.rules.wire import MoveReply, SnakeRequest, api_schema
 from tests.asgi_server import free_port, serve
 
 SEEN: list[SnakeRequest] = []

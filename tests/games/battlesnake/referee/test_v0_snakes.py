@@ -21,7 +21,6 @@ from fastapi.testclient import TestClient
 import snakewar
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.ladder import Ladder
-from snakewar.games.battlesnake.game import GameConfig
 from snakewar.games.battlesnake.records import GameRecord
 from snakewar.games.battlesnake.referee.clients import (
     SnakeUnreachableError,
@@ -32,7 +31,8 @@ from snakewar.games.battlesnake.referee.clients import (
 )
 from snakewar.games.battlesnake.referee.runner import connect, make_client, play_game, snake_kind
 from snakewar.games.battlesnake.replay.format import read_replay
-from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.rules.game import GameConfig
+from snakewar.games.battlesnake.rules.settings import Settings
 from snakewar.games.battlesnake.tester import CATEGORIES, TesterReport, run_tester
 from snakewar.games.battlesnake.tester.runner import LEGACY_SKIPPED
 from snakewar.referee.addresses import AddressPolicy

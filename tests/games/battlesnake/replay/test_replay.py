@@ -41,7 +41,7 @@ from snakewar.games.battlesnake.replay.official import (
     write_official_jsonl,
 )
 from snakewar.games.battlesnake.replay.verify import verify_replay
-from snakewar.games.battlesnake.wire import GameInfo, SnakeRequest
+from snakewar.games.battlesnake.rules.wire import GameInfo, SnakeRequest
 from snakewar.replay import ReplayError
 
 # -- games to record ----------------------------------------------------------------------

@@ -20,14 +20,14 @@ from typing import Any
 import snakewar
 from snakewar.errors import RulesError
 from snakewar.games.battlesnake import Game, GameConfig
-from snakewar.games.battlesnake.board import MutableBoard
 from snakewar.games.battlesnake.bots.random_safe import random_safe_moves
-from snakewar.games.battlesnake.game import setup_board
-from snakewar.games.battlesnake.maps import get_map
-from snakewar.games.battlesnake.rules import named_ruleset, normalize_moves
-from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.game import setup_board
+from snakewar.games.battlesnake.rules.maps import get_map
+from snakewar.games.battlesnake.rules.rulesets import named_ruleset, normalize_moves
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState
 from snakewar.games.battlesnake.testing.conformance import data_files, iter_games
-from snakewar.games.battlesnake.types import BoardState
 
 
 class Digest:

@@ -17,8 +17,8 @@ from snakewar.games.battlesnake import (
     run_game,
 )
 from snakewar.games.battlesnake.bots.random_safe import safe_moves
-from snakewar.games.battlesnake.classic import CLASSIC_DEFAULTS, ClassicSettings
-from snakewar.games.battlesnake.wire import GameInfo, game_from_api, game_to_api
+from snakewar.games.battlesnake.rules.classic import CLASSIC_DEFAULTS, ClassicSettings
+from snakewar.games.battlesnake.rules.wire import GameInfo, game_from_api, game_to_api
 
 MOVES = ("up", "down", "left", "right")
 

@@ -98,15 +98,15 @@ def test_compiled_and_pure_compute_the_same_states() -> None:
 def test_an_edited_source_turns_the_compiled_engine_off(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    source = snakewar._source("snakewar.games.battlesnake.rules")
+    source = snakewar._source("snakewar.games.battlesnake.rules.rulesets")
     digest = hashlib.sha256(source.read_bytes()).hexdigest()
     manifest = tmp_path / "manifest.txt"
     monkeypatch.setattr(snakewar, "_MANIFEST", manifest)
     assert snakewar._stale_sources() == []  # no manifest: nothing compiled
-    manifest.write_text(f"snakewar.games.battlesnake.rules {digest}\n", encoding="utf-8")
+    manifest.write_text(f"snakewar.games.battlesnake.rules.rulesets {digest}\n", encoding="utf-8")
     assert snakewar._stale_sources() == []
-    manifest.write_text(f"snakewar.games.battlesnake.rules {'0' * 64}\n", encoding="utf-8")
-    assert snakewar._stale_sources() == ["snakewar.games.battlesnake.rules"]
+    manifest.write_text(f"snakewar.games.battlesnake.rules.rulesets {'0' * 64}\n", encoding="utf-8")
+    assert snakewar._stale_sources() == ["snakewar.games.battlesnake.rules.rulesets"]
 
 
 def test_the_engine_is_chosen_at_its_first_import(tmp_path: Path) -> None:
@@ -118,12 +118,12 @@ def test_the_engine_is_chosen_at_its_first_import(tmp_path: Path) -> None:
     shutil.copytree(
         Path(snakewar.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__")
     )
-    with (copy / "games/battlesnake/rules.py").open("a", encoding="utf-8") as source:
+    with (copy / "games/battlesnake/rules/rulesets.py").open("a", encoding="utf-8") as source:
         source.write("# edited\n")
     script = tmp_path / "first_import.py"
     script.write_text(
         "import json, sys, snakewar; print('hashlib' in sys.modules, flush=True)\n"
-        "import snakewar.games.battlesnake.rules\n"
+        "import snakewar.games.battlesnake.rules.rulesets\n"
         "print(json.dumps(snakewar.compiled_modules()))\n",
         encoding="utf-8",
     )
@@ -141,19 +141,19 @@ def test_the_engine_is_chosen_at_its_first_import(tmp_path: Path) -> None:
     assert where == f"{script}:2", done.stderr
     assert message.startswith(
         "snakewar: the compiled rules engine is older than its sources "
-        "(snakewar.games.battlesnake.rules changed)"
+        "(snakewar.games.battlesnake.rules.rulesets changed)"
     ), done.stderr
     assert done.stderr.count("RuntimeWarning") == 1
 
 
 def _engine_objects() -> dict[str, object]:
     from snakewar.games.battlesnake import Game, GameConfig, Settings
-    from snakewar.games.battlesnake.board import MutableBoard
-    from snakewar.games.battlesnake.classic import ClassicSettings
-    from snakewar.games.battlesnake.maps import list_maps
-    from snakewar.games.battlesnake.maps.castle_wall import CastleWallFoodMemory
-    from snakewar.games.battlesnake.rng import GoRand
-    from snakewar.games.battlesnake.rules import named_ruleset
+    from snakewar.games.battlesnake.rules.board import MutableBoard
+    from snakewar.games.battlesnake.rules.classic import ClassicSettings
+    from snakewar.games.battlesnake.rules.maps import list_maps
+    from snakewar.games.battlesnake.rules.maps.castle_wall import CastleWallFoodMemory
+    from snakewar.games.battlesnake.rules.rng import GoRand
+    from snakewar.games.battlesnake.rules.rulesets import named_ruleset
 
     game = Game(GameConfig(settings=Settings.defaults(seed=3)), ["a", "b"])
     turn = game.step({"a": "up", "b": "down"})
@@ -184,8 +184,8 @@ def test_engine_objects_pickle_and_copy(how: str) -> None:
     import pickle
 
     from snakewar.games.battlesnake import Game
-    from snakewar.games.battlesnake.board import MutableBoard
-    from snakewar.games.battlesnake.rng import GoRand
+    from snakewar.games.battlesnake.rules.board import MutableBoard
+    from snakewar.games.battlesnake.rules.rng import GoRand
 
     clone = {
         "pickle": lambda o: pickle.loads(pickle.dumps(o)),

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.games.battlesnake.maps import map_ids
-from snakewar.games.battlesnake.rules import ruleset_names
+from snakewar.games.battlesnake.rules.maps import map_ids
+from snakewar.games.battlesnake.rules.rulesets import ruleset_names
 from snakewar.games.battlesnake.testing.conformance import (
     ConformanceReport,
     check_battlesnake_game,

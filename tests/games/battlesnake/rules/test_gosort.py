@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from snakewar.games.battlesnake._gosort import (
+from snakewar.games.battlesnake.rules._gosort import (
     INSERTION_SORT_MAX,
     go_sort_slice,
     go_sort_slice_by_key,

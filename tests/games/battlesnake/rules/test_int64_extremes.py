@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snakewar.games.battlesnake import BoardState, Game, GameConfig, Settings
-from snakewar.games.battlesnake.rng import INT64_MAX, INT64_MIN, go_int
-from snakewar.games.battlesnake.rules import named_ruleset, royale_hazards
-from snakewar.games.battlesnake.types import Point, Snake
+from snakewar.games.battlesnake.rules.rng import INT64_MAX, INT64_MIN, go_int
+from snakewar.games.battlesnake.rules.rulesets import named_ruleset, royale_hazards
+from snakewar.games.battlesnake.rules.types import Point, Snake
 
 RULESETS = ["standard", "solo", "royale", "constrictor", "wrapped", "wrapped_constrictor"]
 

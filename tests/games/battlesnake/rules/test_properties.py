@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from snakewar.games.battlesnake import BoardState, Game, GameConfig, Settings
-from snakewar.games.battlesnake.wire import board_from_api, board_to_api
+from snakewar.games.battlesnake.rules.wire import board_from_api, board_to_api
 
 RULESETS = ["standard", "royale", "constrictor", "wrapped", "wrapped_constrictor", "solo"]
 MAPS = ["standard", "empty", "royale", "hz_columns", "hz_spiral", "healing_pools", "sinkholes"]

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from snakewar.games.battlesnake._gocooked import RNG_COOKED
-from snakewar.games.battlesnake.rng import MAX_RAND, MIN_RAND, GoRand, wrap_int64
+from snakewar.games.battlesnake.rules._gocooked import RNG_COOKED
+from snakewar.games.battlesnake.rules.rng import MAX_RAND, MIN_RAND, GoRand, wrap_int64
 from tests.conformance_data import battlesnake_dir, require
 
 VECTORS_PATH = battlesnake_dir() / "go_math_rand_vectors.json"

@@ -23,7 +23,7 @@ from snakewar.games.battlesnake import (
     run_game,
     setup_board,
 )
-from snakewar.games.battlesnake.settings import go_atoi
+from snakewar.games.battlesnake.rules.settings import go_atoi
 
 
 def _snake(sid: str, *cells: tuple[int, int], health: int = 100) -> Snake:

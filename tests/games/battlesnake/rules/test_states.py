@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from snakewar.errors import StepError
-from snakewar.games.battlesnake.rules import named_ruleset
-from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.rules.rulesets import named_ruleset
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState
 from snakewar.games.battlesnake.testing.states import StatesReport, iter_states, state_files
-from snakewar.games.battlesnake.types import BoardState
 from tests.conformance_data import SHIPPED_STATES, require, states_dir
 
 DATA_DIR = states_dir()

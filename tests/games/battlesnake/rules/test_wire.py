@@ -9,8 +9,8 @@ import pytest
 
 from snakewar.errors import WireFormatError
 from snakewar.games.battlesnake import BoardState, Point, Settings, Snake
-from snakewar.games.battlesnake.types import EliminationCause
-from snakewar.games.battlesnake.wire import (
+from snakewar.games.battlesnake.rules.types import EliminationCause
+from snakewar.games.battlesnake.rules.wire import (
     GameInfo,
     SnakeInfo,
     board_from_api,

@@ -9,9 +9,10 @@ import pytest
 
 from snakewar.errors import InvalidStateError, SnakewarError, UnknownMapError, UnknownRulesetError
 from snakewar.games.battlesnake import Game, GameConfig, Settings
-from snakewar.games.battlesnake.board import create_default_board_state, get_unoccupied_points
-from snakewar.games.battlesnake.game import GameResult
-from snakewar.games.battlesnake.rules import named_ruleset
+from snakewar.games.battlesnake.rules.board import create_default_board_state, get_unoccupied_points
+from snakewar.games.battlesnake.rules.game import GameResult
+from snakewar.games.battlesnake.rules.rulesets import named_ruleset
+from snakewar.games.battlesnake.rules.types import BoardState
 from snakewar.games.battlesnake.sim import (
     MOVE_NAMES,
     BatchSim,
@@ -21,7 +22,6 @@ from snakewar.games.battlesnake.sim import (
     sim_from_states,
 )
 from snakewar.games.battlesnake.sim.bench import measure
-from snakewar.games.battlesnake.types import BoardState
 
 
 def _moves(sim: BatchSim, g: int, actions: np.ndarray, state: BoardState) -> dict[str, str]:

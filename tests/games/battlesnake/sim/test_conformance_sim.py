@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from snakewar.games.battlesnake import Settings
-from snakewar.games.battlesnake.rules import default_move
+from snakewar.games.battlesnake.rules.rulesets import default_move
+from snakewar.games.battlesnake.rules.types import BoardState
 from snakewar.games.battlesnake.sim import MAPS, MOVE_NAMES, RULESETS, sim_from_states
 from snakewar.games.battlesnake.testing.conformance import data_files, iter_games
-from snakewar.games.battlesnake.types import BoardState
 from tests.conformance_data import battlesnake_dir, require
 
 FILES = data_files([battlesnake_dir()])

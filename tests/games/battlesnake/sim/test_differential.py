@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from snakewar.games.battlesnake import Game, GameConfig, Settings
+from snakewar.games.battlesnake.rules.types import BoardState
 from snakewar.games.battlesnake.sim import MOVE_NAMES, BatchSim, make_sim
-from snakewar.games.battlesnake.types import BoardState
 
 SCALE = 10
 """Games per case are multiplied by this (2,400 games in all)."""

@@ -11,10 +11,10 @@ import pytest
 
 from snakewar.errors import InvalidStateError
 from snakewar.games.battlesnake import Settings, named_ruleset
-from snakewar.games.battlesnake.rng import INT64_MAX, INT64_MIN
+from snakewar.games.battlesnake.rules.rng import INT64_MAX, INT64_MIN
+from snakewar.games.battlesnake.rules.types import BoardState, Point, Snake
 from snakewar.games.battlesnake.sim import MOVE_NAMES, sim_from_states
 from snakewar.games.battlesnake.sim.core import jax_available
-from snakewar.games.battlesnake.types import BoardState, Point, Snake
 from tests.games.battlesnake.sim.conftest import require_jax, require_numba
 
 BACKENDS = ["numpy", "numba", "jax"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from snakewar.games.battlesnake import Settings, named_ruleset
+from snakewar.games.battlesnake.rules.types import BoardState, Point, Snake
 from snakewar.games.battlesnake.sim import MOVE_NAMES, sim_from_states
-from snakewar.games.battlesnake.types import BoardState, Point, Snake
 
 
 @pytest.mark.parametrize("damage", [-(2**63), -(2**63) + 1, -(2**62), 2**63 - 1, 14])

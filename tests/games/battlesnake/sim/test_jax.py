@@ -15,9 +15,9 @@ import pytest
 
 from snakewar.errors import InvalidStateError, StepError
 from snakewar.games.battlesnake import Settings
+from snakewar.games.battlesnake.rules.types import BoardState, Point, Snake
 from snakewar.games.battlesnake.sim import BatchSim, make_sim, next_seed, sim_from_states
 from snakewar.games.battlesnake.sim.counter import CHANCE, SETUP, SPAWN, ZONE, draw, uniform
-from snakewar.games.battlesnake.types import BoardState, Point, Snake
 from tests.games.battlesnake.sim.conftest import require_jax
 from tests.games.battlesnake.sim.test_backends import STATE, _settings
 

@@ -31,8 +31,10 @@ from snakewar.games.battlesnake.bots.sdk import create_app
 from snakewar.games.battlesnake.records import CallStatus
 from snakewar.games.battlesnake.referee.clients import HttpSnakeClient, new_http_client
 from snakewar.games.battlesnake.referee.runner import make_client
-from snakewar.games.battlesnake.rules import named_ruleset
-from snakewar.games.battlesnake.settings import HAZARD_DAMAGE_PER_TURN
+from snakewar.games.battlesnake.rules.rulesets import named_ruleset
+from snakewar.games.battlesnake.rules.settings import HAZARD_DAMAGE_PER_TURN
+from snakewar.games.battlesnake.rules.types import Point
+from snakewar.games.battlesnake.rules.wire import MOVES, SnakeRequest, api_schema
 from snakewar.games.battlesnake.tester import (
     CATEGORIES,
     KINDS,
@@ -52,8 +54,6 @@ from snakewar.games.battlesnake.tester import (
 )
 from snakewar.games.battlesnake.tester.runner import LEGACY_SKIPPED
 from snakewar.games.battlesnake.tester.scenarios import YOU
-from snakewar.games.battlesnake.types import Point
-from snakewar.games.battlesnake.wire import MOVES, SnakeRequest, api_schema
 
 # -- the suite itself ---------------------------------------------------------------------
 

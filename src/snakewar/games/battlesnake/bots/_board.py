@@ -22,9 +22,9 @@ from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
 from snakewar.errors import EntrantError
-from snakewar.games.battlesnake.settings import HAZARD_DAMAGE_PER_TURN
-from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, BoardState, Point
-from snakewar.games.battlesnake.wire import SnakeRequest
+from snakewar.games.battlesnake.rules.settings import HAZARD_DAMAGE_PER_TURN
+from snakewar.games.battlesnake.rules.types import SNAKE_MAX_HEALTH, BoardState, Point
+from snakewar.games.battlesnake.rules.wire import SnakeRequest
 
 __all__ = [
     "FROZEN",

@@ -1,6 +1,6 @@
 """What every Python snake is: a :class:`Bot` with ``info``/``start``/``move``/``end``.
 
-A :class:`Bot` answers typed :class:`~snakewar.games.battlesnake.wire.SnakeRequest`
+A :class:`Bot` answers typed :class:`~snakewar.games.battlesnake.rules.wire.SnakeRequest`
 objects.  The same object plays in-process (the referee calls it directly, no
 HTTP) or behind an API v1 server (:mod:`snakewar.games.battlesnake.bots.sdk`), and it plays the same
 game both ways: built-in bots draw their randomness from
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from snakewar.errors import WireFormatError
-from snakewar.games.battlesnake.wire import API_VERSION, MoveReply, SnakeRequest
+from snakewar.games.battlesnake.rules.wire import API_VERSION, MoveReply, SnakeRequest
 
 __all__ = ["Bot", "SnakeMetadata", "request_rng"]
 

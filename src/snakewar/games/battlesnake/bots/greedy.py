@@ -27,7 +27,7 @@ from snakewar.games.battlesnake.bots._board import (
     territory,
 )
 from snakewar.games.battlesnake.bots.base import Bot, SnakeMetadata
-from snakewar.games.battlesnake.wire import SnakeRequest
+from snakewar.games.battlesnake.rules.wire import SnakeRequest
 
 __all__ = ["GreedyBot", "greedy_scores"]
 

@@ -64,7 +64,7 @@ from snakewar.games.battlesnake.bots._board import (
     territory,
 )
 from snakewar.games.battlesnake.bots.base import Bot, SnakeMetadata, request_rng
-from snakewar.games.battlesnake.wire import MoveReply, SnakeRequest
+from snakewar.games.battlesnake.rules.wire import MoveReply, SnakeRequest
 
 __all__ = [
     "MAX_BUDGET_MS",

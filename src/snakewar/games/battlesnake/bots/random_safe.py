@@ -6,8 +6,8 @@ import random
 from collections.abc import Sequence
 
 from snakewar.games.battlesnake.bots.base import Bot, SnakeMetadata, request_rng
-from snakewar.games.battlesnake.types import BoardState, Point, Snake
-from snakewar.games.battlesnake.wire import SnakeRequest
+from snakewar.games.battlesnake.rules.types import BoardState, Point, Snake
+from snakewar.games.battlesnake.rules.wire import SnakeRequest
 
 __all__ = ["RandomSafeBot", "random_safe_moves", "safe_moves"]
 

@@ -43,7 +43,7 @@ from snakewar.bots.serving import (
 )
 from snakewar.errors import WireFormatError
 from snakewar.games.battlesnake.bots.base import Bot, SnakeMetadata
-from snakewar.games.battlesnake.wire import MOVES, MoveReply, SnakeRequest
+from snakewar.games.battlesnake.rules.wire import MOVES, MoveReply, SnakeRequest
 
 __all__ = [
     "ACCEPTS_PER_TURN",
@@ -264,8 +264,8 @@ def snake(
     """Decorator: make a :class:`FunctionBot` from a move function.
 
     Usable bare (``@snake``) or with customizations (``@snake(color="#ff0000")``).
-    The function receives a :class:`~snakewar.games.battlesnake.wire.SnakeRequest`
-    and returns a move string or a :class:`~snakewar.games.battlesnake.wire.MoveReply`.
+    The function receives a :class:`~snakewar.games.battlesnake.rules.wire.SnakeRequest`
+    and returns a move string or a :class:`~snakewar.games.battlesnake.rules.wire.MoveReply`.
     """
     metadata = SnakeMetadata.from_api(
         {

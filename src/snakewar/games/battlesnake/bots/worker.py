@@ -6,7 +6,7 @@ double a fresh worker's start-up.  The referee's side is
 :class:`snakewar.games.battlesnake.referee.workers.WorkerClient`.
 
 A snake's calls are the API's: ``start``, ``move`` and ``end``, each with the
-:class:`~snakewar.games.battlesnake.wire.SnakeRequest` the referee built; only
+:class:`~snakewar.games.battlesnake.rules.wire.SnakeRequest` the referee built; only
 ``move`` answers, ``{"move": ..., "shout": ...}``.
 """
 
@@ -49,7 +49,7 @@ class SnakeWorkerHost:
 
 
 def _move_reply(value: Any) -> dict[str, Any]:
-    from snakewar.games.battlesnake.wire import MoveReply
+    from snakewar.games.battlesnake.rules.wire import MoveReply
 
     reply = value if isinstance(value, MoveReply) else MoveReply(value)
     # A bot's values are typed as str but may be anything at run time.

@@ -70,7 +70,7 @@ def test_snake(
 
     from snakewar.games.battlesnake.referee.clients import new_http_client
     from snakewar.games.battlesnake.referee.runner import make_client
-    from snakewar.games.battlesnake.rules import named_ruleset
+    from snakewar.games.battlesnake.rules.rulesets import named_ruleset
     from snakewar.games.battlesnake.tester.runner import run_tester
     from snakewar.games.battlesnake.tester.scenarios import DEFAULT_RULESETS, scenarios_in
 

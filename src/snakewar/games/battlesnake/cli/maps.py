@@ -20,7 +20,7 @@ def _players(min_players: int, max_players: int) -> str:
 @maps_app.command("list")
 def list_command() -> None:
     """List every map with its players, sizes and tags."""
-    from snakewar.games.battlesnake.maps import list_maps
+    from snakewar.games.battlesnake.rules.maps import list_maps
 
     table = Table(title="Battlesnake maps", title_justify="left")
     for column in ("id", "name", "version", "players", "sizes", "tags"):
@@ -43,7 +43,7 @@ def info_command(
     map_ids: list[str] = typer.Argument(..., metavar="ID...", help="Map ids, see 'maps list'."),
 ) -> None:
     """Show the full metadata of one or more maps."""
-    from snakewar.games.battlesnake.maps import get_map
+    from snakewar.games.battlesnake.rules.maps import get_map
 
     maps = [get_map(map_id) for map_id in map_ids]  # fail before printing anything
     for i, game_map in enumerate(maps):

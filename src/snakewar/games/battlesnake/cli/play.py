@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from snakewar.games.battlesnake.referee.batch import SnakeMatch
     from snakewar.games.battlesnake.referee.clients import SnakeClient
     from snakewar.games.battlesnake.referee.stats import BatchStats
-    from snakewar.games.battlesnake.wire import SnakeRequest
+    from snakewar.games.battlesnake.rules.wire import SnakeRequest
 
 __all__ = [
     "DEFAULT_SNAKES",
@@ -349,8 +349,8 @@ def match_config(
     What was not given takes the ruleset's default (classic: its map, 20x20).
     """
     from snakewar.games.battlesnake.adapter import settings_params
-    from snakewar.games.battlesnake.classic import default_board
     from snakewar.games.battlesnake.referee.batch import SnakeMatch
+    from snakewar.games.battlesnake.rules.classic import default_board
 
     default_map, default_width, default_height = default_board(gametype)
     return SnakeMatch(

@@ -25,7 +25,6 @@ from pathlib import Path
 import httpx
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.game import Game, GameConfig
 from snakewar.games.battlesnake.records import GameRecord, derive_ids
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import (
@@ -37,7 +36,8 @@ from snakewar.games.battlesnake.referee.runner import (
 )
 from snakewar.games.battlesnake.referee.stats import BatchStats, GameSummary, summarize
 from snakewar.games.battlesnake.replay.format import write_replay
-from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
+from snakewar.games.battlesnake.rules.game import Game, GameConfig
+from snakewar.games.battlesnake.rules.settings import CLI_DEFAULTS, Settings
 from snakewar.referee.workers import BotPool
 
 __all__ = ["SnakeMatch", "builtin_pool", "check_setup", "play_match", "run_batch"]

@@ -29,7 +29,7 @@ from snakewar.engine.protocol import OutboundPolicy
 from snakewar.errors import EntrantError, SnakewarError, WireFormatError
 from snakewar.games.battlesnake.bots.base import Bot, SnakeMetadata
 from snakewar.games.battlesnake.records import CallOutcome, CallStatus
-from snakewar.games.battlesnake.wire import (
+from snakewar.games.battlesnake.rules.wire import (
     MAX_SHOUT_LENGTH,
     MoveReply,
     SnakeRequest,

@@ -26,7 +26,6 @@ import httpx
 
 from snakewar.errors import EntrantError
 from snakewar.games.battlesnake.bots import bot_names, make_bot
-from snakewar.games.battlesnake.game import Game, GameConfig
 from snakewar.games.battlesnake.records import (
     CallOutcome,
     GameRecord,
@@ -44,8 +43,9 @@ from snakewar.games.battlesnake.referee.clients import (
     check_url,
 )
 from snakewar.games.battlesnake.referee.workers import WorkerClient
-from snakewar.games.battlesnake.types import BoardState
-from snakewar.games.battlesnake.wire import (
+from snakewar.games.battlesnake.rules.game import Game, GameConfig
+from snakewar.games.battlesnake.rules.types import BoardState
+from snakewar.games.battlesnake.rules.wire import (
     MAX_SHOUT_LENGTH,
     GameInfo,
     SnakeInfo,
@@ -326,7 +326,7 @@ async def play_game(
     ``on_start`` sees the record before ``/start`` is sent (e.g. to store it);
     ``game_id`` overrides the derived id (a server runs the same seed twice).
     ``source`` is the game's origin as stored (``custom``, ``ladder:NAME``...); the
-    snakes see it as :func:`~snakewar.games.battlesnake.wire.api_game_source` says.
+    snakes see it as :func:`~snakewar.games.battlesnake.rules.wire.api_game_source` says.
 
     ``before_turn(turn)`` is awaited before the snakes are asked for each turn (a
     server's step gate; whatever it raises ends the game).  ``on_calls(turn, records)``

@@ -17,7 +17,7 @@ from snakewar.games.battlesnake.bots import make_bot
 from snakewar.games.battlesnake.bots.base import SnakeMetadata
 from snakewar.games.battlesnake.records import CallOutcome, CallStatus
 from snakewar.games.battlesnake.referee.clients import MIN_INFO_TIMEOUT_MS, SnakeUnreachableError
-from snakewar.games.battlesnake.wire import (
+from snakewar.games.battlesnake.rules.wire import (
     MAX_SHOUT_LENGTH,
     SnakeRequest,
     move_reply_from_api,

@@ -3,7 +3,7 @@
 A replay is UTF-8 JSON Lines (optionally gzip-compressed: a path ending in ``.gz``
 is written compressed, and readers detect compression by its magic bytes).  Every
 line is one JSON object; points are ``[x, y]`` pairs and board states are
-:meth:`BoardState.to_dict <snakewar.games.battlesnake.types.BoardState.to_dict>`
+:meth:`BoardState.to_dict <snakewar.games.battlesnake.rules.types.BoardState.to_dict>`
 objects (``turn``, ``width``, ``height``, ``food``, ``hazards`` and ``snakes``
 with ``id``, ``body``, ``health``, ``eliminated_cause``, ``eliminated_by``,
 ``eliminated_on_turn``; eliminated snakes stay in the list, in board order).
@@ -23,7 +23,7 @@ with ``id``, ``body``, ``health``, ``eliminated_cause``, ``eliminated_by``,
 ``GAME_NAME`` is the game's registered name (:data:`snakewar.games.battlesnake.NAME`).
 ``created`` (ISO 8601, UTC) and ``snakewar`` (the writer's version) are optional.
 ``config.settings`` holds the raw string settings under the rules' names
-(:attr:`Settings.params <snakewar.games.battlesnake.settings.Settings.params>`);
+(:attr:`Settings.params <snakewar.games.battlesnake.rules.settings.Settings.params>`);
 ``solo`` is ``true``, ``false`` or ``null`` (solo when fewer than two snakes).
 ``snakes`` are in placement order.  ``initial`` is the turn-0 state.
 
@@ -80,7 +80,6 @@ from typing import Any
 from snakewar import __version__
 from snakewar.errors import SnakewarError
 from snakewar.games.battlesnake import NAME
-from snakewar.games.battlesnake.game import GameConfig, GameResult
 from snakewar.games.battlesnake.records import (
     CallOutcome,
     CallStatus,
@@ -88,9 +87,10 @@ from snakewar.games.battlesnake.records import (
     SnakeEntry,
     TurnRecord,
 )
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardState
-from snakewar.games.battlesnake.wire import MOVES
+from snakewar.games.battlesnake.rules.game import GameConfig, GameResult
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState
+from snakewar.games.battlesnake.rules.wire import MOVES
 from snakewar.replay._lines import (
     MAX_FILE_BYTES,
     MAX_LINE_BYTES,

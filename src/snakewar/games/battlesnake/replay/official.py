@@ -33,8 +33,8 @@ from typing import Any, Literal
 from snakewar.errors import SnakewarError
 from snakewar.games.battlesnake.records import GameRecord
 from snakewar.games.battlesnake.replay.format import FORMAT_NAME
-from snakewar.games.battlesnake.types import BoardState, Snake
-from snakewar.games.battlesnake.wire import (
+from snakewar.games.battlesnake.rules.types import BoardState, Snake
+from snakewar.games.battlesnake.rules.wire import (
     GameInfo,
     SnakeInfo,
     SnakeRequest,

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from snakewar.errors import SnakewarError
-from snakewar.games.battlesnake.game import Game, GameResult
 from snakewar.games.battlesnake.records import GameRecord
 from snakewar.games.battlesnake.replay.format import Replay, replay_digest
-from snakewar.games.battlesnake.types import BoardState, Point
+from snakewar.games.battlesnake.rules.game import Game, GameResult
+from snakewar.games.battlesnake.rules.types import BoardState, Point
 
 __all__ = ["VerifyReport", "state_differences", "verify_replay"]
 
@@ -76,7 +76,7 @@ def _compare(what: str, expected: Sequence[object], got: Sequence[object]) -> st
 def state_differences(expected: BoardState, got: BoardState) -> list[str]:
     """List how ``got`` differs from ``expected``, field by field (empty if equal).
 
-    >>> from snakewar.games.battlesnake.types import Snake
+    >>> from snakewar.games.battlesnake.rules.types import Snake
     >>> a = BoardState(1, 5, 5, (Snake("x", (Point(1, 1), Point(1, 0))),))
     >>> b = BoardState(1, 5, 5, (Snake("x", (Point(1, 2), Point(1, 1))),))
     >>> state_differences(a, b)

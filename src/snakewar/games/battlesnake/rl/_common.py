@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import numpy as np
 from gymnasium import spaces
 
-from snakewar.games.battlesnake.game import Game, GameConfig
 from snakewar.games.battlesnake.rl._errors import EnvConfigError, EnvStepError
 from snakewar.games.battlesnake.rl.observation import (
     ACTIONS,
@@ -21,8 +20,9 @@ from snakewar.games.battlesnake.rl.observation import (
     is_wrapped_ruleset,
     observation_bounds,
 )
-from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
-from snakewar.games.battlesnake.types import BoardState
+from snakewar.games.battlesnake.rules.game import Game, GameConfig
+from snakewar.games.battlesnake.rules.settings import CLI_DEFAULTS, Settings
+from snakewar.games.battlesnake.rules.types import BoardState
 
 __all__ = ["EnvSetup", "Outcome", "Rewards", "agent_ids"]
 

@@ -61,9 +61,9 @@ import numpy as np
 import numpy.typing as npt
 
 from snakewar.games.battlesnake.rl._errors import EnvConfigError
-from snakewar.games.battlesnake.rules import RULESETS
-from snakewar.games.battlesnake.settings import HAZARD_DAMAGE_PER_TURN, Settings
-from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, BoardState, Point, Snake
+from snakewar.games.battlesnake.rules.rulesets import RULESETS
+from snakewar.games.battlesnake.rules.settings import HAZARD_DAMAGE_PER_TURN, Settings
+from snakewar.games.battlesnake.rules.types import SNAKE_MAX_HEALTH, BoardState, Point, Snake
 
 __all__ = [
     "ACTIONS",

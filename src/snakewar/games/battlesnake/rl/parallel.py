@@ -10,10 +10,10 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv  # type: ignore[import-untyped]
 
-from snakewar.games.battlesnake.ascii import render_board
-from snakewar.games.battlesnake.game import Game
 from snakewar.games.battlesnake.rl._common import EnvSetup, Rewards
 from snakewar.games.battlesnake.rl._errors import EnvConfigError, EnvStepError
+from snakewar.games.battlesnake.rules.ascii import render_board
+from snakewar.games.battlesnake.rules.game import Game
 
 __all__ = ["BattlesnakeParallelEnv", "ObsDict"]
 

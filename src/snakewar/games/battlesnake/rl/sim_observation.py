@@ -23,8 +23,8 @@ import numpy.typing as npt
 
 from snakewar.games.battlesnake.rl._errors import EnvConfigError
 from snakewar.games.battlesnake.rl.observation import NUM_PLANES, ObservationSpec, Plane
+from snakewar.games.battlesnake.rules.types import SNAKE_MAX_HEALTH
 from snakewar.games.battlesnake.sim import BatchSim
-from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH
 
 __all__ = ["encode_sim", "encode_sim_all"]
 

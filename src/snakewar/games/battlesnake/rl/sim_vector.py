@@ -42,7 +42,7 @@ from snakewar.games.battlesnake.rl.observation import (
     observation_bounds,
 )
 from snakewar.games.battlesnake.rl.sim_observation import encode_sim
-from snakewar.games.battlesnake.settings import CLI_DEFAULTS, Settings
+from snakewar.games.battlesnake.rules.settings import CLI_DEFAULTS, Settings
 from snakewar.games.battlesnake.sim import BatchSim
 
 __all__ = ["SimVectorEnv"]

@@ -10,13 +10,13 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from snakewar.games.battlesnake.ascii import render_board
 from snakewar.games.battlesnake.bots import Bot, make_bot
-from snakewar.games.battlesnake.game import Game
 from snakewar.games.battlesnake.rl._common import EnvSetup, Rewards
 from snakewar.games.battlesnake.rl._errors import EnvConfigError, EnvStepError
 from snakewar.games.battlesnake.rl.observation import ACTIONS, Float32Array
-from snakewar.games.battlesnake.wire import GameInfo, MoveReply, SnakeRequest
+from snakewar.games.battlesnake.rules.ascii import render_board
+from snakewar.games.battlesnake.rules.game import Game
+from snakewar.games.battlesnake.rules.wire import GameInfo, MoveReply, SnakeRequest
 
 __all__ = ["BattlesnakeEnv", "OpponentPolicy"]
 
@@ -33,7 +33,7 @@ class BattlesnakeEnv(gymnasium.Env[npt.NDArray[Any], np.int64]):
     Each opponent is a built-in bot spec (``"random"``, ``"greedy"``,
     ``"hunter?budget=50"``), a :class:`~snakewar.games.battlesnake.bots.Bot` or an
     :data:`OpponentPolicy` callable.  Opponents see what a snake server would: a
-    :class:`~snakewar.games.battlesnake.wire.SnakeRequest` whose board holds only
+    :class:`~snakewar.games.battlesnake.rules.wire.SnakeRequest` whose board holds only
     the snakes still alive and whose game id derives from the game's seed, so
     built-in bots replay the same game from the same seed.
 

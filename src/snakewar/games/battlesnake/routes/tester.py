@@ -31,7 +31,7 @@ from snakewar.games.battlesnake.adapter import GAME
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import make_client
 from snakewar.games.battlesnake.routes.schemas import TesterReportOut, TestRequest
-from snakewar.games.battlesnake.rules import named_ruleset
+from snakewar.games.battlesnake.rules.rulesets import named_ruleset
 from snakewar.games.battlesnake.tester import TesterReport, run_tester, select_scenarios
 from snakewar.games.battlesnake.tester.runner import CheckResult, ScenarioResult
 from snakewar.server.auth import NotAllowedError, UserDep

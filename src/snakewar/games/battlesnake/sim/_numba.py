@@ -10,7 +10,7 @@ which thread plays it.
 
 Randomness is the same as the numpy backend's, draw for draw: ``go`` runs Go's
 ``math/rand`` source (seeded with ``seed + turn``, as the rules engine does) ported
-here with its words computed on demand (see :mod:`snakewar.games.battlesnake.rng`); ``fast``
+here with its words computed on demand (see :mod:`snakewar.games.battlesnake.rules.rng`); ``fast``
 uses the counter hash of :mod:`snakewar.games.battlesnake.sim.counter`.  Auto-resets of fast
 games on the fixed start squares (square boards from 7x7) run here too, draw for draw as the
 numpy setup; every other setup stays in the shared numpy code.
@@ -25,8 +25,8 @@ import numba
 import numpy as np
 from numba import prange
 
-from snakewar.games.battlesnake._gocooked import RNG_COOKED
-from snakewar.games.battlesnake.rng import _PM_POW
+from snakewar.games.battlesnake.rules._gocooked import RNG_COOKED
+from snakewar.games.battlesnake.rules.rng import _PM_POW
 from snakewar.games.battlesnake.sim import counter
 
 __all__ = ["GO_COOKED", "GO_POW", "step_games"]

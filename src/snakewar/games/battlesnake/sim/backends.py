@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState
 from snakewar.games.battlesnake.sim.core import BatchSim, resolve_backend
-from snakewar.games.battlesnake.types import BoardState
 
 __all__ = ["make_sim", "sim_class", "sim_from_states"]
 

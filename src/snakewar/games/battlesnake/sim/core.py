@@ -28,23 +28,23 @@ import numpy as np
 import numpy.typing as npt
 
 from snakewar.errors import InvalidStateError, StepError, UnknownMapError, UnknownRulesetError
-from snakewar.games.battlesnake.board import (
+from snakewar.games.battlesnake.rules.board import (
     MutableBoard,
     create_default_board_state,
     place_snakes_automatically,
 )
-from snakewar.games.battlesnake.game import setup_board
-from snakewar.games.battlesnake.maps.base import check_standard_snake_limit
-from snakewar.games.battlesnake.rng import GoRand, wrap_int64
-from snakewar.games.battlesnake.settings import (
+from snakewar.games.battlesnake.rules.game import setup_board
+from snakewar.games.battlesnake.rules.maps.base import check_standard_snake_limit
+from snakewar.games.battlesnake.rules.rng import GoRand, wrap_int64
+from snakewar.games.battlesnake.rules.settings import (
     FOOD_SPAWN_CHANCE,
     HAZARD_DAMAGE_PER_TURN,
     MINIMUM_FOOD,
     SHRINK_EVERY_N_TURNS,
     Settings,
 )
+from snakewar.games.battlesnake.rules.types import SNAKE_MAX_HEALTH, BoardState, Point, Snake
 from snakewar.games.battlesnake.sim import counter
-from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, BoardState, Point, Snake
 
 __all__ = [
     "BACKENDS",

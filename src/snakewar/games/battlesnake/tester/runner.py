@@ -47,7 +47,6 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from snakewar.errors import WireFormatError
-from snakewar.games.battlesnake.ascii import render_board
 from snakewar.games.battlesnake.bots.base import SnakeMetadata
 from snakewar.games.battlesnake.records import CallOutcome, CallStatus
 from snakewar.games.battlesnake.referee.clients import (
@@ -59,8 +58,17 @@ from snakewar.games.battlesnake.referee.clients import (
     SnakeUnreachableError,
     V0SnakeClient,
 )
-from snakewar.games.battlesnake.rules import named_ruleset
-from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.rules.ascii import render_board
+from snakewar.games.battlesnake.rules.rulesets import named_ruleset
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState, Point, Snake
+from snakewar.games.battlesnake.rules.wire import (
+    API_VERSION,
+    GameInfo,
+    GameSource,
+    SnakeInfo,
+    SnakeRequest,
+)
 from snakewar.games.battlesnake.tester.scenarios import (
     DEFAULT_RULESETS,
     STRATEGY,
@@ -68,14 +76,6 @@ from snakewar.games.battlesnake.tester.scenarios import (
     YOU,
     Scenario,
     select_scenarios,
-)
-from snakewar.games.battlesnake.types import BoardState, Point, Snake
-from snakewar.games.battlesnake.wire import (
-    API_VERSION,
-    GameInfo,
-    GameSource,
-    SnakeInfo,
-    SnakeRequest,
 )
 
 __all__ = [

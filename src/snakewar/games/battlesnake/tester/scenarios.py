@@ -44,10 +44,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from snakewar.errors import SnakewarError, choices_text
-from snakewar.games.battlesnake.rules import named_ruleset
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardState, Point, Snake
-from snakewar.games.battlesnake.wire import MOVES, GameInfo, GameSource, SnakeInfo, SnakeRequest
+from snakewar.games.battlesnake.rules.rulesets import named_ruleset
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState, Point, Snake
+from snakewar.games.battlesnake.rules.wire import (
+    MOVES,
+    GameInfo,
+    GameSource,
+    SnakeInfo,
+    SnakeRequest,
+)
 
 __all__ = [
     "CATEGORIES",

@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from snakewar.errors import RulesError, StepError
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.game import setup_board
-from snakewar.games.battlesnake.maps import get_map
-from snakewar.games.battlesnake.rng import go_int
-from snakewar.games.battlesnake.rules import named_ruleset, normalize_moves
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardState
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.game import setup_board
+from snakewar.games.battlesnake.rules.maps import get_map
+from snakewar.games.battlesnake.rules.rng import go_int
+from snakewar.games.battlesnake.rules.rulesets import named_ruleset, normalize_moves
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState
 
 __all__ = [
     "ConformanceReport",

@@ -19,10 +19,11 @@ Where the reference panicked, Snakewar's documented behaviour is checked instead
 
 * ``Execute`` indexing ``Body[0]`` of an alive snake without a body (no moves given
   after turn 0): Snakewar returns the reference's own error for that snake,
-  ``snake is length zero`` (:func:`~snakewar.games.battlesnake.rules.eliminate_snakes_standard`);
+  ``snake is length zero``
+  (:func:`~snakewar.games.battlesnake.rules.rulesets.eliminate_snakes_standard`);
 * ``Execute`` indexing ``Body[-1]`` (constrictor growing a one-segment snake):
   Snakewar grows it to two segments, so every snake ends with two or more
-  (:func:`~snakewar.games.battlesnake.rules.grow_snakes_constrictor`), unless a
+  (:func:`~snakewar.games.battlesnake.rules.rulesets.grow_snakes_constrictor`), unless a
   snake without a body follows, which is ``snake is length zero``;
 * a map's post-update panicking (documented on each map): Snakewar's update
   completes;
@@ -46,13 +47,17 @@ from pathlib import Path
 from typing import Any
 
 from snakewar.errors import RulesError, StepError
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.maps import get_map
-from snakewar.games.battlesnake.rng import go_int
-from snakewar.games.battlesnake.rules import ERR_ZERO_LENGTH, named_ruleset, normalize_moves
-from snakewar.games.battlesnake.settings import Settings
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.maps import get_map
+from snakewar.games.battlesnake.rules.rng import go_int
+from snakewar.games.battlesnake.rules.rulesets import (
+    ERR_ZERO_LENGTH,
+    named_ruleset,
+    normalize_moves,
+)
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState, Snake, points
 from snakewar.games.battlesnake.testing.conformance import path_problem
-from snakewar.games.battlesnake.types import BoardState, Snake, points
 
 __all__ = [
     "StatesReport",

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from snakewar.errors import SnakewarError
 
 if TYPE_CHECKING:
-    from snakewar.games.halite3.game import HaliteGame
+    from snakewar.games.halite3.rules.game import HaliteGame
 
 __all__ = [
     "DIRECTION_OFFSETS",

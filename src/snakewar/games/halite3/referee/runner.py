@@ -46,8 +46,8 @@ from snakewar.games.halite3 import (
     frame_text,
     init_text,
 )
-from snakewar.games.halite3.commands import CommandParseError, parse_commands
 from snakewar.games.halite3.referee.log import ENDED, EngineLog, LogLevel
+from snakewar.games.halite3.rules.commands import CommandParseError, parse_commands
 from snakewar.referee.process import MAX_LINE_BYTES, LineResult, LineStatus, ProcessBot, Program
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ version 3): one JSON document, zstd-compressed, or plain JSON with the engine's
   and frame T+1 is the final state (ships with recomputed inspiration).
 
 :func:`replay_document` builds that document from a finished
-:class:`~snakewar.games.halite3.game.HaliteGame` (a live game sends the same pieces as
+:class:`~snakewar.games.halite3.rules.game.HaliteGame` (a live game sends the same pieces as
 it goes: :func:`replay_head` first, then :func:`initial_frame` and each turn's
 :func:`turn_frame`); it equals the official engine's
 replay of the same game except for ``execution_time`` and the order of the lists the
@@ -44,7 +44,7 @@ from typing import Any
 import zstandard
 
 from snakewar.errors import TooLargeError
-from snakewar.games.halite3.game import HaliteGame, TurnOutcome
+from snakewar.games.halite3.rules.game import HaliteGame, TurnOutcome
 from snakewar.replay._lines import ReplayError
 
 __all__ = [

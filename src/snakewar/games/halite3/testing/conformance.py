@@ -4,7 +4,7 @@ The recordings are the ``halite3-oracle/1`` JSON Lines files (see the conformanc
 README): a header (seed, size, constants, initial map, shipyards), one record per turn
 (the raw command lines and everything that happened) and a result record.  For each
 game :func:`check_halite_game` builds the map from the seed, feeds every turn's recorded
-command lines to :class:`~snakewar.games.halite3.game.HaliteGame` and reports each
+command lines to :class:`~snakewar.games.halite3.rules.game.HaliteGame` and reports each
 field that differs.  ``snakewar halite conformance DIR`` runs it from the command line.
 
 Next to ``games/`` a folder may hold each game's ``transcripts/<id>.p0.jsonl.gz`` (the
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snakewar.games.halite3.game import HaliteGame
-from snakewar.games.halite3.protocol import frame_text, init_text
 from snakewar.games.halite3.replay.hlt import read_hlt, replay_document
+from snakewar.games.halite3.rules.game import HaliteGame
+from snakewar.games.halite3.rules.protocol import frame_text, init_text
 
 __all__ = [
     "GameCheck",

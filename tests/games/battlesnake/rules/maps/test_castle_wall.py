@@ -7,18 +7,18 @@ from collections import Counter
 import pytest
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.game import setup_board
-from snakewar.games.battlesnake.maps import get_map
-from snakewar.games.battlesnake.maps.castle_wall import (
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.game import setup_board
+from snakewar.games.battlesnake.rules.maps import get_map
+from snakewar.games.battlesnake.rules.maps.castle_wall import (
     CastleWallExtraLargeMap,
     CastleWallFoodMemory,
     CastleWallLargeMap,
     CastleWallMap,
     food_order,
 )
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardState, Point, Snake
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState, Point, Snake
 
 MEDIUM_FOOD = (Point(2, 5), Point(5, 2), Point(5, 8), Point(8, 5))
 

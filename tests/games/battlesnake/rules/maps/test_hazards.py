@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.game import setup_board
-from snakewar.games.battlesnake.maps import get_map
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardState, Point
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.game import setup_board
+from snakewar.games.battlesnake.rules.maps import get_map
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState, Point
 
 STATIC = ("hz_inner_wall", "hz_rings", "hz_columns")
 DYNAMIC = ("hz_spiral", "hz_scatter", "hz_grow_box", "hz_expand_box", "hz_expand_scatter")

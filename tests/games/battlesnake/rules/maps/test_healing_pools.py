@@ -1,14 +1,14 @@
 import pytest
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.game import setup_board
-from snakewar.games.battlesnake.maps import get_map
-from snakewar.games.battlesnake.maps.healing_pools import POOL_LAYOUTS
-from snakewar.games.battlesnake.rng import GoRand
-from snakewar.games.battlesnake.rules import royale_hazards
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardState, Point, Snake
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.game import setup_board
+from snakewar.games.battlesnake.rules.maps import get_map
+from snakewar.games.battlesnake.rules.maps.healing_pools import POOL_LAYOUTS
+from snakewar.games.battlesnake.rules.rng import GoRand
+from snakewar.games.battlesnake.rules.rulesets import royale_hazards
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState, Point, Snake
 
 NO_FOOD = {"foodSpawnChance": "0", "minimumFood": "0"}
 

@@ -3,11 +3,11 @@ from collections import Counter
 import pytest
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.game import setup_board
-from snakewar.games.battlesnake.maps import get_map
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardState, Point, Snake
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.game import setup_board
+from snakewar.games.battlesnake.rules.maps import get_map
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState, Point, Snake
 
 NO_FOOD = {"foodSpawnChance": "0", "minimumFood": "0"}
 

@@ -1,13 +1,13 @@
 import pytest
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.game import setup_board
-from snakewar.games.battlesnake.maps import get_map
-from snakewar.games.battlesnake.maps.solo_maze import generate_maze, read_level
-from snakewar.games.battlesnake.rng import GoRand
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardState, Point, Snake
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.game import setup_board
+from snakewar.games.battlesnake.rules.maps import get_map
+from snakewar.games.battlesnake.rules.maps.solo_maze import generate_maze, read_level
+from snakewar.games.battlesnake.rules.rng import GoRand
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState, Point, Snake
 
 S = Settings({"damagePerTurn": "100"}, 42)
 

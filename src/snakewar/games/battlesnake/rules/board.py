@@ -15,8 +15,8 @@ import functools
 from collections.abc import Iterable, Sequence
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.rng import Rand
-from snakewar.games.battlesnake.types import (
+from snakewar.games.battlesnake.rules.rng import Rand
+from snakewar.games.battlesnake.rules.types import (
     SNAKE_MAX_HEALTH,
     SNAKE_START_SIZE,
     BoardState,

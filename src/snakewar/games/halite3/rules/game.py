@@ -12,7 +12,7 @@ One call to :meth:`HaliteGame.step` is one engine turn:
 5. (capture, when enabled), statistics, and the end-of-game check.
 
 Wherever the official engine loops over one of its hash tables, this engine loops in the
-same order (see :mod:`~snakewar.games.halite3.hashorder`): players inside each commit
+same order (see :mod:`~snakewar.games.halite3.rules.hashorder`): players inside each commit
 step (by default in *descending* id order), move destinations, every ship for the dump and
 mining steps (which orders the changed cells), each player's ships (the order bots and
 ``final_snapshot`` list them), the changed cells and each player's ``halite_per_dropoff``.
@@ -32,7 +32,7 @@ from itertools import chain
 from typing import Any, cast, overload
 
 from snakewar.errors import SnakewarError
-from snakewar.games.halite3.commands import (
+from snakewar.games.halite3.rules.commands import (
     DIRECTIONS,
     Command,
     CommandParseError,
@@ -41,10 +41,10 @@ from snakewar.games.halite3.commands import (
     SpawnCommand,
     parse_commands,
 )
-from snakewar.games.halite3.constants import Constants, turns_for_size
-from snakewar.games.halite3.hashorder import HashOrder, fresh_order, location_hash
-from snakewar.games.halite3.mapgen import generate_map, size_for_seed
-from snakewar.games.halite3.mt19937 import MT19937
+from snakewar.games.halite3.rules.constants import Constants, turns_for_size
+from snakewar.games.halite3.rules.hashorder import HashOrder, fresh_order, location_hash
+from snakewar.games.halite3.rules.mapgen import generate_map, size_for_seed
+from snakewar.games.halite3.rules.mt19937 import MT19937
 
 __all__ = [
     "CollisionEvent",

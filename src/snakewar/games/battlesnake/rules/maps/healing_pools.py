@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.maps.base import (
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.maps.base import (
     TAG_HAZARD_PLACEMENT,
     BoardSizes,
     GameMap,
@@ -14,10 +14,10 @@ from snakewar.games.battlesnake.maps.base import (
     setup_standard,
     spawn_food_standard,
 )
-from snakewar.games.battlesnake.rng import GoRand
-from snakewar.games.battlesnake.rules import royale_hazards
-from snakewar.games.battlesnake.settings import SHRINK_EVERY_N_TURNS, Settings
-from snakewar.games.battlesnake.types import BoardView, Point
+from snakewar.games.battlesnake.rules.rng import GoRand
+from snakewar.games.battlesnake.rules.rulesets import royale_hazards
+from snakewar.games.battlesnake.rules.settings import SHRINK_EVERY_N_TURNS, Settings
+from snakewar.games.battlesnake.rules.types import BoardView, Point
 
 __all__ = ["POOL_LAYOUTS", "HealingPoolsMap", "pool_layout"]
 

@@ -26,7 +26,7 @@ from typing import Any, Final, Protocol, TypeVar
 
 from mypy_extensions import i64
 
-from snakewar.games.battlesnake._gocooked import RNG_COOKED
+from snakewar.games.battlesnake.rules._gocooked import RNG_COOKED
 
 __all__ = [
     "INT64_MAX",

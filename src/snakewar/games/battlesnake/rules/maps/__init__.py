@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from snakewar.errors import UnknownMapError, choices_text
-from snakewar.games.battlesnake.maps import (
+from snakewar.games.battlesnake.rules.maps import (
     arcade_maze,
     castle_wall,
     classic,
@@ -20,7 +20,7 @@ from snakewar.games.battlesnake.maps import (
     solo_maze,
     standard,
 )
-from snakewar.games.battlesnake.maps.base import BoardSizes, GameMap, MapMeta
+from snakewar.games.battlesnake.rules.maps.base import BoardSizes, GameMap, MapMeta
 
 __all__ = ["BoardSizes", "GameMap", "MapMeta", "get_map", "list_maps", "map_ids", "register_map"]
 

@@ -18,7 +18,7 @@ consequences that matter most (all as in the reference):
    with up to 12 snakes, in the order of Go's (unstable) ``sort.Slice`` of all
    snakes above that.
 5. Every sum the rules make of health, turn and damage wraps as Go's 64-bit
-   ``int`` does (:func:`~snakewar.games.battlesnake.rng.go_int`): ``Health - 1`` at ``-2**63``
+   ``int`` does (:func:`~snakewar.games.battlesnake.rules.rng.go_int`): ``Health - 1`` at ``-2**63``
    is ``2**63 - 1`` (the snake lives), ``Turn + 1`` at ``2**63 - 1`` is ``-2**63``
    (the eliminated_on_turn recorded, and no royale zone that turn), and a hazard
    damage near ``-2**63`` overflows to a negative health (eliminated), it does not
@@ -41,20 +41,20 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from snakewar.errors import InvalidStateError, StepError, UnknownRulesetError, choices_text
-from snakewar.games.battlesnake._gosort import INSERTION_SORT_MAX, go_sort_slice_by_key
-from snakewar.games.battlesnake.board import MutableBoard, MutableSnake
-from snakewar.games.battlesnake.classic import (
+from snakewar.games.battlesnake.rules._gosort import INSERTION_SORT_MAX, go_sort_slice_by_key
+from snakewar.games.battlesnake.rules.board import MutableBoard, MutableSnake
+from snakewar.games.battlesnake.rules.classic import (
     eliminate_snakes_classic,
     reduce_health_classic,
     restock_food_classic,
 )
-from snakewar.games.battlesnake.rng import go_int
-from snakewar.games.battlesnake.settings import (
+from snakewar.games.battlesnake.rules.rng import go_int
+from snakewar.games.battlesnake.rules.settings import (
     HAZARD_DAMAGE_PER_TURN,
     SHRINK_EVERY_N_TURNS,
     Settings,
 )
-from snakewar.games.battlesnake.types import (
+from snakewar.games.battlesnake.rules.types import (
     SNAKE_MAX_HEALTH,
     BoardState,
     Point,
@@ -506,7 +506,7 @@ def ruleset_names() -> list[str]:
 def normalize_moves(moves: Moves) -> list[tuple[str, str]]:
     """Turn a ``{id: move}`` mapping or ``(id, move)`` pairs into a pair list.
 
-    Directions may be :class:`~snakewar.games.battlesnake.types.Direction` members
+    Directions may be :class:`~snakewar.games.battlesnake.rules.types.Direction` members
     or any strings; strings that are not exactly ``up``/``down``/``left``/``right``
     are kept and become the default move.
 
@@ -565,7 +565,7 @@ class Ruleset:
         The turn number is not changed.  On game over nothing is applied and the
         returned state equals ``state``.  As in the reference, entries for
         eliminated or unknown snakes are ignored (:meth:`Game.step
-        <snakewar.games.battlesnake.game.Game.step>` rejects unknown ids).
+        <snakewar.games.battlesnake.rules.game.Game.step>` rejects unknown ids).
 
         Raises:
             StepError: the reference's ``Execute`` errors (a missing move, an alive

@@ -21,19 +21,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from snakewar.errors import InvalidStateError, choices_text
-from snakewar.games.battlesnake.board import MutableBoard, initialize_snakes
-from snakewar.games.battlesnake.classic import check_pairing
-from snakewar.games.battlesnake.maps import GameMap, get_map
-from snakewar.games.battlesnake.rng import go_int
-from snakewar.games.battlesnake.rules import (
+from snakewar.games.battlesnake.rules.board import MutableBoard, initialize_snakes
+from snakewar.games.battlesnake.rules.classic import check_pairing
+from snakewar.games.battlesnake.rules.maps import GameMap, get_map
+from snakewar.games.battlesnake.rules.rng import go_int
+from snakewar.games.battlesnake.rules.rulesets import (
     STAGES,
     Moves,
     Ruleset,
     named_ruleset,
     normalize_moves,
 )
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardState, reduce_dataclass
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardState, reduce_dataclass
 
 __all__ = ["Game", "GameConfig", "GameResult", "TurnResult", "run_game", "setup_board"]
 
@@ -299,7 +299,7 @@ def run_game(
 ) -> GameResult:
     """Play a whole game, asking ``choose_moves`` for every turn's moves.
 
-    >>> from snakewar.games.battlesnake.game import run_game
+    >>> from snakewar.games.battlesnake.rules.game import run_game
     >>> result = run_game(GameConfig(settings=Settings.defaults(seed=1)), ["a"],
     ...                   lambda state: {"a": "up"})
     >>> result.turns

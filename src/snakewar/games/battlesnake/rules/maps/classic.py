@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.classic import CLASSIC, place_classic
-from snakewar.games.battlesnake.maps.base import (
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.classic import CLASSIC, place_classic
+from snakewar.games.battlesnake.rules.maps.base import (
     TAG_FOOD_PLACEMENT,
     TAG_SNAKE_PLACEMENT,
     BoardSizes,
     GameMap,
     MapMeta,
 )
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardView
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardView
 
 __all__ = ["ClassicMap"]
 
@@ -20,7 +20,7 @@ __all__ = ["ClassicMap"]
 class ClassicMap(GameMap):
     """Food first, then snakes stacked on random free squares; food is the ruleset's.
 
-    See :mod:`snakewar.games.battlesnake.classic` for the rules and their sources.
+    See :mod:`snakewar.games.battlesnake.rules.classic` for the rules and their sources.
     """
 
     meta = MapMeta(

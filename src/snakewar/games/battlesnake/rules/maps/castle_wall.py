@@ -34,8 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.maps.base import (
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.maps.base import (
     TAG_FOOD_PLACEMENT,
     TAG_HAZARD_PLACEMENT,
     TAG_SNAKE_PLACEMENT,
@@ -44,8 +44,13 @@ from snakewar.games.battlesnake.maps.base import (
     MapMeta,
     check_size,
 )
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, SNAKE_START_SIZE, BoardView, Point
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import (
+    SNAKE_MAX_HEALTH,
+    SNAKE_START_SIZE,
+    BoardView,
+    Point,
+)
 
 __all__ = [
     "FIRST_FOOD_TURN",

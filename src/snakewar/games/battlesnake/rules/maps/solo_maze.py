@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.maps.base import (
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.maps.base import (
     TAG_EXPERIMENTAL,
     TAG_FOOD_PLACEMENT,
     TAG_HAZARD_PLACEMENT,
@@ -15,9 +15,9 @@ from snakewar.games.battlesnake.maps.base import (
     GameMap,
     MapMeta,
 )
-from snakewar.games.battlesnake.rng import Rand
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, BoardView, Point
+from snakewar.games.battlesnake.rules.rng import Rand
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import SNAKE_MAX_HEALTH, BoardView, Point
 
 __all__ = ["SoloMazeMap", "generate_maze", "read_level"]
 

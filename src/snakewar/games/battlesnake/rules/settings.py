@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from snakewar.errors import SettingsError
-from snakewar.games.battlesnake.rng import GoRand, Rand, wrap_int64
-from snakewar.games.battlesnake.types import reduce_dataclass
+from snakewar.games.battlesnake.rules.rng import GoRand, Rand, wrap_int64
+from snakewar.games.battlesnake.rules.types import reduce_dataclass
 
 __all__ = [
     "CLASSIC_SETTINGS",

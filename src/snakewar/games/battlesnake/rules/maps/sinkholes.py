@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.maps.base import (
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.maps.base import (
     TAG_HAZARD_PLACEMENT,
     BoardSizes,
     GameMap,
@@ -11,9 +11,9 @@ from snakewar.games.battlesnake.maps.base import (
     setup_standard,
     spawn_food_standard,
 )
-from snakewar.games.battlesnake.rng import wrap_int64
-from snakewar.games.battlesnake.settings import SHRINK_EVERY_N_TURNS, Settings
-from snakewar.games.battlesnake.types import BoardView, Point
+from snakewar.games.battlesnake.rules.rng import wrap_int64
+from snakewar.games.battlesnake.rules.settings import SHRINK_EVERY_N_TURNS, Settings
+from snakewar.games.battlesnake.rules.types import BoardView, Point
 
 __all__ = ["SinkholesMap", "sinkhole_ring"]
 

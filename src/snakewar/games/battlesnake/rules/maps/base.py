@@ -25,14 +25,14 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.board import (
+from snakewar.games.battlesnake.rules.board import (
     MutableBoard,
     create_default_board_state,
     get_unoccupied_points,
 )
-from snakewar.games.battlesnake.rng import Rand
-from snakewar.games.battlesnake.settings import FOOD_SPAWN_CHANCE, MINIMUM_FOOD, Settings
-from snakewar.games.battlesnake.types import BoardView, Point, reduce_dataclass
+from snakewar.games.battlesnake.rules.rng import Rand
+from snakewar.games.battlesnake.rules.settings import FOOD_SPAWN_CHANCE, MINIMUM_FOOD, Settings
+from snakewar.games.battlesnake.rules.types import BoardView, Point, reduce_dataclass
 
 __all__ = [
     "TAG_EXPERIMENTAL",

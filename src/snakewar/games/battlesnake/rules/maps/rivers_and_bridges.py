@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.maps.base import (
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.maps.base import (
     TAG_FOOD_PLACEMENT,
     TAG_HAZARD_PLACEMENT,
     TAG_SNAKE_PLACEMENT,
@@ -23,9 +23,14 @@ from snakewar.games.battlesnake.maps.base import (
     check_size,
     spawn_food_standard,
 )
-from snakewar.games.battlesnake.rng import Rand
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, SNAKE_START_SIZE, BoardView, Point
+from snakewar.games.battlesnake.rules.rng import Rand
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import (
+    SNAKE_MAX_HEALTH,
+    SNAKE_START_SIZE,
+    BoardView,
+    Point,
+)
 
 __all__ = [
     "IslandsBridgesLargeMap",

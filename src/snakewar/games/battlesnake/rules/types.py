@@ -7,7 +7,7 @@ lists that may repeat a point (a hazard listed ``k`` times deals ``k`` times the
 damage).
 
 The rules never modify these objects.  A turn thaws the state into a
-:class:`~snakewar.games.battlesnake.board.MutableBoard`, runs the stages on it and
+:class:`~snakewar.games.battlesnake.rules.board.MutableBoard`, runs the stages on it and
 freezes the result, much as the reference clones its state before each ``Execute``.
 """
 
@@ -20,7 +20,7 @@ from enum import StrEnum
 from typing import Any, NamedTuple, Protocol
 
 from snakewar.errors import InvalidStateError
-from snakewar.games.battlesnake.rng import INT64_MAX, INT64_MIN
+from snakewar.games.battlesnake.rules.rng import INT64_MAX, INT64_MIN
 
 __all__ = [
     "MAX_BOARD_SIZE",

@@ -20,7 +20,7 @@ Every float operation happens in the engine's order with IEEE doubles (NumPy's
 element-wise ``+``, ``-``, ``*`` and ``/`` round exactly like C), and ``pow`` is
 the C library's, through Python's float ``**``.  NumPy is imported inside the
 functions so that importing this module does not load the standard ``random``
-module (see :mod:`snakewar.games.halite3.mt19937`).
+module (see :mod:`snakewar.games.halite3.rules.mt19937`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from snakewar.errors import SnakewarError
-from snakewar.games.halite3.mt19937 import MT19937
+from snakewar.games.halite3.rules.mt19937 import MT19937
 
 if TYPE_CHECKING:
     import numpy as np

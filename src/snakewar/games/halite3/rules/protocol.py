@@ -6,13 +6,13 @@ the constants JSON line (keys sorted, plus ``game_seed``, ``map_width`` and
 size, and the map rows, **each with a trailing space**.  A frame is the turn number,
 each player's ``<id> <ships> <dropoffs> <halite>`` with its ships and dropoffs, and the
 cells changed during the previous turn.  Ships and changed cells come in the order the
-engine's hash tables iterate (:mod:`~snakewar.games.halite3.hashorder`), which the game
+engine's hash tables iterate (:mod:`~snakewar.games.halite3.rules.hashorder`), which the game
 keeps: bots see it, and most of them act on their ships in the order listed.
 """
 
 from __future__ import annotations
 
-from snakewar.games.halite3.game import HaliteGame
+from snakewar.games.halite3.rules.game import HaliteGame
 
 __all__ = ["frame_text", "init_text"]
 

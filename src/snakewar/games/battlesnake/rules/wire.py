@@ -23,9 +23,9 @@ from enum import StrEnum
 from typing import Any
 
 from snakewar.errors import WireFormatError
-from snakewar.games.battlesnake.api_schema import API_V1_SCHEMA
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import MAX_BOARD_SIZE, BoardState, Point, Snake
+from snakewar.games.battlesnake.rules.api_schema import API_V1_SCHEMA
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import MAX_BOARD_SIZE, BoardState, Point, Snake
 
 __all__ = [
     "API_VERSION",

@@ -20,8 +20,8 @@ import math
 from functools import lru_cache
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.maps.base import (
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.maps.base import (
     TAG_HAZARD_PLACEMENT,
     BoardSizes,
     GameMap,
@@ -31,9 +31,9 @@ from snakewar.games.battlesnake.maps.base import (
     setup_standard,
     spawn_food_standard,
 )
-from snakewar.games.battlesnake.rng import Rand, go_int
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardView, Point
+from snakewar.games.battlesnake.rules.rng import Rand, go_int
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardView, Point
 
 __all__ = [
     "ColumnsMap",

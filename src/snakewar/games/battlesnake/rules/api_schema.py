@@ -1,7 +1,7 @@
 """The Battlesnake API v1 JSON Schema, as data (strict: every field, nothing else).
 
 ``$defs`` holds ``SnakeRequest`` (the ``/start``, ``/move`` and ``/end`` bodies),
-``MoveResponse`` and ``Metadata``.  :func:`snakewar.games.battlesnake.wire.api_schema`
+``MoveResponse`` and ``Metadata``.  :func:`snakewar.games.battlesnake.rules.wire.api_schema`
 gives a copy; :func:`schema_json` writes it out as a ``.json`` file's text.
 """
 

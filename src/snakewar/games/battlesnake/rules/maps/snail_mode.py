@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.maps.base import (
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.maps.base import (
     TAG_EXPERIMENTAL,
     TAG_HAZARD_PLACEMENT,
     BoardSizes,
@@ -12,8 +12,8 @@ from snakewar.games.battlesnake.maps.base import (
     setup_standard,
     spawn_food_standard,
 )
-from snakewar.games.battlesnake.settings import Settings
-from snakewar.games.battlesnake.types import BoardView, Point
+from snakewar.games.battlesnake.rules.settings import Settings
+from snakewar.games.battlesnake.rules.types import BoardView, Point
 
 __all__ = ["SnailModeMap"]
 

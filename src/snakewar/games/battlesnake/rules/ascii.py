@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from snakewar.games.battlesnake.types import BoardState, Point
+from snakewar.games.battlesnake.rules.types import BoardState, Point
 
 __all__ = ["render_board", "snake_letter"]
 
@@ -48,7 +48,7 @@ def render_board(
 ) -> str:
     """Return a multi-line drawing of ``state``.
 
-    >>> from snakewar.games.battlesnake.types import Snake
+    >>> from snakewar.games.battlesnake.rules.types import Snake
     >>> s = BoardState(1, 3, 2, (Snake("a", (Point(0, 0), Point(1, 0))),), (Point(2, 1),))
     >>> print(render_board(s, unicode=False, legend=False))
      1 .  .  *

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from snakewar.errors import MapSetupError
-from snakewar.games.battlesnake.board import MutableBoard
-from snakewar.games.battlesnake.maps.base import (
+from snakewar.games.battlesnake.rules.board import MutableBoard
+from snakewar.games.battlesnake.rules.maps.base import (
     TAG_FOOD_PLACEMENT,
     TAG_HAZARD_PLACEMENT,
     TAG_SNAKE_PLACEMENT,
@@ -12,8 +12,8 @@ from snakewar.games.battlesnake.maps.base import (
     GameMap,
     MapMeta,
 )
-from snakewar.games.battlesnake.settings import FOOD_SPAWN_CHANCE, MINIMUM_FOOD, Settings
-from snakewar.games.battlesnake.types import SNAKE_START_SIZE, BoardView, Point
+from snakewar.games.battlesnake.rules.settings import FOOD_SPAWN_CHANCE, MINIMUM_FOOD, Settings
+from snakewar.games.battlesnake.rules.types import SNAKE_START_SIZE, BoardView, Point
 
 __all__ = ["ARCADE_MAZE_HAZARDS", "ArcadeMazeMap"]
 

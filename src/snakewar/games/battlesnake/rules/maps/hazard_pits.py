@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from snakewar.games.battlesnake.board import MutableBoard, place_food_fixed
-from snakewar.games.battlesnake.maps.base import (
+from snakewar.games.battlesnake.rules.board import MutableBoard, place_food_fixed
+from snakewar.games.battlesnake.rules.maps.base import (
     TAG_FOOD_PLACEMENT,
     TAG_HAZARD_PLACEMENT,
     TAG_SNAKE_PLACEMENT,
@@ -14,8 +14,13 @@ from snakewar.games.battlesnake.maps.base import (
     check_size,
     spawn_food_standard,
 )
-from snakewar.games.battlesnake.settings import SHRINK_EVERY_N_TURNS, Settings
-from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, SNAKE_START_SIZE, BoardView, Point
+from snakewar.games.battlesnake.rules.settings import SHRINK_EVERY_N_TURNS, Settings
+from snakewar.games.battlesnake.rules.types import (
+    SNAKE_MAX_HEALTH,
+    SNAKE_START_SIZE,
+    BoardView,
+    Point,
+)
 
 __all__ = ["HazardPitsMap", "pit_squares"]
 

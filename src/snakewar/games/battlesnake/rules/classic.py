@@ -4,7 +4,7 @@ Every rule below was read from the public source of that server (Dkendal/battle_
 the ``lib/bs`` tree of 2018, which kept the 2017 ``lib/battle_snake`` rules); the file
 each comes from is named.  Nothing was copied: this is a description of behaviour.
 
-Settings (raw names as in :class:`~snakewar.games.battlesnake.settings.Settings`, the
+Settings (raw names as in :class:`~snakewar.games.battlesnake.rules.settings.Settings`, the
 same names in the API and on the command line; the 2018 game form's fields, camelCased):
 
 * ``maxFood`` (default 1): food items on the board (``max_food``, game_form.ex).
@@ -64,16 +64,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from snakewar.errors import MapSetupError, SettingsError
-from snakewar.games.battlesnake.board import MutableBoard, MutableSnake, get_unoccupied_points
-from snakewar.games.battlesnake.rng import Rand, go_int
-from snakewar.games.battlesnake.settings import (
+from snakewar.games.battlesnake.rules.board import MutableBoard, MutableSnake, get_unoccupied_points
+from snakewar.games.battlesnake.rules.rng import Rand, go_int
+from snakewar.games.battlesnake.rules.settings import (
     DEC_HEALTH_POINTS,
     MAX_FOOD,
     SNAKE_START_LENGTH,
     Settings,
     go_atoi,
 )
-from snakewar.games.battlesnake.types import SNAKE_MAX_HEALTH, Point, reduce_dataclass
+from snakewar.games.battlesnake.rules.types import SNAKE_MAX_HEALTH, Point, reduce_dataclass
 
 __all__ = [
     "CLASSIC",

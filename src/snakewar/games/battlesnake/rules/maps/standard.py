@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from snakewar.games.battlesnake.board import MutableBoard, place_snakes_automatically
-from snakewar.games.battlesnake.maps.base import (
+from snakewar.games.battlesnake.rules.board import MutableBoard, place_snakes_automatically
+from snakewar.games.battlesnake.rules.maps.base import (
     TAG_HAZARD_PLACEMENT,
     BoardSizes,
     GameMap,
@@ -12,10 +12,10 @@ from snakewar.games.battlesnake.maps.base import (
     setup_standard,
     spawn_food_standard,
 )
-from snakewar.games.battlesnake.rng import go_int
-from snakewar.games.battlesnake.rules import royale_hazards
-from snakewar.games.battlesnake.settings import SHRINK_EVERY_N_TURNS, Settings
-from snakewar.games.battlesnake.types import BoardView
+from snakewar.games.battlesnake.rules.rng import go_int
+from snakewar.games.battlesnake.rules.rulesets import royale_hazards
+from snakewar.games.battlesnake.rules.settings import SHRINK_EVERY_N_TURNS, Settings
+from snakewar.games.battlesnake.rules.types import BoardView
 
 __all__ = ["EmptyMap", "RoyaleMap", "StandardMap"]
 
