@@ -545,7 +545,11 @@ def test_bad_arguments_are_one_error_line(capsys: pytest.CaptureFixture[str]) ->
     for args, expected in (
         (["test", "builtin:random", "--only", "nope"], "unknown scenario category 'nope'"),
         (["test", "builtin:nosuchbot"], "unknown built-in bot 'nosuchbot'"),
-        (["test", "builtin:random", "--timeout", "0"], "--timeout 0"),
+        # Usage errors are typer's: the option, the value, what it must be.
+        (["test", "builtin:random", "--timeout", "0"], "'--timeout': 0: expected a number"),
+        (["test", "builtin:random", "--parallel", "0"], "'--parallel': 0: expected at least 1"),
+        (["test", "builtin:random", "--only", "health", "--only", "walls"], "'--only': health"),
+        (["bot", "serve", "random", "--port", "70000"], "'--port': 70000: expected 1..65535"),
         (["test", "ftp://example"], "snake 'ftp://example'"),
     ):
         code, out, err = _cli(args, capsys)

@@ -30,12 +30,11 @@ def serve_bot(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
 ) -> None:
     """Serve a built-in bot as a Battlesnake API v1 snake (until Ctrl-C)."""
-    from snakewar.errors import SnakewarError
     from snakewar.games.battlesnake.bots import make_bot
     from snakewar.games.battlesnake.bots.sdk import serve
 
     if not 0 < port < 65536:
-        raise SnakewarError(f"port {port}: expected 1..65535")
+        raise typer.BadParameter(f"{port}: expected 1..65535", param_hint=["-p", "--port"])
     bot = make_bot(name)
     serve(
         bot,

@@ -75,14 +75,17 @@ def test_snake(
     from snakewar.games.battlesnake.tester.scenarios import DEFAULT_RULESETS, scenarios_in
 
     if timeout < 1:
-        raise SnakewarError(f"--timeout {timeout}: expected a number of milliseconds >= 1")
+        raise typer.BadParameter(
+            f"{timeout}: expected a number of milliseconds >= 1", param_hint=["-t", "--timeout"]
+        )
     if parallel < 1:
-        raise SnakewarError(f"--parallel {parallel}: expected at least 1")
+        raise typer.BadParameter(f"{parallel}: expected at least 1", param_hint=["--parallel"])
     health_only = HEALTH_ONLY in only
     categories = [c for c in only if c != HEALTH_ONLY] or None
     if health_only and categories:
-        raise SnakewarError(
-            f"--only {HEALTH_ONLY} runs no scenarios; it cannot be combined with {categories!r}"
+        raise typer.BadParameter(
+            f"{HEALTH_ONLY} runs no scenarios; it cannot be combined with {categories!r}",
+            param_hint=["--only"],
         )
     if categories is not None:
         scenarios_in(categories)  # an unknown category is an error before any call
