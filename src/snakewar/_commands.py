@@ -25,7 +25,7 @@ class GameCommand:
     group of the command line, which lists it with its own).
 
     Attributes:
-        module: The module that defines it, e.g. ``snakewar.games.halite3.cli.app``.
+        module: The module that defines it, e.g. ``snakewar.games.mygame.cli.app``.
         attribute: Its name there: a :class:`typer.Typer` (a command group) or a
             function (one command), registered as ``app.add_typer`` or ``app.command``
             would register it; with ``own_args``, a function ``main(argv) -> int``.
