@@ -74,10 +74,22 @@ def store(db_url: str) -> Iterator[Store]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that drives chromium ``browser`` (before ``-m`` selects)."""
+    """Mark every test that drives chromium ``browser`` (before ``-m`` selects); run the
+    tests that load JAX in this process last.
+
+    JAX starts threads when it is first used and warns at every later fork of the process
+    (a fork of a multithreaded process can deadlock): the sandbox's tests fork (a child's
+    preparation before bubblewrap), so they must not run after it.
+    """
     for item in items:
         if "chromium" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
+    items.sort(key=loads_jax)  # stable: the order is otherwise the collection's
+
+
+def loads_jax(item: pytest.Item) -> bool:
+    """Whether a test runs JAX in this process: its module or its parameters name it."""
+    return "jax" in item.nodeid.lower()
 
 
 # Filled by tests/games/battlesnake/rules/test_conformance.py, printed at the end of the run.

@@ -85,3 +85,18 @@ def test_the_quick_run_leaves_out_browser_postgres_and_slow_tests() -> None:
     assert any("[sqlite" in t for t in kept) and any("test_compiled.py" in t for t in kept)
     assert not any(t.startswith("tests/browser/") or "postgresql" in t for t in kept)
     assert not {"browser", "postgres", "slow"} & {m for marks in kept.values() for m in marks}
+
+
+def test_the_tests_that_load_jax_run_after_the_ones_that_fork() -> None:
+    # The sandbox's tests fork; once JAX runs in the process every fork warns (an error).
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider",
+         "tests/referee/test_sandbox.py", "tests/games/battlesnake/sim/test_jax.py",
+         "tests/games/battlesnake/sim/test_extremes.py", "tests/server/test_program_bots.py"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    ids = [line for line in done.stdout.splitlines() if "::" in line]
+    jax = [i for i, nodeid in enumerate(ids) if "jax" in nodeid.lower()]
+    assert jax and ids[jax[0] :] == [ids[i] for i in jax]  # all of them, at the end
+    assert any("test_sandbox" in nodeid for nodeid in ids[: jax[0]])

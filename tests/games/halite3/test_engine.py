@@ -70,7 +70,7 @@ def test_plain_lines_read_as_the_stream_rules_read_them(monkeypatch: pytest.Monk
     # does not read ("²") and long ids.
     import random
 
-    from snakewar.games.halite3 import commands as commands_module
+    from snakewar.games.halite3.rules import commands as commands_module
 
     ids = ["7", "42", "0007", "9" * 18, "9" * 19, "-3", "+4", "x", "\u00b2", "\u0661"]
     odd = ["m", "c", "n", "q", "1n", "G", "gg", "nn"]
