@@ -188,15 +188,17 @@ test("seeds are read exactly", () => {
 test("the new game body sends the seed as typed", () => {
   same(N.buildBody(form), {
     snakes: ["builtin:a", "http://x/"],
-    ruleset: "royale",
-    map: "standard",
-    width: 7,
-    height: 9,
+    params: {
+      ruleset: "royale",
+      map: "standard",
+      width: 7,
+      height: 9,
+      foodSpawnChance: 15,
+      minimumFood: 1,
+      hazardDamagePerTurn: 14,
+      shrinkEveryNTurns: 25,
+    },
     timeout: 500,
-    foodSpawnChance: 15,
-    minimumFood: 1,
-    hazardDamagePerTurn: 14,
-    shrinkEveryNTurns: 25,
     seed: bigSeed,
   });
   assert.ok(JSON.stringify(N.buildBody(form)).includes(`"seed":"${bigSeed}"`));
@@ -215,14 +217,16 @@ test("the classic game sends its own settings on its own board", () => {
   });
   same(classic, {
     snakes: ["builtin:a", "http://x/"],
-    ruleset: "classic",
-    map: "classic",
-    width: 7,
-    height: 9,
+    params: {
+      ruleset: "classic",
+      map: "classic",
+      width: 7,
+      height: 9,
+      maxFood: 2,
+      snakeStartLength: 4,
+      decHealthPoints: 1,
+    },
     timeout: 500,
-    maxFood: 2,
-    snakeStartLength: 4,
-    decHealthPoints: 1,
   });
   same(
     [

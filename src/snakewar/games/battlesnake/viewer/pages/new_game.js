@@ -5,7 +5,7 @@
 
 import { detailText, fetchJson, postJson } from "../../viewer/pages/dom.js";
 
-const NUMBER_FIELDS = ["width", "height", "timeout"];
+const NUMBER_FIELDS = ["width", "height"];
 
 const OFFICIAL_SETTINGS = [
   "foodSpawnChance",
@@ -37,22 +37,24 @@ export function rulesetBoard(ruleset, previous) {
 }
 
 /**
- * The POST /api/games body from the form's values (strings, by field name).
+ * The POST /api/games body from the form's values (strings, by field name): the
+ * game's parameters under `params`, the request's own fields (timeout, seed) beside.
  * Numbers are sent as numbers, except the seed: it goes as the string typed
  * (trimmed; left out when empty, and the server picks one).
  */
 export function buildBody(values) {
+  const params = { ruleset: values.ruleset, map: values.map };
+  for (const name of [...NUMBER_FIELDS, ...settingFields(values.ruleset)]) {
+    params[name] = Number(values[name]);
+  }
   const body = {
     snakes: String(values.snakes ?? "")
       .split("\n")
       .map((s) => s.trim())
       .filter(Boolean),
-    ruleset: values.ruleset,
-    map: values.map,
+    params,
+    timeout: Number(values.timeout),
   };
-  for (const name of [...NUMBER_FIELDS, ...settingFields(values.ruleset)]) {
-    body[name] = Number(values[name]);
-  }
   const seed = String(values.seed ?? "").trim();
   if (seed !== "") {
     body.seed = seed;
