@@ -10,6 +10,7 @@ the same for every format.
 
 from __future__ import annotations
 
+import abc
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -176,7 +177,7 @@ Ranking = tuple[dict[str, float], Callable[[str], tuple[Any, ...]]]
 """A format's Buchholz per entrant and its ranking key (lower is better, seed aside)."""
 
 
-class Tournament:
+class Tournament(abc.ABC):
     """A tournament's state: one subclass per format; build one with :meth:`create`.
 
     Every format answers the same questions: :meth:`pending_matches` (what to play),
@@ -267,7 +268,7 @@ class Tournament:
 
     # ---------------------------------------------------------------- the format's part
 
-    def _build(self) -> None:
+    def _build(self) -> None:  # noqa: B027  (an optional hook: doing nothing is its default)
         """Plan the matches known from the start (none for formats paired round by round)."""
 
     def _next_round(self) -> bool:
@@ -287,14 +288,14 @@ class Tournament:
                     points[e] += 1
         return points
 
+    @abc.abstractmethod
     def _ranking(self, tally: Tally) -> Ranking:
         """The format's Buchholz and ranking key over ``tally``."""
-        raise NotImplementedError
 
     @property
+    @abc.abstractmethod
     def champion(self) -> str | None:
         """The winner once the tournament is finished, else ``None``."""
-        raise NotImplementedError
 
     # ---------------------------------------------------------------- progress
 
