@@ -83,6 +83,7 @@ def test_an_old_exported_name_is_the_moved_object(package: str, name: str, home:
 
 def test_old_names_are_generic_and_new_ones_a_games() -> None:
     olds = [*_moved.MOVED_MODULES, *_moved.MOVED_NAMES]
+    assert all(old.startswith("snakewar.") for old in olds)  # the finder looks at no other
     news = [*_moved.MOVED_MODULES.values()] + [
         home for names in _moved.MOVED_NAMES.values() for home in names.values()
     ]

@@ -225,11 +225,16 @@ def moved_attribute(package: str, name: str) -> Any:
 
 def _moved_home(fullname: str) -> str | None:
     """The new name of the old module ``fullname`` (``None``: it did not move)."""
-    for old, new in MOVED_MODULES.items():
-        if fullname == old:
-            return new
-        if fullname.startswith(old + "."):
+    # Asked of every import of the process (the finder is first): a lookup per enclosing
+    # package of ``fullname``, none for other packages' modules.
+    if not fullname.startswith("snakewar."):
+        return None
+    old = fullname
+    while "." in old:
+        new = MOVED_MODULES.get(old)
+        if new is not None:
             return new + fullname.removeprefix(old)
+        old = old.rpartition(".")[0]
     return None
 
 
