@@ -89,7 +89,6 @@ __all__ = [
     "UploadOut",
     "UserOut",
     "binary_download",
-    "request_params",
 ]
 
 
@@ -233,14 +232,6 @@ class GameParamsRequest(MaxTurnsSpelling):
             self.params = {**extra, **self.params}
             extra.clear()
         return self
-
-
-def request_params(body: BaseModel, params: dict[str, Any]) -> dict[str, Any]:
-    """A request's game parameters: ``params`` (top-level ones are folded in already).
-
-    Kept for the callers written before :class:`GameParamsRequest` folded them.
-    """
-    return dict(params)
 
 
 # -- games -----------------------------------------------------------------------------

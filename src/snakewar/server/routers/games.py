@@ -52,7 +52,6 @@ from snakewar.server.schemas import (
     GameOut,
     LogOut,
     binary_download,
-    request_params,
 )
 from snakewar.storage import AsyncStore, GameNotFoundError, GameRow
 
@@ -198,7 +197,7 @@ async def create_game(
             body.game,
             resolved.texts,
             resolved.names,
-            request_params(body, body.params),
+            dict(body.params),
             timeout_ms=body.timeout,
             max_turns=body.max_turns,
             source="custom",
