@@ -411,7 +411,8 @@ async def game_frames(
     at worst, which watching a game allows (a game's own viewer may keep a websocket of
     its own routes).
     """
-    live = manager.games.get(game_id)
+    # A live game wherever it is played: another server's is mirrored from the database.
+    live = await manager.watch(game_id)
     if live is not None:
         secrets = hidden_in(principal, ((e.name, e.source) for e in live.spec.entrants))
         body = _live_frames_page(live, offset, limit, secrets)
