@@ -14,6 +14,7 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,12 +25,16 @@ from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
-from snakewar.games.battlesnake.routes.engine import BAD_REQUEST_CLOSE_CODE
+from snakewar.games.battlesnake.routes.engine import (
+    BAD_REQUEST_CLOSE_CODE,
+    FOLLOWER_LIMIT_CLOSE_CODE,
+)
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.fanout import RESTART_CLOSE_CODE
 from snakewar.server.mirror import GameMirrors
 from snakewar.storage.events import GameEvents
 from tests.asgi_server import serve
+from tests.server.multi_server import CLEAN_EXITS, servers
 
 GAME = {
     "snakes": ["random", "random", "random"],
@@ -60,6 +65,11 @@ class Replicas:
     dialect: str
 
     def ws(self, base: str, game_id: str, start: int | None = None) -> str:
+        return self.ws_url(base, game_id, start)
+
+    @staticmethod
+    def ws_url(base: str, game_id: str, start: int | None = None) -> str:
+        """The events websocket of ``game_id`` on the server at ``base`` (from ``start``)."""
         query = "" if start is None else f"?from={start}"
         return base.replace("http://", "ws://") + f"/games/{game_id}/events{query}"
 
@@ -258,3 +268,71 @@ def test_followers_keep_receiving_frames_when_the_listener_loses_postgresql(
         asyncio.run(scenario())
     finally:
         admin.dispose()
+
+
+def test_a_follower_of_a_killed_replica_resumes_on_another(db_url: str, tmp_path: Path) -> None:
+    """Real ``snakewar serve`` processes: B (which only follows the game) is killed -9."""
+    with servers(db_url, tmp_path) as make:
+        # One after the other: the first migrates a fresh database.
+        a = make("a").start().wait_ready()
+        b = make("b").start().wait_ready()
+        gid = a.post("/api/games", GAME).json()["id"]
+
+        async def scenario() -> None:
+            async with ws_connect(Replicas.ws_url(b.url, gid)) as follower:
+                await frame(follower, 0)
+                await asyncio.to_thread(a.post, f"/api/games/{gid}/step")
+                await frame(follower, 1)
+                b.kill()  # a crash: no close frame, no clean-up
+                with pytest.raises(ConnectionClosed):
+                    await message(follower)
+            await asyncio.to_thread(a.post, f"/api/games/{gid}/step")
+            # The viewer's way back: the next frame it needs, from a replica that answers.
+            async with ws_connect(Replicas.ws_url(a.url, gid, 2)) as follower:
+                await frame(follower, 2)
+                await asyncio.to_thread(a.post, f"/api/games/{gid}/resume")
+                turns, end = await rest(follower)
+            async with client(a.url) as http:
+                assert [0, 1, 2, *turns] == await stored_turns(http, gid)
+                assert end == await finished_info(http, gid)
+
+        asyncio.run(scenario())
+        assert a.stop() in CLEAN_EXITS
+
+
+def test_a_mirror_is_dropped_once_unfollowed_and_their_number_is_capped(
+    replicas: Replicas,
+) -> None:
+    mirrors: GameMirrors = replicas.app_b.state.manager.mirrors
+    mirrors.grace_s = 0.2
+
+    async def scenario() -> None:
+        async with client(replicas.a) as a, client(replicas.b) as b:
+            gid = (await a.post("/api/games", json=GAME)).json()["id"]
+            async with ws_connect(replicas.ws(replicas.b, gid)) as follower:
+                await frame(follower, 0)
+                assert gid in mirrors
+            # The game runs on (paused on A), but nobody follows it on B any more.
+            for _ in range(int(PATIENCE_S / 0.05)):
+                if gid not in mirrors:
+                    break
+                await asyncio.sleep(0.05)
+            assert len(mirrors) == 0
+            assert replicas.app_b.state.events.waiters == 0
+            # Past the cap: refused (429 and 4429, naming it), never a 500.
+            mirrors.max_games = 0
+            refused = await b.get(f"/api/games/{gid}/frames")
+            assert refused.status_code == 429
+            assert "max 0" in refused.json()["detail"]
+            async with ws_connect(replicas.ws(replicas.b, gid)) as capped:
+                with pytest.raises(ConnectionClosed) as closed:
+                    await message(capped)
+            assert closed.value.rcvd is not None
+            assert closed.value.rcvd.code == FOLLOWER_LIMIT_CLOSE_CODE
+            assert "max 0" in closed.value.rcvd.reason
+            # A's own game is A's: no mirror needed there.
+            page = (await a.get(f"/api/games/{gid}/frames")).json()
+            assert page["status"] == "running"
+            await a.post(f"/api/games/{gid}/cancel")
+
+    asyncio.run(scenario())
