@@ -319,11 +319,14 @@ def test_a_mirror_is_dropped_once_unfollowed_and_their_number_is_capped(
                 await asyncio.sleep(0.05)
             assert len(mirrors) == 0
             assert replicas.app_b.state.events.waiters == 0
-            # Past the cap: refused (429 and 4429, naming it), never a 500.
+            # Past the cap: pages are read from the store; a follower is refused (4429,
+            # naming the cap), never sent a false game_end.
             mirrors.max_games = 0
-            refused = await b.get(f"/api/games/{gid}/frames")
-            assert refused.status_code == 429
-            assert "max 0" in refused.json()["detail"]
+            page = (await b.get(f"/api/games/{gid}/frames")).json()
+            assert (page["status"], page["count"]) == ("running", 1)
+            last = (await b.get(f"/games/{gid}")).json()
+            assert (last["Game"]["Status"], last["LastFrame"]["Turn"]) == ("running", 0)
+            assert len(mirrors) == 0
             async with ws_connect(replicas.ws(replicas.b, gid)) as capped:
                 with pytest.raises(ConnectionClosed) as closed:
                     await message(capped)
@@ -333,6 +336,7 @@ def test_a_mirror_is_dropped_once_unfollowed_and_their_number_is_capped(
             # A's own game is A's: no mirror needed there.
             page = (await a.get(f"/api/games/{gid}/frames")).json()
             assert page["status"] == "running"
+            assert len(replicas.app_a.state.manager.mirrors) == 0
             await a.post(f"/api/games/{gid}/cancel")
 
     asyncio.run(scenario())

@@ -52,6 +52,7 @@ from snakewar.server.followers import (
     encode_stored_frame,
 )
 from snakewar.server.manager import LiveGame
+from snakewar.server.mirror import MirrorLimitError
 from snakewar.server.safety import address_key
 from snakewar.storage import AsyncStore, GameNotFoundError, GameRow
 
@@ -131,10 +132,19 @@ async def _live(manager: ManagerDep, game_id: str) -> LiveGame | None:
     return live if live is not None and live.game == GAME.name else None
 
 
+async def _live_or_stored(manager: ManagerDep, game_id: str) -> LiveGame | None:
+    # A page of a running game reads as well from the store (its row says running):
+    # past the cap on mirrored games it does, rather than refuse.
+    try:
+        return await _live(manager, game_id)
+    except MirrorLimitError:
+        return None
+
+
 @router.get("/games/{game_id}", responses={200: {"model": EngineGame}})
 async def engine_game(game_id: str, manager: ManagerDep, store: StoreDep) -> JSONResponse:
     """``{"Game": ..., "LastFrame": ...}`` as the official board reads it."""
-    live = await _live(manager, game_id)
+    live = await _live_or_stored(manager, game_id)
     if live is not None:
         last = live.views[-1] if live.views else None
         return JSONResponse({"Game": _live_info(live), "LastFrame": last})
@@ -155,7 +165,7 @@ async def engine_frames(
     limit: int = Query(100, ge=1, le=1000),
 ) -> Response:
     """``{"Count": n, "Frames": [...]}``: a page of frames."""
-    live = await _live(manager, game_id)
+    live = await _live_or_stored(manager, game_id)
     if live is not None:
         views = live.views
         return JSONResponse({"Count": len(views), "Frames": views[offset : offset + limit]})
