@@ -50,6 +50,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     │   └── arena.TournamentExistsError (+ConflictError)    a tournament id that is taken
     ├── server.stepping.PauseExpiredError             a paused game that waited past its bound
     ├── server.fanout.FollowerLagError                a live follower too far behind (closed, 1013)
+    ├── server.fanout.FeedClosedError                 a live feed stopped mid-game (closed, 1012)
     ├── MissingExtraError (ImportError)               an optional extra that is not installed
     ├── NotFoundError (LookupError)                   a stored thing that does not exist (HTTP 404)
     │   └── storage.GameNotFoundError                 no game of that id
@@ -74,6 +75,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     │   │   ├── server.arena.ArenaFullError           as many arena runs queued as allowed
     │   │   ├── server.safety.RateLimitError          more requests than a client's rate
     │   │   ├── server.followers.FollowerLimitError   as many stored-game followers as allowed
+    │   │   ├── server.mirror.MirrorLimitError        as many games of others followed as allowed
     │   │   ├── server.decoding.DecoderBusyError      every replay decoder busy, its line full
     │   │   ├── server.manager.UserLimitError         as many games or workers as one user may hold
     │   │   ├── server.manager.BuiltinWorkersBusyError  too few bot workers free for a game

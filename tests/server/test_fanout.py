@@ -19,7 +19,12 @@ from websockets.exceptions import ConnectionClosed
 
 from snakewar.games.battlesnake.routes import engine
 from snakewar.server import ServerConfig, create_app, fanout
-from snakewar.server.fanout import LAGGING_CLOSE_CODE, FollowerLagError, FrameFeed
+from snakewar.server.fanout import (
+    LAGGING_CLOSE_CODE,
+    FeedClosedError,
+    FollowerLagError,
+    FrameFeed,
+)
 from tests.asgi_server import free_port, serve
 from tests.waiting import wait_finished
 
@@ -198,6 +203,35 @@ def test_the_feed_drops_a_stuck_follower_and_streams_the_others() -> None:
 
         await feed.stream("turns", encode, record_late)
         assert late == got
+
+    asyncio.run(scenario())
+
+
+def test_a_closed_feed_ends_its_streams_with_feed_closed_from_their_start_frame() -> None:
+    async def scenario() -> None:
+        feed = FrameFeed()
+        for turn in range(3):
+            feed.publish({"Turn": turn}, 0.0)
+        got: list[str] = []
+
+        async def record(text: str) -> None:
+            got.append(text)
+
+        def encode(view: Mapping[str, Any], produced: float) -> str:
+            return str(view["Turn"])
+
+        # From frame 1 (a follower resuming): the history from there, then live frames.
+        resumed = asyncio.create_task(feed.stream("turns", encode, record, start=1))
+        while feed.followers == 0 or len(got) < 2:
+            await asyncio.sleep(0)
+        feed.publish({"Turn": 3}, 0.0)
+        while len(got) < 3:
+            await asyncio.sleep(0)
+        feed.close()  # its game did not end: the follower must not be told it did
+        with pytest.raises(FeedClosedError):
+            await asyncio.wait_for(resumed, 5)
+        assert got == ["1", "2", "3"]
+        assert feed.followers == 0 and not feed.finished
 
     asyncio.run(scenario())
 

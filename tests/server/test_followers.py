@@ -168,11 +168,11 @@ def test_followers_of_stored_games_are_capped_per_client_per_game_and_in_all(
     release = threading.Event()
     real_send = engine._send_stored
 
-    async def held(websocket: WebSocket, shared: StoredFollowing, row: Any) -> None:
+    async def held(websocket: WebSocket, shared: StoredFollowing, row: Any, start: int = 0) -> None:
         # A follower still streaming: it holds its place until the test lets it go.
         while not release.is_set():
             await asyncio.sleep(0.01)
-        await real_send(websocket, shared, row)
+        await real_send(websocket, shared, row, start)
 
     monkeypatch.setattr(engine, "_send_stored", held)
     config = ServerConfig(

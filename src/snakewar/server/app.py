@@ -57,6 +57,7 @@ from snakewar.server.followers import (
 )
 from snakewar.server.headers import SecurityHeadersMiddleware
 from snakewar.server.manager import GameManager, UserCaps
+from snakewar.server.mirror import GameMirrors
 from snakewar.server.routers import (
     auth,
     catalogue,
@@ -78,6 +79,7 @@ from snakewar.server.safety import (
     RateLimiter,
 )
 from snakewar.storage import AsyncStore, Store
+from snakewar.storage.events import GameEvents
 from snakewar.viewer import static_dir
 
 __all__ = ["create_app", "open_store", "user_caps"]
@@ -157,6 +159,12 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             user_caps=user_caps(config),
         )
         await manager.start()
+        # Live games played by other replicas (or workers) are followed here too, woken
+        # by the database's notifications (polling on SQLite).
+        events = GameEvents.for_engine(opened.db.engine)
+        await events.start()
+        manager.mirrors = mirrors = GameMirrors(astore, events)
+        app.state.events = events
         arena = ArenaWorker(config.arena_workers, config.max_queued_runs)
         runs = RunKeeper(
             astore,
@@ -195,6 +203,9 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             # The runs first: their games are cancelled and they are let go (still
             # running in the database) for the next server, before the games close.
             await runs.close()
+            # Followers of games played elsewhere are told to reconnect (to another).
+            await mirrors.close()
+            await events.close()
             passwords.close()
             arena.close()  # first: its runs' games would start on a closing manager
             await manager.close()

@@ -8,6 +8,11 @@ a serialization.  A follower whose connection cannot keep up falls behind; one m
 :data:`MAX_FOLLOWER_LAG` frames behind the game (counting the frames made since it
 joined, not the history) is dropped (:class:`FollowerLagError`) rather than sent a
 burst, and never delays the others: each follower sends on its own task.
+
+A feed that stops without its game ending (the server stopping while it mirrors a game
+played elsewhere, :mod:`snakewar.server.mirror`) is closed (:meth:`FrameFeed.close`): its
+followers' streams raise :class:`FeedClosedError`, and they are told to reconnect
+(:data:`RESTART_CLOSE_CODE`) rather than that the game ended.
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ from snakewar.errors import SnakewarError
 __all__ = [
     "LAGGING_CLOSE_CODE",
     "MAX_FOLLOWER_LAG",
+    "RESTART_CLOSE_CODE",
     "Encoder",
+    "FeedClosedError",
     "FollowerLagError",
     "FrameFeed",
 ]
@@ -34,12 +41,20 @@ LAGGING_CLOSE_CODE = 1013
 """The websocket close code of a dropped follower ("try again later"): it may reconnect,
 and is then sent the history from the cache."""
 
+RESTART_CLOSE_CODE = 1012
+"""The websocket close code of a follower whose feed closed before its game ended
+("service restart"): it may reconnect, to this server or another, from its next frame."""
+
 Encoder = Callable[[Mapping[str, Any], float], str]
 """Encodes one frame (its view and production time) as a wire format's message text."""
 
 
 class FollowerLagError(SnakewarError):
     """Raised by :meth:`FrameFeed.stream` when the follower fell too far behind."""
+
+
+class FeedClosedError(SnakewarError):
+    """Raised by :meth:`FrameFeed.stream` when the feed closed before its game ended."""
 
 
 class _Follower:
@@ -67,6 +82,8 @@ class FrameFeed:
         self.times: list[float] = []
         """When each frame was produced (Unix time): followers can measure the delay."""
         self.finished = False
+        self.closed = False
+        """Closed before the game ended (:meth:`close`): its followers must reconnect."""
         self._encoded: dict[str, list[str]] = {}
         self._waiters: list[asyncio.Future[None]] = []
         self._followers: set[_Follower] = set()
@@ -95,6 +112,11 @@ class FrameFeed:
         self.finished = True
         self._wake()
 
+    def close(self) -> None:
+        """Stop the feed before its game ended: followers get :class:`FeedClosedError`."""
+        self.closed = True
+        self._wake()
+
     def _wake(self) -> None:
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
@@ -116,7 +138,7 @@ class FrameFeed:
         # A future of its own for each waiting follower: cancelling one wakes no other,
         # and a frame wakes each of them once (asyncio.Event would also search its list
         # of waiters as each one leaves: quadratic in the followers).
-        while index >= len(self.views) and not self.finished:
+        while index >= len(self.views) and not self.finished and not self.closed:
             waiter = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
             await waiter
@@ -135,12 +157,15 @@ class FrameFeed:
         Raises:
             FollowerLagError: the follower fell more than :data:`MAX_FOLLOWER_LAG`
                 frames behind (its sends did not keep up); nothing more is sent.
+            FeedClosedError: the feed closed before the game ended (:meth:`close`).
         """
         follower = _Follower(start, len(self.views))
 
         async def pump() -> None:
             while True:
                 await self._next(follower.index)
+                if self.closed:
+                    raise FeedClosedError
                 for text in self.encoded(wire_format, encoder, follower.index):
                     if follower.lag(len(self.views)) > MAX_FOLLOWER_LAG:
                         raise FollowerLagError

@@ -37,7 +37,7 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import (
@@ -57,6 +57,9 @@ from snakewar.referee.workers import DEFAULT_MAX_WORKERS, session_pool
 from snakewar.server.fanout import FrameFeed
 from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, PauseExpiredError, TurnGate
 from snakewar.storage import AsyncStore, GameStatus
+
+if TYPE_CHECKING:
+    from snakewar.server.mirror import GameMirrors
 
 __all__ = [
     "MAX_CALL_BYTES_PER_GAME",
@@ -646,6 +649,26 @@ class GameManager:
     def live_games(self) -> Sequence[LiveGame]:
         """Games being played now, newest first."""
         return [g for g in reversed(self.games.values()) if not g.finished]
+
+    mirrors: GameMirrors | None = None
+    """Live games played elsewhere (another replica, a worker), followed from the
+    database (:mod:`snakewar.server.mirror`); the app sets it.  ``None``: only this
+    process's games are live here."""
+
+    async def watch(self, game_id: str) -> LiveGame | None:
+        """The live game ``game_id`` for its spectators, wherever it is played.
+
+        This process's own game (running or just finished), else a game stored as
+        running that another process plays, mirrored from the database; ``None``
+        otherwise (a finished or unknown game: the store has it, or nothing does).
+
+        Raises:
+            MirrorLimitError: if this process mirrors as many games as it may.
+        """
+        live = self.games.get(game_id)
+        if live is not None or self.mirrors is None:
+            return live
+        return await self.mirrors.watch(game_id)
 
 
 class _GameRun:

@@ -5,6 +5,13 @@ A game is stored as it runs (:meth:`SqlGameRepository.begin`, :meth:`~SqlGameRep
 (:meth:`~SqlGameRepository.save_played`).  Its data stays in the game's own JSON shapes
 (:class:`~snakewar.engine.protocol.GameData`); the game's adapter turns it back into a
 replay file.
+
+On PostgreSQL every write that changes what a spectator sees (a game begun, a frame
+added, a game finished or aborted) also notifies the channel :data:`NOTIFY_CHANNEL`
+with ``<game id>:<event>`` (the frame's turn, ``end``, or ``status``), in the same
+transaction: the notification is delivered when the write is committed, to every
+process listening (:mod:`snakewar.storage.events`), whichever process wrote it.  SQLite
+has no notifications: readers there poll.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ __all__ = [
     "MAX_LIST_LIMIT",
     "MAX_LOG_LENGTH",
     "MAX_REPLAY_BYTES",
+    "NOTIFY_CHANNEL",
     "GameExistsError",
     "GameNotFoundError",
     "GameRow",
@@ -55,6 +63,9 @@ __all__ = [
 ]
 
 FINISHED_STATUSES: Final = tuple(status for status in GAME_STATUSES if status.finished)
+
+NOTIFY_CHANNEL: Final = "snakewar_games"
+"""The PostgreSQL channel the game writes notify (``<game id>:<turn|end|status>``)."""
 
 MAX_LIST_LIMIT: Final = 1000
 """The most games :meth:`SqlGameRepository.latest` returns at once."""
@@ -191,6 +202,7 @@ class SqlGameRepository:
             _insert_frames(session, game_id, [frame])
             game.turns = frame.turn
             game.updated_at = now()
+            _notify(session, game_id, frame.turn)
 
     def add_calls(self, game_id: str, turn: int, calls: Sequence[Mapping[str, Any]]) -> None:
         """Store calls made on turn ``turn`` of a game (added to those stored already).
@@ -284,6 +296,7 @@ class SqlGameRepository:
                 game.status = status
             game.updated_at = now()
             session.flush()
+            _notify(session, game_id, "end")
             return _row(game)
 
     def save_played(
@@ -354,6 +367,7 @@ class SqlGameRepository:
                 _insert_frames(session, game_id, list(data.frames))
                 if played is not None:
                     _save_logs(session, game_id, played)
+                _notify(session, game_id, "end" if GameStatus(status).finished else game.turns)
                 return _row(game)
         except IntegrityError:
             # Another writer stored the same id between our check and our insert.
@@ -371,6 +385,7 @@ class SqlGameRepository:
             game = _get(session, _check_id(game_id))
             game.status = status
             game.updated_at = now()
+            _notify(session, game_id, "end" if GameStatus(status).finished else "status")
 
     def renew_leases(self, server_id: str, game_ids: Sequence[str], until: dt.datetime) -> int:
         """Say that ``server_id`` still plays ``game_ids`` until ``until``; how many were."""
@@ -394,16 +409,11 @@ class SqlGameRepository:
         """
         when = now() if when is None else _aware(when)
         with self._db.session() as session:
-            result = session.execute(
-                sa.update(GameModel)
-                .where(
-                    GameModel.status == GameStatus.RUNNING,
-                    sa.or_(GameModel.lease_until.is_(None), GameModel.lease_until < when),
-                )
-                .values(status=GameStatus.ABORTED, updated_at=now())
-                .execution_options(synchronize_session=False)
+            return _abort(
+                session,
+                GameModel.status == GameStatus.RUNNING,
+                sa.or_(GameModel.lease_until.is_(None), GameModel.lease_until < when),
             )
-            return cast(CursorResult[Any], result).rowcount
 
     def mark_running_as_aborted(self) -> int:
         """Mark every ``running`` game ``aborted``; return how many there were.
@@ -412,13 +422,7 @@ class SqlGameRepository:
         or a restart.  Its frames stay, so it can still be watched and exported.
         """
         with self._db.session() as session:
-            result = session.execute(
-                sa.update(GameModel)
-                .where(GameModel.status == GameStatus.RUNNING)
-                .values(status=GameStatus.ABORTED, updated_at=now())
-                .execution_options(synchronize_session=False)
-            )
-            return cast(CursorResult[Any], result).rowcount
+            return _abort(session, GameModel.status == GameStatus.RUNNING)
 
     def delete(self, game_id: str) -> None:
         """Delete a game, its frames and its calls.
@@ -555,6 +559,34 @@ class SqlGameRepository:
 
 
 # -- helpers ---------------------------------------------------------------------------
+
+
+def _notify(session: Session, game_id: str, event: int | str) -> None:
+    """Notify :data:`NOTIFY_CHANNEL` of ``event`` on ``game_id`` at commit (PostgreSQL only).
+
+    ``pg_notify`` in the write's own transaction: it is delivered when, and only if, the
+    write is committed, so a listener that reads the database on waking sees the write.
+    """
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    session.execute(sa.select(sa.func.pg_notify(NOTIFY_CHANNEL, f"{game_id}:{event}")))
+
+
+def _abort(session: Session, *conditions: sa.ColumnElement[bool]) -> int:
+    """Mark ``aborted`` the games that meet ``conditions``; how many there were."""
+    statement = (
+        sa.update(GameModel)
+        .where(*conditions)
+        .values(status=GameStatus.ABORTED, updated_at=now())
+        .execution_options(synchronize_session=False)
+    )
+    if session.get_bind().dialect.name != "postgresql":
+        return cast(CursorResult[Any], session.execute(statement)).rowcount
+    # Their ids, to tell each game's spectators that it ended.
+    aborted = list(session.scalars(statement.returning(GameModel.id)))
+    for game_id in aborted:
+        _notify(session, game_id, "end")
+    return len(aborted)
 
 
 def _listing_values(listing: StoredGame, data: GameData, spec: MatchSpec | None) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from snakewar.server.matches import (
     web_match,
     with_programs,
 )
+from snakewar.server.mirror import MirrorLimitError
 from snakewar.server.privacy import hidden_in, hide_in_bytes, hide_in_json, hide_sources
 from snakewar.server.schemas import (
     NO_CONTENT,
@@ -411,7 +412,12 @@ async def game_frames(
     at worst, which watching a game allows (a game's own viewer may keep a websocket of
     its own routes).
     """
-    live = manager.games.get(game_id)
+    # A live game wherever it is played: another server's is mirrored from the database
+    # (past the cap on mirrors, its page is read from the store, as a stored game's).
+    try:
+        live = await manager.watch(game_id)
+    except MirrorLimitError:
+        live = None
     if live is not None:
         secrets = hidden_in(principal, ((e.name, e.source) for e in live.spec.entrants))
         body = _live_frames_page(live, offset, limit, secrets)

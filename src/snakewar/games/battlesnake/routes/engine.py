@@ -3,7 +3,14 @@
 ``GET /games/{id}``, ``GET /games/{id}/frames?offset=&limit=`` and the websocket
 ``/games/{id}/events`` (every frame from turn 0, then ``game_end``), in the shapes the
 official board reads, for live and stored Battlesnake games (other games answer 404:
-the board draws Battlesnake only).
+the board draws Battlesnake only).  A live game is live on every server of its
+database, wherever it is played (:meth:`~snakewar.server.manager.GameManager.watch`).
+
+The events websocket takes an optional ``?from=N`` (Snakewar's own, not the official
+engine's): the frames from turn ``N`` on, so that a follower that lost its connection
+resumes, on this server or another, where it was.  Without it every frame is sent.
+A follower of a game played elsewhere whose server stops is closed with code 1012
+(:data:`~snakewar.server.fanout.RESTART_CLOSE_CODE`): it reconnects, to another server.
 
 A live game's frames are encoded once for all its followers (its
 :class:`~snakewar.server.fanout.FrameFeed`); a follower too slow for the game is closed
@@ -20,16 +27,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, Response
 
+from snakewar.errors import BusyError
 from snakewar.games.battlesnake.adapter import GAME
 from snakewar.games.battlesnake.frames import game_info_from_header
 from snakewar.games.battlesnake.routes.schemas import EngineFrames, EngineGame
 from snakewar.server.deps import ManagerDep, StoreDep, StoredFollowingDep
-from snakewar.server.fanout import LAGGING_CLOSE_CODE, FollowerLagError
+from snakewar.server.fanout import (
+    LAGGING_CLOSE_CODE,
+    RESTART_CLOSE_CODE,
+    FeedClosedError,
+    FollowerLagError,
+)
 from snakewar.server.followers import (
     FRAME_PREFIX,
     PAGE,
@@ -39,12 +52,15 @@ from snakewar.server.followers import (
     encode_stored_frame,
 )
 from snakewar.server.manager import LiveGame
+from snakewar.server.mirror import MirrorLimitError
 from snakewar.server.safety import address_key
 from snakewar.storage import AsyncStore, GameNotFoundError, GameRow
 
 __all__ = [
+    "BAD_REQUEST_CLOSE_CODE",
     "FOLLOWER_LIMIT_CLOSE_CODE",
     "FRAME_PREFIX",
+    "MAX_START_FRAME",
     "PAGE",
     "WIRE_FORMAT",
     "encode_frame",
@@ -68,6 +84,27 @@ FOLLOWER_LIMIT_CLOSE_CODE = 4429
 the reason names the cap; it may try again later."""
 
 
+BAD_REQUEST_CLOSE_CODE = 4400
+"""The websocket close code for a bad query parameter (like HTTP 400): the reason names it."""
+
+MAX_START_FRAME = 2**31 - 1
+"""The largest ``from`` the events websocket takes."""
+
+
+def start_frame(text: str | None) -> int:
+    """The events websocket's ``from``: the first frame to send (``None``: 0).
+
+    Raises:
+        ValueError: not a decimal integer from 0 to :data:`MAX_START_FRAME` (the
+            message names the field).
+    """
+    if text is None:
+        return 0
+    if not (text.isascii() and text.isdigit() and len(text) <= 10) or int(text) > MAX_START_FRAME:
+        raise ValueError(f"from: expected an integer from 0 to {MAX_START_FRAME}")
+    return int(text)
+
+
 def _live_info(live: LiveGame) -> dict[str, Any]:
     if live.header is None:
         return {"ID": live.id, "Status": live.status}
@@ -89,15 +126,25 @@ async def _followed(following: StoredFollowing, game_id: str) -> tuple[GameRow, 
     return row, count
 
 
-def _live(manager: ManagerDep, game_id: str) -> LiveGame | None:
-    live = manager.games.get(game_id)
+async def _live(manager: ManagerDep, game_id: str) -> LiveGame | None:
+    # This server's own game, or one another plays, mirrored from the database.
+    live = await manager.watch(game_id)
     return live if live is not None and live.game == GAME.name else None
+
+
+async def _live_or_stored(manager: ManagerDep, game_id: str) -> LiveGame | None:
+    # A page of a running game reads as well from the store (its row says running):
+    # past the cap on mirrored games it does, rather than refuse.
+    try:
+        return await _live(manager, game_id)
+    except MirrorLimitError:
+        return None
 
 
 @router.get("/games/{game_id}", responses={200: {"model": EngineGame}})
 async def engine_game(game_id: str, manager: ManagerDep, store: StoreDep) -> JSONResponse:
     """``{"Game": ..., "LastFrame": ...}`` as the official board reads it."""
-    live = _live(manager, game_id)
+    live = await _live_or_stored(manager, game_id)
     if live is not None:
         last = live.views[-1] if live.views else None
         return JSONResponse({"Game": _live_info(live), "LastFrame": last})
@@ -118,7 +165,7 @@ async def engine_frames(
     limit: int = Query(100, ge=1, le=1000),
 ) -> Response:
     """``{"Count": n, "Frames": [...]}``: a page of frames."""
-    live = _live(manager, game_id)
+    live = await _live_or_stored(manager, game_id)
     if live is not None:
         views = live.views
         return JSONResponse({"Count": len(views), "Frames": views[offset : offset + limit]})
@@ -142,24 +189,70 @@ def _encode_live(view: Mapping[str, Any], produced: float) -> str:
     return encode_frame(view, produced)
 
 
-async def _send_stored(websocket: WebSocket, following: StoredFollowing, row: GameRow) -> None:
+async def _send_stored(
+    websocket: WebSocket, following: StoredFollowing, row: GameRow, start: int = 0
+) -> None:
     # Each page is read and encoded once for every follower; each chunk of it waits its
     # turn, so that all the followers together take a bounded share of each loop turn.
-    index = 0
+    index, skip = divmod(start, PAGE)
     while True:
         page = await following.pages.page(row.id, index, finished=row.finished)
         for chunk in page.chunks():
+            if skip >= len(chunk):  # before the follower's first frame
+                skip -= len(chunk)
+                continue
             await following.turns.turn()
-            for text in chunk:
+            for text in chunk[skip:]:
                 await websocket.send_text(text)
+            skip = 0
         if len(page) < PAGE:
             return
         index += 1
 
 
+async def _disconnected(websocket: WebSocket) -> None:
+    # A follower sends nothing the server needs: what it sends is read and dropped.
+    while (await websocket.receive())["type"] != "websocket.disconnect":
+        pass
+
+
+async def _stream_live(websocket: WebSocket, live: LiveGame, start: int) -> None:
+    """Stream a live game's frames from ``start`` until it ends or the follower leaves.
+
+    A follower that leaves while no frame comes (a paused game; a server stopping) is
+    let go at once, not at the next frame: it follows (and keeps a mirror) no more.
+
+    Raises:
+        WebSocketDisconnect: the follower left.
+        FollowerLagError: it fell too far behind.
+        FeedClosedError: the feed closed before the game ended.
+    """
+    streaming = asyncio.ensure_future(
+        live.feed.stream(WIRE_FORMAT, _encode_live, websocket.send_text, start)
+    )
+    leaving = asyncio.ensure_future(_disconnected(websocket))
+    try:
+        await asyncio.wait((streaming, leaving), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (streaming, leaving):
+            task.cancel()
+        await asyncio.gather(streaming, leaving, return_exceptions=True)
+    if not streaming.cancelled() and streaming.exception() is None:
+        return
+    if not streaming.cancelled():
+        raise cast(BaseException, streaming.exception())
+    raise WebSocketDisconnect
+
+
+async def _close_soon(websocket: WebSocket, code: int, reason: str) -> None:
+    # The close frame waits for room in the send buffer: not forever.
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(websocket.close(code, reason), CLOSE_WAIT_S)
+
+
 @router.websocket("/games/{game_id}/events")
 async def engine_events(websocket: WebSocket, game_id: str) -> None:
-    """Every frame from turn 0, live, then ``{"Type": "game_end"}``."""
+    """Every frame from turn 0 (or ``?from=N``), live, then ``{"Type": "game_end"}``."""
     manager = websocket.app.state.manager
     following: StoredFollowing = websocket.app.state.stored_following
     # The handshake's reply takes a turn too: a burst of new followers is let in a few
@@ -167,15 +260,24 @@ async def engine_events(websocket: WebSocket, game_id: str) -> None:
     await following.turns.turn()
     await websocket.accept()
     try:
-        live = _live(manager, game_id)
+        try:
+            start = start_frame(websocket.query_params.get("from"))
+        except ValueError as exc:
+            await websocket.close(BAD_REQUEST_CLOSE_CODE, str(exc))
+            return
+        try:
+            live = await _live(manager, game_id)
+        except BusyError as exc:  # too many games mirrored here
+            await websocket.close(FOLLOWER_LIMIT_CLOSE_CODE, str(exc)[:120])
+            return
         if live is not None:
             try:
-                await live.feed.stream(WIRE_FORMAT, _encode_live, websocket.send_text)
+                await _stream_live(websocket, live, start)
             except FollowerLagError:
-                # The close frame waits for room in the send buffer: not forever.
-                with contextlib.suppress(TimeoutError):
-                    closing = websocket.close(LAGGING_CLOSE_CODE, "too far behind the game")
-                    await asyncio.wait_for(closing, CLOSE_WAIT_S)
+                await _close_soon(websocket, LAGGING_CLOSE_CODE, "too far behind the game")
+                return
+            except FeedClosedError:  # this server stops following it: try another
+                await _close_soon(websocket, RESTART_CLOSE_CODE, "server restarting")
                 return
             await websocket.send_json({"Type": "game_end", "Data": _live_info(live)})
         else:
@@ -183,7 +285,7 @@ async def engine_events(websocket: WebSocket, game_id: str) -> None:
             try:
                 with following.limits.following(game_id, client):
                     row, _ = await _followed(following, game_id)
-                    await _send_stored(websocket, following, row)
+                    await _send_stored(websocket, following, row, start)
             except FollowerLimitError as exc:
                 await websocket.close(FOLLOWER_LIMIT_CLOSE_CODE, str(exc))
                 return

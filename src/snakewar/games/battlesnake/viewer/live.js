@@ -1,8 +1,11 @@
 // Talking to an engine that serves the official board's API:
 //   GET  {engine}/games/{id}                       -> {"Game": {...}, "LastFrame": Frame|null}
 //   GET  {engine}/games/{id}/frames?offset=&limit= -> {"Count": n, "Frames": [Frame...]}
-//   WS   {engine}/games/{id}/events                -> {"Type": "frame", "Data": Frame} ...
+//   WS   {engine}/games/{id}/events[?from=N]       -> {"Type": "frame", "Data": Frame} ...
 //                                                     then {"Type": "game_end", "Data": {...}}
+// `from` is Snakewar's (the frames from turn N on, so that a viewer that lost its
+// connection resumes, on any server of the arena); other engines ignore it and send
+// every frame again, which the viewer de-duplicates by Turn.
 
 import { normalizeFrame, normalizeGame } from "./frames.js";
 
@@ -35,6 +38,19 @@ export function eventsUrl(engine, id) {
   const url = new URL(gamesUrl(engine, id, "/events"));
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
   return url.toString();
+}
+
+/**
+ * The events URL asking for the frames from `start` on (`?from=`); the URL as it is
+ * for 0 (every frame, as the official board asks).
+ */
+export function resumeUrl(url, start) {
+  if (!Number.isInteger(start) || start <= 0) {
+    return url;
+  }
+  const resumed = new URL(url);
+  resumed.searchParams.set("from", String(start));
+  return resumed.toString();
 }
 
 /** The reconnect delay after `attempt` failures: doubling from 0.5 s up to 15 s, with jitter. */
@@ -82,7 +98,9 @@ export async function fetchAllFrames(engine, id, onFrames, fetchImpl = fetch) {
 
 /**
  * The events websocket of one game, reconnecting with backoff while the game
- * runs.  The server replays every frame to a new connection, so the caller
+ * runs (not after game_end), from the next frame it needs: a Snakewar server
+ * sends the frames from there on (`?from=`), wherever the game is played.  An
+ * engine that replays every frame to a new connection is fine too: the caller
  * de-duplicates by Turn (frames.insertFrame).
  */
 export class EventStream {
@@ -102,6 +120,8 @@ export class EventStream {
     this.ended = false;
     this.stopped = false;
     this.retry = null;
+    /** The next frame (turn) it needs: where a reconnection resumes. */
+    this.next = 0;
   }
 
   status(text) {
@@ -127,7 +147,7 @@ export class EventStream {
     this.status(this.attempt === 0 ? "connecting" : "reconnecting");
     let socket;
     try {
-      socket = new this.Socket(this.url);
+      socket = new this.Socket(resumeUrl(this.url, this.next));
     } catch (error) {
       this.status(`cannot connect: ${error.message}`);
       this.reconnectLater();
@@ -166,7 +186,13 @@ export class EventStream {
       return;
     }
     if (message?.Type === "frame" && message.Data) {
-      this.handlers.onFrame?.(normalizeFrame(message.Data));
+      const frame = normalizeFrame(message.Data);
+      const turn = frame?.Turn;
+      // Frames come in turn order from where it asked; a frame without a usable Turn
+      // still counts as the next one.
+      const ordered = Number.isInteger(turn) && turn >= 0;
+      this.next = ordered ? Math.max(this.next, turn + 1) : this.next + 1;
+      this.handlers.onFrame?.(frame);
     } else if (message?.Type === "game_end") {
       this.ended = true;
       this.status("game over");

@@ -419,6 +419,70 @@ test("the event stream reconnects, deduplicates and stops at game_end", () => {
   capped.stop();
 });
 
+test("the event stream resumes from the next frame it needs, on reconnecting only", () => {
+  const clock = fakeClock();
+  const sockets = [];
+  class FakeSocket {
+    constructor(url) {
+      this.url = url;
+      this.handlers = {};
+      sockets.push(this);
+    }
+    addEventListener(type, fn) {
+      (this.handlers[type] ??= []).push(fn);
+    }
+    emit(type, event = {}) {
+      for (const fn of this.handlers[type] ?? []) fn(event);
+    }
+    close() {
+      this.emit("close", { code: 1000 });
+    }
+  }
+  const options = { WebSocket: FakeSocket, schedule: clock.schedule, cancel: clock.cancel };
+  const seen = [];
+  let ended = null;
+  const stream = new L.EventStream(
+    "ws://h/games/g%20h/events",
+    {
+      onFrame: (f) => seen.push(f.Turn),
+      onEnd: (d) => {
+        ended = d;
+      },
+    },
+    options,
+  );
+  const send = (s, type, data) =>
+    s.emit("message", { data: JSON.stringify({ Type: type, Data: data }) });
+  stream.start();
+  sockets[0].emit("open");
+  for (const t of [0, 1, 2]) send(sockets[0], "frame", { Turn: t });
+  sockets[0].emit("close", { code: 1006 }); // the connection dropped
+  clock.fire();
+  sockets[1].emit("open");
+  send(sockets[1], "frame", { Turn: 3 });
+  sockets[1].emit("close", { code: 1012 }); // its server stopped: try another
+  clock.fire();
+  send(sockets[2], "frame", { Turn: 4 });
+  send(sockets[2], "game_end", { ID: "g h" });
+  same(
+    sockets.map((s) => s.url),
+    [
+      "ws://h/games/g%20h/events",
+      "ws://h/games/g%20h/events?from=3",
+      "ws://h/games/g%20h/events?from=4",
+    ],
+  );
+  same(seen, [0, 1, 2, 3, 4]);
+  same(ended, { ID: "g h" });
+  // A normal end is not a reason to reconnect.
+  assert.equal(clock.pending(), 0);
+  assert.equal(sockets.length, 3);
+  same(
+    [L.resumeUrl("wss://e/x/events", 0), L.resumeUrl("wss://e/x/events", 7)],
+    ["wss://e/x/events", "wss://e/x/events?from=7"],
+  );
+});
+
 test("a replay's 64-bit seed is read exactly", async () => {
   // JSON.parse alone gives 2618439174457646000.
   const { game } = await read(files.bigSeed);
