@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -22,7 +24,8 @@ from snakewar.server.limits import RateBook, SharedRateLimiter, SharedUsageBudge
 from snakewar.server.safety import RateLimiter, RateLimitError, UsageBudget
 from snakewar.storage import AsyncStore, Store
 from snakewar.storage.limits import UseOutcome
-from tests.server.accounts import BASE_URL
+from tests.games.battlesnake.referee.counting_snake import counting_snake
+from tests.server.accounts import BASE_URL, make_user
 
 T0 = 1_800_000_000.0  # seconds since the epoch, as the servers count
 
@@ -195,3 +198,50 @@ def test_two_servers_on_one_database_enforce_one_limit_per_client(
         refused = server.post("/api/auth/signup", json=body)
         assert refused.status_code == 429, refused.text
         assert "too many log-in or sign-up attempts" in refused.json()["detail"]
+
+
+def test_the_tester_budget_holds_across_two_servers(db_url: str) -> None:
+    # One run an hour per user, one at a time, whichever server each request reaches:
+    # a run going on on one server refuses one on the other, and ended it still counts.
+    config = ServerConfig(
+        database_url=db_url,
+        public=True,
+        allowed_networks=("127.0.0.0/8",),
+        tester_runs_per_hour=2,
+    )
+    with (
+        counting_snake() as snake,
+        Store(db_url) as first,
+        Store(db_url) as second,
+        TestClient(
+            create_app(config, store=first), base_url=BASE_URL, raise_server_exceptions=False
+        ) as one,
+        TestClient(
+            create_app(config, store=second), base_url=BASE_URL, raise_server_exceptions=False
+        ) as two,
+    ):
+        ann = make_user(first, "ann")
+        body = {"url": snake.url}
+        with one.stream("POST", "/api/test/stream", json=body, headers=ann) as running:
+            assert running.status_code == 200
+            lines = running.iter_lines()
+            assert json.loads(next(lines))["event"] == "start"
+            refused = two.post("/api/test", json=body, headers=ann)
+            assert refused.status_code == 429, refused.text
+            assert "going on" in refused.json()["detail"]
+        # The reader left: the run stops and ends (counted on the database's side).
+        budget = one.app.state.tester_budget  # type: ignore[attr-defined]
+        assert isinstance(budget, SharedUsageBudget)
+        client = f"user:{first.accounts.user('ann').id}"
+        wait_until(lambda: asyncio.run(budget.going_on_now(client)) == 0)
+        assert two.post("/api/test", json=body, headers=ann).status_code == 200
+        spent = one.post("/api/test", json=body, headers=ann)
+        assert spent.status_code == 429, spent.text
+        assert "tester_runs_per_hour=2" in spent.json()["detail"]
+
+
+def wait_until(check: Callable[[], bool], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
