@@ -233,7 +233,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     )
     hosts = config.allowed_hosts if config.public else (*LOOPBACK_NAMES, *config.allowed_hosts)
     app.add_middleware(HostCheckMiddleware, hosts=hosts, exempt=health.HEALTH_PATHS)
-    # Outermost: every answer has the headers, refusals of the layers inside included.
+    # Every answer has the headers, refusals of the layers inside included (only the log
+    # context below is outside it, and it answers nothing itself).
     app.add_middleware(
         SecurityHeadersMiddleware,
         viewer_prefixes=(f"{STATIC_URL}/", *(f"{STATIC_ROOT}/{name}/" for name in assets)),
