@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from snakewar.games.halite3 import routes as halite
 from snakewar.games.halite3.adapter import played_from_hlt
 from snakewar.server import ServerConfig, create_app
-from snakewar.server.safety import RateLimiter
+from snakewar.server.safety import ClientRate, RateLimiter
 from snakewar.storage import Store
 from tests.conformance_data import SHIPPED_HALITE_REPLAYS
 from tests.server.accounts import BASE_URL, make_user, password_of
@@ -49,7 +49,7 @@ class FromPeer:
         await self.app(scope, receive, send)
 
 
-def frozen(limiter: RateLimiter) -> RateLimiter:
+def frozen(limiter: ClientRate) -> RateLimiter:
     """``limiter``'s burst with no refill to speak of: a slow machine gets no extra token."""
     return RateLimiter(per_minute=1e-9, burst=limiter.burst)
 

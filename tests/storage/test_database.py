@@ -38,7 +38,7 @@ def stored_revision(store: Store) -> list[str]:
 
 def test_a_fresh_database_gets_the_head_revision_and_reopens(db_url: str) -> None:
     with Store(db_url) as store:
-        assert stored_revision(store) == [head_revision()] == ["0011"]
+        assert stored_revision(store) == [head_revision()] == ["0013"]
         tables = set(sa.inspect(store.db.engine).get_table_names())
         assert {
             "games",
@@ -56,6 +56,8 @@ def test_a_fresh_database_gets_the_head_revision_and_reopens(db_url: str) -> Non
             "invites",
             "login_failures",
             "login_devices",
+            "rate_buckets",
+            "rate_uses",
             "snakes",
             "tournament_entrants",
             "tournament_games",

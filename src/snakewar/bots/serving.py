@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from snakewar.errors import SnakewarError
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     import uvicorn
 
 __all__ = [
@@ -141,6 +143,14 @@ def _server_class() -> type[uvicorn.Server]:
             # give the queue back its length, so that a burst waits there, not dropped.
             for sock in sockets or ():
                 sock.listen(LISTEN_BACKLOG)
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            super().handle_exit(sig, frame)
+            # Readiness probes (the server's /ready) say "shutting down" at once, while
+            # open requests finish: a proxy stops sending new ones here.
+            state = getattr(self.config.app, "state", None)
+            if state is not None:
+                state.draining = True
 
     return Server
 

@@ -56,6 +56,8 @@ from snakewar.server.followers import (
     encode_stored_frame,
 )
 from snakewar.server.headers import SecurityHeadersMiddleware
+from snakewar.server.limits import RateBook
+from snakewar.server.logs import GameIdMiddleware
 from snakewar.server.manager import GameManager, UserCaps
 from snakewar.server.mirror import GameMirrors
 from snakewar.server.routers import (
@@ -63,6 +65,7 @@ from snakewar.server.routers import (
     catalogue,
     docs,
     games,
+    health,
     ladders,
     pages,
     snakes,
@@ -76,7 +79,6 @@ from snakewar.server.safety import (
     BodyLimitMiddleware,
     EngineCorsMiddleware,
     HostCheckMiddleware,
-    RateLimiter,
 )
 from snakewar.storage import AsyncStore, Store
 from snakewar.storage.events import GameEvents
@@ -178,8 +180,11 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         app.state.manager = manager
         app.state.arena = arena
         app.state.runs = runs
-        app.state.limiter = RateLimiter(per_minute=config.games_per_minute)
-        app.state.login_limiter = RateLimiter(per_minute=config.logins_per_minute, burst=10)
+        # Counted in the database when it may be shared (another replica, --workers):
+        # every server then enforces one limit per client (snakewar.server.limits).
+        app.state.rates = rates = RateBook(astore)
+        app.state.limiter = rates.rate("games", config.games_per_minute)
+        app.state.login_limiter = rates.rate("logins", config.logins_per_minute, burst=10)
         app.state.passwords = passwords
         app.state.uploads = uploads = UploadCache()
         app.state.stored_following = StoredFollowing(
@@ -200,6 +205,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         try:
             yield
         finally:
+            app.state.draining = True  # /ready says so from now on
             # The runs first: their games are cancelled and they are let go (still
             # running in the database) for the next server, before the games close.
             await runs.close()
@@ -237,14 +243,17 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         larger={"/api/snakes/upload": MAX_ARCHIVE_BYTES},
     )
     hosts = config.allowed_hosts if config.public else (*LOOPBACK_NAMES, *config.allowed_hosts)
-    app.add_middleware(HostCheckMiddleware, hosts=hosts)
-    # Outermost: every answer has the headers, refusals of the layers inside included.
+    app.add_middleware(HostCheckMiddleware, hosts=hosts, exempt=health.HEALTH_PATHS)
+    # Every answer has the headers, refusals of the layers inside included (only the log
+    # context below is outside it, and it answers nothing itself).
     app.add_middleware(
         SecurityHeadersMiddleware,
         viewer_prefixes=(f"{STATIC_URL}/", *(f"{STATIC_ROOT}/{name}/" for name in assets)),
     )
+    # Around everything: a request on a game carries its id into every log line.
+    app.add_middleware(GameIdMiddleware)
     add_error_handlers(app, not_found_page=pages.not_found_page)
-    for module in (auth, tokens, users, snakes, games, catalogue, ladders, tournaments):
+    for module in (health, auth, tokens, users, snakes, games, catalogue, ladders, tournaments):
         app.include_router(module.router)
     # Each game's own routes come before the pages (which catch no path of theirs).
     for game in registered:

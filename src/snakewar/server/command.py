@@ -99,11 +99,27 @@ def serve(
         help="The most MiB one user may store of uploads (replays and bot archives); "
         "admins have no quota.",
     ),
+    workers: int = typer.Option(
+        1,
+        "--workers",
+        envvar="SNAKEWAR_WORKERS",
+        help="Web processes on the one port, each a full server on the shared database "
+        "(a SQLite file or PostgreSQL; not 'memory').",
+    ),
+    log_format: str = typer.Option(
+        "text",
+        "--log-format",
+        envvar="SNAKEWAR_LOG_FORMAT",
+        help="text, or json: one JSON object a line (time, level, logger, message, "
+        "game_id) and a line per request.",
+    ),
 ) -> None:
     """Serve the web app: new games, live viewer, replays, the snake tester, the API."""
     from snakewar.bots.serving import listen_sockets, serve_app
     from snakewar.server.app import create_app, open_store
-    from snakewar.server.config import SIGNUP_MODES, ServerConfig
+    from snakewar.server.config import MEMORY_DATABASE, SIGNUP_MODES, ServerConfig
+    from snakewar.server.logs import LOG_FORMATS, configure_logging
+    from snakewar.server.workers import MAX_WORKERS, run_workers
 
     if not 0 < port < 65536:
         raise SnakewarError(f"port {port}: expected 1..65535")
@@ -125,6 +141,17 @@ def serve(
         )
     if signup not in SIGNUP_MODES:
         raise SnakewarError(f"--signup {signup!r}: expected one of {', '.join(SIGNUP_MODES)}")
+    if not 1 <= workers <= MAX_WORKERS:
+        raise SnakewarError(f"--workers {workers}: expected 1 to {MAX_WORKERS}")
+    if workers > 1 and database == MEMORY_DATABASE:
+        raise SnakewarError(
+            f"--workers {workers}: each worker is a full server on the shared database, and "
+            "'memory' is one process's own; give a SQLite file or a PostgreSQL URL"
+        )
+    if log_format not in LOG_FORMATS:
+        raise SnakewarError(
+            f"--log-format {log_format[:40]!r}: expected one of {', '.join(LOG_FORMATS)}"
+        )
     if not public and host not in ("127.0.0.1", "localhost", "::1"):
         # A local server has no login: on any other address, anyone on the network
         # could drive it.
@@ -148,25 +175,67 @@ def serve(
         builtin_workers_per_user=builtin_workers_per_user,
         tester_runs_per_hour=tester_runs_per_hour,
     )
+    json_logs = log_format == "json"
+    configure_logging("json" if json_logs else "text")
+    # Frames go out uncompressed (gorilla/websocket's default, so most likely the
+    # official engine's too): compression is per connection, so it would cost every
+    # frame once per spectator, not once per game.  JSON logs: uvicorn's loggers go
+    # through the JSON handler (no config of its own).
+    options: dict[str, Any] = {
+        "log_level": "warning",
+        "access_log": False,
+        "ws_per_message_deflate": False,
+        **({"log_config": None} if json_logs else {}),
+    }
     # Opened here, not when the app starts: a database that cannot be opened is one
     # error line (the URL, password hidden), not a traceback from the server's start.
+    # With workers it is opened (and migrated) once here, before they start.
     with open_store(config) as store:
-        app = create_app(config, store=store)
+        if workers > 1 and store.memory:
+            raise SnakewarError(
+                f"--workers {workers}: the database {store.url!r} is in memory, one process's "
+                "own; give a SQLite file or a PostgreSQL URL"
+            )
+        if workers > 1:
+            store.close()
+        else:
+            app = create_app(config, store=store)
         # The port is taken before the server says where it runs: a port in use is
         # one error line, and no announcement of an address it does not serve.
         sockets = listen_sockets(host, port)
         shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
-        typer.echo(f"Snakewar is running at http://{shown}:{port}/ (Ctrl-C to stop)", err=True)
+        _announce(f"Snakewar is running at http://{shown}:{port}/ (Ctrl-C to stop)", json_logs)
+        if workers > 1:
+            try:
+                run_workers(
+                    config,
+                    sockets,
+                    workers,
+                    log_format="json" if json_logs else "text",
+                    options=options,
+                    gc_thresholds=SERVE_GC_THRESHOLDS,
+                )
+            finally:
+                for sock in sockets:
+                    sock.close()
+            return
         # A server holding 1,000 spectators' connections has many objects; Python's
         # default collector thresholds then ran a full collection every few seconds,
         # each stopping every live frame for 0.2-0.4 s (on 2 busy cores).  Younger
         # collections ten times rarer, and full ones rarer still, keep those stops out
         # of a game.
         gc.set_threshold(*SERVE_GC_THRESHOLDS)
-        # Frames go out uncompressed (gorilla/websocket's default, so most likely the
-        # official engine's too): compression is per connection, so it would cost
-        # every frame once per spectator, not once per game.
-        serve_app(app, sockets, log_level="warning", access_log=False, ws_per_message_deflate=False)
+        serve_app(app, sockets, **options)
+
+
+def _announce(line: str, json_logs: bool) -> None:
+    """Say where the server runs: a line on stderr, or a log record (JSON logs)."""
+    if json_logs:
+        import logging
+
+        logging.getLogger("snakewar.server").info(line)
+    else:
+        typer.echo(line, err=True)
 
 
 def _networks(texts: list[str]) -> list[str]:

@@ -21,9 +21,10 @@ from snakewar.server.auth import Passwords
 from snakewar.server.config import ServerConfig
 from snakewar.server.decoding import DecoderPool
 from snakewar.server.followers import StoredFollowing
+from snakewar.server.limits import RateBook
 from snakewar.server.manager import GameManager
 from snakewar.server.runs import RunKeeper
-from snakewar.server.safety import RateLimiter, address_key
+from snakewar.server.safety import ClientRate, address_key
 from snakewar.storage import AsyncStore
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "get_decoders",
     "get_limiter",
     "get_manager",
+    "get_rates",
     "get_runs",
     "get_store",
     "get_stored_following",
@@ -153,10 +155,16 @@ def get_stored_following(connection: HTTPConnection) -> StoredFollowing:
     return following
 
 
-def get_limiter(request: Request) -> RateLimiter:
+def get_limiter(request: Request) -> ClientRate:
     """The per-client rate limit of game creation (public mode)."""
-    limiter: RateLimiter = request.app.state.limiter
+    limiter: ClientRate = request.app.state.limiter
     return limiter
+
+
+def get_rates(request: Request) -> RateBook:
+    """Makes rate limits counted as the server's others are (shared or in memory)."""
+    rates: RateBook | None = getattr(request.app.state, "rates", None)
+    return rates if rates is not None else RateBook()
 
 
 def get_uploads(request: Request) -> UploadCache:
@@ -195,7 +203,7 @@ StoreDep = Annotated[AsyncStore, Depends(get_store)]
 ManagerDep = Annotated[GameManager, Depends(get_manager)]
 ArenaDep = Annotated[ArenaWorker, Depends(get_arena)]
 RunsDep = Annotated[RunKeeper, Depends(get_runs)]
-LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
+LimiterDep = Annotated[ClientRate, Depends(get_limiter)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
 UploadsDep = Annotated[UploadCache, Depends(get_uploads)]

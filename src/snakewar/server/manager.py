@@ -55,6 +55,7 @@ from snakewar.errors import BusyError, ConflictError, OverLimitError, ParamsErro
 from snakewar.referee.addresses import AddressPolicy
 from snakewar.referee.workers import DEFAULT_MAX_WORKERS, session_pool
 from snakewar.server.fanout import FrameFeed
+from snakewar.server.logs import game_context
 from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, PauseExpiredError, TurnGate
 from snakewar.storage import AsyncStore, GameStatus
 
@@ -491,7 +492,9 @@ class GameManager:
         live.record_calls = record_calls and steps
         live.store_frames = store_frames
         run = _GameRun(self, live, adapter, steps)
-        live.task = asyncio.create_task(run.play(), name=f"game {live.id}")
+        live.task = asyncio.create_task(
+            run.play(), name=f"game {live.id}", context=game_context(live.id)
+        )
         await run.started.wait()
         if run.failure is not None and live.listing is None:
             self.games.pop(live.id, None)

@@ -9,13 +9,14 @@ checked, not only the first.
 
 from __future__ import annotations
 
+import abc
 import collections
 import contextlib
 import ipaddress
 import math
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlsplit
@@ -32,12 +33,15 @@ __all__ = [
     "LOOPBACK_NAMES",
     "MAX_BODY_BYTES",
     "BodyLimitMiddleware",
+    "ClientBudget",
+    "ClientRate",
     "EngineCorsMiddleware",
     "ForbiddenSnakeError",
     "HostCheckMiddleware",
     "RateLimitError",
     "RateLimiter",
     "UsageBudget",
+    "Use",
     "address_key",
     "check_public_url",
 ]
@@ -97,13 +101,60 @@ class RateLimitError(BusyError):
         self.retry_after_s = retry_after_s
 
 
+class ClientRate(abc.ABC):
+    """A rate per client, ``burst`` requests at once and ``per_minute`` sustained.
+
+    Counted in this process (:class:`RateLimiter`) or in a database that several
+    servers share (:class:`snakewar.server.limits.SharedRateLimiter`): routes use this
+    interface and get whichever the server has.
+    """
+
+    per_minute: float
+    burst: int
+
+    @abc.abstractmethod
+    async def take(self, client: str) -> bool:
+        """Take a token for ``client``; False if it has none left."""
+
+    @abc.abstractmethod
+    async def give_back(self, client: str) -> None:
+        """Give back the token ``client`` took for a request refused after all."""
+
+    @contextlib.asynccontextmanager
+    async def counting(self, client: str, refusal: str) -> AsyncIterator[None]:
+        """Take a token for ``client`` for the block; given back if the block fails.
+
+        Raises:
+            RateLimitError: with the message ``refusal``, if ``client`` has no token.
+        """
+        if not await self.take(client):
+            raise RateLimitError(refusal)
+        try:
+            yield
+        except BaseException:
+            await self.give_back(client)
+            raise
+
+
 @dataclass
-class RateLimiter:
-    """A token bucket per client: ``burst`` requests at once, ``per_minute`` sustained."""
+class RateLimiter(ClientRate):
+    """A token bucket per client, in this process: ``burst`` at once, ``per_minute`` sustained.
+
+    The limiter of a server whose database is its own (in memory): no other server
+    can count with it.
+    """
 
     per_minute: float = 30.0
     burst: int = 10
     _buckets: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    async def take(self, client: str) -> bool:
+        """:meth:`allow` (for :class:`ClientRate`)."""
+        return self.allow(client)
+
+    async def give_back(self, client: str) -> None:
+        """:meth:`refund` (for :class:`ClientRate`)."""
+        self.refund(client)
 
     def allow(self, client: str, now: float | None = None) -> bool:
         """Take a token for ``client``; False if it has none left."""
@@ -145,8 +196,80 @@ class RateLimiter:
             self._buckets[client] = (min(float(self.burst), found[0] + 1), found[1])
 
 
-class UsageBudget:
+@dataclass(frozen=True, slots=True)
+class Use:
+    """One use a :class:`ClientBudget` counts: whose, and its row where it has one."""
+
+    client: str
+    row: int | None = None
+
+
+class ClientBudget(abc.ABC):
     """A budget of uses per client over a sliding window, and uses at once per client.
+
+    Counted in this process (:class:`UsageBudget`) or in a shared database
+    (:class:`snakewar.server.limits.SharedUsageBudget`).
+    """
+
+    name: str
+    per_window: int
+    window_s: float
+    at_once: int | None
+
+    @abc.abstractmethod
+    async def begin(self, client: str, what: str) -> Use:
+        """Count one use by ``client`` that starts now (``what``: the use, in refusals).
+
+        Raises:
+            RateLimitError: past the window's budget or the uses at once.
+        """
+
+    @abc.abstractmethod
+    async def end(self, use: Use) -> None:
+        """The use ended (it stays counted in its window)."""
+
+    @abc.abstractmethod
+    async def cancel(self, use: Use) -> None:
+        """The use was refused after all: it counts for nothing."""
+
+    @contextlib.asynccontextmanager
+    async def in_use(self, client: str, what: str) -> AsyncIterator[Use]:
+        """:meth:`begin` for the block, :meth:`end` after it; cancelled if the block fails.
+
+        Raises:
+            RateLimitError: as :meth:`begin`.
+        """
+        use = await self.begin(client, what)
+        try:
+            yield use
+        except BaseException:
+            await self.cancel(use)
+            raise
+        await self.end(use)
+
+    def refusal(
+        self, what: str, going_on: int, recent: int, oldest: float | None, now: float
+    ) -> RateLimitError | None:
+        """The refusal of a use by a client with ``going_on`` and ``recent`` uses, or None."""
+        if self.at_once is not None and going_on >= self.at_once:
+            return RateLimitError(
+                f"{what}: you have {going_on} going on, the most one user may have at once; "
+                "wait for it to end",
+                retry_after_s=10.0,
+            )
+        if recent >= self.per_window:
+            wait = (now if oldest is None else oldest) + self.window_s - now
+            minutes = max(1, math.ceil(wait / 60))
+            return RateLimitError(
+                f"{what}: you made {recent} in the last {_span(self.window_s)}, the most "
+                f"one user may ({self.name}={self.per_window}); try again in {minutes} min",
+                retry_after_s=wait,
+            )
+        return None
+
+
+class UsageBudget(ClientBudget):
+    """A budget of uses per client over a sliding window, and uses at once, in this process.
 
     What a rate per minute does not bound: an expensive use (a tester run makes
     hundreds of requests to a snake) a few times a minute, all hour long.  A client
@@ -192,21 +315,10 @@ class UsageBudget:
         """
         now = time.monotonic() if now is None else now
         active = self._active.get(client, 0)
-        if self.at_once is not None and active >= self.at_once:
-            raise RateLimitError(
-                f"{what}: you have {active} going on, the most one user may have at once; "
-                "wait for it to end",
-                retry_after_s=10.0,
-            )
         uses = self._recent(client, now)
-        if len(uses) >= self.per_window:
-            wait = uses[0] + self.window_s - now
-            minutes = max(1, math.ceil(wait / 60))
-            raise RateLimitError(
-                f"{what}: you made {len(uses)} in the last {_span(self.window_s)}, the most "
-                f"one user may ({self.name}={self.per_window}); try again in {minutes} min",
-                retry_after_s=wait,
-            )
+        refused = self.refusal(what, active, len(uses), uses[0] if uses else None, now)
+        if refused is not None:
+            raise refused
         uses.append(now)
         self._active[client] = active + 1
         if len(self._uses) > 10_000:  # forget clients with no recent use: bounded memory
@@ -230,6 +342,19 @@ class UsageBudget:
         if uses:
             uses.pop()
         self.done(client)
+
+    async def begin(self, client: str, what: str) -> Use:
+        """:meth:`take` (for :class:`ClientBudget`)."""
+        self.take(client, what)
+        return Use(client)
+
+    async def end(self, use: Use) -> None:
+        """:meth:`done` (for :class:`ClientBudget`)."""
+        self.done(use.client)
+
+    async def cancel(self, use: Use) -> None:
+        """:meth:`refund` (for :class:`ClientBudget`)."""
+        self.refund(use.client)
 
     @contextlib.contextmanager
     def using(self, client: str, what: str) -> Iterator[None]:
@@ -336,15 +461,24 @@ class HostCheckMiddleware:
     A local server listens on loopback, but a web page the user visits can still reach
     it through DNS rebinding (a name of the attacker's that now resolves to 127.0.0.1):
     the browser then sends the attacker's name as ``Host``, which this refuses.
+
+    ``exempt`` paths (exactly those) are answered whatever the ``Host``: the health
+    probes, which a proxy asks by the replica's address and which show a rebinding
+    page nothing (a status, a replica id, the version) and change nothing.
     """
 
-    def __init__(self, app: ASGIApp, hosts: tuple[str, ...]) -> None:
+    def __init__(self, app: ASGIApp, hosts: tuple[str, ...], exempt: tuple[str, ...] = ()) -> None:
         self.app = app
         self.hosts = frozenset(h.lower() for h in hosts)
+        self.exempt = frozenset(exempt)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass the request on, or answer 400 (close a websocket) for a foreign host."""
-        if scope["type"] not in ("http", "websocket") or not self.hosts:
+        if (
+            scope["type"] not in ("http", "websocket")
+            or not self.hosts
+            or (scope["type"] == "http" and scope["path"] in self.exempt)
+        ):
             await self.app(scope, receive, send)
             return
         host = ""

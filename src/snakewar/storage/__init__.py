@@ -57,6 +57,7 @@ from snakewar.storage.games import (
     SqlGameRepository,
 )
 from snakewar.storage.ladders import SqlLadderRepository
+from snakewar.storage.limits import SqlLimitRepository
 from snakewar.storage.models import GAME_STATUSES, ArenaRunState, GameStatus
 from snakewar.storage.quota import QuotaExceededError
 from snakewar.storage.runs import ArenaRun, SqlRunRepository
@@ -89,6 +90,7 @@ __all__ = [
     "SqlAccountRepository",
     "SqlGameRepository",
     "SqlLadderRepository",
+    "SqlLimitRepository",
     "SqlRunRepository",
     "SqlSnakeRepository",
     "SqlTournamentRepository",
@@ -126,6 +128,7 @@ class Store:
         self._accounts = SqlAccountRepository(self.db)
         self._snakes = SqlSnakeRepository(self.db)
         self._runs = SqlRunRepository(self.db)
+        self._limits = SqlLimitRepository(self.db)
 
     @property
     def games(self) -> SqlGameRepository:
@@ -156,6 +159,16 @@ class Store:
     def runs(self) -> SqlRunRepository:
         """Ladder and tournament runs, and the servers that play them."""
         return self._runs
+
+    @property
+    def limits(self) -> SqlLimitRepository:
+        """Rate limits counted for every server sharing the database."""
+        return self._limits
+
+    @property
+    def memory(self) -> bool:
+        """Whether the database is SQLite in memory: this process's alone, never shared."""
+        return self.dialect == "sqlite" and self.db.engine.url.database in (None, "", ":memory:")
 
     @property
     def url(self) -> str:

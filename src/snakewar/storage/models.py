@@ -69,6 +69,19 @@ Accounts and what they own:
     (null: the server, a ladder); a running game's ``server_id`` and ``lease_until`` say
     which server plays it and until when it vouches for it (servers sharing a database
     abort only games whose lease ran out).
+
+Rate limits every server sharing the database counts in (a public server's):
+
+``rate_buckets``
+    one row per ``(name, client)`` token bucket (``name``: the limit, ``games``,
+    ``logins``...; ``client``: a user or an address): ``tat``, the bucket's theoretical
+    arrival time in seconds since the epoch (the generic cell rate algorithm: a token
+    bucket in one number, taken and refunded by one atomic ``UPDATE``).
+``rate_uses``
+    one row per use a budget counts (a snake tester run): its limit ``name``, ``client``,
+    when it began (``at``), until when it counts as going on (``active_until``: null once
+    it ended; a lease, so that a use whose server died does not count for ever) and when
+    the row may go (``expires``).
 """
 
 from __future__ import annotations
@@ -100,6 +113,8 @@ __all__ = [
     "LadderRatingModel",
     "LoginDeviceModel",
     "LoginFailureModel",
+    "RateBucketModel",
+    "RateUseModel",
     "SessionModel",
     "SnakeModel",
     "TournamentEntrantModel",
@@ -532,3 +547,27 @@ class SnakeModel(Base):
     paused: Mapped[bool] = mapped_column(sa.Boolean)
     created_at: Mapped[dt.datetime] = mapped_column(WHEN)
     updated_at: Mapped[dt.datetime] = mapped_column(WHEN)
+
+
+class RateBucketModel(Base):
+    """A row of ``rate_buckets``: one client's token bucket of one limit."""
+
+    __tablename__ = "rate_buckets"
+
+    name: Mapped[str] = mapped_column(sa.String(32), primary_key=True)
+    client: Mapped[str] = mapped_column(sa.String(80), primary_key=True)
+    tat: Mapped[float] = mapped_column(sa.Float, index=True)
+
+
+class RateUseModel(Base):
+    """A row of ``rate_uses``: one use a budget counts (a snake tester run)."""
+
+    __tablename__ = "rate_uses"
+    __table_args__ = (sa.Index("ix_rate_uses_name_client_at", "name", "client", "at"),)
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(sa.String(32))
+    client: Mapped[str] = mapped_column(sa.String(80))
+    at: Mapped[float] = mapped_column(sa.Float)
+    active_until: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
+    expires: Mapped[float] = mapped_column(sa.Float, index=True)

@@ -68,9 +68,9 @@ def _secure(request: Request) -> bool:
     return request.url.scheme == "https"
 
 
-def _throttle(request: Request) -> None:
+async def _throttle(request: Request) -> None:
     # Every attempt counts, failed ones too: this is what slows password guessing.
-    if not request.app.state.login_limiter.allow(client_key(request)):
+    if not await request.app.state.login_limiter.take(client_key(request)):
         raise RateLimitError("too many log-in or sign-up attempts from this address; wait a minute")
 
 
@@ -133,7 +133,7 @@ async def signup(
     """Make an account and log in (open sign-up, or with an invitation)."""
     if not config.public:
         raise SignupClosedError("a local server has one user and needs no account")
-    _throttle(request)
+    await _throttle(request)
     if config.signup == "closed":
         raise SignupClosedError("sign-up is closed on this server; ask its admin for an account")
     if config.signup == "invite" and body.invite is None:
@@ -168,7 +168,7 @@ async def login(
     """
     if not config.public:
         raise SignupClosedError("a local server needs no log-in")
-    _throttle(request)
+    await _throttle(request)
     attempt = await _attempt(request, store, body.name)
     found = await store.run(store.store.accounts.password_hash, body.name)
     stored = found[1] if found is not None else None
@@ -259,7 +259,7 @@ async def change_password(
     if principal.via == "local":
         raise NotAllowedError("a local server's user has no password")
     # It checks a password: as slow to guess as a log-in, the account's backoff included.
-    _throttle(request)
+    await _throttle(request)
     attempt = await _attempt(request, store, user.name)
     found = await store.run(store.store.accounts.password_hash, user.name)
     stored = found[1] if found is not None else None

@@ -11,7 +11,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from fastapi import APIRouter, Path, Query, Request
@@ -29,7 +29,7 @@ from snakewar.server.deps import (
     UploadsDep,
     client_key,
 )
-from snakewar.server.manager import LiveGame
+from snakewar.server.manager import LiveGame, Slot
 from snakewar.server.matches import (
     SNAKE_REF,
     adapter_for,
@@ -150,14 +150,27 @@ async def _stored(store: StoreDep, game_id: str) -> GameRow:
     return row
 
 
-def _counted(
-    request: Request, config: ConfigDep, limiter: LimiterDep
-) -> contextlib.AbstractContextManager[None]:
-    """One of the client's game-creation tokens (public mode), kept if a game starts."""
-    if not config.public:
-        return contextlib.nullcontext()
-    refusal = "too many games created by this client; wait a minute"
-    return limiter.counted(client_key(request), refusal)
+@contextlib.asynccontextmanager
+async def _slot_counted(
+    request: Request,
+    principal: Principal,
+    config: ConfigDep,
+    manager: ManagerDep,
+    limiter: LimiterDep,
+) -> AsyncIterator[Slot]:
+    """A game slot, and one of the client's game-creation tokens (public mode).
+
+    Both are kept if a game starts, given back if the block fails.  The slot is taken
+    before the first await (the token may be counted in the database): concurrent
+    requests see it at once.
+    """
+    with manager.slot(principal.id) as slot:
+        if not config.public:
+            yield slot
+            return
+        refusal = "too many games created by this client; wait a minute"
+        async with limiter.counting(client_key(request), refusal):
+            yield slot
 
 
 @router.post("", status_code=201)
@@ -182,8 +195,7 @@ async def create_game(
     (``games_per_user``, ``paused_games_per_user`` for a step-mode game,
     ``builtin_workers_per_user``).
     """
-    # The slot is taken before the first await: concurrent requests see it at once.
-    with manager.slot(principal.id) as slot, _counted(request, config, limiter):
+    async with _slot_counted(request, principal, config, manager, limiter) as slot:
         resolved = await resolve_entrants(
             store,
             principal,
@@ -508,7 +520,7 @@ async def rematch(
     uploads: UploadsDep,
 ) -> GameOut:
     """A new game with the same entrants and settings and a new seed (owner or admin)."""
-    with manager.slot(principal.id) as slot, _counted(request, config, limiter):
+    async with _slot_counted(request, principal, config, manager, limiter) as slot:
         spec = await _rematch_spec(principal, config, manager, store, uploads, game_id)
         live = await manager.create(
             spec, owner_id=principal.id, slot=slot, record_calls=not config.public

@@ -22,10 +22,10 @@ from snakewar.referee.sandbox import SandboxError, sandbox_available
 from snakewar.referee.uploads import program_for_upload, unpack_bot_archive
 from snakewar.server.auth import Principal, PrincipalDep, UserDep, require_owner
 from snakewar.server.config import ServerConfig
-from snakewar.server.deps import ConfigDep, StoreDep, client_key
+from snakewar.server.deps import ConfigDep, StoreDep, client_key, get_rates
 from snakewar.server.matches import adapter_for
 from snakewar.server.patterns import SNAKE_NAME
-from snakewar.server.safety import RateLimiter, RateLimitError, check_public_url
+from snakewar.server.safety import ClientRate, RateLimitError, check_public_url
 from snakewar.server.schemas import NO_CONTENT, RegisterSnake, SnakeOut, UpdateSnake
 from snakewar.storage import AsyncStore, SnakeNotFoundError, StoredSnake
 
@@ -67,11 +67,12 @@ async def _checked_url(config: ServerConfig, game: str, text: str) -> tuple[str,
     return adapter.name, entrant.source
 
 
-def _upload_limiter(request: Request) -> RateLimiter:
+def _upload_limiter(request: Request) -> ClientRate:
     """Bot uploads per client (public mode): each is unpacked and checked, off the loop."""
-    limiter: RateLimiter | None = getattr(request.app.state, "bot_upload_limiter", None)
+    limiter: ClientRate | None = getattr(request.app.state, "bot_upload_limiter", None)
     if limiter is None:
-        limiter = request.app.state.bot_upload_limiter = RateLimiter(per_minute=10.0, burst=5)
+        limiter = get_rates(request).rate("bot-uploads", per_minute=10.0, burst=5)
+        request.app.state.bot_upload_limiter = limiter
     return limiter
 
 
@@ -137,7 +138,7 @@ async def upload_snake(
     that cannot make one refuses the upload.
     """
     assert principal.user is not None
-    if config.public and not _upload_limiter(request).allow(client_key(request)):
+    if config.public and not await _upload_limiter(request).take(client_key(request)):
         raise RateLimitError("too many bots uploaded by this client; wait a minute")
     adapter = adapter_for(game) if game else default_program_game()
     if not adapter.catalogue().programs:

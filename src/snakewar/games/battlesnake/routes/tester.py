@@ -36,9 +36,9 @@ from snakewar.games.battlesnake.tester import TesterReport, run_tester, select_s
 from snakewar.games.battlesnake.tester.runner import CheckResult, ScenarioResult
 from snakewar.server.auth import NotAllowedError, UserDep
 from snakewar.server.config import ServerConfig
-from snakewar.server.deps import ConfigDep, client_key
+from snakewar.server.deps import ConfigDep, client_key, get_rates
 from snakewar.server.matches import check_entrants
-from snakewar.server.safety import UsageBudget
+from snakewar.server.safety import ClientBudget, Use
 
 __all__ = ["router"]
 
@@ -51,15 +51,20 @@ CHECKS = 4
 RUNS: Final = "tester runs"
 """What the budget counts, in its refusals."""
 
+_ENDING: set[asyncio.Future[None]] = set()
+"""Runs' ends being counted (a task must be held until it is done)."""
 
-def _budget(request: Request, config: ServerConfig) -> UsageBudget:
-    budget: UsageBudget | None = getattr(request.app.state, "tester_budget", None)
+
+def _budget(request: Request, config: ServerConfig) -> ClientBudget:
+    budget: ClientBudget | None = getattr(request.app.state, "tester_budget", None)
     if budget is None:
         # A run makes hundreds of requests to the snake: a few runs an hour per user,
-        # one at a time, so no account turns the server on a site.
-        budget = request.app.state.tester_budget = UsageBudget(
-            config.tester_runs_per_hour, 3600.0, at_once=1, name="tester_runs_per_hour"
+        # one at a time, so no account turns the server on a site.  Counted in the
+        # database when the server may have company, so the budget holds across them.
+        budget = get_rates(request).budget(
+            "tester_runs_per_hour", config.tester_runs_per_hour, 3600.0, at_once=1
         )
+        request.app.state.tester_budget = budget
     return budget
 
 
@@ -79,10 +84,12 @@ async def _checked(body: TestRequest, config: ServerConfig) -> str:
     return entrant.source
 
 
-def _counted(request: Request, config: ServerConfig) -> contextlib.AbstractContextManager[None]:
+def _counted(
+    request: Request, config: ServerConfig
+) -> contextlib.AbstractAsyncContextManager[Use | None]:
     if not config.public:
         return contextlib.nullcontext()
-    return _budget(request, config).using(client_key(request), RUNS)
+    return _budget(request, config).in_use(client_key(request), RUNS)
 
 
 async def _run(
@@ -113,7 +120,7 @@ async def run_tests(
     """
     del principal  # a logged-in user (the local user on a local server)
     source = await _checked(body, config)
-    with _counted(request, config):
+    async with _counted(request, config):
         report = await _run(source, body, config)
     return TesterReportOut.model_validate(report.to_dict())
 
@@ -145,8 +152,8 @@ async def stream_tests(
     total = len(select_scenarios(body.rulesets))
     budget = _budget(request, config) if config.public else None
     client = client_key(request)
-    if budget is not None:
-        budget.take(client, RUNS)  # refused now (429) rather than in the middle of a stream
+    # Refused now (429) rather than in the middle of a stream.
+    use = await budget.begin(client, RUNS) if budget is not None else None
     queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
     done = 0
 
@@ -174,8 +181,10 @@ async def stream_tests(
     def finished(ended: asyncio.Task[TesterReport]) -> None:
         if not ended.cancelled():
             ended.exception()  # retrieved here when no reader awaits it
-        if budget is not None:
-            budget.done(client)
+        if budget is not None and use is not None:
+            ending = asyncio.ensure_future(budget.end(use))
+            _ENDING.add(ending)
+            ending.add_done_callback(_ENDING.discard)
 
     task.add_done_callback(finished)
 

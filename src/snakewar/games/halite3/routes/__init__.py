@@ -58,7 +58,9 @@ from snakewar.server.deps import (
     TemplatesDep,
     client_key,
     game_static_url,
+    get_rates,
 )
+from snakewar.server.limits import RateBook
 from snakewar.server.routers.pages import (
     TurnQuery,
     framed_page,
@@ -66,7 +68,7 @@ from snakewar.server.routers.pages import (
     parse_turn,
     render_page,
 )
-from snakewar.server.safety import RateLimiter, RateLimitError
+from snakewar.server.safety import RateLimitError
 from snakewar.server.schemas import UploadOut, binary_download
 from snakewar.storage import MAX_REPLAY_BYTES, AsyncStore, GameNotFoundError, GameRow
 
@@ -98,13 +100,19 @@ _DOCUMENTS_KEPT: Final = 8
 
 
 class HaliteState:
-    """The router's own state in an app: rate limits and a document cache."""
+    """The router's own state in an app: rate limits and a document cache.
 
-    def __init__(self) -> None:
+    Args:
+        rates: makes the limits (counted in the database when the server's may be
+            shared); default: in this process.
+    """
+
+    def __init__(self, rates: RateBook | None = None) -> None:
+        rates = rates or RateBook()
         # Replays sent (uploads and decodes), per client.
-        self.uploads = RateLimiter(per_minute=10.0, burst=5)
+        self.uploads = rates.rate("halite-uploads", per_minute=10.0, burst=5)
         # Stored replays decoded for a viewer (the cache's misses), per client.
-        self.documents_read = RateLimiter(per_minute=30.0, burst=10)
+        self.documents_read = rates.rate("halite-documents", per_minute=30.0, burst=10)
         # Recently served documents, gzipped: a viewer reload must not decompress again.
         self.documents: OrderedDict[str, bytes] = OrderedDict()
 
@@ -112,7 +120,7 @@ class HaliteState:
 def _state(request: Request) -> HaliteState:
     state: HaliteState | None = getattr(request.app.state, "halite", None)
     if state is None:
-        state = request.app.state.halite = HaliteState()
+        state = request.app.state.halite = HaliteState(get_rates(request))
     return state
 
 
@@ -208,7 +216,7 @@ def _multipart_file(content_type: str, body: bytes) -> bytes:
 
 async def _read_body(request: Request, config: ConfigDep) -> bytes:
     """The uploaded file, refused (413) as soon as the body passes the cap."""
-    if config.public and not _state(request).uploads.allow(client_key(request)):
+    if config.public and not await _state(request).uploads.take(client_key(request)):
         raise RateLimitError("too many replays sent from this client; wait a minute")
     content_type = request.headers.get("content-type", "")
     multipart = content_type.startswith("multipart/form-data")
@@ -319,7 +327,7 @@ async def _gzipped_document(
         cache.move_to_end(game_id)
         return cache[game_id]
     # Each miss decodes a stored replay: anyone may ask, so each client at a rate.
-    if request.app.state.config.public and not state.documents_read.allow(client_key(request)):
+    if request.app.state.config.public and not await state.documents_read.take(client_key(request)):
         raise RateLimitError("too many replays opened by this client; wait a minute")
     data = await store.run(store.store.games.data, game_id)
     packed = await decoders.run(gzipped_document, GAME.export(data))
