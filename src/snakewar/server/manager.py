@@ -1,8 +1,9 @@
 """Running games inside the server: live games of any game, spectators, storage.
 
-A :class:`GameManager` starts each game as an asyncio task on the server's event loop
-through the game's adapter (:meth:`~snakewar.engine.protocol.GameAdapter.play`), stores
-it as it runs (every database call on the store's own threads, in order, one game at a
+A :class:`GameManager` admits each game and hands it to its runner
+(:mod:`snakewar.server.runners`): by default an asyncio task on the server's event loop
+that plays it through the game's adapter (:meth:`~snakewar.engine.protocol.GameAdapter.play`),
+stores it as it runs (every database call on the store's own threads, in order, one game at a
 time) and fans every frame out to any number of spectators through the game's
 :class:`~snakewar.server.fanout.FrameFeed`: each frame is encoded once per wire format,
 and a spectator that connects late, or reconnects, is sent the cached history, then the
@@ -42,10 +43,7 @@ from typing import Any
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import (
     JSON,
-    Frame,
     GameAdapter,
-    GameData,
-    MatchHooks,
     MatchSpec,
     PlayedGame,
     PlaySession,
@@ -53,9 +51,10 @@ from snakewar.engine.protocol import (
 )
 from snakewar.errors import BusyError, ConflictError, OverLimitError, ParamsError
 from snakewar.referee.addresses import AddressPolicy
-from snakewar.referee.workers import DEFAULT_MAX_WORKERS, session_pool
+from snakewar.referee.workers import DEFAULT_MAX_WORKERS
 from snakewar.server.fanout import FrameFeed
-from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, PauseExpiredError, TurnGate
+from snakewar.server.runners import GameRunner, LocalRunner
+from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, TurnGate
 from snakewar.storage import AsyncStore, GameStatus
 
 __all__ = [
@@ -197,6 +196,8 @@ class GameManager:
             built-in seats playing at once.
         user_caps: what one user's games may hold at once (a public server's; ``None``:
             no per-user cap).  The arena's games (no owner) are not a user's.
+        runner: where the games are played (default: :class:`LocalRunner`, asyncio
+            tasks on this server's event loop).
     """
 
     def __init__(
@@ -209,12 +210,13 @@ class GameManager:
         *,
         builtin_workers: int = DEFAULT_MAX_WORKERS,
         user_caps: UserCaps | None = None,
+        runner: GameRunner | None = None,
     ) -> None:
         self.store = store
+        self.runner = runner if runner is not None else LocalRunner()
         self.outbound = outbound
         self.max_concurrent = max_concurrent
         self.games: dict[str, LiveGame] = {}
-        self._session: PlaySession | None = None
         self._db_lock = asyncio.Lock()
         self._reserved = 0
         self.server_id = uuid.uuid4().hex
@@ -231,15 +233,17 @@ class GameManager:
         self._builtin_promised = 0
         self._closing = False
 
+    @property
+    def _session(self) -> PlaySession | None:
+        """The play session of the games played in this process (the local runner's)."""
+        return self.runner.session
+
     async def start(self) -> None:
-        """Open the shared play session and keep leases (call from the running loop).
+        """Start the runner and keep leases (call from the running loop).
 
         Games left running by a server that died (their lease ran out) are aborted now.
         """
-        self._session = PlaySession(self.outbound)
-        # The session's bot pool is made now, with this server's size: games count
-        # their built-in seats against that size (see _check_builtin).
-        session_pool(self._session, max_workers=self.builtin_workers)
+        await self.runner.start(self)
         await self.store.run(self.store.store.games.abort_expired)
         self._leases = asyncio.create_task(self._keep_leases(), name="game leases")
 
@@ -286,8 +290,7 @@ class GameManager:
             for _, task in running:
                 with contextlib.suppress(BaseException):
                     await task
-        if self._session is not None:
-            await self._session.aclose()
+        await self.runner.close()
 
     @property
     def running(self) -> int:
@@ -474,7 +477,7 @@ class GameManager:
             BusyError: if the server is stopping.
             SnakewarError: an unreachable bot, an unknown bot, impossible settings.
         """
-        assert self._session is not None, "GameManager.start() was not awaited"
+        assert self.runner._manager is self, "GameManager.start() was not awaited"
         if self._closing:
             raise BusyError("the server is stopping: it starts no more games")
         adapter = get_game(spec.game)
@@ -487,8 +490,7 @@ class GameManager:
         live.gate = TurnGate(paused=step, max_pause_s=self.max_pause_s)
         live.record_calls = record_calls and steps
         live.store_frames = store_frames
-        run = _GameRun(self, live, adapter, steps)
-        live.task = asyncio.create_task(run.play(), name=f"game {live.id}")
+        run = self.runner.launch(live, adapter, steps)
         await run.started.wait()
         if run.failure is not None and live.listing is None:
             self.games.pop(live.id, None)
@@ -646,96 +648,3 @@ class GameManager:
     def live_games(self) -> Sequence[LiveGame]:
         """Games being played now, newest first."""
         return [g for g in reversed(self.games.values()) if not g.finished]
-
-
-class _GameRun:
-    """One game played by its :class:`GameManager`: the referee's hooks and the ending.
-
-    :attr:`started` is set once the game runs (its first frame stored) or failed to;
-    :attr:`failure` is the error of a game the referee could not play.
-    """
-
-    def __init__(self, manager: GameManager, live: LiveGame, adapter: GameAdapter, steps: bool):
-        self.manager = manager
-        self.live = live
-        self.adapter = adapter
-        self.steps = steps
-        self.started = asyncio.Event()
-        self.failure: BaseException | None = None
-        self.games = manager.store.store.games
-
-    async def on_start(self, listing: StoredGame, data: GameData) -> None:
-        live = self.live
-        live.listing = listing
-        live.header = data.header
-        live.status = GameStatus.RUNNING
-        if live.store_frames:
-            lease = (self.manager.server_id, self.manager._lease_end())
-            await self.manager._db(
-                self.games.begin,
-                listing,
-                data,
-                spec=live.spec,
-                owner_id=live.owner_id,
-                lease=lease,
-            )
-        for frame in data.frames:
-            live.feed.publish(frame.view, time.time())
-        self.started.set()
-
-    async def on_frame(self, frame: Frame) -> None:
-        # Followers first: they need not wait for the database.
-        self.live.feed.publish(frame.view, time.time())
-        if self.live.store_frames:
-            await self.manager._db(self.games.add_frame, self.live.id, frame)
-
-    async def on_calls(self, turn: int, records: Sequence[Mapping[str, JSON]]) -> None:
-        kept = [self.manager._within_budget(self.live, r) for r in records]
-        await self.manager._db(self.games.add_calls, self.live.id, turn, kept)
-
-    async def play(self) -> None:
-        """Play the game to its end and store how it ended, whatever happens."""
-        manager, live, games = self.manager, self.live, self.games
-        assert manager._session is not None
-        hooks = MatchHooks(
-            game_id=live.id,
-            on_start=self.on_start,
-            on_frame=self.on_frame,
-            before_turn=live.gate.wait if self.steps else None,
-            on_calls=self.on_calls if live.record_calls else None,
-        )
-        try:
-            played = await self.adapter.play(live.spec, live.seed, manager._session, hooks)
-            live.played = played
-            await self._store_played(played)
-            # Complete once stored: whoever sees it complete can read its replay.
-            live.status = GameStatus.COMPLETE
-        except asyncio.CancelledError:
-            live.status = GameStatus.CANCELLED
-            if live.in_store:
-                await asyncio.shield(manager._db(games.finish, live.id, GameStatus.CANCELLED))
-            raise
-        except PauseExpiredError as exc:  # paused too long: the bound of step mode
-            live.status = GameStatus.CANCELLED
-            live.error = str(exc)
-            if live.in_store:
-                await manager._db(games.finish, live.id, GameStatus.CANCELLED)
-        except Exception as exc:  # a bug must not take the server down
-            live.status = GameStatus.ERROR
-            live.error = f"{type(exc).__name__}: {exc}"
-            self.failure = exc
-            if live.in_store:
-                await manager._db(games.set_status, live.id, GameStatus.ABORTED)
-        finally:
-            self.started.set()
-            # Its bots' workers are back in the pool (adapter.play released them).
-            manager._wake_builtin()
-            live.feed.finish()
-            await live.gate.finish()
-
-    async def _store_played(self, played: PlayedGame) -> None:
-        live = self.live
-        if not live.in_store:  # a game that streams no frames, or kept whole
-            await self.manager._db(self.games.save_played, played, owner_id=live.owner_id)
-        else:
-            await self.manager._db(self.games.finish, live.id, GameStatus.COMPLETE, played)
