@@ -213,6 +213,7 @@ class GameModel(Base):
     )
     server_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
     lease_until: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
+    failure: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
 
 
 class FrameModel(Base):
@@ -527,6 +528,7 @@ class SnakeModel(Base):
     argv: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     language: Mapped[str | None] = mapped_column(sa.String(16), nullable=True)
     archive: Mapped[bytes | None] = mapped_column(sa.LargeBinary, nullable=True)
+    archive_sha256: Mapped[str | None] = mapped_column(sa.String(64), nullable=True, index=True)
     workdir: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     visibility: Mapped[str] = mapped_column(sa.String(8))
     paused: Mapped[bool] = mapped_column(sa.Boolean)
