@@ -69,6 +69,7 @@ from snakewar.server.routers import (
     tournaments,
     users,
 )
+from snakewar.server.runners import GameRunner, RayRunner
 from snakewar.server.runs import RunKeeper
 from snakewar.server.safety import (
     LOOPBACK_NAMES,
@@ -77,7 +78,7 @@ from snakewar.server.safety import (
     HostCheckMiddleware,
     RateLimiter,
 )
-from snakewar.storage import AsyncStore, Store
+from snakewar.storage import AsyncStore, Store, StoreError
 from snakewar.viewer import static_dir
 
 __all__ = ["create_app", "open_store", "user_caps"]
@@ -91,6 +92,24 @@ def open_store(config: ServerConfig) -> Store:
     """
     url = "sqlite://" if config.database_url == MEMORY_DATABASE else config.database_url
     return Store(url)
+
+
+def _runner(config: ServerConfig, store: Store) -> GameRunner | None:
+    """Where the server's games are played: a Ray cluster's, or here (``None``)."""
+    if config.ray_address is None:
+        return None
+    if config.database_url == MEMORY_DATABASE:
+        raise StoreError(
+            "a server on a Ray cluster needs a database its workers reach; 'memory' is this "
+            "process's own"
+        )
+    return RayRunner(
+        config.ray_address,
+        # The workers open the database themselves: the URL with its password.
+        store.db.engine.url.render_as_string(hide_password=False),
+        max_retries=config.ray_game_retries,
+        game_cpus=config.ray_game_cpus,
+    )
 
 
 def user_caps(config: ServerConfig) -> UserCaps | None:
@@ -155,6 +174,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             max_pause_s=config.max_pause_s,
             builtin_workers=config.builtin_workers,
             user_caps=user_caps(config),
+            runner=_runner(config, opened),
         )
         await manager.start()
         arena = ArenaWorker(config.arena_workers, config.max_queued_runs)

@@ -43,6 +43,7 @@ from typing import Any
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import (
     JSON,
+    Entrant,
     GameAdapter,
     MatchSpec,
     PlayedGame,
@@ -53,9 +54,9 @@ from snakewar.errors import BusyError, ConflictError, OverLimitError, ParamsErro
 from snakewar.referee.addresses import AddressPolicy
 from snakewar.referee.workers import DEFAULT_MAX_WORKERS
 from snakewar.server.fanout import FrameFeed
-from snakewar.server.runners import GameRunner, LocalRunner
+from snakewar.server.runners import Action, GameRunner, LocalRunner
 from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, TurnGate
-from snakewar.storage import AsyncStore, GameStatus
+from snakewar.storage import AsyncStore, GameRow, GameStatus
 
 __all__ = [
     "MAX_CALL_BYTES_PER_GAME",
@@ -217,6 +218,10 @@ class GameManager:
         self.outbound = outbound
         self.max_concurrent = max_concurrent
         self.games: dict[str, LiveGame] = {}
+        # Games this server started on a cluster (a remote runner's): counted against
+        # its caps, but their frames reach spectators through the database, so routes
+        # looking up games in memory (``games``) never find them.
+        self.remote_games: dict[str, LiveGame] = {}
         self._db_lock = asyncio.Lock()
         self._reserved = 0
         self.server_id = uuid.uuid4().hex
@@ -278,9 +283,7 @@ class GameManager:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._leases
         while running := [
-            (g.finished, g.task)
-            for g in self.games.values()
-            if g.task is not None and not g.task.done()
+            (g.finished, g.task) for g in self._all() if g.task is not None and not g.task.done()
         ]:
             for finished, task in running:
                 # A game that ended is only being stored: let it be, or a complete
@@ -292,10 +295,18 @@ class GameManager:
                     await task
         await self.runner.close()
 
+    def _all(self) -> list[LiveGame]:
+        """The games this server started, here and on a cluster."""
+        return [*self.games.values(), *self.remote_games.values()]
+
     @property
     def running(self) -> int:
-        """How many games are being played (or started) now."""
-        return sum(1 for g in self.games.values() if not g.finished)
+        """How many games this server started are being played (or started) now.
+
+        With a remote runner (a Ray cluster) these are the games this server started
+        there: each server of a cluster caps its own.
+        """
+        return sum(1 for g in self._all() if not g.finished)
 
     def _check_room(self) -> None:
         busy = self.running + self._reserved
@@ -306,7 +317,7 @@ class GameManager:
             )
 
     def _mine(self, owner_id: int) -> list[LiveGame]:
-        return [g for g in self.games.values() if g.owner_id == owner_id and not g.finished]
+        return [g for g in self._all() if g.owner_id == owner_id and not g.finished]
 
     def _check_user(self, owner_id: int | None, *, step: bool = False) -> None:
         """Refuse a new game of ``owner_id`` past its live (or, ``step``, paused) games."""
@@ -481,7 +492,11 @@ class GameManager:
         if self._closing:
             raise BusyError("the server is stopping: it starts no more games")
         adapter = get_game(spec.game)
-        builtins = sum(1 for e in spec.entrants if adapter.reach(e).kind == "builtin")
+        # Built-in bots on a cluster run in their worker's own pool: this server's
+        # workers are for the games it plays itself.
+        builtins = 0
+        if not self.runner.remote:
+            builtins = sum(1 for e in spec.entrants if adapter.reach(e).kind == "builtin")
         promised = await self._promise_workers(builtins, capped)
         # From here to the game's registration nothing awaits: the checks and the
         # counting are one step that concurrent requests cannot interleave.
@@ -494,6 +509,7 @@ class GameManager:
         await run.started.wait()
         if run.failure is not None and live.listing is None:
             self.games.pop(live.id, None)
+            self.remote_games.pop(live.id, None)
             raise run.failure
         return live
 
@@ -559,15 +575,24 @@ class GameManager:
         live = LiveGame(game_id or str(uuid.uuid4()), spec, seed, owner_id)
         live.builtin_seats = builtins
         self._prune()
-        self.games[live.id] = live
+        (self.remote_games if self.runner.remote else self.games)[live.id] = live
         if slot is not None:  # the reservation becomes the running game, counted once
             slot.used = True
             self._reserved -= 1
         return live
 
+    def _started_here(self, game_id: str) -> LiveGame | None:
+        return self.games.get(game_id) or self.remote_games.get(game_id)
+
     async def cancel(self, game_id: str) -> bool:
-        """Stop a running game; returns False if it was not running."""
-        live = self.games.get(game_id)
+        """Stop a running game; returns False if it was not running.
+
+        A game another server started on the cluster is cancelled through its actor.
+        """
+        live = self._started_here(game_id)
+        if live is None and self.runner.remote:
+            state = await self.runner.control(game_id, "cancel")
+            return state is not None and state.done
         # A game whose result is being stored is over: cancelling now would undo that.
         if live is None or live.finished or live.task is None or live.played is not None:
             return False
@@ -592,6 +617,33 @@ class GameManager:
             raise NotSteppableError(f"{live.game} games cannot be paused or stepped")
         return live
 
+    async def _remote_control(self, game_id: str, action: Action) -> LiveGame | None:
+        """``action`` on a game played on the cluster (by whichever server started it).
+
+        Returns the game as stored, with its gate's state as its actor answered
+        (``None``: no such game is being played).
+        """
+        row = await self.store.run(self.store.store.games.get, game_id)
+        if row is None or row.finished:
+            return None
+        if not get_game(row.game).catalogue().steps:
+            raise NotSteppableError(f"{row.game} games cannot be paused or stepped")
+        mine = self.remote_games.get(game_id)
+        if action == "pause" and mine is not None and mine.owner_id is not None:
+            self._check_paused(mine.owner_id, self._mine(mine.owner_id))
+        state = await self.runner.control(game_id, action)
+        if state is None:
+            return None
+        live = mine if mine is not None else _stored_live(row)
+        # The gate here only tells whether the game holds; the actor's gate holds it.
+        if state.paused:
+            await live.gate.pause()
+        else:
+            await live.gate.resume()
+        if mine is None:
+            live.status = state.status
+        return live
+
     def _settle_s(self, live: LiveGame) -> float:
         # A turn lasts at most the timeout (plus /end on the last turn), storage aside.
         return 2 * (live.spec.timeout_ms or 2000) / 1000 + 10
@@ -605,6 +657,8 @@ class GameManager:
             NotSteppableError: for a game whose referee cannot pause.
             UserLimitError: if its owner has as many paused games as one user may.
         """
+        if self.runner.remote:
+            return await self._remote_control(game_id, "pause")
         live = self._steppable(game_id)
         if live is not None and not live.paused and live.owner_id is not None:
             self._check_paused(live.owner_id, self._mine(live.owner_id))
@@ -619,6 +673,8 @@ class GameManager:
         Raises:
             NotSteppableError: for a game whose referee cannot pause.
         """
+        if self.runner.remote:
+            return await self._remote_control(game_id, "resume")
         live = self._steppable(game_id)
         if live is not None:
             await live.gate.resume()
@@ -633,6 +689,8 @@ class GameManager:
             NotSteppableError: for a game whose referee cannot pause.
             NotPausedError: if the game is not paused.
         """
+        if self.runner.remote:
+            return await self._remote_control(game_id, "step")
         live = self._steppable(game_id)
         if live is not None:
             await live.gate.step()
@@ -641,10 +699,34 @@ class GameManager:
 
     def _prune(self, keep: int = 100) -> None:
         """Forget the oldest finished games beyond ``keep`` (the store still has them)."""
-        finished = [g.id for g in self.games.values() if g.finished]
-        for game_id in finished[: max(0, len(finished) - keep)]:
-            del self.games[game_id]
+        for games in (self.games, self.remote_games):
+            finished = [g.id for g in games.values() if g.finished]
+            for game_id in finished[: max(0, len(finished) - keep)]:
+                del games[game_id]
 
     def live_games(self) -> Sequence[LiveGame]:
         """Games being played now, newest first."""
         return [g for g in reversed(self.games.values()) if not g.finished]
+
+
+def _stored_live(row: GameRow) -> LiveGame:
+    """A running game another server started, as its stored row tells it."""
+    spec = row.spec() or MatchSpec(
+        row.game, tuple(Entrant(e["source"], e["name"]) for e in row.entrants), {}
+    )
+    listing = StoredGame(
+        row.id,
+        row.game,
+        row.seed,
+        row.width,
+        row.height,
+        row.turns,
+        row.source,
+        row.title,
+        tuple(Entrant(e["source"], e["name"]) for e in row.entrants),
+        tuple(e.get("color", "") for e in row.entrants),
+    )
+    live = LiveGame(row.id, spec, row.seed, row.owner_id, listing=listing, header=row.header)
+    live.status = GameStatus.RUNNING
+    live.created_at = row.created_at.timestamp()
+    return live

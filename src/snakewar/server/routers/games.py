@@ -139,6 +139,7 @@ def row_out(row: GameRow) -> GameOut:
         params=row.params,
         paused=False,
         records_calls=False,
+        error=row.failure or "",
     )
 
 
@@ -258,7 +259,10 @@ async def cancel_game(
     require_owner(principal, await _owner_of(manager, store, game_id), f"game {game_id!r}")
     if not await manager.cancel(game_id):
         raise GameNotRunningError(f"game {game_id!r} is not running")
-    return hide_sources(live_out(manager.games[game_id]), principal)
+    live = manager.games.get(game_id)
+    if live is None:  # played on a cluster: as its actor stored it
+        return hide_sources(row_out(await _stored(store, game_id)), principal)
+    return hide_sources(live_out(live), principal)
 
 
 async def _owned_live(
