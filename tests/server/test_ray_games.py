@@ -1,6 +1,8 @@
 """Web games on a Ray cluster: played by actors, controlled from any replica, faults survived.
 
-One local Ray (2 CPUs) serves the whole module.  Two app instances on one SQLite file
+One Ray cluster of this machine serves the whole module (``ray.cluster_utils.Cluster``:
+a head node of 2 CPUs, and a second node that can sandbox, added by the program bots'
+test).  Two app instances on one database (an SQLite file, or the scratch PostgreSQL)
 stand for two web replicas: a game is created through replica A's API, played by a
 named actor on a Ray worker that writes its frames to the database, and paused,
 stepped, resumed and cancelled through replica B.  Killing the actor's worker process
@@ -14,6 +16,7 @@ and every wait polls the database or the API with a generous deadline.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import os
@@ -28,7 +31,9 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
+from snakewar.adapters import get_game
 from snakewar.arena.remote import ACTOR_NAMESPACE, SANDBOX_RESOURCE, ProgramRef, actor_name
+from snakewar.engine.protocol import Entrant, MatchSpec
 from snakewar.games.halite3.replay.hlt import read_hlt
 from snakewar.referee.uploads import UploadCache, UploadedBotError
 from snakewar.server.app import create_app
@@ -132,8 +137,8 @@ def actor_pid(game_id: str) -> int | None:
         return None
 
 
-def test_a_web_game_plays_on_ray_and_any_replica_controls_it(address: str, tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+def test_a_web_game_plays_on_ray_and_any_replica_controls_it(address: str, db_url: str) -> None:
+    url = db_url
     with replica(url, address) as a, replica(url, address) as b, Store(url) as store:
         made = a.post("/api/games", json=SLOW)
         assert made.status_code == 201, made.text
@@ -183,8 +188,8 @@ def test_a_web_game_plays_on_ray_and_any_replica_controls_it(address: str, tmp_p
         wait_for("the actor to go", lambda: actor_pid(game_id) is None)
 
 
-def test_a_killed_worker_plays_the_game_again_from_turn_0(address: str, tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
+def test_a_killed_worker_plays_the_game_again_from_turn_0(address: str, db_url: str) -> None:
+    url = db_url
     with replica(url, address) as a, Store(url) as store:
         made = a.post("/api/games", json=STEPPED)
         assert made.status_code == 201, made.text
@@ -226,6 +231,33 @@ def test_a_game_whose_worker_keeps_dying_ends_aborted_with_its_reason_and_frames
         assert "its Ray worker died 1 times; gave up" in shown["error"]
         assert "ActorDiedError" in shown["error"]
         assert turns_stored(store, game_id) == [0, 1, 2]  # what it played is kept
+
+
+def test_an_arena_game_on_ray_is_stored_whole_and_handed_back(address: str, tmp_path: Path) -> None:
+    # Ladders and tournaments start their games uncapped, stored once when complete:
+    # on the cluster too, and their caller gets the played game back.
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    with replica(url, address) as a, Store(url) as store:
+        manager = a.app.state.manager  # type: ignore[attr-defined]
+        adapter = get_game("battlesnake")
+        spec = MatchSpec(
+            "battlesnake",
+            (Entrant("builtin:random", "a"), Entrant("builtin:random", "b")),
+            adapter.parse_params({"width": 7, "height": 7}),
+            max_turns=20,
+            source="ladder:test",
+        )
+        create = functools.partial(
+            manager.create, spec, 11, game_id="ladder-g1", capped=False, store_frames=False
+        )
+        assert a.portal is not None
+        live = a.portal.call(create)
+        wait_for("the game to end", lambda: live.finished)
+        assert live.status == GameStatus.COMPLETE and live.played is not None
+        row = store.games.get("ladder-g1")
+        assert row is not None and row.status == GameStatus.COMPLETE
+        assert row.turns == live.played.turns
+        assert turns_stored(store, "ladder-g1") == list(range(row.turns + 1))
 
 
 def kit_zip() -> bytes:

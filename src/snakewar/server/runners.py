@@ -422,6 +422,8 @@ class RayRunner(GameRunner):
         max_retries: replays of a game after its worker died.
         game_cpus: the CPUs each game's actor holds on its node.
         kit: what workers need of the database and the sandbox.
+        start_timeout_s: how long a new game may wait for a node with room for it
+            (its actor placed and its first frame stored) before it is refused.
     """
 
     remote = True
@@ -434,6 +436,7 @@ class RayRunner(GameRunner):
         max_retries: int = 2,
         game_cpus: float = 1.0,
         kit: WorkerKit | None = None,
+        start_timeout_s: float = 120.0,
     ) -> None:
         super().__init__()
         self.address = address
@@ -441,6 +444,7 @@ class RayRunner(GameRunner):
         self.max_retries = max_retries
         self.game_cpus = game_cpus
         self.kit: WorkerKit = kit if kit is not None else DatabaseKit()
+        self.start_timeout_s = start_timeout_s
         self._ray: Any = None
 
     @property
@@ -654,7 +658,17 @@ class _RayGame(Launch):
         done = handle.play.remote()
         listing: StoredGame | None
         early: RemoteOutcome | None
-        listing, early = await handle.started.remote()
+        try:
+            async with asyncio.timeout(self.runner.start_timeout_s):
+                listing, early = await handle.started.remote()
+        except TimeoutError:
+            # No node had room for it (or its bots never came up): the request that
+            # asked for it is answered, not left waiting for the cluster.
+            raise BusyError(
+                f"the Ray cluster did not start this game within "
+                f"{self.runner.start_timeout_s:g} s (no node has room for it now); "
+                "try again later"
+            ) from None
         if listing is not None:
             live.listing = listing
             live.status = GameStatus.RUNNING
