@@ -39,7 +39,7 @@ from snakewar.referee.uploads import UploadCache, UploadedBotError
 from snakewar.server.app import create_app
 from snakewar.server.command import worker_argv
 from snakewar.server.config import ServerConfig
-from snakewar.server.runners import DatabaseKit, program_from_archive
+from snakewar.server.runners import DatabaseKit, LocalRunner, program_from_archive
 from snakewar.storage import GameStatus, Store
 from snakewar.storage.models import SnakeModel
 
@@ -362,3 +362,16 @@ def test_a_worker_fetches_an_archive_by_its_hash_and_refuses_a_tampered_one(
         missing = ProgramRef("0" * 64, "python3")
         with pytest.raises(UploadedBotError, match="no uploaded bot archive with SHA-256"):
             DatabaseKit().program(missing, url)
+
+
+def test_the_embedded_default_plays_in_process_and_ray_settings_are_checked() -> None:
+    # No --ray-address: today's in-process games (nothing to install).
+    app = create_app(ServerConfig(database_url="memory"))
+    with TestClient(app, base_url="http://localhost"):
+        runner = app.state.manager.runner
+        assert isinstance(runner, LocalRunner) and not runner.remote
+    with pytest.raises(ValueError, match="'memory' is this process's own"):
+        create_app(ServerConfig(database_url="memory", ray_address="auto"))
+    for bad in ({"ray_game_retries": -1}, {"ray_game_cpus": 0.0}):
+        with pytest.raises(ValueError, match="expected at least 0 and more than 0"):
+            create_app(ServerConfig(database_url="sqlite:///x.db", ray_address="auto", **bad))

@@ -78,7 +78,7 @@ from snakewar.server.safety import (
     HostCheckMiddleware,
     RateLimiter,
 )
-from snakewar.storage import AsyncStore, Store, StoreError
+from snakewar.storage import AsyncStore, Store
 from snakewar.viewer import static_dir
 
 __all__ = ["create_app", "open_store", "user_caps"]
@@ -98,11 +98,6 @@ def _runner(config: ServerConfig, store: Store) -> GameRunner | None:
     """Where the server's games are played: a Ray cluster's, or here (``None``)."""
     if config.ray_address is None:
         return None
-    if config.database_url == MEMORY_DATABASE:
-        raise StoreError(
-            "a server on a Ray cluster needs a database its workers reach; 'memory' is this "
-            "process's own"
-        )
     return RayRunner(
         config.ray_address,
         # The workers open the database themselves: the URL with its password.
@@ -156,6 +151,16 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         ipaddress.ip_network(network, strict=False)  # a typo fails at start, not per request
     if config.signup not in SIGNUP_MODES:
         raise ValueError(f"signup {config.signup!r}: expected one of {', '.join(SIGNUP_MODES)}")
+    if config.ray_address is not None and config.database_url == MEMORY_DATABASE:
+        raise ValueError(
+            "a server on a Ray cluster needs a database its workers reach; 'memory' is this "
+            "process's own"
+        )
+    if config.ray_game_retries < 0 or not config.ray_game_cpus > 0:
+        raise ValueError(
+            f"ray_game_retries {config.ray_game_retries} and ray_game_cpus "
+            f"{config.ray_game_cpus}: expected at least 0 and more than 0"
+        )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
