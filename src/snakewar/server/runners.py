@@ -608,7 +608,7 @@ class _RayGame(Launch):
                 attempts += 1
                 handle = await self._new_actor(self._job(again=begun))
                 try:
-                    outcome = await self._follow(handle)
+                    outcome = await self._follow(handle, again=begun)
                 except retryable as exc:
                     await self._kill(handle)
                     handle = None
@@ -652,12 +652,27 @@ class _RayGame(Launch):
             live.feed.finish()
             await live.gate.finish()
 
-    async def _follow(self, handle: Any) -> RemoteOutcome:
-        """Start the actor's game and wait for its end (raises Ray's error if it died)."""
+    async def _hold_lease(self) -> None:
+        """Vouch for a game played again until its new actor does (it renews it then)."""
+        manager = self.manager
+        while True:
+            await asyncio.sleep(manager.lease_s / 3)
+            with contextlib.suppress(Exception):  # a database hiccup: retry next round
+                await manager._db(
+                    self.games.renew_leases, manager.server_id, [self.live.id], manager._lease_end()
+                )
+
+    async def _follow(self, handle: Any, *, again: bool = False) -> RemoteOutcome:
+        """Start the actor's game and wait for its end (raises Ray's error if it died).
+
+        ``again``: the game is stored from an earlier try; until the new actor starts
+        it, this server keeps its lease, so that no server aborts it meanwhile.
+        """
         live = self.live
         done = handle.play.remote()
         listing: StoredGame | None
         early: RemoteOutcome | None
+        holding = asyncio.create_task(self._hold_lease()) if again else None
         try:
             async with asyncio.timeout(self.runner.start_timeout_s):
                 listing, early = await handle.started.remote()
@@ -669,6 +684,9 @@ class _RayGame(Launch):
                 f"{self.runner.start_timeout_s:g} s (no node has room for it now); "
                 "try again later"
             ) from None
+        finally:
+            if holding is not None:
+                holding.cancel()
         if listing is not None:
             live.listing = listing
             live.status = GameStatus.RUNNING
