@@ -5,9 +5,9 @@ a head node of 2 CPUs, and a second node that can sandbox, added by the program 
 test).  Two app instances on one database (an SQLite file, or the scratch PostgreSQL)
 stand for two web replicas: a game is created through replica A's API, played by a
 named actor on a Ray worker that writes its frames to the database, and paused,
-stepped, resumed and cancelled through replica B.  Killing the actor's worker process
-mid-game makes the game play again from turn 0 (or, with no retries left, end aborted
-with the reason, its frames kept).
+stepped, resumed and cancelled through replica B.  Killing the actor's worker process,
+or removing its node, mid-game makes the game play again from turn 0 (or, with no
+retries left, end aborted with the reason, its frames kept).
 
 Nothing here depends on speed: step mode holds the games where the tests need them,
 and every wait polls the database or the API with a generous deadline.
@@ -231,6 +231,40 @@ def test_a_game_whose_worker_keeps_dying_ends_aborted_with_its_reason_and_frames
         assert "its Ray worker died 1 times; gave up" in shown["error"]
         assert "ActorDiedError" in shown["error"]
         assert turns_stored(store, game_id) == [0, 1, 2]  # what it played is kept
+
+
+def test_a_node_removed_mid_game_has_its_game_played_again_on_another_node(
+    cluster: Any, address: str, tmp_path: Path
+) -> None:
+    # The game may only go to nodes declaring "games" (ray_game_resources): the first
+    # such node is removed mid-game (its raylet and workers killed), a second one joins,
+    # and the game starts again there from turn 0.
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    pool = {"ray_game_resources": (("games", 0.001),)}
+    first = cluster.add_node(num_cpus=1, resources={"games": 1})
+    cluster.wait_for_nodes()
+    with replica(url, address, **pool) as a, Store(url) as store:
+        made = a.post("/api/games", json=STEPPED)
+        assert made.status_code == 201, made.text
+        game_id = made.json()["id"]
+        for _ in range(2):
+            assert a.post(f"/api/games/{game_id}/step").status_code == 200
+        assert turns_stored(store, game_id) == [0, 1, 2]
+        cluster.remove_node(first, allow_graceful=False)
+        second = cluster.add_node(num_cpus=1, resources={"games": 1})
+        try:
+            wait_for(
+                "the game to start again on the new node",
+                lambda: turns_stored(store, game_id) == [0] and actor_pid(game_id) is not None,
+            )
+            assert status_of(store, game_id) == GameStatus.RUNNING
+            assert a.post(f"/api/games/{game_id}/resume").status_code == 200
+            wait_for("the game to end", lambda: status_of(store, game_id) != GameStatus.RUNNING)
+            assert status_of(store, game_id) == GameStatus.COMPLETE
+            row = store.games.get(game_id)
+            assert row is not None and turns_stored(store, game_id) == list(range(row.turns + 1))
+        finally:
+            cluster.remove_node(second)
 
 
 def test_an_arena_game_on_ray_is_stored_whole_and_handed_back(address: str, tmp_path: Path) -> None:

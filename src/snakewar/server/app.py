@@ -104,6 +104,7 @@ def _runner(config: ServerConfig, store: Store) -> GameRunner | None:
         store.db.engine.url.render_as_string(hide_password=False),
         max_retries=config.ray_game_retries,
         game_cpus=config.ray_game_cpus,
+        resources=dict(config.ray_game_resources),
     )
 
 

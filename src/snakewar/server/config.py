@@ -91,6 +91,9 @@ class ServerConfig:
         ray_game_retries: how often a game whose Ray worker died is played again
             from turn 0 before it is marked aborted.
         ray_game_cpus: the CPUs each game's actor holds on its node.
+        ray_game_resources: custom Ray resources each game's actor asks for besides
+            (name, amount): games go only to nodes that declare them (a pool of nodes
+            set aside for one server's games, say).
     """
 
     database_url: str | None = None
@@ -134,6 +137,7 @@ class ServerConfig:
     ray_address: str | None = None
     ray_game_retries: int = 2
     ray_game_cpus: float = 1.0
+    ray_game_resources: tuple[tuple[str, float], ...] = ()
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

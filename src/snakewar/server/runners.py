@@ -424,6 +424,7 @@ class RayRunner(GameRunner):
         kit: what workers need of the database and the sandbox.
         start_timeout_s: how long a new game may wait for a node with room for it
             (its actor placed and its first frame stored) before it is refused.
+        resources: custom Ray resources each game's actor asks for besides.
     """
 
     remote = True
@@ -437,6 +438,7 @@ class RayRunner(GameRunner):
         game_cpus: float = 1.0,
         kit: WorkerKit | None = None,
         start_timeout_s: float = 120.0,
+        resources: Mapping[str, float] | None = None,
     ) -> None:
         super().__init__()
         self.address = address
@@ -445,6 +447,7 @@ class RayRunner(GameRunner):
         self.game_cpus = game_cpus
         self.kit: WorkerKit = kit if kit is not None else DatabaseKit()
         self.start_timeout_s = start_timeout_s
+        self.resources = dict(resources or {})
         self._ray: Any = None
 
     @property
@@ -566,7 +569,9 @@ class _RayGame(Launch):
 
     async def _new_actor(self, job: RemoteJob) -> Any:
         ray, runner = self.runner.ray, self.runner
-        resources = {SANDBOX_RESOURCE: SANDBOX_SHARE} if runner.needs_sandbox(job.spec) else {}
+        resources = dict(runner.resources)
+        if runner.needs_sandbox(job.spec):
+            resources[SANDBOX_RESOURCE] = SANDBOX_SHARE
         actor_class = ray.remote(GameActor).options(
             name=actor_name(job.game_id),
             namespace=ACTOR_NAMESPACE,
