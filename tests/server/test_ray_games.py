@@ -188,6 +188,24 @@ def test_a_web_game_plays_on_ray_and_any_replica_controls_it(address: str, db_ur
         wait_for("the actor to go", lambda: actor_pid(game_id) is None)
 
 
+def test_a_ray_game_plays_on_when_the_replica_that_started_it_stops(
+    address: str, tmp_path: Path
+) -> None:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    with replica(url, address) as b, Store(url) as store:
+        with replica(url, address) as a:
+            game_id = a.post("/api/games", json=SLOW).json()["id"]
+        # A stopped: its game is no more cancelled than it would be if A had crashed.
+        assert status_of(store, game_id) == GameStatus.RUNNING
+        stepped = b.post(f"/api/games/{game_id}/step")
+        assert stepped.status_code == 200, stepped.text
+        assert turns_stored(store, game_id) == [0, 1]
+        assert b.post(f"/api/games/{game_id}/cancel").status_code == 200
+        assert status_of(store, game_id) == GameStatus.CANCELLED
+        assert turns_stored(store, game_id) == [0, 1]
+        wait_for("the actor to go", lambda: actor_pid(game_id) is None)
+
+
 def test_a_killed_worker_plays_the_game_again_from_turn_0(address: str, db_url: str) -> None:
     url = db_url
     with replica(url, address) as a, Store(url) as store:

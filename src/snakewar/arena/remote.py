@@ -68,8 +68,10 @@ SANDBOX_RESOURCE: Final = "snakewar_sandbox"
 """The custom Ray resource a node declares when it can run bots in a sandbox
 (``snakewar cluster worker``); games with program bots ask for it."""
 
-EXIT_GRACE_S: Final = 60.0
-"""How long an actor whose game ended waits for its server to collect the outcome."""
+EXIT_GRACE_S: Final = 10.0
+"""How long an actor whose game ended waits for its server to kill it (it has the outcome
+at once: the result is the caller's once returned), before it exits by itself: a server
+that stopped, or a game cancelled from another server, leaves no actor behind."""
 
 MAX_CALL_BYTES: Final = 32 * 1024 * 1024
 """The most body text one game stores for the request inspector (as a server's games)."""

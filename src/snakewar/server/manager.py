@@ -268,12 +268,15 @@ class GameManager:
         """Cancel running games (they are stored as cancelled) and release resources.
 
         Games waiting for built-in workers are not started: their waits end in a
-        :class:`BusyError`.
+        :class:`BusyError`.  Games on a cluster play on without this server (their
+        actors store them and keep their leases; any server controls them): only this
+        server's following of them ends.
         """
         # No game starts from now on: one started while the others are cancelled (a
         # request, an arena thread) would play on a closed session and leave its bot
         # workers behind.
         self._closing = True
+        self.runner.let_go()
         while self._builtin_queue:
             waiting = self._builtin_queue.popleft()[1]
             if not waiting.done():

@@ -145,6 +145,14 @@ class GameRunner(ABC):
     async def close(self) -> None:  # noqa: B027 - a runner with nothing to release
         """Release what the runner holds (its games were cancelled before)."""
 
+    def let_go(self) -> None:  # noqa: B027 - games played here end with the server
+        """The server is stopping: games that can play on without it are left to do so.
+
+        Called before the manager cancels its games' tasks; a task cancelled after
+        this leaves such a game playing (a runner whose games live in this process
+        has none).
+        """
+
     @abstractmethod
     def launch(self, live: LiveGame, adapter: GameAdapter, steps: bool) -> Launch:
         """Start playing ``live``'s game (sets ``live.task``); call on the event loop.
@@ -449,6 +457,11 @@ class RayRunner(GameRunner):
         self.start_timeout_s = start_timeout_s
         self.resources = dict(resources or {})
         self._ray: Any = None
+        self.letting_go = False
+
+    def let_go(self) -> None:
+        """Leave the games to their actors: cancelling a game's task stops following it."""
+        self.letting_go = True
 
     @property
     def ray(self) -> Any:
@@ -637,6 +650,11 @@ class _RayGame(Launch):
                 self._ended(outcome)
                 return
         except asyncio.CancelledError:
+            if self.runner.letting_go:
+                # This server stops, the game does not: its actor plays it to its end
+                # (and then exits), any server controls it meanwhile.
+                handle = None
+                raise
             live.status = GameStatus.CANCELLED
             if handle is not None:
                 with contextlib.suppress(Exception):
