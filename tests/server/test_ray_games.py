@@ -155,6 +155,7 @@ def test_a_web_game_plays_on_ray_and_any_replica_controls_it(address: str, db_ur
             stepped = b.post(f"/api/games/{game_id}/step")
             assert stepped.status_code == 200, stepped.text
             assert stepped.json()["paused"] is True
+            assert stepped.json()["turn"] == expected[-1]
             assert turns_stored(store, game_id) == expected
         # B's frames API reads them from the database.
         page = b.get(f"/api/games/{game_id}/frames").json()

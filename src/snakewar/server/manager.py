@@ -637,6 +637,9 @@ class GameManager:
         state = await self.runner.control(game_id, action)
         if state is None:
             return None
+        if mine is None:
+            # As stored after the action (a step added a turn).
+            row = await self.store.run(self.store.store.games.get, game_id) or row
         live = mine if mine is not None else _stored_live(row)
         # The gate here only tells whether the game holds; the actor's gate holds it.
         if state.paused:

@@ -81,7 +81,8 @@ def live_out(live: LiveGame) -> GameOut:
             EntrantOut(name=e.name, source=e.source, color=colors[i])
             for i, e in enumerate(listing.entrants)
         ]
-        turn = max(len(live.views) - 1, 0)
+        # A game played elsewhere (a cluster's) has no frames here: its stored turns.
+        turn = max(len(live.views) - 1, listing.turns, 0)
     else:
         entrants = [EntrantOut(name=e.name, source=e.source) for e in live.spec.entrants]
         turn = 0
