@@ -229,3 +229,43 @@ def test_a_host_that_does_not_resolve_is_one_line(tmp_path: Path) -> None:
     done = run("serve", "--public", "--host", "no-such-host.invalid", "--port", port,
                "--database", "memory", home=tmp_path)  # fmt: skip
     assert_one_error_line(done, "no-such-host.invalid")
+
+
+# -- a server on a Ray cluster: the address, checked before anything starts --------------
+
+
+@pytest.mark.parametrize(
+    ("address", "needle"),
+    [
+        ("localhost", "expected auto, HOST:PORT or ray://HOST:PORT"),
+        ("1.2.3.4:99999", "expected auto, HOST:PORT or ray://HOST:PORT"),
+        ("host:1;rm -rf /", "expected auto, HOST:PORT or ray://HOST:PORT"),
+    ],
+)
+def test_serve_refuses_a_bad_ray_address_in_one_line(
+    tmp_path: Path, address: str, needle: str
+) -> None:
+    done = run("serve", "--ray-address", address, home=tmp_path)
+    assert_one_error_line(done, "--ray-address", needle)
+    # The environment variable is the same setting, checked the same way.
+    done = run("serve", home=tmp_path, extra_env={"SNAKEWAR_RAY_ADDRESS": address})
+    assert_one_error_line(done, "--ray-address", needle)
+
+
+def test_serve_on_a_cluster_it_cannot_join_is_one_error_line(tmp_path: Path) -> None:
+    # Nothing listens on that port: Ray's reason, in one line, and no server starts.
+    port = str(free_port())
+    done = run("serve", "--ray-address", f"127.0.0.1:{port}", home=tmp_path)
+    assert_one_error_line(done, f"cannot start or join Ray at '127.0.0.1:{port}'")
+    assert "Snakewar is running" not in done.stderr
+
+
+def test_serve_on_a_cluster_needs_a_database_the_workers_reach(tmp_path: Path) -> None:
+    done = run("serve", "--ray-address", "auto", "--database", "memory", home=tmp_path)
+    assert_one_error_line(done, "--ray-address", "'memory' is this process's own")
+
+
+def test_cluster_worker_refuses_a_bad_head_address(tmp_path: Path) -> None:
+    for address in ("auto", "x;y", "ray://head:10001"):
+        done = run("cluster", "worker", "--address", address, home=tmp_path)
+        assert_one_error_line(done, "--address")

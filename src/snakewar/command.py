@@ -44,6 +44,11 @@ add_commands(
             "program_app",
             summary="Program bots the operator registers on the server (argument lists, no shell).",
         ),
+        "cluster": LazyCommand(
+            _SERVER,
+            "cluster_app",
+            summary="Machines of a Ray cluster that plays a server's games.",
+        ),
     }
 )
 

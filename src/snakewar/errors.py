@@ -69,6 +69,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     │   ├── server.auth.SignupClosedError             a sign-up this server does not accept
     │   ├── referee.outbound.AddressRefusedError      an address the outbound policy refuses
     │   └── referee.sandbox.SandboxError              a sandbox that cannot be made here
+    │       └── server.runners.NoSandboxNodeError     no cluster node can sandbox a game's bots
     ├── LimitError                                    past a limit
     │   ├── BusyError (RuntimeError)                  too much going on already (HTTP 429)
     │   │   ├── server.GameLimitError                 as many games running as allowed

@@ -63,7 +63,7 @@ def test_every_game_write_notifies_at_commit_and_failed_ones_do_not(
 ) -> None:
     rec = record(11)
     listing, data = started(rec, 2)
-    ids = [f"notify-{n}" for n in range(4)]
+    ids = [f"notify-{n}" for n in range(5)]
     with psycopg.connect(conninfo(db_url), autocommit=True) as listener:
         listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
         games = store.games
@@ -79,6 +79,9 @@ def test_every_game_write_notifies_at_commit_and_failed_ones_do_not(
         games.begin(dataclasses.replace(listing, id=ids[3]), data)
         assert games.abort_expired(dt.datetime.now(dt.UTC)) == 1
         assert games.mark_running_as_aborted() == 0
+        games.begin(dataclasses.replace(listing, id=ids[4]), data)
+        assert games.restart(ids[4])  # played again from turn 0
+        games.abort(ids[4], "its worker died")
         seen = [
             n.payload
             for n in listener.notifies(timeout=2.0)
@@ -93,6 +96,9 @@ def test_every_game_write_notifies_at_commit_and_failed_ones_do_not(
         f"{ids[2]}:end",
         f"{ids[3]}:2",
         f"{ids[3]}:end",
+        f"{ids[4]}:2",
+        f"{ids[4]}:restart",
+        f"{ids[4]}:end",
     ]
 
 

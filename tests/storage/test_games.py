@@ -194,6 +194,47 @@ def test_begin_refuses_a_stored_id(store: Store) -> None:
     assert store.games.get(rec.id).status == "running"  # type: ignore[union-attr]
 
 
+def test_a_game_played_again_from_turn_0_forgets_the_earlier_try(store: Store) -> None:
+    # A game whose worker died is played again: what the dead try stored goes, the row
+    # stays running (with a new lease), and begin(again=True) stores turn 0 anew.
+    rec = record(3)
+    store.games.begin(*started(rec, 4), spec=SPEC)
+    store.games.add_calls(rec.id, 2, [{"request": "{}", "reply": "{}"}])
+    until = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=5)
+    assert store.games.restart(rec.id, ("worker-2", until)) is True
+    row = store.games.get(rec.id)
+    assert row is not None and row.status == "running" and row.turns == 0
+    assert store.games.frames(rec.id) == [] and store.games.calls(rec.id, 2) == []
+    store.games.begin(*started(rec, 0), spec=SPEC, again=True)
+    store.games.add_frame(rec.id, frames_of(rec)[1])
+    assert store.games.frames(rec.id) == record_frames(rec)[:2]
+    # Without again, or once the game ended, its row is not taken over.
+    with pytest.raises(GameExistsError):
+        store.games.begin(*started(rec, 0))
+    store.games.finish(rec.id, "cancelled")
+    assert store.games.restart(rec.id) is False
+    with pytest.raises(GameExistsError):
+        store.games.begin(*started(rec, 0), again=True)
+    assert store.games.restart("no-such-game") is False
+    assert store.games.get(rec.id).turns == 1  # type: ignore[union-attr]
+
+
+def test_an_aborted_game_keeps_its_frames_and_says_why(store: Store) -> None:
+    rec = record(4)
+    store.games.begin(*started(rec, 2))
+    store.games.abort(rec.id, "its Ray worker died 3 times\x00; gave up" + "!" * 5000)
+    row = store.games.get(rec.id)
+    assert row is not None and row.status == "aborted"
+    assert row.failure is not None and row.failure.startswith(
+        "its Ray worker died 3 times; gave up"
+    )
+    assert len(row.failure) == 1000  # capped, as entrants' failures are
+    assert store.games.frames(rec.id) == record_frames(rec)[:3]
+    assert store.games.latest()[0].failure == row.failure
+    with pytest.raises(GameNotFoundError):
+        store.games.abort("no-such-game", "why")
+
+
 def test_save_played_stores_a_whole_game_at_once(store: Store) -> None:
     game = played(5)
     assert store.games.save_played(game, created_at=at(5)) is True

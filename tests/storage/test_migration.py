@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import gzip
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -233,3 +234,38 @@ def test_pages_and_api_show_the_upgraded_database(db_url: str) -> None:
         halite = client.get("/api/halite/games").json()
         assert {g["id"] for g in halite} == {r["id"] for r in rows["halite_games"]}
         assert len(halite) == 4
+
+
+def test_uploaded_archives_get_their_sha256_and_games_a_failure_column(db_url: str) -> None:
+    # Revision 0014: archives stored before it are addressed by their hash after it.
+    command.upgrade(alembic_config(db_url), "0011")
+    archive = b"PK\x05\x06" + bytes(18)  # any bytes: the migration hashes, never unpacks
+    engine = sa.create_engine(db_url, poolclass=sa.NullPool)
+    stamp = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                sa.text(
+                    "INSERT INTO users (id, name, password_hash, role, disabled, created_at) "
+                    "VALUES (1, 'ann', 'x', 'user', false, :t)"
+                ),
+                {"t": stamp},
+            )
+            connection.execute(
+                sa.text(
+                    "INSERT INTO snakes (owner_id, name, game, kind, language, archive, "
+                    "visibility, paused, created_at, updated_at) VALUES (1, 'kit', 'halite3', "
+                    "'upload', 'python3', :a, 'public', false, :t, :t)"
+                ),
+                {"a": archive, "t": stamp},
+            )
+    finally:
+        engine.dispose()
+    with Store(db_url) as store:
+        snake = store.snakes.by_ref("ann", "kit")
+        assert snake.archive_sha256 == hashlib.sha256(archive).hexdigest()
+        assert store.snakes.archive_by_hash(snake.archive_sha256) == archive
+        assert store.snakes.archive_by_hash("0" * 64) is None
+        assert store.snakes.archive_by_hash("not a hash") is None
+    command.downgrade(alembic_config(db_url), "0011")
+    command.upgrade(alembic_config(db_url), "head")

@@ -27,6 +27,7 @@ import concurrent.futures
 import dataclasses
 import importlib
 import multiprocessing
+import socket
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -49,6 +50,7 @@ __all__ = [
     "OnResult",
     "ProcessPoolExecutor",
     "RayExecutor",
+    "join_ray",
     "make_executor",
     "measure_games_per_minute",
     "play_job",
@@ -325,6 +327,53 @@ def _import_ray() -> Any:
         ) from exc
 
 
+def join_ray(address: str | None, num_cpus: int | None = None) -> Any:
+    """The ``ray`` module, initialised: a local Ray (``address`` ``None``) or a cluster's.
+
+    Ray already initialised in this process is used as it is.
+
+    Raises:
+        MissingExtraError: without Ray installed.
+        ExecutorError: Ray cannot be started or its cluster joined (one line: why).
+    """
+    ray = _import_ray()
+    if not ray.is_initialized():
+        where = "a local Ray" if address is None else f"Ray at {address!r}"
+        unreachable = _unreachable(address)
+        if unreachable:
+            # Ray itself retries a head that is not there for minutes.
+            raise ExecutorError(f"cannot start or join {where}: {unreachable}")
+        try:
+            ray.init(
+                address=address,
+                num_cpus=num_cpus,
+                include_dashboard=False,
+                ignore_reinit_error=True,
+                log_to_driver=False,
+            )
+        except Exception as exc:
+            # Ray says why in many ways (ConnectionError: no cluster at "auto",
+            # ValueError: no client package for ray://, RuntimeError, ...): its
+            # first line is the reason, for one error line before any game.
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+            raise ExecutorError(f"cannot start or join {where}: {reason}") from None
+    return ray
+
+
+def _unreachable(address: str | None, timeout_s: float = 10.0) -> str:
+    """Why nothing answers at a ``HOST:PORT`` (or ``ray://HOST:PORT``) address ("": it does)."""
+    if address is None or address == "auto":
+        return ""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return ""  # Ray's own forms (a file, a name): Ray says what is wrong with them
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        return f"nothing answers at {host}:{port} ({exc.strerror or type(exc).__name__})"
+    return ""
+
+
 # Errors that mean the task's process or node went away, not that the game failed:
 # only these are worth playing again.
 _RETRYABLE = ("WorkerCrashedError", "NodeDiedError", "OutOfMemoryError", "ObjectLostError")
@@ -373,23 +422,7 @@ class RayExecutor(Executor):
         self.game_fn = game_fn
 
     def _execute(self, jobs: list[GameJob], deliver: OnResult) -> None:
-        ray = _import_ray()
-        if not ray.is_initialized():
-            try:
-                ray.init(
-                    address=self.address,
-                    num_cpus=self.num_cpus,
-                    include_dashboard=False,
-                    ignore_reinit_error=True,
-                    log_to_driver=False,
-                )
-            except Exception as exc:
-                # Ray says why in many ways (ConnectionError: no cluster at "auto",
-                # ValueError: no client package for ray://, RuntimeError, ...): its
-                # first line is the reason, for one error line before any game.
-                where = "a local Ray" if self.address is None else f"Ray at {self.address!r}"
-                reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
-                raise ExecutorError(f"cannot start or join {where}: {reason}") from None
+        ray = join_ray(self.address, self.num_cpus)
         task = ray.remote(num_cpus=1, max_retries=0)(_ray_task)
         retryable = tuple(getattr(ray.exceptions, name) for name in _RETRYABLE)
         game_fn = ray.put(self.game_fn)

@@ -40,6 +40,7 @@ __all__ = [
     "Language",
     "UploadCache",
     "UploadedBotError",
+    "UploadedProgram",
     "program_for_upload",
     "unpack_bot_archive",
 ]
@@ -292,10 +293,23 @@ def _strip_single_folder(destination: Path) -> None:
     holding.rmdir()
 
 
+@dataclass(frozen=True, slots=True)
+class UploadedProgram(Program):
+    """The sandboxed program of an uploaded bot, with what names its archive.
+
+    ``sha256`` (hex) and ``language`` are what a cluster's worker needs to fetch the
+    archive from the database, check it and run it there (its ``files`` are a folder
+    of this machine's cache only).
+    """
+
+    sha256: str = ""
+    language: str = ""
+
+
 def program_for_upload(
-    directory: Path, language: str, policy: SandboxPolicy | None = None
-) -> Program:
-    """The sandboxed program of an unpacked upload.
+    directory: Path, language: str, policy: SandboxPolicy | None = None, *, sha256: str = ""
+) -> UploadedProgram:
+    """The sandboxed program of an unpacked upload (``sha256``: its archive's).
 
     Raises:
         UploadedBotError: an unknown language, or no entry file for it.
@@ -307,7 +321,13 @@ def program_for_upload(
         )
     if not (directory / found.entry).is_file():
         raise UploadedBotError(f"a {language} bot needs {found.entry} at the archive's top")
-    return Program(found.argv, sandbox=policy or SandboxPolicy(), files=str(directory))
+    return UploadedProgram(
+        found.argv,
+        sandbox=policy or SandboxPolicy(),
+        files=str(directory),
+        sha256=sha256,
+        language=language,
+    )
 
 
 class UploadCache:

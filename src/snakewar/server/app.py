@@ -73,6 +73,7 @@ from snakewar.server.routers import (
     tournaments,
     users,
 )
+from snakewar.server.runners import GameRunner, RayRunner
 from snakewar.server.runs import RunKeeper
 from snakewar.server.safety import (
     LOOPBACK_NAMES,
@@ -95,6 +96,20 @@ def open_store(config: ServerConfig) -> Store:
     """
     url = "sqlite://" if config.database_url == MEMORY_DATABASE else config.database_url
     return Store(url)
+
+
+def _runner(config: ServerConfig, store: Store) -> GameRunner | None:
+    """Where the server's games are played: a Ray cluster's, or here (``None``)."""
+    if config.ray_address is None:
+        return None
+    return RayRunner(
+        config.ray_address,
+        # The workers open the database themselves: the URL with its password.
+        store.db.engine.url.render_as_string(hide_password=False),
+        max_retries=config.ray_game_retries,
+        game_cpus=config.ray_game_cpus,
+        resources=dict(config.ray_game_resources),
+    )
 
 
 def user_caps(config: ServerConfig) -> UserCaps | None:
@@ -141,6 +156,16 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         ipaddress.ip_network(network, strict=False)  # a typo fails at start, not per request
     if config.signup not in SIGNUP_MODES:
         raise ValueError(f"signup {config.signup!r}: expected one of {', '.join(SIGNUP_MODES)}")
+    if config.ray_address is not None and config.database_url == MEMORY_DATABASE:
+        raise ValueError(
+            "a server on a Ray cluster needs a database its workers reach; 'memory' is this "
+            "process's own"
+        )
+    if config.ray_game_retries < 0 or not config.ray_game_cpus > 0:
+        raise ValueError(
+            f"ray_game_retries {config.ray_game_retries} and ray_game_cpus "
+            f"{config.ray_game_cpus}: expected at least 0 and more than 0"
+        )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -159,6 +184,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             max_pause_s=config.max_pause_s,
             builtin_workers=config.builtin_workers,
             user_caps=user_caps(config),
+            runner=_runner(config, opened),
         )
         await manager.start()
         # Live games played by other replicas (or workers) are followed here too, woken

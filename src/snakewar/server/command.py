@@ -7,6 +7,7 @@ line (which itself knows nothing of the server).
 from __future__ import annotations
 
 import gc
+import re
 import sys
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -15,7 +16,38 @@ import typer
 
 from snakewar.errors import SnakewarError
 
-__all__ = ["MAX_UPLOAD_QUOTA_MIB", "SERVE_GC_THRESHOLDS", "program_app", "serve", "user_app"]
+__all__ = [
+    "MAX_UPLOAD_QUOTA_MIB",
+    "RAY_ADDRESS_ENV",
+    "SERVE_GC_THRESHOLDS",
+    "check_ray_address",
+    "cluster_app",
+    "program_app",
+    "serve",
+    "user_app",
+    "worker_argv",
+]
+
+RAY_ADDRESS_ENV = "SNAKEWAR_RAY_ADDRESS"
+"""The environment variable that names the Ray cluster when ``--ray-address`` is not given."""
+
+_RAY_ADDRESS = re.compile(
+    r"(auto|(ray://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?):\d{1,5})\Z"
+)
+
+
+def check_ray_address(text: str, option: str = "--ray-address") -> str:
+    """``text`` if it is a Ray cluster's address: ``auto``, ``HOST:PORT``, ``ray://HOST:PORT``.
+
+    Raises:
+        SnakewarError: anything else (one line, naming the option).
+    """
+    match = _RAY_ADDRESS.match(text)
+    port = text.rsplit(":", 1)[-1]
+    if match is None or (text != "auto" and not 0 < int(port) < 65536):
+        raise SnakewarError(f"{option} {text[:80]!r}: expected auto, HOST:PORT or ray://HOST:PORT")
+    return text
+
 
 SERVE_GC_THRESHOLDS = (50_000, 20, 100)
 """The garbage collector's thresholds in ``snakewar serve`` (Python's are 700, 10, 10)."""
@@ -113,6 +145,15 @@ def serve(
         help="text, or json: one JSON object a line (time, level, logger, message, "
         "game_id) and a line per request.",
     ),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        envvar=RAY_ADDRESS_ENV,
+        metavar="ADDR",
+        help="Play every game on this Ray cluster (auto, HOST:PORT or ray://HOST:PORT), "
+        f"one actor per game, instead of in this process (also ${RAY_ADDRESS_ENV}). The "
+        "database must be one the cluster's nodes reach.",
+    ),
 ) -> None:
     """Serve the web app: new games, live viewer, replays, the snake tester, the API."""
     from snakewar.bots.serving import listen_sockets, serve_app
@@ -139,6 +180,13 @@ def serve(
         raise SnakewarError(
             f"--upload-quota {upload_quota}: expected 1 to {MAX_UPLOAD_QUOTA_MIB} MiB"
         )
+    if ray_address is not None:
+        ray_address = check_ray_address(ray_address)
+        if database == "memory":
+            raise SnakewarError(
+                "--ray-address: the cluster's workers write games to the database; "
+                "'memory' is this process's own (give --database)"
+            )
     if signup not in SIGNUP_MODES:
         raise SnakewarError(f"--signup {signup!r}: expected one of {', '.join(SIGNUP_MODES)}")
     if not 1 <= workers <= MAX_WORKERS:
@@ -174,6 +222,7 @@ def serve(
         paused_games_per_user=paused_games_per_user,
         builtin_workers_per_user=builtin_workers_per_user,
         tester_runs_per_hour=tester_runs_per_hour,
+        ray_address=ray_address,
     )
     json_logs = log_format == "json"
     configure_logging("json" if json_logs else "text")
@@ -187,6 +236,12 @@ def serve(
         "ws_per_message_deflate": False,
         **({"log_config": None} if json_logs else {}),
     }
+    if ray_address is not None:
+        # Joined before the server starts: a cluster that cannot be joined is one error
+        # line, not a traceback from the server's start.
+        from snakewar.arena.executors import join_ray
+
+        join_ray(ray_address)
     # Opened here, not when the app starts: a database that cannot be opened is one
     # error line (the URL, password hidden), not a traceback from the server's start.
     # With workers it is opened (and migrated) once here, before they start.
@@ -440,3 +495,60 @@ def add_program(
             visibility="private" if private else "public",
         )
     typer.echo(snake.ref)
+
+
+cluster_app = typer.Typer(help="Machines of a Ray cluster that plays a server's games.")
+
+
+def worker_argv(address: str, sandbox: bool, *, num_cpus: int | None = None) -> list[str]:
+    """The ``ray start`` argument list that joins this machine to the cluster at ``address``.
+
+    ``sandbox``: the machine can run program bots in a sandbox, so it declares the
+    resource :data:`~snakewar.arena.remote.SANDBOX_RESOURCE` (games with program bots
+    are placed on such nodes only).
+    """
+    import json
+    import shutil
+
+    from snakewar.arena.remote import SANDBOX_RESOURCE
+
+    ray = shutil.which("ray")
+    if ray is None:
+        raise SnakewarError('no "ray" command here: pip install "snakewar[ray]"')
+    argv = [ray, "start", "--address", address]
+    if num_cpus is not None:
+        argv += ["--num-cpus", str(num_cpus)]
+    if sandbox:
+        argv += ["--resources", json.dumps({SANDBOX_RESOURCE: 1})]
+    return argv
+
+
+@cluster_app.command("worker")
+def cluster_worker(
+    address: str = typer.Option(
+        ..., "--address", help="The cluster's head, HOST:PORT (what 'ray start --head' printed)."
+    ),
+    num_cpus: int | None = typer.Option(
+        None, "--num-cpus", help="CPUs this machine gives the cluster (default: all)."
+    ),
+) -> None:
+    """Join this machine to a server's Ray cluster as a worker (runs 'ray start').
+
+    A machine that can run bots in a bubblewrap sandbox declares the resource
+    snakewar_sandbox, so that games with program bots are played on it; one that
+    cannot still plays the other games, and says why it takes no program bots.
+    """
+    import subprocess
+
+    from snakewar.referee.sandbox import sandbox_available
+
+    address = check_ray_address(address, "--address")
+    if address == "auto" or address.startswith("ray://"):
+        raise SnakewarError(f"--address {address!r}: expected the head's HOST:PORT")
+    problem = sandbox_available()
+    if problem is not None:
+        typer.echo(f"no sandbox here, so no program bots on this machine: {problem}", err=True)
+    # An argument list, never a shell: the address was checked, and is one argument.
+    status = subprocess.call(worker_argv(address, problem is None, num_cpus=num_cpus))
+    if status != 0:
+        raise typer.Exit(status)

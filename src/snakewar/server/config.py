@@ -84,6 +84,16 @@ class ServerConfig:
             time per user.
         login_backoff: how failed log-ins in a row slow an account's next ones down
             (counted in the database, whatever address they come from).
+        ray_address: play every game on this Ray cluster (``auto``, ``HOST:PORT``,
+            ``ray://HOST:PORT``; :class:`~snakewar.server.runners.RayRunner`) instead
+            of in this process (``None``, the default).  The database must be one every
+            node reaches (not ``memory``).
+        ray_game_retries: how often a game whose Ray worker died is played again
+            from turn 0 before it is marked aborted.
+        ray_game_cpus: the CPUs each game's actor holds on its node.
+        ray_game_resources: custom Ray resources each game's actor asks for besides
+            (name, amount): games go only to nodes that declare them (a pool of nodes
+            set aside for one server's games, say).
     """
 
     database_url: str | None = None
@@ -124,6 +134,10 @@ class ServerConfig:
     builtin_workers_per_user: int = 8
     tester_runs_per_hour: int = 10
     login_backoff: Backoff = field(default_factory=Backoff)
+    ray_address: str | None = None
+    ray_game_retries: int = 2
+    ray_game_cpus: float = 1.0
+    ray_game_resources: tuple[tuple[str, float], ...] = ()
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

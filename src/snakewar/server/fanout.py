@@ -83,6 +83,7 @@ class FrameFeed:
         """When each frame was produced (Unix time): followers can measure the delay."""
         self.finished = False
         self.closed = False
+        self.restarted = False
         """Closed before the game ended (:meth:`close`): its followers must reconnect."""
         self._encoded: dict[str, list[str]] = {}
         self._waiters: list[asyncio.Future[None]] = []
@@ -112,9 +113,14 @@ class FrameFeed:
         self.finished = True
         self._wake()
 
-    def close(self) -> None:
-        """Stop the feed before its game ended: followers get :class:`FeedClosedError`."""
+    def close(self, *, restarted: bool = False) -> None:
+        """Stop the feed before its game ended: followers get :class:`FeedClosedError`.
+
+        ``restarted``: because the game is played again from turn 0 (its worker died),
+        so the frames sent so far are void; followers are told so (:attr:`restarted`).
+        """
         self.closed = True
+        self.restarted = restarted
         self._wake()
 
     def _wake(self) -> None:

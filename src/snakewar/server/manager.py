@@ -1,8 +1,9 @@
 """Running games inside the server: live games of any game, spectators, storage.
 
-A :class:`GameManager` starts each game as an asyncio task on the server's event loop
-through the game's adapter (:meth:`~snakewar.engine.protocol.GameAdapter.play`), stores
-it as it runs (every database call on the store's own threads, in order, one game at a
+A :class:`GameManager` admits each game and hands it to its runner
+(:mod:`snakewar.server.runners`): by default an asyncio task on the server's event loop
+that plays it through the game's adapter (:meth:`~snakewar.engine.protocol.GameAdapter.play`),
+stores it as it runs (every database call on the store's own threads, in order, one game at a
 time) and fans every frame out to any number of spectators through the game's
 :class:`~snakewar.server.fanout.FrameFeed`: each frame is encoded once per wire format,
 and a spectator that connects late, or reconnects, is sent the cached history, then the
@@ -42,10 +43,8 @@ from typing import TYPE_CHECKING, Any
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import (
     JSON,
-    Frame,
+    Entrant,
     GameAdapter,
-    GameData,
-    MatchHooks,
     MatchSpec,
     PlayedGame,
     PlaySession,
@@ -53,11 +52,11 @@ from snakewar.engine.protocol import (
 )
 from snakewar.errors import BusyError, ConflictError, OverLimitError, ParamsError
 from snakewar.referee.addresses import AddressPolicy
-from snakewar.referee.workers import DEFAULT_MAX_WORKERS, session_pool
+from snakewar.referee.workers import DEFAULT_MAX_WORKERS
 from snakewar.server.fanout import FrameFeed
-from snakewar.server.logs import game_context
-from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, PauseExpiredError, TurnGate
-from snakewar.storage import AsyncStore, GameStatus
+from snakewar.server.runners import Action, GameRunner, LocalRunner
+from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, TurnGate
+from snakewar.storage import AsyncStore, GameRow, GameStatus
 
 if TYPE_CHECKING:
     from snakewar.server.mirror import GameMirrors
@@ -201,6 +200,8 @@ class GameManager:
             built-in seats playing at once.
         user_caps: what one user's games may hold at once (a public server's; ``None``:
             no per-user cap).  The arena's games (no owner) are not a user's.
+        runner: where the games are played (default: :class:`LocalRunner`, asyncio
+            tasks on this server's event loop).
     """
 
     def __init__(
@@ -213,12 +214,17 @@ class GameManager:
         *,
         builtin_workers: int = DEFAULT_MAX_WORKERS,
         user_caps: UserCaps | None = None,
+        runner: GameRunner | None = None,
     ) -> None:
         self.store = store
+        self.runner = runner if runner is not None else LocalRunner()
         self.outbound = outbound
         self.max_concurrent = max_concurrent
         self.games: dict[str, LiveGame] = {}
-        self._session: PlaySession | None = None
+        # Games this server started on a cluster (a remote runner's): counted against
+        # its caps, but their frames reach spectators through the database, so routes
+        # looking up games in memory (``games``) never find them.
+        self.remote_games: dict[str, LiveGame] = {}
         self._db_lock = asyncio.Lock()
         self._reserved = 0
         self.server_id = uuid.uuid4().hex
@@ -235,15 +241,17 @@ class GameManager:
         self._builtin_promised = 0
         self._closing = False
 
+    @property
+    def _session(self) -> PlaySession | None:
+        """The play session of the games played in this process (the local runner's)."""
+        return self.runner.session
+
     async def start(self) -> None:
-        """Open the shared play session and keep leases (call from the running loop).
+        """Start the runner and keep leases (call from the running loop).
 
         Games left running by a server that died (their lease ran out) are aborted now.
         """
-        self._session = PlaySession(self.outbound)
-        # The session's bot pool is made now, with this server's size: games count
-        # their built-in seats against that size (see _check_builtin).
-        session_pool(self._session, max_workers=self.builtin_workers)
+        await self.runner.start(self)
         await self.store.run(self.store.store.games.abort_expired)
         self._leases = asyncio.create_task(self._keep_leases(), name="game leases")
 
@@ -263,12 +271,15 @@ class GameManager:
         """Cancel running games (they are stored as cancelled) and release resources.
 
         Games waiting for built-in workers are not started: their waits end in a
-        :class:`BusyError`.
+        :class:`BusyError`.  Games on a cluster play on without this server (their
+        actors store them and keep their leases; any server controls them): only this
+        server's following of them ends.
         """
         # No game starts from now on: one started while the others are cancelled (a
         # request, an arena thread) would play on a closed session and leave its bot
         # workers behind.
         self._closing = True
+        self.runner.let_go()
         while self._builtin_queue:
             waiting = self._builtin_queue.popleft()[1]
             if not waiting.done():
@@ -278,9 +289,7 @@ class GameManager:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._leases
         while running := [
-            (g.finished, g.task)
-            for g in self.games.values()
-            if g.task is not None and not g.task.done()
+            (g.finished, g.task) for g in self._all() if g.task is not None and not g.task.done()
         ]:
             for finished, task in running:
                 # A game that ended is only being stored: let it be, or a complete
@@ -290,13 +299,20 @@ class GameManager:
             for _, task in running:
                 with contextlib.suppress(BaseException):
                     await task
-        if self._session is not None:
-            await self._session.aclose()
+        await self.runner.close()
+
+    def _all(self) -> list[LiveGame]:
+        """The games this server started, here and on a cluster."""
+        return [*self.games.values(), *self.remote_games.values()]
 
     @property
     def running(self) -> int:
-        """How many games are being played (or started) now."""
-        return sum(1 for g in self.games.values() if not g.finished)
+        """How many games this server started are being played (or started) now.
+
+        With a remote runner (a Ray cluster) these are the games this server started
+        there: each server of a cluster caps its own.
+        """
+        return sum(1 for g in self._all() if not g.finished)
 
     def _check_room(self) -> None:
         busy = self.running + self._reserved
@@ -307,7 +323,7 @@ class GameManager:
             )
 
     def _mine(self, owner_id: int) -> list[LiveGame]:
-        return [g for g in self.games.values() if g.owner_id == owner_id and not g.finished]
+        return [g for g in self._all() if g.owner_id == owner_id and not g.finished]
 
     def _check_user(self, owner_id: int | None, *, step: bool = False) -> None:
         """Refuse a new game of ``owner_id`` past its live (or, ``step``, paused) games."""
@@ -478,11 +494,15 @@ class GameManager:
             BusyError: if the server is stopping.
             SnakewarError: an unreachable bot, an unknown bot, impossible settings.
         """
-        assert self._session is not None, "GameManager.start() was not awaited"
+        assert self.runner._manager is self, "GameManager.start() was not awaited"
         if self._closing:
             raise BusyError("the server is stopping: it starts no more games")
         adapter = get_game(spec.game)
-        builtins = sum(1 for e in spec.entrants if adapter.reach(e).kind == "builtin")
+        # Built-in bots on a cluster run in their worker's own pool: this server's
+        # workers are for the games it plays itself.
+        builtins = 0
+        if not self.runner.remote:
+            builtins = sum(1 for e in spec.entrants if adapter.reach(e).kind == "builtin")
         promised = await self._promise_workers(builtins, capped)
         # From here to the game's registration nothing awaits: the checks and the
         # counting are one step that concurrent requests cannot interleave.
@@ -491,13 +511,11 @@ class GameManager:
         live.gate = TurnGate(paused=step, max_pause_s=self.max_pause_s)
         live.record_calls = record_calls and steps
         live.store_frames = store_frames
-        run = _GameRun(self, live, adapter, steps)
-        live.task = asyncio.create_task(
-            run.play(), name=f"game {live.id}", context=game_context(live.id)
-        )
+        run = self.runner.launch(live, adapter, steps)
         await run.started.wait()
         if run.failure is not None and live.listing is None:
             self.games.pop(live.id, None)
+            self.remote_games.pop(live.id, None)
             raise run.failure
         return live
 
@@ -563,15 +581,24 @@ class GameManager:
         live = LiveGame(game_id or str(uuid.uuid4()), spec, seed, owner_id)
         live.builtin_seats = builtins
         self._prune()
-        self.games[live.id] = live
+        (self.remote_games if self.runner.remote else self.games)[live.id] = live
         if slot is not None:  # the reservation becomes the running game, counted once
             slot.used = True
             self._reserved -= 1
         return live
 
+    def _started_here(self, game_id: str) -> LiveGame | None:
+        return self.games.get(game_id) or self.remote_games.get(game_id)
+
     async def cancel(self, game_id: str) -> bool:
-        """Stop a running game; returns False if it was not running."""
-        live = self.games.get(game_id)
+        """Stop a running game; returns False if it was not running.
+
+        A game another server started on the cluster is cancelled through its actor.
+        """
+        live = self._started_here(game_id)
+        if live is None and self.runner.remote:
+            state = await self.runner.control(game_id, "cancel")
+            return state is not None and state.done
         # A game whose result is being stored is over: cancelling now would undo that.
         if live is None or live.finished or live.task is None or live.played is not None:
             return False
@@ -596,6 +623,36 @@ class GameManager:
             raise NotSteppableError(f"{live.game} games cannot be paused or stepped")
         return live
 
+    async def _remote_control(self, game_id: str, action: Action) -> LiveGame | None:
+        """``action`` on a game played on the cluster (by whichever server started it).
+
+        Returns the game as stored, with its gate's state as its actor answered
+        (``None``: no such game is being played).
+        """
+        row = await self.store.run(self.store.store.games.get, game_id)
+        if row is None or row.finished:
+            return None
+        if not get_game(row.game).catalogue().steps:
+            raise NotSteppableError(f"{row.game} games cannot be paused or stepped")
+        mine = self.remote_games.get(game_id)
+        if action == "pause" and mine is not None and mine.owner_id is not None:
+            self._check_paused(mine.owner_id, self._mine(mine.owner_id))
+        state = await self.runner.control(game_id, action)
+        if state is None:
+            return None
+        if mine is None:
+            # As stored after the action (a step added a turn).
+            row = await self.store.run(self.store.store.games.get, game_id) or row
+        live = mine if mine is not None else _stored_live(row)
+        # The gate here only tells whether the game holds; the actor's gate holds it.
+        if state.paused:
+            await live.gate.pause()
+        else:
+            await live.gate.resume()
+        if mine is None:
+            live.status = state.status
+        return live
+
     def _settle_s(self, live: LiveGame) -> float:
         # A turn lasts at most the timeout (plus /end on the last turn), storage aside.
         return 2 * (live.spec.timeout_ms or 2000) / 1000 + 10
@@ -609,6 +666,8 @@ class GameManager:
             NotSteppableError: for a game whose referee cannot pause.
             UserLimitError: if its owner has as many paused games as one user may.
         """
+        if self.runner.remote:
+            return await self._remote_control(game_id, "pause")
         live = self._steppable(game_id)
         if live is not None and not live.paused and live.owner_id is not None:
             self._check_paused(live.owner_id, self._mine(live.owner_id))
@@ -623,6 +682,8 @@ class GameManager:
         Raises:
             NotSteppableError: for a game whose referee cannot pause.
         """
+        if self.runner.remote:
+            return await self._remote_control(game_id, "resume")
         live = self._steppable(game_id)
         if live is not None:
             await live.gate.resume()
@@ -637,6 +698,8 @@ class GameManager:
             NotSteppableError: for a game whose referee cannot pause.
             NotPausedError: if the game is not paused.
         """
+        if self.runner.remote:
+            return await self._remote_control(game_id, "step")
         live = self._steppable(game_id)
         if live is not None:
             await live.gate.step()
@@ -645,9 +708,10 @@ class GameManager:
 
     def _prune(self, keep: int = 100) -> None:
         """Forget the oldest finished games beyond ``keep`` (the store still has them)."""
-        finished = [g.id for g in self.games.values() if g.finished]
-        for game_id in finished[: max(0, len(finished) - keep)]:
-            del self.games[game_id]
+        for games in (self.games, self.remote_games):
+            finished = [g.id for g in games.values() if g.finished]
+            for game_id in finished[: max(0, len(finished) - keep)]:
+                del games[game_id]
 
     def live_games(self) -> Sequence[LiveGame]:
         """Games being played now, newest first."""
@@ -674,94 +738,24 @@ class GameManager:
         return await self.mirrors.watch(game_id)
 
 
-class _GameRun:
-    """One game played by its :class:`GameManager`: the referee's hooks and the ending.
-
-    :attr:`started` is set once the game runs (its first frame stored) or failed to;
-    :attr:`failure` is the error of a game the referee could not play.
-    """
-
-    def __init__(self, manager: GameManager, live: LiveGame, adapter: GameAdapter, steps: bool):
-        self.manager = manager
-        self.live = live
-        self.adapter = adapter
-        self.steps = steps
-        self.started = asyncio.Event()
-        self.failure: BaseException | None = None
-        self.games = manager.store.store.games
-
-    async def on_start(self, listing: StoredGame, data: GameData) -> None:
-        live = self.live
-        live.listing = listing
-        live.header = data.header
-        live.status = GameStatus.RUNNING
-        if live.store_frames:
-            lease = (self.manager.server_id, self.manager._lease_end())
-            await self.manager._db(
-                self.games.begin,
-                listing,
-                data,
-                spec=live.spec,
-                owner_id=live.owner_id,
-                lease=lease,
-            )
-        for frame in data.frames:
-            live.feed.publish(frame.view, time.time())
-        self.started.set()
-
-    async def on_frame(self, frame: Frame) -> None:
-        # Followers first: they need not wait for the database.
-        self.live.feed.publish(frame.view, time.time())
-        if self.live.store_frames:
-            await self.manager._db(self.games.add_frame, self.live.id, frame)
-
-    async def on_calls(self, turn: int, records: Sequence[Mapping[str, JSON]]) -> None:
-        kept = [self.manager._within_budget(self.live, r) for r in records]
-        await self.manager._db(self.games.add_calls, self.live.id, turn, kept)
-
-    async def play(self) -> None:
-        """Play the game to its end and store how it ended, whatever happens."""
-        manager, live, games = self.manager, self.live, self.games
-        assert manager._session is not None
-        hooks = MatchHooks(
-            game_id=live.id,
-            on_start=self.on_start,
-            on_frame=self.on_frame,
-            before_turn=live.gate.wait if self.steps else None,
-            on_calls=self.on_calls if live.record_calls else None,
-        )
-        try:
-            played = await self.adapter.play(live.spec, live.seed, manager._session, hooks)
-            live.played = played
-            await self._store_played(played)
-            # Complete once stored: whoever sees it complete can read its replay.
-            live.status = GameStatus.COMPLETE
-        except asyncio.CancelledError:
-            live.status = GameStatus.CANCELLED
-            if live.in_store:
-                await asyncio.shield(manager._db(games.finish, live.id, GameStatus.CANCELLED))
-            raise
-        except PauseExpiredError as exc:  # paused too long: the bound of step mode
-            live.status = GameStatus.CANCELLED
-            live.error = str(exc)
-            if live.in_store:
-                await manager._db(games.finish, live.id, GameStatus.CANCELLED)
-        except Exception as exc:  # a bug must not take the server down
-            live.status = GameStatus.ERROR
-            live.error = f"{type(exc).__name__}: {exc}"
-            self.failure = exc
-            if live.in_store:
-                await manager._db(games.set_status, live.id, GameStatus.ABORTED)
-        finally:
-            self.started.set()
-            # Its bots' workers are back in the pool (adapter.play released them).
-            manager._wake_builtin()
-            live.feed.finish()
-            await live.gate.finish()
-
-    async def _store_played(self, played: PlayedGame) -> None:
-        live = self.live
-        if not live.in_store:  # a game that streams no frames, or kept whole
-            await self.manager._db(self.games.save_played, played, owner_id=live.owner_id)
-        else:
-            await self.manager._db(self.games.finish, live.id, GameStatus.COMPLETE, played)
+def _stored_live(row: GameRow) -> LiveGame:
+    """A running game another server started, as its stored row tells it."""
+    spec = row.spec() or MatchSpec(
+        row.game, tuple(Entrant(e["source"], e["name"]) for e in row.entrants), {}
+    )
+    listing = StoredGame(
+        row.id,
+        row.game,
+        row.seed,
+        row.width,
+        row.height,
+        row.turns,
+        row.source,
+        row.title,
+        tuple(Entrant(e["source"], e["name"]) for e in row.entrants),
+        tuple(e.get("color", "") for e in row.entrants),
+    )
+    live = LiveGame(row.id, spec, row.seed, row.owner_id, listing=listing, header=row.header)
+    live.status = GameStatus.RUNNING
+    live.created_at = row.created_at.timestamp()
+    return live

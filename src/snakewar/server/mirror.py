@@ -75,6 +75,8 @@ class _Snapshot:
 class _Mirror:
     live: LiveGame
     cursor: int
+    attempt: int = 0
+    """The stored game's attempt its frames belong to (a new one: it started over)."""
     last_used: float = field(default_factory=time.monotonic)
     task: asyncio.Task[None] | None = None
 
@@ -195,9 +197,16 @@ class GameMirrors:
         if row is None:
             return _Snapshot(None, ())
         try:
-            return _Snapshot(row, games.frames(game_id, offset, limit))
+            frames = games.frames(game_id, offset, limit)
         except GameNotFoundError:  # deleted between the two reads
             return _Snapshot(None, ())
+        if frames:
+            # Played again from turn 0 between the two reads (its worker died): these
+            # frames are the new attempt's, not the ones after the cursor.
+            again = games.get(game_id)
+            if again is None or again.attempt != row.attempt:
+                return _Snapshot(again, ())
+        return _Snapshot(row, frames)
 
     async def _open(self, game_id: str) -> _Mirror | None:
         # Subscribed before the first read: a frame stored after it wakes the tail.
@@ -213,7 +222,7 @@ class GameMirrors:
             now = time.time()
             for view in snapshot.frames:
                 live.feed.publish(view, now)
-            mirror = _Mirror(live, len(snapshot.frames))
+            mirror = _Mirror(live, len(snapshot.frames), row.attempt)
             if self._closed:
                 sub.close()
                 return None
@@ -233,7 +242,7 @@ class GameMirrors:
         live = mirror.live
         try:
             with sub:
-                while not live.finished:
+                while not live.finished and not live.feed.closed:
                     await sub.wait(min(self.recheck_s, self.grace_s))
                     if self._idle(mirror):
                         return
@@ -255,6 +264,11 @@ class GameMirrors:
             if row is None:  # deleted: its followers reconnect and are told
                 live.feed.close()
                 live.status = GameStatus.CANCELLED
+                return
+            if row.attempt != mirror.attempt:
+                # Played again from turn 0 (its worker died): the frames sent so far are
+                # gone.  Its followers are told, and start over from the new frames.
+                live.feed.close(restarted=True)
                 return
             now = time.time()
             for view in snapshot.frames:

@@ -9,6 +9,7 @@ that must sandbox a bot and cannot (no bubblewrap) refuses the bot, naming why.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 
 from snakewar.referee.process import Program
 from snakewar.referee.sandbox import SandboxError, SandboxPolicy, sandbox_available
@@ -30,7 +31,9 @@ async def program_of(
     """
     policy = SandboxPolicy()
     sandboxed = snake.kind == "upload" or config.sandboxes_programs()
-    if sandboxed:
+    # On a Ray cluster the bot runs on a worker that can sandbox (the runner checks
+    # that the cluster has one): this machine need not.
+    if sandboxed and config.ray_address is None:
         problem = await asyncio.to_thread(sandbox_available)
         if problem is not None:
             raise SandboxError(
@@ -40,7 +43,9 @@ async def program_of(
     if snake.kind == "upload":
         archive = await store.run(store.store.snakes.archive, snake.id)
         folder = await asyncio.to_thread(cache.folder, archive)
-        return program_for_upload(folder, snake.language or "", policy)
+        # The hash of the bytes read, not the stored one: it names exactly these files.
+        sha256 = hashlib.sha256(archive).hexdigest()
+        return program_for_upload(folder, snake.language or "", policy, sha256=sha256)
     if snake.argv is None:
         raise UploadedBotError(f"snake {snake.ref} has no command")
     if sandboxed:

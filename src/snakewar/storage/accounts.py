@@ -16,6 +16,7 @@ guessed from it), so a copy of the database logs nobody in.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -230,6 +231,8 @@ class StoredSnake:
         archive_size: bytes of the uploaded archive (0 for other kinds).
         visibility: ``public`` (anyone may play it) or ``private`` (its owner only).
         paused: a paused snake is not matched in games.
+        archive_sha256: the SHA-256 of its archive (``upload`` kind), hex: what a
+            worker fetches it by (:meth:`SqlSnakeRepository.archive_by_hash`).
     """
 
     id: int
@@ -247,6 +250,7 @@ class StoredSnake:
     paused: bool
     created_at: dt.datetime
     updated_at: dt.datetime
+    archive_sha256: str | None = None
 
     @property
     def ref(self) -> str:
@@ -757,6 +761,7 @@ class SqlSnakeRepository:
             paused=row.paused,
             created_at=utc(row.created_at),
             updated_at=utc(row.updated_at),
+            archive_sha256=row.archive_sha256,
         )
 
     def register(
@@ -804,6 +809,7 @@ class SqlSnakeRepository:
                     argv=list(argv) if argv is not None else None,
                     language=language,
                     archive=archive,
+                    archive_sha256=None if archive is None else hashlib.sha256(archive).hexdigest(),
                     workdir=workdir,
                     visibility=visibility,
                     paused=False,
@@ -854,6 +860,20 @@ class SqlSnakeRepository:
             if row is None:
                 raise SnakeNotFoundError(f"no snake with id {snake_id}")
             return row.archive or b""
+
+    def archive_by_hash(self, sha256: str) -> bytes | None:
+        """The uploaded archive whose SHA-256 is ``sha256`` (hex), or ``None``.
+
+        Archives are addressed by content: whichever snake holds these bytes, they are
+        the same bytes (the caller checks the hash of what it got).
+        """
+        if not re.fullmatch(r"[0-9a-f]{64}", sha256):
+            return None
+        with self._db.session() as session:
+            found = session.scalar(
+                sa.select(SnakeModel.archive).where(SnakeModel.archive_sha256 == sha256).limit(1)
+            )
+            return None if found is None else bytes(found)
 
     def visible(
         self, viewer_id: int | None, *, admin: bool = False, game: str | None = None

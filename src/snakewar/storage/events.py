@@ -62,7 +62,7 @@ MAX_PAYLOAD: Final = MAX_ID_LENGTH + 24
 """The longest notification payload read (``<game id>:<event>``); longer ones are ignored."""
 
 _MAX_TURN_DIGITS: Final = 12
-_NAMED_EVENTS: Final = frozenset({"end", "status"})
+_NAMED_EVENTS: Final = frozenset({"end", "status", "restart"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +71,7 @@ class GameEvent:
 
     Attributes:
         game_id: the game.
-        event: a frame's turn (decimal digits), ``end`` or ``status``.
+        event: a frame's turn (decimal digits), ``end``, ``status`` or ``restart``.
     """
 
     game_id: str

@@ -99,7 +99,9 @@ class GameRow:
     ``created_at`` and ``updated_at`` are timezone-aware (UTC); ``turns`` is the number
     of turns stored; ``entrants`` has ``name``, ``source`` and ``color`` per seat;
     ``header`` and ``result`` are the game's own JSON (``result`` ``None`` while it
-    runs); ``replay_size`` is the length of a replay kept whole (0 when none).
+    runs); ``replay_size`` is the length of a replay kept whole (0 when none);
+    ``failure`` why an aborted game ended without a result, when that is known;
+    ``attempt`` how many times it was played again from turn 0 (:meth:`restart`).
     """
 
     id: str
@@ -123,6 +125,8 @@ class GameRow:
     winner_name: str | None
     replay_size: int
     owner_id: int | None = None
+    failure: str | None = None
+    attempt: int = 0
 
     @property
     def finished(self) -> bool:
@@ -160,16 +164,29 @@ class SqlGameRepository:
         created_at: dt.datetime | None = None,
         owner_id: int | None = None,
         lease: tuple[str, dt.datetime] | None = None,
+        again: bool = False,
     ) -> GameRow:
         """Store a game that starts now (status ``running``): its header and first frames.
 
         ``owner_id`` is the user who started it (``None``: the server itself); ``lease``
         the server that plays it and until when it vouches for it (:meth:`renew_leases`).
+        ``again``: the game is played again from its start (its worker died): a row
+        kept from the earlier try is started afresh (:meth:`restart`) instead of refused.
 
         Raises:
-            GameExistsError: if a game with this id is stored already.
+            GameExistsError: if a game with this id is stored already (not ``again``).
             StoreError: for a bad id.
         """
+        if again and self.restart(listing.id, lease):
+            with self._db.session() as session:
+                row = session.get(GameModel, _check_id(listing.id))
+                if row is not None:
+                    row.header = dict(data.header)
+                    _insert_frames(session, row.id, list(data.frames))
+                    row.turns = data.frames[-1].turn if data.frames else 0
+                    row.updated_at = now()
+                    session.flush()
+                    return _row(row)
         game = self._insert(listing, data, GameStatus.RUNNING, spec, created_at, owner_id=owner_id)
         if lease is not None:
             self.renew_leases(lease[0], [game.id], lease[1])
@@ -386,6 +403,44 @@ class SqlGameRepository:
             game.status = status
             game.updated_at = now()
             _notify(session, game_id, "end" if GameStatus(status).finished else "status")
+
+    def restart(self, game_id: str, lease: tuple[str, dt.datetime] | None = None) -> bool:
+        """Forget what a running game played so far: it is played again from turn 0.
+
+        Its frames, calls and logs are deleted and its turn count reset; it stays
+        ``running`` (with ``lease``, held anew).  Returns ``False`` when the game is not
+        stored or no longer running (nothing is changed then).
+        """
+        game_id = _check_id(game_id)
+        with self._db.session() as session:
+            game = session.get(GameModel, game_id)
+            if game is None or game.status != GameStatus.RUNNING:
+                return False
+            session.execute(sa.delete(FrameModel).where(FrameModel.game_id == game_id))
+            session.execute(sa.delete(GameCallsModel).where(GameCallsModel.game_id == game_id))
+            session.execute(sa.delete(GameLogModel).where(GameLogModel.game_id == game_id))
+            game.turns = 0
+            game.failure = None
+            game.attempt += 1
+            game.updated_at = now()
+            if lease is not None:
+                game.server_id, game.lease_until = lease[0], _aware(lease[1])
+            # Its followers elsewhere must start over: the frames they hold are gone.
+            _notify(session, game_id, "restart")
+        return True
+
+    def abort(self, game_id: str, reason: str) -> None:
+        """Mark a game ``aborted`` and keep why (its frames stay, to be watched).
+
+        Raises:
+            GameNotFoundError: if the game is not stored.
+        """
+        with self._db.session() as session:
+            game = _get(session, _check_id(game_id))
+            game.status = GameStatus.ABORTED
+            game.failure = _text(reason)[:MAX_FAILURE_LENGTH]
+            game.updated_at = now()
+            _notify(session, game_id, "end")
 
     def renew_leases(self, server_id: str, game_ids: Sequence[str], until: dt.datetime) -> int:
         """Say that ``server_id`` still plays ``game_ids`` until ``until``; how many were."""
@@ -768,6 +823,8 @@ def _summary_query() -> Any:
         m.winner_name,
         sa.func.coalesce(sa.func.length(m.replay), 0),
         m.owner_id,
+        m.failure,
+        m.attempt,
     )
 
 
@@ -803,6 +860,8 @@ def _row(game: GameModel) -> GameRow:
         winner_name=game.winner_name,
         replay_size=len(game.replay) if game.replay is not None else 0,
         owner_id=game.owner_id,
+        failure=game.failure,
+        attempt=game.attempt,
     )
 
 

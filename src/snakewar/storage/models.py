@@ -228,6 +228,9 @@ class GameModel(Base):
     )
     server_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
     lease_until: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
+    failure: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    attempt: Mapped[int] = mapped_column(sa.Integer, default=0, server_default=sa.text("0"))
+    """Times it was played again from turn 0 while running (a worker died)."""
 
 
 class FrameModel(Base):
@@ -542,6 +545,7 @@ class SnakeModel(Base):
     argv: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     language: Mapped[str | None] = mapped_column(sa.String(16), nullable=True)
     archive: Mapped[bytes | None] = mapped_column(sa.LargeBinary, nullable=True)
+    archive_sha256: Mapped[str | None] = mapped_column(sa.String(64), nullable=True, index=True)
     workdir: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     visibility: Mapped[str] = mapped_column(sa.String(8))
     paused: Mapped[bool] = mapped_column(sa.Boolean)

@@ -82,7 +82,8 @@ def live_out(live: LiveGame) -> GameOut:
             EntrantOut(name=e.name, source=e.source, color=colors[i])
             for i, e in enumerate(listing.entrants)
         ]
-        turn = max(len(live.views) - 1, 0)
+        # A game played elsewhere (a cluster's) has no frames here: its stored turns.
+        turn = max(len(live.views) - 1, listing.turns, 0)
     else:
         entrants = [EntrantOut(name=e.name, source=e.source) for e in live.spec.entrants]
         turn = 0
@@ -140,6 +141,7 @@ def row_out(row: GameRow) -> GameOut:
         params=row.params,
         paused=False,
         records_calls=False,
+        error=row.failure or "",
     )
 
 
@@ -271,7 +273,10 @@ async def cancel_game(
     require_owner(principal, await _owner_of(manager, store, game_id), f"game {game_id!r}")
     if not await manager.cancel(game_id):
         raise GameNotRunningError(f"game {game_id!r} is not running")
-    return hide_sources(live_out(manager.games[game_id]), principal)
+    live = manager.games.get(game_id)
+    if live is None:  # played on a cluster: as its actor stored it
+        return hide_sources(row_out(await _stored(store, game_id)), principal)
+    return hide_sources(live_out(live), principal)
 
 
 async def _owned_live(

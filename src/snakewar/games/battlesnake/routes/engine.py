@@ -11,6 +11,8 @@ engine's): the frames from turn ``N`` on, so that a follower that lost its conne
 resumes, on this server or another, where it was.  Without it every frame is sent.
 A follower of a game played elsewhere whose server stops is closed with code 1012
 (:data:`~snakewar.server.fanout.RESTART_CLOSE_CODE`): it reconnects, to another server.
+A game played again from turn 0 (its cluster worker died) first sends its followers
+``{"Type": "restart"}``: the frames they hold are void, and they reconnect from 0.
 
 A live game's frames are encoded once for all its followers (its
 :class:`~snakewar.server.fanout.FrameFeed`); a follower too slow for the game is closed
@@ -27,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, Response
@@ -86,6 +88,11 @@ the reason names the cap; it may try again later."""
 
 BAD_REQUEST_CLOSE_CODE = 4400
 """The websocket close code for a bad query parameter (like HTTP 400): the reason names it."""
+
+RESTART_DATA: Final = {
+    "Reason": "its worker stopped; the game is played again from turn 0",
+}
+"""The ``Data`` of the ``{"Type": "restart"}`` message (Snakewar's own, not the engine's)."""
 
 MAX_START_FRAME = 2**31 - 1
 """The largest ``from`` the events websocket takes."""
@@ -276,7 +283,15 @@ async def engine_events(websocket: WebSocket, game_id: str) -> None:
             except FollowerLagError:
                 await _close_soon(websocket, LAGGING_CLOSE_CODE, "too far behind the game")
                 return
-            except FeedClosedError:  # this server stops following it: try another
+            except FeedClosedError:
+                if live.feed.restarted:
+                    # Its worker died and it is played again from turn 0: the frames
+                    # sent are void.  Snakewar's viewer drops them and reconnects from 0.
+                    with contextlib.suppress(Exception):
+                        await websocket.send_json({"Type": "restart", "Data": RESTART_DATA})
+                    await _close_soon(websocket, RESTART_CLOSE_CODE, "game played again")
+                    return
+                # This server stops following it: try another.
                 await _close_soon(websocket, RESTART_CLOSE_CODE, "server restarting")
                 return
             await websocket.send_json({"Type": "game_end", "Data": _live_info(live)})

@@ -106,7 +106,8 @@ export async function fetchAllFrames(engine, id, onFrames, fetchImpl = fetch) {
 export class EventStream {
   /**
    * @param {string} url the websocket URL (eventsUrl)
-   * @param {object} handlers `onFrame(frame)`, `onEnd(data)`, `onStatus(text)`, `onMissing()`
+   * @param {object} handlers `onFrame(frame)`, `onEnd(data)`, `onStatus(text)`, `onMissing()`,
+ *   `onRestart(data)` (the game is played again from turn 0: drop the frames held)
    * @param {object} [env] `WebSocket`, `schedule`, `cancel` (for tests)
    */
   constructor(url, handlers, env = {}) {
@@ -193,6 +194,12 @@ export class EventStream {
       const ordered = Number.isInteger(turn) && turn >= 0;
       this.next = ordered ? Math.max(this.next, turn + 1) : this.next + 1;
       this.handlers.onFrame?.(frame);
+    } else if (message?.Type === "restart") {
+      // Played again from turn 0 (its worker died): what it holds is void, and the
+      // server closes this connection; the next one asks from turn 0.
+      this.next = 0;
+      this.status("the game restarted from turn 0");
+      this.handlers.onRestart?.(message.Data ?? {});
     } else if (message?.Type === "game_end") {
       this.ended = true;
       this.status("game over");

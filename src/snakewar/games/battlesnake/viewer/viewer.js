@@ -366,6 +366,10 @@ async function startLive(engine, id) {
       elements.connection.textContent = `Connection: ${text}`;
     },
     onMissing: () => showMessage(`Game ${id} is not on ${engine}`, { error: true }),
+    onRestart: () => {
+      player.setFrames([]);
+      scheduleRender();
+    },
   });
   state.stream.start();
 }

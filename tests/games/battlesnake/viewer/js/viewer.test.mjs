@@ -483,6 +483,58 @@ test("the event stream resumes from the next frame it needs, on reconnecting onl
   );
 });
 
+test("a game played again from turn 0 drops the frames held and reconnects from 0", () => {
+  const clock = fakeClock();
+  const sockets = [];
+  class FakeSocket {
+    constructor(url) {
+      this.url = url;
+      this.handlers = {};
+      sockets.push(this);
+    }
+    addEventListener(type, fn) {
+      (this.handlers[type] ??= []).push(fn);
+    }
+    emit(type, event = {}) {
+      for (const fn of this.handlers[type] ?? []) fn(event);
+    }
+    close() {
+      this.emit("close", { code: 1000 });
+    }
+  }
+  const options = { WebSocket: FakeSocket, schedule: clock.schedule, cancel: clock.cancel };
+  let seen = [];
+  const restarts = [];
+  const stream = new L.EventStream(
+    "ws://h/games/g/events",
+    {
+      onFrame: (f) => seen.push(f.Turn),
+      onRestart: (d) => {
+        restarts.push(d);
+        seen = [];
+      },
+    },
+    options,
+  );
+  const send = (s, type, data) =>
+    s.emit("message", { data: JSON.stringify({ Type: type, Data: data }) });
+  stream.start();
+  for (const t of [0, 1, 2, 3]) send(sockets[0], "frame", { Turn: t });
+  send(sockets[0], "restart", { Reason: "its worker stopped" });
+  sockets[0].emit("close", { code: 1012 });
+  clock.fire();
+  for (const t of [0, 1]) send(sockets[1], "frame", { Turn: t });
+  same(
+    { urls: sockets.map((s) => s.url), seen, restarts },
+    {
+      urls: ["ws://h/games/g/events", "ws://h/games/g/events"],
+      seen: [0, 1],
+      restarts: [{ Reason: "its worker stopped" }],
+    },
+  );
+  stream.stop();
+});
+
 test("a replay's 64-bit seed is read exactly", async () => {
   // JSON.parse alone gives 2618439174457646000.
   const { game } = await read(files.bigSeed);
