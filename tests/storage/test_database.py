@@ -38,7 +38,7 @@ def stored_revision(store: Store) -> list[str]:
 
 def test_a_fresh_database_gets_the_head_revision_and_reopens(db_url: str) -> None:
     with Store(db_url) as store:
-        assert stored_revision(store) == [head_revision()] == ["0011"]
+        assert stored_revision(store) == [head_revision()] == ["0012"]
         tables = set(sa.inspect(store.db.engine).get_table_names())
         assert {
             "games",
@@ -60,6 +60,9 @@ def test_a_fresh_database_gets_the_head_revision_and_reopens(db_url: str) -> Non
             "tournament_entrants",
             "tournament_games",
             "arena_runs",
+            "ladder_matches",
+            "ladder_match_seats",
+            "leases",
             "alembic_version",
         } == tables
         indexes = {i["name"] for i in sa.inspect(store.db.engine).get_indexes("games")}

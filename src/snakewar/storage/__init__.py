@@ -9,6 +9,7 @@ repository per aggregate::
     store.accounts      users, sessions, API tokens, invitations (SqlAccountRepository)
     store.snakes        registered snakes and bots, with their owners (SqlSnakeRepository)
     store.runs          ladder and tournament runs: which server plays each (SqlRunRepository)
+    store.leases        named leases electing one server for a job (SqlLeaseRepository)
 
 A :class:`Store` is an :class:`snakewar.arena.ports.ArenaStore`, so ladders and
 tournaments play straight into it.  It is synchronous and thread-safe; asynchronous code
@@ -57,6 +58,7 @@ from snakewar.storage.games import (
     SqlGameRepository,
 )
 from snakewar.storage.ladders import SqlLadderRepository
+from snakewar.storage.leases import Lease, SqlLeaseRepository
 from snakewar.storage.models import GAME_STATUSES, ArenaRunState, GameStatus
 from snakewar.storage.quota import QuotaExceededError
 from snakewar.storage.runs import ArenaRun, SqlRunRepository
@@ -82,6 +84,7 @@ __all__ = [
     "GameStatus",
     "Invite",
     "InviteNotUsableError",
+    "Lease",
     "QuotaExceededError",
     "ReservedUserNameError",
     "SnakeExistsError",
@@ -89,6 +92,7 @@ __all__ = [
     "SqlAccountRepository",
     "SqlGameRepository",
     "SqlLadderRepository",
+    "SqlLeaseRepository",
     "SqlRunRepository",
     "SqlSnakeRepository",
     "SqlTournamentRepository",
@@ -126,6 +130,7 @@ class Store:
         self._accounts = SqlAccountRepository(self.db)
         self._snakes = SqlSnakeRepository(self.db)
         self._runs = SqlRunRepository(self.db)
+        self._leases = SqlLeaseRepository(self.db)
 
     @property
     def games(self) -> SqlGameRepository:
@@ -156,6 +161,11 @@ class Store:
     def runs(self) -> SqlRunRepository:
         """Ladder and tournament runs, and the servers that play them."""
         return self._runs
+
+    @property
+    def leases(self) -> SqlLeaseRepository:
+        """Named leases: which server holds a job that one server does at a time."""
+        return self._leases
 
     @property
     def url(self) -> str:
