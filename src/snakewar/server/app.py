@@ -77,6 +77,7 @@ from snakewar.server.safety import (
     HostCheckMiddleware,
     RateLimiter,
 )
+from snakewar.server.scheduler import LadderScheduler
 from snakewar.storage import AsyncStore, Store
 from snakewar.viewer import static_dir
 
@@ -188,11 +189,24 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         # Runs a crash or a restart interrupted go on (exactly one server plays each);
         # one that cannot is marked failed and reported: the server starts anyway.
         await runs.start(legacy=lambda: tournaments.record_unrecorded(astore))
+        # Continuous ladders: one server of those sharing the database schedules.
+        scheduler = LadderScheduler(
+            astore,
+            manager,
+            config,
+            uploads,
+            lease_s=config.scheduler_lease_s or config.game_lease_s,
+        )
+        app.state.scheduler = scheduler
+        if config.ladder_scheduler:
+            await scheduler.start()
         app.state.decoders = decoders = DecoderPool(config.decode_workers)
         try:
             yield
         finally:
-            # The runs first: their games are cancelled and they are let go (still
+            # The scheduler first: it starts no more games and lets its lease go.
+            await scheduler.close()
+            # The runs next: their games are cancelled and they are let go (still
             # running in the database) for the next server, before the games close.
             await runs.close()
             passwords.close()

@@ -84,6 +84,10 @@ class ServerConfig:
             time per user.
         login_backoff: how failed log-ins in a row slow an account's next ones down
             (counted in the database, whatever address they come from).
+        ladder_scheduler: take part in scheduling the continuous ladders (one server of
+            those sharing the database schedules at a time: :mod:`snakewar.server.scheduler`).
+        scheduler_lease_s: how long the scheduling server's lease lasts (``None``:
+            ``game_lease_s``); another server takes over within that once it dies.
     """
 
     database_url: str | None = None
@@ -124,6 +128,8 @@ class ServerConfig:
     builtin_workers_per_user: int = 8
     tester_runs_per_hour: int = 10
     login_backoff: Backoff = field(default_factory=Backoff)
+    ladder_scheduler: bool = True
+    scheduler_lease_s: float | None = None
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

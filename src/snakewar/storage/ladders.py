@@ -91,8 +91,10 @@ class ScheduleCounts:
         today: each entrant's games started in the last 24 hours (void ones left out).
         playing: each entrant's games in flight.
         now: the database's time when counted.
+        settings: the ladder's settings.
     """
 
+    settings: LadderSettings
     in_flight: int
     last_hour: int
     last_start: dt.datetime | None
@@ -337,7 +339,13 @@ class SqlLadderRepository:
         """
         with self._db.session() as session:
             row = _require(session, name)
-            for model in (LadderRatingModel, LadderGameModel, LadderEntryModel):
+            for model in (
+                LadderRatingModel,
+                LadderGameModel,
+                LadderEntryModel,
+                LadderMatchSeatModel,
+                LadderMatchModel,
+            ):
                 session.execute(sa.delete(model).where(model.ladder_id == row.id))
             session.execute(sa.delete(ArenaRunModel).where(ArenaRunModel.key == f"ladder:{name}"))
             session.delete(row)
@@ -462,6 +470,7 @@ class SqlLadderRepository:
                 if state == "playing":
                     playing[entrant] += int(count)
             return ScheduleCounts(
+                settings=_settings(row),
                 in_flight=int(in_flight or 0),
                 last_hour=int(last_hour or 0),
                 last_start=None if last_start is None else utc(last_start),
