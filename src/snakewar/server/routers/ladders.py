@@ -336,13 +336,25 @@ async def update_ladder(
     for key in ("continuous", "paused", "games_in_flight", "games_per_hour"):
         if key in schedule and schedule[key] is None:
             raise ParamsError(key, f"{key}: expected a value, not null")
+    # Checked before anything is stored (out of bounds: a 422 naming the field).  A
+    # ladder with too few entrants may be continuous: it waits for them to join.
+    settings = dataclasses.replace(ladder.settings, **schedule)
+    match = _new_config(ladder, body, config) if given - set(schedule) or body.params else None
+    # Everything checked: now stored, the game settings first.
+    if match is not None:
+        ladder.config = match
+        await store.run(store.store.ladders.save_config, ladder)
     if schedule:
-        ladder.settings = dataclasses.replace(ladder.settings, **schedule)
-        await store.run(store.store.ladders.save_settings, name, ladder.settings)
+        ladder.settings = settings
+        await store.run(store.store.ladders.save_settings, name, settings)
         scheduler.wake()
-    if not given - set(schedule) and not body.params:
-        return await _ladder_out(ladder, runs, scheduler, True)
+    return await _ladder_out(ladder, runs, scheduler, True)
+
+
+def _new_config(ladder: Ladder, body: UpdateLadder, config: ServerConfig) -> MatchConfig:
+    """The ladder's game settings as ``body`` changes them (checked against the caps)."""
     old = ladder.config
+    given = body.model_fields_set
     timeout = body.timeout if "timeout" in given else old.timeout_ms
     adapter = old.adapter
     params = adapter.parse_params({**old.params, **body.params})
@@ -357,9 +369,7 @@ async def update_ladder(
         max_turns=max_turns,
     )
     check_caps(config, adapter, old.game_size, match.params, timeout)
-    ladder.config = match
-    await store.run(store.store.ladders.save_config, ladder)
-    return await _ladder_out(ladder, runs, scheduler, True)
+    return match
 
 
 def entry_owner(entrant: str) -> str | None:
