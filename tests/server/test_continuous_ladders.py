@@ -18,6 +18,7 @@ Every wait polls with a generous deadline: nothing depends on the machine's spee
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import functools
 from collections.abc import Iterator
 from pathlib import Path
@@ -213,6 +214,44 @@ def test_a_server_stopping_hands_the_scheduling_over_at_once(tmp_path: Path) -> 
             wait_until("the second to take over", lambda: scheduler(second).holds())
             now = started(url)
             wait_until("the ladder to go on", lambda: started(url) >= now + 2)
+    check_rated_once(url)
+
+
+def test_a_holder_whose_lease_another_took_stops_scheduling(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    with app_client(url) as http:
+        mine = scheduler(http)
+        wait_until("the lease", mine.holds)
+        make_ladder(http)
+        http.patch("/api/ladders/lad", json={"continuous": True, "gamesPerHour": 3600})
+        wait_until("a game", lambda: started(url) >= 1)
+        # Say the database was out of reach long enough for another server to take over.
+        with Store(url) as store, store.db.session() as session:
+            session.execute(
+                sa.text(
+                    "UPDATE leases SET holder = 'another', until = :until, term = term + 1 "
+                    "WHERE name = :name"
+                ),
+                {"until": dt.datetime.now(dt.UTC) + dt.timedelta(seconds=600), "name": LEASE_NAME},
+            )
+        wait_until("this server to stop scheduling", lambda: not mine.holds())
+        shown = ladder(http)["schedule"]
+        assert shown["scheduler"] == "another" and shown["status"] == "scheduled by another server"
+        before = started(url)
+        rounds = 0
+
+        def some_rounds() -> bool:
+            nonlocal rounds
+            rounds += 1
+            return rounds > 60
+
+        wait_until("time to pass", some_rounds)
+        assert started(url) == before  # not one more game from the server that lost it
+        # The other lets go: this one schedules again.
+        with Store(url) as store:
+            assert store.leases.release(LEASE_NAME, "another")
+        wait_until("this server to take over again", mine.holds)
+        wait_until("games again", lambda: started(url) > before)
     check_rated_once(url)
 
 

@@ -315,6 +315,8 @@ class LadderScheduler:
             Entrant(e.source, e.name, programs.get(e.source), workdir=e.workdir) for e in entries
         ]
         spec = ladder.config.match_spec(entrants, ladder.source)
+        if not self.holds() or self._closing:
+            return  # the lease ran out while the game was prepared: no game
         seed = secrets.randbits(62) + 1
         game_id = str(uuid.uuid4())
         self._last_start[name] = time.monotonic()
