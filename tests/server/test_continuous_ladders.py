@@ -255,6 +255,33 @@ def test_a_holder_whose_lease_another_took_stops_scheduling(tmp_path: Path) -> N
     check_rated_once(url)
 
 
+def test_games_per_hour_spaces_the_games_out(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    with app_client(url) as http:
+        make_ladder(http)
+        # Four may play at once, but one starts every 30 s at most.
+        turned = http.patch(
+            "/api/ladders/lad",
+            json={"continuous": True, "gamesInFlight": 4, "gamesPerHour": 120},
+        )
+        assert turned.status_code == 200, turned.text
+        wait_until("the first game", lambda: started(url) >= 1)
+        rounds = 0
+
+        def some_rounds() -> bool:
+            nonlocal rounds
+            rounds += 1
+            return rounds > 60
+
+        # Well under 30 s on any machine (a slow one only starts fewer games).
+        wait_until("time to pass", some_rounds)
+        assert started(url) == 1
+        # A faster rate takes effect at once: the next game starts.
+        http.patch("/api/ladders/lad", json={"gamesPerHour": 3600})
+        wait_until("the next games", lambda: started(url) >= 3)
+    check_rated_once(url)
+
+
 def test_continuous_settings_are_checked_and_only_admins_change_them() -> None:
     with public_client() as admin:
         ann = make_user(admin.store, "ann")
