@@ -116,6 +116,7 @@ def check_rated_once(url: str) -> int:
     return len(rated)
 
 
+@pytest.mark.slow
 def test_two_servers_elect_one_scheduler_that_plays_a_continuous_ladder_on(
     db_url: str,
 ) -> None:
