@@ -263,7 +263,7 @@ class LadderScheduler:
         if run is not None and run.state is ArenaRunState.RUNNING:
             self.status[name] = "a run of a set number of games plays it: waiting for its end"
             return
-        ladder = await store.run(store.store.ladders.get, name, recent=0)
+        ladder = await store.run(store.store.ladders.for_matchmaking, name)
         if ladder is None:
             raise LadderNotFoundError(f"no ladder named {name!r}")
         await self._check_health(ladder)

@@ -381,6 +381,22 @@ class SqlLadderRepository:
             row.max_turns = config.max_turns
             row.updated_at = now()
 
+    def for_matchmaking(self, name: str) -> Ladder | None:
+        """The ladder ``name`` as matchmaking needs it: settings, entries, ratings.
+
+        Lighter than :meth:`get` (no rating history, no recent games): what a
+        continuous ladder's scheduler loads before each game.
+        """
+        if not 0 < len(name) <= MAX_ID_LENGTH:
+            return None
+        with self._db.session() as session:
+            row = _find(session, name)
+            if row is None:
+                return None
+            ladder = _rating_state(session, row)
+            ladder.settings = _settings(row)
+            return ladder
+
     def playing_ladders(self) -> list[str]:
         """The ladders the scheduler plays on now: continuous and not paused, by name."""
         query = (

@@ -199,8 +199,10 @@ test("ladder rows and standings", () => {
     [
       L.summaryText({ games_played: 4, running: true }),
       L.summaryText({ games_played: 0, running: false }),
+      L.summaryText({ games_played: 9, running: false, schedule: { continuous: true, paused: false } }),
+      L.summaryText({ games_played: 9, running: false, schedule: { continuous: true, paused: true } }),
     ],
-    ["4 games - playing now", "0 games"],
+    ["4 games - playing now", "0 games", "9 games - playing now", "9 games"],
   );
   const schedule = {
     continuous: true,

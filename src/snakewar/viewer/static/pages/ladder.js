@@ -90,7 +90,8 @@ export function recentGameRow(game) {
 
 /** The line above the standings. */
 export function summaryText(data) {
-  return `${data.games_played} games` + (data.running ? " - playing now" : "");
+  const onward = data.schedule?.continuous && !data.schedule.paused;
+  return `${data.games_played} games` + (data.running || onward ? " - playing now" : "");
 }
 
 /** The latest run's line: games played of asked, as the CLI's bar, and why it stopped. */
