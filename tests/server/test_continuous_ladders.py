@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
@@ -31,6 +32,7 @@ from fastapi.testclient import TestClient
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.scheduler import LEASE_NAME, LadderScheduler
 from snakewar.storage import Store
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
 from tests.server.accounts import BASE_URL, make_user, public_client
 from tests.server.multi_server import servers, wait_until
 
@@ -322,65 +324,61 @@ def test_continuous_settings_are_checked_and_only_admins_change_them() -> None:
 def test_a_killed_scheduler_is_replaced_and_its_games_are_not_rated(
     db_url: str, tmp_path: Path
 ) -> None:
-    with servers(db_url, tmp_path, lease_s=3.0) as make:
+    with SnakeServers() as snakes, servers(db_url, tmp_path, lease_s=3.0) as make:
         # One after the other: two servers migrating one fresh database at once collide.
         pair = [make("a").start().wait_ready(), make("b").start().wait_ready()]
         first = pair[0]
-        assert (
-            first.post("/api/ladders", {"name": "lad", "timeout": 2000, **BOARD}).status_code == 201
+        made = first.post("/api/ladders", {"name": "lad", "timeout": 2000, **BOARD})
+        assert made.status_code == 201
+        # Two quick built-ins (their games end in moments, and are rated) and a snake
+        # that takes 0.4 s a move (its games last long enough to be cut off).
+        entrants = [
+            {"snake": "builtin:random"},
+            {"snake": "builtin:greedy"},
+            {"snake": snakes.url("slow"), "name": "slow"},
+        ]
+        for entrant in entrants:
+            assert first.post("/api/ladders/lad/snakes", entrant).status_code == 201
+        turned = httpx.patch(
+            f"{first.url}/api/ladders/lad",
+            json={"continuous": True, "gamesInFlight": 2, "gamesPerHour": 3600},
+            timeout=60,
         )
-        for bot in BOTS:
-            assert first.post("/api/ladders/lad/snakes", {"snake": bot}).status_code == 201
-        turned = httpx_patch(
-            first.url, {"continuous": True, "gamesInFlight": 2, "gamesPerHour": 3600}
-        )
-        assert turned == 200
-
-        def holder() -> str | None:
-            found: str | None = first.get("/api/ladders/lad").json()["schedule"]["scheduler"]
-            return found
-
-        wait_until("a scheduler", lambda: holder() is not None)
-        wait_until(
-            "games in flight",
-            lambda: first.get("/api/ladders/lad").json()["schedule"]["in_flight"] >= 1,
-        )
-        dead = holder()
+        assert turned.status_code == 200, turned.text
+        wait_until("a scheduler", lambda: holder_of(first) is not None)
+        dead = holder_of(first)
         assert dead is not None
+        # A game of the slow snake in flight, started by the holder: then the holder dies.
+        slow_games = (
+            "SELECT m.game_id FROM ladder_matches m JOIN ladder_match_seats s "
+            "ON s.game_id = m.game_id WHERE m.state = 'playing' AND s.entrant = 'slow' "
+            f"AND m.holder = '{dead}'"
+        )
+        wait_until("a slow game in flight", lambda: bool(rows(db_url, slow_games)))
+        cut = [game_id for (game_id,) in rows(db_url, slow_games)]
         victim = next(s for s in pair if f":{s.process.pid}:" in dead)  # type: ignore[union-attr]
         survivor = pair[1] if victim is pair[0] else pair[0]
         victim.kill()
-        wait_until(
-            "the survivor to take over",
-            lambda: holder_of(survivor) not in (None, dead),
-        )
+        wait_until("the survivor to take over", lambda: holder_of(survivor) not in (None, dead))
         now = started(db_url)
         wait_until("the ladder to go on", lambda: started(db_url) >= now + 2)
-        survivor.post("/api/ladders/lad/pause")
+        # The dead server's games in flight: aborted by their game leases, void, not rated.
         wait_until(
-            "the dead server's games to be settled",
-            lambda: (
-                not rows(
-                    db_url,
-                    "SELECT game_id FROM ladder_matches WHERE state = 'playing' "
-                    f"AND holder = '{dead}'",
-                )
-            ),
+            "the cut-off games to be settled",
+            lambda: {state for (state,) in rows(db_url, _states(cut))} == {"void"},
         )
-        void = rows(
-            db_url, f"SELECT game_id FROM ladder_matches WHERE holder = '{dead}' AND state = 'void'"
-        )
-        assert void, "the killed server had games in flight: they are void"
+        for game_id in cut:
+            assert survivor.get(f"/api/games/{game_id}").json()["status"] == "aborted"
+        assert survivor.post("/api/ladders/lad/pause").status_code == 200
         assert survivor.stop() in (0, 130)
-    assert check_rated_once(db_url) >= 1
+    check_rated_once(db_url)
+
+
+def _states(game_ids: list[str]) -> str:
+    listed = ", ".join(f"'{g}'" for g in game_ids)
+    return f"SELECT state FROM ladder_matches WHERE game_id IN ({listed})"
 
 
 def holder_of(server: Any) -> str | None:
     found: str | None = server.get("/api/ladders/lad").json()["schedule"]["scheduler"]
     return found
-
-
-def httpx_patch(url: str, body: dict[str, Any]) -> int:
-    import httpx
-
-    return httpx.patch(f"{url}/api/ladders/lad", json=body, timeout=60).status_code
