@@ -38,8 +38,9 @@ from tests.server.multi_server import servers, wait_until
 
 BOARD = {"width": 7, "height": 7}
 BOTS = ("builtin:random", "builtin:greedy", "builtin:hunter?depth=1")
-LEASE_S = 2.0
-"""The scheduler's lease in these tests: short, so that a takeover comes soon."""
+LEASE_S = 5.0
+"""The scheduler's lease in these tests: short, so that a takeover comes soon (and long
+enough that a loaded machine's late renewal does not hand it over on its own)."""
 
 
 @contextlib.contextmanager
@@ -147,18 +148,44 @@ def test_two_servers_elect_one_scheduler_that_plays_a_continuous_ladder_on(
         # Never more than two in flight; the cap stops it: 3 entrants x 4 / 2 a game.
         most = 0
 
+        def today() -> dict[str, int]:
+            """Each entrant's games that count against the cap (void ones do not)."""
+            counted = rows(
+                db_url,
+                "SELECT s.entrant, count(*) FROM ladder_match_seats s JOIN ladder_matches m "
+                "ON m.game_id = s.game_id WHERE m.state <> 'void' GROUP BY s.entrant",
+            )
+            return {str(entrant): int(count) for entrant, count in counted}
+
         def capped() -> bool:
             nonlocal most
-            data = ladder(holder)["schedule"]
-            mine = len(scheduler(holder).games())
-            most = max(most, data["in_flight"], mine)
+            # Nothing starting or playing on either server (whichever holds the lease)...
+            idle = not any(scheduler(c).games() for c in (first, second))
+            counts = today()
+            data = ladder(first)["schedule"]
+            most = max(
+                most, data["in_flight"], *(len(scheduler(c).games()) for c in (first, second))
+            )
             assert most <= 2, most
-            return bool(data["in_flight"] == 0 and data["status"].startswith("waiting"))
+            assert all(count <= 4 for count in counts.values()), counts
+            # Done once no two entrants are under the cap (no game can start any more)
+            # and nothing is in flight: ...before the counts and after them.
+            under = [n for n in ("random", "greedy", "hunter") if counts.get(n, 0) < 4]
+            busy = any(scheduler(c).games() for c in (first, second))
+            return len(under) < 2 and data["in_flight"] == 0 and idle and not busy
 
         wait_until("the daily cap to stop the ladder", capped, 300)
         data = ladder(first)
         games = {s["snake"]: s["games"] for s in data["standings"]}
-        assert all(g <= 4 for g in games.values()) and data["games_played"] >= 5, games
+        assert games == today() and sum(games.values()) == 2 * data["games_played"], games
+        assert data["games_played"] >= 4
+        wait_until(
+            "the holder to say why it waits",
+            lambda: any(
+                "daily cap" in ladder(c)["schedule"]["status"] for c in holders(first, second)
+            ),
+        )
+        assert started(db_url) == data["games_played"]  # and it started no more
         assert data["schedule"]["games_last_hour"] == data["games_played"]
         assert most >= 1
 
@@ -169,7 +196,11 @@ def test_two_servers_elect_one_scheduler_that_plays_a_continuous_ladder_on(
         assert paused.json()["schedule"]["paused"] is True
         assert paused.json()["schedule"]["status"] == "paused by an admin"
         wait_until(
-            "its games in flight to end", lambda: ladder(first)["schedule"]["in_flight"] == 0
+            "its games in flight to end",
+            lambda: (
+                ladder(first)["schedule"]["in_flight"] == 0
+                and not any(scheduler(c).games() for c in (first, second))
+            ),
         )
         before = started(db_url)
         # A few rounds of the holder (a round a second at most) start nothing.
@@ -238,6 +269,8 @@ def test_a_holder_whose_lease_another_took_stops_scheduling(tmp_path: Path) -> N
                 {"until": dt.datetime.now(dt.UTC) + dt.timedelta(seconds=600), "name": LEASE_NAME},
             )
         wait_until("this server to stop scheduling", lambda: not mine.holds())
+        # Its games in flight play on (and are rated): none starts after them.
+        wait_until("its games to end", lambda: not mine.games())
         shown = ladder(http)["schedule"]
         assert shown["scheduler"] == "another" and shown["status"] == "scheduled by another server"
         before = started(url)
