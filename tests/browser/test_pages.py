@@ -170,6 +170,52 @@ def test_ladder_page_shows_standings_and_rating_chart(base_url: str, page: Page)
     expect(page).to_have_url(re.compile(r"/ladders/web$"))
 
 
+def test_an_admin_makes_a_ladder_play_on_by_itself_then_pauses_and_resumes_it(
+    base_url: str, page: Page
+) -> None:
+    import httpx
+
+    created = httpx.post(
+        f"{base_url}/api/ladders", json={"name": "onward", "width": 7, "height": 7}, timeout=60
+    )
+    assert created.status_code == 201, created.text
+    for snake in ("random", "greedy"):
+        httpx.post(f"{base_url}/api/ladders/onward/snakes", json={"snake": snake}, timeout=60)
+    page.goto(f"{base_url}/ladders/onward")
+    expect(page.get_by_test_id("ladder-schedule")).to_have_text("")
+    expect(page.get_by_test_id("ladder-pause")).to_be_hidden()
+    edit = page.get_by_test_id("ladder-edit-form")
+    expect(edit.get_by_test_id("edit-in-flight")).to_have_value("1")
+    edit.get_by_test_id("edit-continuous").check()
+    edit.get_by_test_id("edit-per-hour").fill("3600")
+    edit.get_by_test_id("edit-daily-cap").fill("")
+    edit.get_by_test_id("save-ladder").click()
+    expect(edit.get_by_test_id("edit-done")).to_contain_text("Saved")
+    schedule = httpx.get(f"{base_url}/api/ladders/onward", timeout=60).json()["schedule"]
+    assert schedule["continuous"] is True and schedule["games_per_hour"] == 3600
+    assert schedule["daily_cap"] is None and schedule["games_in_flight"] == 1
+    # It plays on by itself: games come without anyone asking.
+    expect(page.get_by_test_id("ladder-schedule")).to_contain_text("Plays on by itself")
+    expect(page.get_by_test_id("ladder-run")).to_be_disabled()
+    expect(page.get_by_test_id("ladder-games").locator("tr")).not_to_have_count(0)
+    page.get_by_test_id("ladder-pause").click()
+    expect(page.get_by_test_id("ladder-schedule")).to_contain_text("Paused by an admin")
+    expect(page.get_by_test_id("ladder-schedule-status")).to_have_text("paused by an admin")
+    expect(page.get_by_test_id("ladder-pause")).to_be_hidden()
+    shot(page, "ladder-paused")
+    page.get_by_test_id("ladder-resume").click()
+    expect(page.get_by_test_id("ladder-schedule")).to_contain_text("Plays on by itself")
+    expect(page.get_by_test_id("ladder-pause")).to_be_visible()
+    played = httpx.get(f"{base_url}/api/ladders/onward", timeout=60).json()["games_played"]
+    # Games go on: the page's count moves past what was played at the resume.
+    expect(page.get_by_test_id("ladder-summary")).to_contain_text("games - playing now")
+    expect(page.get_by_test_id("ladder-summary")).not_to_have_text(
+        re.compile(rf"^{played} games\b"), timeout=120_000
+    )
+    page.get_by_test_id("ladder-pause").click()  # the module's other tests run on this server
+    expect(page.get_by_test_id("ladder-resume")).to_be_visible()
+
+
 def test_bracket_page_updates_to_the_champion(base_url: str, page: Page) -> None:
     import httpx
 

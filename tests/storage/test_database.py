@@ -62,6 +62,9 @@ def test_a_fresh_database_gets_the_head_revision_and_reopens(db_url: str) -> Non
             "tournament_entrants",
             "tournament_games",
             "arena_runs",
+            "ladder_matches",
+            "ladder_match_seats",
+            "leases",
             "alembic_version",
         } == tables
         indexes = {i["name"] for i in sa.inspect(store.db.engine).get_indexes("games")}

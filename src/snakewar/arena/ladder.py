@@ -13,6 +13,12 @@ bots on the network) are checked before every round: one that fails is paused, a
 resumes once it answers.  An entrant that fails in games (:attr:`EntrantResult.failure`:
 most of its moves timed out, it crashed) is paused after the game's
 ``failures_before_pause`` failing games in a row.
+
+A ladder may also play on by itself (:class:`LadderSettings`: ``continuous``): a
+server's scheduler (:mod:`snakewar.server.scheduler`) keeps up to ``games_in_flight``
+of its games going, started no closer than ``games_per_hour`` allows, skipping entrants
+that played ``daily_cap`` games in the last 24 hours; its admin pauses and resumes it.
+Such a game is rated when it ends, from its stored result (:meth:`Ladder.rate`), once.
 """
 
 from __future__ import annotations
@@ -23,13 +29,19 @@ import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from snakewar.arena.config import MatchConfig, arena_game_id
 from snakewar.arena.executors import Executor, GameJob, InProcessExecutor
-from snakewar.arena.ratings import Leaderboard, LeaderboardRow, Placement, placement_from_game
+from snakewar.arena.ratings import (
+    Leaderboard,
+    LeaderboardRow,
+    Placement,
+    Rating,
+    placement_from_game,
+)
 from snakewar.engine.protocol import Entrant, OutboundPolicy, PlayedGame, PlaySession
-from snakewar.errors import ConflictError, NotFoundError, SnakewarError
+from snakewar.errors import ConflictError, NotFoundError, ParamsError, SnakewarError
 
 if TYPE_CHECKING:
     from snakewar.arena.ports import ArenaStore
@@ -42,6 +54,8 @@ __all__ = [
     "LadderGame",
     "LadderGameRecordedError",
     "LadderNotFoundError",
+    "LadderSettings",
+    "LadderSettingsError",
     "load_ladder",
 ]
 
@@ -60,6 +74,79 @@ class LadderExistsError(LadderError, ConflictError):
 
 class LadderGameRecordedError(LadderError, ConflictError):
     """Raised when a ladder's game number is recorded already (another run played it)."""
+
+
+class LadderSettingsError(ParamsError):
+    """Raised for a continuous ladder's setting out of its bounds (``field`` names it)."""
+
+
+MAX_GAMES_IN_FLIGHT: Final = 64
+"""The most games one continuous ladder keeps going at once."""
+
+MAX_GAMES_PER_HOUR: Final = 3600
+"""The most games one continuous ladder starts an hour (one a second)."""
+
+MAX_DAILY_CAP: Final = 10_000
+"""The highest daily cap of games per entrant."""
+
+
+@dataclass(frozen=True, slots=True)
+class LadderSettings:
+    """How a ladder plays on by itself.
+
+    Attributes:
+        continuous: whether the scheduler plays it on by itself.
+        paused: its admin paused it (no new games start; those in flight finish).
+        games_in_flight: the most of its games playing at once (1 to 64).
+        games_per_hour: the most games it starts an hour (1 to 3600): a game starts
+            no sooner than ``3600 / games_per_hour`` seconds after the one before.
+        daily_cap: the most games an entrant starts in 24 hours (``None``: no cap).
+
+    Raises:
+        LadderSettingsError: for a value out of its bounds, naming the field.
+    """
+
+    continuous: bool = False
+    paused: bool = False
+    games_in_flight: int = 1
+    games_per_hour: int = 60
+    daily_cap: int | None = None
+
+    def __post_init__(self) -> None:
+        for name, value, top in (
+            ("games_in_flight", self.games_in_flight, MAX_GAMES_IN_FLIGHT),
+            ("games_per_hour", self.games_per_hour, MAX_GAMES_PER_HOUR),
+            ("daily_cap", self.daily_cap, MAX_DAILY_CAP),
+        ):
+            if value is None and name == "daily_cap":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top:
+                raise LadderSettingsError(
+                    name, f"{name} {value!r}: expected a whole number from 1 to {top}"
+                )
+        for name, flag in (("continuous", self.continuous), ("paused", self.paused)):
+            if not isinstance(flag, bool):
+                raise LadderSettingsError(name, f"{name} {flag!r}: expected true or false")
+
+    @property
+    def spacing_s(self) -> float:
+        """The least time between two of its games' starts, in seconds."""
+        return 3600.0 / self.games_per_hour
+
+    @property
+    def playing(self) -> bool:
+        """Whether the scheduler starts its games now (continuous and not paused)."""
+        return self.continuous and not self.paused
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "continuous": self.continuous,
+            "paused": self.paused,
+            "games_in_flight": self.games_in_flight,
+            "games_per_hour": self.games_per_hour,
+            "daily_cap": self.daily_cap,
+        }
 
 
 @dataclass(slots=True)
@@ -136,6 +223,7 @@ class Ladder:
         board: ratings, games played and rating history.
         games_played: rated games so far.
         recent: the last games (as many as were loaded), oldest first.
+        settings: how it plays on by itself (:class:`LadderSettings`).
     """
 
     name: str
@@ -145,6 +233,7 @@ class Ladder:
     board: Leaderboard = field(default_factory=Leaderboard)
     games_played: int = 0
     recent: list[LadderGame] = field(default_factory=list)
+    settings: LadderSettings = field(default_factory=LadderSettings)
 
     @property
     def source(self) -> str:
@@ -203,17 +292,34 @@ class Ladder:
                 f"ladder {self.name!r} has {active} active entrants; a game needs {size}"
             )
 
-    def matchmake(self, rng: random.Random, pending: Counter[str] | None = None) -> list[str]:
+    def matchmake(
+        self,
+        rng: random.Random,
+        pending: Counter[str] | None = None,
+        among: Sequence[str] | None = None,
+    ) -> list[str]:
         """Pick the next game's entrants: the least-played one and its closest rivals.
 
         ``pending`` counts games already matched but not yet played (the rest of
-        the round), so a round spreads its games over the entrants.
+        the round, or a continuous ladder's games in flight), so games spread over
+        the entrants.  ``among`` limits the choice to those entrants (a continuous
+        ladder's: not paused, not failing, under the daily cap); every active one
+        when not given.
 
         Raises:
-            LadderError: if fewer active entrants than a game needs.
+            LadderError: if fewer entrants to choose from than a game needs.
         """
-        self.check_playable()
-        active, size = self.active(), self.config.game_size
+        size = self.config.game_size
+        if among is None:
+            self.check_playable()
+            active = self.active()
+        else:
+            active = [n for n in among if n in self.entries]
+            if len(active) < size:
+                raise LadderError(
+                    f"ladder {self.name!r} has {len(active)} entrants free to play; a game "
+                    f"needs {size}"
+                )
         rows = {row.snake: row for row in self.board.rows()}
         fresh = self.board.model.new_rating()
 
@@ -355,24 +461,58 @@ class Ladder:
     ) -> LadderGame:
         store.games.save_played(played)
         placement = placement_from_game(played, keys=names)
-        self.board.play(played.id, placement)
-        changed = self._judge(played, names)
-        game = LadderGame(self.games_played, played.id, seed, tuple(names), placement, played.turns)
+        failures = [""] * len(names)
+        for result in played.results:
+            failures[result.seat] = result.failure
+        game, ratings, changed = self.rate(
+            played.id, seed, names, placement, played.turns, failures
+        )
+        store.ladders.record_game(self.name, game, ratings, changed)
+        return game
+
+    def rate(
+        self,
+        game_id: str,
+        seed: int,
+        names: Sequence[str],
+        placement: Placement,
+        turns: int,
+        failures: Sequence[str] = (),
+    ) -> tuple[LadderGame, dict[str, Rating], list[LadderEntry]]:
+        """Rate one finished game as the ladder's next (number :attr:`games_played`).
+
+        Args:
+            game_id: the stored game.
+            seed: its seed.
+            names: its entrants' names, by seat.
+            placement: the names grouped by rank, best first.
+            turns: turns played.
+            failures: why each seat failed (``""``: it did not), by seat.
+
+        Returns:
+            The game as recorded, its players' new ratings, and the entries that
+            changed (failing games counted, an entrant paused).
+        """
+        self.board.play(game_id, placement)
+        changed = self._judge(names, failures)
+        game = LadderGame(self.games_played, game_id, seed, tuple(names), placement, turns)
         self.games_played += 1
         self.recent.append(game)
         del self.recent[:-20]
         ratings = {name: self.board.ratings[name] for name in names}
-        store.ladders.record_game(self.name, game, ratings, changed)
-        return game
+        return game, ratings, changed
 
-    def _judge(self, played: PlayedGame, names: list[str]) -> list[LadderEntry]:
+    def _judge(self, names: Sequence[str], failures: Sequence[str]) -> list[LadderEntry]:
         """Count failing games; pause an entrant after the game's number in a row."""
         limit = self.config.adapter.catalogue().failures_before_pause
         changed = []
-        for result in played.results:
-            entry = self.entries[names[result.seat]]
+        for seat, name in enumerate(names):
+            entry = self.entries.get(name)
+            if entry is None:  # taken off the ladder while it played
+                continue
+            failure = failures[seat] if seat < len(failures) else ""
             before = entry.to_dict()
-            if not result.failure:
+            if not failure:
                 entry.failures = 0
             else:
                 entry.failures += 1
@@ -380,11 +520,11 @@ class Ladder:
                 if entry.failures >= limit:
                     entry.paused = True
                     streak = f"{entry.failures} games in a row" if entry.failures > 1 else "a game"
-                    entry.note = f"paused: failed {streak}: {result.failure}"[:300]
+                    entry.note = f"paused: failed {streak}: {failure}"[:300]
                 else:
                     # Failing, not paused yet: the note is the reason alone (shown as
                     # "failing: REASON").
-                    entry.note = result.failure[:300]
+                    entry.note = failure[:300]
             if entry.to_dict() != before:
                 changed.append(entry)
         return changed

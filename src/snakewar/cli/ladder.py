@@ -196,6 +196,12 @@ def run(
         started = time.monotonic()
         with _store(database) as store:
             ladder = load_ladder(store, name)
+            if ladder.settings.continuous:
+                # A server's scheduler plays it: two players of one ladder would collide.
+                raise LadderError(
+                    f"ladder {name!r} plays on by itself on a server (continuous); turn "
+                    "that off first: snakewar ladder schedule NAME --no-continuous"
+                )
             with Progress(transient=True) as progress:
                 task = progress.add_task("games", total=games)
 
@@ -208,6 +214,94 @@ def run(
             return
         # On a schedule: the next batch starts `every` seconds after this one started.
         time.sleep(max(0.0, every - (time.monotonic() - started)))
+
+
+@ladder_app.command("schedule")
+def schedule(
+    name: str = typer.Argument(..., help="The ladder."),
+    continuous: bool | None = typer.Option(
+        None,
+        "--continuous/--no-continuous",
+        help="Whether a server ('snakewar serve' on this database) plays it on by itself.",
+    ),
+    games_in_flight: int | None = typer.Option(
+        None, "--games-in-flight", help="The most of its games playing at once (1 to 64)."
+    ),
+    games_per_hour: int | None = typer.Option(
+        None, "--games-per-hour", help="The most games it starts an hour (1 to 3600)."
+    ),
+    daily_cap: int | None = typer.Option(
+        None, "--daily-cap", help="The most games a snake starts in 24 hours (1 to 10000)."
+    ),
+    no_daily_cap: bool = typer.Option(False, "--no-daily-cap", help="No daily cap."),
+    database: str | None = _DB,
+) -> None:
+    """Show or change how a ladder plays on by itself (a server's scheduler plays it)."""
+    import dataclasses
+
+    from snakewar.arena.ladder import LadderError, LadderSettings, load_ladder
+
+    if no_daily_cap and daily_cap is not None:
+        raise LadderError("--daily-cap and --no-daily-cap: give one, not both")
+    with _store(database) as store:
+        ladder = load_ladder(store, name)
+        changes: dict[str, Any] = {
+            key: value
+            for key, value in (
+                ("continuous", continuous),
+                ("games_in_flight", games_in_flight),
+                ("games_per_hour", games_per_hour),
+                ("daily_cap", daily_cap),
+            )
+            if value is not None
+        }
+        if no_daily_cap:
+            changes["daily_cap"] = None
+        settings: LadderSettings = dataclasses.replace(ladder.settings, **changes)
+        if changes:
+            store.ladders.save_settings(name, settings)
+        typer.echo(f"ladder {name!r}: {describe_settings(settings)}")
+
+
+def _set_paused(name: str, paused: bool, database: str | None) -> None:
+    import dataclasses
+
+    from snakewar.arena.ladder import LadderError, load_ladder
+
+    with _store(database) as store:
+        ladder = load_ladder(store, name)
+        if not ladder.settings.continuous:
+            raise LadderError(
+                f"ladder {name!r} does not play on by itself; first: snakewar ladder "
+                "schedule NAME --continuous"
+            )
+        settings = dataclasses.replace(ladder.settings, paused=paused)
+        store.ladders.save_settings(name, settings)
+        typer.echo(f"ladder {name!r}: {describe_settings(settings)}")
+
+
+@ladder_app.command("pause")
+def pause(name: str = typer.Argument(..., help="The ladder."), database: str | None = _DB) -> None:
+    """Pause a continuous ladder: no new game starts (those in flight end and are rated)."""
+    _set_paused(name, True, database)
+
+
+@ladder_app.command("resume")
+def resume(name: str = typer.Argument(..., help="The ladder."), database: str | None = _DB) -> None:
+    """Resume a paused continuous ladder."""
+    _set_paused(name, False, database)
+
+
+def describe_settings(settings: Any) -> str:
+    """How a ladder plays on by itself, in one line."""
+    if not settings.continuous:
+        return "played in runs (not continuous)"
+    cap = "no daily cap" if settings.daily_cap is None else f"{settings.daily_cap} a day per snake"
+    state = "paused" if settings.paused else "continuous"
+    return (
+        f"{state}: {settings.games_in_flight} games in flight at most, "
+        f"{settings.games_per_hour} an hour at most, {cap}"
+    )
 
 
 @ladder_app.command("show")

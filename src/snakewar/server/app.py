@@ -81,6 +81,7 @@ from snakewar.server.safety import (
     EngineCorsMiddleware,
     HostCheckMiddleware,
 )
+from snakewar.server.scheduler import LadderScheduler
 from snakewar.storage import AsyncStore, Store
 from snakewar.storage.events import GameEvents
 from snakewar.viewer import static_dir
@@ -227,12 +228,25 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         # Runs a crash or a restart interrupted go on (exactly one server plays each);
         # one that cannot is marked failed and reported: the server starts anyway.
         await runs.start(legacy=lambda: tournaments.record_unrecorded(astore))
+        # Continuous ladders: one server of those sharing the database schedules.
+        scheduler = LadderScheduler(
+            astore,
+            manager,
+            config,
+            uploads,
+            lease_s=config.scheduler_lease_s or config.game_lease_s,
+        )
+        app.state.scheduler = scheduler
+        if config.ladder_scheduler:
+            await scheduler.start()
         app.state.decoders = decoders = DecoderPool(config.decode_workers)
         try:
             yield
         finally:
             app.state.draining = True  # /ready says so from now on
-            # The runs first: their games are cancelled and they are let go (still
+            # The scheduler first: it starts no more games and lets its lease go.
+            await scheduler.close()
+            # The runs next: their games are cancelled and they are let go (still
             # running in the database) for the next server, before the games close.
             await runs.close()
             # Followers of games played elsewhere are told to reconnect (to another).

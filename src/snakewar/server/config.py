@@ -94,6 +94,10 @@ class ServerConfig:
         ray_game_resources: custom Ray resources each game's actor asks for besides
             (name, amount): games go only to nodes that declare them (a pool of nodes
             set aside for one server's games, say).
+        ladder_scheduler: take part in scheduling the continuous ladders (one server of
+            those sharing the database schedules at a time: :mod:`snakewar.server.scheduler`).
+        scheduler_lease_s: how long the scheduling server's lease lasts (``None``:
+            ``game_lease_s``); another server takes over within that once it dies.
     """
 
     database_url: str | None = None
@@ -138,6 +142,8 @@ class ServerConfig:
     ray_game_retries: int = 2
     ray_game_cpus: float = 1.0
     ray_game_resources: tuple[tuple[str, float], ...] = ()
+    ladder_scheduler: bool = True
+    scheduler_lease_s: float | None = None
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

@@ -25,6 +25,7 @@ from snakewar.server.limits import RateBook
 from snakewar.server.manager import GameManager
 from snakewar.server.runs import RunKeeper
 from snakewar.server.safety import ClientRate, address_key
+from snakewar.server.scheduler import LadderScheduler
 from snakewar.storage import AsyncStore
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "ManagerDep",
     "PasswordsDep",
     "RunsDep",
+    "SchedulerDep",
     "StoreDep",
     "StoredFollowingDep",
     "TemplatesDep",
@@ -149,6 +151,12 @@ def get_runs(request: Request) -> RunKeeper:
     return runs
 
 
+def get_scheduler(request: Request) -> LadderScheduler:
+    """This server's part in scheduling the continuous ladders."""
+    scheduler: LadderScheduler = request.app.state.scheduler
+    return scheduler
+
+
 def get_stored_following(connection: HTTPConnection) -> StoredFollowing:
     """Stored games' encoded pages, their followers' turns and caps (for websockets too)."""
     following: StoredFollowing = connection.app.state.stored_following
@@ -203,6 +211,7 @@ StoreDep = Annotated[AsyncStore, Depends(get_store)]
 ManagerDep = Annotated[GameManager, Depends(get_manager)]
 ArenaDep = Annotated[ArenaWorker, Depends(get_arena)]
 RunsDep = Annotated[RunKeeper, Depends(get_runs)]
+SchedulerDep = Annotated[LadderScheduler, Depends(get_scheduler)]
 LimiterDep = Annotated[ClientRate, Depends(get_limiter)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]

@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from snakewar._moved import moved_attribute
+from snakewar.arena.ladder import MAX_DAILY_CAP, MAX_GAMES_IN_FLIGHT, MAX_GAMES_PER_HOUR
 from snakewar.arena.tournaments import MatchStatus, TournamentFormat
 from snakewar.server.arena import RunState
 from snakewar.server.patterns import LABEL, LADDER_NAME, SEED_TEXT, SNAKE_NAME, USER_NAME
@@ -71,6 +72,7 @@ __all__ = [
     "RunAccepted",
     "RunLadder",
     "RunOut",
+    "ScheduleOut",
     "Seed",
     "Signup",
     "SnakeOut",
@@ -469,7 +471,8 @@ class UpdateLadder(MaxTurnsSpelling):
 
     The game and the entrants per game stay: ratings compare games of one kind.
     ``timeout`` set to ``null`` goes back to the game's own, ``maxTurns`` to what a new
-    ladder gets (the game's own end, within this server's cap).
+    ladder gets (the game's own end, within this server's cap).  ``continuous`` and the
+    fields after it say how the ladder plays on by itself (``dailyCap`` ``null``: no cap).
     """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -480,6 +483,48 @@ class UpdateLadder(MaxTurnsSpelling):
         default_factory=dict,
         description="Parameters to change (the others keep their values; GET /api/catalogue).",
     )
+    continuous: bool | None = Field(
+        None, description="Whether the ladder plays on by itself (its scheduler starts games)."
+    )
+    paused: bool | None = Field(None, description="Paused by its admin: no new games start.")
+    games_in_flight: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_GAMES_IN_FLIGHT,
+        alias="gamesInFlight",
+        description="The most of its games playing at once.",
+    )
+    games_per_hour: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_GAMES_PER_HOUR,
+        alias="gamesPerHour",
+        description="The most games it starts an hour.",
+    )
+    daily_cap: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_DAILY_CAP,
+        alias="dailyCap",
+        description="The most games one entrant starts in 24 hours (null: no cap).",
+    )
+
+
+class ScheduleOut(BaseModel):
+    """How a ladder plays on by itself, and how it is doing."""
+
+    continuous: bool = Field(description="Whether it plays on by itself.")
+    paused: bool = Field(description="Paused by its admin (no new games start).")
+    games_in_flight: int = Field(description="The most of its games playing at once.")
+    games_per_hour: int = Field(description="The most games it starts an hour.")
+    daily_cap: int | None = Field(description="The most games an entrant starts a day.")
+    in_flight: int = Field(description="Its games playing now.")
+    games_last_hour: int = Field(description="Its games started in the last hour.")
+    scheduled: bool = Field(description="Whether a server schedules the ladders now.")
+    scheduler: str | None = Field(
+        description="The server that schedules (shown to admins; null: none, or hidden)."
+    )
+    status: str = Field(description="What the scheduler last did for it, or why it waits.")
 
 
 class RunAccepted(BaseModel):
@@ -555,6 +600,9 @@ class LadderOut(BaseModel):
     history: dict[str, list[RatingPointOut]]
     recent_games: list[LadderGameOut]
     run: RunOut | None = Field(default=None, description="The latest run since the server started.")
+    schedule: ScheduleOut | None = Field(
+        default=None, description="How it plays on by itself (continuous ladders)."
+    )
 
 
 class LadderSummaryOut(BaseModel):
@@ -693,6 +741,9 @@ class TournamentOut(BaseModel):
         default=True, description="False until an admin starts it (POST .../run)."
     )
     run: RunOut | None = Field(default=None, description="The latest run since the server started.")
+    schedule: ScheduleOut | None = Field(
+        default=None, description="How it plays on by itself (continuous ladders)."
+    )
 
 
 class TournamentSummaryOut(BaseModel):

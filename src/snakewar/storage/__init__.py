@@ -9,6 +9,7 @@ repository per aggregate::
     store.accounts      users, sessions, API tokens, invitations (SqlAccountRepository)
     store.snakes        registered snakes and bots, with their owners (SqlSnakeRepository)
     store.runs          ladder and tournament runs: which server plays each (SqlRunRepository)
+    store.leases        named leases electing one server for a job (SqlLeaseRepository)
 
 A :class:`Store` is an :class:`snakewar.arena.ports.ArenaStore`, so ladders and
 tournaments play straight into it.  It is synchronous and thread-safe; asynchronous code
@@ -57,6 +58,7 @@ from snakewar.storage.games import (
     SqlGameRepository,
 )
 from snakewar.storage.ladders import SqlLadderRepository
+from snakewar.storage.leases import Lease, SqlLeaseRepository
 from snakewar.storage.limits import SqlLimitRepository
 from snakewar.storage.models import GAME_STATUSES, ArenaRunState, GameStatus
 from snakewar.storage.quota import QuotaExceededError
@@ -83,6 +85,7 @@ __all__ = [
     "GameStatus",
     "Invite",
     "InviteNotUsableError",
+    "Lease",
     "QuotaExceededError",
     "ReservedUserNameError",
     "SnakeExistsError",
@@ -90,6 +93,7 @@ __all__ = [
     "SqlAccountRepository",
     "SqlGameRepository",
     "SqlLadderRepository",
+    "SqlLeaseRepository",
     "SqlLimitRepository",
     "SqlRunRepository",
     "SqlSnakeRepository",
@@ -129,6 +133,7 @@ class Store:
         self._snakes = SqlSnakeRepository(self.db)
         self._runs = SqlRunRepository(self.db)
         self._limits = SqlLimitRepository(self.db)
+        self._leases = SqlLeaseRepository(self.db)
 
     @property
     def games(self) -> SqlGameRepository:
@@ -169,6 +174,11 @@ class Store:
     def memory(self) -> bool:
         """Whether the database is SQLite in memory: this process's alone, never shared."""
         return self.dialect == "sqlite" and self.db.engine.url.database in (None, "", ":memory:")
+
+    @property
+    def leases(self) -> SqlLeaseRepository:
+        """Named leases: which server holds a job that one server does at a time."""
+        return self._leases
 
     @property
     def url(self) -> str:

@@ -3,14 +3,27 @@
 Implements :class:`snakewar.arena.ports.SqlLadderRepository`.  A game is recorded in one
 transaction with its players' new ratings and entries, so a ladder stopped at any
 point keeps every game it finished.
+
+A continuous ladder's games (:mod:`snakewar.server.scheduler`) are *matches*: each game
+the scheduler starts is recorded (:meth:`SqlLadderRepository.add_match`) and later
+*settled* exactly once (:meth:`SqlLadderRepository.settle`), by whichever server gets
+to it first: a complete game is rated from its stored result, in the transaction that
+marks its match ``rated``; an aborted or cancelled one is marked ``void``.  The
+transaction's first statement is the conditional update of the match, so two servers
+settling one game at once cannot both rate it, and the ladder's row is locked before
+its next game number is taken, so games settled at once get numbers one after another.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -23,19 +36,71 @@ from snakewar.arena.ladder import (
     LadderGame,
     LadderGameRecordedError,
     LadderNotFoundError,
+    LadderSettings,
 )
 from snakewar.arena.ratings import Leaderboard, Rating, normalize_placement
-from snakewar.storage.database import Database, now
+from snakewar.engine.protocol import placement_from_ranks
+from snakewar.storage.database import Database, now, utc
+from snakewar.storage.leases import database_now
 from snakewar.storage.models import (
     MAX_ID_LENGTH,
     ArenaRunModel,
+    GameModel,
+    GameStatus,
     LadderEntryModel,
     LadderGameModel,
+    LadderMatchModel,
+    LadderMatchSeatModel,
     LadderModel,
     LadderRatingModel,
 )
 
-__all__ = ["SqlLadderRepository"]
+__all__ = ["MATCH_STATES", "LadderMatch", "ScheduleCounts", "SqlLadderRepository"]
+
+MATCH_STATES: Final = ("playing", "rated", "void")
+"""A scheduled game's states: playing until settled, then rated or void, for good."""
+
+
+@dataclass(frozen=True, slots=True)
+class LadderMatch:
+    """A game a continuous ladder's scheduler started, not settled yet.
+
+    Attributes:
+        ladder: the ladder's name.
+        game_id: the game.
+        seats: its entrants' names, by seat.
+        holder: the scheduler that started it.
+        started_at: when (aware UTC).
+    """
+
+    ladder: str
+    game_id: str
+    seats: tuple[str, ...]
+    holder: str
+    started_at: dt.datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleCounts:
+    """A continuous ladder's scheduled games now, as the database has them.
+
+    Attributes:
+        in_flight: games started and not settled yet.
+        last_hour: games started in the last hour (void ones left out).
+        last_start: when the latest game started (``None``: none yet).
+        today: each entrant's games started in the last 24 hours (void ones left out).
+        playing: each entrant's games in flight.
+        now: the database's time when counted.
+        settings: the ladder's settings.
+    """
+
+    settings: LadderSettings
+    in_flight: int
+    last_hour: int
+    last_start: dt.datetime | None
+    today: Counter[str]
+    playing: Counter[str]
+    now: dt.datetime
 
 
 class SqlLadderRepository:
@@ -67,7 +132,19 @@ class SqlLadderRepository:
         config = ladder.config
         stamp = now()
         if row is None:
-            row = LadderModel(name=ladder.name, games_played=ladder.games_played, created_at=stamp)
+            settings = ladder.settings
+            row = LadderModel(
+                name=ladder.name,
+                games_played=ladder.games_played,
+                created_at=stamp,
+                # Set once here; later only by save_settings, so that a ladder loaded
+                # before an admin paused it cannot undo the pause by being saved.
+                continuous=settings.continuous,
+                paused=settings.paused,
+                games_in_flight=settings.games_in_flight,
+                games_per_hour=settings.games_per_hour,
+                daily_cap=settings.daily_cap,
+            )
             session.add(row)
         row.game = config.game
         row.params = dict(config.params)
@@ -134,15 +211,7 @@ class SqlLadderRepository:
             )
             return Ladder(
                 name=row.name,
-                config=MatchConfig.from_dict(
-                    {
-                        "game": row.game,
-                        "params": row.params,
-                        "game_size": row.game_size,
-                        "timeout_ms": row.timeout_ms,
-                        "max_turns": row.max_turns,
-                    }
-                ),
+                config=_config(row),
                 seed=row.seed,
                 entries={
                     e.name: LadderEntry(e.name, e.source, e.paused, e.failures, e.note, e.workdir)
@@ -151,6 +220,7 @@ class SqlLadderRepository:
                 board=board,
                 games_played=row.games_played,
                 recent=[_game(g) for g in reversed(games)],
+                settings=_settings(row),
             )
 
     def names(self) -> list[str]:
@@ -202,43 +272,10 @@ class SqlLadderRepository:
             LadderGameRecordedError: if a game of that number is recorded already
                 (nothing changes).
         """
-        stamp = now()
         try:
             with self._db.session() as session:
                 row = _require(session, ladder)
-                session.add(
-                    LadderGameModel(
-                        ladder_id=row.id,
-                        number=game.number,
-                        game_id=game.game_id,
-                        seed=game.seed,
-                        seats=list(game.seats),
-                        placement=[list(group) for group in game.placement],
-                        turns=game.turns,
-                        played_at=stamp,
-                    )
-                )
-                # The game first: a number recorded already fails here, before any rating.
-                session.flush()
-                for name, rating in ratings.items():
-                    session.add(
-                        LadderRatingModel(
-                            ladder_id=row.id,
-                            number=game.number,
-                            entrant=name,
-                            mu=rating.mu,
-                            sigma=rating.sigma,
-                        )
-                    )
-                    session.execute(
-                        sa.update(LadderEntryModel)
-                        .where(LadderEntryModel.ladder_id == row.id, LadderEntryModel.name == name)
-                        .values(mu=rating.mu, sigma=rating.sigma, games=LadderEntryModel.games + 1)
-                    )
-                for entry in entries:
-                    _save_entry(session, row.id, entry)
-                row.games_played = max(row.games_played, game.number + 1)
-                row.updated_at = stamp
+                _write_game(session, row, game, ratings, entries, now())
         except IntegrityError:
             # Its ratings follow from every game before it, so this run cannot go on.
             raise LadderGameRecordedError(
@@ -302,10 +339,331 @@ class SqlLadderRepository:
         """
         with self._db.session() as session:
             row = _require(session, name)
-            for model in (LadderRatingModel, LadderGameModel, LadderEntryModel):
+            for model in (
+                LadderRatingModel,
+                LadderGameModel,
+                LadderEntryModel,
+                LadderMatchSeatModel,
+                LadderMatchModel,
+            ):
                 session.execute(sa.delete(model).where(model.ladder_id == row.id))
             session.execute(sa.delete(ArenaRunModel).where(ArenaRunModel.key == f"ladder:{name}"))
             session.delete(row)
+
+    # -- continuous ladders ------------------------------------------------------------
+
+    def save_settings(self, name: str, settings: LadderSettings) -> None:
+        """Store how the ladder ``name`` plays on by itself (continuous, paused, rates).
+
+        Raises:
+            LadderError: if there is no such ladder.
+        """
+        with self._db.session() as session:
+            row = _require(session, name)
+            row.continuous = settings.continuous
+            row.paused = settings.paused
+            row.games_in_flight = settings.games_in_flight
+            row.games_per_hour = settings.games_per_hour
+            row.daily_cap = settings.daily_cap
+            row.updated_at = now()
+
+    def save_config(self, ladder: Ladder) -> None:
+        """Store a ladder's game settings alone (its entries and ratings are left as stored).
+
+        Raises:
+            LadderError: if there is no such ladder.
+        """
+        config = ladder.config
+        with self._db.session() as session:
+            row = _require(session, ladder.name)
+            row.params = dict(config.params)
+            row.timeout_ms = config.timeout_ms
+            row.max_turns = config.max_turns
+            row.updated_at = now()
+
+    def for_matchmaking(self, name: str) -> Ladder | None:
+        """The ladder ``name`` as matchmaking needs it: settings, entries, ratings.
+
+        Lighter than :meth:`get` (no rating history, no recent games): what a
+        continuous ladder's scheduler loads before each game.
+        """
+        if not 0 < len(name) <= MAX_ID_LENGTH:
+            return None
+        with self._db.session() as session:
+            row = _find(session, name)
+            if row is None:
+                return None
+            ladder = _rating_state(session, row)
+            ladder.settings = _settings(row)
+            return ladder
+
+    def playing_ladders(self) -> list[str]:
+        """The ladders the scheduler plays on now: continuous and not paused, by name."""
+        query = (
+            sa.select(LadderModel.name)
+            .where(LadderModel.continuous.is_(True), LadderModel.paused.is_(False))
+            .order_by(LadderModel.name)
+        )
+        with self._db.session() as session:
+            return list(session.scalars(query))
+
+    def add_match(
+        self, ladder: str, game_id: str, seats: Sequence[str], seed: int, holder: str
+    ) -> None:
+        """Record a game the scheduler ``holder`` started for ``ladder`` (to settle later).
+
+        Raises:
+            LadderError: if there is no such ladder.
+        """
+        with self._db.session() as session:
+            row = _require(session, ladder)
+            session.add(
+                LadderMatchModel(
+                    game_id=game_id,
+                    ladder_id=row.id,
+                    seats=list(seats),
+                    seed=int(seed),
+                    holder=holder[:64],
+                    started_at=database_now(session),
+                    state="playing",
+                )
+            )
+            session.flush()
+            for seat, name in enumerate(seats):
+                session.add(
+                    LadderMatchSeatModel(game_id=game_id, seat=seat, ladder_id=row.id, entrant=name)
+                )
+
+    def unsettled(self) -> list[LadderMatch]:
+        """Every scheduled game of every ladder not settled yet, oldest first."""
+        query = (
+            sa.select(LadderModel.name, LadderMatchModel)
+            .join(LadderModel, LadderModel.id == LadderMatchModel.ladder_id)
+            .where(LadderMatchModel.state == "playing")
+            .order_by(LadderMatchModel.started_at)
+        )
+        with self._db.session() as session:
+            return [
+                LadderMatch(name, m.game_id, tuple(m.seats), m.holder, utc(m.started_at))
+                for name, m in session.execute(query)
+            ]
+
+    def counts(self, name: str) -> ScheduleCounts:
+        """The ladder ``name``'s scheduled games now: in flight, last hour, per entrant.
+
+        Raises:
+            LadderError: if there is no such ladder.
+        """
+        with self._db.session() as session:
+            row = _require(session, name)
+            stamp = database_now(session)
+            matches = LadderMatchModel
+            live = sa.and_(matches.ladder_id == row.id, matches.state != "void")
+            in_flight = session.scalar(
+                sa.select(sa.func.count())
+                .select_from(matches)
+                .where(matches.ladder_id == row.id, matches.state == "playing")
+            )
+            last_hour = session.scalar(
+                sa.select(sa.func.count())
+                .select_from(matches)
+                .where(live, matches.started_at > stamp - dt.timedelta(hours=1))
+            )
+            last_start = session.scalar(
+                sa.select(sa.func.max(matches.started_at)).where(matches.ladder_id == row.id)
+            )
+            seats = LadderMatchSeatModel
+            today: Counter[str] = Counter()
+            playing: Counter[str] = Counter()
+            per_entrant = (
+                sa.select(seats.entrant, matches.state, sa.func.count())
+                .join(matches, matches.game_id == seats.game_id)
+                .where(live, matches.started_at > stamp - dt.timedelta(hours=24))
+                .group_by(seats.entrant, matches.state)
+            )
+            for entrant, state, count in session.execute(per_entrant):
+                today[entrant] += int(count)
+                if state == "playing":
+                    playing[entrant] += int(count)
+            return ScheduleCounts(
+                settings=_settings(row),
+                in_flight=int(in_flight or 0),
+                last_hour=int(last_hour or 0),
+                last_start=None if last_start is None else utc(last_start),
+                today=today,
+                playing=playing,
+                now=stamp,
+            )
+
+    def settle(self, game_id: str) -> str:
+        """Settle a scheduled game once: rate it if it is complete, void it if it stopped.
+
+        Safe to call from any server, any number of times: one call rates the game,
+        in one transaction with its match marked ``rated``; the others find it settled.
+
+        Returns:
+            ``"rated"`` or ``"void"`` (settled by this call), ``"playing"`` (its game
+            still runs), or ``"settled"`` (settled before, or no such match).
+        """
+        if not 0 < len(game_id) <= MAX_ID_LENGTH:
+            return "settled"
+        with self._db.session() as session:
+            match = session.get(LadderMatchModel, game_id)
+            if match is None or match.state != "playing":
+                return "settled"
+            game = session.get(GameModel, game_id)
+            if game is not None and game.status == GameStatus.RUNNING:
+                return "playing"
+            # A game whose seats do not match its match's (never so, short of a bug) is
+            # voided rather than rated under the wrong names.
+            complete = (
+                game is not None
+                and game.status == GameStatus.COMPLETE
+                and game.ranks is not None
+                and len(game.ranks) == len(match.seats)
+            )
+            stamp = database_now(session)
+            # The claim first: of two servers settling it at once one updates the row;
+            # the other (after waiting for the row on PostgreSQL, the file on SQLite)
+            # updates nothing and stops here.
+            claimed = session.execute(
+                sa.update(LadderMatchModel)
+                .where(LadderMatchModel.game_id == game_id, LadderMatchModel.state == "playing")
+                .values(state="rated" if complete else "void", settled_at=stamp)
+                .execution_options(synchronize_session=False)
+            )
+            if _count(claimed) != 1:
+                return "settled"
+            if not complete or game is None:
+                return "void"
+            # The ladder's row next: games settled at once take numbers in turn.
+            session.execute(
+                sa.update(LadderModel)
+                .where(LadderModel.id == match.ladder_id)
+                .values(updated_at=stamp)
+                .execution_options(synchronize_session=False)
+            )
+            row = session.get(LadderModel, match.ladder_id, populate_existing=True)
+            assert row is not None  # the match's foreign key
+            ladder = _rating_state(session, row)
+            names = list(match.seats)
+            placement = normalize_placement(
+                [names[seat] for seat in group] for group in placement_from_ranks(game.ranks or [])
+            )
+            failures = [str(e.get("failure", "")) for e in game.entrants]
+            rated, ratings, changed = ladder.rate(
+                game_id, int(match.seed), names, placement, int(game.turns), failures
+            )
+            _write_game(session, row, rated, ratings, changed, stamp)
+            session.execute(
+                sa.update(LadderMatchModel)
+                .where(LadderMatchModel.game_id == game_id)
+                .values(number=rated.number)
+                .execution_options(synchronize_session=False)
+            )
+            return "rated"
+
+
+def _write_game(
+    session: Session,
+    row: LadderModel,
+    game: LadderGame,
+    ratings: Mapping[str, Rating],
+    entries: Sequence[LadderEntry],
+    stamp: dt.datetime,
+) -> None:
+    session.add(
+        LadderGameModel(
+            ladder_id=row.id,
+            number=game.number,
+            game_id=game.game_id,
+            seed=game.seed,
+            seats=list(game.seats),
+            placement=[list(group) for group in game.placement],
+            turns=game.turns,
+            played_at=stamp,
+        )
+    )
+    # The game first: a number recorded already fails here, before any rating.
+    session.flush()
+    for name, rating in ratings.items():
+        session.add(
+            LadderRatingModel(
+                ladder_id=row.id,
+                number=game.number,
+                entrant=name,
+                mu=rating.mu,
+                sigma=rating.sigma,
+            )
+        )
+        session.execute(
+            sa.update(LadderEntryModel)
+            .where(LadderEntryModel.ladder_id == row.id, LadderEntryModel.name == name)
+            .values(mu=rating.mu, sigma=rating.sigma, games=LadderEntryModel.games + 1)
+        )
+    for entry in entries:
+        _save_entry(session, row.id, entry)
+    row.games_played = max(row.games_played, game.number + 1)
+    row.updated_at = stamp
+
+
+def _rating_state(session: Session, row: LadderModel) -> Ladder:
+    """The ladder of ``row`` as far as rating its next game needs: entries and ratings."""
+    entries = list(
+        session.scalars(
+            sa.select(LadderEntryModel)
+            .where(LadderEntryModel.ladder_id == row.id)
+            .order_by(LadderEntryModel.position)
+            .execution_options(populate_existing=True)
+        )
+    )
+    board = Leaderboard.from_dict(
+        {
+            "ratings": {
+                e.name: {"mu": e.mu, "sigma": e.sigma} for e in entries if e.mu is not None
+            },
+            "games": {e.name: e.games for e in entries if e.games},
+            # Rating the next game needs no history (only its own point is written).
+            "history": {},
+        }
+    )
+    return Ladder(
+        name=row.name,
+        config=_config(row),
+        seed=row.seed,
+        entries={
+            e.name: LadderEntry(e.name, e.source, e.paused, e.failures, e.note, e.workdir)
+            for e in entries
+        },
+        board=board,
+        games_played=row.games_played,
+    )
+
+
+def _config(row: LadderModel) -> MatchConfig:
+    return MatchConfig.from_dict(
+        {
+            "game": row.game,
+            "params": row.params,
+            "game_size": row.game_size,
+            "timeout_ms": row.timeout_ms,
+            "max_turns": row.max_turns,
+        }
+    )
+
+
+def _settings(row: LadderModel) -> LadderSettings:
+    return LadderSettings(
+        continuous=bool(row.continuous),
+        paused=bool(row.paused),
+        games_in_flight=int(row.games_in_flight),
+        games_per_hour=int(row.games_per_hour),
+        daily_cap=None if row.daily_cap is None else int(row.daily_cap),
+    )
+
+
+def _count(result: Any) -> int:
+    return int(cast(CursorResult[Any], result).rowcount)
 
 
 def _check_name(name: str) -> None:

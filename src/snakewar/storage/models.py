@@ -33,6 +33,16 @@ Ladders and tournaments are rows, written game by game:
     a ladder's settings; its entrants (with their current rating, and the ``workdir`` a
     command entrant runs in); its rated games; each player's rating after each game
     (the history charts draw).
+``ladder_matches``, ``ladder_match_seats``
+    a continuous ladder's scheduled games (:mod:`snakewar.server.scheduler`): one row per
+    game the scheduler started (``game_id``, its seats, seed, the scheduler that started
+    it, when), ``state`` ``playing`` until it is settled once: ``rated`` (with its
+    ladder game ``number``) or ``void`` (aborted, cancelled); and one row per seat, so
+    the games each entrant played in the last 24 hours are counted by the database.
+``leases``
+    named leases that elect one holder among the servers sharing the database
+    (:mod:`snakewar.storage.leases`): ``name``, ``holder``, ``until``, ``since`` (when
+    the holder took it) and ``term`` (counted up whenever it changes hands).
 ``tournaments``, ``tournament_entrants``, ``tournament_games``
     a tournament's settings; its entrants by seed (and the ``workdir`` of a command);
     its games in the order they were played (the bracket is rebuilt from them); a
@@ -109,8 +119,11 @@ __all__ = [
     "InviteModel",
     "LadderEntryModel",
     "LadderGameModel",
+    "LadderMatchModel",
+    "LadderMatchSeatModel",
     "LadderModel",
     "LadderRatingModel",
+    "LeaseModel",
     "LoginDeviceModel",
     "LoginFailureModel",
     "RateBucketModel",
@@ -292,6 +305,11 @@ class LadderModel(Base):
     games_played: Mapped[int] = mapped_column(sa.Integer)
     created_at: Mapped[dt.datetime] = mapped_column(WHEN)
     updated_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    continuous: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
+    paused: Mapped[bool] = mapped_column(sa.Boolean, server_default=sa.false())
+    games_in_flight: Mapped[int] = mapped_column(sa.Integer, server_default="1")
+    games_per_hour: Mapped[int] = mapped_column(sa.Integer, server_default="60")
+    daily_cap: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
 
 
 class LadderEntryModel(Base):
@@ -347,6 +365,60 @@ class LadderRatingModel(Base):
     entrant: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH), primary_key=True)
     mu: Mapped[float] = mapped_column(sa.Float)
     sigma: Mapped[float] = mapped_column(sa.Float)
+
+
+class LadderMatchModel(Base):
+    """A row of ``ladder_matches``: a game a continuous ladder's scheduler started."""
+
+    __tablename__ = "ladder_matches"
+    __table_args__ = (
+        sa.CheckConstraint("state IN ('playing', 'rated', 'void')", name="ck_ladder_matches_state"),
+        sa.Index("ix_ladder_matches_ladder_started", "ladder_id", "started_at"),
+        sa.Index("ix_ladder_matches_state", "state"),
+    )
+
+    game_id: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH), primary_key=True)
+    ladder_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("ladders.id", ondelete="CASCADE", name="fk_ladder_matches_ladder_id")
+    )
+    seats: Mapped[list[str]] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(sa.BigInteger)
+    holder: Mapped[str] = mapped_column(sa.String(64))
+    started_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    state: Mapped[str] = mapped_column(sa.String(8))
+    number: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
+    settled_at: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
+
+
+class LadderMatchSeatModel(Base):
+    """A row of ``ladder_match_seats``: one entrant of a scheduled game."""
+
+    __tablename__ = "ladder_match_seats"
+    __table_args__ = (sa.Index("ix_ladder_match_seats_entrant", "ladder_id", "entrant"),)
+
+    game_id: Mapped[str] = mapped_column(
+        sa.ForeignKey(
+            "ladder_matches.game_id", ondelete="CASCADE", name="fk_ladder_match_seats_game_id"
+        ),
+        primary_key=True,
+    )
+    seat: Mapped[int] = mapped_column(sa.Integer, primary_key=True)
+    ladder_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("ladders.id", ondelete="CASCADE", name="fk_ladder_match_seats_ladder_id")
+    )
+    entrant: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH))
+
+
+class LeaseModel(Base):
+    """A row of ``leases``: who holds the lease ``name``, and until when."""
+
+    __tablename__ = "leases"
+
+    name: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    holder: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
+    until: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
+    since: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
+    term: Mapped[int] = mapped_column(sa.Integer)
 
 
 class TournamentModel(Base):

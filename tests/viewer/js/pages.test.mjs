@@ -199,8 +199,62 @@ test("ladder rows and standings", () => {
     [
       L.summaryText({ games_played: 4, running: true }),
       L.summaryText({ games_played: 0, running: false }),
+      L.summaryText({ games_played: 9, running: false, schedule: { continuous: true, paused: false } }),
+      L.summaryText({ games_played: 9, running: false, schedule: { continuous: true, paused: true } }),
     ],
-    ["4 games - playing now", "0 games"],
+    ["4 games - playing now", "0 games", "9 games - playing now", "9 games"],
+  );
+  const schedule = {
+    continuous: true,
+    paused: false,
+    games_in_flight: 2,
+    games_per_hour: 60,
+    daily_cap: 5,
+    in_flight: 1,
+    games_last_hour: 7,
+    scheduled: true,
+    scheduler: "web-1:42:abc",
+    status: "playing",
+  };
+  same(
+    [
+      L.scheduleText(schedule),
+      L.scheduleText({ ...schedule, daily_cap: null, scheduler: null }),
+      L.scheduleText({ ...schedule, scheduler: null, scheduled: false }),
+      L.scheduleText({ ...schedule, paused: true }),
+      L.scheduleText({ ...schedule, continuous: false }),
+      L.scheduleText(null),
+    ],
+    [
+      "Plays on by itself: 1 of 2 games in flight, 7 started in the last hour (at most 60 an hour, " +
+        "5 a day per snake); scheduled by web-1:42:abc",
+      "Plays on by itself: 1 of 2 games in flight, 7 started in the last hour (at most 60 an hour)",
+      "Plays on by itself: 1 of 2 games in flight, 7 started in the last hour (at most 60 an hour, " +
+        "5 a day per snake); no server schedules it now",
+      "Paused by an admin: 1 of 2 games in flight, 7 started in the last hour",
+      "",
+      "",
+    ],
+  );
+  same(
+    [schedule, { ...schedule, paused: true }, { ...schedule, continuous: false }, null].map(L.pauseButtons),
+    [
+      { pause: true, resume: false },
+      { pause: false, resume: true },
+      { pause: false, resume: false },
+      { pause: false, resume: false },
+    ],
+  );
+  same(
+    L.scheduleChanges(
+      { continuous: true, games_in_flight: 2, games_per_hour: 120, daily_cap: null },
+      schedule,
+    ),
+    { gamesPerHour: 120, dailyCap: null },
+  );
+  same(
+    L.scheduleChanges({ continuous: false, games_in_flight: 3, games_per_hour: 60, daily_cap: 5 }, schedule),
+    { continuous: false, gamesInFlight: 3 },
   );
 });
 

@@ -6,24 +6,38 @@ so standings, the rating chart and the run's progress update while games are pla
 An admin stops a run (``POST .../stop``); a run its server left mid-way (a crash, a
 restart) is played on by exactly one server, with the games it still owed
 (:mod:`snakewar.server.runs`).
+
+A ladder may instead play on by itself: ``PATCH`` it with ``continuous`` (and
+``gamesInFlight``, ``gamesPerHour``, ``dailyCap``), pause and resume it
+(``POST .../pause``, ``POST .../resume``); the one scheduler of the servers sharing the
+database plays its games (:mod:`snakewar.server.scheduler`); ``schedule`` in its answer
+says how it is doing and which server schedules.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Path, Response
 
 from snakewar.arena.config import MatchConfig
-from snakewar.arena.ladder import Ladder, LadderEntry, load_ladder
+from snakewar.arena.ladder import Ladder, LadderEntry, LadderSettings, load_ladder
 from snakewar.engine.protocol import Entrant
-from snakewar.errors import NotFoundError
+from snakewar.errors import ConflictError, NotFoundError, ParamsError
 from snakewar.referee.uploads import UploadCache
 from snakewar.server.arena import ArenaBusyError, LiveExecutor, RunProgress, RunSlot
 from snakewar.server.auth import AdminDep, NotAllowedError, PrincipalDep, UserDep
 from snakewar.server.config import ServerConfig
-from snakewar.server.deps import ConfigDep, ManagerDep, RunsDep, StoreDep, UploadsDep
+from snakewar.server.deps import (
+    ConfigDep,
+    ManagerDep,
+    RunsDep,
+    SchedulerDep,
+    StoreDep,
+    UploadsDep,
+)
 from snakewar.server.manager import GameManager
 from snakewar.server.matches import (
     SNAKE_REF,
@@ -37,6 +51,7 @@ from snakewar.server.matches import (
 )
 from snakewar.server.privacy import hide_sources
 from snakewar.server.runs import RunKeeper, RunView
+from snakewar.server.scheduler import LadderScheduler, SchedulerView
 from snakewar.server.schemas import (
     NO_CONTENT,
     AddEntrant,
@@ -48,6 +63,7 @@ from snakewar.server.schemas import (
     RunAccepted,
     RunLadder,
     RunOut,
+    ScheduleOut,
     StandingOut,
     UpdateLadder,
 )
@@ -56,6 +72,10 @@ from snakewar.storage import ArenaRun, ArenaRunState, AsyncStore, Store
 __all__ = ["entry_owner", "ladder_out", "resumer", "router", "run_out"]
 
 router = APIRouter(prefix="/api/ladders", tags=["ladders"])
+
+
+class NotContinuousError(ConflictError):
+    """Raised when a ladder that does not play on by itself is paused or resumed."""
 
 
 def _key(name: str) -> str:
@@ -75,11 +95,46 @@ def run_out(view: RunView | None) -> RunOut | None:
     )
 
 
-async def _ladder_out(ladder: Ladder, runs: RunKeeper) -> LadderOut:
+async def _ladder_out(
+    ladder: Ladder, runs: RunKeeper, scheduler: LadderScheduler, admin: bool = False
+) -> LadderOut:
     view = await runs.view(_key(ladder.name))
     out = ladder_out(ladder, view is not None and view.running)
     out.run = run_out(view)
+    out.schedule = await schedule_out(ladder, scheduler, admin)
     return out
+
+
+async def schedule_out(ladder: Ladder, scheduler: LadderScheduler, admin: bool) -> ScheduleOut:
+    """How ``ladder`` plays on by itself; the scheduling server is named to admins only."""
+    store = scheduler.store
+    counts = await store.run(store.store.ladders.counts, ladder.name)
+    who = await scheduler.view()
+    settings = counts.settings
+    return ScheduleOut(
+        continuous=settings.continuous,
+        paused=settings.paused,
+        games_in_flight=settings.games_in_flight,
+        games_per_hour=settings.games_per_hour,
+        daily_cap=settings.daily_cap,
+        in_flight=counts.in_flight,
+        games_last_hour=counts.last_hour,
+        scheduled=who.holder is not None,
+        scheduler=who.holder if admin else None,
+        status=_schedule_status(settings, scheduler.status.get(ladder.name, ""), who),
+    )
+
+
+def _schedule_status(settings: LadderSettings, note: str, who: SchedulerView) -> str:
+    if not settings.continuous:
+        return "not continuous: games are played in runs"
+    if settings.paused:
+        return "paused by an admin"
+    if who.holder is None:
+        return "waiting for a server to schedule it (one takes over within its lease)"
+    if not who.here:
+        return "scheduled by another server"  # its notes are that server's
+    return note or "playing"
 
 
 def _failure(entry: LadderEntry | None) -> str:
@@ -239,14 +294,16 @@ async def add_entrant(
 
 @router.get("/{name}")
 async def get_ladder(
-    name: str, principal: PrincipalDep, store: StoreDep, runs: RunsDep
+    name: str, principal: PrincipalDep, store: StoreDep, runs: RunsDep, scheduler: SchedulerDep
 ) -> LadderOut:
-    """Standings (rating = mu - 3 sigma), rating history and the recent games.
+    """Standings (rating = mu - 3 sigma), rating history, the recent games and ``schedule``.
 
-    An entrant's address (``source``) is shown to its owner and admins only.
+    An entrant's address (``source``) is shown to its owner and admins only, as is the
+    server that schedules.
     """
     ladder = await store.run(load_ladder, store.store, name)
-    return hide_sources(await _ladder_out(ladder, runs), principal)
+    out = await _ladder_out(ladder, runs, scheduler, principal.is_admin)
+    return hide_sources(out, principal)
 
 
 @router.patch("/{name}")
@@ -257,16 +314,45 @@ async def update_ladder(
     store: StoreDep,
     runs: RunsDep,
     config: ConfigDep,
+    scheduler: SchedulerDep,
 ) -> LadderOut:
-    """Change a ladder's time per turn, turn limit or game parameters (admins).
+    """Change a ladder's time per turn, turn limit, game parameters, or how it plays on.
 
-    The change holds for its future games (its played games and ratings stay); it is
-    refused while a run is going on, as the run plays with the settings it started with.
+    Admins.  The change holds for its future games (its played games and ratings stay);
+    it is refused while a run is going on, as the run plays with the settings it started
+    with.  ``continuous``, ``paused``, ``gamesInFlight``, ``gamesPerHour`` and
+    ``dailyCap`` set how it plays on by itself (422 naming the field out of bounds).
     """
     del admin
     if await runs.is_running(_key(name)):
         raise ArenaBusyError(f"ladder {name!r} is running; change it between runs")
     ladder = await store.run(load_ladder, store.store, name)
+    given = body.model_fields_set
+    schedule = {
+        key: getattr(body, key)
+        for key in ("continuous", "paused", "games_in_flight", "games_per_hour", "daily_cap")
+        if key in given
+    }
+    for key in ("continuous", "paused", "games_in_flight", "games_per_hour"):
+        if key in schedule and schedule[key] is None:
+            raise ParamsError(key, f"{key}: expected a value, not null")
+    # Checked before anything is stored (out of bounds: a 422 naming the field).  A
+    # ladder with too few entrants may be continuous: it waits for them to join.
+    settings = dataclasses.replace(ladder.settings, **schedule)
+    match = _new_config(ladder, body, config) if given - set(schedule) or body.params else None
+    # Everything checked: now stored, the game settings first.
+    if match is not None:
+        ladder.config = match
+        await store.run(store.store.ladders.save_config, ladder)
+    if schedule:
+        ladder.settings = settings
+        await store.run(store.store.ladders.save_settings, name, settings)
+        scheduler.wake()
+    return await _ladder_out(ladder, runs, scheduler, True)
+
+
+def _new_config(ladder: Ladder, body: UpdateLadder, config: ServerConfig) -> MatchConfig:
+    """The ladder's game settings as ``body`` changes them (checked against the caps)."""
     old = ladder.config
     given = body.model_fields_set
     timeout = body.timeout if "timeout" in given else old.timeout_ms
@@ -283,9 +369,7 @@ async def update_ladder(
         max_turns=max_turns,
     )
     check_caps(config, adapter, old.game_size, match.params, timeout)
-    ladder.config = match
-    await store.run(store.store.ladders.save, ladder)
-    return await _ladder_out(ladder, runs)
+    return match
 
 
 def entry_owner(entrant: str) -> str | None:
@@ -402,6 +486,11 @@ async def run_ladder(
     """
     del admin
     ladder = await store.run(load_ladder, store.store, name)
+    if ladder.settings.continuous:
+        raise ArenaBusyError(
+            f"ladder {name!r} plays on by itself (continuous); set continuous to false "
+            "to play it in runs"
+        )
     ladder.check_playable()  # answered now, not raised later in the background
     with runs.reserve(_key(name)) as slot:
         progress = RunProgress(games=body.games)
@@ -422,7 +511,9 @@ async def run_ladder(
 
 
 @router.post("/{name}/stop", status_code=202)
-async def stop_ladder(name: str, admin: AdminDep, store: StoreDep, runs: RunsDep) -> LadderOut:
+async def stop_ladder(
+    name: str, admin: AdminDep, store: StoreDep, runs: RunsDep, scheduler: SchedulerDep
+) -> LadderOut:
     """Stop a ladder's run: its games in flight are cancelled, its games played stay (admins).
 
     Whichever server plays it stops it (this one at once, another when it next renews its
@@ -431,7 +522,42 @@ async def stop_ladder(name: str, admin: AdminDep, store: StoreDep, runs: RunsDep
     del admin
     ladder = await store.run(load_ladder, store.store, name)
     await runs.stop(_key(name))
-    return await _ladder_out(ladder, runs)
+    return await _ladder_out(ladder, runs, scheduler, True)
+
+
+async def _set_paused(
+    name: str, paused: bool, store: AsyncStore, runs: RunKeeper, scheduler: LadderScheduler
+) -> LadderOut:
+    ladder = await store.run(load_ladder, store.store, name)
+    if not ladder.settings.continuous:
+        raise NotContinuousError(
+            f"ladder {name!r} does not play on by itself; set continuous to true first"
+        )
+    ladder.settings = dataclasses.replace(ladder.settings, paused=paused)
+    await store.run(store.store.ladders.save_settings, name, ladder.settings)
+    scheduler.wake()
+    return await _ladder_out(ladder, runs, scheduler, True)
+
+
+@router.post("/{name}/pause")
+async def pause_ladder(
+    name: str, admin: AdminDep, store: StoreDep, runs: RunsDep, scheduler: SchedulerDep
+) -> LadderOut:
+    """Pause a continuous ladder: no new game starts; those in flight end and are rated.
+
+    Admins; 409 for a ladder that is not continuous.  Pausing a paused ladder is no error.
+    """
+    del admin
+    return await _set_paused(name, True, store, runs, scheduler)
+
+
+@router.post("/{name}/resume")
+async def resume_ladder(
+    name: str, admin: AdminDep, store: StoreDep, runs: RunsDep, scheduler: SchedulerDep
+) -> LadderOut:
+    """Resume a paused continuous ladder: its scheduler starts its games again (admins)."""
+    del admin
+    return await _set_paused(name, False, store, runs, scheduler)
 
 
 def resumer(

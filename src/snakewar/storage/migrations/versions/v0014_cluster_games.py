@@ -8,7 +8,7 @@ that whoever follows it from the database sees that the frames started over.
 fetches the archive by that hash, and checks it, before it runs the bot.
 
 Revision ID: 0014
-Revises: 0011
+Revises: 0013
 Create Date: 2026-11-27 16:00:00
 """
 

@@ -2,7 +2,8 @@
 // GET /api/ladders/{name}, refreshed every 1.5 s, with the latest run's progress.
 // Members join with their own snakes and leave again; admins add any entrant, play
 // 10 games, stop a run (its games in flight are cancelled), change the settings for
-// the next games, and delete the ladder.
+// the next games (how it plays on by itself too), pause and resume a continuous
+// ladder, and delete the ladder.
 
 import {
   changedParams,
@@ -89,7 +90,8 @@ export function recentGameRow(game) {
 
 /** The line above the standings. */
 export function summaryText(data) {
-  return `${data.games_played} games` + (data.running ? " - playing now" : "");
+  const onward = data.schedule?.continuous && !data.schedule.paused;
+  return `${data.games_played} games` + (data.running || onward ? " - playing now" : "");
 }
 
 /** The latest run's line: games played of asked, as the CLI's bar, and why it stopped. */
@@ -112,6 +114,60 @@ export function runText(run) {
     return `Stopped after ${run.done}${of} games: ${run.error}`;
   }
   return `Played ${run.done}${of} games`;
+}
+
+/**
+ * The line on how a ladder plays on by itself (`schedule` of the API; "" when it is
+ * played in runs): its games in flight, in the last hour, its limits, who schedules.
+ */
+export function scheduleText(schedule) {
+  if (!schedule || !schedule.continuous) {
+    return "";
+  }
+  const flight = `${schedule.in_flight} of ${schedule.games_in_flight} games in flight`;
+  const hour = `${schedule.games_last_hour} started in the last hour`;
+  if (schedule.paused) {
+    return `Paused by an admin: ${flight}, ${hour}`;
+  }
+  const capped = schedule.daily_cap !== null && schedule.daily_cap !== undefined;
+  const cap = capped ? `, ${schedule.daily_cap} a day per snake` : "";
+  const limits = `at most ${schedule.games_per_hour} an hour${cap}`;
+  let who = "";
+  if (schedule.scheduler) {
+    who = `; scheduled by ${schedule.scheduler}`;
+  } else if (!schedule.scheduled) {
+    who = "; no server schedules it now";
+  }
+  return `Plays on by itself: ${flight}, ${hour} (${limits})${who}`;
+}
+
+/** Which of pause and resume shows: `{pause, resume}` (neither for a ladder played in runs). */
+export function pauseButtons(schedule) {
+  const on = Boolean(schedule?.continuous);
+  return { pause: on && !schedule.paused, resume: on && Boolean(schedule.paused) };
+}
+
+/**
+ * The PATCH body's fields for how the ladder plays on by itself: those the form changes
+ * (`form`: continuous, games_in_flight, games_per_hour, daily_cap as typed), by the API's names.
+ */
+export function scheduleChanges(form, schedule) {
+  const body = {};
+  if (form.continuous !== schedule.continuous) {
+    body.continuous = form.continuous;
+  }
+  const numbers = [
+    ["games_in_flight", "gamesInFlight"],
+    ["games_per_hour", "gamesPerHour"],
+    ["daily_cap", "dailyCap"],
+  ];
+  for (const [field, name] of numbers) {
+    const value = form[field] ?? null;
+    if (value !== (schedule[field] ?? null)) {
+      body[name] = value;
+    }
+  }
+  return body;
 }
 
 /** Whether the stop button shows: a run plays, and nobody asked it to stop yet. */
@@ -319,6 +375,13 @@ function start() {
     const config = data.config;
     editForm.timeout.value = config.timeout_ms ?? "";
     editForm.max_turns.value = config.max_turns ?? "";
+    const schedule = data.schedule;
+    if (schedule) {
+      editForm.continuous.checked = schedule.continuous;
+      editForm.games_in_flight.value = schedule.games_in_flight;
+      editForm.games_per_hour.value = schedule.games_per_hour;
+      editForm.daily_cap.value = schedule.daily_cap ?? "";
+    }
     drawParams(editForm.querySelector("[data-params]"), paramFields(game.params, config.params));
     editing = true;
   };
@@ -382,9 +445,20 @@ function start() {
       progress.max = data.run.games;
       progress.value = data.run.done;
     }
+    document.getElementById("schedule").textContent = scheduleText(data.schedule);
+    const note = data.schedule?.continuous ? data.schedule.status : "";
+    document.getElementById("schedule-status").textContent = note;
+    const shown = pauseButtons(data.schedule);
+    for (const which of ["pause", "resume"]) {
+      const node = document.getElementById(which);
+      if (node) {
+        node.hidden = !shown[which];
+      }
+    }
     const run = document.getElementById("run");
     if (run) {
-      run.disabled = data.running;
+      // A continuous ladder plays on by itself: it takes no runs.
+      run.disabled = data.running || Boolean(data.schedule?.continuous);
     }
     const stop = document.getElementById("stop");
     if (stop) {
@@ -413,6 +487,13 @@ function start() {
     await later(refresh());
   });
 
+  for (const which of ["pause", "resume"]) {
+    document.getElementById(which)?.addEventListener("click", async () => {
+      report(error, await postJson(`${url}/${which}`));
+      await later(refresh());
+    });
+  }
+
   joinForm?.addEventListener("submit", async (event) => {
     event.preventDefault();
     const answer = await postJson(`${url}/snakes`, { snake: joinForm.snake.value });
@@ -440,6 +521,15 @@ function start() {
     const turns = optionalNumber(editForm.max_turns.value) ?? null;
     if (turns !== data.config.max_turns) {
       body.maxTurns = turns;
+    }
+    if (data.schedule) {
+      const typed = {
+        continuous: editForm.continuous.checked,
+        games_in_flight: optionalNumber(editForm.games_in_flight.value) ?? null,
+        games_per_hour: optionalNumber(editForm.games_per_hour.value) ?? null,
+        daily_cap: optionalNumber(editForm.daily_cap.value) ?? null,
+      };
+      Object.assign(body, scheduleChanges(typed, data.schedule));
     }
     const answer = await postJson(url, body, "PATCH");
     if (report(editForm.querySelector(".error"), answer)) {
