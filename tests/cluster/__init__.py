@@ -1,0 +1,1 @@
+"""The hosted arena on a real multi-node Ray cluster of this machine (issue 24)."""
