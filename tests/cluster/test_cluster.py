@@ -242,7 +242,7 @@ def test_a_game_and_a_ladder_survive_a_node_and_a_replica_dying(
             a.kill()
         with connect(events_url(b, game_id, 2), open_timeout=60) as resumed:
             assert b.post(f"/api/games/{game_id}/resume").status_code == 200
-            rest = []
+            rest: list[dict[str, Any]] = []
             while not rest or rest[-1]["Type"] != "game_end":
                 rest.extend(messages(resumed, 1))
         played = turns(rest)
