@@ -85,7 +85,7 @@ def ray_cluster(nodes: list[int]) -> Iterator[str]:
         cluster.wait_for_nodes()
         yield cluster.address
     finally:
-        cluster.shutdown()
+        cluster.shutdown()  # type: ignore[no-untyped-call]
 
 
 async def play_games(base: str, snakes: list[str], games: int, max_turns: int) -> tuple[float, int]:
