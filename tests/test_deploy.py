@@ -133,6 +133,7 @@ def test_only_the_proxy_is_trusted_to_name_the_client() -> None:
 
 def _serve_config(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
     """Run ``snakewar serve ARGV`` up to where it would listen: (its config, where)."""
+    import snakewar.arena.executors
     import snakewar.bots.serving
     import snakewar.server.app
     import snakewar.server.logs
@@ -158,6 +159,8 @@ def _serve_config(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[Any
     monkeypatch.setattr(snakewar.bots.serving, "serve_app", lambda *args, **kwargs: None)
     monkeypatch.setattr(snakewar.server.logs, "configure_logging", lambda log_format: None)
     monkeypatch.setattr(gc, "set_threshold", lambda *args: None)
+    # The deployment's Ray head is not here either: joining it is taken as done.
+    monkeypatch.setattr(snakewar.arena.executors, "join_ray", lambda address: None)
     status = main(argv)
     assert status == 0, f"snakewar {' '.join(argv)} exited with {status}"
     assert len(made) == len(listened) == 1
