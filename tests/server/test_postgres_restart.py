@@ -115,11 +115,11 @@ def stored(server: Server, gid: str) -> tuple[dict[str, Any], list[Any]]:
     return listing, frames
 
 
-def sql(url: str, query: str) -> Any:
+def sql(url: str, query: str, **params: Any) -> Any:
     engine = sa.create_engine(url, poolclass=sa.NullPool)
     try:
         with engine.connect() as connection:
-            return connection.execute(sa.text(query)).all()
+            return connection.execute(sa.text(query), params).all()
     finally:
         engine.dispose()
 
@@ -136,8 +136,8 @@ def listeners(url: str) -> int:
 def scheduler_held(url: str) -> bool:
     rows = sql(
         url,
-        f"SELECT holder FROM leases WHERE name = '{LEASE_NAME}' "
-        "AND holder IS NOT NULL AND until > now()",
+        "SELECT holder FROM leases WHERE name = :name AND holder IS NOT NULL AND until > now()",
+        name=LEASE_NAME,
     )
     return bool(rows)
 
@@ -251,3 +251,72 @@ async def _restart_mid_game(pg: PrivatePostgres, a: Server, b: Server, gid: str)
     assert listing["status"] == "complete"
     assert [f["Turn"] for f in frames] == [0, 1, 2, 3, *turns]
     assert [f["Turn"] for f in frames] == list(range(len(frames)))
+
+
+RAY_GAME: dict[str, Any] = {
+    "snakes": ["hunter?budget=100"],
+    "width": 19,
+    "height": 19,
+    "max_turns": 5000,
+    "step": True,
+}
+"""A game that lasts minutes once resumed (its bot thinks 100 ms a turn): it is surely
+still running when PostgreSQL stops, and after it is back."""
+
+RAY_LEASE_S = 3.0
+"""The replica's game lease (its actors renew theirs every third of it)."""
+
+
+def turns_stored(url: str, gid: str) -> list[int]:
+    rows = sql(url, "SELECT turn FROM frames WHERE game_id = :g ORDER BY turn", g=gid)
+    return [int(row[0]) for row in rows]
+
+
+def status_of(url: str, gid: str) -> str:
+    return str(sql(url, "SELECT status FROM games WHERE id = :g", g=gid)[0][0])
+
+
+def test_a_game_on_a_ray_worker_waits_for_postgresql_and_plays_on() -> None:
+    """The actor writes the game itself: its writes wait while PostgreSQL restarts."""
+    ray = pytest.importorskip("ray")
+    from fastapi.testclient import TestClient
+    from ray.cluster_utils import Cluster
+
+    from snakewar.server import ServerConfig, create_app
+
+    with private_postgres() as pg:
+        nodes = Cluster(
+            initialize_head=True, head_node_args={"num_cpus": 2, "include_dashboard": False}
+        )
+        try:
+            ray.init(address=nodes.address, log_to_driver=False)
+            config = ServerConfig(
+                database_url=pg.url, ray_address=nodes.address, game_lease_s=RAY_LEASE_S
+            )
+            with TestClient(create_app(config), base_url="http://localhost") as a:
+                made = a.post("/api/games", json=RAY_GAME)
+                assert made.status_code == 201, made.text
+                gid = made.json()["id"]
+                assert a.post(f"/api/games/{gid}/resume").status_code == 200
+                poll("turn 3", lambda: len(turns_stored(pg.url, gid)) > 3)
+                pg.stop()
+                # Down for two leases: the actor's lease runs out meanwhile.
+                time.sleep(2 * RAY_LEASE_S)
+                pg.start()
+                at_restart = len(turns_stored(pg.url, gid))
+                poll(
+                    "turns after the restart",
+                    lambda: len(turns_stored(pg.url, gid)) > at_restart + 3,
+                )
+                assert status_of(pg.url, gid) == "running"
+                paused = a.post(f"/api/games/{gid}/pause")
+                assert paused.status_code == 200, paused.text
+                held = turns_stored(pg.url, gid)
+                assert held == list(range(len(held)))  # every turn, in order: none lost
+                cancelled = a.post(f"/api/games/{gid}/cancel")
+                assert cancelled.status_code == 200, cancelled.text
+                assert status_of(pg.url, gid) == "cancelled"
+                assert turns_stored(pg.url, gid) == held
+        finally:
+            ray.shutdown()
+            nodes.shutdown()  # type: ignore[no-untyped-call]
