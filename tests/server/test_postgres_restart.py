@@ -15,7 +15,11 @@ is back:
 * both replicas listen for the games' notifications again, and a new game plays;
 * the continuous ladders' scheduler lease is held again.
 
-Every wait is a poll with a generous deadline: nothing depends on the machine's speed.
+A second test plays a game on a Ray worker (``ray.cluster_utils.Cluster``, one node):
+its actor writes the game itself, and its writes wait for PostgreSQL the same way.
+
+Every wait is a poll with a generous deadline: nothing depends on the machine's speed
+(PostgreSQL stays down for two game leases on purpose: longer only makes it harder).
 """
 
 from __future__ import annotations
