@@ -10,8 +10,17 @@ where every one must be there.
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import os
+import shlex
 import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -94,3 +103,121 @@ def postgres_url() -> str:
         "postgresql",
     )
     return url
+
+
+PG_TIMEOUT_S = 120
+"""How long ``pg_ctl`` waits for the server to start or stop (a loaded machine)."""
+
+
+def postgres_bin() -> Path:
+    """The newest installed PostgreSQL's programs (``initdb``, ``pg_ctl``).
+
+    Skips (fails under CI) when PostgreSQL's server is not installed.
+    """
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=_version)
+    found = [d for d in found if os.access(os.path.join(d, "pg_ctl"), os.X_OK)]
+    need("PostgreSQL's server programs (initdb, pg_ctl)", bool(found), "postgresql")
+    return Path(found[-1])
+
+
+def _version(path: str) -> tuple[int, ...]:
+    number = Path(path).parent.name
+    return tuple(int(x) for x in number.split(".") if x.isdigit())
+
+
+@dataclass
+class PrivatePostgres:
+    """A PostgreSQL server of one test's own, in a temporary directory, on a free port.
+
+    Made by :func:`private_postgres`.  A test may stop, start and restart it: no other
+    test uses it (never the shared scratch server of ``$SNAKEWAR_TEST_POSTGRES_URL``).
+    """
+
+    bin: Path
+    data: Path
+    port: int
+    as_postgres: bool
+    """Whether its programs run as the ``postgres`` user (``initdb`` refuses root)."""
+
+    @property
+    def url(self) -> str:
+        """Its ``postgres`` database, as Snakewar takes it."""
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _run(self, program: str, *args: str) -> None:
+        argv = [str(self.bin / program), *args]
+        if self.as_postgres:
+            argv = ["su", "postgres", "-c", shlex.join(argv)]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=PG_TIMEOUT_S + 30)
+        if done.returncode != 0:
+            raise AssertionError(
+                f"{program} {' '.join(args[:1])} failed ({done.returncode}): "
+                f"{(done.stderr or done.stdout).strip()[-500:]}"
+            )
+
+    def init(self) -> None:
+        self._run(
+            "initdb", "-D", str(self.data / "db"), "-A", "trust", "-U", "postgres", "--no-sync"
+        )
+
+    def start(self) -> None:
+        """Start the server and wait until it accepts connections."""
+        options = f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data / "db"),
+            "-l",
+            str(self.data / "log"),
+            "-w",
+            "-t",
+            str(PG_TIMEOUT_S),
+            "-o",
+            options,
+            "start",
+        )
+
+    def stop(self) -> None:
+        """Stop the server (``-m fast``: its connections are cut, as in a restart)."""
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data / "db"),
+            "-w",
+            "-t",
+            str(PG_TIMEOUT_S),
+            "-m",
+            "fast",
+            "stop",
+        )
+
+    def restart(self) -> None:
+        """Stop and start it again (its port and data kept)."""
+        self.stop()
+        self.start()
+
+
+@contextlib.contextmanager
+def private_postgres() -> Iterator[PrivatePostgres]:
+    """A :class:`PrivatePostgres` started for the block, stopped and deleted afterwards.
+
+    Skips (fails under CI) when PostgreSQL's server programs are not installed.
+    """
+    bin_dir = postgres_bin()
+    as_postgres = os.geteuid() == 0
+    # Short and under /tmp: its Unix socket's path must fit in 107 bytes.
+    data = Path(tempfile.mkdtemp(prefix="snakewar-pg."))
+    if as_postgres:
+        shutil.chown(data, "postgres")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    server = PrivatePostgres(bin_dir, data, port, as_postgres)
+    try:
+        server.init()
+        server.start()
+        yield server
+    finally:
+        with contextlib.suppress(AssertionError, subprocess.SubprocessError):
+            server.stop()
+        shutil.rmtree(data, ignore_errors=True)

@@ -260,12 +260,24 @@ class GameManager:
 
     async def _keep_leases(self) -> None:
         games = self.store.store.games
+        reached: float | None = time.monotonic()  # start() just reached the database
         while True:
             await asyncio.sleep(self.lease_s / 3)
             live = [g.id for g in self.games.values() if not g.finished and g.in_store]
-            with contextlib.suppress(Exception):  # a database hiccup: retry next round
+            try:
+                await self.store.run(self.store.store.db.ping)
                 await self.store.run(games.renew_leases, self.server_id, live, self._lease_end())
-                await self.store.run(games.abort_expired)
+            except Exception:  # a database hiccup: retry next round
+                reached = None
+                continue
+            if reached is None:
+                reached = time.monotonic()
+            # While the database was away nobody could renew a lease: every game's may
+            # have run out meanwhile.  Others' games are judged only once their players
+            # have had a whole lease to renew them (theirs renew every third of it).
+            if time.monotonic() - reached >= self.lease_s:
+                with contextlib.suppress(Exception):
+                    await self.store.run(games.abort_expired)
 
     async def close(self) -> None:
         """Cancel running games (they are stored as cancelled) and release resources.
@@ -451,6 +463,15 @@ class GameManager:
         # One writer at a time keeps each game's rows in order (SQLite has one writer anyway).
         async with self._db_lock:
             await self.store.run(fn, *args, **kwargs)
+
+    async def _write(self, fn: Any, *args: Any, **kwargs: Any) -> None:
+        """A game's write, as :meth:`_db`, tried again while the database is unreachable.
+
+        A game being played waits (for a bounded time: ``WRITE_RETRY_S``) for a
+        database that restarts, rather than being lost to it.
+        """
+        async with self._db_lock:
+            await self.store.run_retrying(fn, *args, **kwargs)
 
     async def create(
         self,

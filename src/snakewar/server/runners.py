@@ -67,7 +67,7 @@ from snakewar.referee.uploads import (
 from snakewar.referee.workers import session_pool
 from snakewar.server.logs import game_context
 from snakewar.server.stepping import NotPausedError, PauseExpiredError
-from snakewar.storage import GameStatus, Store
+from snakewar.storage import GameStatus, Store, retried
 
 if TYPE_CHECKING:
     from snakewar.server.manager import GameManager, LiveGame
@@ -231,7 +231,7 @@ class _GameRun(Launch):
         live.status = GameStatus.RUNNING
         if live.store_frames:
             lease = (self.manager.server_id, self.manager._lease_end())
-            await self.manager._db(
+            await self.manager._write(
                 self.games.begin,
                 listing,
                 data,
@@ -247,11 +247,11 @@ class _GameRun(Launch):
         # Followers first: they need not wait for the database.
         self.live.feed.publish(frame.view, time.time())
         if self.live.store_frames:
-            await self.manager._db(self.games.add_frame, self.live.id, frame)
+            await self.manager._write(self.games.add_frame, self.live.id, frame)
 
     async def on_calls(self, turn: int, records: Sequence[Mapping[str, JSON]]) -> None:
         kept = [self.manager._within_budget(self.live, r) for r in records]
-        await self.manager._db(self.games.add_calls, self.live.id, turn, kept)
+        await self.manager._write(self.games.add_calls, self.live.id, turn, kept)
 
     async def play(self) -> None:
         """Play the game to its end and store how it ended, whatever happens."""
@@ -274,19 +274,21 @@ class _GameRun(Launch):
         except asyncio.CancelledError:
             live.status = GameStatus.CANCELLED
             if live.in_store:
-                await asyncio.shield(manager._db(games.finish, live.id, GameStatus.CANCELLED))
+                await asyncio.shield(manager._write(games.finish, live.id, GameStatus.CANCELLED))
             raise
         except PauseExpiredError as exc:  # paused too long: the bound of step mode
             live.status = GameStatus.CANCELLED
             live.error = str(exc)
             if live.in_store:
-                await manager._db(games.finish, live.id, GameStatus.CANCELLED)
+                await manager._write(games.finish, live.id, GameStatus.CANCELLED)
         except Exception as exc:  # a bug must not take the server down
             live.status = GameStatus.ERROR
             live.error = f"{type(exc).__name__}: {exc}"
             self.failure = exc
             if live.in_store:
-                await manager._db(games.set_status, live.id, GameStatus.ABORTED)
+                # Aborted with the reason, its frames kept (a database gone for longer
+                # than the writes wait: its lease runs out, and any server aborts it).
+                await manager._write(games.abort, live.id, live.error)
         finally:
             self.started.set()
             # Its bots' workers are back in the pool (adapter.play released them).
@@ -297,9 +299,9 @@ class _GameRun(Launch):
     async def _store_played(self, played: PlayedGame) -> None:
         live = self.live
         if not live.in_store:  # a game that streams no frames, or kept whole
-            await self.manager._db(self.games.save_played, played, owner_id=live.owner_id)
+            await self.manager._write(self.games.save_played, played, owner_id=live.owner_id)
         else:
-            await self.manager._db(self.games.finish, live.id, GameStatus.COMPLETE, played)
+            await self.manager._write(self.games.finish, live.id, GameStatus.COMPLETE, played)
 
 
 # -- Ray ---------------------------------------------------------------------------------
@@ -391,17 +393,22 @@ def _worker_cache() -> UploadCache:
 
 
 class _StoreGames:
-    """A database's game repository as an actor writes it, and the database to close."""
+    """A database's game repository as an actor writes it, and the database to close.
+
+    The game's writes are tried again while the database cannot be reached
+    (:func:`~snakewar.storage.retried`): a restarting PostgreSQL delays the game on
+    its worker, it does not lose it.  Lease renewals are not: the next one comes soon.
+    """
 
     def __init__(self, store: Store) -> None:
         self._store = store
         games = store.games
-        self.begin = games.begin
-        self.add_frame = games.add_frame
-        self.add_calls = games.add_calls
-        self.finish = games.finish
-        self.abort = games.abort
-        self.save_played = games.save_played
+        self.begin = retried(games.begin)
+        self.add_frame = retried(games.add_frame)
+        self.add_calls = retried(games.add_calls)
+        self.finish = retried(games.finish)
+        self.abort = retried(games.abort)
+        self.save_played = retried(games.save_played)
         self.renew_leases = games.renew_leases
 
     def close(self) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import time
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
@@ -43,11 +44,17 @@ from snakewar.storage.accounts import (
 from snakewar.storage.database import (
     DATABASE_URL_ENV,
     MIGRATIONS_DIR,
+    WRITE_RETRY_S,
     Database,
     StoreError,
     alembic_config,
     default_database_url,
     resolve_database_url,
+    retried,
+    retry_pause,
+    retry_said,
+    retrying,
+    unreachable,
 )
 from snakewar.storage.games import (
     MAX_LIST_LIMIT,
@@ -73,6 +80,7 @@ __all__ = [
     "MAX_REPLAY_BYTES",
     "MIGRATIONS_DIR",
     "ROLES",
+    "WRITE_RETRY_S",
     "ApiToken",
     "ArenaRun",
     "ArenaRunState",
@@ -107,6 +115,9 @@ __all__ = [
     "alembic_config",
     "default_database_url",
     "resolve_database_url",
+    "retried",
+    "retrying",
+    "unreachable",
 ]
 
 P = ParamSpec("P")
@@ -225,6 +236,30 @@ class AsyncStore:
         """``fn(*args, **kwargs)`` on a store thread; its result or exception."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, functools.partial(fn, *args, **kwargs))
+
+    async def run_retrying(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """:meth:`run`, tried again while the database cannot be reached.
+
+        As :func:`~snakewar.storage.database.retrying` (for :data:`WRITE_RETRY_S`
+        seconds, only errors that are
+        :func:`~snakewar.storage.database.unreachable`), but the pauses are spent on the
+        event loop, not on one of the store's threads.
+        """
+        deadline = time.monotonic() + WRITE_RETRY_S
+        attempt = 0
+        while True:
+            try:
+                result = await self.run(fn, *args, **kwargs)
+            except Exception as exc:
+                pause = retry_pause(attempt)
+                if not unreachable(exc) or time.monotonic() + pause > deadline:
+                    raise
+                retry_said(fn, attempt, exc)
+            else:
+                retry_said(fn, attempt, None)
+                return result
+            await asyncio.sleep(pause)
+            attempt += 1
 
     def close(self) -> None:
         """Stop the threads once the calls in progress are done."""

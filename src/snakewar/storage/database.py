@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import json
+import logging
 import os
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 from alembic import command
@@ -29,7 +32,7 @@ from alembic.util import CommandError
 from platformdirs import user_data_dir
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -39,12 +42,21 @@ from snakewar.errors import SnakewarError, choices_text
 __all__ = [
     "DATABASE_URL_ENV",
     "MIGRATIONS_DIR",
+    "WRITE_RETRY_S",
     "Database",
     "StoreError",
     "alembic_config",
     "default_database_url",
     "resolve_database_url",
+    "retried",
+    "retrying",
+    "unreachable",
 ]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+log = logging.getLogger("snakewar.storage")
 
 DATABASE_URL_ENV: Final = "SNAKEWAR_DATABASE_URL"
 """The environment variable that names the database when none is given."""
@@ -58,6 +70,86 @@ _POSTGRES_DRIVERS: Final = ("postgresql", "postgresql+psycopg", "postgres")
 
 class StoreError(SnakewarError, ValueError):
     """Raised for a database that cannot be opened or a request the store refuses."""
+
+
+WRITE_RETRY_S: Final = 120.0
+"""How long a game's write is tried again while the database cannot be reached (a
+PostgreSQL server restarting, a failover): long enough for a restart, bounded so that a
+database gone for good ends the game (aborted, its frames kept) rather than hanging it."""
+
+RETRY_PAUSE_MIN_S: Final = 0.1
+RETRY_PAUSE_MAX_S: Final = 2.0
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` means the database could not be reached, not that it refused.
+
+    A connection lost or refused (the server restarting, shutting down, not up yet), or
+    a connection the pool found dead: the same call may well succeed a moment later.
+    A constraint, a bad value or a :class:`StoreError` is the database's answer, and
+    would be the same again.
+    """
+    if isinstance(exc, OperationalError):
+        return True
+    return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
+
+
+def retry_pause(attempt: int) -> float:
+    """How long to wait before try ``attempt + 1`` of a call the database missed."""
+    return min(RETRY_PAUSE_MAX_S, RETRY_PAUSE_MIN_S * 2.0 ** min(attempt, 16))
+
+
+def retry_said(fn: Callable[..., Any], attempt: int, exc: BaseException | None) -> None:
+    """Log a retried write: its first miss (``exc``), and its success after misses."""
+    name = getattr(fn, "__name__", "a write")
+    if exc is not None and attempt == 0:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        log.warning(
+            "snakewar: %s cannot reach the database (%s); trying again for up to %g s",
+            name,
+            first[:300],
+            WRITE_RETRY_S,
+        )
+    elif exc is None and attempt > 0:
+        log.warning("snakewar: %s reached the database again after %d tries", name, attempt + 1)
+
+
+def retried(fn: Callable[P, T]) -> Callable[P, T]:
+    """``fn``, each call of it made through :func:`retrying`."""
+
+    @functools.wraps(fn)
+    def call(*args: P.args, **kwargs: P.kwargs) -> T:
+        return retrying(fn, *args, **kwargs)
+
+    return call
+
+
+def retrying(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """``fn(*args, **kwargs)``, tried again while the database cannot be reached.
+
+    For the writes of a game being played (a frame, its end): a short outage of the
+    database delays the game instead of losing it.  Tries for :data:`WRITE_RETRY_S`
+    seconds (pausing between tries, up to :data:`RETRY_PAUSE_MAX_S`); only errors for
+    which :func:`unreachable` holds are tried again.  Blocks the calling thread.
+
+    Raises:
+        Exception: ``fn``'s error, when it is not :func:`unreachable` or the time is up.
+    """
+    deadline = time.monotonic() + WRITE_RETRY_S
+    attempt = 0
+    while True:
+        try:
+            result = fn(*args, **kwargs)
+        except Exception as exc:
+            pause = retry_pause(attempt)
+            if not unreachable(exc) or time.monotonic() + pause > deadline:
+                raise
+            retry_said(fn, attempt, exc)
+        else:
+            retry_said(fn, attempt, None)
+            return result
+        time.sleep(pause)
+        attempt += 1
 
 
 def default_database_url() -> str:
@@ -289,6 +381,11 @@ class Database:
 
     def __repr__(self) -> str:
         return f"Database({self.url!r})"
+
+    def ping(self) -> None:
+        """Ask the database a trivial question (raises what reaching it raises)."""
+        with self.session() as session:
+            session.execute(sa.text("SELECT 1"))
 
     def close(self) -> None:
         """Close every connection; the database cannot be used afterwards."""

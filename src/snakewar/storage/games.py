@@ -466,6 +466,8 @@ class SqlGameRepository:
         with self._db.session() as session:
             return _abort(
                 session,
+                "its server or worker stopped vouching for it (its lease ran out): it died, "
+                "or lost the database for longer than a lease",
                 GameModel.status == GameStatus.RUNNING,
                 sa.or_(GameModel.lease_until.is_(None), GameModel.lease_until < when),
             )
@@ -477,7 +479,11 @@ class SqlGameRepository:
         or a restart.  Its frames stay, so it can still be watched and exported.
         """
         with self._db.session() as session:
-            return _abort(session, GameModel.status == GameStatus.RUNNING)
+            return _abort(
+                session,
+                "it was running when a server started",
+                GameModel.status == GameStatus.RUNNING,
+            )
 
     def delete(self, game_id: str) -> None:
         """Delete a game, its frames and its calls.
@@ -627,12 +633,19 @@ def _notify(session: Session, game_id: str, event: int | str) -> None:
     session.execute(sa.select(sa.func.pg_notify(NOTIFY_CHANNEL, f"{game_id}:{event}")))
 
 
-def _abort(session: Session, *conditions: sa.ColumnElement[bool]) -> int:
-    """Mark ``aborted`` the games that meet ``conditions``; how many there were."""
+def _abort(session: Session, reason: str, *conditions: sa.ColumnElement[bool]) -> int:
+    """Mark ``aborted`` the games that meet ``conditions``; how many there were.
+
+    ``reason`` is kept as each one's failure, unless it has one already.
+    """
     statement = (
         sa.update(GameModel)
         .where(*conditions)
-        .values(status=GameStatus.ABORTED, updated_at=now())
+        .values(
+            status=GameStatus.ABORTED,
+            updated_at=now(),
+            failure=sa.func.coalesce(GameModel.failure, reason),
+        )
         .execution_options(synchronize_session=False)
     )
     if session.get_bind().dialect.name != "postgresql":
