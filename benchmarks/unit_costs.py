@@ -171,6 +171,17 @@ def query(url: str, sql: str) -> list[Any]:
         engine.dispose()
 
 
+def sessions(url: str) -> int:
+    """Sessions connected to the database of ``url``, other than this one."""
+    return int(
+        query(
+            url,
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )[0][0]
+    )
+
+
 def quiet(url: str) -> None:
     """Wait until no other session is connected (the server's backends have exited and
     flushed their statistics)."""
@@ -399,6 +410,8 @@ class Memory:
     fanout_us: float = 0.0
     """The server's CPU per frame per follower (microseconds)."""
     fanout_turns: int = 0
+    ray_connections: float = 0.0
+    """Database sessions per live game on Ray (each actor has a pool of its own)."""
 
 
 async def attach(port: int, game_id: str, count: int) -> list[Follower]:
@@ -491,6 +504,7 @@ def memory_ray(database: str, log_dir: Path, snakes: list[str], games: int, memo
             server.start().wait_ready(300)
             assert server.process is not None
             with httpx.Client(base_url=server.url, timeout=300) as http:
+                idle_sessions = sessions(database)
                 # 19x19: duels last longer there than on 11x11 (where these snakes meet
                 # head to head soon), so a game's start and end weigh less per turn.
                 ids = [step_game(http, snakes, 19) for _ in range(games)]
@@ -499,6 +513,7 @@ def memory_ray(database: str, log_dir: Path, snakes: list[str], games: int, memo
                     actor = ray.get_actor(actor_name(game_id), namespace=ACTOR_NAMESPACE)
                     pids.append(int(ray.get(actor.pid.remote(), timeout=120)))
                 time.sleep(1.0)
+                memory.ray_connections = (sessions(database) - idle_sessions) / games
                 memory.ray_rss_mib = [rss_kib(p) / 1024 for p in pids]
                 memory.ray_pss_mib = [pss_kib(p) / 1024 for p in pids]
                 # Every game played through: its actor's CPU, sampled until it exits.
@@ -727,6 +742,11 @@ def main() -> None:
             table += [
                 ("Ray runner", "actor worker RSS per live game", f"{rss} MiB"),
                 ("Ray runner", "actor worker PSS per live game", f"{pss} MiB"),
+                (
+                    "Ray runner",
+                    "database sessions per live game (paused)",
+                    f"{memory.ray_connections:.1f}",
+                ),
                 (
                     "Ray runner",
                     f"actors' CPU per turn ({memory.ray_turns} turns of duels)",
