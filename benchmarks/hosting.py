@@ -151,7 +151,8 @@ async def arena(base: str, games: int) -> None:
         )
 
 
-async def sandbox_cost(starts: int = 20) -> None:
+async def sandbox_cost(starts: int = 20) -> tuple[float, float]:
+    """Median ms from a bot's start to its first line: (bare, sandboxed); printed too."""
     folder = Path(tempfile.mkdtemp())
     folder.chmod(0o755)
     (folder / "bot.py").write_text("print('ready', flush=True)\n")
@@ -173,6 +174,7 @@ async def sandbox_cost(starts: int = 20) -> None:
         f"bot start to first line: bare {statistics.median(plain):.0f} ms, "
         f"sandboxed {statistics.median(sandboxed):.0f} ms (median of {starts})"
     )
+    return statistics.median(plain), statistics.median(sandboxed)
 
 
 def main() -> None:
