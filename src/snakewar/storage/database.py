@@ -72,6 +72,9 @@ class StoreError(SnakewarError, ValueError):
     """Raised for a database that cannot be opened or a request the store refuses."""
 
 
+CLOSE_WAIT_S: Final = 30.0
+"""The longest :meth:`Database.close` waits for sessions in progress on other threads."""
+
 WRITE_RETRY_S: Final = 120.0
 """How long a game's write is tried again while the database cannot be reached (a
 PostgreSQL server restarting, a failover): long enough for a restart, bounded so that a
@@ -290,6 +293,9 @@ class Database:
         parsed = _parse_url(resolve_database_url(url))
         self._url = parsed
         self._closed = False
+        # Sessions in progress, so that close() waits for them (see close).
+        self._active = 0
+        self._idle = threading.Condition()
         self._engine = self._create_engine(parsed)
         self._sessions = sessionmaker(self._engine, expire_on_commit=False)
         # An in-memory database is one connection shared by every thread (each new
@@ -388,8 +394,16 @@ class Database:
             session.execute(sa.text("SELECT 1"))
 
     def close(self) -> None:
-        """Close every connection; the database cannot be used afterwards."""
-        self._closed = True
+        """Close every connection; the database cannot be used afterwards.
+
+        Sessions in progress on other threads are waited for (at most
+        :data:`CLOSE_WAIT_S`): a connection they hold is closed when they end, not
+        left open in a pool nobody refers to (the engine's ``dispose`` leaves checked-out
+        connections alone).
+        """
+        with self._idle:
+            self._closed = True
+            self._idle.wait_for(lambda: self._active == 0, CLOSE_WAIT_S)
         self._engine.dispose()
 
     @contextmanager
@@ -399,11 +413,18 @@ class Database:
         Raises:
             StoreError: if the database is closed.
         """
-        if self._closed:
-            raise StoreError(f"the store {self.url!r} is closed")
-        with contextlib.ExitStack() as stack:
-            if self._serial is not None:
-                stack.enter_context(self._serial)
-            session = stack.enter_context(self._sessions())
-            stack.enter_context(session.begin())
-            yield session
+        with self._idle:
+            if self._closed:
+                raise StoreError(f"the store {self.url!r} is closed")
+            self._active += 1
+        try:
+            with contextlib.ExitStack() as stack:
+                if self._serial is not None:
+                    stack.enter_context(self._serial)
+                session = stack.enter_context(self._sessions())
+                stack.enter_context(session.begin())
+                yield session
+        finally:
+            with self._idle:
+                self._active -= 1
+                self._idle.notify_all()
