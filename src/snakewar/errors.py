@@ -59,7 +59,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     │   ├── server.arena.ArenaBusyError               a ladder or tournament already running
     │   ├── server.runs.RunNotRunningError            a stop asked of a run that is not going on
     │   ├── server.routers.games.GameNotRunningError  a game that is not running (or has no match)
-    │   ├── server.routers.ladders.NotContinuousError  a pause asked of a ladder not playing on by itself
+    │   ├── server.routers.ladders.NotContinuousError  a pause of a ladder not playing on by itself
     │   ├── server.manager.NotSteppableError          a game whose referee cannot pause
     │   └── server.stepping.NotPausedError            a step asked of a game that is not paused
     ├── UnauthorizedError (PermissionError)           no login or a bad one (HTTP 401)
