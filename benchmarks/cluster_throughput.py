@@ -12,7 +12,7 @@ them, as fast as the server accepts them (a 429 is retried); the clock runs from
 first request to the last game finished.
 
     python3 benchmarks/cluster_throughput.py [--games 24] [--delays 20,150] \\
-        [--setups local,ray:1,ray:2,ray:4,ray:2+2] [--max-turns 40]
+        [--setups local,ray:1,ray:2,ray:4,ray:2+2] [--max-turns 40] [--game-cpus 1]
 
 Run it from the repository root with ``PYTHONPATH=src:.``.
 """
@@ -81,7 +81,7 @@ def ray_cluster(nodes: list[int]) -> Iterator[str]:
     )
     try:
         for cpus in nodes:
-            cluster.add_node(num_cpus=cpus, resources={"snakewar_games": cpus * 8})
+            cluster.add_node(num_cpus=cpus)
         cluster.wait_for_nodes()
         yield cluster.address
     finally:
@@ -130,6 +130,9 @@ def main() -> None:
     parser.add_argument("--delays", default="20,150", help="snake latencies (ms)")
     parser.add_argument("--setups", default="local,ray:1,ray:2,ray:4,ray:2+2")
     parser.add_argument("--max-turns", type=int, default=40)
+    parser.add_argument(
+        "--game-cpus", type=float, default=1.0, help="--ray-game-cpus of the Ray setups"
+    )
     args = parser.parse_args()
     print(f"{'setup':<10}{'delay':>7}{'games':>7}{'turns':>8}{'seconds':>9}{'games/min':>11}")
     with tempfile.TemporaryDirectory() as folder:
@@ -140,7 +143,9 @@ def main() -> None:
                     with contextlib.ExitStack() as stack:
                         extra: list[str] = []
                         if nodes is not None:
-                            extra = ["--ray-address", stack.enter_context(ray_cluster(nodes))]
+                            address = stack.enter_context(ray_cluster(nodes))
+                            extra = ["--ray-address", address]
+                            extra += ["--ray-game-cpus", str(args.game_cpus)]
                         db = f"sqlite:///{folder}/{setup.replace(':', '_')}-{delay:g}.db"
                         server = Server(db, f"bench-{setup}", Path(folder), extra=extra)
                         server.start().wait_ready()

@@ -252,6 +252,13 @@ def test_serve_refuses_a_bad_ray_address_in_one_line(
     assert_one_error_line(done, "--ray-address", needle)
 
 
+@pytest.mark.parametrize("cpus", ["0", "-1", "65", "nan"])
+def test_serve_refuses_ray_game_cpus_out_of_bounds_in_one_line(tmp_path: Path, cpus: str) -> None:
+    done = run("serve", "--ray-game-cpus", cpus, home=tmp_path)
+    assert_one_error_line(done, "--ray-game-cpus")
+    assert "Snakewar is running" not in done.stderr
+
+
 def test_serve_on_a_cluster_it_cannot_join_is_one_error_line(tmp_path: Path) -> None:
     # Nothing listens on that port: Ray's reason, in one line, and no server starts.
     port = str(free_port())

@@ -358,7 +358,8 @@ def test_program_bots_play_only_on_a_node_that_can_sandbox_them(
             "--resources",
             '{"snakewar_sandbox": 1}',
         ]
-        cluster.add_node(num_cpus=1, resources={SANDBOX_RESOURCE: 1})
+        # Two CPUs: the game's referee holds one, and its program bot another.
+        cluster.add_node(num_cpus=2, resources={SANDBOX_RESOURCE: 1})
         cluster.wait_for_nodes()
         wait_for("the sandbox node", lambda: SANDBOX_RESOURCE in ray.cluster_resources())
         game = a.post("/api/games", json=body)

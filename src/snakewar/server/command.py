@@ -56,6 +56,9 @@ SERVE_GC_THRESHOLDS = (50_000, 20, 100)
 MAX_UPLOAD_QUOTA_MIB = 1024 * 1024
 """The largest ``--upload-quota`` (1 TiB): past that, a quota is none at all."""
 
+MAX_RAY_GAME_CPUS = 64
+"""The most ``--ray-game-cpus`` a game's referee may hold (no referee uses more)."""
+
 
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
@@ -154,6 +157,15 @@ def serve(
         f"one actor per game, instead of in this process (also ${RAY_ADDRESS_ENV}). The "
         "database must be one the cluster's nodes reach.",
     ),
+    ray_game_cpus: float = typer.Option(
+        1.0,
+        "--ray-game-cpus",
+        envvar="SNAKEWAR_RAY_GAME_CPUS",
+        metavar="CPUS",
+        help="With --ray-address: the CPUs each game's referee holds on its node (a "
+        "fraction plays several games of HTTP snakes on one CPU); each program bot holds "
+        "one more.",
+    ),
 ) -> None:
     """Serve the web app: new games, live viewer, replays, the snake tester, the API."""
     from snakewar.bots.serving import listen_sockets, serve_app
@@ -187,6 +199,10 @@ def serve(
                 "--ray-address: the cluster's workers write games to the database; "
                 "'memory' is this process's own (give --database)"
             )
+    if not 0 < ray_game_cpus <= MAX_RAY_GAME_CPUS:
+        raise SnakewarError(
+            f"--ray-game-cpus {ray_game_cpus:g}: expected more than 0, at most {MAX_RAY_GAME_CPUS}"
+        )
     if signup not in SIGNUP_MODES:
         raise SnakewarError(f"--signup {signup!r}: expected one of {', '.join(SIGNUP_MODES)}")
     if not 1 <= workers <= MAX_WORKERS:
@@ -223,6 +239,7 @@ def serve(
         builtin_workers_per_user=builtin_workers_per_user,
         tester_runs_per_hour=tester_runs_per_hour,
         ray_address=ray_address,
+        ray_game_cpus=ray_game_cpus,
     )
     json_logs = log_format == "json"
     configure_logging("json" if json_logs else "text")

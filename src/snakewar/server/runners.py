@@ -82,6 +82,7 @@ __all__ = [
     "NoSandboxNodeError",
     "RayRunner",
     "RemoteState",
+    "actor_cpus",
     "program_from_archive",
     "shipped",
 ]
@@ -320,6 +321,25 @@ SANDBOX_SHARE: Final = 0.001
 """How much of a node's :data:`~snakewar.arena.remote.SANDBOX_RESOURCE` a game with
 program bots asks for: a node that declares 1 takes up to 1,000 such games at once
 (its CPUs bound them first)."""
+
+PROGRAM_BOT_CPUS: Final = 1.0
+"""The CPUs a game's actor holds for each of its program bots, besides its referee's
+(``ray_game_cpus``): each bot is a process of its own that may use a core for as long as
+its turn lasts, and Ray must count it, or a node's games would hold more busy bots than it
+has cores, and they would lose on time."""
+
+
+def actor_cpus(game_cpus: float, spec: MatchSpec) -> float:
+    """The CPUs the actor of a game of ``spec`` holds: its referee's and its programs'.
+
+    >>> from snakewar.engine.protocol import Entrant, MatchSpec
+    >>> spec = MatchSpec("halite3", (Entrant("a", "a", program=object()), Entrant("b", "b")))
+    >>> actor_cpus(0.25, spec)
+    1.25
+    """
+    programs = sum(1 for e in spec.entrants if e.program is not None)
+    return game_cpus + PROGRAM_BOT_CPUS * programs
+
 
 _NAME_TAKEN_TRIES: Final = 50
 """How often a new actor's name is tried while a dead one's is being released."""
@@ -603,7 +623,7 @@ class _RayGame(Launch):
             lifetime="detached",
             max_restarts=0,
             max_task_retries=0,
-            num_cpus=runner.game_cpus,
+            num_cpus=actor_cpus(runner.game_cpus, job.spec),
             resources=resources,
         )
         for _ in range(_NAME_TAKEN_TRIES):
