@@ -252,10 +252,22 @@ def test_serve_refuses_a_bad_ray_address_in_one_line(
     assert_one_error_line(done, "--ray-address", needle)
 
 
-@pytest.mark.parametrize("cpus", ["0", "-1", "65", "nan"])
-def test_serve_refuses_ray_game_cpus_out_of_bounds_in_one_line(tmp_path: Path, cpus: str) -> None:
-    done = run("serve", "--ray-game-cpus", cpus, home=tmp_path)
-    assert_one_error_line(done, "--ray-game-cpus")
+@pytest.mark.parametrize(
+    ("option", "cpus"),
+    [
+        ("--ray-game-cpus", "0"),
+        ("--ray-game-cpus", "-1"),
+        ("--ray-game-cpus", "65"),
+        ("--ray-game-cpus", "nan"),
+        ("--ray-bot-cpus", "-0.5"),
+        ("--ray-bot-cpus", "nan"),
+    ],
+)
+def test_serve_refuses_ray_cpus_out_of_bounds_in_one_line(
+    tmp_path: Path, option: str, cpus: str
+) -> None:
+    done = run("serve", option, cpus, home=tmp_path)
+    assert_one_error_line(done, option)
     assert "Snakewar is running" not in done.stderr
 
 

@@ -109,6 +109,7 @@ def _runner(config: ServerConfig, store: Store) -> GameRunner | None:
         store.db.engine.url.render_as_string(hide_password=False),
         max_retries=config.ray_game_retries,
         game_cpus=config.ray_game_cpus,
+        bot_cpus=config.ray_bot_cpus,
         resources=dict(config.ray_game_resources),
     )
 
@@ -167,6 +168,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             f"ray_game_retries {config.ray_game_retries} and ray_game_cpus "
             f"{config.ray_game_cpus}: expected at least 0 and more than 0"
         )
+    if not config.ray_bot_cpus >= 0:
+        raise ValueError(f"ray_bot_cpus {config.ray_bot_cpus}: expected at least 0")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

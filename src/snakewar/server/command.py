@@ -164,7 +164,16 @@ def serve(
         metavar="CPUS",
         help="With --ray-address: the CPUs each game's referee holds on its node (a "
         "fraction plays several games of HTTP snakes on one CPU); each program bot holds "
-        "one more.",
+        "--ray-bot-cpus more.",
+    ),
+    ray_bot_cpus: float = typer.Option(
+        1.0,
+        "--ray-bot-cpus",
+        envvar="SNAKEWAR_RAY_BOT_CPUS",
+        metavar="CPUS",
+        help="With --ray-address: the CPUs a game holds besides for each of its program "
+        "bots (each may use a core while it thinks); a node needs --ray-game-cpus plus "
+        "this for each bot of a game to play it.",
     ),
 ) -> None:
     """Serve the web app: new games, live viewer, replays, the snake tester, the API."""
@@ -203,6 +212,8 @@ def serve(
         raise SnakewarError(
             f"--ray-game-cpus {ray_game_cpus:g}: expected more than 0, at most {MAX_RAY_GAME_CPUS}"
         )
+    if not 0 <= ray_bot_cpus <= MAX_RAY_GAME_CPUS:
+        raise SnakewarError(f"--ray-bot-cpus {ray_bot_cpus:g}: expected 0 to {MAX_RAY_GAME_CPUS}")
     if signup not in SIGNUP_MODES:
         raise SnakewarError(f"--signup {signup!r}: expected one of {', '.join(SIGNUP_MODES)}")
     if not 1 <= workers <= MAX_WORKERS:
@@ -240,6 +251,7 @@ def serve(
         tester_runs_per_hour=tester_runs_per_hour,
         ray_address=ray_address,
         ray_game_cpus=ray_game_cpus,
+        ray_bot_cpus=ray_bot_cpus,
     )
     json_logs = log_format == "json"
     configure_logging("json" if json_logs else "text")

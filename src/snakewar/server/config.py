@@ -90,7 +90,9 @@ class ServerConfig:
             node reaches (not ``memory``).
         ray_game_retries: how often a game whose Ray worker died is played again
             from turn 0 before it is marked aborted.
-        ray_game_cpus: the CPUs each game's actor holds on its node.
+        ray_game_cpus: the CPUs each game's referee holds on its node.
+        ray_bot_cpus: the CPUs a game holds besides for each of its program bots (a node
+            must have ``ray_game_cpus`` plus that for each bot of a game to play it).
         ray_game_resources: custom Ray resources each game's actor asks for besides
             (name, amount): games go only to nodes that declare them (a pool of nodes
             set aside for one server's games, say).
@@ -141,6 +143,7 @@ class ServerConfig:
     ray_address: str | None = None
     ray_game_retries: int = 2
     ray_game_cpus: float = 1.0
+    ray_bot_cpus: float = 1.0
     ray_game_resources: tuple[tuple[str, float], ...] = ()
     ladder_scheduler: bool = True
     scheduler_lease_s: float | None = None

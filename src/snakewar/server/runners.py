@@ -323,22 +323,24 @@ program bots asks for: a node that declares 1 takes up to 1,000 such games at on
 (its CPUs bound them first)."""
 
 PROGRAM_BOT_CPUS: Final = 1.0
-"""The CPUs a game's actor holds for each of its program bots, besides its referee's
-(``ray_game_cpus``): each bot is a process of its own that may use a core for as long as
-its turn lasts, and Ray must count it, or a node's games would hold more busy bots than it
-has cores, and they would lose on time."""
+"""The CPUs a game's actor holds by default for each of its program bots, besides its
+referee's (``ray_game_cpus``): each bot is a process of its own that may use a core for as
+long as its turn lasts, and Ray must count it, or a node's games would hold more busy bots
+than it has cores, and they would lose on time."""
 
 
-def actor_cpus(game_cpus: float, spec: MatchSpec) -> float:
+def actor_cpus(game_cpus: float, spec: MatchSpec, bot_cpus: float = PROGRAM_BOT_CPUS) -> float:
     """The CPUs the actor of a game of ``spec`` holds: its referee's and its programs'.
 
     >>> from snakewar.engine.protocol import Entrant, MatchSpec
     >>> spec = MatchSpec("halite3", (Entrant("a", "a", program=object()), Entrant("b", "b")))
     >>> actor_cpus(0.25, spec)
     1.25
+    >>> actor_cpus(0.25, spec, bot_cpus=0.5)
+    0.75
     """
     programs = sum(1 for e in spec.entrants if e.program is not None)
-    return game_cpus + PROGRAM_BOT_CPUS * programs
+    return game_cpus + bot_cpus * programs
 
 
 _NAME_TAKEN_TRIES: Final = 50
@@ -458,7 +460,8 @@ class RayRunner(GameRunner):
             reach: PostgreSQL for a cluster of machines; an SQLite file only when every
             node shares this machine's files).
         max_retries: replays of a game after its worker died.
-        game_cpus: the CPUs each game's actor holds on its node.
+        game_cpus: the CPUs each game's referee holds on its node.
+        bot_cpus: the CPUs it holds besides for each program bot (:func:`actor_cpus`).
         kit: what workers need of the database and the sandbox.
         start_timeout_s: how long a new game may wait for a node with room for it
             (its actor placed and its first frame stored) before it is refused.
@@ -474,6 +477,7 @@ class RayRunner(GameRunner):
         *,
         max_retries: int = 2,
         game_cpus: float = 1.0,
+        bot_cpus: float = PROGRAM_BOT_CPUS,
         kit: WorkerKit | None = None,
         start_timeout_s: float = 120.0,
         resources: Mapping[str, float] | None = None,
@@ -483,6 +487,7 @@ class RayRunner(GameRunner):
         self.database_url = database_url
         self.max_retries = max_retries
         self.game_cpus = game_cpus
+        self.bot_cpus = bot_cpus
         self.kit: WorkerKit = kit if kit is not None else DatabaseKit()
         self.start_timeout_s = start_timeout_s
         self.resources = dict(resources or {})
@@ -623,7 +628,7 @@ class _RayGame(Launch):
             lifetime="detached",
             max_restarts=0,
             max_task_retries=0,
-            num_cpus=actor_cpus(runner.game_cpus, job.spec),
+            num_cpus=actor_cpus(runner.game_cpus, job.spec, runner.bot_cpus),
             resources=resources,
         )
         for _ in range(_NAME_TAKEN_TRIES):
