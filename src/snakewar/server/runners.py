@@ -333,7 +333,8 @@ def actor_cpus(game_cpus: float, spec: MatchSpec, bot_cpus: float = PROGRAM_BOT_
     """The CPUs the actor of a game of ``spec`` holds: its referee's and its programs'.
 
     >>> from snakewar.engine.protocol import Entrant, MatchSpec
-    >>> spec = MatchSpec("halite3", (Entrant("a", "a", program=object()), Entrant("b", "b")))
+    >>> bots = (Entrant("a", "a", program=object()), Entrant("b", "b"))
+    >>> spec = MatchSpec("halite3", bots, {})
     >>> actor_cpus(0.25, spec)
     1.25
     >>> actor_cpus(0.25, spec, bot_cpus=0.5)
