@@ -6,12 +6,14 @@ the web process), then the same server handing its games to a Ray cluster starte
 2 or 4 CPUs, on one node or two).  Every game is a duel of two HTTP snakes on this
 machine that answer each move after a fixed delay (``benchmarks/latency_snake.py``), so
 the figure is how many games the server keeps going at once, not how fast bots think.
+The Halite workload is games of four uploads of the Python starter kit, each bot a
+sandboxed process (bubblewrap), on nodes that declare the sandbox.
 
 Games are created through the API (``POST /api/games``) as a user would, ``--games`` of
 them, as fast as the server accepts them (a 429 is retried); the clock runs from the
 first request to the last game finished.
 
-    python3 benchmarks/cluster_throughput.py [--games 24] [--delays 20,150] \\
+    python3 benchmarks/cluster_throughput.py [--games 24] [--workloads http:20,http:150,halite:4] \\
         [--setups local,ray:1,ray:2,ray:4,ray:2+2] [--max-turns 40] [--game-cpus 1]
 
 Run it from the repository root with ``PYTHONPATH=src:.``.
@@ -22,12 +24,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import io
 import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -36,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.server.multi_server import Server, free_port, wait_until
 
 HERE = Path(__file__).resolve().parent
+KIT = HERE.parent / "tests" / "games" / "halite3" / "starter_kit"
 
 
 @contextlib.contextmanager
@@ -73,7 +79,8 @@ def latency_snakes(delay_ms: float, count: int = 2) -> Iterator[list[str]]:
 @contextlib.contextmanager
 def ray_cluster(nodes: list[int]) -> Iterator[str]:
     """A Ray cluster on this machine: a head with no CPUs, one worker node per entry of
-    ``nodes`` (its CPUs); yields the address servers join."""
+    ``nodes`` (its CPUs, and the sandbox: program bots may play there); yields the address
+    servers join."""
     from ray.cluster_utils import Cluster
 
     cluster = Cluster(
@@ -81,16 +88,15 @@ def ray_cluster(nodes: list[int]) -> Iterator[str]:
     )
     try:
         for cpus in nodes:
-            cluster.add_node(num_cpus=cpus)
+            cluster.add_node(num_cpus=cpus, resources={"snakewar_sandbox": 1})
         cluster.wait_for_nodes()
         yield cluster.address
     finally:
         cluster.shutdown()  # type: ignore[no-untyped-call]
 
 
-async def play_games(base: str, snakes: list[str], games: int, max_turns: int) -> tuple[float, int]:
-    """Create ``games`` games and wait for all; (seconds, turns played in all)."""
-    body = {"snakes": snakes, "width": 11, "height": 11, "timeout": 1000, "max_turns": max_turns}
+async def play_games(base: str, body: dict[str, Any], games: int) -> tuple[float, int]:
+    """Create ``games`` games of ``body`` and wait for all; (seconds, turns played in all)."""
     started = time.perf_counter()
     ids: list[str] = []
     async with httpx.AsyncClient(base_url=base, timeout=120) as http:
@@ -114,6 +120,35 @@ async def play_games(base: str, snakes: list[str], games: int, max_turns: int) -
     return time.perf_counter() - started, turns
 
 
+def kit_archive() -> bytes:
+    """The Python starter kit of Halite III (the tests' copy), as an upload."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in KIT.rglob("*.py"):
+            archive.write(path, f"starter/{path.relative_to(KIT)}")
+    return buffer.getvalue()
+
+
+def halite_body(base: str, bots: int, turns: int) -> dict[str, Any]:
+    """A Halite game of ``bots`` uploads of the starter kit (uploaded to ``base`` now).
+
+    Each seat is an upload of its own name (a named bot plays under its name); they hold
+    one archive, stored once (by its hash).
+    """
+    refs = []
+    for seat in range(bots):
+        made = httpx.post(
+            f"{base}/api/snakes/upload",
+            params={"name": f"kit{seat + 1}", "language": "python3", "game": "halite3"},
+            content=kit_archive(),
+            headers={"Content-Type": "application/zip"},
+            timeout=120,
+        )
+        made.raise_for_status()
+        refs.append(made.json()["ref"])
+    return {"game": "halite3", "width": 32, "height": 32, "maxTurns": turns, "snakes": refs}
+
+
 def setup_nodes(setup: str) -> list[int] | None:
     """``local`` -> None; ``ray:4`` -> [4]; ``ray:2+2`` -> [2, 2]."""
     if setup == "local":
@@ -127,17 +162,27 @@ def setup_nodes(setup: str) -> list[int] | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=24)
-    parser.add_argument("--delays", default="20,150", help="snake latencies (ms)")
+    parser.add_argument(
+        "--workloads",
+        default="http:20,http:150,halite:4",
+        help="http:MS (duels of snakes answering after MS), halite:N (N sandboxed kit bots)",
+    )
     parser.add_argument("--setups", default="local,ray:1,ray:2,ray:4,ray:2+2")
     parser.add_argument("--max-turns", type=int, default=40)
+    parser.add_argument("--halite-turns", type=int, default=100)
     parser.add_argument(
         "--game-cpus", type=float, default=1.0, help="--ray-game-cpus of the Ray setups"
     )
     args = parser.parse_args()
-    print(f"{'setup':<10}{'delay':>7}{'games':>7}{'turns':>8}{'seconds':>9}{'games/min':>11}")
+    print(f"{'setup':<10}{'workload':>12}{'games':>7}{'turns':>8}{'seconds':>9}{'games/min':>11}")
     with tempfile.TemporaryDirectory() as folder:
-        for delay in [float(d) for d in args.delays.split(",")]:
-            with latency_snakes(delay) as snakes:
+        for workload in args.workloads.split(","):
+            kind, _, value = workload.partition(":")
+            with contextlib.ExitStack() as snakes_up:
+                if kind == "http":
+                    urls = snakes_up.enter_context(latency_snakes(float(value)))
+                elif kind != "halite":
+                    raise SystemExit(f"workload {workload!r}: expected http:MS or halite:N")
                 for setup in args.setups.split(","):
                     nodes = setup_nodes(setup)
                     with contextlib.ExitStack() as stack:
@@ -146,16 +191,23 @@ def main() -> None:
                             address = stack.enter_context(ray_cluster(nodes))
                             extra = ["--ray-address", address]
                             extra += ["--ray-game-cpus", str(args.game_cpus)]
-                        db = f"sqlite:///{folder}/{setup.replace(':', '_')}-{delay:g}.db"
-                        server = Server(db, f"bench-{setup}", Path(folder), extra=extra)
+                            # Each game holds its referee's CPUs: N CPUs, N games at once
+                            # (its bots run besides, as they do in one process).
+                            extra += ["--ray-bot-cpus", "0"]
+                        name = f"{setup.replace(':', '_')}-{kind}-{value}"
+                        db = f"sqlite:///{folder}/{name}.db"
+                        server = Server(db, f"bench-{name}", Path(folder), extra=extra)
                         server.start().wait_ready()
                         stack.callback(server.stop)
-                        seconds, turns = asyncio.run(
-                            play_games(server.url, snakes, args.games, args.max_turns)
-                        )
+                        if kind == "http":
+                            body: dict[str, Any] = {"snakes": urls, "width": 11, "height": 11}
+                            body |= {"timeout": 1000, "max_turns": args.max_turns}
+                        else:
+                            body = halite_body(server.url, int(value), args.halite_turns)
+                        seconds, turns = asyncio.run(play_games(server.url, body, args.games))
                     rate = args.games * 60 / seconds
                     print(
-                        f"{setup:<10}{delay:>5.0f}ms{args.games:>7}{turns:>8}"
+                        f"{setup:<10}{workload:>12}{args.games:>7}{turns:>8}"
                         f"{seconds:>9.1f}{rate:>11.1f}",
                         flush=True,
                     )
