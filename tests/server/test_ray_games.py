@@ -42,6 +42,7 @@ from snakewar.server.config import ServerConfig
 from snakewar.server.runners import DatabaseKit, LocalRunner, program_from_archive
 from snakewar.storage import GameStatus, Store
 from snakewar.storage.models import SnakeModel
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
 
 ray = pytest.importorskip("ray")
 
@@ -319,6 +320,50 @@ def test_an_arena_game_on_ray_is_stored_whole_and_handed_back(address: str, tmp_
         assert row is not None and row.status == GameStatus.COMPLETE
         assert row.turns == live.played.turns
         assert turns_stored(store, "ladder-g1") == list(range(row.turns + 1))
+
+
+def test_a_tournament_game_on_ray_is_followed_live_on_another_replica(
+    address: str, tmp_path: Path
+) -> None:
+    # A tournament's games are played on the cluster like any game: stored turn by turn
+    # there, so that replica B shows one live (a snake that takes 0.4 s a move keeps it
+    # going), and the tournament records it when it ends.
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    with SnakeServers() as snakes, replica(url, address) as a, replica(url, address) as b:
+        body = {
+            "name": "Cup",
+            "format": "round_robin",
+            "snakes": [snakes.url("slow"), "builtin:greedy"],
+            "width": 7,
+            "height": 7,
+            "max_turns": 12,
+        }
+        made = a.post("/api/tournaments", json=body)
+        assert made.status_code == 201, made.text
+        tid = made.json()["id"]
+
+        def running() -> list[str]:
+            listed = b.get("/api/games").json()["games"]  # B plays none: all are stored
+            return [
+                g["id"]
+                for g in listed
+                if g["source"] == f"tournament:{tid}" and g["status"] == GameStatus.RUNNING
+            ]
+
+        wait_for("the tournament's game to run", lambda: bool(running()))
+        (game_id,) = running()
+        with b.websocket_connect(f"ws://localhost/games/{game_id}/events") as follower:
+            first = follower.receive_json()
+            assert first["Type"] == "frame" and first["Data"]["Turn"] == 0
+            seen = [first]
+            while seen[-1]["Type"] != "game_end":
+                seen.append(follower.receive_json())
+        turns = [m["Data"]["Turn"] for m in seen if m["Type"] == "frame"]
+        assert turns == list(range(len(turns))) and len(turns) > 1
+        wait_for(
+            "the tournament to finish", lambda: a.get(f"/api/tournaments/{tid}").json()["finished"]
+        )
+        assert b.get(f"/api/games/{game_id}").json()["status"] == GameStatus.COMPLETE
 
 
 def kit_zip() -> bytes:

@@ -361,8 +361,15 @@ class LiveExecutor(Executor):
             self._live.add(game_id)
             try:
                 try:
+                    # Stored whole at its end (one transaction a game) when this server
+                    # plays it and shows it live; on a cluster no server plays it, and
+                    # only the database can show it live, on every replica: turn by turn.
                     live = await self.manager.create(
-                        job.spec, job.seed, game_id=game_id, capped=False, store_frames=False
+                        job.spec,
+                        job.seed,
+                        game_id=game_id,
+                        capped=False,
+                        store_frames=self.manager.runner.remote,
                     )
                 except Exception as exc:  # an unreachable bot: this game fails, not the run
                     error = f"{type(exc).__name__}: {exc}"
