@@ -334,7 +334,7 @@ def actor_cpus(game_cpus: float, spec: MatchSpec, bot_cpus: float = PROGRAM_BOT_
 
     >>> from snakewar.engine.protocol import Entrant, MatchSpec
     >>> bots = (Entrant("a", "a", program=object()), Entrant("b", "b"))
-    >>> spec = MatchSpec("halite3", bots, {})
+    >>> spec = MatchSpec("some-game", bots, {})
     >>> actor_cpus(0.25, spec)
     1.25
     >>> actor_cpus(0.25, spec, bot_cpus=0.5)
