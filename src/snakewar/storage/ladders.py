@@ -200,28 +200,10 @@ class SqlLadderRepository:
                     .limit(max(recent, 0))
                 )
             )
-            board = Leaderboard.from_dict(
-                {
-                    "ratings": {
-                        e.name: {"mu": e.mu, "sigma": e.sigma} for e in entries if e.mu is not None
-                    },
-                    "games": {e.name: e.games for e in entries if e.games},
-                    "history": history,
-                }
-            )
-            return Ladder(
-                name=row.name,
-                config=_config(row),
-                seed=row.seed,
-                entries={
-                    e.name: LadderEntry(e.name, e.source, e.paused, e.failures, e.note, e.workdir)
-                    for e in entries
-                },
-                board=board,
-                games_played=row.games_played,
-                recent=[_game(g) for g in reversed(games)],
-                settings=_settings(row),
-            )
+            ladder = _ladder(row, entries, history)
+            ladder.recent = [_game(g) for g in reversed(games)]
+            ladder.settings = _settings(row)
+            return ladder
 
     def names(self) -> list[str]:
         """Every ladder's name, sorted."""
@@ -617,14 +599,26 @@ def _rating_state(session: Session, row: LadderModel) -> Ladder:
             .execution_options(populate_existing=True)
         )
     )
+    # Rating the next game needs no history (only its own point is written).
+    return _ladder(row, entries, {})
+
+
+def _ladder(
+    row: LadderModel,
+    entries: Sequence[LadderEntryModel],
+    history: dict[str, list[dict[str, Any]]],
+) -> Ladder:
+    """The ladder of ``row``: its entries and their ratings, with ``history``.
+
+    No recent games and default settings: the callers that need them add them.
+    """
     board = Leaderboard.from_dict(
         {
             "ratings": {
                 e.name: {"mu": e.mu, "sigma": e.sigma} for e in entries if e.mu is not None
             },
             "games": {e.name: e.games for e in entries if e.games},
-            # Rating the next game needs no history (only its own point is written).
-            "history": {},
+            "history": history,
         }
     )
     return Ladder(
