@@ -32,13 +32,10 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import sqlalchemy as sa
 from websockets.asyncio.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -46,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cluster_throughput import latency_snakes
 from tests.server.multi_server import Server, wait_until
+from tests.system_tools import fresh_schema
 
 from snakewar.storage import Store
 
@@ -57,23 +55,6 @@ STEPPED: dict[str, Any] = {
     "max_turns": 25,
     "step": True,
 }
-
-
-@contextlib.contextmanager
-def fresh_schema(base: str) -> Iterator[str]:
-    """A new schema of the PostgreSQL database ``base``, dropped at the end."""
-    url = sa.make_url(base).set(drivername="postgresql+psycopg")
-    schema = f"snakewar_recovery_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(url, poolclass=sa.NullPool)
-    with admin.begin() as connection:
-        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        scoped = url.update_query_dict({"options": f"-csearch_path={schema}"})
-        yield scoped.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as connection:
-            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def describe(name: str, seconds: list[float]) -> None:
@@ -217,14 +198,14 @@ def main() -> None:
         ray.init(address=cluster.address, log_to_driver=False)
         parts = args.parts.split(",")
         if "node" in parts:
-            with fresh_schema(args.database) as database:
+            with fresh_schema(args.database, "snakewar_recovery") as database:
                 describe(
                     f"node death -> its {args.games} games running again",
                     node_death(cluster, database, args.rounds, args.games),
                 )
         if "replica" not in parts:
             return
-        with fresh_schema(args.database) as database:
+        with fresh_schema(args.database, "snakewar_recovery") as database:
             describe(
                 f"replica death -> its {args.followers} followers' next frame from B",
                 replica_death(cluster, database, args.rounds, args.followers),

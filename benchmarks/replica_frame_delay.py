@@ -28,16 +28,16 @@ import statistics
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from server_load import Follower, load, percentile, wait_up
+from tests.system_tools import fresh_schema
 
 from snakewar.cli.bench import free_port
 
@@ -55,23 +55,6 @@ class TimedFollower(Follower):
             at = payload.rfind(b'"Time":') + 7
             produced = float(payload[at : payload.index(b"}", at)])
             self.received[self.turns[-1]] = (now, produced)
-
-
-@contextlib.contextmanager
-def schema(url: str) -> Iterator[str]:
-    """A fresh schema of the database at ``url``: the URL that works in it."""
-    parsed = sa.make_url(url).set(drivername="postgresql+psycopg")
-    name = f"snakewar_bench_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(parsed, poolclass=sa.NullPool)
-    with admin.begin() as connection:
-        connection.execute(sa.text(f'CREATE SCHEMA "{name}"'))
-    try:
-        scoped = parsed.update_query_dict({"options": f"-csearch_path={name}"})
-        yield scoped.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as connection:
-            connection.execute(sa.text(f'DROP SCHEMA "{name}" CASCADE'))
-        admin.dispose()
 
 
 @contextlib.contextmanager
@@ -174,7 +157,11 @@ def main() -> None:
     args = parser.parse_args()
     if not args.database:
         raise SystemExit("error: give --database (a PostgreSQL URL) or $SNAKEWAR_TEST_POSTGRES_URL")
-    with schema(args.database) as database, serve(database) as port_a, serve(database) as port_b:
+    with (
+        fresh_schema(args.database, "snakewar_bench") as database,
+        serve(database) as port_a,
+        serve(database) as port_b,
+    ):
         asyncio.run(run(args, port_a, port_b))
 
 

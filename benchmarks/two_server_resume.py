@@ -30,12 +30,11 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import sqlalchemy as sa
-
 # The scenario lives with the tests (they play it too): the repository root on the path.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.server import multi_server
+from tests.system_tools import fresh_schema
 
 
 @contextlib.contextmanager
@@ -44,18 +43,8 @@ def fresh_database(base: str, folder: Path) -> Iterator[str]:
     if base == "sqlite":
         yield f"sqlite:///{folder / f'{uuid.uuid4().hex[:8]}.db'}"
         return
-    url = sa.make_url(base).set(drivername="postgresql+psycopg")
-    schema = f"snakewar_resume_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(url, poolclass=sa.NullPool)
-    with admin.begin() as connection:
-        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        scoped = url.update_query_dict({"options": f"-csearch_path={schema}"})
-        yield scoped.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as connection:
-            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with fresh_schema(base, "snakewar_resume") as scoped:
+        yield scoped
 
 
 def main() -> int:

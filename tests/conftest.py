@@ -4,18 +4,16 @@ uses (a sandbox, a fresh database) and the conformance summary."""
 from __future__ import annotations
 
 import os
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 from hypothesis import HealthCheck, settings
 
 from snakewar.storage import Store
-from tests.system_tools import postgres_url, sandbox
+from tests.system_tools import fresh_schema, postgres_url, sandbox
 
 # The fixtures of the JavaScript tests (node, node_test, static_site), for every folder.
 pytest_plugins = ["tests.js_modules"]
@@ -47,19 +45,9 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'games.db'}"
         return
-    url = sa.make_url(postgres_url()).set(drivername="postgresql+psycopg")
-    schema = f"snakewar_test_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(url, poolclass=sa.NullPool)
-    with admin.begin() as connection:
-        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        # Every connection of the store works in the test's own schema.
-        scoped = url.update_query_dict({"options": f"-csearch_path={schema}"})
-        yield scoped.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as connection:
-            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    # Every connection of the store works in the test's own schema.
+    with fresh_schema(postgres_url()) as scoped:
+        yield scoped
 
 
 @pytest.fixture

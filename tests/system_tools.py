@@ -18,6 +18,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,6 +104,29 @@ def postgres_url() -> str:
         "postgresql",
     )
     return url
+
+
+@contextlib.contextmanager
+def fresh_schema(url: str, prefix: str = "snakewar_test") -> Iterator[str]:
+    """A new schema of the PostgreSQL database ``url``, dropped at the end.
+
+    Yields the URL whose every connection works in that schema (its ``search_path``),
+    password included: what a store, or a server process, is given.
+    """
+    import sqlalchemy as sa
+
+    parsed = sa.make_url(url).set(drivername="postgresql+psycopg")
+    schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(parsed, poolclass=sa.NullPool)
+    with admin.begin() as connection:
+        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        scoped = parsed.update_query_dict({"options": f"-csearch_path={schema}"})
+        yield scoped.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as connection:
+            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
 
 
 PG_TIMEOUT_S = 120

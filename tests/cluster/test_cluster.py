@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,7 @@ from websockets.sync.client import ClientConnection, connect
 from snakewar.arena.remote import ACTOR_NAMESPACE, actor_name
 from snakewar.storage import Store
 from tests.server.multi_server import Server
-from tests.system_tools import postgres_url
+from tests.system_tools import fresh_schema, postgres_url
 
 ray = pytest.importorskip("ray")
 
@@ -67,18 +66,8 @@ def wait_for(what: str, ready: Callable[[], bool], seconds: float = PATIENCE_S) 
 @pytest.fixture
 def database() -> Iterator[str]:
     """A fresh schema of the scratch PostgreSQL database, as a URL the servers open."""
-    url = sa.make_url(postgres_url()).set(drivername="postgresql+psycopg")
-    schema = f"snakewar_cluster_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(url, poolclass=sa.NullPool)
-    with admin.begin() as connection:
-        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        scoped = url.update_query_dict({"options": f"-csearch_path={schema}"})
-        yield scoped.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as connection:
-            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with fresh_schema(postgres_url(), "snakewar_cluster") as scoped:
+        yield scoped
 
 
 @pytest.fixture
