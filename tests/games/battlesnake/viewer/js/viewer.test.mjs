@@ -220,6 +220,37 @@ function fakeClock() {
   };
 }
 
+/**
+ * Fake websockets the test opens, feeds and closes (every one made is in `sockets`),
+ * and the EventStream options that make them on `clock`.
+ */
+function fakeSockets(clock) {
+  const sockets = [];
+  class FakeSocket {
+    constructor(url) {
+      this.url = url;
+      this.handlers = {};
+      sockets.push(this);
+    }
+    addEventListener(type, fn) {
+      (this.handlers[type] ??= []).push(fn);
+    }
+    emit(type, event = {}) {
+      for (const fn of this.handlers[type] ?? []) fn(event);
+    }
+    close() {
+      this.emit("close", { code: 1000 });
+    }
+  }
+  const options = { WebSocket: FakeSocket, schedule: clock.schedule, cancel: clock.cancel };
+  return { sockets, options };
+}
+
+/** A server's message of `type` on a fake socket. */
+function send(socket, type, data) {
+  socket.emit("message", { data: JSON.stringify({ Type: type, Data: data }) });
+}
+
 test("playback", () => {
   const clock = fakeClock();
   const frames10 = Array.from({ length: 10 }, (_, i) => ({
@@ -341,24 +372,7 @@ test("engine URLs and backoff", () => {
 test("the event stream reconnects, deduplicates and stops at game_end", () => {
   // A fake websocket: the test opens, feeds and closes it.
   const clock = fakeClock();
-  const sockets = [];
-  class FakeSocket {
-    constructor(url) {
-      this.url = url;
-      this.handlers = {};
-      sockets.push(this);
-    }
-    addEventListener(type, fn) {
-      (this.handlers[type] ??= []).push(fn);
-    }
-    emit(type, event = {}) {
-      for (const fn of this.handlers[type] ?? []) fn(event);
-    }
-    close() {
-      this.emit("close", { code: 1000 });
-    }
-  }
-  const options = { WebSocket: FakeSocket, schedule: clock.schedule, cancel: clock.cancel };
+  const { sockets, options } = fakeSockets(clock);
   const seen = [];
   const statuses = [];
   let ended = null;
@@ -370,8 +384,6 @@ test("the event stream reconnects, deduplicates and stops at game_end", () => {
     onStatus: (s) => statuses.push(s),
   };
   const stream = new L.EventStream("ws://h/games/g/events", handlers, options);
-  const send = (s, type, data) =>
-    s.emit("message", { data: JSON.stringify({ Type: type, Data: data }) });
   stream.start();
   sockets[0].emit("open");
   send(sockets[0], "frame", { Turn: 0 });
@@ -421,24 +433,7 @@ test("the event stream reconnects, deduplicates and stops at game_end", () => {
 
 test("the event stream resumes from the next frame it needs, on reconnecting only", () => {
   const clock = fakeClock();
-  const sockets = [];
-  class FakeSocket {
-    constructor(url) {
-      this.url = url;
-      this.handlers = {};
-      sockets.push(this);
-    }
-    addEventListener(type, fn) {
-      (this.handlers[type] ??= []).push(fn);
-    }
-    emit(type, event = {}) {
-      for (const fn of this.handlers[type] ?? []) fn(event);
-    }
-    close() {
-      this.emit("close", { code: 1000 });
-    }
-  }
-  const options = { WebSocket: FakeSocket, schedule: clock.schedule, cancel: clock.cancel };
+  const { sockets, options } = fakeSockets(clock);
   const seen = [];
   let ended = null;
   const stream = new L.EventStream(
@@ -451,8 +446,6 @@ test("the event stream resumes from the next frame it needs, on reconnecting onl
     },
     options,
   );
-  const send = (s, type, data) =>
-    s.emit("message", { data: JSON.stringify({ Type: type, Data: data }) });
   stream.start();
   sockets[0].emit("open");
   for (const t of [0, 1, 2]) send(sockets[0], "frame", { Turn: t });
@@ -485,24 +478,7 @@ test("the event stream resumes from the next frame it needs, on reconnecting onl
 
 test("a game played again from turn 0 drops the frames held and reconnects from 0", () => {
   const clock = fakeClock();
-  const sockets = [];
-  class FakeSocket {
-    constructor(url) {
-      this.url = url;
-      this.handlers = {};
-      sockets.push(this);
-    }
-    addEventListener(type, fn) {
-      (this.handlers[type] ??= []).push(fn);
-    }
-    emit(type, event = {}) {
-      for (const fn of this.handlers[type] ?? []) fn(event);
-    }
-    close() {
-      this.emit("close", { code: 1000 });
-    }
-  }
-  const options = { WebSocket: FakeSocket, schedule: clock.schedule, cancel: clock.cancel };
+  const { sockets, options } = fakeSockets(clock);
   let seen = [];
   const restarts = [];
   const stream = new L.EventStream(
@@ -516,8 +492,6 @@ test("a game played again from turn 0 drops the frames held and reconnects from 
     },
     options,
   );
-  const send = (s, type, data) =>
-    s.emit("message", { data: JSON.stringify({ Type: type, Data: data }) });
   stream.start();
   for (const t of [0, 1, 2, 3]) send(sockets[0], "frame", { Turn: t });
   send(sockets[0], "restart", { Reason: "its worker stopped" });
