@@ -56,8 +56,7 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,6 +71,7 @@ from cluster_throughput import latency_snakes, ray_cluster
 from hosting import sandbox_cost
 from server_load import Follower, load
 from tests.server.multi_server import Server, wait_until
+from tests.system_tools import fresh_database
 
 HERE = Path(__file__).resolve().parent
 KIT = HERE.parent / "tests" / "games" / "halite3" / "starter_kit"
@@ -144,22 +144,6 @@ def settled_rss(pid: int) -> int:
 
 
 # -- the database ------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def fresh_database(url: str) -> Iterator[str]:
-    """A new PostgreSQL database on the server of ``url``, dropped at the end."""
-    admin_url = sa.make_url(url).set(drivername="postgresql+psycopg")
-    name = f"snakewar_units_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(admin_url, poolclass=sa.NullPool, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield admin_url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def query(url: str, sql: str) -> list[Any]:
@@ -362,13 +346,13 @@ def postgres_run(
     size: int,
 ) -> Played:
     """A run on a fresh database, then an idle server's run of as long on another."""
-    with fresh_database(url) as database:
+    with fresh_database(url, "snakewar_units") as database:
         played, lasted = play_run(
             name, database, log_dir, snakes, games, max_turns, tree=tree, size=size
         )
         quiet(database)
         played.stats = db_stats(database)
-    with fresh_database(url) as database:
+    with fresh_database(url, "snakewar_units") as database:
         idle_run(database, log_dir, lasted)
         quiet(database)
         played.control = db_stats(database)
@@ -711,7 +695,7 @@ def main() -> None:
                         f"{played.sqlite_bytes / played.sqlite_frames:.0f} B",
                     )
                 )
-        with fresh_database(args.database) as database:
+        with fresh_database(args.database, "snakewar_units") as database:
             memory = asyncio.run(
                 memory_local(database, folder, snakes[:2], args.paused, args.followers, args.steps)
             )
@@ -735,7 +719,7 @@ def main() -> None:
         ]
         print("measured memory", flush=True)
         if not args.no_ray:
-            with fresh_database(args.database) as database:
+            with fresh_database(args.database, "snakewar_units") as database:
                 memory_ray(database, folder, snakes[:2], args.ray_games, memory)
             rss = ", ".join(f"{m:.0f}" for m in memory.ray_rss_mib)
             pss = ", ".join(f"{m:.0f}" for m in memory.ray_pss_mib)

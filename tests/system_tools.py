@@ -129,6 +129,28 @@ def fresh_schema(url: str, prefix: str = "snakewar_test") -> Iterator[str]:
         admin.dispose()
 
 
+@contextlib.contextmanager
+def fresh_database(url: str, prefix: str = "snakewar_test") -> Iterator[str]:
+    """A new PostgreSQL database on the server of ``url``, dropped (forced) at the end.
+
+    A database of its own rather than a schema (:func:`fresh_schema`): for processes
+    that take a plain URL, or figures counted per database (``pg_stat_database``).
+    """
+    import sqlalchemy as sa
+
+    parsed = sa.make_url(url).set(drivername="postgresql+psycopg")
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(parsed, poolclass=sa.NullPool, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield parsed.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
 PG_TIMEOUT_S = 120
 """How long ``pg_ctl`` waits for the server to start or stop (a loaded machine)."""
 

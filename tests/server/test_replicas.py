@@ -15,19 +15,17 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import sqlalchemy as sa
 
 from snakewar.command import main
 from snakewar.storage import Store
 from tests.server.accounts import make_user, password_of
 from tests.server.multi_server import SNAKEWAR, free_port, servers, wait_until
-from tests.system_tools import postgres_url
+from tests.system_tools import fresh_database, postgres_url
 
 PUBLIC = ("--public", "--signup", "closed")
 """A public server (its rate limits are on) that makes no accounts itself."""
@@ -43,17 +41,8 @@ def shared_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'shared.db'}"
         return
-    url = sa.make_url(postgres_url()).set(drivername="postgresql+psycopg")
-    name = f"snakewar_replicas_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(url, poolclass=sa.NullPool, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with fresh_database(postgres_url(), "snakewar_replicas") as url:
+        yield url
 
 
 def _ready(url: str) -> bool:
@@ -218,18 +207,8 @@ def test_json_logs_are_one_object_a_line_with_the_game_id(tmp_path: Path) -> Non
 
 @pytest.mark.postgres
 def test_a_replica_killed_leaves_the_other_serving_everything(tmp_path: Path) -> None:
-    url = sa.make_url(postgres_url()).set(drivername="postgresql+psycopg")
-    name = f"snakewar_killed_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(url, poolclass=sa.NullPool, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    database = url.set(database=name).render_as_string(hide_password=False)
-    try:
+    with fresh_database(postgres_url(), "snakewar_killed") as database:
         _replica_killed(database, tmp_path)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def _replica_killed(database: str, tmp_path: Path) -> None:
