@@ -73,6 +73,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if "chromium" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
     items.sort(key=loads_jax)  # stable: the order is otherwise the collection's
+    if items and items[0].config.pluginmanager.hasplugin("xdist"):
+        for item in items:
+            group = xdist_group(item)
+            if group:
+                item.add_marker(pytest.mark.xdist_group(group))
+
+
+def xdist_group(item: pytest.Item) -> str | None:
+    """The pytest-xdist group a test must share a worker with (``--dist loadgroup``).
+
+    ``jax``: the JAX tests, on one worker and last (they come last in the collection,
+    and a group is handed out where its first test stands), so no test of that worker
+    forks after JAX has started its threads. ``ray``: the tests that start a Ray cluster,
+    one at a time (two clusters on one machine would each take every core, and a test
+    that joins "auto" would find the other's).
+    """
+    if loads_jax(item):
+        return "jax"
+    if item.get_closest_marker("ray"):
+        return "ray"
+    return None
 
 
 def loads_jax(item: pytest.Item) -> bool:

@@ -154,6 +154,7 @@ def _ray_cluster_running() -> bool:
     return bool(find_gcs_addresses())  # type: ignore[no-untyped-call]  # ray is untyped
 
 
+@pytest.mark.ray
 def test_a_ray_address_without_a_cluster_is_one_line(tmp_path: Path) -> None:
     if importlib.util.find_spec("ray") is None:
         pytest.skip("ray is not installed (the ray extra)")

@@ -152,6 +152,7 @@ def test_process_pool_matches_in_process(local_duel: list[GameOutcome]) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.ray
 def test_ray_matches_in_process_on_200_games(
     ray_cluster: None, local_duel: list[GameOutcome]
 ) -> None:
@@ -165,6 +166,7 @@ def test_ray_matches_in_process_on_200_games(
     assert [digest(o) for o in outcomes] == [digest(o) for o in local_duel]
 
 
+@pytest.mark.ray
 def test_three_snake_games_with_hunter_match_across_executors(ray_cluster: None) -> None:
     jobs = jobs_for(TRIO, range(8))
     local = InProcessExecutor(concurrency=2).run(jobs)
@@ -193,10 +195,12 @@ def test_unplayable_job_is_an_error_outcome_in_a_pool() -> None:
     check_failing_batch(ProcessPoolExecutor(2).run(failing_batch()))
 
 
+@pytest.mark.ray
 def test_unplayable_job_is_an_error_outcome_on_ray(ray_cluster: None) -> None:
     check_failing_batch(RayExecutor().run(failing_batch()))
 
 
+@pytest.mark.ray
 def test_ray_worker_death_is_retried_and_counted_once(ray_cluster: None, tmp_path: Path) -> None:
     marker = tmp_path / "crashed"
     jobs = jobs_for(DUEL, range(6))
@@ -212,6 +216,7 @@ def test_ray_worker_death_is_retried_and_counted_once(ray_cluster: None, tmp_pat
     assert [digest(o) for o in outcomes] == [digest(o) for o in expected]
 
 
+@pytest.mark.ray
 def test_ray_worker_that_keeps_dying_is_reported_failed(ray_cluster: None) -> None:
     jobs = jobs_for(DUEL, range(3))
     seen: list[str] = []

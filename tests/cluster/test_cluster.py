@@ -38,7 +38,7 @@ from tests.system_tools import fresh_schema, postgres_url
 
 ray = pytest.importorskip("ray")
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.ray]
 
 PATIENCE_S = 240.0
 """The longest any one state the test waits for may take (a loaded machine is slow)."""

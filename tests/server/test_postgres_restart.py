@@ -280,6 +280,7 @@ def status_of(url: str, gid: str) -> str:
     return str(sql(url, "SELECT status FROM games WHERE id = :g", g=gid)[0][0])
 
 
+@pytest.mark.ray
 def test_a_game_on_a_ray_worker_waits_for_postgresql_and_plays_on() -> None:
     """The actor writes the game itself: its writes wait while PostgreSQL restarts."""
     ray = pytest.importorskip("ray")

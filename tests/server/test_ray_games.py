@@ -72,6 +72,9 @@ still running whenever the test pauses or cancels it."""
 KIT = Path(__file__).resolve().parents[1] / "games" / "halite3" / "starter_kit"
 
 
+pytestmark = pytest.mark.ray
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     """One Ray cluster for the module: its head node (2 CPUs, no sandbox resource).

@@ -158,6 +158,7 @@ def test_bad_input_is_one_clear_line(
 
 
 @pytest.mark.slow
+@pytest.mark.ray
 def test_batch_on_ray_matches_the_local_batch(tmp_path: Path) -> None:
     import subprocess
     import sys
