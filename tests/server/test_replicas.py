@@ -261,3 +261,38 @@ def _replica_killed(database: str, tmp_path: Path) -> None:
         tokened = httpx.get(f"{b.url}/api/auth/me", headers=token, timeout=60)
         assert tokened.json()["user"]["name"] == "ann"
         assert b.stop() in (0, 130)
+
+
+# -- one user's cap across replicas ------------------------------------------------------
+
+
+def test_one_users_live_games_are_capped_across_replicas(shared_db: str, tmp_path: Path) -> None:
+    with Store(shared_db) as store:
+        ann = make_user(store, "ann")
+    extra = (*PUBLIC, "--games-per-user", "2")
+    paused = {"game": "battlesnake", "snakes": ["random", "random"], "step": True}
+    with servers(shared_db, tmp_path, extra=extra) as make:
+        a = make("a").start()
+        b = make("b").start()
+        a.wait_ready()
+        b.wait_ready()
+        with (
+            httpx.Client(base_url=a.url, timeout=60, headers=ann) as on_a,
+            httpx.Client(base_url=b.url, timeout=60, headers=ann) as on_b,
+        ):
+            # A paused game stays live: one on each replica is ann's cap.
+            first = on_a.post("/api/games", json=paused)
+            assert first.status_code == 201, first.text
+            second = on_b.post("/api/games", json=paused)
+            assert second.status_code == 201, second.text
+            for on in (on_a, on_b):
+                refused = on.post("/api/games", json=paused)
+                assert refused.status_code == 429, refused.text
+                assert "you have 2 live games" in refused.text
+                assert "games_per_user=2" in refused.text
+            # Cancelled on B (the replica that plays it), it frees ann's place on A.
+            cancelled = on_b.post(f"/api/games/{second.json()['id']}/cancel")
+            assert cancelled.status_code == 200, cancelled.text
+            again = on_a.post("/api/games", json=paused)
+            assert again.status_code == 201, again.text
+            assert on_b.post("/api/games", json=paused).status_code == 429

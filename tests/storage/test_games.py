@@ -540,3 +540,22 @@ def test_result_dict_matches_the_stored_result(store: Store) -> None:
     store.games.save_played(game)
     row = store.games.get(game.id)
     assert row is not None and row.result == result_dict(record(26))
+
+
+def test_a_users_running_games_are_counted_by_their_live_leases(store: Store) -> None:
+    ann = store.accounts.create_user("ann", "not-a-real-hash").id
+    bob = store.accounts.create_user("bob", "not-a-real-hash").id
+    now = dt.datetime.now(dt.UTC)
+    alive, dead = now + dt.timedelta(minutes=1), now - dt.timedelta(seconds=1)
+    for number, owner, lease in ((1, ann, alive), (2, ann, alive), (3, ann, dead), (4, bob, alive)):
+        game = played(number)
+        store.games.begin(game.stored(), game.data, owner_id=owner, lease=("server-a", lease))
+    finished = played(5)
+    store.games.begin(finished.stored(), finished.data, owner_id=ann, lease=("server-a", alive))
+    store.games.finish(finished.id, "complete", finished)
+    count = store.games.count_running_owned
+    # Games 1 and 2: game 3's server stopped renewing its lease, game 5 ended.
+    assert count(ann) == 2
+    assert count(ann, excluding=[played(1).id]) == 1
+    assert count(bob) == 1
+    assert count(ann, when=now + dt.timedelta(minutes=2)) == 0

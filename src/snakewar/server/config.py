@@ -75,10 +75,13 @@ class ServerConfig:
             built-in seat of a game playing now: a game whose built-in bots would not
             all get one is refused when it is made (429), never failed later.
         games_per_user: a public server's cap on one user's live games (paused ones
-            included), so that no user takes every slot.
-        paused_games_per_user: a public server's cap on one user's paused games.
+            included), so that no user takes every slot; replicas sharing a database
+            hold it together (each counts the others' games from their stored rows).
+        paused_games_per_user: a public server's cap on one user's paused games (each
+            replica caps the games it started: a paused game holds that replica's slot).
         builtin_workers_per_user: a public server's cap on the built-in bot workers
-            one user's games hold at once, so that no user takes every worker.
+            one user's games hold at once, so that no user takes every worker (each
+            replica's own workers).
         tester_runs_per_hour: a public server's budget of snake tester runs per user
             (a run makes several hundred requests to the snake tested); one run at a
             time per user.

@@ -337,15 +337,20 @@ class GameManager:
     def _mine(self, owner_id: int) -> list[LiveGame]:
         return [g for g in self._all() if g.owner_id == owner_id and not g.finished]
 
-    def _check_user(self, owner_id: int | None, *, step: bool = False) -> None:
-        """Refuse a new game of ``owner_id`` past its live (or, ``step``, paused) games."""
+    def _check_user(self, owner_id: int | None, *, step: bool = False, elsewhere: int = 0) -> None:
+        """Refuse a new game of ``owner_id`` past its live (or, ``step``, paused) games.
+
+        ``elsewhere``: the owner's running games that other servers sharing the database
+        play (:meth:`_running_elsewhere`).
+        """
         caps = self.user_caps
         if owner_id is None:
             return
         mine = self._mine(owner_id)
-        if caps.live_games is not None and len(mine) >= caps.live_games:
+        live = len(mine) + elsewhere
+        if caps.live_games is not None and live >= caps.live_games:
             raise UserLimitError(
-                f"you have {len(mine)} live games, the most one user may have at once "
+                f"you have {live} live games, the most one user may have at once "
                 f"(games_per_user={caps.live_games}); wait for one to end, or cancel one"
             )
         if step:
@@ -524,10 +529,13 @@ class GameManager:
         builtins = 0
         if not self.runner.remote:
             builtins = sum(1 for e in spec.entrants if adapter.reach(e).kind == "builtin")
+        elsewhere = await self._running_elsewhere(owner_id if capped else None)
         promised = await self._promise_workers(builtins, capped)
         # From here to the game's registration nothing awaits: the checks and the
         # counting are one step that concurrent requests cannot interleave.
-        steps = self._admit(spec, adapter, builtins, promised, owner_id, slot, step, capped)
+        steps = self._admit(
+            spec, adapter, builtins, promised, owner_id, slot, step, capped, elsewhere
+        )
         live = self._register(spec, seed, game_id, owner_id, slot, builtins)
         live.gate = TurnGate(paused=step, max_pause_s=self.max_pause_s)
         live.record_calls = record_calls and steps
@@ -539,6 +547,22 @@ class GameManager:
             self.remote_games.pop(live.id, None)
             raise run.failure
         return live
+
+    async def _running_elsewhere(self, owner_id: int | None) -> int:
+        """The running games of ``owner_id`` that other servers play (from the database).
+
+        Replicas sharing a database hold one user's cap of live games together: each
+        counts its own games itself and the others' through their stored rows, whose
+        leases say they are alive.  Two replicas admitting one user's games in the same
+        instant can each pass the count: the cap may then be exceeded by the games
+        started in that instant, never by more.
+        """
+        if owner_id is None or self.user_caps.live_games is None:
+            return 0
+        mine = [*self.games, *self.remote_games]
+        return await self.store.run(
+            self.store.store.games.count_running_owned, owner_id, excluding=mine
+        )
 
     async def _promise_workers(self, builtins: int, capped: bool) -> int:
         """Wait for the workers an uncapped game's built-ins need; how many were promised.
@@ -561,6 +585,7 @@ class GameManager:
         slot: Slot | None,
         step: bool,
         capped: bool,
+        elsewhere: int = 0,
     ) -> bool:
         """Check that the game may start now (no await); whether its referee can step.
 
@@ -579,7 +604,7 @@ class GameManager:
             if step and not steps:
                 raise ParamsError("step", f"step: {spec.game} games cannot be played step by step")
             user = owner_id if capped else None
-            self._check_user(user, step=step)
+            self._check_user(user, step=step, elsewhere=elsewhere)
             self._check_builtin(builtins, user, promised=bool(promised))
         except BaseException:
             self._builtin_promised -= promised

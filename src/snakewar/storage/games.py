@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
@@ -553,6 +553,34 @@ class SqlGameRepository:
             query = query.where(GameModel.status == status)
         if game is not None:
             query = query.where(GameModel.game == game)
+        with self._db.session() as session:
+            return int(session.scalar(query) or 0)
+
+    def count_running_owned(
+        self,
+        owner_id: int,
+        *,
+        excluding: Collection[str] = (),
+        when: dt.datetime | None = None,
+    ) -> int:
+        """How many of ``owner_id``'s games are running now, whichever server plays them.
+
+        Web replicas sharing a database count a user's live games here, so one user's
+        cap holds across them.  A game whose lease ran out (its server died) no longer
+        counts; ``excluding``: the games the caller already counts itself.
+        """
+        when = now() if when is None else _aware(when)
+        query = (
+            sa.select(sa.func.count())
+            .select_from(GameModel)
+            .where(
+                GameModel.status == GameStatus.RUNNING,
+                GameModel.owner_id == owner_id,
+                GameModel.lease_until >= when,
+            )
+        )
+        if excluding:
+            query = query.where(GameModel.id.not_in(list(excluding)))
         with self._db.session() as session:
             return int(session.scalar(query) or 0)
 
