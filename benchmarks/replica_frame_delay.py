@@ -13,6 +13,14 @@ p50/p95/max delay on each replica and whether every follower saw every frame in 
 
     python3 benchmarks/replica_frame_delay.py --followers-b 200
     python3 benchmarks/replica_frame_delay.py --followers-a 500 --followers-b 500
+    python3 benchmarks/replica_frame_delay.py --ray --followers-a 200 --followers-b 200
+
+``--ray``: a Ray cluster on this machine (a head with no CPUs and one worker node), both
+servers joined to it (``--ray-address``): the game plays on the worker node, and every
+follower, on A as on B, gets its frames through the database.  No server makes the
+frames then, so the reference time of a turn is when this script, itself listening on
+PostgreSQL (``LISTEN snakewar_games``), is notified that the frame is stored; the
+delay is the replicas' own part: the wake-up, their one read of the frame, the fan-out.
 
 The followers are the lean raw-socket clients of ``server_load.py`` (the clients run on
 the same cores as both servers and PostgreSQL: the figures include their load).
@@ -58,10 +66,13 @@ class TimedFollower(Follower):
 
 
 @contextlib.contextmanager
-def serve(database: str) -> Iterator[int]:
+def serve(database: str, ray_address: str | None = None) -> Iterator[int]:
     port = free_port()
+    argv = [sys.executable, "-m", "snakewar", "serve", "--port", str(port), "--database", database]
+    if ray_address is not None:
+        argv += ["--ray-address", ray_address]
     process = subprocess.Popen(
-        [sys.executable, "-m", "snakewar", "serve", "--port", str(port), "--database", database],
+        argv,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -91,8 +102,56 @@ async def attach(port: int, path: str, count: int) -> list[TimedFollower]:
     return clients
 
 
+@contextlib.contextmanager
+def ray_cluster() -> Iterator[str]:
+    """A Ray cluster on this machine: a head that plays nothing and one worker node."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    nodes = Cluster(
+        initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False}
+    )
+    try:
+        nodes.add_node(num_cpus=2)
+        ray.init(address=nodes.address, log_to_driver=False)
+        nodes.wait_for_nodes()
+        yield str(nodes.address)
+    finally:
+        ray.shutdown()
+        nodes.shutdown()
+
+
+class Stored:
+    """When this process was told each frame of a game was stored (PostgreSQL NOTIFY)."""
+
+    def __init__(self, database: str) -> None:
+        import sqlalchemy as sa
+
+        url = sa.make_url(database)
+        self.conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        self.game_id = ""
+        self.at: dict[int, float] = {}
+        self.task: asyncio.Task[None] | None = None
+        self.listening = asyncio.Event()
+
+    async def listen(self) -> None:
+        import psycopg
+
+        async with await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True) as conn:
+            await conn.execute("LISTEN snakewar_games")
+            self.listening.set()
+            async for note in conn.notifies():
+                now = time.time()
+                game_id, _, event = note.payload.partition(":")
+                if game_id == self.game_id and event.isdigit():
+                    self.at.setdefault(int(event), now)
+
+
 async def run(args: argparse.Namespace, port_a: int, port_b: int) -> None:
     a, b = f"http://127.0.0.1:{port_a}", f"http://127.0.0.1:{port_b}"
+    stored = Stored(args.database_url)
+    stored.task = asyncio.create_task(stored.listen())
+    await asyncio.wait_for(stored.listening.wait(), 60)
     async with httpx.AsyncClient(timeout=60) as http:
         await wait_up(http, a)
         await wait_up(http, b)
@@ -101,6 +160,7 @@ async def run(args: argparse.Namespace, port_a: int, port_b: int) -> None:
         if response.status_code != 201:
             raise SystemExit(f"game creation failed: {response.json()['detail']}")
         game_id = response.json()["id"]
+        stored.game_id = game_id
         path = f"/games/{game_id}/events"
         # A's first follower is the reference: A's production time of every turn.
         on_a = await attach(port_a, path, 1 + args.followers_a)
@@ -121,9 +181,13 @@ async def run(args: argparse.Namespace, port_a: int, port_b: int) -> None:
                 await asyncio.sleep(max(pause, 0))
         errors = await asyncio.wait_for(asyncio.gather(*(c.done for c in everyone)), 600)
         elapsed = time.perf_counter() - started
+    stored.task.cancel()
     if any(errors):
         raise SystemExit(f"a follower failed: {next(e for e in errors if e)}")
-    produced = {turn: times[1] for turn, times in on_a[0].received.items()}
+    if args.ray:  # no server made the frames: they are dated when stored
+        produced = dict(stored.at)
+    else:
+        produced = {turn: times[1] for turn, times in on_a[0].received.items()}
     joined = min(c.connected for c in everyone)
 
     def delays(clients: list[TimedFollower]) -> list[float]:
@@ -134,13 +198,17 @@ async def run(args: argparse.Namespace, port_a: int, port_b: int) -> None:
             if produced.get(turn, 0.0) >= joined  # live frames only, not the history
         ]
 
-    turns = len(produced)
+    turns = len(on_a[0].turns)
     in_order = all(c.turns == list(range(turns)) for c in everyone)
+    where = "on a Ray worker node, created on A" if args.ray else "on A"
     print(
-        f"game of {turns} frames on A ({args.snakes}), a turn every {args.turn_ms} ms, "
+        f"game of {turns} frames {where} ({args.snakes}), a turn every {args.turn_ms} ms, "
         f"{elapsed:.1f} s; {args.followers_a} followers on A, {args.followers_b} on B"
     )
-    if args.followers_a:
+    if args.ray:
+        print("delays from the frame's NOTIFY (stored by the worker) to each follower:")
+        print(delays_line("followers on A (through PostgreSQL)", delays(on_a)))
+    elif args.followers_a:
         print(delays_line("followers on A (the game's server)", delays(on_a[1:])))
     print(delays_line("followers on B (through PostgreSQL)", delays(on_b)))
     print(f"every follower saw every frame in order: {in_order}; {before}, after {load()}")
@@ -154,14 +222,18 @@ def main() -> None:
     parser.add_argument("--turn-ms", type=int, default=100)
     parser.add_argument("--max-turns", type=int, default=150)
     parser.add_argument("--snakes", default="greedy,greedy,greedy,greedy")
+    parser.add_argument(
+        "--ray", action="store_true", help="play the game on a Ray worker node of this machine"
+    )
     args = parser.parse_args()
     if not args.database:
         raise SystemExit("error: give --database (a PostgreSQL URL) or $SNAKEWAR_TEST_POSTGRES_URL")
-    with (
-        fresh_schema(args.database, "snakewar_bench") as database,
-        serve(database) as port_a,
-        serve(database) as port_b,
-    ):
+    with contextlib.ExitStack() as stack:
+        database = stack.enter_context(fresh_schema(args.database, "snakewar_bench"))
+        args.database_url = database
+        address = stack.enter_context(ray_cluster()) if args.ray else None
+        port_a = stack.enter_context(serve(database, address))
+        port_b = stack.enter_context(serve(database, address))
         asyncio.run(run(args, port_a, port_b))
 
 

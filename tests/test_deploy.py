@@ -25,8 +25,8 @@ import sqlalchemy as sa
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV = {"SNAKEWAR_DB_PASSWORD": "s3cretpassword"}
-"""What an operator sets (the one required setting); the rest take their defaults."""
+ENV = {"SNAKEWAR_DB_PASSWORD": "s3cretpassword", "SNAKEWAR_RAY_TOKEN": "a1" * 32}
+"""What an operator sets (the required settings); the rest take their defaults."""
 
 _VARIABLE = re.compile(r"\$\{(\w+)(?:(:?[-?])([^}]*))?\}")
 
@@ -82,9 +82,18 @@ def test_the_services_of_the_deployment() -> None:
     assert services()["ray-worker"]["deploy"]["replicas"] >= 2
 
 
-def test_the_database_password_is_required() -> None:
+def test_the_database_password_and_the_ray_token_are_required() -> None:
     with pytest.raises(AssertionError, match="set SNAKEWAR_DB_PASSWORD"):
-        compose({})
+        compose({"SNAKEWAR_RAY_TOKEN": ENV["SNAKEWAR_RAY_TOKEN"]})
+    with pytest.raises(AssertionError, match="set SNAKEWAR_RAY_TOKEN"):
+        compose({"SNAKEWAR_DB_PASSWORD": ENV["SNAKEWAR_DB_PASSWORD"]})
+
+
+def test_every_ray_node_and_driver_has_the_clusters_token() -> None:
+    for name in ("ray-head", "ray-worker", *web_services()):
+        env = services()[name]["environment"]
+        assert env["RAY_AUTH_MODE"] == "token", name
+        assert env["RAY_AUTH_TOKEN"] == ENV["SNAKEWAR_RAY_TOKEN"], name
 
 
 def test_every_snakewar_process_uses_the_one_postgresql_database() -> None:
