@@ -118,7 +118,7 @@ def ray_cluster() -> Iterator[str]:
         yield str(nodes.address)
     finally:
         ray.shutdown()
-        nodes.shutdown()
+        nodes.shutdown()  # type: ignore[no-untyped-call]  # ray is untyped
 
 
 class Stored:

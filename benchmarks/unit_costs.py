@@ -492,10 +492,11 @@ def memory_ray(database: str, log_dir: Path, snakes: list[str], games: int, memo
                 # 19x19: duels last longer there than on 11x11 (where these snakes meet
                 # head to head soon), so a game's start and end weigh less per turn.
                 ids = [step_game(http, snakes, 19) for _ in range(games)]
-                pids = []
+                pids: list[int] = []
                 for game_id in ids:
                     actor = ray.get_actor(actor_name(game_id), namespace=ACTOR_NAMESPACE)
-                    pids.append(int(ray.get(actor.pid.remote(), timeout=120)))
+                    pid: Any = ray.get(actor.pid.remote(), timeout=120)  # ray is untyped
+                    pids.append(int(pid))
                 time.sleep(1.0)
                 memory.ray_connections = (sessions(database) - idle_sessions) / games
                 memory.ray_rss_mib = [rss_kib(p) / 1024 for p in pids]
