@@ -115,7 +115,8 @@ class CrashAlways:
 def ray_cluster() -> Iterator[None]:
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # address="local": a cluster of its own, never one another process left running here.
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 

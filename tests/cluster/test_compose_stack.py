@@ -21,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -76,6 +77,7 @@ class Stack:
     def __init__(self, logs: Path) -> None:
         self.logs = logs
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self.ray_tmp = tempfile.mkdtemp(prefix="swr-", dir="/tmp")
 
     def start(self, name: str, argv: Sequence[str], env: Mapping[str, str]) -> None:
         with (self.logs / f"{name}.log").open("ab") as out:
@@ -112,6 +114,7 @@ class Stack:
     def stop_all(self) -> None:
         for name in reversed(list(self.processes)):
             self.stop(name)
+        shutil.rmtree(self.ray_tmp, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -169,6 +172,10 @@ def test_the_compose_stack_serves_a_game_through_the_proxy_and_survives_a_replic
         env = dict(services["web1"]["environment"])
         assert env["SNAKEWAR_DATABASE_URL"].startswith("postgresql+psycopg://snakewar:")
         env["SNAKEWAR_DATABASE_URL"] = database
+        # Ray's files of this stack in a folder of its own (each container has its own
+        # /tmp): another test's ray.init() on this machine must not find this cluster.
+        # A short path: Ray's sockets live there, and a socket's path has a length limit.
+        env["RAY_TMPDIR"] = up.ray_tmp
 
         up.start("ray-head", program(rewritten(services["ray-head"]["command"], names)), env)
         worker = services["ray-worker"]
