@@ -152,8 +152,10 @@ def derive_ids(seed: int, count: int) -> tuple[str, list[str]]:
     """Return ``(game_id, snake_ids)`` derived from the seed alone.
 
     The official CLI draws fresh UUIDs, so its games cannot be replayed from the
-    seed; Snakewar derives them (UUID-shaped, so snakes that expect UUIDs are
-    happy), which makes the same seed and snake list give the identical game.
+    seed; Snakewar derives the snakes' (UUID-shaped, so snakes that expect UUIDs are
+    happy), which makes the same seed and snake list give the identical board.  The
+    referee gives each game it plays a fresh id of its own (snakes key their state by
+    it); the derived game id names games made without one (a batch's records).
 
     >>> derive_ids(7, 2) == derive_ids(7, 2)
     True

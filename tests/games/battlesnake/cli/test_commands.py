@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.cli_process import run
@@ -18,12 +20,16 @@ def test_play_seeded_game_is_reproducible() -> None:
     second = run("play", "-r", "42", *snakes)
 
     def game_part(stdout: str) -> list[str]:
-        # The board and the outcome; latencies in the summary table vary run to run.
+        # The board and the outcome; latencies in the summary table vary run to run, and
+        # each game has an id of its own.
         return [
-            line for line in stdout.splitlines() if not line.startswith(("│", "┃", "┏", "┡", "└"))
+            re.sub(r"^Game [0-9a-f-]{36} ", "Game ID ", line)
+            for line in stdout.splitlines()
+            if not line.startswith(("│", "┃", "┏", "┡", "└"))
         ]
 
     assert game_part(second.stdout) == game_part(first.stdout)
+    assert any(line.startswith("Game ID after ") for line in game_part(first.stdout))
 
 
 def test_play_viewmap_draws_every_turn() -> None:

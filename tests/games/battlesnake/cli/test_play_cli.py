@@ -28,11 +28,12 @@ def servers() -> Iterator[SnakeServers]:
 
 
 def without_timing(path: Path) -> list[Any]:
-    """The replay's lines with the measured (run-dependent) fields removed."""
+    """The replay's lines with the run-dependent fields removed: what was measured, and
+    the game's id (each game gets its own)."""
     out = []
     for line in path.read_text().splitlines():
         data = json.loads(line)
-        for key in ("created", "latency"):
+        for key in ("created", "latency", "id"):
             data.pop(key, None)
         for key in ("start", "end"):
             if isinstance(data.get(key), dict):

@@ -9,6 +9,7 @@ against a snake on loopback that keeps every request it gets.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -56,9 +57,47 @@ def test_the_documented_values() -> None:
     assert api_game_source("") is GameSource.CLI
 
 
+def _versions(servers: SnakeServers, name: str = "good") -> set[str]:
+    bodies = [b for endpoint in ("start", "move", "end") for b in servers.bodies(name, endpoint)]
+    return {body["game"]["ruleset"]["version"] for body in bodies}
+
+
 def test_play_sends_the_official_cli_empty_source(servers: SnakeServers, tmp_path: Path) -> None:
     assert main(["play", "-r", "3", "--no-live", servers.url("good"), "random"]) == 0
     assert _sources(servers) == {""}
+    # The official CLI's ruleset version, which its replay file (and Snakewar's) records.
+    assert _versions(servers) == {"cli"}
+
+
+def test_two_cli_games_of_one_seed_are_one_board_and_two_games(
+    servers: SnakeServers, tmp_path: Path
+) -> None:
+    for n in (1, 2):
+        out = tmp_path / f"game{n}.jsonl"
+        argv = ["play", "-r", "4", "--seed", "11", "--no-live", "-o", str(out)]
+        assert main([*argv, servers.url("good"), "random"]) == 0
+    starts = servers.bodies("good", "start")
+    assert len(starts) == 2
+    # A snake that keys its state by game id sees two games...
+    assert starts[0]["game"]["id"] != starts[1]["game"]["id"]
+    # ...on the same board: the seed alone fixes it.
+    assert starts[0]["board"] == starts[1]["board"] and starts[0]["you"] == starts[1]["you"]
+    # The replay files: two ids, one game, turn by turn.
+    boards = []
+    for n, start in zip((1, 2), starts, strict=True):
+        lines = [
+            json.loads(line) for line in (tmp_path / f"game{n}.jsonl").read_text().splitlines()
+        ]
+        assert lines[0]["id"] == start["game"]["id"]
+        boards.append(
+            [
+                (b["turn"], b["food"], [(s["id"], s["body"]) for s in b["board"]["snakes"]])
+                for b in (
+                    {**line, "food": line["board"]["food"]} for line in lines if "board" in line
+                )
+            ]
+        )
+    assert boards[0] == boards[1] and len(boards[0]) > 2
 
 
 def test_the_tester_sends_custom_and_start_at_turn_0(servers: SnakeServers) -> None:
@@ -81,6 +120,7 @@ def test_a_server_game_sends_custom(servers: SnakeServers) -> None:
         game_id = created.json()["id"]
         wait_finished(client, game_id)
     assert _sources(servers) == {"custom"}
+    assert _versions(servers) == {"v1.2.3"}
 
 
 def test_a_ladder_sends_league(servers: SnakeServers, tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ A :class:`Bot` answers typed :class:`~snakewar.games.battlesnake.rules.wire.Snak
 objects.  The same object plays in-process (the referee calls it directly, no
 HTTP) or behind an API v1 server (:mod:`snakewar.games.battlesnake.bots.sdk`), and it plays the same
 game both ways: built-in bots draw their randomness from
-:func:`request_rng`, which depends only on the game id, the snake id and the turn.
+:func:`request_rng`, which depends only on the snake id and the turn.
 """
 
 from __future__ import annotations
@@ -92,12 +92,13 @@ def _short(value: Any) -> str:
 
 
 def request_rng(request: SnakeRequest, salt: str = "") -> random.Random:
-    """A random source fixed by the game id, the snake id and the turn.
+    """A random source fixed by the snake id and the turn.
 
-    Built-in bots use it so that the same game (same seed, hence same game id and
-    snake ids) replays move for move, in-process or over HTTP.
+    Built-in bots use it so that the same game (same seed, hence the same snake ids)
+    replays move for move, in-process or over HTTP.  Not the game id: every game gets
+    a new one (as from the official CLI), a replay of the same seed included.
     """
-    return random.Random(f"{salt}:{request.game.id}:{request.you.id}:{request.turn}")
+    return random.Random(f"{salt}:{request.you.id}:{request.turn}")
 
 
 class Bot(ABC):

@@ -18,7 +18,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Sequence
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import ParamSpec
 
@@ -51,6 +52,7 @@ from snakewar.games.battlesnake.rules.wire import (
     SnakeInfo,
     SnakeRequest,
     api_game_source,
+    api_ruleset_version,
 )
 from snakewar.referee.transcript import Exchange, body_text, capturing, dumps
 from snakewar.referee.workers import BotPool
@@ -185,6 +187,8 @@ class ConnectedSnake:
     tail: str
     version: str
     apiversion: str
+    named: bool = True
+    """Whether the user named it; else a 2017/2018 snake's ``/start`` reply may."""
 
 
 async def connect(
@@ -234,6 +238,7 @@ async def connect(
                 meta.tail,
                 meta.version,
                 meta.apiversion,
+                named=i < len(names) and bool(names[i]),
             )
         )
     return distinct_builtin_colors(out)
@@ -321,10 +326,12 @@ async def play_game(
 
     Snake ids are derived from the seed (:func:`~snakewar.games.battlesnake.records.derive_ids`)
     and snakes are placed in the order given, so the same seed, snakes and replies
-    give the identical game.  ``delay_ms`` sleeps after each turn; ``duration_ms``
-    makes each turn last at least that long (the official ``-d`` and ``-D``).
-    ``on_start`` sees the record before ``/start`` is sent (e.g. to store it);
-    ``game_id`` overrides the derived id (a server runs the same seed twice).
+    give the identical game; the game's own id is new each time (as the official CLI's).
+    ``delay_ms`` sleeps after each turn; ``duration_ms`` makes each turn last at least
+    that long (the official ``-d`` and ``-D``).  ``on_start`` sees the record before
+    ``/start`` is sent (e.g. to store it), or, with a snake of the older APIs in the game,
+    once their ``/start`` replies gave their looks (:meth:`GameReferee.start`);
+    ``game_id`` sets the game's id (a server names its games itself).
     ``source`` is the game's origin as stored (``custom``, ``ladder:NAME``...); the
     snakes see it as :func:`~snakewar.games.battlesnake.rules.wire.api_game_source` says.
 
@@ -425,13 +432,16 @@ class GameReferee:
     ) -> None:
         self.options = options
         self.hooks = hooks
-        derived_id, ids = derive_ids(config.seed, len(snakes))
-        game_id = options.game_id or derived_id
+        _, ids = derive_ids(config.seed, len(snakes))
+        # A new id for every game, as the official CLI draws one: snakes key their state by
+        # it, and two games of one seed (a rerun, a batch) must not look like one game.
+        game_id = options.game_id or str(uuid.uuid4())
         self.ids = ids
         self.game = Game(config, ids, options.initial_state)
         self.info = GameInfo(
             id=game_id,
             ruleset_name=config.ruleset,
+            ruleset_version=api_ruleset_version(options.source),
             settings=config.settings,
             map=config.map,
             timeout=options.timeout_ms,
@@ -453,6 +463,7 @@ class GameReferee:
             for sid, s in zip(ids, snakes, strict=True)
         ]
         self.clients = {sid: s.client for sid, s in zip(ids, snakes, strict=True)}
+        self.named = {sid: s.named for sid, s in zip(ids, snakes, strict=True)}
         self.infos = {
             e.id: SnakeInfo(
                 name=e.name, latency="0", color=e.color, head=e.head, tail=e.tail, author=e.author
@@ -483,11 +494,25 @@ class GameReferee:
         return await self.finish(reason)
 
     async def start(self) -> None:
-        """Tell the owner the board is set up, then send every snake ``/start``."""
-        if self.hooks.on_start is not None:
-            await self.hooks.on_start(self.record)
-        self.record.start = await self.calls("start", self.game.state, list(self.clients))
-        _refresh_legacy(self.record, self.clients, self.infos)
+        """Tell the owner the board is set up, then send every snake ``/start``.
+
+        Snakes of the older APIs (2017, 2018, v0) say their colours (2017/2018: their
+        name too) in their ``/start`` reply: with one of them in the game, the owner is
+        told after the ``/start`` round, so that what it stores and shows has them.
+        """
+        on_start = self.hooks.on_start
+        ids = list(self.clients)
+        older = (LegacySnakeClient, V0SnakeClient)
+        if not any(isinstance(c, older) for c in self.clients.values()):
+            if on_start is not None:
+                await on_start(self.record)
+            self.record.start = await self.calls("start", self.game.state, ids)
+            return
+        self.record.start, told = await self._round("start", self.game.state, ids)
+        _refresh_legacy(self.record, self.clients, self.infos, self.named)
+        if on_start is not None:
+            await on_start(self.record)
+        await told()
 
     async def turn(self) -> TurnRecord:
         """Ask the snakes alive for their moves, play them, record the turn, then pace."""
@@ -515,18 +540,29 @@ class GameReferee:
         self, kind: str, state: BoardState, ids: Sequence[str]
     ) -> dict[str, CallOutcome]:
         """One round of ``kind`` calls to the snakes ``ids``, shown to ``on_calls``."""
+        calls, told = await self._round(kind, state, ids)
+        await told()
+        return calls
+
+    async def _round(
+        self, kind: str, state: BoardState, ids: Sequence[str]
+    ) -> tuple[dict[str, CallOutcome], Callable[[], Awaitable[None]]]:
+        """One round of calls, and what shows it to ``on_calls`` (awaited by the caller)."""
         on_calls = self.hooks.on_calls
         exchanges: dict[str, Exchange] | None = {} if on_calls is not None else None
         options = self.options
         calls = await _round(
             kind, self.clients, self.info, state, ids, self.infos, options.sequential, exchanges
         )
-        if on_calls is not None and exchanges is not None:
-            records = [
-                _call_record(kind, sid, self.entries, calls[sid], exchanges[sid]) for sid in ids
-            ]
-            await on_calls(state.turn, records)
-        return calls
+
+        async def told() -> None:
+            if on_calls is not None and exchanges is not None:
+                records = [
+                    _call_record(kind, sid, self.entries, calls[sid], exchanges[sid]) for sid in ids
+                ]
+                await on_calls(state.turn, records)
+
+        return calls, told
 
     def _played(self, calls: dict[str, CallOutcome]) -> dict[str, CallOutcome]:
         """The moves played: a failed call plays the snake's last valid move."""
@@ -577,16 +613,28 @@ def _call_record(
 
 
 def _refresh_legacy(
-    record: GameRecord, clients: dict[str, SnakeClient], infos: dict[str, SnakeInfo]
+    record: GameRecord,
+    clients: dict[str, SnakeClient],
+    infos: dict[str, SnakeInfo],
+    named: Mapping[str, bool],
 ) -> None:
-    """Legacy and API v0 snakes give their colour, head and tail in the ``/start`` reply."""
+    """Take the looks older snakes give in their ``/start`` reply.
+
+    Legacy and API v0 snakes give their colour, head and tail there; 2017/2018 snakes
+    their name as well (used unless the user named the snake).
+    """
     for i, entry in enumerate(record.snakes):
         client = clients[entry.id]
         if isinstance(client, (LegacySnakeClient, V0SnakeClient)) and record.start[entry.id].ok:
             meta = client.metadata
-            record.snakes[i] = replace(entry, color=meta.color, head=meta.head, tail=meta.tail)
+            name = entry.name
+            if isinstance(client, LegacySnakeClient) and client.name and not named[entry.id]:
+                name = client.name
+            record.snakes[i] = replace(
+                entry, name=name, color=meta.color, head=meta.head, tail=meta.tail
+            )
             infos[entry.id] = replace(
-                infos[entry.id], color=meta.color, head=meta.head, tail=meta.tail
+                infos[entry.id], name=name, color=meta.color, head=meta.head, tail=meta.tail
             )
 
 

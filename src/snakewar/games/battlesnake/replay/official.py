@@ -35,6 +35,7 @@ from snakewar.games.battlesnake.records import GameRecord
 from snakewar.games.battlesnake.replay.format import FORMAT_NAME
 from snakewar.games.battlesnake.rules.types import BoardState, Snake
 from snakewar.games.battlesnake.rules.wire import (
+    CLI_RULESET_VERSION,
     GameInfo,
     SnakeInfo,
     SnakeRequest,
@@ -61,9 +62,6 @@ __all__ = [
     "sniff_replay",
     "write_official_jsonl",
 ]
-
-CLI_RULESET_VERSION = "cli"
-"""The ``ruleset.version`` the official CLI sends."""
 
 
 def _dumps(value: Any) -> str:

@@ -20,7 +20,7 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from snakewar.errors import WireFormatError
 from snakewar.games.battlesnake.rules.api_schema import API_V1_SCHEMA
@@ -29,14 +29,17 @@ from snakewar.games.battlesnake.rules.types import MAX_BOARD_SIZE, BoardState, P
 
 __all__ = [
     "API_VERSION",
+    "CLI_RULESET_VERSION",
     "MAX_SHOUT_LENGTH",
     "MOVES",
+    "RULES_VERSION",
     "GameInfo",
     "GameSource",
     "MoveReply",
     "SnakeInfo",
     "SnakeRequest",
     "api_game_source",
+    "api_ruleset_version",
     "api_schema",
     "board_from_api",
     "board_to_api",
@@ -95,6 +98,22 @@ class GameSource(StrEnum):
     CLI = ""
 
 
+RULES_VERSION: Final = "v1.2.3"
+"""The ``ruleset.version`` of a server's games: the official rules release Snakewar plays."""
+
+CLI_RULESET_VERSION: Final = "cli"
+"""The ``ruleset.version`` of command-line games, as the official CLI sends it."""
+
+
+def api_ruleset_version(origin: str) -> str:
+    """The ``ruleset.version`` sent to snakes for a game whose stored origin is ``origin``.
+
+    >>> api_ruleset_version(""), api_ruleset_version("ladder:main")
+    ('cli', 'v1.2.3')
+    """
+    return CLI_RULESET_VERSION if origin == GameSource.CLI else RULES_VERSION
+
+
 def api_game_source(origin: str) -> GameSource:
     """The ``game.source`` sent to snakes for a game whose stored origin is ``origin``.
 
@@ -117,7 +136,7 @@ class GameInfo:
 
     id: str
     ruleset_name: str = "standard"
-    ruleset_version: str = "v1.2.3"
+    ruleset_version: str = RULES_VERSION
     settings: Settings = field(default_factory=Settings)
     map: str = "standard"
     timeout: int = 500
