@@ -14,6 +14,7 @@ import json
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -285,15 +286,18 @@ def _meta_app(metadata: dict[str, Any], move_delay_s: float = 0.0) -> Starlette:
     )
 
 
-def _legacy_app() -> Starlette:
-    """A 2018-API snake: no GET / (404), moves "up" (towards y = 0 in its coordinates)."""
+def _legacy_app(*, end: bool = True) -> Starlette:
+    """A 2018-API snake: no GET / (404), moves "up" (towards y = 0 in its coordinates).
+
+    ``end=False``: no ``/end`` either (404), as most snakes of 2017 and 2018.
+    """
 
     async def index(request: Request) -> Response:
         return PlainTextResponse("not found", 404)
 
     async def move(request: Request) -> Response:
         world = await request.json()
-        assert world["object"] == "world"  # the 2018 body, not API v1
+        assert "board" not in world  # a 2017 or 2018 body, not API v1
         return JSONResponse({"move": "up", "taunt": "old school"})
 
     async def other(request: Request) -> Response:
@@ -304,9 +308,55 @@ def _legacy_app() -> Starlette:
             Route("/", index, methods=["GET"]),
             Route("/move", move, methods=["POST"]),
             Route("/start", other, methods=["POST"]),
+            *([Route("/end", other, methods=["POST"])] if end else []),
+        ]
+    )
+
+
+def _slow_once_app(delay_s: float, positions: int) -> Starlette:
+    """The hunter bot, but the first ``/move`` of the first ``positions`` positions comes
+    after ``delay_s`` (as from a search snake on a busy machine); the same position again
+    is answered at once.
+    """
+    bot = make_bot("hunter?depth=2")
+    seen: set[str] = set()
+
+    async def index(request: Request) -> Response:
+        return JSONResponse({"apiversion": "1"})
+
+    async def move(request: Request) -> Response:
+        body = await request.json()
+        key = json.dumps([body["board"], body["you"]["id"]], sort_keys=True)
+        # The health check's /move is answered at once: only the positions are slow.
+        if key not in seen and body["game"]["id"] != HEALTH_GAME_ID and len(seen) < positions:
+            seen.add(key)
+            await asyncio.sleep(delay_s)
+        reply = bot.move(SnakeRequest.from_api(body))
+        return JSONResponse({"move": reply if isinstance(reply, str) else reply.move})
+
+    async def other(request: Request) -> Response:
+        return JSONResponse({})
+
+    return Starlette(
+        routes=[
+            Route("/", index, methods=["GET"]),
+            Route("/move", move, methods=["POST"]),
+            Route("/start", other, methods=["POST"]),
             Route("/end", other, methods=["POST"]),
         ]
     )
+
+
+HEALTH_GAME_ID = str(uuid.uuid5(uuid.NAMESPACE_URL, "snakewar-test/health"))
+"""The game id of the tester's health-check requests."""
+
+SLOW_ONCE_TIMEOUT_MS = 2_000
+"""The timeout the once-slow snake is tested with: its first reply to a position comes
+after twice that (late on any machine), the second at once (well within it, even on a
+busy one: a hunter of depth 2 thinks for milliseconds)."""
+
+SLOW_ONCE_POSITIONS = 3
+"""How many positions the once-slow snake is late on."""
 
 
 class Snakes:
@@ -324,6 +374,11 @@ class Snakes:
                 ),
                 Mount("/slow", _meta_app({"apiversion": "1"}, move_delay_s=0.3)),
                 Mount("/legacy", _legacy_app()),
+                Mount("/legacy-no-end", _legacy_app(end=False)),
+                Mount(
+                    "/slow-once",
+                    _slow_once_app(SLOW_ONCE_TIMEOUT_MS * 2 / 1000, SLOW_ONCE_POSITIONS),
+                ),
             ]
         )
         # proto=IPPROTO_TCP so that asyncio sets TCP_NODELAY on accepted connections
@@ -582,6 +637,54 @@ def test_legacy_snake_skips_what_its_api_cannot_describe(snakes: Snakes) -> None
     for result in report.scenarios:
         for v in result.variants:
             assert v.passed == ("up" in v.scenario.acceptable), (result.scenario.id, v.variant)
+
+
+def test_a_legacy_snake_without_end_passes_the_health_checks(snakes: Snakes) -> None:
+    async def go(prefix: str) -> TesterReport:
+        async with new_http_client() as http:
+            client = make_client(prefix + snakes.url("legacy-no-end"), http, AMPLE_MS)
+            return await run_tester(client, categories=["walls"])
+
+    for prefix in ("legacy:", "legacy2017:"):
+        report = asyncio.run(go(prefix))
+        end = report.checks[-1]
+        assert end.name == "POST /end" and end.http_status == 404
+        assert end.passed and "never called /end" in end.detail, end
+        assert any("404" in note for note in end.notes), end.notes
+        assert [c.passed for c in report.checks] == [True] * 4
+
+    # An API v1 snake without /end still fails the check: its servers call /end.
+    async def v1() -> TesterReport:
+        async with new_http_client() as http:
+            client = make_client(snakes.url("legacy-no-end"), http, AMPLE_MS)
+            return await run_tester(client, categories=["walls"])
+
+    assert not asyncio.run(v1()).checks[-1].passed
+
+
+def test_a_timeout_played_alone_gets_one_more_try(snakes: Snakes) -> None:
+    async def go() -> TesterReport:
+        async with new_http_client() as http:
+            client = HttpSnakeClient(snakes.url("slow-once"), http, SLOW_ONCE_TIMEOUT_MS)
+            return await run_tester(client, categories=["walls"], parallel=1)
+
+    report = asyncio.run(go())
+    variants = [v for r in report.scenarios for v in r.variants]
+    # The first positions timed out once (their first reply was late), then passed.
+    late = f"no complete reply within {SLOW_ONCE_TIMEOUT_MS} ms"
+    first, rest = variants[:SLOW_ONCE_POSITIONS], variants[SLOW_ONCE_POSITIONS:]
+    assert all(v.passed and v.failed_under_load == late for v in first), first
+    assert rest and all(v.passed and not v.failed_under_load for v in rest)
+    assert report.passed and report.exit_code == 0
+    assert report.load_only == first
+    assert "3 positions timed out once, passed when played again" in report.summary()
+    assert any("a busy machine's delay" in note for note in report.notes)
+
+
+def test_a_wrong_move_played_alone_is_not_played_again(snakes: Snakes) -> None:
+    report = _test(snakes.url("up"), categories=["walls"])
+    assert not report.passed and report.load_only == []
+    assert all(not v.failed_under_load for r in report.scenarios for v in r.variants)
 
 
 def test_real_failures_stay_failures_under_parallel_load(snakes: Snakes) -> None:
