@@ -390,8 +390,9 @@ def test_play_browser_runs_the_game_on_a_local_server(tmp_path: Any) -> None:
         "SNAKEWAR_DATABASE_URL": f"sqlite:///{tmp_path / 'games.db'}",
         "BROWSER": "true",  # webbrowser runs `true URL`: nothing opens
     }
+    play = [sys.executable, "-m", "snakewar", "play", "random", "random", "-r", "4"]
     out = subprocess.run(
-        [sys.executable, "-m", "snakewar", "play", "random", "random", "-r", "4", "--browser"],
+        [*play, "--browser", "--exit-at-end"],
         env=env,
         capture_output=True,
         text=True,

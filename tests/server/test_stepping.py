@@ -283,7 +283,7 @@ def test_play_browser_step_opens_a_paused_game(tmp_path: Any) -> None:
     }
     command = [sys.executable, "-m", "snakewar", "play", "random", "random", "-r", "4"]
     out = subprocess.run(
-        [*command, "-W", "7", "-H", "7", "--browser", "--step"],
+        [*command, "-W", "7", "-H", "7", "--browser", "--step", "--exit-at-end"],
         env=env,
         capture_output=True,
         text=True,

@@ -23,6 +23,7 @@ import pytest
 from snakewar.cli import main
 from snakewar.games.battlesnake.cli.play import board_url
 from snakewar.games.battlesnake.replay.format import read_replay
+from tests.server.multi_server import free_port, wait_until
 
 from .snake_servers import SnakeServers
 
@@ -139,6 +140,10 @@ def test_without_verbose_no_request_is_logged_but_failures_are(
         (["--board-url", "https://board.battlesnake.com"], "'--board-url': the board --browser"),
         (["--browser", "--board-url", "board.battlesnake.com"], "expected an http(s) URL"),
         (["--browser", "--board-url", "javascript:alert(1)"], "expected an http(s) URL"),
+        (["--port", "8123"], "'--port': is about the local server of --browser"),
+        (["--exit-at-end"], "'--exit-at-end': is about the local server of --browser"),
+        (["--browser", "--port", "70000"], "70000: expected a port from 1 to 65535"),
+        (["--browser", "--port", "0"], "0: expected a port from 1 to 65535"),
         # Click's own findings are one line too.
         (["--games", "many"], "Invalid value for '--games'"),
         (["--no-such-flag"], "No such option: --no-such-flag"),
@@ -256,7 +261,8 @@ def test_browser_with_board_url_opens_the_official_board_address(tmp_path: Path)
         "BROWSER": str(browser),  # Python's webbrowser runs it with the address
     }
     board = "https://board.example.test/"
-    args = ("play", "random", "random", "-r", "4", "--browser", "--board-url", board)
+    args = ["play", "random", "random", "-r", "4", "--browser", "--exit-at-end"]
+    args += ["--board-url", board]
     out = snakewar(*args, env=env)
     assert out.returncode == 0, out.stderr
     opened, body = record.read_text().split("\n", 1)
@@ -341,3 +347,48 @@ def test_a_thinking_bot_thinks_outside_the_referees_process(
     assert workers_cpu >= 0.5
     # ... and not in the referee's process, which did the rest of the game.
     assert referee_cpu < workers_cpu / 2
+
+
+def test_browser_on_a_port_in_use_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["play", "random", "random", "--browser", "--port", str(port)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"error: Invalid value for '--port': {port} is already in use on 127.0.0.1; "
+        "choose another, or leave --port out for a free one"
+    )
+
+
+def test_browser_keeps_the_game_on_the_chosen_port_until_stopped(tmp_path: Path) -> None:
+    port = free_port()
+    env = {
+        **os.environ,
+        "SNAKEWAR_DATABASE_URL": f"sqlite:///{tmp_path / 'games.db'}",
+        "BROWSER": "true",  # webbrowser runs `true URL`: nothing opens
+    }
+    command = [sys.executable, "-m", "snakewar", "play", "random", "random", "-r", "4"]
+    log = tmp_path / "play.log"
+    with log.open("wb") as out:
+        # Not a terminal (stdin from /dev/null): it still keeps the game's page up.
+        proc = subprocess.Popen(
+            [*command, "--browser", "--port", str(port)],
+            env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        try:
+            wait_until("the game to end", lambda: "Game completed after" in log.read_text())
+            base = f"http://127.0.0.1:{port}"
+            games = httpx.get(f"{base}/api/games", timeout=30).json()["games"]
+            assert [g["status"] for g in games] == ["complete"]
+            assert "until this command is stopped (Ctrl-C)" in log.read_text()
+            time.sleep(1.0)  # and it stays up
+            assert proc.poll() is None
+            assert httpx.get(f"{base}{games[0]['viewer']}", timeout=30).status_code == 200
+        finally:
+            proc.terminate()
+            code = proc.wait(60)
+    assert code == 0, log.read_text()
+    with pytest.raises(httpx.TransportError):  # its server stopped with it
+        httpx.get(f"http://127.0.0.1:{port}/api/games", timeout=5)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import socket
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -183,6 +184,17 @@ def play(
         help="With --browser: start paused at turn 0, step turn by turn and inspect each "
         "request and reply in the page.",
     ),
+    port: int | None = typer.Option(
+        None,
+        "--port",
+        help="With --browser: the local server's port on 127.0.0.1 (default: a free one).",
+    ),
+    exit_at_end: bool = typer.Option(
+        False,
+        "--exit-at-end",
+        help="With --browser: stop the local server when the game ends (default: it keeps "
+        "the game viewable until you press Enter or stop the command).",
+    ),
 ) -> None:
     """Referee games between snakes: watch one, or measure many."""
     request = PlayRequest(
@@ -200,6 +212,8 @@ def play(
         step=step,
         ray_address=ray_address,
         verbose=verbose,
+        port=port,
+        exit_at_end=exit_at_end,
     )
     check_options(request)
     prepare_outputs(request)
@@ -217,7 +231,7 @@ def play(
     match = match_config(request, gametype, map_id, width, height, settings, sequential, max_turns)
     match.check(game_seed)  # impossible settings fail before any snake is called
     if browser:
-        _play_in_browser(match, game_seed, board, step)
+        _play_in_browser(match, game_seed, board, step, port, keep=not exit_at_end)
         return
     # With JSON on stdout, everything for people goes to stderr.
     console = _console(stderr=json_out == "-")
@@ -247,6 +261,8 @@ class PlayRequest:
     step: bool
     ray_address: str | None
     verbose: bool
+    port: int | None = None
+    exit_at_end: bool = False
 
 
 @dataclass(frozen=True)
@@ -326,6 +342,25 @@ def check_options(request: PlayRequest) -> None:
         )
     if request.browser and batch:
         raise typer.BadParameter("shows one game; leave out --games", param_hint=["--browser"])
+    for given, option in (
+        (request.port is not None, "--port"),
+        (request.exit_at_end, "--exit-at-end"),
+    ):
+        if given and not request.browser:
+            raise typer.BadParameter(
+                "is about the local server of --browser; add --browser", param_hint=[option]
+            )
+    if request.port is not None:
+        if not 1 <= request.port <= 65535:
+            raise typer.BadParameter(
+                f"{request.port}: expected a port from 1 to 65535", param_hint=["--port"]
+            )
+        if not _port_free(request.port):
+            raise typer.BadParameter(
+                f"{request.port} is already in use on 127.0.0.1; choose another, or leave "
+                "--port out for a free one",
+                param_hint=["--port"],
+            )
 
 
 def prepare_outputs(request: PlayRequest) -> None:
@@ -870,27 +905,79 @@ def _write_json(path: str, data: dict[str, Any], console: Console) -> None:
 
 
 def _free_port() -> int:
-    import socket
-
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
 
 
-def _play_in_browser(match: SnakeMatch, seed: int, board: str | None, step: bool = False) -> None:
+def _port_free(port: int) -> bool:
+    """Whether a server could listen on ``127.0.0.1:port`` now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _play_in_browser(
+    match: SnakeMatch,
+    seed: int,
+    board: str | None,
+    step: bool = False,
+    port: int | None = None,
+    *,
+    keep: bool = True,
+) -> None:
     """Run the game on a local server (``snakewar serve``, stored like any server game).
 
     ``board``: the board to open (:func:`board_url`); ``None``: the server's own viewer.
-    ``step``: start the game paused at turn 0, to be stepped from its page.
+    ``step``: start the game paused at turn 0, to be stepped from its page.  ``port``:
+    the server's (default: a free one).  ``keep``: after the game, keep the server (and
+    the game's page) until the user presses Enter or stops the command.
     """
     import tempfile
 
-    port = _free_port()
+    port = _free_port() if port is None else port
     base = f"http://127.0.0.1:{port}"
     # The server's messages go to a file, so a talkative server can never block on a pipe.
     with tempfile.TemporaryFile() as log:
-        _browse_on_server(match, seed, base, port, log, board, step)
+        _browse_on_server(match, seed, base, port, log, board, step, keep=keep)
+
+
+def _wait_for_the_user(url: str) -> None:
+    """Block until the user is done with the game's page: Enter, Ctrl-C or SIGTERM."""
+    import signal
+    import threading
+
+    stop = threading.Event()
+
+    def stopped(signum: int, frame: object) -> None:
+        stop.set()
+
+    previous = signal.signal(signal.SIGTERM, stopped)
+    try:
+        if sys.stdin.isatty():
+            typer.echo(f"The game stays viewable at {url} until you press Enter.", err=True)
+
+            # Enter ends the wait; so do Ctrl-C and SIGTERM (the reader is a daemon thread).
+            def enter() -> None:
+                sys.stdin.readline()
+                stop.set()
+
+            threading.Thread(target=enter, daemon=True).start()
+        else:
+            typer.echo(
+                f"The game stays viewable at {url} until this command is stopped (Ctrl-C).",
+                err=True,
+            )
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _browse_on_server(
@@ -901,6 +988,8 @@ def _browse_on_server(
     log: IO[bytes],
     board: str | None,
     step: bool = False,
+    *,
+    keep: bool = True,
 ) -> None:
     """Start ``snakewar serve`` on ``port``, play the game on it and follow it to its end."""
     import subprocess
@@ -962,9 +1051,8 @@ def _browse_on_server(
             game = httpx.get(f"{base}/api/games/{game['id']}", timeout=10).json()
         outcome = f"{game['winner']} was the winner" if game["winner"] else game["status"]
         typer.echo(f"Game completed after {game['turn']} turns: {outcome}. Seed {seed}.")
-        if sys.stdin.isatty():
-            typer.echo(f"The game stays viewable at {url} until you press Enter.", err=True)
-            sys.stdin.readline()
+        if keep:
+            _wait_for_the_user(url)
     finally:
         server.terminate()
         try:
