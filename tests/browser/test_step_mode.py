@@ -61,7 +61,14 @@ def test_step_a_live_game_scrub_back_and_inspect_a_request(
     turn = board.get_by_test_id("turn")
     expect(state).to_have_text("Paused at turn 0")
     expect(turn).to_have_text("Turn 0")
-    expect(page.get_by_test_id("pause")).to_be_disabled()
+    pause = page.get_by_test_id("pause")
+    expect(pause).to_be_disabled()
+    # A button that cannot be used looks it: faded, with no pointing hand.
+    step = page.get_by_test_id("step")
+    assert pause.evaluate("b => getComputedStyle(b).opacity") == "0.4"
+    assert pause.evaluate("b => getComputedStyle(b).cursor") == "not-allowed"
+    assert step.evaluate("b => getComputedStyle(b).opacity") == "1"
+    assert step.evaluate("b => getComputedStyle(b).cursor") == "pointer"
     for expected in (1, 2, 3):
         page.get_by_test_id("step").click()
         expect(state).to_have_text(f"Paused at turn {expected}")
@@ -97,14 +104,32 @@ def test_step_a_live_game_scrub_back_and_inspect_a_request(
     page.get_by_test_id("open-reply-0").click()
     expect(shown).to_contain_text('"shout": "good says 1"')
     shot(page, "step-mode-inspector")
-    # Turn 3 has not been asked yet; stepping once more fills it in.
+    # Turn 3 has not been asked yet: on it, the inspector shows the calls just made, turn
+    # 2's, which led to it.
     scrubber.press("End")
     expect(turn).to_have_text("Turn 3")
-    expect(page.get_by_test_id("inspect-note")).to_contain_text("No calls on turn 3 yet")
+    expect(page.get_by_test_id("inspect-turn")).to_have_text("2")
+    expect(page.get_by_test_id("inspect-note")).to_contain_text(
+        "Calls on turn 2, just made: they led to turn 3"
+    )
+    expect(calls).to_have_count(2)
+    # Step: the board moves to turn 4 and the inspector to the call just made, turn 3's.
     page.get_by_test_id("step").click()
     expect(state).to_have_text("Paused at turn 4")
+    expect(turn).to_have_text("Turn 4")
+    expect(page.get_by_test_id("inspect-turn")).to_have_text("3")
+    expect(calls).to_have_count(2)
+    page.get_by_test_id("open-request-0").click()
+    expect(page.get_by_test_id("inspect-body-title")).to_have_text(
+        "Request of good, move on turn 3"
+    )
+    sent = servers.bodies("good", "move")
+    assert len(sent) == 4
+    assert json.loads(shown.inner_text()) == sent[3]
+    # Scrubbed back one, turn 3's own calls are the same ones.
     scrubber.press("ArrowLeft")
     expect(turn).to_have_text("Turn 3")
+    expect(page.get_by_test_id("inspect-turn")).to_have_text("3")
     expect(calls).to_have_count(2)
     # Resume lets it play to the end.
     page.get_by_test_id("resume").click()

@@ -38,7 +38,7 @@ test("the step state follows the game", () => {
 test("the inspector lists each call and pretty-prints its body", () => {
   const turn0 = calls[0];
   same(turn0.calls.map((c) => c.kind), ["start", "start", "move", "move"]);
-  const notes = calls.map(I.callsNote);
+  const notes = calls.map((answer) => I.callsNote(answer));
   assert.ok(notes[0].startsWith("Calls on turn 0"), notes[0]);
   assert.equal(
     notes[1],
@@ -69,5 +69,21 @@ test("the inspector lists each call and pretty-prints its body", () => {
   same(
     [I.prettyBody("oops"), I.prettyBody(""), I.prettyBody('{"a":', true)],
     ["oops", "(empty)", '{"a":\n… (cut at 16 KiB)'],
+  );
+});
+
+test("on the last turn of a game being played, the inspector shows the calls just made", () => {
+  const [paused, running, over] = games;
+  // Paused at turn 1: its calls are made by the next step; turn 0's led to it.
+  same(I.inspectedTurn(paused.turn, paused), { turn: paused.turn - 1, led: true });
+  same(I.inspectedTurn(paused.turn - 1, paused), { turn: paused.turn - 1, led: false });
+  same(I.inspectedTurn(running.turn + 2, running), { turn: running.turn + 1, led: true });
+  // Turn 0 has nothing before it; a game over has every turn's calls (its /end last).
+  same(I.inspectedTurn(0, { ...paused, turn: 0 }), { turn: 0, led: false });
+  same(I.inspectedTurn(over.turn, over), { turn: over.turn, led: false });
+  same(I.inspectedTurn(3, null), { turn: 3, led: false });
+  assert.equal(
+    I.callsNote(calls[0], true),
+    "Calls on turn 0, just made: they led to turn 1, whose calls are made when the game plays it.",
   );
 });

@@ -7,7 +7,15 @@
 import { forwardKeys } from "./board_keys.js";
 import { detailText, el, fetchJson, pollGame, postJson } from "./dom.js";
 import { parseSeats, renderEntrants } from "./entrants.js";
-import { actionUrl, callSummary, callsNote, callsUrl, prettyBody, stepState } from "./inspect.js";
+import {
+  actionUrl,
+  callSummary,
+  callsNote,
+  callsUrl,
+  inspectedTurn,
+  prettyBody,
+  stepState,
+} from "./inspect.js";
 
 /** Where a rematch of game `id` is requested. */
 export function rematchUrl(id) {
@@ -113,7 +121,9 @@ function inspector(id) {
   const body = document.getElementById("inspect-body");
   const copyButton = document.getElementById("copy-body");
   const copyState = document.getElementById("copy-state");
-  let turn = 0;
+  let turn = 0; // the turn the board shows
+  let shown = { turn: 0, led: false }; // whose calls are shown for it (inspectedTurn)
+  let game = null; // the game as last polled
   let asked = 0;
   let raw = "";
 
@@ -121,14 +131,14 @@ function inspector(id) {
     const text = call[which];
     const truncated = call[`${which}_truncated`];
     raw = text;
-    bodyTitle.textContent = `${which === "request" ? "Request" : "Reply"} of ${call.name}, ${call.kind} on turn ${turn}`;
+    bodyTitle.textContent = `${which === "request" ? "Request" : "Reply"} of ${call.name}, ${call.kind} on turn ${shown.turn}`;
     body.textContent = call.omitted ? "(not kept: the game's budget for bodies is used up)" : prettyBody(text, truncated);
     copyState.textContent = "";
     bodyBox.hidden = false;
   }
 
-  function draw(answer) {
-    note.textContent = callsNote(answer);
+  function draw(answer, led) {
+    note.textContent = callsNote(answer, led);
     rows.replaceChildren(
       ...answer.calls.map((call, index) => {
         const item = el("li");
@@ -148,12 +158,13 @@ function inspector(id) {
 
   async function load() {
     const ticket = ++asked;
-    const { ok, status, data } = await fetchJson(callsUrl(id, turn));
+    const target = shown;
+    const { ok, status, data } = await fetchJson(callsUrl(id, target.turn));
     if (ticket !== asked) {
       return; // a later turn was asked for meanwhile
     }
     if (ok) {
-      draw(data);
+      draw(data, target.led);
     } else {
       note.textContent = detailText(data, status);
       rows.replaceChildren();
@@ -162,9 +173,11 @@ function inspector(id) {
 
   let timer = null;
   function showTurn(next) {
-    const changed = next !== turn;
     turn = next;
-    turnLabel.textContent = String(turn);
+    const target = inspectedTurn(turn, game);
+    const changed = target.turn !== shown.turn;
+    shown = target;
+    turnLabel.textContent = String(shown.turn);
     if (changed) {
       bodyBox.hidden = true;
     }
@@ -178,7 +191,14 @@ function inspector(id) {
   });
   panel.addEventListener("toggle", () => panel.open && load());
   showTurn(0);
-  return { showTurn, reload: () => showTurn(turn) };
+  return {
+    showTurn,
+    // A newer answer about the game: a step may have made the calls of the turn shown.
+    follow: (polled) => {
+      game = polled;
+      showTurn(turn);
+    },
+  };
 }
 
 /** The toolbar's text for the turn the board shows (`turn` as the board posted it). */
@@ -210,15 +230,16 @@ function start() {
   const boardTurn = document.getElementById("board-turn");
   const inspect = document.getElementById("inspector") ? inspector(id) : null;
   forwardKeys(frame);
-  let lastTurn = -1;
+  let lastSeen = "";
   const entrants = document.getElementById("entrants");
   const logSeats = parseSeats(entrants.dataset.logSeats);
   const onGame = (game) => {
     renderEntrants(entrants, game, logSeats);
-    // A new turn played: the calls of the turn shown may just have come in.
-    if (inspect && game && game.turn !== lastTurn) {
-      lastTurn = game.turn;
-      inspect.reload();
+    // A new turn played (or the game over): the calls of the turn shown may just have come in.
+    const seen = game ? `${game.turn}:${game.status}` : "";
+    if (inspect && game && seen !== lastSeen) {
+      lastSeen = seen;
+      inspect.follow(game);
     }
   };
   const stepper = stepControls(id, error, onGame);

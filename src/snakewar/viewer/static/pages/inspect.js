@@ -64,13 +64,35 @@ export function callSummary(call) {
   return text;
 }
 
-/** What the inspector says above the calls of a turn (`calls`: the calls route's answer). */
-export function callsNote(calls) {
+/**
+ * Whose calls the inspector shows while the board shows turn `shown` of `game`
+ * (`GET /api/games/{id}`'s answer, or null): `{turn, led}`.
+ *
+ * A turn's calls are made when the game plays it, so the last turn of a game still
+ * being played has none yet: there the inspector shows the calls just made, those of
+ * the turn before, which led to it (`led`).  Anywhere else, the turn's own calls.
+ */
+export function inspectedTurn(shown, game) {
+  if (game?.status === "running" && shown > 0 && shown >= game.turn) {
+    return { turn: shown - 1, led: true };
+  }
+  return { turn: shown, led: false };
+}
+
+/**
+ * What the inspector says above the calls of a turn (`calls`: the calls route's answer;
+ * `led`: shown as the calls that led to the next turn, see `inspectedTurn`).
+ */
+export function callsNote(calls, led = false) {
   if (!calls.records_calls) {
     return "This game keeps no request bodies (only a local server's games do).";
   }
   if (calls.calls.length === 0) {
     return `No calls on turn ${calls.turn} yet: the snakes are asked when the game plays it.`;
+  }
+  if (led) {
+    const next = calls.turn + 1;
+    return `Calls on turn ${calls.turn}, just made: they led to turn ${next}, whose calls are made when the game plays it.`;
   }
   return `Calls on turn ${calls.turn}: what each snake was sent and what it answered.`;
 }
