@@ -2,7 +2,7 @@
 
 :func:`follow_game` is the one way every game's frames are streamed: the generic
 ``/api/games/{id}/events`` (:mod:`snakewar.server.routers.games`, every game) and a
-game's own routes that speak another API (Battlesnake's official engine API,
+game's own routes that speak another API (a board's official engine API,
 ``/games/{id}/events``) both call it, and differ only in which games they serve and the
 ``Data`` of their last message.  The messages are ``{"Type": "frame", "Data": view}``
 (a live frame also has ``"Time"``, when it was made), one per frame from turn 0 or from
