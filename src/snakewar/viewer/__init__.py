@@ -9,7 +9,8 @@ these shared ones by relative URL (``../viewer/player.js``).
 
 The modules here: ``player.js`` (playback: which frame is shown, playing, following a
 live game; a game's viewer says what an elimination is), ``controls.js`` (buttons and
-keys) and ``viewer.css`` (the viewers' frame, controls and themes).
+keys), ``events.js`` (a game's events websocket: following a running game,
+resuming where it was after a lost connection) and ``viewer.css`` (the viewers' frame, controls and themes).
 
 The site's pages load their scripts from ``pages/`` (one ES module per page, plus
 ``dom.js``, ``inspect.js``, the game page's step controls and request inspector,
@@ -27,6 +28,7 @@ ASSETS: tuple[str, ...] = (
     "viewer.css",
     "player.js",
     "controls.js",
+    "events.js",
     *(
         f"pages/{name}"
         for name in (
