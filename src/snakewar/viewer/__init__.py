@@ -50,6 +50,7 @@ ASSETS: tuple[str, ...] = (
             "tournaments.js",
             "admin_users.js",
             "admin_invites.js",
+            "new_game_games.js",
         )
     ),
 )
