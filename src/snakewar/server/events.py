@@ -216,6 +216,15 @@ async def _close_soon(websocket: WebSocket, code: int, reason: str) -> None:
         await asyncio.wait_for(websocket.close(code, reason), CLOSE_WAIT_S)
 
 
+def _turns(live: LiveGame) -> int:
+    """The turns a finished live game played (its frames may hold one more: an end)."""
+    if live.played is not None:
+        return live.played.turns
+    if live.listing is not None and live.finished:  # a mirror's: as its row says
+        return live.listing.turns
+    return max(len(live.feed) - 1, 0)
+
+
 async def _follow_live(websocket: WebSocket, live: LiveGame, start: int, end: EndData) -> bool:
     """Stream a live game to its end; whether the follower was sent its ``game_end``."""
     try:
@@ -234,8 +243,7 @@ async def _follow_live(websocket: WebSocket, live: LiveGame, start: int, end: En
         # This server stops following it: try another.
         await _close_soon(websocket, RESTART_CLOSE_CODE, "server restarting")
         return False
-    turn = max(len(live.feed) - 1, 0)
-    data = end(live.id, live.header, str(live.status), turn)
+    data = end(live.id, live.header, str(live.status), _turns(live))
     await websocket.send_json({"Type": "game_end", "Data": dict(data)})
     return True
 
