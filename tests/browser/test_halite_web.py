@@ -115,6 +115,12 @@ def test_a_halite_game_started_from_the_new_game_page_is_watched_live(
     local: Local, page: Page, tmp_path: Path
 ) -> None:
     bot = Gated(local.store, tmp_path / "bot", {2})
+    # The Halite page leads to Halite's form of the new-game page.
+    page.goto(local.url + "/halite")
+    page.get_by_test_id("halite-new-game").click()
+    expect(page).to_have_url(re.compile(r"/new\?game=halite3$"))
+    expect(page.get_by_test_id("halite-new-game-form")).to_be_visible()
+    expect(page.get_by_test_id("new-game-form")).to_be_hidden()
     page.goto(local.url + "/new")
     # The default game's form first; the selector switches to Halite's.
     expect(page.get_by_test_id("new-game-form")).to_be_visible()
@@ -401,6 +407,8 @@ def test_an_anonymous_visitor_sees_no_control_that_changes_anything(
     for testid in ("game-select", "halite-new-game-form", "new-game-form", "halite-create"):
         expect(page.get_by_test_id(testid)).to_have_count(0)
     expect(page.get_by_test_id("nav-new")).to_have_count(0)
+    page.goto(url + "/halite")
+    expect(page.get_by_test_id("halite-new-game")).to_have_count(0)
 
     # The game page: the viewer's own view controls only (zoom, colours: this browser's),
     # nothing that changes the game.
