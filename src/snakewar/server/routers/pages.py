@@ -165,7 +165,7 @@ def game_forms() -> list[dict[str, str]]:
 def new_game(
     request: Request,
     templates: TemplatesDep,
-    game: Annotated[str | None, Query(max_length=32)] = None,
+    chosen: Annotated[str | None, Query(alias="game", max_length=32)] = None,
 ) -> HTMLResponse:
     """The new-game form: the default game's (its templates' ``new_game.html``).
 
@@ -174,23 +174,20 @@ def new_game(
     the page on that game's form (an unknown name: the default game's).  A server whose
     default game has no form answers 404: games are then started through the API.
     """
-    default = default_game()
-    if default.templates() is None:
-        raise NotFoundError(
-            f"{default.catalogue().title} has no new-game page; use POST /api/games"
-        )
-    builtins = [f"builtin:{bot.name}" for bot in default.catalogue().bots]
+    game = default_game()
+    if game.templates() is None:
+        raise NotFoundError(f"{game.catalogue().title} has no new-game page; use POST /api/games")
+    builtins = [f"builtin:{bot.name}" for bot in game.catalogue().bots]
     forms = game_forms()
-    chosen = game if game in {f["name"] for f in forms} else default.name
     return render_page(
         templates,
         request,
-        f"{default.name}/new_game.html",
+        f"{game.name}/new_game.html",
         title="New game",
         builtins=builtins,
-        default_form={"name": default.name, "title": default.catalogue().title},
+        default_form={"name": game.name, "title": game.catalogue().title},
         game_forms=forms,
-        chosen_game=chosen,
+        chosen_game=chosen if chosen in {f["name"] for f in forms} else game.name,
     )
 
 
