@@ -297,6 +297,7 @@ const settings = {
 // when one was clicked: that ship is followed from turn to turn), or null.
 const view = {
   game: null, map: null, camera: null, pending: false, hover: null, failures: [], selected: null,
+  shownId: null,
 };
 // A game of this server being followed: its id, status and events stream (null: a
 // file, or a replay), and what the stream says of its connection.
@@ -551,11 +552,15 @@ function show(doc, at = null) {
     showMessage(`This is not a Halite III replay: ${err.message}`, true);
     return;
   }
-  const same = view.game && view.game.width === game.width && view.game.height === game.height;
+  // The same game of this server again (its replay replacing its live frames): the
+  // view and the selection stay.  Anything else starts on the whole map.
+  const same = view.game !== null && live.id !== null && view.shownId === live.id &&
+    view.game.width === game.width && view.game.height === game.height;
   if (!same) {
     view.camera = new Camera(game.width, game.height);
     view.selected = null;
   }
+  view.shownId = live.id;
   view.game = game;
   view.chartDrawn = false;
   view.map = new MapView($("halite-canvas"), game, view.camera, settings.palette);
