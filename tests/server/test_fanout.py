@@ -24,6 +24,7 @@ from snakewar.server.fanout import (
     FollowerLagError,
     FrameFeed,
 )
+from snakewar.server.followers import encode_frame
 from tests.asgi_server import free_port, serve
 from tests.waiting import wait_finished
 
@@ -50,7 +51,7 @@ def base() -> Iterator[str]:
 def encodes(monkeypatch: pytest.MonkeyPatch) -> list[Mapping[str, Any]]:
     """Every live frame the events websocket encodes (its view), counted as encoded."""
     seen: list[Mapping[str, Any]] = []
-    real = events.encode_frame
+    real = encode_frame  # what the events websocket calls (looked up in its module)
 
     def counting(view: Mapping[str, Any], produced: float | None) -> str:
         seen.append(view)

@@ -165,14 +165,15 @@ def game_forms() -> list[dict[str, str]]:
 def new_game(
     request: Request,
     templates: TemplatesDep,
-    chosen: Annotated[str | None, Query(alias="game", max_length=32)] = None,
+    chosen: Annotated[str | None, Query(alias="game")] = None,
 ) -> HTMLResponse:
     """The new-game form: the default game's (its templates' ``new_game.html``).
 
     It gets the game's built-in bots from its catalogue.  The other games with a form
     (:func:`game_forms`) are offered beside it by a game selector; ``?game=NAME`` opens
-    the page on that game's form (an unknown name: the default game's).  A server whose
-    default game has no form answers 404: games are then started through the API.
+    the page on that game's form (anything else is ignored: the default game's).  A
+    server whose default game has no form answers 404: games are then started through
+    the API.
     """
     game = default_game()
     if game.templates() is None:
