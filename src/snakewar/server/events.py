@@ -26,7 +26,10 @@ another, where it was), then ``{"Type": "game_end", "Data": ...}``.
   stored game past a cap (per game, per client, in all) is closed with code 4429
   (:data:`FOLLOWER_LIMIT_CLOSE_CODE`), the reason naming the cap.  A game kept whole in
   one replay file once complete (its game's codec) keeps no frames apart from it: its
-  stream is its ``game_end`` alone, and its viewer reads its replay.
+  stream is its ``game_end`` alone, and its viewer reads its replay.  For the same
+  reason a follower of such a game on another server (a mirror) may be sent its
+  ``game_end`` before its last few frames, when the game ended between two reads of
+  the mirror: the ``game_end``'s turns played say so, and the replay has them all.
 """
 
 from __future__ import annotations

@@ -463,7 +463,8 @@ async def game_events(websocket: WebSocket, game_id: str) -> None:
     4400 a bad ``from``, 4404 no such game, 4429 past a cap on followers (the reason
     names it), 1012 reconnect (its server stops following it), 1013 too far behind.
     The header is not sent: ``GET /api/games/{id}/frames`` has it.  A game kept in one
-    replay file once complete sends no frames once stored: its viewer reads its replay.
+    replay file once complete sends no frames once stored, and on another server than
+    the one playing it may end before its last few frames: its viewer reads its replay.
     """
     await follow_game(websocket, game_id, None, _end_data)
 
