@@ -31,7 +31,7 @@ def test_create_a_game_in_the_form_and_watch_it_to_the_end(base_url: str, page: 
     expect(page.get_by_test_id("map")).to_have_value("standard")
     page.locator("input[name=width]").fill("7")
     page.locator("input[name=height]").fill("7")
-    page.locator("input[name=seed]").fill("5")
+    page.get_by_test_id("seed").fill("5")  # the Battlesnake form's (Halite's has one too)
     shot(page, "new-game-form")
     page.get_by_test_id("create").click()
     expect(page).to_have_url(re.compile(r"/view/[0-9a-f-]+$"))

@@ -17,14 +17,14 @@ from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
-from snakewar.games.battlesnake.routes import engine
-from snakewar.server import ServerConfig, create_app, fanout
+from snakewar.server import ServerConfig, create_app, events, fanout
 from snakewar.server.fanout import (
     LAGGING_CLOSE_CODE,
     FeedClosedError,
     FollowerLagError,
     FrameFeed,
 )
+from snakewar.server.followers import encode_frame
 from tests.asgi_server import free_port, serve
 from tests.waiting import wait_finished
 
@@ -51,13 +51,13 @@ def base() -> Iterator[str]:
 def encodes(monkeypatch: pytest.MonkeyPatch) -> list[Mapping[str, Any]]:
     """Every live frame the events websocket encodes (its view), counted as encoded."""
     seen: list[Mapping[str, Any]] = []
-    real = engine.encode_frame
+    real = encode_frame  # what the events websocket calls (looked up in its module)
 
     def counting(view: Mapping[str, Any], produced: float | None) -> str:
         seen.append(view)
         return real(view, produced)
 
-    monkeypatch.setattr(engine, "encode_frame", counting)
+    monkeypatch.setattr(events, "encode_frame", counting)
     return seen
 
 

@@ -29,7 +29,7 @@ from snakewar.engine.protocol import Frame, PlayedGame
 from snakewar.games.battlesnake.adapter import match_spec, played_game
 from snakewar.games.battlesnake.referee.batch import SnakeMatch, play_match
 from snakewar.games.battlesnake.routes import engine
-from snakewar.server import ServerConfig, create_app
+from snakewar.server import ServerConfig, create_app, events
 from snakewar.server.followers import (
     CHUNK_BYTES,
     CHUNK_FRAMES,
@@ -166,7 +166,7 @@ def test_followers_of_stored_games_are_capped_per_client_per_game_and_in_all(
     long_db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     release = threading.Event()
-    real_send = engine._send_stored
+    real_send = events._send_stored
 
     async def held(websocket: WebSocket, shared: StoredFollowing, row: Any, start: int = 0) -> None:
         # A follower still streaming: it holds its place until the test lets it go.
@@ -174,7 +174,7 @@ def test_followers_of_stored_games_are_capped_per_client_per_game_and_in_all(
             await asyncio.sleep(0.01)
         await real_send(websocket, shared, row, start)
 
-    monkeypatch.setattr(engine, "_send_stored", held)
+    monkeypatch.setattr(events, "_send_stored", held)
     config = ServerConfig(
         database_url=long_db,
         stored_followers_per_game=3,

@@ -261,14 +261,26 @@ def test_every_template_is_used_and_extends_the_layout() -> None:
     assert {"battlesnake/tester.html", "battlesnake/new_game.html", "halite3/games.html"} <= set(
         templates
     )
-    # A game's parts of the site's pages: the header's links, the home page's how-to.
-    parts = {"nav.html": "base.html", "how_to_play.html": "home.html"}
+    # A game's parts of the site's pages: the header's links, the home page's how-to, its
+    # form on the new-game page (the game selector's macros include it).
+    parts = {
+        "nav.html": ("base.html", '"/nav.html" ignore missing'),
+        "how_to_play.html": ("home.html", '"/how_to_play.html" ignore missing'),
+        "new_game_form.html": ("new_game_games.html", '"/new_game_form.html" %}'),
+    }
+    selector = '{% from "new_game_games.html" import game_picker with context %}'
     for name, template in templates.items():
         if name == "base.html":
             continue
+        if name == "new_game_games.html":
+            # The game selector's macros: the default game's new-game page imports them.
+            default_form = templates[f"{default_game().name}/new_game.html"]
+            assert selector in default_form.read_text(encoding="utf-8")
+            continue
         part = parts.get(template.name) if "/" in name else None
         if part is not None:
-            included = f'"/{template.name}" ignore missing' in (TEMPLATES_DIR / part).read_text()
+            page, include = part
+            included = include in (TEMPLATES_DIR / page).read_text()
             assert included, f"{name} is included by no page"
             continue
         used = f'"{name}"' in code or name in game_pages or name in default_pages

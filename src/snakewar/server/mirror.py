@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import Sequence
@@ -278,6 +279,8 @@ class GameMirrors:
                 break
         live.header = row.header
         if row.status not in (GameStatus.RUNNING, GameStatus.STARTING):
+            if live.listing is not None:  # the turns it played, for its followers' end
+                live.listing = dataclasses.replace(live.listing, turns=row.turns)
             live.status = GameStatus(row.status)
             live.feed.finish()
 

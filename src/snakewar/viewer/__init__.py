@@ -9,12 +9,15 @@ these shared ones by relative URL (``../viewer/player.js``).
 
 The modules here: ``player.js`` (playback: which frame is shown, playing, following a
 live game; a game's viewer says what an elimination is), ``controls.js`` (buttons and
-keys) and ``viewer.css`` (the viewers' frame, controls and themes).
+keys), ``events.js`` (a game's events websocket: following a running game,
+resuming where it was after a lost connection) and ``viewer.css`` (the viewers'
+frame, controls and themes).
 
 The site's pages load their scripts from ``pages/`` (one ES module per page, plus
 ``dom.js``, ``inspect.js``, the game page's step controls and request inspector,
 ``entrants.js``, ``board_keys.js``, which forwards a page's shortcut keys to the viewer
-in its frame, and ``site.css``); see :mod:`snakewar.server.routers.pages`.
+in its frame, ``new_game_games.js``, the new-game page's game selector, and
+``site.css``); see :mod:`snakewar.server.routers.pages`.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ ASSETS: tuple[str, ...] = (
     "viewer.css",
     "player.js",
     "controls.js",
+    "events.js",
     *(
         f"pages/{name}"
         for name in (
@@ -48,6 +52,7 @@ ASSETS: tuple[str, ...] = (
             "tournaments.js",
             "admin_users.js",
             "admin_invites.js",
+            "new_game_games.js",
         )
     ),
 )

@@ -1,8 +1,10 @@
 """``/api/games``: create, list, get, cancel, rematch and export games of every game.
 
 A live game can also be paused, stepped and resumed, and its calls read (the request
-inspector).  Every game's frames can be read page by page while it runs
-(``GET /api/games/{id}/frames``): how a game's own viewer follows it live.
+inspector).  Every game's frames can be read page by page, while it runs and after
+(``GET /api/games/{id}/frames``, with the game's header), and followed live over the
+events websocket (``/api/games/{id}/events``, :mod:`snakewar.server.events`): how a
+game's own viewer draws it as it is played.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Path, Query, Request, WebSocket
 from fastapi.responses import Response
 
 from snakewar.adapters import get_game
@@ -29,6 +31,7 @@ from snakewar.server.deps import (
     UploadsDep,
     client_key,
 )
+from snakewar.server.events import follow_game
 from snakewar.server.manager import LiveGame, Slot
 from snakewar.server.matches import (
     SNAKE_REF,
@@ -419,15 +422,12 @@ async def game_frames(
 ) -> Response:
     """A page of a game's frames (its views, as its viewer draws them), live or stored.
 
-    How a game's page follows it while it runs: polled from the frame after the last
-    one it has (the header comes with ``offset=0``).  Polling pages, rather than a
-    websocket of the game's frame feed, because a page is one short request served from
-    the feed's cache (live) or one bounded read on the store's threads (stored): it
-    resumes from any frame after a dropped connection or a server restart with nothing
-    to reconnect, passes every proxy, and serves a game running on another server of
-    the same database and a stopped one the same way.  A viewer is a few turns behind
-    at worst, which watching a game allows (a game's own viewer may keep a websocket of
-    its own routes).
+    How a game's viewer starts: the page from ``offset=0`` brings the game's header
+    (its players, its map: what the frames do not repeat) and the frames so far; a
+    running game's next frames then come over its events websocket
+    (``/api/games/{id}/events?from=N``).  A page is one short request served from the
+    feed's cache (live) or one bounded read on the store's threads (stored), for a game
+    played here, on another server of the same database, or stopped.
     """
     # A live game wherever it is played: another server's is mirrored from the database
     # (past the cap on mirrors, its page is read from the store, as a stored game's).
@@ -443,6 +443,30 @@ async def game_frames(
         secrets = _row_secrets(principal, row)
         body = await store.run(_stored_frames_page, store, row, offset, limit, secrets)
     return Response(body, media_type="application/json")
+
+
+def _end_data(
+    game_id: str, header: Mapping[str, Any] | None, status: str, turn: int
+) -> dict[str, Any]:
+    del header  # the game's header may name entrants' addresses: /frames hides them
+    return {"id": game_id, "status": status, "turn": turn}
+
+
+@router.websocket("/{game_id}/events")
+async def game_events(websocket: WebSocket, game_id: str) -> None:
+    """Every game's frames as they are played: its events websocket.
+
+    ``{"Type": "frame", "Data": view}`` for each frame from turn 0, or from
+    ``?from=N`` (where a follower that lost its connection resumes, on any server of
+    the database), then ``{"Type": "game_end", "Data": {"id", "status", "turn"}}``.  A
+    game played again from turn 0 sends ``{"Type": "restart"}`` first.  Close codes:
+    4400 a bad ``from``, 4404 no such game, 4429 past a cap on followers (the reason
+    names it), 1012 reconnect (its server stops following it), 1013 too far behind.
+    The header is not sent: ``GET /api/games/{id}/frames`` has it.  A game kept in one
+    replay file once complete sends no frames once stored, and on another server than
+    the one playing it may end before its last few frames: its viewer reads its replay.
+    """
+    await follow_game(websocket, game_id, None, _end_data)
 
 
 def _row_secrets(principal: Principal, row: GameRow) -> set[str]:

@@ -19,6 +19,7 @@ back and their own styles and ours never mix.  :func:`not_found_page` is the HTM
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -43,8 +44,10 @@ from snakewar.server.routers.games import can_read_log
 from snakewar.storage import GameNotFoundError
 
 __all__ = [
+    "NEW_GAME_FORM",
     "TurnQuery",
     "framed_page",
+    "game_forms",
     "not_found_page",
     "page_router",
     "parse_turn",
@@ -139,19 +142,53 @@ def home(request: Request, templates: TemplatesDep) -> HTMLResponse:
     return render_page(templates, request, "home.html", title="Home")
 
 
+NEW_GAME_FORM: Final = "new_game_form.html"
+"""The file of a game's templates that makes it a choice of the new-game page: its form."""
+
+
+def game_forms() -> list[dict[str, str]]:
+    """The games besides the default one whose templates have a new-game form, in order.
+
+    ``[{"name", "title"}]``: the new-game page's game selector offers them
+    (``new_game_games.html``), each game's form its templates' :data:`NEW_GAME_FORM`.
+    """
+    default = default_game().name
+    forms = []
+    for game in games():
+        folder = game.templates()
+        if game.name != default and folder is not None and (Path(folder) / NEW_GAME_FORM).is_file():
+            forms.append({"name": game.name, "title": game.catalogue().title})
+    return forms
+
+
 @router.get("/new")
-def new_game(request: Request, templates: TemplatesDep) -> HTMLResponse:
+def new_game(
+    request: Request,
+    templates: TemplatesDep,
+    chosen: Annotated[str | None, Query(alias="game")] = None,
+) -> HTMLResponse:
     """The new-game form: the default game's (its templates' ``new_game.html``).
 
-    It gets the game's built-in bots from its catalogue.  A server whose default game has
-    no form answers 404: games are then started through the API.
+    It gets the game's built-in bots from its catalogue.  The other games with a form
+    (:func:`game_forms`) are offered beside it by a game selector; ``?game=NAME`` opens
+    the page on that game's form (anything else is ignored: the default game's).  A
+    server whose default game has no form answers 404: games are then started through
+    the API.
     """
     game = default_game()
     if game.templates() is None:
         raise NotFoundError(f"{game.catalogue().title} has no new-game page; use POST /api/games")
     builtins = [f"builtin:{bot.name}" for bot in game.catalogue().bots]
+    forms = game_forms()
     return render_page(
-        templates, request, f"{game.name}/new_game.html", title="New game", builtins=builtins
+        templates,
+        request,
+        f"{game.name}/new_game.html",
+        title="New game",
+        builtins=builtins,
+        default_form={"name": game.name, "title": game.catalogue().title},
+        game_forms=forms,
+        chosen_game=chosen if chosen in {f["name"] for f in forms} else game.name,
     )
 
 

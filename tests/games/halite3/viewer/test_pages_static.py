@@ -1,7 +1,7 @@
 """Halite III's page modules (its ``viewer/pages/``): their pure parts under Node.
 
-The stored games' rows and the game page's state line: ``js/pages.test.mjs``, run by
-``node --test``; the browser tests drive the DOM parts.
+The stored games' rows, the game page's state line and the new-game form's Halite game:
+``js/pages.test.mjs``, run by ``node --test``; the browser tests drive the DOM parts.
 """
 
 from __future__ import annotations
@@ -14,4 +14,4 @@ JS = Path(__file__).resolve().parent / "js"
 
 
 def test_the_page_modules_under_node(node_test: Callable[..., int]) -> None:
-    assert node_test(JS / "pages.test.mjs") == 2
+    assert node_test(JS / "pages.test.mjs") == 3

@@ -3,184 +3,52 @@
 // controls and keyboard shortcuts every game's viewer shares.
 //
 // URL parameters: game=ID (a game on this server, finished or running), replay=1 (pick
-// a local file), turn=N, autoplay=, fps=, theme=light|dark|system.
-//
-// Frame t of the replay (1..T) holds the ships at the start of turn t and the
-// players' halite at its end; frame 0 is the start and frame T+1 the end.  The
-// map shown at frame t is the initial map with the cell changes of frames 1..t.
+// a local file), turn=N, autoplay=, fps=, theme=light|dark|system, palette=NAME.
 //
 // A game of this server is read from GET /api/games/{id}/frames first: a running (or
 // stopped) game's header is the replay's head and its frames are the replay's frames
-// so far, so the viewer draws it as a replay that grows, polling for the frames after
-// the last it has.  Once the game is complete, its stored replay (with its statistics)
-// replaces them, at the turn shown.  Each player's failure (the API's
-// entrants[i].failure) is shown under its name.
+// so far, so the viewer draws it as a replay that grows: the next frames come over the
+// game's events websocket (/api/games/{id}/events?from=N, ../viewer/events.js), which
+// resumes where it was after a lost connection, on any server of the database.  Once
+// the game is complete, its stored replay (with its statistics) replaces them, at the
+// turn shown.  Each player's failure (the API's entrants[i].failure) is shown under
+// its name.
+//
+// The map can be zoomed (the wheel, + and -, the buttons) and panned (a drag,
+// Shift+arrows), and reset (0, the button); its colours are a palette (view.js: the
+// default one, or Okabe–Ito for colour-blind eyes), remembered in this browser.  A
+// click on the map shows that cell's details, and its ship's, in a panel: the ship is
+// followed from turn to turn.
 
-import { bindControls, bindKeyboard } from "../viewer/controls.js";
+import { bindControls, bindKeyboard, typingInto } from "../viewer/controls.js";
+import { EventStream, socketUrl } from "../viewer/events.js";
 import { DEFAULT_FPS, Player, clampFps } from "../viewer/player.js";
+import { HaliteGame } from "./replay.js";
+import { Camera, PALETTES, heatColors, isPalette } from "./view.js";
+
+export { HaliteGame };
 
 const FPS_CHOICES = [1, 2, 3, 4, 6, 8, 10, 15, 20, 30, 60];
 const THEMES = ["system", "light", "dark"];
 const STORAGE_KEY = "snakewar.viewer";
-const PLAYER_COLORS = ["#f2a900", "#2f9e44", "#e03131", "#7048e8", "#1c7ed6", "#e8590c"];
-const CHECKPOINT = 32; // a full map is kept every this many frames
 const MAX_CARGO = 1000;
-const LIVE_POLL_MS = 1000; // a running game's new frames are asked for this often
+const STARTING_RETRY_MS = 1000; // a game whose bots are still starting is asked again
 const PAGE = 500; // frames per request (the server's most)
 const RUNNING = ["running", "starting"];
+const ZOOM_STEP = 1.25; // each zoom key or button
+const PAN_STEP = 0.1; // each pan key: a tenth of the view
+const DRAG_PX = 4; // a press that moves less than this is a click (it selects a cell)
 
 const $ = (id) => document.querySelector(`[data-testid="${id}"]`);
 const params = new URLSearchParams(window.location.search);
 
-// -- the replay document, prepared for drawing --------------------------------------------
-
-/** Prepared data for drawing a replay document: maps per frame, dropoffs, series. */
-export class HaliteGame {
-  constructor(doc) {
-    if (!doc || doc.REPLAY_FILE_VERSION !== 3) {
-      throw new Error(`replay file version ${doc?.REPLAY_FILE_VERSION}; expected 3`);
-    }
-    this.doc = doc;
-    this.width = doc.production_map.width;
-    this.height = doc.production_map.height;
-    this.players = doc.players.map((p, i) => ({
-      id: p.player_id ?? i,
-      name: String(p.name ?? `player ${i}`),
-      color: PLAYER_COLORS[i % PLAYER_COLORS.length],
-      yard: p.factory_location,
-    }));
-    const stats = doc.game_statistics?.player_statistics ?? [];
-    this.stats = new Map(stats.map((s) => [s.player_id, s]));
-    const w = this.width;
-    const initial = new Int32Array(w * this.height);
-    doc.production_map.grid.forEach((row, y) => row.forEach((c, x) => {
-      initial[y * w + x] = c.energy;
-    }));
-    this.maxHalite = initial.reduce((a, b) => Math.max(a, b), 1000);
-    // Checkpoints: the map after frame k*CHECKPOINT; any frame is at most
-    // CHECKPOINT-1 deltas away, and stepping forward applies one delta.
-    this.checkpoints = [];
-    this.grid = initial; // the map after the last frame
-    this.frames = [];
-    this.dropoffs = [];
-    this.wrecks = [];
-    this.addFrames(doc.full_frames ?? []);
-    this.cached = { index: 0, grid: (this.checkpoints[0] ?? initial).slice() };
-  }
-
-  /** Append frames (a running game's new turns): the maps, dropoffs and wrecks follow. */
-  addFrames(frames) {
-    const w = this.width;
-    for (const frame of frames) {
-      const t = this.frames.length;
-      this.frames.push(frame);
-      for (const c of frame.cells ?? []) {
-        this.grid[c.y * w + c.x] = c.production;
-      }
-      for (const e of frame.events ?? []) {
-        if (e.type === "construct") {
-          this.dropoffs.push({ owner: e.owner_id, x: e.location.x, y: e.location.y, from: t });
-        } else if (e.type === "shipwreck" && this.wrecks.at(-1) !== t) {
-          this.wrecks.push(t);
-        }
-      }
-      if (t % CHECKPOINT === 0) {
-        this.checkpoints.push(this.grid.slice());
-      }
-    }
-  }
-
-  get lastIndex() {
-    return this.frames.length - 1;
-  }
-
-  /** The map (Int32Array, index y*width+x) at frame `t`. */
-  gridAt(t) {
-    const cached = this.cached;
-    let from;
-    let grid;
-    if (t >= cached.index && t - cached.index < CHECKPOINT) {
-      from = cached.index;
-      grid = cached.grid;
-    } else {
-      from = Math.floor(t / CHECKPOINT) * CHECKPOINT;
-      grid = this.checkpoints[from / CHECKPOINT].slice();
-    }
-    for (let k = from + 1; k <= t; k += 1) {
-      for (const c of this.frames[k].cells ?? []) {
-        grid[c.y * this.width + c.x] = c.production;
-      }
-    }
-    this.cached = { index: t, grid };
-    return grid;
-  }
-
-  /** Ships at frame `t`: [{id, owner, x, y, cargo, inspired}]. */
-  shipsAt(t) {
-    const out = [];
-    for (const [pid, ships] of Object.entries(this.frames[t]?.entities ?? {})) {
-      for (const [id, s] of Object.entries(ships)) {
-        out.push({ id: Number(id), owner: Number(pid), x: s.x, y: s.y, cargo: s.energy, inspired: s.is_inspired });
-      }
-    }
-    return out;
-  }
-
-  dropoffsAt(t) {
-    return this.dropoffs.filter((d) => d.from <= t);
-  }
-
-  /** A player's row at frame `t`: halite held, deposited, ships and cargo. */
-  playerAt(pid, t) {
-    const frame = this.frames[t] ?? {};
-    const ships = Object.values(frame.entities?.[pid] ?? {});
-    return {
-      energy: frame.energy?.[pid] ?? 0,
-      deposited: frame.deposited?.[pid] ?? 0,
-      ships: ships.length,
-      carrying: ships.reduce((sum, s) => sum + s.energy, 0),
-    };
-  }
-
-  /** The halite each player held, frame by frame. */
-  series(pid) {
-    return this.frames.map((f) => f.energy?.[pid] ?? 0);
-  }
-}
-
 // -- colours and drawing --------------------------------------------------------------------
 
-function heatPalette() {
-  // 256 colours from deep sea (no halite) through teal to gold (rich cells).
-  const stops = [
-    [0, [14, 22, 38]],
-    [0.35, [22, 86, 110]],
-    [0.7, [70, 170, 140]],
-    [1, [250, 214, 92]],
-  ];
-  const out = new Uint8ClampedArray(256 * 3);
-  for (let i = 0; i < 256; i += 1) {
-    const v = i / 255;
-    let k = 0;
-    while (k < stops.length - 2 && v > stops[k + 1][0]) {
-      k += 1;
-    }
-    const [a, ca] = stops[k];
-    const [b, cb] = stops[k + 1];
-    const f = (v - a) / (b - a);
-    for (let j = 0; j < 3; j += 1) {
-      out[i * 3 + j] = ca[j] + (cb[j] - ca[j]) * f;
-    }
-  }
-  return out;
-}
-
-const PALETTE = heatPalette();
-
 class MapView {
-  constructor(canvas, game) {
+  constructor(canvas, game, camera, paletteName) {
     this.canvas = canvas;
     this.game = game;
+    this.camera = camera;
     this.cell = Math.max(6, Math.ceil(768 / Math.max(game.width, game.height)));
     const scale = Math.min(2, window.devicePixelRatio || 1);
     canvas.width = game.width * this.cell * scale;
@@ -191,20 +59,32 @@ class MapView {
     this.heat.height = game.height;
     this.image = this.heat.getContext("2d").createImageData(game.width, game.height);
     this.showShips = true;
+    this.setPalette(paletteName);
+    // What the inspector shows, outlined on the map: {x, y} of a cell, or null.
+    this.selected = null;
+  }
+
+  setPalette(name) {
+    this.heatColors = heatColors(name);
   }
 
   draw(t) {
     const { game, cell } = this;
     const ctx = this.canvas.getContext("2d");
-    ctx.setTransform(this.scale, 0, 0, this.scale, 0, 0);
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    // The camera's zoom and pan, on top of the device pixel ratio.
+    const [zoom, dx, dy] = this.camera.transform(cell);
+    ctx.setTransform(this.scale * zoom, 0, 0, this.scale * zoom, this.scale * dx, this.scale * dy);
     const grid = game.gridAt(t);
     const px = this.image.data;
+    const heat = this.heatColors;
     for (let i = 0; i < grid.length; i += 1) {
       // sqrt: most cells hold little, and their differences matter most.
       const level = Math.min(255, Math.round(Math.sqrt(Math.max(0, grid[i]) / game.maxHalite) * 255));
-      px[i * 4] = PALETTE[level * 3];
-      px[i * 4 + 1] = PALETTE[level * 3 + 1];
-      px[i * 4 + 2] = PALETTE[level * 3 + 2];
+      px[i * 4] = heat[level * 3];
+      px[i * 4 + 1] = heat[level * 3 + 1];
+      px[i * 4 + 2] = heat[level * 3 + 2];
       px[i * 4 + 3] = 255;
     }
     this.heat.getContext("2d").putImageData(this.image, 0, 0);
@@ -226,6 +106,19 @@ class MapView {
       if (e.type === "shipwreck") {
         this.wreck(ctx, e.location.x, e.location.y);
       }
+    }
+    if (this.selected) {
+      this.outline(ctx, this.selected.x, this.selected.y);
+    }
+  }
+
+  outline(ctx, x, y) {
+    // Two strokes, dark then light: seen on any cell, in any palette.
+    const c = this.cell;
+    for (const [color, width] of [["#000", 3], ["#fff", 1.5]]) {
+      ctx.strokeStyle = color;
+      ctx.lineWidth = width / this.camera.zoom;
+      ctx.strokeRect(x * c + 0.5, y * c + 0.5, c - 1, c - 1);
     }
   }
 
@@ -292,15 +185,30 @@ class MapView {
     ctx.stroke();
   }
 
-  /** The cell under a mouse event, or null. */
-  cellAt(event) {
+  /**
+   * Where a mouse event is in the drawn map: `{u, v}`, fractions of the map's box
+   * (0..1 inside it), or null outside it.
+   */
+  fractionAt(event) {
     // The canvas is drawn "object-fit: contain": centred in its box, aspect kept.
     const rect = this.canvas.getBoundingClientRect();
     const size = Math.min(rect.width / this.game.width, rect.height / this.game.height);
     const left = rect.left + (rect.width - size * this.game.width) / 2;
     const top = rect.top + (rect.height - size * this.game.height) / 2;
-    const x = Math.floor((event.clientX - left) / size);
-    const y = Math.floor((event.clientY - top) / size);
+    const u = (event.clientX - left) / (size * this.game.width);
+    const v = (event.clientY - top) / (size * this.game.height);
+    return u < 0 || v < 0 || u >= 1 || v >= 1 ? null : { u, v, size };
+  }
+
+  /** The cell under a mouse event, as the camera shows it, or null. */
+  cellAt(event) {
+    const at = this.fractionAt(event);
+    if (!at) {
+      return null;
+    }
+    const point = this.camera.toMap(at.u, at.v);
+    const x = Math.floor(point.x);
+    const y = Math.floor(point.y);
     if (x < 0 || y < 0 || x >= this.game.width || y >= this.game.height) {
       return null;
     }
@@ -378,14 +286,22 @@ class HalitePlayer extends Player {
 
 const stored = loadStored();
 const urlTheme = params.get("theme");
+const urlPalette = params.get("palette");
 const settings = {
   fps: clampFps(params.get("fps") ?? stored.fps, DEFAULT_FPS),
   theme: THEMES.includes(urlTheme) ? urlTheme : THEMES.includes(stored.theme) ? stored.theme : "system",
+  palette: isPalette(urlPalette) ? urlPalette : isPalette(stored.halitePalette) ? stored.halitePalette : "default",
 };
 
-const view = { game: null, map: null, rendered: -1, pending: false, hover: null, failures: [] };
-// A game of this server being followed: its id and status (null: a file, or a replay).
-const live = { id: null, status: null, retries: 0 };
+// selected: what the inspector shows ({x, y} of a cell, and the id of the ship on it
+// when one was clicked: that ship is followed from turn to turn), or null.
+const view = {
+  game: null, map: null, camera: null, pending: false, hover: null, failures: [], selected: null,
+  shownId: null,
+};
+// A game of this server being followed: its id, status and events stream (null: a
+// file, or a replay), and what the stream says of its connection.
+const live = { id: null, status: null, stream: null, connection: "" };
 const player = new HalitePlayer({ onChange: () => scheduleRender() });
 player.fps = settings.fps;
 const updateControls = bindControls(document, player);
@@ -415,7 +331,9 @@ function renderScoreboard(t) {
     const stat = game.stats.get(p.id);
     const li = el("li", { class: "snake-row halite-row", "data-testid": "halite-player", "data-player": p.id });
     const top = el("div", { class: "row-top" });
-    const swatch = el("span", { class: "avatar halite-swatch", "aria-hidden": "true" });
+    const swatch = el("span", {
+      class: "avatar halite-swatch", "aria-hidden": "true", "data-testid": "halite-player-swatch",
+    });
     swatch.style.background = p.color;
     top.append(
       swatch,
@@ -478,6 +396,10 @@ function renderChart(t) {
   cursor.setAttribute("x2", x.toFixed(1));
 }
 
+function ownerName(owner) {
+  return view.game.players[owner]?.name ?? `player ${owner}`;
+}
+
 function tooltip() {
   const tip = $("halite-tooltip");
   const { game, hover } = view;
@@ -490,24 +412,78 @@ function tooltip() {
   const lines = [`(${x}, ${y}) · halite ${game.gridAt(t)[y * game.width + x]}`];
   for (const s of game.shipsAt(t)) {
     if (s.x === x && s.y === y) {
-      const owner = game.players[s.owner]?.name ?? s.owner;
-      lines.push(`ship ${s.id} (${owner}) · cargo ${s.cargo}${s.inspired ? " · inspired" : ""}`);
+      lines.push(`ship ${s.id} (${ownerName(s.owner)}) · cargo ${s.cargo}${s.inspired ? " · inspired" : ""}`);
     }
   }
-  for (const p of game.players) {
-    if (p.yard.x === x && p.yard.y === y) {
-      lines.push(`shipyard of ${p.name}`);
-    }
-  }
-  for (const d of game.dropoffsAt(t)) {
-    if (d.x === x && d.y === y) {
-      lines.push(`dropoff of ${game.players[d.owner]?.name ?? d.owner}`);
-    }
+  const structure = game.structureAt(t, x, y);
+  if (structure) {
+    lines.push(`${structure.kind} of ${ownerName(structure.owner)}`);
   }
   tip.replaceChildren(...lines.map((line) => el("div", {}, line)));
   tip.hidden = false;
   tip.style.left = `${hover.left + 14}px`;
   tip.style.top = `${hover.top + 14}px`;
+}
+
+/** The inspector's rows: [label, value, testid] for the selection at frame `t`. */
+function inspectorRows(t) {
+  const { game, selected } = view;
+  const rows = [];
+  let { x, y } = selected;
+  if (selected.ship !== undefined) {
+    const ship = game.shipAt(t, selected.ship);
+    rows.push(["Ship", `#${selected.ship}`, "halite-inspect-ship-id"]);
+    rows.push(["Owner", ownerName(selected.owner), "halite-inspect-owner"]);
+    if (!ship) {
+      rows.push(["Status", `not on the map at turn ${t}`, "halite-inspect-ship-status"]);
+      return rows;
+    }
+    ({ x, y } = ship);
+    rows.push(["Halite carried", String(ship.cargo), "halite-inspect-cargo"]);
+    rows.push(["Position", `(${ship.x}, ${ship.y})`, "halite-inspect-position"]);
+    rows.push(["Inspired", ship.inspired ? "yes" : "no", "halite-inspect-inspired"]);
+  }
+  const cell = game.cellInfo(t, x, y);
+  rows.push(["Cell", `(${x}, ${y})`, "halite-inspect-cell"]);
+  rows.push(["Cell halite", String(cell.halite), "halite-inspect-cell-halite"]);
+  const structure = cell.structure ? `${cell.structure.kind} of ${ownerName(cell.structure.owner)}` : "none";
+  rows.push(["Structure", structure, "halite-inspect-structure"]);
+  if (selected.ship === undefined && cell.ship) {
+    rows.push(["Ship here", `#${cell.ship.id} (${ownerName(cell.ship.owner)})`, "halite-inspect-ship-here"]);
+  }
+  return rows;
+}
+
+function renderInspector(t) {
+  const panel = $("halite-inspect");
+  if (!view.selected || !view.game) {
+    panel.hidden = true;
+    if (view.map) {
+      view.map.selected = null;
+    }
+    return;
+  }
+  const rows = inspectorRows(t);
+  const list = $("halite-inspect-rows");
+  list.replaceChildren(...rows.flatMap(([label, value, testid]) => [
+    el("dt", {}, label),
+    el("dd", { "data-testid": testid }, value),
+  ]));
+  $("halite-inspect-title").textContent =
+    view.selected.ship !== undefined ? `Ship #${view.selected.ship} · turn ${t}` : `Cell · turn ${t}`;
+  panel.hidden = false;
+  // The outline follows a selected ship.
+  const ship = view.selected.ship !== undefined ? view.game.shipAt(t, view.selected.ship) : null;
+  view.map.selected = ship ? { x: ship.x, y: ship.y } : view.selected.ship === undefined ? view.selected : null;
+}
+
+/** The view's zoom and centre, on the canvas (what tests and tools can read). */
+function renderCamera() {
+  const { camera } = view;
+  const canvas = $("halite-canvas");
+  canvas.dataset.zoom = camera.zoom.toFixed(3);
+  canvas.dataset.center = `${camera.cx.toFixed(2)},${camera.cy.toFixed(2)}`;
+  $("halite-zoom-reset").disabled = camera.isReset;
 }
 
 function render() {
@@ -517,7 +493,9 @@ function render() {
     return;
   }
   const t = player.index;
+  renderInspector(t);
   view.map.draw(t);
+  renderCamera();
   $("turn").textContent = `Turn ${t}`;
   $("game-status").textContent = statusText(t);
   renderScoreboard(t);
@@ -537,6 +515,9 @@ function statusText(t) {
     return t === last ? "Game over" : "";
   }
   if (RUNNING.includes(live.status)) {
+    if (live.connection && live.connection !== "live") {
+      return `Live: ${live.connection}`;
+    }
     return t === last ? "Live: the next turn is being played" : "Live";
   }
   const why = { cancelled: "cancelled", aborted: "stopped (its server stopped)" };
@@ -561,18 +542,28 @@ function gameInfo(game, doc) {
 /**
  * Show a replay document (or a running game's head and frames so far).  `at`: the frame
  * to show (default: the URL's turn, else the first frame; the last one of a live game).
+ * The same map keeps its camera and selection (a live game's replay replacing its frames).
  */
 function show(doc, at = null) {
   let game;
   try {
-    game = new HaliteGame(doc);
+    game = new HaliteGame(doc, settings.palette);
   } catch (err) {
     showMessage(`This is not a Halite III replay: ${err.message}`, true);
     return;
   }
+  // The same game of this server again (its replay replacing its live frames): the
+  // view and the selection stay.  Anything else starts on the whole map.
+  const same = view.game !== null && live.id !== null && view.shownId === live.id &&
+    view.game.width === game.width && view.game.height === game.height;
+  if (!same) {
+    view.camera = new Camera(game.width, game.height);
+    view.selected = null;
+  }
+  view.shownId = live.id;
   view.game = game;
   view.chartDrawn = false;
-  view.map = new MapView($("halite-canvas"), game);
+  view.map = new MapView($("halite-canvas"), game, view.camera, settings.palette);
   view.map.showShips = $("ships-toggle").checked;
   player.wrecks = game.wrecks;
   player.live = RUNNING.includes(live.status);
@@ -629,8 +620,15 @@ async function loadReplay(id, at = null) {
   await loadFailures(id);
 }
 
+function stopStream() {
+  live.stream?.stop();
+  live.stream = null;
+  live.connection = "";
+}
+
 async function loadGame(id) {
   showMessage("Loading the game…");
+  stopStream();
   live.id = id;
   const first = await getJson(framesUrl(id, 0));
   live.status = first.status;
@@ -641,7 +639,7 @@ async function loadGame(id) {
   if (!first.header?.production_map || first.frames.length === 0) {
     if (RUNNING.includes(first.status)) {
       // Its bots are still starting: the map comes with their names.
-      setTimeout(() => loadGame(id).catch(failed), LIVE_POLL_MS);
+      setTimeout(() => loadGame(id).catch(failed), STARTING_RETRY_MS);
       return;
     }
     showMessage(`Game ${id} ${first.status} before its first turn: there is nothing to show.`, true);
@@ -649,53 +647,82 @@ async function loadGame(id) {
   }
   show({ ...first.header, full_frames: first.frames });
   loadFailures(id);
-  if (RUNNING.includes(first.status)) {
-    setTimeout(follow, LIVE_POLL_MS);
+  if (RUNNING.includes(first.status) || first.count > first.frames.length) {
+    follow(id, view.game.frames.length);
   }
 }
 
-/** Ask for a running game's new frames, draw them, and go on until it ends. */
-async function follow() {
-  const { game } = view;
-  let page;
-  try {
-    page = await getJson(framesUrl(live.id, game.frames.length));
-  } catch (err) {
-    // The server may be restarting: try again, less and less often.
-    live.retries += 1;
-    $("game-status").textContent = `Live: ${err.message}; trying again`;
-    setTimeout(follow, Math.min(15000, LIVE_POLL_MS * 2 ** live.retries));
-    return;
-  }
-  live.retries = 0;
-  if (page.frames.length > 0 && view.game === game) {
-    game.addFrames(page.frames);
+/**
+ * Follow game `id`'s events websocket from frame `start`: its frames as they are
+ * played (a stopped game's: those the first page did not hold), then its end.
+ */
+function follow(id, start) {
+  const game = view.game;
+  const pending = [];
+  let flushing = false;
+  // Frames come one message each, a long history in a burst: drawn in batches.
+  const flush = () => {
+    flushing = false;
+    if (pending.length === 0 || view.game !== game) {
+      return;
+    }
+    const frames = pending.splice(0);
+    game.addFrames(frames);
     const first = player.frames.length;
-    player.frames.push(...page.frames.map((_, i) => ({ Turn: first + i })));
+    player.frames.push(...frames.map((_, i) => ({ Turn: first + i })));
     view.chartDrawn = false;
     gameInfo(game, game.doc);
     player.framesInserted({ index: player.frames.length - 1, added: false });
-  }
-  if (RUNNING.includes(page.status)) {
-    // A full page: more frames are waiting already.
-    setTimeout(follow, page.frames.length === PAGE ? 0 : LIVE_POLL_MS);
-    return;
-  }
-  if (page.status === "complete") {
+  };
+  const stream = new EventStream(socketUrl(`/api/games/${encodeURIComponent(id)}/events`), {
+    onFrame(frame) {
+      pending.push(frame);
+      if (!flushing) {
+        flushing = true;
+        setTimeout(flush, 0);
+      }
+    },
+    onStatus(text) {
+      live.connection = text;
+      scheduleRender();
+    },
+    onRestart() {
+      // Played again from turn 0: what is drawn is void; start over.
+      pending.length = 0;
+      loadGame(id).catch(failed);
+    },
+    onMissing() {
+      showMessage(`Game ${id} is gone (deleted?).`, true);
+    },
+    onEnd(data) {
+      flush();
+      ended(id, String(data?.status ?? "")).catch(failed);
+    },
+  });
+  stream.next = start;
+  live.stream = stream;
+  stream.start();
+}
+
+/** The game ended (or stopped): a complete one's stored replay replaces its frames. */
+async function ended(id, status) {
+  live.stream = null;
+  live.connection = "";
+  if (status === "complete") {
     // The stored replay: the final state and the statistics.  A viewer at the live
     // edge goes on to the end; one that went back stays where it is.
     const at = player.follow ? Number.MAX_SAFE_INTEGER : player.index;
     const playing = player.playing;
-    await loadReplay(live.id, at);
+    await loadReplay(id, at);
     if (playing) {
       player.play();
     }
     return;
   }
-  live.status = page.status;
+  live.status = status || "aborted";
   player.live = false;
-  gameInfo(game, game.doc);
-  await loadFailures(live.id);
+  gameInfo(view.game, view.game.doc);
+  await loadFailures(id);
   scheduleRender();
 }
 
@@ -709,6 +736,7 @@ async function openFile(file) {
   }
   showMessage(`Reading ${file.name}…`);
   // A file is a replay of its own: no game of this server, no failures from its API.
+  stopStream();
   live.id = null;
   live.status = null;
   view.failures = [];
@@ -740,6 +768,143 @@ async function openFile(file) {
   show(await response.json());
 }
 
+// -- the camera, the palette and the inspector ----------------------------------------
+
+function zoomBy(factor, u = 0.5, v = 0.5) {
+  if (view.camera) {
+    view.camera.zoomAt(factor, u, v);
+    scheduleRender();
+  }
+}
+
+function panBy(du, dv) {
+  if (view.camera) {
+    view.camera.panBy(du, dv);
+    scheduleRender();
+  }
+}
+
+function resetView() {
+  if (view.camera) {
+    view.camera.reset();
+    scheduleRender();
+  }
+}
+
+/** Select what is on the cell clicked: its ship (followed from turn to turn), else the cell. */
+function select(cell) {
+  if (!cell || !view.game) {
+    view.selected = null;
+  } else {
+    const ship = view.game.cellInfo(player.index, cell.x, cell.y).ship;
+    view.selected = ship ? { x: cell.x, y: cell.y, ship: ship.id, owner: ship.owner } : { x: cell.x, y: cell.y };
+  }
+  scheduleRender();
+}
+
+function setPalette(name) {
+  settings.palette = name;
+  store({ halitePalette: name });
+  if (view.game) {
+    view.game.setPalette(name);
+    view.map.setPalette(name);
+    view.chartDrawn = false;
+    scheduleRender();
+  }
+}
+
+/** The map's mouse: the wheel zooms, a drag pans, a click selects, a hover tells. */
+function bindMap(canvas) {
+  canvas.addEventListener("wheel", (event) => {
+    const at = view.map?.fractionAt(event);
+    if (!at) {
+      return;
+    }
+    event.preventDefault();
+    // A notch (about 100 "pixels") zooms by about 1.2; trackpads send smaller steps.
+    const delta = event.deltaMode === 1 ? event.deltaY * 33 : event.deltaY;
+    zoomBy(Math.exp(-delta * 0.0018), at.u, at.v);
+  }, { passive: false });
+  let drag = null;
+  canvas.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0 || !view.map) {
+      return;
+    }
+    drag = { x: event.clientX, y: event.clientY, moved: false, id: event.pointerId };
+    canvas.setPointerCapture(event.pointerId);
+  });
+  canvas.addEventListener("pointermove", (event) => {
+    if (drag && drag.id === event.pointerId) {
+      const dx = event.clientX - drag.x;
+      const dy = event.clientY - drag.y;
+      if (!drag.moved && Math.hypot(dx, dy) < DRAG_PX) {
+        return;
+      }
+      drag.moved = true;
+      const at = view.map.fractionAt(event) ?? { size: canvas.getBoundingClientRect().width / view.game.width };
+      const mapPx = at.size * view.game.width;
+      const mapPy = at.size * view.game.height;
+      panBy(-dx / mapPx, -dy / mapPy);
+      drag.x = event.clientX;
+      drag.y = event.clientY;
+      canvas.classList.add("dragging");
+      return;
+    }
+    const cell = view.map?.cellAt(event);
+    const box = $("board").getBoundingClientRect();
+    view.hover = cell && { ...cell, left: event.clientX - box.left, top: event.clientY - box.top };
+    tooltip();
+  });
+  const release = (event) => {
+    if (!drag || drag.id !== event.pointerId) {
+      return;
+    }
+    const { moved } = drag;
+    drag = null;
+    canvas.classList.remove("dragging");
+    if (!moved && event.type === "pointerup") {
+      select(view.map?.cellAt(event));
+    }
+  };
+  canvas.addEventListener("pointerup", release);
+  canvas.addEventListener("pointercancel", release);
+  canvas.addEventListener("mouseleave", () => {
+    view.hover = null;
+    tooltip();
+  });
+}
+
+/** The map's keys: + and - zoom, 0 resets, Shift+arrows pan, Escape closes the panel. */
+function bindMapKeys() {
+  const pans = { arrowleft: [-1, 0], arrowright: [1, 0], arrowup: [0, -1], arrowdown: [0, 1] };
+  window.addEventListener("keydown", (event) => {
+    if (typingInto(event.target) || event.ctrlKey || event.metaKey || event.altKey) {
+      return;
+    }
+    const key = String(event.key).toLowerCase();
+    let done = true;
+    if (event.shiftKey && key in pans) {
+      const [du, dv] = pans[key];
+      panBy(du * PAN_STEP, dv * PAN_STEP);
+    } else if (key === "+" || key === "=") {
+      zoomBy(ZOOM_STEP);
+    } else if (key === "-" || key === "_") {
+      zoomBy(1 / ZOOM_STEP);
+    } else if (key === "0") {
+      resetView();
+    } else if (key === "escape" && view.selected) {
+      select(null);
+    } else {
+      done = false;
+    }
+    if (done) {
+      // Shift+arrows are the map's, not the playback's (bound after this).
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  });
+}
+
 function setup() {
   document.documentElement.dataset.theme = settings.theme;
   const fps = $("fps");
@@ -761,23 +926,21 @@ function setup() {
     store({ theme: settings.theme });
     document.documentElement.dataset.theme = settings.theme;
   });
+  const colours = $("halite-palette");
+  colours.replaceChildren(...Object.entries(PALETTES).map(([name, p]) => el("option", { value: name }, p.title)));
+  colours.value = settings.palette;
+  colours.addEventListener("change", () => setPalette(isPalette(colours.value) ? colours.value : "default"));
   $("ships-toggle").addEventListener("change", (event) => {
     if (view.map) {
       view.map.showShips = event.target.checked;
       scheduleRender();
     }
   });
-  const canvas = $("halite-canvas");
-  canvas.addEventListener("mousemove", (event) => {
-    const cell = view.map?.cellAt(event);
-    const box = $("board").getBoundingClientRect();
-    view.hover = cell && { ...cell, left: event.clientX - box.left, top: event.clientY - box.top };
-    tooltip();
-  });
-  canvas.addEventListener("mouseleave", () => {
-    view.hover = null;
-    tooltip();
-  });
+  bindMap($("halite-canvas"));
+  $("halite-zoom-in").addEventListener("click", () => zoomBy(ZOOM_STEP));
+  $("halite-zoom-out").addEventListener("click", () => zoomBy(1 / ZOOM_STEP));
+  $("halite-zoom-reset").addEventListener("click", resetView);
+  $("halite-inspect-close").addEventListener("click", () => select(null));
   $("halite-chart").addEventListener("click", (event) => {
     if (!view.game) {
       return;
@@ -791,7 +954,9 @@ function setup() {
     $("replay-picker").hidden = false;
     $("replay-file").click();
   });
+  bindMapKeys();
   bindKeyboard(player);
+  window.addEventListener("pagehide", stopStream);
 }
 
 function main() {

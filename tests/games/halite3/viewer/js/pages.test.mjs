@@ -73,3 +73,52 @@ test("the Halite page says the game's state in words", () => {
     ],
   );
 });
+
+const HN = await load("halite3/pages/new_game.js");
+
+test("the new-game form's Halite game: seats, bots and the body it posts", () => {
+  const builtins = ["crowd", "greedy", "random"];
+  const mine = [
+    { ref: "@ann/viper", name: "viper", game: "halite3", paused: false },
+    { ref: "@ann/old", name: "old", game: "halite3", paused: true }, // paused: not offered
+    { ref: "@ann/snek", name: "snek", game: "battlesnake", paused: false }, // another game's
+  ];
+  same(HN.seatChoices(builtins, mine), [
+    {
+      label: "Built-in bots",
+      options: [
+        { value: "builtin:crowd", text: "crowd" },
+        { value: "builtin:greedy", text: "greedy" },
+        { value: "builtin:random", text: "random" },
+      ],
+    },
+    { label: "Your bots", options: [{ value: "@ann/viper", text: "viper" }] },
+  ]);
+  same(HN.seatChoices(["greedy"], []), [
+    { label: "Built-in bots", options: [{ value: "builtin:greedy", text: "greedy" }] },
+  ]);
+  same([0, 1, 2, 3].map((seat) => HN.defaultBot(builtins, seat)), [
+    "builtin:greedy", "builtin:random", "builtin:greedy", "builtin:random",
+  ]);
+  same(HN.defaultBot(["crowd"], 1), "builtin:crowd");
+  same(HN.defaultBot([], 0), "");
+
+  const values = {
+    players: "2", size: "40", seed: " 18446744073709551615 ", maxTurns: "8",
+    seat0: "@ann/viper", seat1: "builtin:greedy", seat2: "builtin:random", seat3: "builtin:crowd",
+  };
+  // The seed goes as typed (a 64-bit seed does not survive a JavaScript number).
+  same(HN.buildBody(values), {
+    game: "halite3",
+    snakes: ["@ann/viper", "builtin:greedy"],
+    params: { width: 40, height: 40 },
+    seed: "18446744073709551615",
+    maxTurns: 8,
+  });
+  // Four players: four seats; the seed picks the size; no seed, no turns: left out.
+  same(HN.buildBody({ ...values, players: "4", size: "0", seed: "", maxTurns: "" }), {
+    game: "halite3",
+    snakes: ["@ann/viper", "builtin:greedy", "builtin:random", "builtin:crowd"],
+    params: { width: 0, height: 0 },
+  });
+});
