@@ -16,6 +16,7 @@ sandbox, with the language's run command.  A build that fails says why in one li
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -165,10 +166,8 @@ def _plan(language: Language) -> str:
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def build_bot(folder: Path, language: Language, limits: BuildLimits | None = None) -> BuildResult:
@@ -204,28 +203,24 @@ def build_bot(folder: Path, language: Language, limits: BuildLimits | None = Non
             if time.monotonic() >= deadline:
                 timed_out = True
                 break
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=0.2)
-            except subprocess.TimeoutExpired:
-                pass
         if process.poll() is None:
             _kill(process)
         process.wait()
         output.join(30.0)
         log.join(30.0)
+        process.stdout.close()
+        process.stderr.close()
         verdict = release.verdict
     finally:
         release()
     seconds = time.monotonic() - started
     text = log.text()
-    result = _outcome(
-        process.returncode, timed_out, output.over, verdict, language, limits, text
-    )
+    result = _outcome(process.returncode, timed_out, output.over, verdict, language, limits, text)
     if result is not None:
         return BuildResult("failed", language.name, text, result, seconds=seconds)
-    return BuildResult(
-        "ready", language.name, text, archive=bytes(output.head), seconds=seconds
-    )
+    return BuildResult("ready", language.name, text, archive=bytes(output.head), seconds=seconds)
 
 
 def _outcome(

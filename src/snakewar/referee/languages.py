@@ -309,6 +309,5 @@ def detect_language(folder: Path) -> Language:
         )
     mains = ", ".join(f"{lang.main} ({lang.label})" for lang in LANGUAGES.values())
     raise LanguageError(
-        "no main file at the archive's top: expected one of "
-        f"{mains}, or a run.sh that runs the bot"
+        f"no main file at the archive's top: expected one of {mains}, or a run.sh that runs the bot"
     )
