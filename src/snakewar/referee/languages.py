@@ -98,9 +98,10 @@ _INSTALL: Final = BuildStep(("/bin/bash", "./install.sh"), optional="install.sh"
 # The JVM sizes its reservations from the machine's memory, past a sandbox's address
 # space limit: the heap, the class space and the code cache are given sizes that fit.
 _JVM: Final = (
-    "-Xmx512m",
-    "-Xss16m",
+    "-Xmx384m",
     "-XX:+UseSerialGC",
+    "-XX:TieredStopAtLevel=1",
+    "-XX:CICompilerCount=1",
     "-XX:CompressedClassSpaceSize=64m",
     "-XX:ReservedCodeCacheSize=64m",
     "-XX:MaxMetaspaceSize=128m",

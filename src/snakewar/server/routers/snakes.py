@@ -28,7 +28,13 @@ from snakewar.referee.builds import BuildLimits, BuildResult, build_bot
 from snakewar.referee.languages import Language, detect_language, language_named
 from snakewar.referee.sandbox import SandboxError, sandbox_available
 from snakewar.referee.uploads import UploadedBotError, unpack_bot_archive
-from snakewar.server.auth import Principal, PrincipalDep, UserDep, require_owner
+from snakewar.server.auth import (
+    NotAllowedError,
+    Principal,
+    PrincipalDep,
+    UserDep,
+    require_owner,
+)
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, StoreDep, client_key, get_rates
 from snakewar.server.matches import adapter_for
@@ -258,7 +264,9 @@ async def _build(
 async def get_build(principal: PrincipalDep, store: StoreDep, snake_id: int = SnakeId) -> BuildOut:
     """Your uploaded bot's build: its status, why it failed, and its log (owners only)."""
     snake = await _visible(store, principal, snake_id)
-    require_owner(principal, snake.owner_id, f"the build log of snake {snake.ref}")
+    if not principal.can_change(snake.owner_id):
+        # A log shows the bot's code in its errors: its owner's to read, and admins'.
+        raise NotAllowedError(f"the build log of snake {snake.ref} is shown to its owner only")
     if snake.kind != "upload":
         raise EntrantError(f"snake {snake.ref} is not an uploaded bot; it has no build")
     log = await store.run(store.store.snakes.build_log, snake_id)
