@@ -100,7 +100,7 @@ function confirmed(question, action) {
 
 /** A link to an upload's build page (its log). */
 function buildLink(snake) {
-  const link = el("a", "Build log", "inline");
+  const link = el("a", "Build log", "inline build-link");
   link.href = `/snakes/${snake.id}/build`;
   link.dataset.testid = `build-${snake.name}`;
   return link;
