@@ -1,6 +1,6 @@
 """Building an uploaded bot in a sandbox: its compile log, and what then runs.
 
-An uploaded bot is built once, when it is uploaded, as the official Halite site did
+An uploaded bot is built once, when it is uploaded, as the official competition site did
 (:mod:`.languages` tells its language): its files are copied into a bubblewrap sandbox
 (:mod:`.sandbox`: no network, its own files only) and the language's steps run there
 (``install.sh`` first, when the bot has one), under a build's own limits

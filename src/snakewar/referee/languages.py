@@ -1,7 +1,7 @@
 """The languages an uploaded bot may be written in, and how its language is told.
 
-Detection follows the official Halite site's compiler (``apiserver/worker/compiler.py`` of
-HaliteChallenge/Halite-III), in its order:
+Detection follows the compiler of the official competition site whose starter kits these
+languages are (its worker's ``compiler.py``), in its order:
 
 1. a ``run.sh`` at the archive's top makes the bot a **custom** one: its own
    ``install.sh`` (if any) builds it and ``run.sh`` runs it (both with ``bash``, inside

@@ -6,7 +6,7 @@ address policy when it is registered or changed (and again by the referee's tran
 every connection).  Its owner may edit, pause or delete it; an admin may remove any.
 
 An uploaded bot is built when it is uploaded, in a sandbox (:mod:`snakewar.referee.builds`;
-its language told as the official Halite site did, :mod:`snakewar.referee.languages`):
+its language told as the official competition site did, :mod:`snakewar.referee.languages`):
 the answer says whether it built (``build_status``) and, to its owner, why not
 (``build_error``); ``GET /api/snakes/{id}/build`` gives its owner (and admins) the
 build's log, and ``POST`` builds it again.
@@ -151,7 +151,7 @@ async def upload_snake(
         min_length=1,
         max_length=16,
         description="The language's id (cpp, java, go, rust, javascript, python3...; "
-        "default: told from the files, as the official Halite site did).",
+        "default: told from the files, as the official competition site did).",
     ),
     game: str | None = Query(
         None,
