@@ -235,3 +235,35 @@ def test_a_bot_whose_language_cannot_be_told_is_refused_naming_why(
         assert refused.status_code == 400, refused.text
         assert words in refused.json()["detail"], refused.text
     assert client.get("/api/snakes", headers=ann).json() == []
+
+
+def test_serve_takes_the_build_time_and_the_builds_at_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gc
+
+    import snakewar.bots.serving
+    import snakewar.server.app
+    from snakewar.command import main
+
+    configs: list[ServerConfig] = []
+    making = snakewar.server.app.create_app
+
+    def recorded(config: ServerConfig, **kwargs: object) -> object:
+        configs.append(config)
+        return making(config, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(snakewar.server.app, "create_app", recorded)
+    monkeypatch.setattr(snakewar.bots.serving, "listen_sockets", lambda host, port: [])
+    monkeypatch.setattr(snakewar.bots.serving, "serve_app", lambda *args, **kwargs: None)
+    monkeypatch.setattr(gc, "set_threshold", lambda *args: None)  # the tests' own stay
+    flags = ["--build-time", "600", "--concurrent-builds", "3"]
+    assert main(["serve", "--database", "memory", *flags]) == 0
+    assert [(c.build_seconds, c.concurrent_builds) for c in configs] == [(600.0, 3)]
+    assert main(["serve", "--database", "memory"]) == 0
+    assert (configs[-1].build_seconds, configs[-1].concurrent_builds) == (300.0, 2)
+    capsys.readouterr()
+    for flag, wrong, most in (("--build-time", "0", 3600), ("--concurrent-builds", "65", 64)):
+        assert main(["serve", "--database", "memory", flag, wrong]) == 2
+        assert capsys.readouterr().err == f"error: {flag} {wrong}: expected 1 to {most}\n"
+    assert len(configs) == 2
