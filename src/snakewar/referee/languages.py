@@ -95,13 +95,13 @@ class Language:
 
 
 _INSTALL: Final = BuildStep(("/bin/bash", "./install.sh"), optional="install.sh")
-# The JVM sizes its reservations from the machine's memory, past a sandbox's address
-# space limit: the heap, the class space and the code cache are given sizes that fit.
+# The JVM sizes its reservations and threads from the machine, past a game sandbox's
+# 1 GiB address space: the heap, the class space and the code cache get sizes that fit,
+# and its threads are few (a serial collector, two JIT compilers).
 _JVM: Final = (
     "-Xmx384m",
     "-XX:+UseSerialGC",
-    "-XX:TieredStopAtLevel=1",
-    "-XX:CICompilerCount=1",
+    "-XX:CICompilerCount=2",
     "-XX:CompressedClassSpaceSize=64m",
     "-XX:ReservedCodeCacheSize=64m",
     "-XX:MaxMetaspaceSize=128m",
