@@ -11,6 +11,8 @@ from __future__ import annotations
 import io
 import re
 import tarfile
+import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -171,3 +173,28 @@ def test_a_build_has_no_network(tmp_path: Path) -> None:
     result = build_bot(folder, LANGUAGES["python3"])
     assert result.error == "install.sh failed; the log says why"
     assert "Network is unreachable" in result.log or "OSError" in result.log, result.log
+
+
+def _running(word: str) -> bool:
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if word.encode() in (entry / "cmdline").read_bytes().split(b"\0"):
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_a_stopped_build_leaves_no_process_behind(tmp_path: Path) -> None:
+    # The sleep is the build's grandchild (install.sh's): stopping the build ends it too.
+    mark = str(900_000 + uuid.uuid4().int % 99_999)
+    script = f"sleep {mark} &\nwhile :; do :; done\n"
+    folder = bot(tmp_path, {"MyBot.py": "print('bot')\n", "install.sh": script})
+    result = build_bot(folder, LANGUAGES["python3"], BuildLimits(seconds=2.0))
+    assert result.error == "the build ran past its time limit of 2 s and was stopped"
+    deadline = time.monotonic() + 60.0
+    while _running(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running(mark)
