@@ -25,6 +25,7 @@ from snakewar.referee.languages import (
     detect_language,
     language_named,
 )
+from tests.system_tools import need
 
 MiB = 1024 * 1024
 
@@ -198,3 +199,28 @@ def test_a_stopped_build_leaves_no_process_behind(tmp_path: Path) -> None:
     while _running(mark) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _running(mark)
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_a_crate_with_dependencies_is_told_that_builds_have_no_network(tmp_path: Path) -> None:
+    need("cargo", Path("/usr/bin/cargo").exists(), "cargo")
+    folder = bot(
+        tmp_path,
+        {
+            "Cargo.toml": '[package]\nname = "my_bot"\nversion = "0.1.0"\n\n'
+            '[dependencies]\nrand = "0.8"\n',
+            "src/main.rs": "fn main() {}\n",
+        },
+    )
+    result = build_bot(folder, LANGUAGES["rust"])
+    assert result.error == (
+        "cargo failed (builds have no network: a crate's dependencies cannot be fetched); "
+        "the log says why"
+    )
+    assert "no matching package named `rand`" in result.log
+    # A plain compile error of Rust gets no such hint.
+    (folder / "Cargo.toml").write_text('[package]\nname = "my_bot"\nversion = "0.1.0"\n')
+    (folder / "src" / "main.rs").write_text("fn main() { undefined_name(); }\n")
+    result = build_bot(folder, LANGUAGES["rust"])
+    assert result.error == "cargo failed; the log says why"
+    assert "undefined_name" in result.log

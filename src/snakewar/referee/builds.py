@@ -247,7 +247,9 @@ def _outcome(
     last = _last_step(log)
     if code == _build.STEP_FAILED:
         hint = ""
-        if language.name == "rust" and "offline" in log:
+        # Cargo's own words when a dependency is missing offline (its command line in the
+        # log says --offline too: the hint needs this sentence).
+        if language.name == "rust" and "you're using offline mode" in log:
             hint = " (builds have no network: a crate's dependencies cannot be fetched)"
         return f"{last} failed{hint}; the log says why"
     if code == _build.NO_OUTPUT:
