@@ -374,7 +374,7 @@ def test_archive_bombs_and_crowds_are_refused(tmp_path: Path) -> None:
     with pytest.raises(UploadedBotError, match=r"needs MyBot\.py"):
         unpack_bot_archive(zip_of({"bot.py": b""}), tmp_path / "noentry")
         program_for_upload(tmp_path / "noentry", "python3")
-    with pytest.raises(UploadedBotError, match="expected one of python3"):
+    with pytest.raises(UploadedBotError, match="expected one of cmake, cpp"):
         program_for_upload(tmp_path / "noentry", "cobol")
 
 

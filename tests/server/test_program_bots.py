@@ -87,7 +87,7 @@ def test_bad_uploads_are_refused_naming_why(monkeypatch: pytest.MonkeyPatch) -> 
             (b"#!/bin/sh\nrm -rf /\n", {}, 400, "no .zip or .tar.gz"),
             (_zip({"../../evil.py": b"x"}), {}, 400, "leaves the bot's folder"),
             (_zip({"bot.py": b"x"}), {}, 400, "needs MyBot.py"),
-            (kit_zip(), {"language": "cobol"}, 400, "expected one of python3"),
+            (kit_zip(), {"language": "cobol"}, 400, "expected one of cmake, cpp, c, java"),
             (kit_zip(), {"game": "battlesnake"}, 400, "not programs"),
             (b"x" * (5 * 1024 * 1024), {}, 413, "larger than"),
         ]

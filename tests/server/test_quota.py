@@ -116,11 +116,14 @@ def test_bot_archives_count_against_the_same_quota_and_uploads_are_rated(
         return answer.status_code, str(answer.json().get("detail", ""))
 
     assert upload_bot("kit", archive)[0] == 201
-    assert accounts(client, boss)["ann"] == (SIZE + len(archive), QUOTA)
+    # The built bot is stored beside its archive, and counts too.
+    built = len(store.snakes.build(store.snakes.by_ref("ann", "kit").id))
+    assert built > 0
+    assert accounts(client, boss)["ann"] == (SIZE + len(archive) + built, QUOTA)
     status, detail = upload_bot("kit2", archive)
     assert status == 413 and f"the quota is {QUOTA} bytes per user" in detail
     status, detail = send(client, ann)
-    assert status == 413 and f"you store {SIZE + len(archive)} bytes" in detail
+    assert status == 413 and f"you store {SIZE + len(archive) + built} bytes" in detail
     # Five bot uploads a client, then a wait (refusals count: each was unpacked).
     small = bot_archive(0)
     assert [upload_bot(f"k{i}", small)[0] for i in range(3)] == [201, 201, 201]

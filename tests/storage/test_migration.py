@@ -32,7 +32,7 @@ from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.games.halite3.replay.hlt import read_hlt
 from snakewar.games.halite3.replay.verify import verify_hlt
 from snakewar.server import ServerConfig, create_app
-from snakewar.storage import Store, alembic_config
+from snakewar.storage import QuotaExceededError, Store, alembic_config
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "store-v0004.json.gz"
 JSON_COLUMNS = {
@@ -268,4 +268,64 @@ def test_uploaded_archives_get_their_sha256_and_games_a_failure_column(db_url: s
         assert store.snakes.archive_by_hash("0" * 64) is None
         assert store.snakes.archive_by_hash("not a hash") is None
     command.downgrade(alembic_config(db_url), "0011")
+    command.upgrade(alembic_config(db_url), "head")
+
+
+def test_uploads_stored_before_builds_run_from_their_archive_and_builds_are_kept(
+    db_url: str,
+) -> None:
+    # Revision 0019: an upload stored before it has no build (it runs from its archive);
+    # a build recorded after it is kept, addressed by its hash, counted in the quota.
+    command.upgrade(alembic_config(db_url), "0014")
+    archive = b"PK\x05\x06" + bytes(18)
+    engine = sa.create_engine(db_url, poolclass=sa.NullPool)
+    stamp = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                sa.text(
+                    "INSERT INTO users (id, name, password_hash, role, disabled, created_at) "
+                    "VALUES (1, 'ann', 'x', 'user', false, :t)"
+                ),
+                {"t": stamp},
+            )
+            connection.execute(
+                sa.text(
+                    "INSERT INTO snakes (owner_id, name, game, kind, language, archive, "
+                    "archive_sha256, visibility, paused, created_at, updated_at) VALUES (1, "
+                    "'kit', 'halite3', 'upload', 'python3', :a, :h, 'public', false, :t, :t)"
+                ),
+                {"a": archive, "h": hashlib.sha256(archive).hexdigest(), "t": stamp},
+            )
+    finally:
+        engine.dispose()
+    command.upgrade(alembic_config(db_url), "head")
+    with Store(db_url) as store:
+        snake = store.snakes.by_ref("ann", "kit")
+        assert (snake.build_status, snake.build_error, snake.build_sha256) == (None, None, None)
+        assert store.snakes.build(snake.id) == b"" and store.snakes.build_log(snake.id) == ""
+        built = b"\x1f\x8b built folder"
+        stored = store.snakes.set_build(
+            snake.id, "ready", language="python3", log="$ python3 -c ...\n", build=built
+        )
+        assert stored.build_status == "ready" and stored.build_error is None
+        assert stored.build_sha256 == hashlib.sha256(built).hexdigest()
+        assert store.snakes.archive_by_hash(stored.build_sha256) == built
+        assert store.snakes.build(snake.id) == built
+        assert store.snakes.build_log(snake.id) == "$ python3 -c ...\n"
+        assert store.accounts.stored_bytes(1) == len(archive) + len(built)
+        with pytest.raises(QuotaExceededError, match="storage quota"):
+            store.snakes.set_build(
+                snake.id, "ready", language="python3", log="", build=built, quota=len(archive)
+            )
+        failed = store.snakes.set_build(
+            snake.id, "failed", language="python3", log="boom", error="python3 failed"
+        )
+        assert (failed.build_status, failed.build_error, failed.build_sha256) == (
+            "failed",
+            "python3 failed",
+            None,
+        )
+        assert store.snakes.build(snake.id) == b""
+    command.downgrade(alembic_config(db_url), "0014")
     command.upgrade(alembic_config(db_url), "head")

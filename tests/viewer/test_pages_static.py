@@ -54,3 +54,9 @@ def test_the_page_modules_under_node(
     pages_input: dict[str, Any], node_test: Callable[..., int]
 ) -> None:
     assert node_test(JS / "pages.test.mjs", pages_input) == 11
+
+
+def test_the_build_page_and_the_account_pages_build_cells_under_node(
+    node_test: Callable[..., int],
+) -> None:
+    assert node_test(JS / "build.test.mjs") == 3

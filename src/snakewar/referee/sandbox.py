@@ -160,6 +160,11 @@ def bwrap_argv(
     # and liblapack.so.3, which numpy loads, among them): bound read-only, links only.
     if os.path.isdir("/etc/alternatives"):
         argv += ["--ro-bind", "/etc/alternatives", "/etc/alternatives"]
+    # Debian's JDK keeps its settings (jvm.cfg, security) in /etc/java-N-openjdk, linked
+    # from /usr/lib/jvm: without them no java starts.  Read-only; no secret lives there.
+    for folder in sorted(Path("/etc").glob("java-*")):
+        if folder.is_dir() and not folder.is_symlink():
+            argv += ["--ro-bind", str(folder), str(folder)]
     argv += [
         "--proc", "/proc",
         "--dev", "/dev",
@@ -352,11 +357,16 @@ class SandboxRun:
             undo()
 
 
-def prepare(program: Program) -> tuple[list[str], dict[str, Any], SandboxRun]:
+def prepare(
+    program: Program, launcher: Path | None = None
+) -> tuple[list[str], dict[str, Any], SandboxRun]:
     """What :meth:`ProcessBot.start` runs for a sandboxed ``program``.
 
     Returns the argument list, the options of ``create_subprocess_exec`` (limits,
     user, cgroup) and the :class:`SandboxRun` to call once the sandbox has ended.
+    ``launcher``: the script the sandbox's Python runs first (default :mod:`._launch`;
+    a build runs :mod:`._build`), with the bot's files, ``/bot`` and the program's
+    arguments.
 
     Raises:
         SandboxError: no sandbox can be made here (no ``bwrap``, no user namespaces,
@@ -365,11 +375,14 @@ def prepare(program: Program) -> tuple[list[str], dict[str, Any], SandboxRun]:
     problem = sandbox_available()
     if problem is not None:
         raise SandboxError(f"cannot sandbox bot {program.describe()[:80]!r}: {problem}")
-    return prepare_unchecked(program)
+    return prepare_unchecked(program, launcher)
 
 
-def prepare_unchecked(program: Program) -> tuple[list[str], dict[str, Any], SandboxRun]:
+def prepare_unchecked(
+    program: Program, launcher: Path | None = None
+) -> tuple[list[str], dict[str, Any], SandboxRun]:
     """:func:`prepare` without checking first that sandboxes work here."""
+    launcher = launcher or _LAUNCHER
     policy = program.sandbox
     assert policy is not None
     place = cgroups.hierarchy()
@@ -393,7 +406,7 @@ def prepare_unchecked(program: Program) -> tuple[list[str], dict[str, Any], Sand
         except cgroups.CgroupError as exc:
             raise SandboxError(str(exc)) from exc
         if root:
-            staging = _stage(program)
+            staging = _stage(program, launcher)
         # A pipe holds the filter (a few hundred bytes: never blocks); bwrap reads it.
         seccomp_fd, write_end = os.pipe()
         try:
@@ -415,10 +428,10 @@ def prepare_unchecked(program: Program) -> tuple[list[str], dict[str, Any], Sand
     cgroups.warden().watch(group)
     run = SandboxRun(group, lambda: _undo(group, staging, seccomp_fd, uid))
     if staging is None:
-        return bwrap_argv(program, policy, seccomp_fd=seccomp_fd), options, run
+        return bwrap_argv(program, policy, None, str(launcher), seccomp_fd), options, run
     files = str(staging / "src") if program.files is not None else None
-    launcher = str(staging / "launch.py")
-    return bwrap_argv(program, policy, files, launcher, seccomp_fd), options, run
+    staged = str(staging / "launch.py")
+    return bwrap_argv(program, policy, files, staged, seccomp_fd), options, run
 
 
 def _undo(
@@ -440,7 +453,7 @@ def _undo(
         cgroups.warden().end(group, give_back)
 
 
-def _stage(program: Program) -> Path:
+def _stage(program: Program, launcher: Path = _LAUNCHER) -> Path:
     """Copies of the bot's files and the launcher that the sandbox's own user can read.
 
     ``bwrap`` runs as that user, so it can bind only what that user may reach; the
@@ -450,7 +463,7 @@ def _stage(program: Program) -> Path:
     staging = Path(tempfile.mkdtemp(prefix="snakewar-sandbox-"))
     try:
         staging.chmod(0o755)
-        shutil.copy2(_LAUNCHER, staging / "launch.py")
+        shutil.copy2(launcher, staging / "launch.py")
         if program.files is not None:
             shutil.copytree(program.files, staging / "src", symlinks=False)
         for path in staging.rglob("*"):

@@ -8,7 +8,9 @@ headers); one top-level folder that holds everything is stripped.  A ``.tar.gz``
 read as a stream of at most :data:`MAX_UNPACKED_BYTES` plus the members' headers:
 ``tarfile`` reads a pax or long-name header whole, whatever size it claims, so 1 MB
 of gzip could otherwise make it allocate a gigabyte.  The language says
-how it runs, always in a sandbox (:mod:`snakewar.referee.sandbox`).
+how it runs, always in a sandbox (:mod:`snakewar.referee.sandbox`): it is told from
+the files (:mod:`snakewar.referee.languages`), and a compiled language's bot runs as it
+was built (:mod:`snakewar.referee.builds`).
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Final
 
 from snakewar.errors import EntrantError
+from snakewar.referee.languages import LANGUAGES, Language, LanguageError, language_named
 from snakewar.referee.process import Program
-from snakewar.referee.sandbox import SANDBOX_PYTHON, SandboxPolicy
+from snakewar.referee.sandbox import SandboxPolicy
 
 __all__ = [
     "LANGUAGES",
@@ -56,6 +59,12 @@ MAX_NAME_CHARS: Final = 255
 MAX_PART_CHARS: Final = 100
 MAX_DEPTH: Final = 16
 """The most folders deep a member may lie."""
+MAX_BUILT_BYTES: Final = 32 * 1024 * 1024
+"""The largest built bot (compressed) this server stores and unpacks: a build's cap."""
+MAX_BUILT_UNPACKED_BYTES: Final = 128 * 1024 * 1024
+"""The most bytes a built bot may unpack to (its build folder held at most 256 MiB)."""
+MAX_BUILT_FILES: Final = 5000
+"""The most members a built bot may hold (a CMake or Java build writes many files)."""
 
 _CHUNK: Final = 64 * 1024
 # What a tar stream may hold besides its files' bytes: a 512-byte header and up to 511
@@ -65,21 +74,6 @@ _TAR_OVERHEAD: Final = MAX_FILES * 4096 + 64 * 1024
 
 class UploadedBotError(EntrantError):
     """Raised for an uploaded bot that cannot be unpacked or run."""
-
-
-@dataclass(frozen=True, slots=True)
-class Language:
-    """How a language's bots run: the entry file and the command (inside the sandbox)."""
-
-    name: str
-    entry: str
-    argv: tuple[str, ...]
-
-
-LANGUAGES: Final = {
-    "python3": Language("python3", "MyBot.py", (SANDBOX_PYTHON, "MyBot.py")),
-}
-"""The languages an upload may declare (their runtimes are Debian packages in ``/usr``)."""
 
 
 def _members_zip(archive: zipfile.ZipFile) -> Iterator[tuple[str, bool, int, IO[bytes] | None]]:
@@ -159,6 +153,7 @@ def unpack_bot_archive(
     *,
     max_bytes: int = MAX_UNPACKED_BYTES,
     max_files: int = MAX_FILES,
+    max_archive_bytes: int = MAX_ARCHIVE_BYTES,
 ) -> list[str]:
     """Unpack an uploaded bot into ``destination`` (made, must not exist); its files.
 
@@ -169,9 +164,9 @@ def unpack_bot_archive(
         UploadedBotError: not a zip or tar.gz, a member outside the folder, a link, a
             device, too many members, or more than ``max_bytes`` unpacked.
     """
-    if len(data) > MAX_ARCHIVE_BYTES:
+    if len(data) > max_archive_bytes:
         raise UploadedBotError(
-            f"archive of {len(data)} bytes is too large; expected at most {MAX_ARCHIVE_BYTES}"
+            f"archive of {len(data)} bytes is too large; expected at most {max_archive_bytes}"
         )
     stream = io.BytesIO(data)
     members: Iterator[tuple[str, bool, int, IO[bytes] | None]]
@@ -311,16 +306,19 @@ def program_for_upload(
 ) -> UploadedProgram:
     """The sandboxed program of an unpacked upload (``sha256``: its archive's).
 
+    ``directory`` holds what runs: a compiled language's built folder, another's files.
+
     Raises:
         UploadedBotError: an unknown language, or no entry file for it.
     """
-    found = LANGUAGES.get(language)
-    if found is None:
-        raise UploadedBotError(
-            f"language {language[:20]!r}: expected one of {', '.join(sorted(LANGUAGES))}"
-        )
-    if not (directory / found.entry).is_file():
-        raise UploadedBotError(f"a {language} bot needs {found.entry} at the archive's top")
+    try:
+        found = language_named(language)
+    except LanguageError as exc:
+        raise UploadedBotError(str(exc)) from None
+    entry = found.produces or found.main
+    if not (directory / entry).is_file():
+        what = "a built" if found.compiled else "a"
+        raise UploadedBotError(f"{what} {found.label} bot needs {entry} at the archive's top")
     return UploadedProgram(
         found.argv,
         sandbox=policy or SandboxPolicy(),
@@ -354,7 +352,15 @@ class UploadCache:
             if not folder.is_dir():
                 staging = self._root / f"{key}.partial"
                 shutil.rmtree(staging, ignore_errors=True)
-                unpack_bot_archive(data, staging)
+                # Stored archives only: an upload was checked under the upload's caps
+                # when it came, a built bot was made by a build under its own.
+                unpack_bot_archive(
+                    data,
+                    staging,
+                    max_bytes=MAX_BUILT_UNPACKED_BYTES,
+                    max_files=MAX_BUILT_FILES,
+                    max_archive_bytes=MAX_BUILT_BYTES,
+                )
                 staging.rename(folder)
         return folder
 

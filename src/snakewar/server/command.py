@@ -175,6 +175,19 @@ def serve(
         "bots (each may use a core while it thinks); a node needs --ray-game-cpus plus "
         "this for each bot of a game to play it.",
     ),
+    build_time: int = typer.Option(
+        300,
+        "--build-time",
+        metavar="SECONDS",
+        help="How long an uploaded bot's build may take (in its sandbox, without network); "
+        "past it the build is stopped and its owner told why.",
+    ),
+    concurrent_builds: int = typer.Option(
+        2,
+        "--concurrent-builds",
+        help="Uploaded bots built at once on this server (each build may use two cores); "
+        "an upload past them waits its turn.",
+    ),
 ) -> None:
     """Serve the web app: new games, live viewer, replays, the snake tester, the API."""
     from snakewar.bots.serving import listen_sockets, serve_app
@@ -192,6 +205,8 @@ def serve(
         ("--paused-games-per-user", paused_games_per_user, 100_000),
         ("--builtin-workers-per-user", builtin_workers_per_user, 1024),
         ("--tester-runs-per-hour", tester_runs_per_hour, 100_000),
+        ("--build-time", build_time, 3600),
+        ("--concurrent-builds", concurrent_builds, 64),
     ):
         if not 1 <= value <= most:
             raise SnakewarError(f"{flag} {value}: expected 1 to {most}")
@@ -244,6 +259,8 @@ def serve(
         game_lease_s=game_lease,
         resume_tournaments=resume,
         upload_quota_bytes=upload_quota * 1024 * 1024,
+        build_seconds=float(build_time),
+        concurrent_builds=concurrent_builds,
         builtin_workers=builtin_workers,
         games_per_user=games_per_user,
         paused_games_per_user=paused_games_per_user,

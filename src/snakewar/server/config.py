@@ -103,6 +103,11 @@ class ServerConfig:
             those sharing the database schedules at a time: :mod:`snakewar.server.scheduler`).
         scheduler_lease_s: how long the scheduling server's lease lasts (``None``:
             ``game_lease_s``); another server takes over within that once it dies.
+        build_seconds: how long an uploaded bot's build may take (wall clock, in its
+            sandbox: :mod:`snakewar.referee.builds`); the official site gave 10 minutes
+            to install and compile.
+        concurrent_builds: builds this server runs at once (an upload past them waits
+            its turn).
     """
 
     database_url: str | None = None
@@ -150,6 +155,8 @@ class ServerConfig:
     ray_game_resources: tuple[tuple[str, float], ...] = ()
     ladder_scheduler: bool = True
     scheduler_lease_s: float | None = None
+    build_seconds: float = 300.0
+    concurrent_builds: int = 2
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

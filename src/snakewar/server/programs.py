@@ -27,7 +27,8 @@ async def program_of(
 
     Raises:
         SandboxError: it must run in a sandbox and none can be made here.
-        UploadedBotError: an upload that cannot be unpacked or has no entry file.
+        UploadedBotError: an upload that cannot be unpacked or has no entry file, is
+            still being built or did not build.
     """
     policy = SandboxPolicy()
     sandboxed = snake.kind == "upload" or config.sandboxes_programs()
@@ -41,7 +42,17 @@ async def program_of(
                 f"{problem}"
             )
     if snake.kind == "upload":
-        archive = await store.run(store.store.snakes.archive, snake.id)
+        if snake.build_status == "building":
+            raise UploadedBotError(f"snake {snake.ref} is still being built; try again soon")
+        if snake.build_status == "failed":
+            raise UploadedBotError(
+                f"snake {snake.ref} did not build ({snake.build_error or 'no reason given'}); "
+                "its owner reads the log on its build page"
+            )
+        # A built bot runs as built; an upload stored before builds, from its archive.
+        built = snake.build_status == "ready"
+        reader = store.store.snakes.build if built else store.store.snakes.archive
+        archive = await store.run(reader, snake.id)
         folder = await asyncio.to_thread(cache.folder, archive)
         # The hash of the bytes read, not the stored one: it names exactly these files.
         sha256 = hashlib.sha256(archive).hexdigest()

@@ -40,6 +40,7 @@ __all__ = [
     "AccountOut",
     "AddEntrant",
     "BotOut",
+    "BuildOut",
     "CallOut",
     "CallsOut",
     "CatalogueOut",
@@ -928,7 +929,11 @@ class UpdateSnake(RequestModel):
 
 
 class SnakeOut(BaseModel):
-    """A registered snake; ``url`` is shown to its owner and admins only."""
+    """A registered snake; ``url`` and ``build_error`` are shown to its owner and admins only.
+
+    ``build_status`` is an upload's build: ``building``, ``ready`` or ``failed``
+    (``None``: not built, other kinds and uploads stored before builds).
+    """
 
     id: int
     ref: str
@@ -938,10 +943,23 @@ class SnakeOut(BaseModel):
     kind: str
     url: str | None = None
     language: str | None = None
+    build_status: str | None = None
+    build_error: str | None = None
     visibility: str
     paused: bool
     created_at: str
     updated_at: str
+
+
+class BuildOut(BaseModel):
+    """An uploaded bot's build, as its owner sees it: why it failed and its whole log."""
+
+    snake: str
+    language: str | None = Field(description="The language's id (cpp, java, go...).")
+    language_label: str | None = Field(description="The language's name (C++, Java...).")
+    status: str | None = Field(description="building, ready, failed (None: not built).")
+    error: str | None = Field(description="Why the build failed, in one line.")
+    log: str = Field(description="What the build printed (its start and end, if long).")
 
 
 NO_CONTENT: dict[int | str, dict[str, Any]] = {204: {"description": "No Content"}}

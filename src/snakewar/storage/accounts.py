@@ -233,6 +233,10 @@ class StoredSnake:
         paused: a paused snake is not matched in games.
         archive_sha256: the SHA-256 of its archive (``upload`` kind), hex: what a
             worker fetches it by (:meth:`SqlSnakeRepository.archive_by_hash`).
+        build_status: an upload's build: ``ready``, ``failed``, or ``None`` (not built:
+            other kinds, uploads stored before builds, which run from their archive).
+        build_error: why the build failed, in one line.
+        build_sha256: the SHA-256 of the built folder (what runs), hex.
     """
 
     id: int
@@ -251,6 +255,9 @@ class StoredSnake:
     created_at: dt.datetime
     updated_at: dt.datetime
     archive_sha256: str | None = None
+    build_status: str | None = None
+    build_error: str | None = None
+    build_sha256: str | None = None
 
     @property
     def ref(self) -> str:
@@ -762,6 +769,9 @@ class SqlSnakeRepository:
             created_at=utc(row.created_at),
             updated_at=utc(row.updated_at),
             archive_sha256=row.archive_sha256,
+            build_status=row.build_status,
+            build_error=row.build_error,
+            build_sha256=row.build_sha256,
         )
 
     def register(
@@ -778,11 +788,13 @@ class SqlSnakeRepository:
         workdir: str | None = None,
         visibility: str = "public",
         quota: int | None = None,
+        build_status: str | None = None,
     ) -> StoredSnake:
         """Register a snake for ``owner_id`` (what it is has been checked by the caller).
 
         ``quota`` (bytes; ``None``: no cap) caps what the owner stores of uploads, this
-        snake's ``archive`` included (:mod:`snakewar.storage.quota`).
+        snake's ``archive`` included (:mod:`snakewar.storage.quota`).  ``build_status``:
+        ``building`` for an upload about to be built (:meth:`set_build` records how).
 
         Raises:
             StoreError: a name outside :data:`SNAKE_NAME`, an unknown visibility.
@@ -815,6 +827,7 @@ class SqlSnakeRepository:
                     paused=False,
                     created_at=stamp,
                     updated_at=stamp,
+                    build_status=build_status,
                 )
                 session.add(row)
                 session.flush()
@@ -873,7 +886,67 @@ class SqlSnakeRepository:
             found = session.scalar(
                 sa.select(SnakeModel.archive).where(SnakeModel.archive_sha256 == sha256).limit(1)
             )
+            if found is None:  # a built bot's folder is addressed the same way
+                found = session.scalar(
+                    sa.select(SnakeModel.build).where(SnakeModel.build_sha256 == sha256).limit(1)
+                )
             return None if found is None else bytes(found)
+
+    def set_build(
+        self,
+        snake_id: int,
+        status: Literal["ready", "failed"],
+        *,
+        language: str,
+        log: str,
+        error: str = "",
+        build: bytes = b"",
+        quota: int | None = None,
+    ) -> StoredSnake:
+        """Record how the upload ``snake_id`` was built (as ``language``).
+
+        ``build`` is the built folder of a ``ready`` build; ``quota`` caps what its
+        owner stores, the built folder included (:mod:`snakewar.storage.quota`).
+
+        Raises:
+            SnakeNotFoundError: if there is no such snake.
+            QuotaExceededError: if the built folder would take its owner past ``quota``.
+        """
+        with self._db.session() as session:
+            found = session.execute(self._select().where(SnakeModel.id == snake_id)).first()
+            if found is None:
+                raise SnakeNotFoundError(f"no snake with id {snake_id}")
+            row, owner = found
+            if build:
+                hold_quota(session, row.owner_id, len(build), quota)
+            row.language = language
+            row.build_status = status
+            row.build_error = error[:300] or None
+            row.build_log = log
+            row.build = build or None
+            row.build_sha256 = hashlib.sha256(build).hexdigest() if build else None
+            row.updated_at = now()
+            return self._out(row, owner)
+
+    def build_log(self, snake_id: int) -> str:
+        """What the build of the upload ``snake_id`` printed ("" if it was not built).
+
+        Raises:
+            SnakeNotFoundError: if there is no such snake.
+        """
+        with self._db.session() as session:
+            found = session.execute(
+                sa.select(SnakeModel.build_log).where(SnakeModel.id == snake_id)
+            ).first()
+            if found is None:
+                raise SnakeNotFoundError(f"no snake with id {snake_id}")
+            return found[0] or ""
+
+    def build(self, snake_id: int) -> bytes:
+        """The built folder of the upload ``snake_id`` (empty when it has none)."""
+        with self._db.session() as session:
+            found = session.scalar(sa.select(SnakeModel.build).where(SnakeModel.id == snake_id))
+            return b"" if found is None else bytes(found)
 
     def visible(
         self, viewer_id: int | None, *, admin: bool = False, game: str | None = None

@@ -75,7 +75,9 @@ Accounts and what they own:
     a registered bot: ``owner_id``, ``name`` (unique per owner), ``game``, ``kind``
     (``url``: an HTTP snake at ``url``; ``program``: an operator's ``argv`` run in
     ``workdir``; ``upload``: a user's ``archive`` in ``language``), ``visibility``
-    (``public``, ``private``), ``paused``.  ``games.owner_id`` is who started a game
+    (``public``, ``private``), ``paused``; an upload's build: ``build_status``
+    (``ready``, ``failed``), ``build_error``, ``build_log``, ``build`` (the built folder,
+    what runs) and its ``build_sha256``.  ``games.owner_id`` is who started a game
     (null: the server, a ladder); a running game's ``server_id`` and ``lease_until`` say
     which server plays it and until when it vouches for it (servers sharing a database
     abort only games whose lease ran out).
@@ -623,6 +625,14 @@ class SnakeModel(Base):
     paused: Mapped[bool] = mapped_column(sa.Boolean)
     created_at: Mapped[dt.datetime] = mapped_column(WHEN)
     updated_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    # An upload's build (issue 25, migration 0019): ``ready`` (``build`` is the built
+    # folder, a .tar.gz, what runs) or ``failed`` (``build_error`` says why in one line);
+    # the log is its owner's to read.  Null: no build (other kinds, uploads made before).
+    build_status: Mapped[str | None] = mapped_column(sa.String(8), nullable=True)
+    build_error: Mapped[str | None] = mapped_column(sa.String(300), nullable=True)
+    build_log: Mapped[str | None] = mapped_column(sa.Text, nullable=True, deferred=True)
+    build: Mapped[bytes | None] = mapped_column(sa.LargeBinary, nullable=True, deferred=True)
+    build_sha256: Mapped[str | None] = mapped_column(sa.String(64), nullable=True, index=True)
 
 
 class RateBucketModel(Base):

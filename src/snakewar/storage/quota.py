@@ -43,7 +43,10 @@ def _replays() -> sa.Select[Any]:
 
 
 def _archives() -> sa.Select[Any]:
-    size = sa.func.coalesce(sa.func.sum(sa.func.length(SnakeModel.archive)), 0)
+    # A built bot is stored beside its sources: both count.
+    size = sa.func.coalesce(sa.func.sum(sa.func.length(SnakeModel.archive)), 0) + sa.func.coalesce(
+        sa.func.sum(sa.func.length(SnakeModel.build)), 0
+    )
     return sa.select(SnakeModel.owner_id, size).group_by(SnakeModel.owner_id)
 
 

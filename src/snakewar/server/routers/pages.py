@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Query, Request
+from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
@@ -31,6 +32,7 @@ from snakewar.arena.ladder import load_ladder
 from snakewar.arena.tournament_runner import load_tournament
 from snakewar.arena.tournaments import FORMAT_TITLES
 from snakewar.errors import NotFoundError, SnakewarError
+from snakewar.referee.languages import CUSTOM, LANGUAGES
 from snakewar.server.auth import Principal, get_principal
 from snakewar.server.deps import (
     ManagerDep,
@@ -320,9 +322,25 @@ def account(request: Request, templates: TemplatesDep) -> HTMLResponse | Redirec
         bot = catalogue.extras.get("trial_bot") or next((b.name for b in catalogue.bots), None)
         if bot is not None:
             trial_bots[game.name] = f"builtin:{bot}"
+    languages = [(lang.name, lang.label) for lang in (*LANGUAGES.values(), CUSTOM)]
     return render_page(
-        templates, request, "account.html", title="Your account", trial_bots=trial_bots
+        templates,
+        request,
+        "account.html",
+        title="Your account",
+        trial_bots=trial_bots,
+        bot_languages=languages,
     )
+
+
+@router.get("/snakes/{snake_id}/build", response_model=None)
+def bot_build(
+    request: Request, templates: TemplatesDep, snake_id: int = PathParam(ge=1, le=2**31 - 1)
+) -> HTMLResponse | RedirectResponse:
+    """An uploaded bot's build log (its page reads the API, which shows it to its owner)."""
+    if request.state.principal.user is None:
+        return RedirectResponse("/login", status_code=303)
+    return render_page(templates, request, "build.html", title="Build", snake_id=snake_id)
 
 
 @router.get("/ladders")

@@ -4,6 +4,12 @@ A registered snake is what games, ladders and tournaments name as ``@owner/name`
 public server.  Its URL is checked by the game and, on a public server, against the
 address policy when it is registered or changed (and again by the referee's transport on
 every connection).  Its owner may edit, pause or delete it; an admin may remove any.
+
+An uploaded bot is built when it is uploaded, in a sandbox (:mod:`snakewar.referee.builds`;
+its language told as the official competition site did, :mod:`snakewar.referee.languages`):
+the answer says whether it built (``build_status``) and, to its owner, why not
+(``build_error``); ``GET /api/snakes/{id}/build`` gives its owner (and admins) the
+build's log, and ``POST`` builds it again.
 """
 
 from __future__ import annotations
@@ -18,16 +24,30 @@ from fastapi import Path as PathParam
 
 from snakewar.adapters import default_program_game
 from snakewar.errors import EntrantError, OverLimitError
+from snakewar.referee.builds import BuildLimits, BuildResult, build_bot
+from snakewar.referee.languages import Language, detect_language, language_named
 from snakewar.referee.sandbox import SandboxError, sandbox_available
-from snakewar.referee.uploads import program_for_upload, unpack_bot_archive
-from snakewar.server.auth import Principal, PrincipalDep, UserDep, require_owner
+from snakewar.referee.uploads import UploadedBotError, unpack_bot_archive
+from snakewar.server.auth import (
+    NotAllowedError,
+    Principal,
+    PrincipalDep,
+    UserDep,
+    require_owner,
+)
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, StoreDep, client_key, get_rates
 from snakewar.server.matches import adapter_for
 from snakewar.server.patterns import SNAKE_NAME
 from snakewar.server.safety import ClientRate, RateLimitError, check_public_url
-from snakewar.server.schemas import NO_CONTENT, RegisterSnake, SnakeOut, UpdateSnake
-from snakewar.storage import AsyncStore, SnakeNotFoundError, StoredSnake
+from snakewar.server.schemas import (
+    NO_CONTENT,
+    BuildOut,
+    RegisterSnake,
+    SnakeOut,
+    UpdateSnake,
+)
+from snakewar.storage import AsyncStore, QuotaExceededError, SnakeNotFoundError, StoredSnake
 
 __all__ = ["router", "snake_out"]
 
@@ -48,6 +68,8 @@ def snake_out(snake: StoredSnake, principal: Principal) -> SnakeOut:
         kind=snake.kind,
         url=snake.url if mine else None,
         language=snake.language,
+        build_status=snake.build_status,
+        build_error=snake.build_error if mine else None,
         visibility=snake.visibility,
         paused=snake.paused,
         created_at=snake.created_at.isoformat(),
@@ -124,7 +146,13 @@ async def upload_snake(
     store: StoreDep,
     config: ConfigDep,
     name: str = Query(**SNAKE_NAME.limits()),
-    language: str = Query(min_length=1, max_length=16, description="python3"),
+    language: str | None = Query(
+        None,
+        min_length=1,
+        max_length=16,
+        description="The language's id (cpp, java, go, rust, javascript, python3...; "
+        "default: told from the files, as the official competition site did).",
+    ),
     game: str | None = Query(
         None,
         max_length=32,
@@ -134,8 +162,9 @@ async def upload_snake(
 ) -> SnakeOut:
     """Upload a program bot: the body is a .zip or .tar.gz of its files (``MyBot.py``...).
 
-    It always runs in a sandbox (no network, its own files only, limits); a server
-    that cannot make one refuses the upload.
+    It is built now, in a sandbox (no network, its own files only, limits), and always
+    runs in one; a server that cannot make one refuses the upload.  A bot that does not
+    build is kept (``build_status`` ``failed``): its owner reads why in its build log.
     """
     assert principal.user is not None
     if config.public and not await _upload_limiter(request).take(client_key(request)):
@@ -146,33 +175,134 @@ async def upload_snake(
     owned = await store.run(store.store.snakes.count_owned, principal.user.id)
     if owned >= config.snakes_per_user and not principal.is_admin:
         raise OverLimitError(f"you have {owned} snakes, the most this server allows")
-    # On a Ray cluster the bots run on its nodes that can sandbox (checked per game):
-    # this machine need not.
-    problem = None if config.ray_address else await asyncio.to_thread(sandbox_available)
+    # Bots are built here, in a sandbox, even when a Ray cluster's nodes run them.
+    problem = await asyncio.to_thread(sandbox_available)
     if problem is not None:
         raise SandboxError(f"uploaded bots run in a sandbox and this server has none: {problem}")
     data = await request.body()  # capped by the body-limit middleware (MAX_ARCHIVE_BYTES)
-    await asyncio.to_thread(_check_upload, data, language)
+    found = await asyncio.to_thread(_check_upload, data, language)
     snake = await store.run(
         store.store.snakes.register,
         principal.user.id,
         name,
         adapter.name,
         "upload",
-        language=language,
+        language=found.name,
         archive=data,
         visibility=visibility,
         quota=config.quota_of(principal.is_admin),
+        build_status="building",
     )
-    return snake_out(snake, principal)
+    return snake_out(await _build(request, store, config, principal, snake, data), principal)
 
 
-def _check_upload(data: bytes, language: str) -> None:
-    """Unpack ``data`` once, to refuse now what could never run (off the event loop)."""
+def _check_upload(data: bytes, language: str | None) -> Language:
+    """Unpack ``data`` once and tell its language, to refuse now what could never run."""
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch) / "bot"
         unpack_bot_archive(data, folder)
-        program_for_upload(folder, language)
+        if language is None:
+            return detect_language(folder)
+        found = language_named(language)
+        if not (folder / found.main).is_file():
+            raise UploadedBotError(f"a {found.label} bot needs {found.main} at the archive's top")
+        return found
+
+
+def _build_slots(request: Request, config: ServerConfig) -> asyncio.Semaphore:
+    """The builds this server runs at once (one semaphore per app)."""
+    slots: asyncio.Semaphore | None = getattr(request.app.state, "build_slots", None)
+    if slots is None:
+        slots = asyncio.Semaphore(max(1, config.concurrent_builds))
+        request.app.state.build_slots = slots
+    return slots
+
+
+def _build_archive(data: bytes, language: Language, limits: BuildLimits) -> BuildResult:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch) / "bot"
+        unpack_bot_archive(data, folder)
+        return build_bot(folder, language, limits)
+
+
+async def _build(
+    request: Request,
+    store: AsyncStore,
+    config: ServerConfig,
+    principal: Principal,
+    snake: StoredSnake,
+    data: bytes,
+) -> StoredSnake:
+    """Build the upload ``snake`` (its archive ``data``) and record how it went."""
+    language = language_named(snake.language or "")
+    limits = BuildLimits(seconds=config.build_seconds)
+    async with _build_slots(request, config):
+        result = await asyncio.to_thread(_build_archive, data, language, limits)
+    try:
+        return await store.run(
+            store.store.snakes.set_build,
+            snake.id,
+            result.status,
+            language=language.name,
+            log=result.log,
+            error=result.error,
+            build=result.archive,
+            quota=config.quota_of(principal.is_admin),
+        )
+    except QuotaExceededError as exc:
+        return await store.run(
+            store.store.snakes.set_build,
+            snake.id,
+            "failed",
+            language=language.name,
+            log=result.log,
+            error=f"the built bot is not kept: {exc}",
+        )
+
+
+@router.get("/{snake_id}/build")
+async def get_build(principal: PrincipalDep, store: StoreDep, snake_id: int = SnakeId) -> BuildOut:
+    """Your uploaded bot's build: its status, why it failed, and its log (owners only)."""
+    snake = await _visible(store, principal, snake_id)
+    if not principal.can_change(snake.owner_id):
+        # A log shows the bot's code in its errors: its owner's to read, and admins'.
+        raise NotAllowedError(f"the build log of snake {snake.ref} is shown to its owner only")
+    if snake.kind != "upload":
+        raise EntrantError(f"snake {snake.ref} is not an uploaded bot; it has no build")
+    log = await store.run(store.store.snakes.build_log, snake_id)
+    return _build_out(snake, log)
+
+
+@router.post("/{snake_id}/build")
+async def rebuild(
+    request: Request,
+    principal: UserDep,
+    store: StoreDep,
+    config: ConfigDep,
+    snake_id: int = SnakeId,
+) -> BuildOut:
+    """Build your uploaded bot again (after a build that ran out of time, say)."""
+    snake = await _visible(store, principal, snake_id)
+    require_owner(principal, snake.owner_id, f"snake {snake.ref}")
+    if snake.kind != "upload":
+        raise EntrantError(f"snake {snake.ref} is not an uploaded bot; it has no build")
+    if config.public and not await _upload_limiter(request).take(client_key(request)):
+        raise RateLimitError("too many bots built for this client; wait a minute")
+    data = await store.run(store.store.snakes.archive, snake_id)
+    built = await _build(request, store, config, principal, snake, data)
+    return _build_out(built, await store.run(store.store.snakes.build_log, snake_id))
+
+
+def _build_out(snake: StoredSnake, log: str) -> BuildOut:
+    language = language_named(snake.language) if snake.language else None
+    return BuildOut(
+        snake=snake.ref,
+        language=snake.language,
+        language_label=language.label if language else None,
+        status=snake.build_status,
+        error=snake.build_error,
+        log=log,
+    )
 
 
 @router.get("")

@@ -3,15 +3,42 @@
 
 import { detailText, el, fetchJson, postJson } from "./dom.js";
 
-/** A snake's row: reference, game, URL, visibility and state. */
-export function snakeCells(snake) {
-  return [snake.ref, snake.game, snake.url ?? "", snake.visibility, snake.paused ? "paused" : ""];
+/**
+ * An uploaded bot's language and build, in a few words: "cpp: built", "java: build
+ * failed: javac failed; the log says why" ("" for a snake that is no upload).
+ */
+export function buildText(snake) {
+  if (snake.kind !== "upload") {
+    return "";
+  }
+  const language = snake.language ?? "?";
+  if (snake.build_status === "ready") {
+    return `${language}: built`;
+  }
+  if (snake.build_status === "failed") {
+    return `${language}: build failed${snake.build_error ? `: ${snake.build_error}` : ""}`;
+  }
+  return snake.build_status === "building" ? `${language}: being built` : language;
 }
 
-/** The upload URL of a bot archive named `name` in `language`. */
+/** A snake's row: reference, game, URL (an upload: its build), visibility and state. */
+export function snakeCells(snake) {
+  return [
+    snake.ref,
+    snake.game,
+    snake.url ?? buildText(snake),
+    snake.visibility,
+    snake.paused ? "paused" : "",
+  ];
+}
+
+/** The upload URL of a bot archive named `name` in `language` ("": told from its files). */
 export function uploadUrl(name, language) {
-  const query = new URLSearchParams({ name: String(name).trim(), language });
-  return `/api/snakes/upload?${query}`;
+  const fields = { name: String(name).trim() };
+  if (language) {
+    fields.language = language;
+  }
+  return `/api/snakes/upload?${new URLSearchParams(fields)}`;
 }
 
 /**
@@ -71,6 +98,14 @@ function confirmed(question, action) {
   });
 }
 
+/** A link to an upload's build page (its log). */
+function buildLink(snake) {
+  const link = el("a", "Build log", "inline build-link");
+  link.href = `/snakes/${snake.id}/build`;
+  link.dataset.testid = `build-${snake.name}`;
+  return link;
+}
+
 function row(cells, actions) {
   const tr = document.createElement("tr");
   for (const text of cells) {
@@ -92,6 +127,7 @@ async function refresh(error) {
   document.getElementById("snakes").replaceChildren(
     ...snakes.data.map((snake) =>
       row(snakeCells(snake), [
+        ...(snake.kind === "upload" ? [buildLink(snake)] : []),
         button("Play it", `play-${snake.name}`, async () => {
           const game = await postJson("/api/games", trialGame(snake, pageTrialBots()));
           if (!game.ok) {
@@ -183,7 +219,7 @@ function start() {
     if (!file) {
       return;
     }
-    error.textContent = "uploading...";
+    error.textContent = "uploading and building (a compiled bot takes a while)...";
     const type = file.name.endsWith(".zip") ? "application/zip" : "application/gzip";
     const fields = new FormData(uploadForm); // form.name would be the form's own name
     const { ok, status, data } = await fetchJson(
