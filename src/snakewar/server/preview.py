@@ -1,0 +1,276 @@
+"""Link previews of a game: OpenGraph and Twitter card tags, and the card's image.
+
+A link to a game pasted in a chat shows its title, a description and an image.  None of
+them names the winner unless the sharer asked (``?reveal=1``, the share panel's "say who
+won" option): a finished game's preview says only who plays and how long it lasted, so
+that whoever opens the link watches it unspoiled.
+
+The image (:func:`card_png`) is drawn here, without an imaging library: one band per
+entrant in its colour, side by side (the winner's band taller, with a gold edge, only
+when revealed), written as a PNG with :mod:`zlib`.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Final
+from urllib.parse import quote, urlencode
+
+from fastapi import Query, Request
+
+from snakewar.adapters import get_game
+from snakewar.storage import AsyncStore, GameNotFoundError
+
+if TYPE_CHECKING:
+    from snakewar.server.manager import GameManager
+
+__all__ = [
+    "CARD_SIZE",
+    "GamePreview",
+    "RevealQuery",
+    "card_png",
+    "game_preview",
+    "page_preview_tags",
+    "page_query",
+    "preview_tags",
+    "revealed",
+]
+
+CARD_SIZE: Final = (1200, 630)
+"""The card's width and height: the size OpenGraph and Twitter's large card ask for."""
+
+_BACKGROUND: Final = (24, 28, 38)
+_GOLD: Final = (240, 190, 40)
+_PALETTE: Final = (
+    (229, 57, 53),
+    (30, 136, 229),
+    (67, 160, 71),
+    (251, 140, 0),
+    (142, 36, 170),
+    (0, 172, 193),
+    (216, 27, 96),
+    (124, 179, 66),
+)
+_HEX: Final = re.compile(r"#?([0-9a-fA-F]{6})")
+
+
+@dataclass(frozen=True, slots=True)
+class GamePreview:
+    """What a game's preview shows (the caller decides whether the winner is in it).
+
+    Attributes:
+        game_title: the game's title, as its catalogue gives it.
+        names: the entrants' names, by seat.
+        colors: their colours (``#rrggbb``, or ``""`` for the palette's).
+        finished: whether the game is over.
+        turns: the turns played (so far).
+        winner: the winner's seat, when revealed and there is one alone.
+        draw: whether it ended in a draw, when revealed.
+    """
+
+    game_title: str
+    names: Sequence[str]
+    colors: Sequence[str]
+    finished: bool
+    turns: int
+    winner: int | None = None
+    draw: bool = False
+
+
+def _names(names: Sequence[str]) -> str:
+    shown = [n for n in names[:6] if n] or ["no entrants"]
+    more = len(names) - len(shown)
+    text = ", ".join(shown[:-1]) + (" and " if len(shown) > 1 else "") + shown[-1]
+    return text + (f" and {more} more" if more > 0 else "")
+
+
+def preview_tags(
+    preview: GamePreview, *, page_url: str, image_url: str, revealed: bool
+) -> list[tuple[str, str, str]]:
+    """The ``<meta>`` tags of a game's page: ``(attribute, name, content)`` each.
+
+    ``attribute`` is ``property`` (OpenGraph) or ``name`` (Twitter); the template writes
+    them escaped.
+    """
+    title = f"{preview.game_title}: " + " vs ".join(n for n in preview.names[:6] if n)
+    who = _names(preview.names)
+    if not preview.finished:
+        description = f"Live now: {who} playing {preview.game_title} (turn {preview.turns})."
+    elif revealed and preview.winner is not None:
+        winner = preview.names[preview.winner]
+        description = f"{winner} won a game of {preview.game_title} against " + _names(
+            [n for i, n in enumerate(preview.names) if i != preview.winner]
+        )
+        description += f" in {preview.turns} turns."
+    elif revealed and preview.draw:
+        description = f"{who} drew a game of {preview.game_title} after {preview.turns} turns."
+    elif revealed:
+        description = f"{who} played {preview.game_title} for {preview.turns} turns: no winner."
+    else:
+        description = (
+            f"{who} played {preview.game_title} for {preview.turns} turns. "
+            "Watch who wins (no spoilers here)."
+        )
+    return [
+        ("property", "og:type", "website"),
+        ("property", "og:site_name", "Snakewar"),
+        ("property", "og:title", title),
+        ("property", "og:description", description),
+        ("property", "og:url", page_url),
+        ("property", "og:image", image_url),
+        ("property", "og:image:width", str(CARD_SIZE[0])),
+        ("property", "og:image:height", str(CARD_SIZE[1])),
+        ("name", "twitter:card", "summary_large_image"),
+        ("name", "twitter:title", title),
+        ("name", "twitter:description", description),
+        ("name", "twitter:image", image_url),
+    ]
+
+
+def page_query(turn: int | None, revealed: bool) -> str:
+    """The query a shared page's URL keeps: its turn, and whether it reveals the winner."""
+    query: dict[str, str] = {}
+    if turn is not None:
+        query["turn"] = str(turn)
+    if revealed:
+        query["reveal"] = "1"
+    return f"?{urlencode(query)}" if query else ""
+
+
+def _color(text: str, seat: int) -> tuple[int, int, int]:
+    found = _HEX.fullmatch(text.strip()) if text else None
+    if found is None:
+        return _PALETTE[seat % len(_PALETTE)]
+    value = int(found[1], 16)
+    return (value >> 16) & 255, (value >> 8) & 255, value & 255
+
+
+def card_png(preview: GamePreview) -> bytes:
+    """The preview card as a PNG (:data:`CARD_SIZE`): a band per entrant in its colour.
+
+    The winner's band is taller and edged in gold only when ``preview.winner`` is set
+    (the caller sets it only when the sharer revealed it).
+    """
+    width, height = CARD_SIZE
+    seats = max(1, min(len(preview.names), 16))
+    margin, gap = 80, 24
+    band = (width - 2 * margin - gap * (seats - 1)) // seats
+    colors = [_color(preview.colors[i] if i < len(preview.colors) else "", i) for i in range(seats)]
+
+    def state(y: int, seat: int) -> int:
+        """0: background here; 1: the seat's colour; 2: the winner's gold edge."""
+        winner = seat == preview.winner
+        top, bottom = (140 if winner else 200), height - 140
+        if not top <= y < bottom:
+            return 0
+        return 2 if winner and (y < top + 8 or y >= bottom - 8) else 1
+
+    def row(states: tuple[int, ...]) -> bytes:
+        pixels = bytearray(_BACKGROUND * width)
+        for seat, drawn in enumerate(states):
+            if not drawn:
+                continue
+            left = margin + seat * (band + gap)
+            pixels[3 * left : 3 * (left + band)] = (
+                bytes(_GOLD if drawn == 2 else colors[seat]) * band
+            )
+            if seat == preview.winner:  # the gold sides
+                pixels[3 * left : 3 * (left + 8)] = bytes(_GOLD) * 8
+                pixels[3 * (left + band - 8) : 3 * (left + band)] = bytes(_GOLD) * 8
+        return b"\x00" + bytes(pixels)
+
+    # Rows repeat: each distinct one is built once.
+    cache: dict[tuple[int, ...], bytes] = {}
+    raw = bytearray()
+    for y in range(height):
+        key = tuple(state(y, seat) for seat in range(seats))
+        if key not in cache:
+            cache[key] = row(key)
+        raw += cache[key]
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(bytes(raw), 6))
+        + chunk(b"IEND", b"")
+    )
+
+
+# -- a game's preview, from the store or the live games ------------------------------
+
+
+async def game_preview(
+    store: AsyncStore, manager: GameManager, game_id: str, *, reveal: bool
+) -> GamePreview:
+    """What a game's link preview shows; the winner only when ``reveal``.
+
+    Raises:
+        GameNotFoundError: neither running nor stored.
+    """
+    live = manager.games.get(game_id)
+    if live is not None and not live.finished:
+        colors = list(live.listing.colors) if live.listing is not None else []
+        return GamePreview(
+            game_title=get_game(live.game).catalogue().title,
+            names=[e.name for e in live.spec.entrants],
+            colors=colors,
+            finished=False,
+            turns=max(len(live.feed) - 1, 0),
+        )
+    row = await store.run(store.store.games.get, game_id)
+    if row is None:
+        raise GameNotFoundError(game_id)
+    ranks = row.ranks or []
+    firsts = [seat for seat, rank in enumerate(ranks) if rank == 1]
+    return GamePreview(
+        game_title=get_game(row.game).catalogue().title,
+        names=[str(e.get("name", "")) for e in row.entrants],
+        colors=[str(e.get("color", "")) for e in row.entrants],
+        finished=row.finished,
+        turns=row.turns,
+        winner=firsts[0] if reveal and row.finished and len(firsts) == 1 else None,
+        draw=reveal and row.finished and len(ranks) > 1 and len(set(ranks)) == 1,
+    )
+
+
+RevealQuery = Annotated[
+    str | None,
+    Query(description="1: the preview names the winner (else it never does)."),
+]
+
+
+def revealed(text: str | None) -> bool:
+    """Whether ``?reveal=`` asks for the winner (``1``, ``true``, ``yes``)."""
+    return text is not None and text.lower() in ("1", "true", "yes")
+
+
+async def page_preview_tags(
+    request: Request,
+    store: AsyncStore,
+    manager: GameManager,
+    game_id: str,
+    turn: int | None,
+    reveal: str | None,
+) -> list[tuple[str, str, str]]:
+    """The OpenGraph and Twitter tags of ``/view/{game_id}`` as it was asked for."""
+    shown = revealed(reveal)
+    preview = await game_preview(store, manager, game_id, reveal=shown)
+    base = str(request.base_url).rstrip("/")
+    path = str(request.url_for("view_game", game_id=game_id).path)
+    image = f"{base}/api/games/{quote(game_id, safe='')}/preview.png"
+    image += "?reveal=1" if shown else ""
+    return preview_tags(
+        preview,
+        page_url=base + path + page_query(turn, shown),
+        image_url=image,
+        revealed=shown,
+    )
