@@ -31,10 +31,12 @@ import csv
 import io
 import logging
 import zipfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Final
 
 from snakewar.adapters import get_game
+from snakewar.errors import NotFoundError
 from snakewar.server.auth import Principal
 from snakewar.server.privacy import HIDDEN, hidden_in, hide_in_bytes
 from snakewar.storage import AsyncStore, User
@@ -213,6 +215,9 @@ class ExportWorker:
         self._slots = asyncio.Semaphore(limits.workers)
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._renewer: asyncio.Task[None] | None = None
+        self.before_game: Callable[[str, int], Awaitable[None]] | None = None
+        """Awaited before each game is written (job id, games done so far): a seam for
+        whatever must pace the builds (tests step a build game by game with it)."""
 
     async def start(self) -> None:
         """Fail the jobs whose server stopped, drop expired ones, renew leases from now."""
@@ -241,8 +246,6 @@ class ExportWorker:
             NotFoundError: no such ladder, tournament or user.
             JobsInFlightError: the user has their jobs in progress already (409).
         """
-        from snakewar.errors import NotFoundError
-
         sharing = self.store.store.sharing
         ids = await self.store.run(sharing.game_ids, kind, target, self.limits.max_games)
         if ids is None:
@@ -272,6 +275,8 @@ class ExportWorker:
                     return  # failed meanwhile (its lease ran out while it waited)
                 build = _Build(job.kind, job.target, self.limits.max_bytes)
                 for game_id in ids:
+                    if self.before_game is not None:
+                        await self.before_game(job.id, build.done)
                     await self.store.run(_add_game, self.store, build, game_id, principal)
                     await self.store.run(
                         sharing.progress,

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from snakewar.adapters import games as all_games
 from snakewar.adapters import get_game
-from snakewar.errors import NotFoundError, ParamsError
+from snakewar.errors import ConflictError, NotFoundError, ParamsError
 from snakewar.server.auth import Principal, UserDep, require_owner
 from snakewar.server.deps import ManagerDep, StoreDep, TemplatesDep, game_static_url
 from snakewar.server.exports import ExportWorker, archive_name
@@ -363,8 +363,6 @@ async def download_export(job_id: JobIdPath, principal: UserDep, store: StoreDep
     """A finished export's zip: ``replays/`` and ``results.csv`` (409 until it is done)."""
     job = await _own_job(principal, store, job_id)
     if job.state != "done":
-        from snakewar.errors import ConflictError
-
         raise ConflictError(f"export {job_id!r} is {job.state}, not done")
     data = await store.run(store.store.sharing.archive, job_id)
     if data is None:
