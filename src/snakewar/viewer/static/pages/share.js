@@ -4,7 +4,8 @@
 // The turn follows the board as it plays (the board's `boardturn` events and TURN
 // messages) until the visitor types one of their own.
 
-import { copyText, detailText, fetchJson, postJson } from "./dom.js";
+import { copyText } from "./club.js";
+import { detailText, fetchJson, postJson } from "./dom.js";
 
 /** The page link of game `id` at `turn`, previews naming the winner when `reveal`. */
 export function shareLink(origin, id, turn, reveal) {
