@@ -48,6 +48,10 @@ ASSETS: tuple[str, ...] = (
             "tournaments.js",
             "admin_users.js",
             "admin_invites.js",
+            # sharing and events (server/routers/sharing.py)
+            "share.js",
+            "tv.js",
+            "saved.js",
         )
     ),
 )
