@@ -59,4 +59,4 @@ def test_the_sharing_modules_under_node(
     sharing_input: dict[str, Any], node_test: Callable[..., int]
 ) -> None:
     """``js/sharing.test.mjs``: the pages' functions on this server's answers."""
-    assert node_test(JS / "sharing.test.mjs", sharing_input) == 7
+    assert node_test(JS / "sharing.test.mjs", sharing_input) == 8

@@ -12,6 +12,7 @@ when revealed), written as a PNG with :mod:`zlib`.
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 import zlib
@@ -73,8 +74,8 @@ class GamePreview:
     """
 
     game_title: str
-    names: Sequence[str]
-    colors: Sequence[str]
+    names: tuple[str, ...]
+    colors: tuple[str, ...]
     finished: bool
     turns: int
     winner: int | None = None
@@ -82,6 +83,7 @@ class GamePreview:
 
 
 def _names(names: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``... (six at most, then how many more)."""
     shown = [n for n in names[:6] if n] or ["no entrants"]
     more = len(names) - len(shown)
     text = ", ".join(shown[:-1]) + (" and " if len(shown) > 1 else "") + shown[-1]
@@ -149,11 +151,14 @@ def _color(text: str, seat: int) -> tuple[int, int, int]:
     return (value >> 16) & 255, (value >> 8) & 255, value & 255
 
 
+@functools.lru_cache(maxsize=256)
 def card_png(preview: GamePreview) -> bytes:
     """The preview card as a PNG (:data:`CARD_SIZE`): a band per entrant in its colour.
 
     The winner's band is taller and edged in gold only when ``preview.winner`` is set
-    (the caller sets it only when the sharer revealed it).
+    (the caller sets it only when the sharer revealed it).  A finished game's card never
+    changes: the last cards drawn are kept (a link pasted in a busy chat is fetched by
+    every reader's client).
     """
     width, height = CARD_SIZE
     seats = max(1, min(len(preview.names), 16))
@@ -221,8 +226,8 @@ async def game_preview(
         colors = list(live.listing.colors) if live.listing is not None else []
         return GamePreview(
             game_title=get_game(live.game).catalogue().title,
-            names=[e.name for e in live.spec.entrants],
-            colors=colors,
+            names=tuple(e.name for e in live.spec.entrants),
+            colors=tuple(colors),
             finished=False,
             turns=max(len(live.feed) - 1, 0),
         )
@@ -233,8 +238,8 @@ async def game_preview(
     firsts = [seat for seat, rank in enumerate(ranks) if rank == 1]
     return GamePreview(
         game_title=get_game(row.game).catalogue().title,
-        names=[str(e.get("name", "")) for e in row.entrants],
-        colors=[str(e.get("color", "")) for e in row.entrants],
+        names=tuple(str(e.get("name", "")) for e in row.entrants),
+        colors=tuple(str(e.get("color", "")) for e in row.entrants),
         finished=row.finished,
         turns=row.turns,
         winner=firsts[0] if reveal and row.finished and len(firsts) == 1 else None,

@@ -93,3 +93,25 @@ test("an export's row shows its progress, size and download", () => {
   assert.equal(E.exportRow(failed).cells[4], "");
   same([0, 2048, 5 * 1024 * 1024].map(E.sizeText), ["0 B", "2.0 KiB", "5.0 MiB"]);
 });
+
+test("TV mode lists a ladder's ratings and a tournament's points", () => {
+  same(
+    TV.standingLines({
+      standings: [
+        { snake: "a", rating: 25.04 },
+        { snake: "b", rating: null },
+      ],
+    }),
+    ["a 25.0", "b unrated"],
+  );
+  same(
+    TV.standingLines({
+      standings: [
+        { entrant: "x", points: 2 },
+        { entrant: "y", points: 1 },
+      ],
+    }),
+    ["x 2 pts", "y 1 pt"],
+  );
+  same(TV.standingLines(null), []);
+});

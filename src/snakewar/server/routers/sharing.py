@@ -26,6 +26,7 @@ their scoreboard; ``?dwell=SECONDS``, ``?ladder=NAME``, ``?tournament=ID``,
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from typing import Annotated, Final, Literal
 
@@ -172,7 +173,8 @@ async def preview_image(
     game unless its sharer asked.
     """
     preview = await game_preview(store, manager, game_id, reveal=revealed(reveal))
-    png = await store.run(card_png, preview)
+    # Drawn on a worker thread: the store's threads are the database's.
+    png = await asyncio.to_thread(card_png, preview)
     return Response(png, media_type="image/png", headers={"Cache-Control": "max-age=60"})
 
 

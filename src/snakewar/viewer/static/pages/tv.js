@@ -1,6 +1,6 @@
 // TV mode: the live games one after the other, each for a few seconds, full screen, with
-// a scoreboard beside the board (its entrants, its turn; a ladder's standings when the
-// page is filtered by a ladder).  For an event's big screen: nothing to click.
+// a scoreboard beside the board (its entrants, its turn; a ladder's or a tournament's
+// standings when the page is filtered by one).  For an event's big screen: nothing to click.
 //
 // The list of live games is read every second (`GET /api/games`: live games first); the
 // board is the game's embed (`/embed/{id}`), which follows it live.
@@ -39,6 +39,16 @@ export function scoreLines(game) {
       note = "winner";
     }
     return { seat, name: e.name, color: e.color || "", note };
+  });
+}
+
+/** A ladder's or a tournament's standings as TV mode lists them (the first ten). */
+export function standingLines(data) {
+  return (data?.standings ?? []).slice(0, 10).map((s) => {
+    if ("snake" in s) {
+      return `${s.snake} ${s.rating === null ? "unrated" : s.rating.toFixed(1)}`;
+    }
+    return `${s.entrant} ${s.points} pt${s.points === 1 ? "" : "s"}`;
   });
 }
 
@@ -134,19 +144,17 @@ function start() {
   async function standings() {
     const list = document.getElementById("tv-standings");
     const heading = document.getElementById("tv-standings-title");
-    const { ok, data } = await fetchJson(`/api/ladders/${encodeURIComponent(filters.ladder)}`);
+    const path = filters.ladder
+      ? `/api/ladders/${encodeURIComponent(filters.ladder)}`
+      : `/api/tournaments/${encodeURIComponent(filters.tournament)}`;
+    const { ok, data } = await fetchJson(path);
     if (!ok) {
       return;
     }
     heading.hidden = false;
     heading.textContent = `${data.name}: standings`;
     list.hidden = false;
-    list.replaceChildren(
-      ...(data.standings ?? []).slice(0, 10).map((s) => {
-        const rating = s.rating === null ? "unrated" : s.rating.toFixed(1);
-        return el("li", `${s.snake} ${rating}`);
-      }),
-    );
+    list.replaceChildren(...standingLines(data).map((line) => el("li", line)));
   }
 
   const tick = async () => {
@@ -158,7 +166,7 @@ function start() {
     setTimeout(tick, REFRESH_MS);
   };
   tick();
-  if (filters.ladder) {
+  if (filters.ladder || filters.tournament) {
     const again = async () => {
       try {
         await standings();
