@@ -508,3 +508,38 @@ def test_the_pages_show_anonymous_visitors_no_control_that_changes_anything(site
     # Seconds per game out of range come back in range, not as an error.
     assert 'data-dwell="3"' in site.call("GET", "/tv?dwell=1", None).text
     assert 'data-dwell="20"' in site.call("GET", "/tv?dwell=abc", None).text
+
+
+def test_serve_takes_the_export_caps_and_refuses_bad_ones(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gc
+
+    import snakewar.bots.serving
+    import snakewar.server.app
+    from snakewar.command import main
+
+    configs: list[ServerConfig] = []
+    making = snakewar.server.app.create_app
+
+    def recorded(config: ServerConfig, **kwargs: object) -> object:
+        configs.append(config)
+        return making(config, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(snakewar.server.app, "create_app", recorded)
+    monkeypatch.setattr(snakewar.bots.serving, "listen_sockets", lambda host, port: [])
+    monkeypatch.setattr(snakewar.bots.serving, "serve_app", lambda *args, **kwargs: None)
+    monkeypatch.setattr(gc, "set_threshold", lambda *args: None)  # the tests' own stay
+    argv = ["serve", "--database", "memory", "--export-max-games", "50", "--export-max-mib", "2"]
+    assert main(argv) == 0
+    assert [(c.export_max_games, c.export_max_bytes) for c in configs] == [(50, 2 << 20)]
+    capsys.readouterr()
+    for flag, wrong, most in (
+        ("--export-max-games", "0", 100_000),
+        ("--export-max-mib", "1025", 1024),
+    ):
+        assert main(["serve", "--database", "memory", flag, wrong]) == 2
+        assert capsys.readouterr().err == f"error: {flag} {wrong}: expected 1 to {most}\n"
+    assert len(configs) == 1
+    with pytest.raises(ValueError, match="export_workers 0: expected at least 1"):
+        create_app(ServerConfig(database_url="memory", export_workers=0))

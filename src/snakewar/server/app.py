@@ -184,6 +184,9 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         )
     if not config.ray_bot_cpus >= 0:
         raise ValueError(f"ray_bot_cpus {config.ray_bot_cpus}: expected at least 0")
+    for name in ("export_max_games", "export_max_bytes", "export_jobs_per_user", "export_workers"):
+        if getattr(config, name) < 1:
+            raise ValueError(f"{name} {getattr(config, name)}: expected at least 1")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
