@@ -35,12 +35,15 @@ from snakewar.server.exports import CSV_COLUMNS, ExportWorker
 from snakewar.storage import Store
 from snakewar.storage.models import ExportJobModel
 from tests.asgi_server import serve
+from tests.conformance_data import SHIPPED_HALITE_REPLAYS
 from tests.server.accounts import make_user
 from tests.waiting import wait_finished
 
 BOARD = {"width": 7, "height": 7}
 PATIENCE_S = 300.0
 """How long a test waits for the server (generous: the machine may be loaded)."""
+
+SMALL_HALITE = SHIPPED_HALITE_REPLAYS / "public-s100215-32x32-2p.hlt"
 
 GOLD = bytes((240, 190, 40))
 """The colour of a revealed winner's edge on a preview card."""
@@ -156,15 +159,17 @@ def archive_of(site: Site, job: dict[str, Any], who: str) -> zipfile.ZipFile:
     return zipfile.ZipFile(io.BytesIO(answer.content))
 
 
-def check_archive(site: Site, archive: zipfile.ZipFile, game_ids: list[str], who: str) -> None:
-    """The archive holds exactly these games' replays, as the API gives them to ``who``,
-    and a CSV row per game and seat matching each game's result."""
+def check_archive(
+    site: Site, archive: zipfile.ZipFile, game_ids: list[str], who: str, ext: str = "jsonl"
+) -> None:
+    """The archive holds exactly these games' replays (``.ext``), as the API gives them to
+    ``who``, and a CSV row per game and seat matching each game's result."""
     replays = {name for name in archive.namelist() if name.startswith("replays/")}
-    assert replays == {f"replays/{g}.jsonl" for g in game_ids}
+    assert replays == {f"replays/{g}.{ext}" for g in game_ids}
     for game_id in game_ids:
         expected = site.call("GET", f"/api/games/{game_id}/replay", who)
         assert expected.status_code == 200
-        assert archive.read(f"replays/{game_id}.jsonl") == expected.content
+        assert archive.read(f"replays/{game_id}.{ext}") == expected.content
     rows = list(csv.DictReader(io.StringIO(archive.read("results.csv").decode("utf-8"))))
     header = archive.read("results.csv").decode("utf-8").splitlines()[0]
     assert header.split(",") == list(CSV_COLUMNS)
@@ -177,7 +182,7 @@ def check_archive(site: Site, archive: zipfile.ZipFile, game_ids: list[str], who
         assert {r["status"] for r in seats} == {game["status"]}
         winners = [r["name"] for r in seats if r["won"] == "1"]
         assert winners == ([game["winner"]] if game["winner"] else [])
-        assert all(r["replay_file"] == f"replays/{game_id}.jsonl" for r in seats)
+        assert all(r["replay_file"] == f"replays/{game_id}.{ext}" for r in seats)
         assert {r["draw"] for r in seats} == {"1" if game["is_draw"] else "0"}
 
 
@@ -215,6 +220,21 @@ def test_a_users_export_runs_to_completion_and_its_progress_moves_game_by_game(
     assert done["bytes"] == len(site.call("GET", done["download"], "maker").content)
     check_archive(site, archive, list(reversed(games)), "maker")
     assert site.call("GET", "/api/exports", "maker").json()[0]["id"] == job["id"]
+
+
+def test_each_game_is_exported_in_its_own_replay_format(site: Site) -> None:
+    # A Halite III game uploaded as its .hlt: the export holds the .hlt its adapter writes.
+    site.headers["halite"] = make_user(site.store, "halite")
+    uploaded = site.call("POST", "/api/halite/games", "halite", content=SMALL_HALITE.read_bytes())
+    assert uploaded.status_code == 201, uploaded.text
+    game_id = uploaded.json()["id"]
+    job = site.call("POST", "/api/exports", "halite", json={"kind": "user", "target": "halite"})
+    assert job.status_code == 202, job.text
+    done = finished_job(site, job.json()["id"], "halite")
+    assert done["state"] == "done", done
+    archive = archive_of(site, done, "halite")
+    check_archive(site, archive, [game_id], "halite", ext="hlt")
+    assert archive.read(f"replays/{game_id}.hlt") == SMALL_HALITE.read_bytes()
 
 
 def test_a_ladders_and_a_tournaments_games_are_exported_by_any_member(site: Site) -> None:
@@ -543,3 +563,23 @@ def test_serve_takes_the_export_caps_and_refuses_bad_ones(
     assert len(configs) == 1
     with pytest.raises(ValueError, match="export_workers 0: expected at least 1"):
         create_app(ServerConfig(database_url="memory", export_workers=0))
+
+
+def test_a_server_that_stops_fails_its_exports_in_progress(tmp_path: Any) -> None:
+    db = tmp_path / "stop.db"
+    with Store(f"sqlite:///{db}") as store:
+        headers = {"owner": make_user(store, "owner")}
+        config = ServerConfig(database_url=f"sqlite:///{db}", public=True, signup="closed")
+        app = create_app(config, store=store)
+        held = Gate()  # never opened: the export waits before its first game
+        with serve(app) as url:
+            stopping = Site(url, store, app.state.exports, headers)
+            stopping.game("owner", 1)
+            stopping.exports.before_game = held
+            job = stopping.call(
+                "POST", "/api/exports", "owner", json={"kind": "user", "target": "owner"}
+            ).json()
+            wait_for(lambda: job_state(stopping, job["id"], "owner")["state"] == "running", "run")
+        stopped = store.sharing.job(job["id"])
+        assert stopped is not None and stopped.state == "failed"
+        assert "the server stopped" in stopped.error
