@@ -251,9 +251,10 @@ def test_a_user_exports_their_games_and_downloads_the_archive(site: Site, browse
     names = archive.namelist()
     assert "results.csv" in names and any(n.startswith("replays/") for n in names)
     shot(page, "exports")
-    # A refused export says why, next to the form.
-    page.get_by_test_id("export-kind").select_option("ladder")
-    page.get_by_test_id("export-target").fill("no-such-ladder")
+    # A ladder's page links here with the ladder filled in; a refused export says why.
+    page.goto(f"{site.url}/saved?kind=ladder&target=no-such-ladder")
+    expect(page.get_by_test_id("export-kind")).to_have_value("ladder")
+    expect(page.get_by_test_id("export-target")).to_have_value("no-such-ladder")
     page.get_by_test_id("export-start").click()
     expect(page.get_by_test_id("export-error")).to_have_text("target: no ladder 'no-such-ladder'")
     done(context)

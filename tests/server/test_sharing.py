@@ -583,3 +583,25 @@ def test_a_server_that_stops_fails_its_exports_in_progress(tmp_path: Any) -> Non
         stopped = store.sharing.job(job["id"])
         assert stopped is not None and stopped.state == "failed"
         assert "the server stopped" in stopped.error
+
+
+def test_ladder_and_tournament_pages_link_to_tv_mode_and_to_their_export(site: Site) -> None:
+    made = site.call("POST", "/api/ladders", "boss", json={"name": "linked", **BOARD})
+    assert made.status_code == 201, made.text
+    cup = site.call(
+        "POST",
+        "/api/tournaments",
+        "boss",
+        json={"name": "Linked", "snakes": ["builtin:random"] * 2, "start": False, **BOARD},
+    )
+    assert cup.status_code == 201, cup.text
+    tid = cup.json()["id"]
+    for page, kind, target in (
+        ("/ladders/linked", "ladder", "linked"),
+        (f"/tournaments/{tid}", "tournament", tid),
+    ):
+        member = site.call("GET", page, "other").text
+        assert f'href="/tv?{kind}={target}"' in member
+        assert f'href="/saved?kind={kind}&amp;target={target}"' in member
+        visitor = site.call("GET", page, None).text
+        assert f'href="/tv?{kind}={target}"' in visitor and "/saved?" not in visitor

@@ -128,6 +128,13 @@ function start() {
     pollExports();
   });
 
+  // A ladder's or a tournament's page links here with what to export filled in.
+  const asked = new URLSearchParams(window.location.search);
+  const kind = asked.get("kind");
+  if ([...form.kind.options].some((option) => option.value === kind)) {
+    form.kind.value = kind;
+    form.target.value = (asked.get("target") ?? "").slice(0, 100);
+  }
   loadSaved();
   pollExports();
 }
