@@ -23,6 +23,7 @@ from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.asgi_server import serve
 from tests.browser.browser_env import shot
+from tests.browser.layout import VIEWPORTS, assert_no_sideways_scroll
 from tests.server.accounts import make_user, password_of
 from tests.waiting import wait_finished
 
@@ -236,7 +237,8 @@ def test_a_user_exports_their_games_and_downloads_the_archive(site: Site, browse
     context = context_of(browser, site, "owner")
     page = context.new_page()
     page.goto(f"{site.url}/saved")
-    page.get_by_test_id("export-kind").select_option("user")
+    # The user's own games are what the form offers first.
+    expect(page.get_by_test_id("export-kind")).to_have_value("user")
     expect(page.get_by_test_id("export-target")).to_have_value("owner")
     page.get_by_test_id("export-start").click()
     download_link = page.get_by_role("link", name="Download user-owner.zip")
@@ -279,4 +281,24 @@ def test_anonymous_visitors_see_no_control_that_changes_anything(
     expect(page.locator("form[method=post]")).to_have_count(0)
     page.goto(f"{site.url}/saved")
     expect(page).to_have_url(f"{site.url}/login")
+    done(context)
+
+
+@VIEWPORTS
+def test_the_sharing_pages_fit_every_window(
+    site: Site, browser: Browser, width: int, height: int
+) -> None:
+    game_id = site.game("owner", 131)
+    context = context_of(browser, site, "owner")
+    page = context.new_page()
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{site.url}/view/{game_id}")
+    page.get_by_test_id("share-open").click()
+    expect(page.get_by_test_id("share-embed")).to_be_visible()
+    assert_no_sideways_scroll(page)
+    for path, ready in (("/tv", "tv-status"), ("/saved", "export-form")):
+        page.goto(site.url + path)
+        expect(page.get_by_test_id(ready)).to_be_visible()
+        assert_no_sideways_scroll(page)
+    shot(page, f"saved-{width}")
     done(context)
