@@ -5,9 +5,10 @@ them names the winner unless the sharer asked (``?reveal=1``, the share panel's 
 won" option): a finished game's preview says only who plays and how long it lasted, so
 that whoever opens the link watches it unspoiled.
 
-The image (:func:`card_png`) is drawn here, without an imaging library: one band per
-entrant in its colour, side by side (the winner's band taller, with a gold edge, only
-when revealed), written as a PNG with :mod:`zlib`.
+The image (:func:`card_png`) is drawn here, without an imaging library: the site's name
+and the game's title in a small dot font, one band per entrant in its colour with its name
+under it (the winner's band taller, with a gold edge, only when revealed), written as a
+PNG with :mod:`zlib`.
 """
 
 from __future__ import annotations
@@ -151,63 +152,135 @@ def _color(text: str, seat: int) -> tuple[int, int, int]:
     return (value >> 16) & 255, (value >> 8) & 255, value & 255
 
 
+# A 5x7 dot font for the card's words (drawn here: no font files, no imaging library).
+# Each glyph is seven rows of five dots, "1" inked; lowercase is drawn as uppercase.
+_GLYPHS: Final = {
+    "A": "01110 10001 10001 11111 10001 10001 10001",
+    "B": "11110 10001 10001 11110 10001 10001 11110",
+    "C": "01110 10001 10000 10000 10000 10001 01110",
+    "D": "11110 10001 10001 10001 10001 10001 11110",
+    "E": "11111 10000 10000 11110 10000 10000 11111",
+    "F": "11111 10000 10000 11110 10000 10000 10000",
+    "G": "01110 10001 10000 10111 10001 10001 01111",
+    "H": "10001 10001 10001 11111 10001 10001 10001",
+    "I": "01110 00100 00100 00100 00100 00100 01110",
+    "J": "00111 00010 00010 00010 00010 10010 01100",
+    "K": "10001 10010 10100 11000 10100 10010 10001",
+    "L": "10000 10000 10000 10000 10000 10000 11111",
+    "M": "10001 11011 10101 10101 10001 10001 10001",
+    "N": "10001 10001 11001 10101 10011 10001 10001",
+    "O": "01110 10001 10001 10001 10001 10001 01110",
+    "P": "11110 10001 10001 11110 10000 10000 10000",
+    "Q": "01110 10001 10001 10001 10101 10010 01101",
+    "R": "11110 10001 10001 11110 10100 10010 10001",
+    "S": "01111 10000 10000 01110 00001 00001 11110",
+    "T": "11111 00100 00100 00100 00100 00100 00100",
+    "U": "10001 10001 10001 10001 10001 10001 01110",
+    "V": "10001 10001 10001 10001 10001 01010 00100",
+    "W": "10001 10001 10001 10101 10101 10101 01010",
+    "X": "10001 10001 01010 00100 01010 10001 10001",
+    "Y": "10001 10001 01010 00100 00100 00100 00100",
+    "Z": "11111 00001 00010 00100 01000 10000 11111",
+    "0": "01110 10001 10011 10101 11001 10001 01110",
+    "1": "00100 01100 00100 00100 00100 00100 01110",
+    "2": "01110 10001 00001 00010 00100 01000 11111",
+    "3": "11111 00010 00100 00010 00001 10001 01110",
+    "4": "00010 00110 01010 10010 11111 00010 00010",
+    "5": "11111 10000 11110 00001 00001 10001 01110",
+    "6": "00110 01000 10000 11110 10001 10001 01110",
+    "7": "11111 00001 00010 00100 01000 01000 01000",
+    "8": "01110 10001 10001 01110 10001 10001 01110",
+    "9": "01110 10001 10001 01111 00001 00010 01100",
+    "-": "00000 00000 00000 11111 00000 00000 00000",
+    "_": "00000 00000 00000 00000 00000 00000 11111",
+    ".": "00000 00000 00000 00000 00000 01100 01100",
+    ":": "00000 01100 01100 00000 01100 01100 00000",
+    "/": "00001 00010 00010 00100 01000 01000 10000",
+    "@": "01110 10001 10111 10101 10111 10000 01110",
+    " ": "00000 00000 00000 00000 00000 00000 00000",
+    "?": "01110 10001 00001 00010 00100 00000 00100",
+}
+_ACCENT: Final = (102, 187, 106)
+_TEXT: Final = (236, 236, 241)
+
+
+class _Canvas:
+    """An RGB image in rows of bytes, drawn on with filled rectangles."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.rows = [bytearray(_BACKGROUND * width) for _ in range(height)]
+
+    def fill(self, x: int, y: int, w: int, h: int, color: tuple[int, int, int]) -> None:
+        x0, x1 = max(0, x), min(self.width, x + w)
+        if x1 <= x0:
+            return
+        span = bytes(color) * (x1 - x0)
+        for row in self.rows[max(0, y) : min(self.height, y + h)]:
+            row[3 * x0 : 3 * x1] = span
+
+    def text(self, x: int, y: int, text: str, dot: int, color: tuple[int, int, int]) -> None:
+        """``text`` from ``(x, y)`` in the dot font, each dot ``dot`` pixels square."""
+        for i, char in enumerate(text):
+            glyph = _GLYPHS.get(char.upper(), _GLYPHS["?"]).split()
+            left = x + i * 6 * dot
+            for r, bits in enumerate(glyph):
+                for c, bit in enumerate(bits):
+                    if bit == "1":
+                        self.fill(left + c * dot, y + r * dot, dot, dot, color)
+
+    def png(self) -> bytes:
+        def chunk(kind: bytes, data: bytes) -> bytes:
+            body = kind + data
+            return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+        raw = b"".join(b"\x00" + bytes(row) for row in self.rows)
+        header = struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0)
+        return (
+            b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(raw, 6))
+            + chunk(b"IEND", b"")
+        )
+
+
+def _fit(text: str, width: int, dot: int) -> str:
+    """``text`` cut to what fits ``width`` pixels in the dot font (an ellipsis of dots)."""
+    most = max(1, (width + dot) // (6 * dot))
+    return text if len(text) <= most else text[: max(0, most - 2)] + ".."
+
+
 @functools.lru_cache(maxsize=256)
 def card_png(preview: GamePreview) -> bytes:
-    """The preview card as a PNG (:data:`CARD_SIZE`): a band per entrant in its colour.
+    """The preview card as a PNG (:data:`CARD_SIZE`).
 
-    The winner's band is taller and edged in gold only when ``preview.winner`` is set
-    (the caller sets it only when the sharer revealed it).  A finished game's card never
-    changes: the last cards drawn are kept (a link pasted in a busy chat is fetched by
-    every reader's client).
+    The site's name and the game's title at the top; a band per entrant in its colour,
+    its name under it.  The winner's band is taller and edged in gold only when
+    ``preview.winner`` is set (the caller sets it only when the sharer revealed it).  A
+    finished game's card never changes: the last cards drawn are kept (a link pasted in
+    a busy chat is fetched by every reader's client).
     """
     width, height = CARD_SIZE
-    seats = max(1, min(len(preview.names), 16))
+    canvas = _Canvas(width, height)
     margin, gap = 80, 24
+    canvas.text(margin, 48, "Snakewar", 8, _ACCENT)
+    title = _fit(preview.game_title, width - 2 * margin - 9 * 48, 5)
+    canvas.text(margin + 9 * 48, 62, title, 5, _TEXT)
+    seats = max(1, min(len(preview.names), 16))
     band = (width - 2 * margin - gap * (seats - 1)) // seats
-    colors = [_color(preview.colors[i] if i < len(preview.colors) else "", i) for i in range(seats)]
-
-    def state(y: int, seat: int) -> int:
-        """0: background here; 1: the seat's colour; 2: the winner's gold edge."""
-        winner = seat == preview.winner
-        top, bottom = (140 if winner else 200), height - 140
-        if not top <= y < bottom:
-            return 0
-        return 2 if winner and (y < top + 8 or y >= bottom - 8) else 1
-
-    def row(states: tuple[int, ...]) -> bytes:
-        pixels = bytearray(_BACKGROUND * width)
-        for seat, drawn in enumerate(states):
-            if not drawn:
-                continue
-            left = margin + seat * (band + gap)
-            pixels[3 * left : 3 * (left + band)] = (
-                bytes(_GOLD if drawn == 2 else colors[seat]) * band
-            )
-            if seat == preview.winner:  # the gold sides
-                pixels[3 * left : 3 * (left + 8)] = bytes(_GOLD) * 8
-                pixels[3 * (left + band - 8) : 3 * (left + band)] = bytes(_GOLD) * 8
-        return b"\x00" + bytes(pixels)
-
-    # Rows repeat: each distinct one is built once.
-    cache: dict[tuple[int, ...], bytes] = {}
-    raw = bytearray()
-    for y in range(height):
-        key = tuple(state(y, seat) for seat in range(seats))
-        if key not in cache:
-            cache[key] = row(key)
-        raw += cache[key]
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(bytes(raw), 6))
-        + chunk(b"IEND", b"")
-    )
+    top, bottom = 200, height - 150
+    dot = 4 if band >= 150 else 2
+    for seat in range(seats):
+        left = margin + seat * (band + gap)
+        color = _color(preview.colors[seat] if seat < len(preview.colors) else "", seat)
+        if seat == preview.winner:
+            canvas.fill(left, top - 60, band, bottom - top + 60, _GOLD)
+            canvas.fill(left + 8, top - 52, band - 16, bottom - top + 44, color)
+        else:
+            canvas.fill(left, top, band, bottom - top, color)
+        name = preview.names[seat] if seat < len(preview.names) else ""
+        canvas.text(left, bottom + 30, _fit(name, band, dot), dot, _TEXT)
+    return canvas.png()
 
 
 # -- a game's preview, from the store or the live games ------------------------------
