@@ -100,6 +100,8 @@ def preview_tags(
     them escaped.
     """
     title = f"{preview.game_title}: " + " vs ".join(n for n in preview.names[:6] if n)
+    if len(preview.names) > 6:
+        title += f" and {len(preview.names) - 6} more"
     who = _names(preview.names)
     if not preview.finished:
         description = f"Live now: {who} playing {preview.game_title} (turn {preview.turns})."
