@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from snakewar.adapters import games as all_games
 from snakewar.adapters import get_game
 from snakewar.errors import ConflictError, NotFoundError, ParamsError
-from snakewar.server.auth import Principal, UserDep, require_owner
+from snakewar.server.auth import NotAllowedError, Principal, UserDep
 from snakewar.server.deps import ManagerDep, StoreDep, TemplatesDep, game_static_url
 from snakewar.server.exports import ExportWorker, archive_name
 from snakewar.server.preview import RevealQuery, card_png, game_preview, revealed
@@ -320,7 +320,9 @@ async def create_export(body: CreateExport, principal: UserDep, exports: Exports
     user = principal.user
     assert user is not None
     if body.kind == "user" and body.target != user.name and not principal.is_admin:
-        require_owner(principal, None, f"target: the games of user {body.target!r}")
+        raise NotAllowedError(
+            f"target: the games of user {body.target!r} are exported by that user or an admin"
+        )
     try:
         job = await exports.submit(user, body.kind, body.target)
     except NotFoundError as exc:
