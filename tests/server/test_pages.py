@@ -233,10 +233,14 @@ def test_no_page_html_is_left_in_python() -> None:
 
 
 def test_every_template_is_used_and_extends_the_layout() -> None:
-    from snakewar.server.routers import pages
+    from snakewar.server.routers import pages, sharing
 
     # The code of every page route: the site's and each game's own (its routers()).
-    routers = [pages.router, *(router for adapter in games() for router in adapter.routers())]
+    routers = [
+        pages.router,
+        sharing.pages,
+        *(router for adapter in games() for router in adapter.routers()),
+    ]
     modules = {
         sys.modules[route.endpoint.__module__]
         for router in routers
@@ -269,6 +273,8 @@ def test_every_template_is_used_and_extends_the_layout() -> None:
         "new_game_form.html": ("new_game_games.html", '"/new_game_form.html" %}'),
     }
     selector = '{% from "new_game_games.html" import game_picker with context %}'
+    # The site's own parts of pages: a game page's link preview tags and share panel.
+    server_parts = {"og_tags.html": "base.html", "share_panel.html": "game.html"}
     for name, template in templates.items():
         if name == "base.html":
             continue
@@ -276,6 +282,12 @@ def test_every_template_is_used_and_extends_the_layout() -> None:
             # The game selector's macros: the default game's new-game page imports them.
             default_form = templates[f"{default_game().name}/new_game.html"]
             assert selector in default_form.read_text(encoding="utf-8")
+            continue
+        if name in server_parts:
+            included = (
+                f'{{% include "{name}" %}}' in (TEMPLATES_DIR / server_parts[name]).read_text()
+            )
+            assert included, f"{name} is included by no page"
             continue
         part = parts.get(template.name) if "/" in name else None
         if part is not None:

@@ -48,6 +48,7 @@ from snakewar.server.deps import (
     make_templates,
 )
 from snakewar.server.errors import add_error_handlers
+from snakewar.server.exports import ExportLimits, ExportWorker
 from snakewar.server.followers import (
     FollowerLimits,
     SendTurns,
@@ -68,6 +69,7 @@ from snakewar.server.routers import (
     health,
     ladders,
     pages,
+    sharing,
     snakes,
     tokens,
     tournaments,
@@ -86,7 +88,7 @@ from snakewar.storage import AsyncStore, Store
 from snakewar.storage.events import GameEvents
 from snakewar.viewer import static_dir
 
-__all__ = ["create_app", "open_store", "user_caps"]
+__all__ = ["create_app", "export_limits", "open_store", "user_caps"]
 
 
 def open_store(config: ServerConfig) -> Store:
@@ -125,6 +127,18 @@ def user_caps(config: ServerConfig) -> UserCaps | None:
         live_games=config.games_per_user,
         paused_games=config.paused_games_per_user,
         builtin_workers=config.builtin_workers_per_user,
+    )
+
+
+def export_limits(config: ServerConfig) -> ExportLimits:
+    """What bulk exports may take on a server with ``config``."""
+    return ExportLimits(
+        max_games=config.export_max_games,
+        max_bytes=config.export_max_bytes,
+        jobs_per_user=config.export_jobs_per_user,
+        workers=config.export_workers,
+        keep_s=config.export_keep_s,
+        lease_s=config.game_lease_s,
     )
 
 
@@ -170,6 +184,9 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         )
     if not config.ray_bot_cpus >= 0:
         raise ValueError(f"ray_bot_cpus {config.ray_bot_cpus}: expected at least 0")
+    for name in ("export_max_games", "export_max_bytes", "export_jobs_per_user", "export_workers"):
+        if getattr(config, name) < 1:
+            raise ValueError(f"{name} {getattr(config, name)}: expected at least 1")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -243,10 +260,14 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         if config.ladder_scheduler:
             await scheduler.start()
         app.state.decoders = decoders = DecoderPool(config.decode_workers)
+        # Bulk exports: built in the background, their progress and archives stored.
+        app.state.exports = exports = ExportWorker(astore, manager.server_id, export_limits(config))
+        await exports.start()
         try:
             yield
         finally:
             app.state.draining = True  # /ready says so from now on
+            await exports.close()
             # The scheduler first: it starts no more games and lets its lease go.
             await scheduler.close()
             # The runs next: their games are cancelled and they are let go (still
@@ -296,7 +317,18 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     # Around everything: a request on a game carries its id into every log line.
     app.add_middleware(GameIdMiddleware)
     add_error_handlers(app, not_found_page=pages.not_found_page)
-    for module in (health, auth, tokens, users, snakes, games, catalogue, ladders, tournaments):
+    for module in (
+        health,
+        auth,
+        tokens,
+        users,
+        snakes,
+        games,
+        catalogue,
+        ladders,
+        tournaments,
+        sharing,
+    ):
         app.include_router(module.router)
     # Each game's own routes come before the pages (which catch no path of theirs).
     for game in registered:
@@ -304,6 +336,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             app.include_router(game_router)
     for module in (pages, docs):
         app.include_router(module.router)
+    app.include_router(sharing.pages)
     app.mount(STATIC_URL, StaticFiles(directory=static_dir()), name="viewer")
     for name, folder in assets.items():
         app.mount(f"{STATIC_ROOT}/{name}", StaticFiles(directory=folder), name=f"static-{name}")

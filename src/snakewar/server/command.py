@@ -95,6 +95,16 @@ def serve(
         "--tester-runs-per-hour",
         help="Public server: snake tester runs per user per hour (one at a time).",
     ),
+    export_max_games: int = typer.Option(
+        1000,
+        "--export-max-games",
+        help="The most games one bulk export holds (the newest).",
+    ),
+    export_max_mib: int = typer.Option(
+        64,
+        "--export-max-mib",
+        help="The largest bulk export archive, in MiB (an export past it fails, saying so).",
+    ),
     game_lease: float = typer.Option(
         30.0,
         "--game-lease",
@@ -207,6 +217,8 @@ def serve(
         ("--tester-runs-per-hour", tester_runs_per_hour, 100_000),
         ("--build-time", build_time, 3600),
         ("--concurrent-builds", concurrent_builds, 64),
+        ("--export-max-games", export_max_games, 100_000),
+        ("--export-max-mib", export_max_mib, 1024),
     ):
         if not 1 <= value <= most:
             raise SnakewarError(f"{flag} {value}: expected 1 to {most}")
@@ -266,6 +278,8 @@ def serve(
         paused_games_per_user=paused_games_per_user,
         builtin_workers_per_user=builtin_workers_per_user,
         tester_runs_per_hour=tester_runs_per_hour,
+        export_max_games=export_max_games,
+        export_max_bytes=export_max_mib * 1024 * 1024,
         ray_address=ray_address,
         ray_game_cpus=ray_game_cpus,
         ray_bot_cpus=ray_bot_cpus,

@@ -108,6 +108,12 @@ class ServerConfig:
             to install and compile.
         concurrent_builds: builds this server runs at once (an upload past them waits
             its turn).
+        export_max_games: the most games one bulk export holds (the newest).
+        export_max_bytes: the largest archive one bulk export may make; an export that
+            would pass it fails, saying so.
+        export_jobs_per_user: the exports one user may have in progress at once.
+        export_workers: the exports one server builds at once (others wait their turn).
+        export_keep_s: how long a finished export (its archive) is kept.
     """
 
     database_url: str | None = None
@@ -157,6 +163,11 @@ class ServerConfig:
     scheduler_lease_s: float | None = None
     build_seconds: float = 300.0
     concurrent_builds: int = 2
+    export_max_games: int = 1000
+    export_max_bytes: int = 64 * 1024 * 1024
+    export_jobs_per_user: int = 1
+    export_workers: int = 1
+    export_keep_s: float = 24 * 3600.0
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

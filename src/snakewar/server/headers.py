@@ -17,6 +17,12 @@ Two kinds of page get a policy of their own:
   any engine's game from a URL it is given);
 * Swagger UI and ReDoc are someone else's pages: their route sets its own policy
   (:mod:`.routers.docs`), which this middleware keeps.
+
+One kind of document other sites may frame: a viewer asked for with ``embed=1`` in
+its query (where ``/embed/{id}``, the share panel's embed code, sends them).  A viewer
+only plays a game back: it has nothing to click that changes anything, so framing it
+tricks nobody into a click (clickjacking); every other page stays framed by the site
+only.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 __all__ = [
     "CSP",
     "DOCS_POLICY",
+    "EMBED_POLICY",
     "SITE_POLICY",
     "VIEWER_POLICY",
     "SecurityHeadersMiddleware",
@@ -66,6 +73,11 @@ SITE_POLICY: Final = policy(_SITE)
 
 VIEWER_POLICY: Final = policy({**_SITE, "connect-src": "'self' http: https: ws: wss:"})
 """The viewers': as the pages', but a viewer reads games from any engine it is given."""
+
+EMBED_POLICY: Final = policy(
+    {**_SITE, "connect-src": "'self' http: https: ws: wss:", "frame-ancestors": "*"}
+)
+"""A viewer's asked for with ``embed=1``: as the viewers', framed by any site."""
 
 DOCS_POLICY: Final = {
     **_SITE,
@@ -106,13 +118,17 @@ class SecurityHeadersMiddleware:
             await self.app(scope, receive, send)
             return
         path: str = scope["path"]
-        csp = VIEWER_POLICY if path.startswith(self.viewer_prefixes) else SITE_POLICY
+        viewer = path.startswith(self.viewer_prefixes)
+        embedded = viewer and _asks_embed(scope.get("query_string", b""))
+        csp = EMBED_POLICY if embedded else VIEWER_POLICY if viewer else SITE_POLICY
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message.setdefault("headers", [])
                 headers = MutableHeaders(scope=message)
                 for name, value in _COMMON:
+                    if embedded and name == "x-frame-options":
+                        continue  # other sites may frame it (the CSP says so to new browsers)
                     if name not in headers:
                         headers.append(name, value)
                 if CSP not in headers:
@@ -120,3 +136,8 @@ class SecurityHeadersMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def _asks_embed(query: bytes) -> bool:
+    """Whether a query string has ``embed=1`` (a viewer to be framed by another site)."""
+    return any(part == b"embed=1" for part in query.split(b"&"))

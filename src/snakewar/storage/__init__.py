@@ -10,6 +10,7 @@ repository per aggregate::
     store.snakes        registered snakes and bots, with their owners (SqlSnakeRepository)
     store.runs          ladder and tournament runs: which server plays each (SqlRunRepository)
     store.leases        named leases electing one server for a job (SqlLeaseRepository)
+    store.sharing       saved games with titles, bulk export jobs (SqlSharingRepository)
 
 A :class:`Store` is an :class:`snakewar.arena.ports.ArenaStore`, so ladders and
 tournaments play straight into it.  It is synchronous and thread-safe; asynchronous code
@@ -70,6 +71,7 @@ from snakewar.storage.limits import SqlLimitRepository
 from snakewar.storage.models import GAME_STATUSES, ArenaRunState, GameStatus
 from snakewar.storage.quota import QuotaExceededError
 from snakewar.storage.runs import ArenaRun, SqlRunRepository
+from snakewar.storage.sharing import SqlSharingRepository
 from snakewar.storage.tournaments import SqlTournamentRepository
 from snakewar.storage.usernames import ReservedUserNameError
 
@@ -104,6 +106,7 @@ __all__ = [
     "SqlLeaseRepository",
     "SqlLimitRepository",
     "SqlRunRepository",
+    "SqlSharingRepository",
     "SqlSnakeRepository",
     "SqlTournamentRepository",
     "Store",
@@ -145,6 +148,7 @@ class Store:
         self._runs = SqlRunRepository(self.db)
         self._limits = SqlLimitRepository(self.db)
         self._leases = SqlLeaseRepository(self.db)
+        self._sharing = SqlSharingRepository(self.db)
 
     @property
     def games(self) -> SqlGameRepository:
@@ -190,6 +194,11 @@ class Store:
     def leases(self) -> SqlLeaseRepository:
         """Named leases: which server holds a job that one server does at a time."""
         return self._leases
+
+    @property
+    def sharing(self) -> SqlSharingRepository:
+        """Saved games with their titles, and bulk export jobs."""
+        return self._sharing
 
     @property
     def url(self) -> str:

@@ -94,6 +94,18 @@ Rate limits every server sharing the database counts in (a public server's):
     when it began (``at``), until when it counts as going on (``active_until``: null once
     it ended; a lease, so that a use whose server died does not count for ever) and when
     the row may go (``expires``).
+
+Sharing (:mod:`snakewar.storage.sharing`):
+
+``saved_games``
+    a game a user saved, with the title they gave it: one row per ``(user_id, game_id)``.
+``export_jobs``
+    a bulk export of a ladder's, tournament's or user's games (``kind``, ``target``):
+    who asked (``owner_id``), its ``state`` (``queued``, ``running``, ``done``,
+    ``failed``), its progress (``total`` games, ``done`` so far, ``size_bytes`` written), the
+    server building it and until when it vouches for it (``server_id``,
+    ``lease_until``), and once done the ``archive`` itself (a zip, size-capped) until it
+    ``expires``.
 """
 
 from __future__ import annotations
@@ -114,6 +126,7 @@ __all__ = [
     "ArenaRunModel",
     "ArenaRunState",
     "Base",
+    "ExportJobModel",
     "FrameModel",
     "GameCallsModel",
     "GameModel",
@@ -130,6 +143,7 @@ __all__ = [
     "LoginFailureModel",
     "RateBucketModel",
     "RateUseModel",
+    "SavedGameModel",
     "SessionModel",
     "SnakeModel",
     "TournamentEntrantModel",
@@ -657,3 +671,57 @@ class RateUseModel(Base):
     at: Mapped[float] = mapped_column(sa.Float)
     active_until: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
     expires: Mapped[float] = mapped_column(sa.Float, index=True)
+
+
+# -- sharing: saved games and bulk exports (snakewar.storage.sharing) --------------------
+
+
+class SavedGameModel(Base):
+    """A row of ``saved_games``: a game a user saved, under a title of their own."""
+
+    __tablename__ = "saved_games"
+    __table_args__ = (sa.Index("ix_saved_games_user_saved_at", "user_id", "saved_at"),)
+
+    user_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("users.id", ondelete="CASCADE", name="fk_saved_games_user_id_users"),
+        primary_key=True,
+    )
+    game_id: Mapped[str] = mapped_column(
+        sa.String(MAX_ID_LENGTH),
+        sa.ForeignKey("games.id", ondelete="CASCADE", name="fk_saved_games_game_id_games"),
+        primary_key=True,
+    )
+    title: Mapped[str] = mapped_column(sa.String(120))
+    saved_at: Mapped[dt.datetime] = mapped_column(WHEN)
+
+
+class ExportJobModel(Base):
+    """A row of ``export_jobs``: a bulk export of games, its progress and its archive."""
+
+    __tablename__ = "export_jobs"
+    __table_args__ = (
+        sa.CheckConstraint(
+            "state IN ('queued', 'running', 'done', 'failed')", name="ck_export_jobs_state"
+        ),
+        sa.CheckConstraint("kind IN ('ladder', 'tournament', 'user')", name="ck_export_jobs_kind"),
+        sa.Index("ix_export_jobs_owner_created", "owner_id", "created_at"),
+        sa.Index("ix_export_jobs_state", "state"),
+    )
+
+    id: Mapped[str] = mapped_column(sa.String(32), primary_key=True)
+    owner_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("users.id", ondelete="CASCADE", name="fk_export_jobs_owner_id_users")
+    )
+    kind: Mapped[str] = mapped_column(sa.String(16))
+    target: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH))
+    state: Mapped[str] = mapped_column(sa.String(8))
+    total: Mapped[int] = mapped_column(sa.Integer)
+    done: Mapped[int] = mapped_column(sa.Integer)
+    size_bytes: Mapped[int] = mapped_column(sa.BigInteger)
+    error: Mapped[str] = mapped_column(sa.Text)
+    server_id: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
+    lease_until: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
+    archive: Mapped[bytes | None] = mapped_column(sa.LargeBinary, nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    updated_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    expires_at: Mapped[dt.datetime] = mapped_column(WHEN)

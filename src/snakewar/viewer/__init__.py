@@ -53,6 +53,10 @@ ASSETS: tuple[str, ...] = (
             "admin_users.js",
             "admin_invites.js",
             "new_game_games.js",
+            # sharing and events (server/routers/sharing.py)
+            "share.js",
+            "tv.js",
+            "saved.js",
         )
     ),
 )

@@ -41,6 +41,7 @@ from snakewar.server.deps import (
     game_static_url,
     get_templates,
 )
+from snakewar.server.preview import RevealQuery, page_preview_tags
 from snakewar.server.routers.docs import REDOC_URL, SWAGGER_UI_URL
 from snakewar.server.routers.games import can_read_log
 from snakewar.storage import GameNotFoundError
@@ -202,11 +203,14 @@ async def view_game(
     store: StoreDep,
     manager: ManagerDep,
     turn: TurnQuery = None,
+    reveal: RevealQuery = None,
 ) -> HTMLResponse:
     """A game (live or stored) in its game's viewer: the adapter names the page and viewer.
 
     The controls that change the game (rematch, step mode) are shown to its owner and
-    the admins only.  404 for a game that is neither running nor stored.
+    the admins only.  404 for a game that is neither running nor stored.  Its link
+    preview tags (OpenGraph, Twitter) never name the winner unless ``?reveal=1``
+    (:mod:`snakewar.server.preview`); the share panel makes such links.
     """
     live = manager.games.get(game_id)
     if live is not None:
@@ -247,6 +251,8 @@ async def view_game(
         board=board,
         can_drive=principal.can_change(owner_id),
         log_seats=log_seats,
+        og=await page_preview_tags(request, store, manager, game_id, parse_turn(turn), reveal),
+        share_turn=parse_turn(turn),
     )
 
 
