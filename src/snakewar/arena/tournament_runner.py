@@ -22,14 +22,14 @@ from __future__ import annotations
 import random
 import re
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from snakewar.arena.config import MatchConfig, arena_game_id
 from snakewar.arena.executors import Executor, GameJob, InProcessExecutor
 from snakewar.arena.ratings import Placement, Rating, placement_from_game
-from snakewar.arena.tournaments import Tournament, seed_by_rating
+from snakewar.arena.tournaments import MatchStatus, Tournament, seed_by_rating
 from snakewar.engine.protocol import Entrant, OutboundPolicy, entrants_from_texts
 from snakewar.errors import ConflictError, NotFoundError, SnakewarError
 
@@ -259,6 +259,81 @@ class TournamentRun:
         job = GameJob(f"{self.id}:{match_id}:{number}", spec, seed, game_id, outbound)
         return job, seats
 
+    def next_round(self) -> tuple[int, str, list[str]] | None:
+        """The round to play next: the first, in bracket order, with a match left.
+
+        A bracket lists its rounds so that each is fed by rounds listed before it
+        (winners' rounds, then losers' rounds, then the final; league rounds in order;
+        Swiss pairs each round once the one before is over), so the first round with an
+        unresolved match has matches to play.
+
+        Returns:
+            Its index among the bracket's rounds, its name and its matches that are not
+            resolved yet; ``None`` once the tournament is finished.
+        """
+        t = self.tournament
+        for index, rnd in enumerate(t.rounds):
+            left = [m for m in rnd.matches if not t.matches[m].status.resolved]
+            if left:
+                return index, rnd.name, left
+        return None
+
+    def round_done(self, index: int) -> bool:
+        """Whether every match of round ``index`` is resolved (a round never paired: no)."""
+        rounds = self.tournament.rounds
+        if index >= len(rounds):
+            return False
+        return all(self.tournament.matches[m].status.resolved for m in rounds[index].matches)
+
+    def run_round(
+        self,
+        store: ArenaStore,
+        executor: Executor | None = None,
+        on_step: Callable[[TournamentRun, int], None] | None = None,
+        outbound: OutboundPolicy | None = None,
+        programs: Mapping[str, Any] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        index: int | None = None,
+    ) -> int:
+        """Play one round to its end (:meth:`next_round`, or round ``index``).
+
+        Each step plays one game of each of the round's pending matches (so a best-of
+        match plays on until it is decided); matches of other rounds wait.
+
+        Returns:
+            The games played.
+
+        Raises:
+            TournamentRunError: as :meth:`step`, or a round with nothing to play.
+        """
+        executor = executor or InProcessExecutor(concurrency=4)
+        if index is None:
+            found = self.next_round()
+            if found is None:
+                return 0
+            index = found[0]
+        rounds = self.tournament.rounds
+        if index >= len(rounds):
+            raise TournamentRunError(f"tournament {self.id!r} has no round {index + 1} yet")
+        total = 0
+        while not self.round_done(index):
+            if should_stop is not None and should_stop():
+                break
+            pending = [
+                m
+                for m in rounds[index].matches
+                if self.tournament.matches[m].status is MatchStatus.PENDING
+            ]
+            if not pending:
+                raise TournamentRunError(
+                    f"tournament {self.id!r}: {rounds[index].name} waits for other matches"
+                )
+            played = self.step(store, executor, outbound=outbound, programs=programs, only=pending)
+            total += played
+            if on_step is not None:
+                on_step(self, played)
+        return total
+
     def step(
         self,
         store: ArenaStore,
@@ -266,6 +341,7 @@ class TournamentRun:
         on_game: Callable[[TournamentGame], None] | None = None,
         outbound: OutboundPolicy | None = None,
         programs: Mapping[str, Any] | None = None,
+        only: Collection[str] | None = None,
     ) -> int:
         """Play one game of every pending match, store, record and report them.
 
@@ -276,6 +352,7 @@ class TournamentRun:
             on_game: called with each game played.
             outbound: the address policy the games' connections follow.
             programs: what runs the entrants a server resolved (program bots), by source.
+            only: play these matches only (those of one round); default: every one.
 
         Returns:
             The number of games played (0 once the tournament is finished).
@@ -287,6 +364,8 @@ class TournamentRun:
         """
         executor = executor or InProcessExecutor(concurrency=4)
         pending = self.tournament.pending_matches()
+        if only is not None:
+            pending = [m for m in pending if m.id in only]
         if not pending:
             return 0
         store.tournaments.save(self)
