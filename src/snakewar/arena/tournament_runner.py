@@ -259,6 +259,18 @@ class TournamentRun:
         job = GameJob(f"{self.id}:{match_id}:{number}", spec, seed, game_id, outbound)
         return job, seats
 
+    def check_playable(self) -> None:
+        """Refuse to play a tournament that still waits for entrants.
+
+        Raises:
+            TournamentRunError: it has fewer than 2 entrants.
+        """
+        if not self.tournament.playable:
+            raise TournamentRunError(
+                f"tournament {self.id!r} has {len(self.snakes)} entrant(s); it needs at least "
+                "2 to be played"
+            )
+
     def next_round(self) -> tuple[int, str, list[str]] | None:
         """The round to play next: the first, in bracket order, with a match left.
 
@@ -306,6 +318,7 @@ class TournamentRun:
         Raises:
             TournamentRunError: as :meth:`step`, or a round with nothing to play.
         """
+        self.check_playable()
         executor = executor or InProcessExecutor(concurrency=4)
         if index is None:
             found = self.next_round()
@@ -362,6 +375,7 @@ class TournamentRun:
                 match drew more than :data:`MAX_DRAWS` games beyond its best-of. The
                 games that were played are recorded first.
         """
+        self.check_playable()
         executor = executor or InProcessExecutor(concurrency=4)
         pending = self.tournament.pending_matches()
         if only is not None:
@@ -429,6 +443,7 @@ class TournamentRun:
         Raises:
             TournamentRunError: as :meth:`step`.
         """
+        self.check_playable()
         executor = executor or InProcessExecutor(concurrency=4)
         total = 0
         while not self.is_finished:

@@ -25,7 +25,7 @@ from snakewar.arena.tournament_runner import (
     TournamentRun,
     TournamentRunError,
 )
-from snakewar.arena.tournaments import Tournament
+from snakewar.arena.tournaments import Tournament, TournamentConfig
 from snakewar.errors import ConflictError
 from snakewar.storage.database import Database, now, utc
 from snakewar.storage.leases import database_now
@@ -511,6 +511,7 @@ class SqlTournamentRepository:
                     seed_rank=1 + max((e.seed_rank for e in entrants), default=-1),
                 )
             )
+            _fit_rounds(row, len(entrants) + 1)
             return len(entrants) + 1
 
     def withdraw(self, tid: str, name: str) -> bool:
@@ -531,7 +532,15 @@ class SqlTournamentRepository:
                 )
                 .execution_options(synchronize_session=False)
             )
-            return bool(getattr(result, "rowcount", 0))
+            gone = bool(getattr(result, "rowcount", 0))
+            if gone:
+                left = session.scalar(
+                    sa.select(sa.func.count())
+                    .select_from(TournamentEntrantModel)
+                    .where(TournamentEntrantModel.tournament_id == tid)
+                )
+                _fit_rounds(row, int(left or 0))
+            return gone
 
     def due(self) -> tuple[list[tuple[str, TournamentSettings]], dt.datetime]:
         """The scheduled tournaments whose start time came and that are not finished.
@@ -594,6 +603,13 @@ def _lock(session: Session, tid: str) -> TournamentModel:
     )
     session.refresh(row)
     return row
+
+
+def _fit_rounds(row: TournamentModel, entrants: int) -> None:
+    """A Swiss tournament's rounds for its new field (the default for that many)."""
+    if row.format == "swiss":
+        rounds = TournamentConfig.create("swiss", [f"e{i}" for i in range(entrants)]).swiss_rounds
+        row.options = {**row.options, "swiss_rounds": rounds}
 
 
 def _check_unstarted(session: Session, row: TournamentModel) -> None:
