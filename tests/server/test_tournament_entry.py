@@ -285,11 +285,12 @@ def test_bad_entries_and_qualifiers_are_4xx_json_naming_what_is_wrong(site: Site
     nowhere = site.call("boss", "POST", f"{cup}/qualify", json={"ladder": "nowhere", "top": 4})
     assert nowhere.status_code == 404 and "nowhere" in detail(nowhere)
     member = site.user("gil")
-    for method, path, body in (
+    admins_only: list[tuple[str, str, dict[str, Any] | None]] = [
         ("POST", f"{cup}/qualify", {"ladder": "main", "top": 4}),
         ("POST", f"{cup}/round", None),
         ("PATCH", cup, {"registration": "closed"}),
-    ):
+    ]
+    for method, path, body in admins_only:
         refused = site.call(member, method, path, json=body)
         assert refused.status_code == 403, (path, refused.text)
     too_few = site.call("boss", "POST", f"{cup}/round")

@@ -34,6 +34,7 @@ from snakewar.engine.protocol import Entrant, OutboundPolicy, entrants_from_text
 from snakewar.errors import ConflictError, NotFoundError, SnakewarError
 
 if TYPE_CHECKING:
+    from snakewar.arena.ladder import Ladder, LadderEntry
     from snakewar.arena.ports import ArenaStore
 
 __all__ = [
@@ -43,7 +44,9 @@ __all__ = [
     "TournamentNotFoundError",
     "TournamentRun",
     "TournamentRunError",
+    "entry_owner",
     "load_tournament",
+    "qualifiers",
 ]
 
 MAX_DRAWS = 20
@@ -492,6 +495,42 @@ class TournamentRun:
             "standings": [s.to_dict() for s in t.standings()],
             "matches": matches,
         }
+
+
+def entry_owner(name: str) -> str | None:
+    """The user whose snake the entrant ``name`` is (``@owner/name``); ``None``: nobody's.
+
+    >>> entry_owner("@ann/viper"), entry_owner("greedy")
+    ('ann', None)
+    """
+    if not name.startswith("@") or "/" not in name:
+        return None
+    return name[1:].split("/", 1)[0] or None
+
+
+def qualifiers(ladder: Ladder, top: int, per_owner: int | None = None) -> list[LadderEntry]:
+    """A ladder's entries that qualify for a tournament, best first.
+
+    Its rated (at least one game), unpaused entries qualify in the order of its
+    standings; an owner's entries past ``per_owner`` are skipped (the next ones qualify
+    instead), until ``top`` are in.  Built-in bots belong to nobody: the cap does not
+    count them.
+    """
+    taken: list[LadderEntry] = []
+    per: dict[str, int] = {}
+    for row in ladder.standings():
+        entry = ladder.entries.get(row.snake)
+        if entry is None or entry.paused or row.games == 0:
+            continue
+        owner = entry_owner(entry.name)
+        if owner is not None and per_owner is not None:
+            if per.get(owner, 0) >= per_owner:
+                continue
+            per[owner] = per.get(owner, 0) + 1
+        taken.append(entry)
+        if len(taken) == top:
+            break
+    return taken
 
 
 def load_tournament(store: ArenaStore, tid: str) -> TournamentRun:

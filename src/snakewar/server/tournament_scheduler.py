@@ -30,20 +30,24 @@ import datetime as dt
 import inspect
 import logging
 import time
-from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from snakewar.arena.ladder import load_ladder
-from snakewar.arena.tournament_runner import TournamentRun, TournamentRunError, load_tournament
+from snakewar.arena.tournament_runner import (
+    TournamentRun,
+    TournamentRunError,
+    load_tournament,
+    qualifiers,
+)
 from snakewar.engine.protocol import Entrant
 from snakewar.errors import EntrantError, OverLimitError, SnakewarError
 from snakewar.referee.uploads import UploadCache
 from snakewar.server.arena import LiveExecutor, RunProgress, RunSlot, RunState
 from snakewar.server.config import ServerConfig
 from snakewar.server.manager import GameManager
-from snakewar.server.matches import SNAKE_REF, check_caps, check_entrants, programs_for
+from snakewar.server.matches import check_caps, check_entrants, programs_for
 from snakewar.server.runs import RunKeeper
 from snakewar.server.scheduler import holder_id
 from snakewar.storage import AsyncStore, Store
@@ -219,12 +223,6 @@ async def start_round(
     return index
 
 
-def _owner(entrant: str) -> str | None:
-    """The user whose snake ``entrant`` is (``@owner/name``); ``None``: nobody's."""
-    ref = SNAKE_REF.match(entrant)
-    return ref[1] if ref is not None else None
-
-
 async def qualified_run(
     run: TournamentRun,
     qualifier: Qualifier,
@@ -235,8 +233,8 @@ async def qualified_run(
     """``run`` with its entrants taken from a ladder's standings (not stored).
 
     The ladder's rated, unpaused entrants qualify best first, skipping those of a user
-    who has ``per_owner`` in already, until ``top`` are in; they are seeded in that
-    order.  Built-in bots belong to nobody: the cap does not count them.
+    who has ``per_owner`` in already, until ``top`` are in
+    (:func:`~snakewar.arena.tournament_runner.qualifiers`); they are seeded in that order.
 
     Raises:
         LadderNotFoundError: no such ladder.
@@ -248,23 +246,9 @@ async def qualified_run(
         raise EntrantError(
             f"ladder: {ladder.name!r} plays {ladder.config.game}, this tournament {run.config.game}"
         )
-    taken: list[tuple[str, str | None]] = []
-    per: Counter[str] = Counter()
-    workdirs: dict[str, str] = {}
-    for row in ladder.standings():
-        entry = ladder.entries.get(row.snake)
-        if entry is None or entry.paused or row.games == 0:
-            continue
-        owner = _owner(entry.name)
-        if owner is not None and qualifier.per_owner is not None:
-            if per[owner] >= qualifier.per_owner:
-                continue
-            per[owner] += 1
-        taken.append((entry.source, entry.name))
-        if entry.workdir is not None:
-            workdirs[entry.name] = entry.workdir
-        if len(taken) == qualifier.top:
-            break
+    chosen = qualifiers(ladder, qualifier.top, qualifier.per_owner)
+    taken: list[tuple[str, str | None]] = [(e.source, e.name) for e in chosen]
+    workdirs = {e.name: e.workdir for e in chosen if e.workdir is not None}
     if len(taken) < 2:
         raise EntrantError(
             f"ladder: {ladder.name!r} has {len(taken)} rated entrant(s) that qualify; a "

@@ -440,7 +440,14 @@ class SqlTournamentRepository:
             row.updated_at = now()
 
     def register(
-        self, tid: str, name: str, source: str, *, owner: str | None, anytime: bool = False
+        self,
+        tid: str,
+        name: str,
+        source: str,
+        *,
+        owner: str | None,
+        anytime: bool = False,
+        workdir: str | None = None,
     ) -> int:
         """Enter one snake into a tournament nobody started, as its last seed.
 
@@ -455,6 +462,7 @@ class SqlTournamentRepository:
             owner: the user whose snake it is (counted against ``per_owner``).
             anytime: enter it though registration is closed or past its deadline (an
                 admin entering a snake); the caps still hold.
+            workdir: the folder a command entrant runs in.
 
         Returns:
             How many entrants the tournament has now.
@@ -507,7 +515,7 @@ class SqlTournamentRepository:
                     position=1 + max((e.position for e in entrants), default=-1),
                     name=name,
                     source=source,
-                    workdir=None,
+                    workdir=workdir,
                     seed_rank=1 + max((e.seed_rank for e in entrants), default=-1),
                 )
             )
