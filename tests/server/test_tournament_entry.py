@@ -290,8 +290,8 @@ def test_bad_entries_and_qualifiers_are_4xx_json_naming_what_is_wrong(site: Site
         ("POST", f"{cup}/round", None),
         ("PATCH", cup, {"registration": "closed"}),
     ]
-    for method, path, body in admins_only:
-        refused = site.call(member, method, path, json=body)
+    for method, path, payload in admins_only:
+        refused = site.call(member, method, path, json=payload)
         assert refused.status_code == 403, (path, refused.text)
     too_few = site.call("boss", "POST", f"{cup}/round")
     assert too_few.status_code == 409 and "needs 2" in detail(too_few)
