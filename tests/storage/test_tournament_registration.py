@@ -183,3 +183,20 @@ def test_the_scheduler_finds_what_is_due_until_it_is_finished(store: Store) -> N
     assert [tid for tid, _ in store.tournaments.due()[0]] == ["soon"]
     store.tournaments.delete("soon")
     assert store.tournaments.due()[0] == []
+
+
+def test_a_swiss_tournaments_rounds_follow_its_field_as_people_enter(store: Store) -> None:
+    run = TournamentRun.create(
+        "swiss", "swiss", [("builtin:random", "a"), ("builtin:random", "b")], config=SMALL,
+        tid="swiss",
+    )  # fmt: skip
+    run.started = False
+    store.tournaments.create(run, TournamentSettings(registration="open"))
+    for i in range(6):
+        store.tournaments.register("swiss", f"@u{i}/s", "builtin:random", owner=f"u{i}")
+    grown = store.tournaments.get("swiss")
+    assert grown is not None and grown.tournament.config.swiss_rounds == 3  # 8 entrants
+    for i in range(5):
+        assert store.tournaments.withdraw("swiss", f"@u{i}/s")
+    shrunk = store.tournaments.get("swiss")
+    assert shrunk is not None and shrunk.tournament.config.swiss_rounds == 2  # 3 entrants
