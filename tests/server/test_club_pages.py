@@ -88,6 +88,7 @@ def test_the_new_forms_are_for_admins_and_formats_show_their_names() -> None:
         log_in(client, "admin")
         html = client.get("/tournaments").text
         assert "new-tournament-form" in html and "new-ladder-form" in client.get("/ladders").text
+
         def options(testid: str) -> list[tuple[str, str]]:
             select = re.search(rf'data-testid="{testid}">(.*?)</select>', html, re.S)
             assert select is not None, testid
