@@ -417,3 +417,56 @@ def test_a_scheduled_tournament_is_started_and_played_by_the_elected_scheduler(
         lambda: site.store.tournaments.settings(tid).finished_at is not None,
     )
     assert site.store.tournaments.due()[0] == []
+
+
+def test_of_two_servers_on_one_database_one_scheduler_plays_a_scheduled_tournament(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    db = f"sqlite:///{tmp_path_factory.mktemp('two') / 'two.db'}"
+    config = ServerConfig(database_url=db, public=True, signup="invite", scheduler_lease_s=3.0)
+    started: list[tuple[str, TournamentStarted]] = []
+    with Store(db) as first_store, Store(db) as second_store:
+        boss = make_user(first_store, "boss", admin=True)
+        first, second = (
+            create_app(config, store=first_store),
+            create_app(config, store=second_store),
+        )
+        with serve(first) as url, serve(second):
+            holders = {}
+            for name, app in (("first", first), ("second", second)):
+                scheduler = app.state.tournament_scheduler
+                holders[scheduler.holder] = name
+                scheduler.on_started.append(lambda e, name=name: started.append((name, e)))
+            made = httpx.post(
+                f"{url}/api/tournaments",
+                headers=boss,
+                timeout=60,
+                json={
+                    "name": "Twice",
+                    "start": False,
+                    "format": "round_robin",
+                    "snakes": ["builtin:random", "builtin:greedy", "builtin:hunter?depth=1"],
+                    "starts_at": dt.datetime.now(dt.UTC).isoformat(),
+                    **BOARD,
+                },
+            )
+            assert made.status_code == 201, made.text
+            tid = made.json()["id"]
+
+            def cup() -> dict[str, Any]:
+                got: dict[str, Any] = httpx.get(f"{url}/api/tournaments/{tid}", timeout=60).json()
+                return got
+
+            wait_until("the scheduled tournament", lambda: cup()["finished"])
+            lease = first_store.leases.get(LEASE_NAME)
+            assert lease is not None and lease.holder in holders
+            # Started, and announced, once: by one scheduler of the two.
+            assert [(e.id, e.scheduled) for _, e in started] == [(tid, True)]
+            assert started[0][0] in holders.values()
+            # Each match's games are numbered 0, 1, ... once: no round was played twice.
+            matches = cup()["matches"]
+            assert len(matches) == 3 and all(m["status"] == "done" for m in matches)
+            played = first_store.tournaments.get(tid)
+            assert played is not None and sorted(played.games) == sorted(m["id"] for m in matches)
+            for games in played.games.values():
+                assert [g.number for g in games] == list(range(len(games)))
