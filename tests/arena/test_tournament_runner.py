@@ -9,11 +9,14 @@ import pytest
 
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.executors import InProcessExecutor
+from snakewar.arena.ladder import Ladder
 from snakewar.arena.ratings import Rating
 from snakewar.arena.tournament_runner import (
     TournamentRun,
     TournamentRunError,
+    entry_owner,
     load_tournament,
+    qualifiers,
 )
 from snakewar.cli import main
 from snakewar.errors import EntrantError
@@ -167,3 +170,77 @@ def test_a_game_that_cannot_be_played_stops_the_run_with_the_run_saved(store: St
         run.run(store)
     again = load_tournament(store, run.id)
     assert again.games == {} and [m.id for m in again.tournament.pending_matches()] == ["RR1-1"]
+
+
+def test_qualifiers_are_a_ladders_rated_top_n_with_at_most_k_per_owner() -> None:
+    ladder = Ladder("main", SMALL)
+    for source, name in [
+        ("builtin:random", "@amy/a1"),
+        ("builtin:random", "@amy/a2"),
+        ("builtin:random", "@bob/b1"),
+        ("builtin:greedy", "greedy"),
+        ("builtin:random", "@amy/a3"),
+        ("builtin:random", "@cy/idle"),  # never played: not rated, never qualifies
+    ]:
+        ladder.add(source, name)
+    # Ratings from games: a1 > a2 > greedy > b1 > a3.
+    for number, order in enumerate(
+        [["@amy/a1", "@amy/a2"], ["@amy/a2", "greedy"], ["greedy", "@bob/b1"],
+         ["@bob/b1", "@amy/a3"], ["@amy/a1", "greedy"], ["@amy/a2", "@amy/a3"]]
+    ):  # fmt: skip
+        ladder.board.play(f"g{number}", order)
+    ranked = [row.snake for row in ladder.standings() if row.games]
+    names = [e.name for e in qualifiers(ladder, 4, per_owner=1)]
+    # Best first, skipping amy's snakes past her first; built-ins belong to nobody; 3 of
+    # the 5 rated entries are left once the cap bites, fewer than the 4 asked.
+    best_amy = next(n for n in ranked if n.startswith("@amy/"))
+    assert names == [n for n in ranked if not n.startswith("@amy/") or n == best_amy]
+    assert len(names) == 3
+    assert sum(1 for n in names if n.startswith("@amy/")) == 1
+    assert "@cy/idle" not in names
+    uncapped = [e.name for e in qualifiers(ladder, 3)]
+    assert uncapped == ranked[:3]
+    ladder.entries["@amy/a1"].paused = True  # paused by its owner: it does not qualify
+    assert "@amy/a1" not in [e.name for e in qualifiers(ladder, 5)]
+    assert entry_owner("@amy/a1") == "amy" and entry_owner("greedy") is None
+
+
+def test_tournament_cli_entries_rounds_and_qualifying(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ["--database", f"sqlite:///{tmp_path / 'cli.db'}"]
+    refused = ["tournament", "create", "Early", "-W", "7", "-H", "7", *db]
+    assert main(refused) == 2
+    assert "give --later" in capsys.readouterr().err
+    bad_time = [*refused, "--later", "--starts-at", "2030-01-01T00:00:00"]
+    assert main(bad_time) == 2
+    assert "--starts-at '2030-01-01T00:00:00': give its time zone" in capsys.readouterr().err
+    create = ["tournament", "create", "Later cup", "--later", "--per-owner", "1",
+              "--max-entrants", "4", "-W", "7", "-H", "7", *db]  # fmt: skip
+    assert main(create) == 0
+    tid = capsys.readouterr().out.strip()
+    for bot in ("builtin:random", "builtin:greedy", "builtin:hunter?depth=1"):
+        assert main(["tournament", "enter", tid, bot, *db]) == 0
+    assert "3 entrant(s)" in capsys.readouterr().out
+    assert main(["tournament", "withdraw", tid, "hunter", *db]) == 0
+    assert main(["tournament", "withdraw", tid, "hunter", *db]) == 2
+    assert "no entrant 'hunter'" in capsys.readouterr().err
+    # A ladder's rated top 2 replace the entrants.
+    ladder = ["ladder", "create", "main", "-W", "7", "-H", "7", *db]
+    assert main(ladder) == 0
+    for bot in ("random", "greedy", "hunter?depth=1"):
+        assert main(["ladder", "add", "main", f"builtin:{bot}", "--no-check", *db]) == 0
+    assert main(["ladder", "run", "main", "--games", "6", *db]) == 0
+    capsys.readouterr()
+    assert main(["tournament", "qualify", tid, "--ladder", "main", "--top", "2", *db]) == 0
+    picked = [line.split(". ", 1)[1] for line in capsys.readouterr().out.splitlines()]
+    assert len(picked) == 2
+    assert main(["tournament", "show", tid, *db]) == 0
+    assert "not started" in capsys.readouterr().out
+    assert main(["tournament", "round", tid, *db]) == 0
+    out = capsys.readouterr().out
+    assert "Final: played" in out and "finished" in out
+    assert main(["tournament", "enter", tid, "builtin:random", *db]) == 2
+    assert "has started" in capsys.readouterr().err
+    assert main(["tournament", "round", tid, *db]) == 2
+    assert "finished; nothing to play" in capsys.readouterr().err

@@ -363,7 +363,6 @@ def test_round_trip_through_json(fmt: str) -> None:
     ("kwargs", "message"),
     [
         ({"format": "ladder"}, "unknown tournament format 'ladder'"),
-        ({"entrants": ["a"]}, "2 to 64 entrants, not 1"),
         ({"entrants": names(65)}, "2 to 64 entrants, not 65"),
         ({"entrants": ["a", "b", "a"]}, "entrant 'a' appears more than once"),
         ({"entrants": ["a", ""]}, "entrant '' is not a non-empty string"),
@@ -382,6 +381,21 @@ def test_invalid_setups_raise(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(TournamentError, match=message):
         Tournament.create(**args)  # type: ignore[arg-type]
     assert issubclass(TournamentError, SnakewarError)
+
+
+@pytest.mark.parametrize(
+    "format", ["single_elimination", "double_elimination", "round_robin", "swiss"]
+)
+@pytest.mark.parametrize("count", [0, 1])
+def test_fewer_than_two_entrants_wait_for_more_with_no_bracket(format: str, count: int) -> None:
+    # A tournament still taking entrants (registration open): nothing to play, never
+    # finished, no champion; its entrants stand in seed order.
+    t = Tournament.create(format, names(count))
+    assert not t.playable
+    assert t.matches == {} and t.rounds == [] and t.pending_matches() == []
+    assert not t.is_finished and t.champion is None
+    assert [s.entrant for s in t.standings()] == names(count)
+    assert Tournament.create(format, names(2)).playable
 
 
 def test_invalid_reports_raise() -> None:

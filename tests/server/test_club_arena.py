@@ -274,6 +274,11 @@ def test_a_tournament_made_to_start_later_is_edited_then_started(local: TestClie
         "finished": False,
         "champion": None,
         "error": "",
+        "phase": "upcoming",
+        "registration": "closed",
+        "registration_open": False,
+        "registration_closes_at": None,
+        "starts_at": None,
     }
     time.sleep(0.2)  # nothing plays it meanwhile
     assert local.get(f"/api/tournaments/{tid}").json()["matches"][0]["games"] == []
@@ -320,8 +325,12 @@ def test_bad_tournament_edits_name_what_is_wrong(local: TestClient) -> None:
     path = f"/api/tournaments/{tid}"
     unknown = local.patch(path, json={"remove": ["nobody"]})
     assert unknown.status_code == 400 and "remove[0]" in detail(unknown)
-    too_few = local.patch(path, json={"remove": ["random"]})
-    assert too_few.status_code == 400 and "entrants" in detail(too_few)
+    too_many = local.patch(path, json={"max_entrants": 1})
+    assert too_many.status_code == 422 and field(too_many) == "max_entrants"
+    few = local.patch(path, json={"max_entrants": 2})
+    assert few.status_code == 200 and few.json()["registration"]["max_entrants"] == 2
+    over_cap = local.patch(path, json={"add": ["builtin:hunter"]})
+    assert over_cap.status_code == 422 and "max_entrants: 2" in detail(over_cap)
     bad_name = local.patch(path, json={"name": ""})
     assert bad_name.status_code == 422 and field(bad_name) == "name"
     extra = local.patch(path, json={"format": "swiss"})

@@ -88,12 +88,22 @@ def test_the_new_forms_are_for_admins_and_formats_show_their_names() -> None:
         log_in(client, "admin")
         html = client.get("/tournaments").text
         assert "new-tournament-form" in html and "new-ladder-form" in client.get("/ladders").text
-        options = re.findall(r'<option value="([a-z_]+)">([^<]+)</option>', html)
-        assert options == [
+
+        def options(testid: str) -> list[tuple[str, str]]:
+            select = re.search(rf'data-testid="{testid}">(.*?)</select>', html, re.S)
+            assert select is not None, testid
+            return re.findall(r'<option value="([a-z_]+)">([^<]+)</option>', select[1])
+
+        assert options("tournament-format") == [
             ("single_elimination", "Single elimination"),
             ("double_elimination", "Double elimination"),
             ("round_robin", "Round robin"),
             ("swiss", "Swiss"),
+        ]
+        assert [value for value, _ in options("tournament-registration")] == [
+            "closed",
+            "open",
+            "owner",
         ]
 
 

@@ -22,18 +22,19 @@ from __future__ import annotations
 import random
 import re
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from snakewar.arena.config import MatchConfig, arena_game_id
 from snakewar.arena.executors import Executor, GameJob, InProcessExecutor
 from snakewar.arena.ratings import Placement, Rating, placement_from_game
-from snakewar.arena.tournaments import Tournament, seed_by_rating
+from snakewar.arena.tournaments import MatchStatus, Tournament, seed_by_rating
 from snakewar.engine.protocol import Entrant, OutboundPolicy, entrants_from_texts
 from snakewar.errors import ConflictError, NotFoundError, SnakewarError
 
 if TYPE_CHECKING:
+    from snakewar.arena.ladder import Ladder, LadderEntry
     from snakewar.arena.ports import ArenaStore
 
 __all__ = [
@@ -43,7 +44,9 @@ __all__ = [
     "TournamentNotFoundError",
     "TournamentRun",
     "TournamentRunError",
+    "entry_owner",
     "load_tournament",
+    "qualifiers",
 ]
 
 MAX_DRAWS = 20
@@ -259,6 +262,94 @@ class TournamentRun:
         job = GameJob(f"{self.id}:{match_id}:{number}", spec, seed, game_id, outbound)
         return job, seats
 
+    def check_playable(self) -> None:
+        """Refuse to play a tournament that still waits for entrants.
+
+        Raises:
+            TournamentRunError: it has fewer than 2 entrants.
+        """
+        if not self.tournament.playable:
+            raise TournamentRunError(
+                f"tournament {self.id!r} has {len(self.snakes)} entrant(s); it needs at least "
+                "2 to be played"
+            )
+
+    def next_round(self) -> tuple[int, str, list[str]] | None:
+        """The round to play next: the first, in bracket order, with a match left.
+
+        A bracket lists its rounds so that each is fed by rounds listed before it
+        (winners' rounds, then losers' rounds, then the final; league rounds in order;
+        Swiss pairs each round once the one before is over), so the first round with an
+        unresolved match has matches to play.
+
+        Returns:
+            Its index among the bracket's rounds, its name and its matches that are not
+            resolved yet; ``None`` once the tournament is finished.
+        """
+        t = self.tournament
+        for index, rnd in enumerate(t.rounds):
+            left = [m for m in rnd.matches if not t.matches[m].status.resolved]
+            if left:
+                return index, rnd.name, left
+        return None
+
+    def round_done(self, index: int) -> bool:
+        """Whether every match of round ``index`` is resolved (a round never paired: no)."""
+        rounds = self.tournament.rounds
+        if index >= len(rounds):
+            return False
+        return all(self.tournament.matches[m].status.resolved for m in rounds[index].matches)
+
+    def run_round(
+        self,
+        store: ArenaStore,
+        executor: Executor | None = None,
+        on_step: Callable[[TournamentRun, int], None] | None = None,
+        outbound: OutboundPolicy | None = None,
+        programs: Mapping[str, Any] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        index: int | None = None,
+    ) -> int:
+        """Play one round to its end (:meth:`next_round`, or round ``index``).
+
+        Each step plays one game of each of the round's pending matches (so a best-of
+        match plays on until it is decided); matches of other rounds wait.
+
+        Returns:
+            The games played.
+
+        Raises:
+            TournamentRunError: as :meth:`step`, or a round with nothing to play.
+        """
+        self.check_playable()
+        executor = executor or InProcessExecutor(concurrency=4)
+        if index is None:
+            found = self.next_round()
+            if found is None:
+                return 0
+            index = found[0]
+        rounds = self.tournament.rounds
+        if index >= len(rounds):
+            raise TournamentRunError(f"tournament {self.id!r} has no round {index + 1} yet")
+        total = 0
+        while not self.round_done(index):
+            if should_stop is not None and should_stop():
+                break
+            pending = [
+                m
+                for m in rounds[index].matches
+                if self.tournament.matches[m].status is MatchStatus.PENDING
+            ]
+            if not pending:
+                raise TournamentRunError(
+                    f"tournament {self.id!r}: {rounds[index].name} waits for other matches"
+                )
+            played = self.step(store, executor, outbound=outbound, programs=programs, only=pending)
+            total += played
+            if on_step is not None:
+                on_step(self, played)
+        return total
+
     def step(
         self,
         store: ArenaStore,
@@ -266,6 +357,7 @@ class TournamentRun:
         on_game: Callable[[TournamentGame], None] | None = None,
         outbound: OutboundPolicy | None = None,
         programs: Mapping[str, Any] | None = None,
+        only: Collection[str] | None = None,
     ) -> int:
         """Play one game of every pending match, store, record and report them.
 
@@ -276,6 +368,7 @@ class TournamentRun:
             on_game: called with each game played.
             outbound: the address policy the games' connections follow.
             programs: what runs the entrants a server resolved (program bots), by source.
+            only: play these matches only (those of one round); default: every one.
 
         Returns:
             The number of games played (0 once the tournament is finished).
@@ -285,8 +378,11 @@ class TournamentRun:
                 match drew more than :data:`MAX_DRAWS` games beyond its best-of. The
                 games that were played are recorded first.
         """
+        self.check_playable()
         executor = executor or InProcessExecutor(concurrency=4)
         pending = self.tournament.pending_matches()
+        if only is not None:
+            pending = [m for m in pending if m.id in only]
         if not pending:
             return 0
         store.tournaments.save(self)
@@ -350,6 +446,7 @@ class TournamentRun:
         Raises:
             TournamentRunError: as :meth:`step`.
         """
+        self.check_playable()
         executor = executor or InProcessExecutor(concurrency=4)
         total = 0
         while not self.is_finished:
@@ -398,6 +495,42 @@ class TournamentRun:
             "standings": [s.to_dict() for s in t.standings()],
             "matches": matches,
         }
+
+
+def entry_owner(name: str) -> str | None:
+    """The user whose snake the entrant ``name`` is (``@owner/name``); ``None``: nobody's.
+
+    >>> entry_owner("@ann/viper"), entry_owner("greedy")
+    ('ann', None)
+    """
+    if not name.startswith("@") or "/" not in name:
+        return None
+    return name[1:].split("/", 1)[0] or None
+
+
+def qualifiers(ladder: Ladder, top: int, per_owner: int | None = None) -> list[LadderEntry]:
+    """A ladder's entries that qualify for a tournament, best first.
+
+    Its rated (at least one game), unpaused entries qualify in the order of its
+    standings; an owner's entries past ``per_owner`` are skipped (the next ones qualify
+    instead), until ``top`` are in.  Built-in bots belong to nobody: the cap does not
+    count them.
+    """
+    taken: list[LadderEntry] = []
+    per: dict[str, int] = {}
+    for row in ladder.standings():
+        entry = ladder.entries.get(row.snake)
+        if entry is None or entry.paused or row.games == 0:
+            continue
+        owner = entry_owner(entry.name)
+        if owner is not None and per_owner is not None:
+            if per.get(owner, 0) >= per_owner:
+                continue
+            per[owner] = per.get(owner, 0) + 1
+        taken.append(entry)
+        if len(taken) == top:
+            break
+    return taken
 
 
 def load_tournament(store: ArenaStore, tid: str) -> TournamentRun:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 from pathlib import Path
@@ -70,12 +71,52 @@ def create(
     ),
     max_turns: int | None = typer.Option(None, "--max-turns"),
     seed: int = typer.Option(1, "--seed", help="The seed the games' seeds derive from."),
+    later: bool = typer.Option(
+        False,
+        "--later",
+        help="Make it to start later: until it plays (round, run, or a server's scheduler "
+        "at --starts-at) its entrants may change (enter, withdraw, qualify).",
+    ),
+    registration: str = typer.Option(
+        "closed",
+        "--registration",
+        help="Who enters snakes on a server: closed (its admins), open (every user, their "
+        "own) or owner (its creator's and admins' snakes).",
+    ),
+    closes_at: str | None = typer.Option(
+        None, "--closes-at", help="When registration closes (ISO time with its zone)."
+    ),
+    max_entrants: int | None = typer.Option(None, "--max-entrants", help="The most entrants."),
+    per_owner: int | None = typer.Option(
+        None, "--per-owner", help="The most entrants of one user's snakes."
+    ),
+    starts_at: str | None = typer.Option(
+        None,
+        "--starts-at",
+        help="When a server's tournament scheduler starts it (ISO time with its zone).",
+    ),
+    round_gap: int = typer.Option(
+        0, "--round-gap", help="Seconds the scheduler waits between rounds."
+    ),
     database: str | None = _DB,
 ) -> None:
     """Create a tournament; prints its id."""
     from snakewar.arena.ladder import load_ladder
     from snakewar.arena.tournament_runner import TournamentRun, TournamentRunError
+    from snakewar.storage.tournaments import TournamentSettings
 
+    if (starts_at is not None or len(snakes) < 2) and not later:
+        raise TournamentRunError(
+            "--starts-at, or fewer than 2 --snake: give --later (it starts later)"
+        )
+    settings = TournamentSettings(
+        registration=registration,
+        closes_at=_when(closes_at, "--closes-at"),
+        max_entrants=max_entrants,
+        per_owner=per_owner,
+        starts_at=_when(starts_at, "--starts-at"),
+        round_gap_s=round_gap,
+    )
     if len(names) > len(snakes):
         raise TournamentRunError(
             f"{len(names)} --name for {len(snakes)} --snake: expected at most one per entrant"
@@ -96,8 +137,148 @@ def create(
                                    config=config, seed=seed, heat_size=heat_size,
                                    best_of=best_of, advance=advance, ratings=ratings,
                                    workdir=os.getcwd(), **options)  # fmt: skip
-        store.tournaments.create(run)
+        run.started = not later
+        store.tournaments.create(run, settings)
     typer.echo(run.id)
+
+
+def _when(text: str | None, option: str) -> dt.datetime | None:
+    """An ISO time given on the command line, with its time zone."""
+    from snakewar.arena.tournament_runner import TournamentRunError
+
+    if text is None:
+        return None
+    try:
+        when = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise TournamentRunError(
+            f"{option} {text[:64]!r}: expected an ISO time, e.g. 2030-01-02T18:00:00+00:00"
+        ) from None
+    if when.tzinfo is None:
+        raise TournamentRunError(f"{option} {text[:64]!r}: give its time zone (+00:00, Z)")
+    return when.astimezone(dt.UTC)
+
+
+@tournament_app.command("enter")
+def enter(
+    tid: str = typer.Argument(..., help="The tournament's id."),
+    snake: str = typer.Argument(..., help="The entrant, as the game takes it."),
+    name: str | None = typer.Option(None, "--name", "-n", help="Its name."),
+    database: str | None = _DB,
+) -> None:
+    """Enter one more entrant (as an admin: whatever the registration; the caps hold)."""
+    from snakewar.arena.tournament_runner import entry_owner, load_tournament
+    from snakewar.engine.protocol import entrants_from_texts
+
+    with _store(database) as store:
+        run = load_tournament(store, tid)
+        adapter = run.config.adapter
+        (entrant,) = entrants_from_texts(adapter, [snake], [name])
+        workdir = os.getcwd() if adapter.reach(entrant).kind == "program" else None
+        count = store.tournaments.register(
+            tid,
+            entrant.name,
+            entrant.source,
+            owner=entry_owner(entrant.name),
+            anytime=True,
+            workdir=workdir,
+        )
+    typer.echo(f"entered {entrant.name}: {count} entrant(s)")
+
+
+@tournament_app.command("withdraw")
+def withdraw(
+    tid: str = typer.Argument(..., help="The tournament's id."),
+    name: str = typer.Argument(..., help="The entrant's name."),
+    database: str | None = _DB,
+) -> None:
+    """Take an entrant out of a tournament that has not started."""
+    from snakewar.arena.tournament_runner import TournamentRunError
+
+    with _store(database) as store:
+        if not store.tournaments.withdraw(tid, name):
+            raise TournamentRunError(f"tournament {tid!r} has no entrant {name[:100]!r}")
+    typer.echo(f"withdrew {name}")
+
+
+@tournament_app.command("qualify")
+def qualify(
+    tid: str = typer.Argument(..., help="The tournament's id."),
+    ladder: str = typer.Option(..., "--ladder", "-l", help="The ladder they qualify from."),
+    top: int = typer.Option(..., "--top", help="How many qualify (2 to 64)."),
+    per_owner: int | None = typer.Option(
+        None, "--per-owner", help="The most entrants of one user's snakes."
+    ),
+    database: str | None = _DB,
+) -> None:
+    """Take the entrants from a ladder's top N (at most K per owner), seeded in its order."""
+    import dataclasses
+
+    from snakewar.arena.ladder import load_ladder
+    from snakewar.arena.tournament_runner import (
+        TournamentRun,
+        TournamentRunError,
+        load_tournament,
+        qualifiers,
+    )
+    from snakewar.storage.tournaments import Qualifier
+
+    if not 2 <= top <= 64:
+        raise TournamentRunError(f"--top {top}: expected 2 to 64")
+    if per_owner is not None and per_owner < 1:
+        raise TournamentRunError(f"--per-owner {per_owner}: expected at least 1")
+    with _store(database) as store:
+        run = load_tournament(store, tid)
+        board = load_ladder(store, ladder)
+        if board.config.game != run.config.game:
+            raise TournamentRunError(
+                f"--ladder {ladder!r} plays {board.config.game}, this tournament {run.config.game}"
+            )
+        chosen = qualifiers(board, top, per_owner)
+        if len(chosen) < 2:
+            raise TournamentRunError(
+                f"--ladder {ladder!r}: {len(chosen)} rated entrant(s) qualify; 2 are needed"
+            )
+        t = run.tournament.config
+        changed = TournamentRun.create(
+            run.name, t.format, [(e.source, e.name) for e in chosen], config=run.config,
+            seed=run.seed, heat_size=t.heat_size, best_of=t.best_of, advance=t.advance,
+            grand_final_reset=t.grand_final_reset, tid=run.id,
+        )  # fmt: skip
+        changed.workdirs.update({e.name: e.workdir for e in chosen if e.workdir is not None})
+        changed.started = False
+        settings = store.tournaments.settings(tid)
+        store.tournaments.replace_unstarted(
+            changed, dataclasses.replace(settings, qualifier=Qualifier(ladder, top, per_owner))
+        )
+    for i, entry in enumerate(chosen, start=1):
+        typer.echo(f"{i:>3}. {entry.name}")
+
+
+@tournament_app.command("round")
+def next_round(
+    tid: str = typer.Argument(..., help="The tournament's id."),
+    parallel: int = typer.Option(4, "--parallel", help="Games played at once."),
+    database: str | None = _DB,
+) -> None:
+    """Play the next round (starting the tournament if it waits), then stop."""
+    from snakewar.arena.executors import make_executor
+    from snakewar.arena.tournament_runner import TournamentRunError, load_tournament
+
+    if parallel < 1:
+        raise TournamentRunError(f"--parallel {parallel}: expected at least 1")
+    with _store(database) as store:
+        t = load_tournament(store, tid)
+        found = t.next_round()
+        if found is None:
+            raise TournamentRunError(f"tournament {tid!r} is finished; nothing to play")
+        t.check_playable()
+        if not t.started:
+            store.tournaments.mark_started(tid)
+            t.started = True
+        played = t.run_round(store, make_executor("inprocess", concurrency=parallel))
+        typer.echo(f"{found[1]}: played {played} game(s)")
+    _show(t)
 
 
 @tournament_app.command("run")
@@ -117,6 +298,10 @@ def run(
         raise TournamentRunError(f"--parallel {parallel}: expected at least 1")
     with _store(database) as store:
         t = load_tournament(store, tid)
+        t.check_playable()
+        if not t.started:
+            store.tournaments.mark_started(tid)
+            t.started = True
         chosen = make_executor(
             executor, concurrency=parallel, workers=workers, ray_address=ray_address
         )
@@ -169,7 +354,7 @@ def list_tournaments(database: str | None = _DB) -> None:
 
 def _show(run: Any) -> None:
     t = run.tournament
-    state = "finished" if t.is_finished else "in progress"
+    state = "finished" if t.is_finished else "in progress" if run.started else "not started"
     typer.echo(f"tournament {run.name} ({run.id}): {t.format}, {state}")
     if t.champion is not None:
         typer.echo(f"champion: {t.champion}")

@@ -84,6 +84,7 @@ from snakewar.server.safety import (
     HostCheckMiddleware,
 )
 from snakewar.server.scheduler import LadderScheduler
+from snakewar.server.tournament_scheduler import TournamentScheduler
 from snakewar.storage import AsyncStore, Store
 from snakewar.storage.events import GameEvents
 from snakewar.viewer import static_dir
@@ -259,6 +260,18 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         app.state.scheduler = scheduler
         if config.ladder_scheduler:
             await scheduler.start()
+        # Scheduled tournaments: one server of those sharing the database starts them and
+        # plays their rounds; every server announces those its admins start (on_started).
+        app.state.tournament_scheduler = tournament_scheduler = TournamentScheduler(
+            astore,
+            runs,
+            manager,
+            config,
+            uploads,
+            lease_s=config.scheduler_lease_s or config.game_lease_s,
+        )
+        if config.tournament_scheduler:
+            await tournament_scheduler.start()
         app.state.decoders = decoders = DecoderPool(config.decode_workers)
         # Bulk exports: built in the background, their progress and archives stored.
         app.state.exports = exports = ExportWorker(astore, manager.server_id, export_limits(config))
@@ -270,6 +283,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             await exports.close()
             # The scheduler first: it starts no more games and lets its lease go.
             await scheduler.close()
+            await tournament_scheduler.close()
             # The runs next: their games are cancelled and they are let go (still
             # running in the database) for the next server, before the games close.
             await runs.close()

@@ -101,6 +101,8 @@ class ServerConfig:
             set aside for one server's games, say).
         ladder_scheduler: take part in scheduling the continuous ladders (one server of
             those sharing the database schedules at a time: :mod:`snakewar.server.scheduler`).
+        tournament_scheduler: take part in starting scheduled tournaments and playing
+            their rounds (one server at a time: :mod:`snakewar.server.tournament_scheduler`).
         scheduler_lease_s: how long the scheduling server's lease lasts (``None``:
             ``game_lease_s``); another server takes over within that once it dies.
         build_seconds: how long an uploaded bot's build may take (wall clock, in its
@@ -160,6 +162,7 @@ class ServerConfig:
     ray_bot_cpus: float = 1.0
     ray_game_resources: tuple[tuple[str, float], ...] = ()
     ladder_scheduler: bool = True
+    tournament_scheduler: bool = True
     scheduler_lease_s: float | None = None
     build_seconds: float = 300.0
     concurrent_builds: int = 2

@@ -26,6 +26,7 @@ from snakewar.server.manager import GameManager
 from snakewar.server.runs import RunKeeper
 from snakewar.server.safety import ClientRate, address_key
 from snakewar.server.scheduler import LadderScheduler
+from snakewar.server.tournament_scheduler import TournamentScheduler
 from snakewar.storage import AsyncStore
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "StoreDep",
     "StoredFollowingDep",
     "TemplatesDep",
+    "TournamentSchedulerDep",
     "UploadsDep",
     "client_key",
     "game_static_url",
@@ -57,6 +59,7 @@ __all__ = [
     "get_store",
     "get_stored_following",
     "get_templates",
+    "get_tournament_scheduler",
     "make_templates",
     "static_url",
 ]
@@ -157,6 +160,12 @@ def get_scheduler(request: Request) -> LadderScheduler:
     return scheduler
 
 
+def get_tournament_scheduler(request: Request) -> TournamentScheduler:
+    """The tournament scheduler (it also announces tournaments that start)."""
+    scheduler: TournamentScheduler = request.app.state.tournament_scheduler
+    return scheduler
+
+
 def get_stored_following(connection: HTTPConnection) -> StoredFollowing:
     """Stored games' encoded pages, their followers' turns and caps (for websockets too)."""
     following: StoredFollowing = connection.app.state.stored_following
@@ -212,6 +221,7 @@ ManagerDep = Annotated[GameManager, Depends(get_manager)]
 ArenaDep = Annotated[ArenaWorker, Depends(get_arena)]
 RunsDep = Annotated[RunKeeper, Depends(get_runs)]
 SchedulerDep = Annotated[LadderScheduler, Depends(get_scheduler)]
+TournamentSchedulerDep = Annotated[TournamentScheduler, Depends(get_tournament_scheduler)]
 LimiterDep = Annotated[ClientRate, Depends(get_limiter)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]

@@ -16,6 +16,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AwareDatetime,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -32,6 +33,7 @@ from snakewar.server.arena import RunState
 from snakewar.server.patterns import LABEL, LADDER_NAME, SEED_TEXT, SNAKE_NAME, USER_NAME
 from snakewar.storage.accounts import InviteStatus
 from snakewar.storage.models import GameStatus
+from snakewar.storage.tournaments import MAX_ROUND_GAP_S
 
 __all__ = [
     "INT64_MAX",
@@ -65,10 +67,16 @@ __all__ = [
     "MaxTurnsSpelling",
     "MeOut",
     "NewTokenOut",
+    "NextRoundOut",
     "ParamOut",
     "PasswordResetOut",
+    "QualifierOut",
+    "QualifyTournament",
     "RatingPointOut",
+    "RegisterEntrant",
     "RegisterSnake",
+    "RegistrationMode",
+    "RegistrationOut",
     "RequestModel",
     "RunAccepted",
     "RunLadder",
@@ -83,6 +91,7 @@ __all__ = [
     "TournamentGameOut",
     "TournamentMatchOut",
     "TournamentOut",
+    "TournamentPhase",
     "TournamentStandingOut",
     "TournamentSummaryOut",
     "UpdateLadder",
@@ -539,7 +548,10 @@ class RunAccepted(BaseModel):
 class RunOut(BaseModel):
     """A ladder's or tournament's latest run: going on, or how it ended."""
 
-    games: int | None = Field(description="Games asked for (null: a tournament, to its end).")
+    games: int | None = Field(
+        description="Games asked for (a ladder's run); a tournament's: 1 for one round, null "
+        "to its end."
+    )
     done: int = Field(description="Games played so far.")
     running: bool = Field(description="Whether a server plays it now (this one or another).")
     error: str = Field(description='Why the run stopped early ("" if it did not).')
@@ -619,16 +631,29 @@ class LadderSummaryOut(BaseModel):
 # -- tournaments -----------------------------------------------------------------------
 
 
+RegistrationMode = Literal["closed", "open", "owner"]
+TournamentPhase = Literal["upcoming", "registering", "running", "finished"]
+_REGISTRATION_TEXT = (
+    "Who enters snakes themselves: closed (nobody: its admins enter them), open (every "
+    "user, their own snakes) or owner (its creator and admins, their own snakes)."
+)
+_PHASE_TEXT = (
+    "upcoming (not started, registration not open), registering (not started, users may "
+    "enter snakes now), running (started, not finished) or finished."
+)
+
+
 class CreateTournament(GameParamsRequest):
     """A new tournament: entrants by seed (best first), the format and the game."""
 
     name: str = Field(min_length=1, max_length=100)
     format: TournamentFormat = TournamentFormat.SINGLE_ELIMINATION
     snakes: list[str] = Field(
-        min_length=2,
+        default_factory=list,
         max_length=64,
         description="The entrants (bots of the game), by seed, best first, each as the game "
-        "takes one.  Named snakes for every game.",
+        "takes one.  Named snakes for every game.  Fewer than 2: it waits for entrants "
+        "(registration, or qualifying from a ladder).",
     )
     names: list[str] = Field(
         default_factory=list, max_length=64, description="Entrants' names, in their order."
@@ -643,6 +668,22 @@ class CreateTournament(GameParamsRequest):
         default=True,
         description="Start playing it now; false: it waits for POST .../run (and may be "
         "edited until then).",
+    )
+    registration: RegistrationMode = Field(default="closed", description=_REGISTRATION_TEXT)
+    registration_closes_at: AwareDatetime | None = Field(
+        default=None, description="When registration closes (null: when it starts)."
+    )
+    max_entrants: int | None = Field(default=None, ge=2, le=64, description="The most entrants.")
+    per_owner: int | None = Field(
+        default=None, ge=1, le=64, description="The most entrants of one user's snakes."
+    )
+    starts_at: AwareDatetime | None = Field(
+        default=None,
+        description="When the tournament scheduler starts it and plays its rounds (null: "
+        "its admins start it and run each round).",
+    )
+    round_gap_s: int = Field(
+        default=0, ge=0, le=MAX_ROUND_GAP_S, description="Seconds between scheduled rounds."
     )
 
 
@@ -666,6 +707,64 @@ class UpdateTournament(RequestModel):
     add_names: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
         default_factory=list, max_length=64
     )
+    # How people enter it and when it starts: each one given (null clears it) changes.
+    registration: RegistrationMode | None = Field(default=None, description=_REGISTRATION_TEXT)
+    registration_closes_at: AwareDatetime | None = None
+    max_entrants: int | None = Field(default=None, ge=2, le=64)
+    per_owner: int | None = Field(default=None, ge=1, le=64)
+    starts_at: AwareDatetime | None = None
+    round_gap_s: int | None = Field(default=None, ge=0, le=MAX_ROUND_GAP_S)
+
+
+class RegisterEntrant(RequestModel):
+    """A snake entered into a tournament: a registered snake, ``@owner/name``.
+
+    Users enter their own snakes while registration is open; admins enter any entrant
+    the game takes (a built-in too), whatever the registration says.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    snake: str = Field(min_length=1, max_length=100)
+
+
+class QualifyTournament(RequestModel):
+    """Entrants from a ladder: its ``top`` entries, at most ``per_owner`` of one user's.
+
+    They replace the tournament's entrants, seeded by their place on the ladder.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    ladder: str = Field(min_length=1, max_length=64)
+    top: int = Field(ge=2, le=64)
+    per_owner: int | None = Field(default=None, ge=1, le=64)
+
+
+class RegistrationOut(BaseModel):
+    """How people enter a tournament."""
+
+    mode: RegistrationMode = Field(description=_REGISTRATION_TEXT)
+    closes_at: AwareDatetime | None = Field(description="When registration closes.")
+    open: bool = Field(description="Whether users may enter snakes now.")
+    max_entrants: int | None
+    per_owner: int | None
+
+
+class QualifierOut(BaseModel):
+    """The ladder a tournament took its entrants from."""
+
+    ladder: str
+    top: int
+    per_owner: int | None
+
+
+class NextRoundOut(BaseModel):
+    """The round ``POST .../round`` plays next."""
+
+    index: int = Field(description="Its place among the bracket's rounds, 0 first.")
+    name: str
+    matches: list[str] = Field(description="Its matches left to play.")
 
 
 class LiveGameOut(BaseModel):
@@ -745,6 +844,23 @@ class TournamentOut(BaseModel):
     schedule: ScheduleOut | None = Field(
         default=None, description="How it plays on by itself (continuous ladders)."
     )
+    phase: TournamentPhase = Field(default="upcoming", description=_PHASE_TEXT)
+    registration: RegistrationOut | None = None
+    starts_at: AwareDatetime | None = Field(
+        default=None, description="When the scheduler starts it (null: its admins do)."
+    )
+    round_gap_s: int = 0
+    next_round_at: AwareDatetime | None = Field(
+        default=None, description="When the scheduler plays its next round, once noted."
+    )
+    creator: str | None = None
+    qualifier: QualifierOut | None = None
+    next_round: NextRoundOut | None = Field(
+        default=None, description="The round to play next (null once it is finished)."
+    )
+    scheduler: str = Field(
+        default="", description="What the tournament scheduler last did for it, or why it waits."
+    )
 
 
 class TournamentSummaryOut(BaseModel):
@@ -766,6 +882,11 @@ class TournamentSummaryOut(BaseModel):
         description="Why its bracket cannot be loaded (its stored games do not fit it); "
         '"" when it can.',
     )
+    phase: TournamentPhase = Field(default="upcoming", description=_PHASE_TEXT)
+    registration: RegistrationMode = "closed"
+    registration_open: bool = False
+    registration_closes_at: AwareDatetime | None = None
+    starts_at: AwareDatetime | None = None
 
 
 # -- uploads and downloads ------------------------------------------------------------

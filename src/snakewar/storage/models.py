@@ -121,6 +121,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 __all__ = [
     "GAME_STATUSES",
     "MAX_ID_LENGTH",
+    "REGISTRATION_MODES",
     "RUN_STATES",
     "ApiTokenModel",
     "ArenaRunModel",
@@ -149,6 +150,7 @@ __all__ = [
     "TournamentEntrantModel",
     "TournamentGameModel",
     "TournamentModel",
+    "TournamentSettingsModel",
     "UserModel",
 ]
 
@@ -505,6 +507,49 @@ class TournamentGameModel(Base):
     placement: Mapped[list[list[str]]] = mapped_column(JSON)
     turns: Mapped[int] = mapped_column(sa.Integer)
     played_at: Mapped[dt.datetime] = mapped_column(WHEN)
+
+
+REGISTRATION_MODES = ("closed", "open", "owner")
+"""Who may enter a tournament's snakes themselves: nobody (admins enter them), every
+user (their own snakes), or only the tournament's creator and admins (their snakes)."""
+
+
+class TournamentSettingsModel(Base):
+    """A row of ``tournament_settings``: how a tournament is entered and played on.
+
+    A tournament without a row has the defaults: registration closed, no cap, no
+    schedule (its admin starts it and runs its rounds).
+    """
+
+    __tablename__ = "tournament_settings"
+    __table_args__ = (
+        sa.CheckConstraint(
+            "registration IN ('closed', 'open', 'owner')",
+            name="ck_tournament_settings_registration",
+        ),
+    )
+
+    tournament_id: Mapped[str] = mapped_column(
+        sa.ForeignKey(
+            "tournaments.id", ondelete="CASCADE", name="fk_tournament_settings_tournament_id"
+        ),
+        primary_key=True,
+    )
+    registration: Mapped[str] = mapped_column(sa.String(8))
+    registration_closes_at: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
+    max_entrants: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
+    per_owner: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
+    starts_at: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True, index=True)
+    round_gap_s: Mapped[int] = mapped_column(sa.Integer)
+    creator_id: Mapped[int | None] = mapped_column(
+        sa.ForeignKey(
+            "users.id", ondelete="SET NULL", name="fk_tournament_settings_creator_id_users"
+        ),
+        nullable=True,
+    )
+    qualifier: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    next_round_at: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
 
 
 class ArenaRunModel(Base):

@@ -463,3 +463,124 @@ test("user and invitation rows", () => {
     ["abc+d", "", "", 100],
   );
 });
+
+test("tournaments people enter: the list's parts, entry lines and request bodies", () => {
+  const at = (iso) => `<${iso}>`;
+  const one = (phase, extra = {}) => ({ id: phase, phase, ...extra });
+  same(TS.byPhase([one("running"), one("registering"), one("finished"), one("odd")]), {
+    registering: [one("registering")],
+    upcoming: [one("odd")],
+    running: [one("running")],
+    finished: [one("finished")],
+  });
+  same(
+    [
+      TS.whenText({ registration_open: true, registration_closes_at: "T1", starts_at: "T2" }, at),
+      TS.whenText({ registration_open: true, started: false }, at),
+      TS.whenText({ registration_open: false, starts_at: "T2", started: true }, at),
+    ],
+    ["entries close <T1> · starts <T2>", "entries open", ""],
+  );
+  same(TS.stateText({ started: false, registration_open: true }), "Taking entries");
+  same(
+    TS.addEntrySettings(
+      {},
+      { registration: "open", closes_at: "", max_entrants: "8", per_owner: " 2 ", round_gap_s: "" },
+    ),
+    { registration: "open", max_entrants: 8, per_owner: 2 },
+  );
+  assert.equal(TS.isoTime("2030-01-02T03:04Z"), "2030-01-02T03:04:00.000Z");
+  assert.equal(TS.isoTime(" "), undefined);
+
+  const open = {
+    started: false,
+    running: false,
+    finished: false,
+    snakes: [{ name: "@ann/viper" }, { name: "greedy" }],
+    registration: { mode: "open", closes_at: "C", open: true, max_entrants: 8, per_owner: 1 },
+    qualifier: null,
+    starts_at: "S",
+    next_round: { index: 0, name: "Round 1", matches: ["R1-1"] },
+  };
+  same(
+    T.entryText(open, at),
+    "Taking entries now · closing <C> · at most 8 snakes · at most 1 per owner · starts <S>",
+  );
+  same(
+    T.entryText(
+      {
+        ...open,
+        started: true,
+        starts_at: null,
+        next_round_at: "N",
+        qualifier: { ladder: "main", top: 4, per_owner: 2 },
+        registration: { mode: "closed", closes_at: null, open: false },
+      },
+      at,
+    ),
+    "qualified: top 4 of ladder main, at most 2 per owner · next round <N>",
+  );
+  same(
+    [
+      T.roundLabel(open),
+      T.roundLabel({ ...open, running: true }),
+      T.roundLabel({ ...open, snakes: [{ name: "a" }] }),
+      T.roundLabel({ ...open, finished: true }),
+    ],
+    ["Run the next round: Round 1", null, null, null],
+  );
+  const mine = [
+    { ref: "@ann/viper", game: "battlesnake", paused: false },
+    { ref: "@ann/cobra", game: "battlesnake", paused: false },
+  ];
+  same(
+    T.registerChoices(bs, mine, open, false).map((c) => c.value),
+    ["@ann/cobra"],
+  );
+  const forAdmin = T.registerChoices(bs, mine, open, true).map((c) => c.value);
+  assert.ok(forAdmin.includes("@ann/cobra") && !forAdmin.includes("builtin:greedy"));
+  same(
+    [
+      T.mayRegister(open, false),
+      T.mayRegister({ ...open, registration: { ...open.registration, open: false } }, false),
+      T.mayRegister({ ...open, registration: { ...open.registration, open: false } }, true),
+      T.mayRegister({ ...open, started: true }, true),
+    ],
+    [true, false, true, false],
+  );
+  same(
+    [
+      T.canWithdraw("@ann/viper", open, "ann", false),
+      T.canWithdraw("@bob/x", open, "ann", false),
+      T.canWithdraw("@ann/viper", { ...open, started: true }, "ann", false),
+      T.canWithdraw("@ann/viper", open, "", false),
+    ],
+    [true, false, false, false],
+  );
+  same(
+    T.settingsBody({
+      registration: "owner",
+      closes_at: "",
+      max_entrants: "",
+      per_owner: "3",
+      starts_at: "2030-01-02T03:04Z",
+      round_gap_s: "",
+    }),
+    {
+      registration: "owner",
+      registration_closes_at: null,
+      max_entrants: null,
+      per_owner: 3,
+      starts_at: "2030-01-02T03:04:00.000Z",
+      round_gap_s: 0,
+    },
+  );
+  same(T.qualifyBody({ ladder: "main", top: "4", per_owner: "" }), { ladder: "main", top: 4 });
+  same(T.qualifyBody({ ladder: "main", top: "4", per_owner: "1" }), {
+    ladder: "main",
+    top: 4,
+    per_owner: 1,
+  });
+  assert.equal(T.localTime(null), "");
+  assert.match(T.localTime("2030-01-02T03:04:00Z"), /^2030-01-0[12]T\d\d:04$/);
+});

@@ -210,8 +210,9 @@ class Tournament(abc.ABC):
         self.matches: dict[str, Match] = {}
         self.reports: list[tuple[str, list[Placement]]] = []
         self._seed = {name: i for i, name in enumerate(self.entrants)}
-        self._build()
-        self._update()
+        if self.playable:
+            self._build()
+            self._update()
 
     # ---------------------------------------------------------------- creation
 
@@ -427,9 +428,14 @@ class Tournament(abc.ABC):
         return []
 
     @property
+    def playable(self) -> bool:
+        """Whether it has the 2 entrants a bracket needs (fewer: it waits for entrants)."""
+        return len(self.entrants) >= 2
+
+    @property
     def is_finished(self) -> bool:
-        """Whether every match is resolved."""
-        return self._all_resolved()
+        """Whether every match is resolved (never while it waits for entrants)."""
+        return self.playable and self._all_resolved()
 
     def _tally(self) -> Tally:
         tally = Tally(

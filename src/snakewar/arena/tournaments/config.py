@@ -68,7 +68,8 @@ class TournamentConfig:
 
     Attributes:
         format: the format.
-        entrants: 2 to 64 distinct names, by seed (best first).
+        entrants: up to 64 distinct names, by seed (best first); it is played with 2 or
+            more (fewer: it waits for entrants, with no bracket).
         heat_size: entrants per match, 2 to 8.
         best_of: games per match, odd: a match is won with ``best_of // 2 + 1``.
         advance: entrants going on from each heat before the final; divides
@@ -102,7 +103,8 @@ class TournamentConfig:
         object.__setattr__(self, "entrants", tuple(self.entrants))
         object.__setattr__(self, "grand_final_reset", bool(self.grand_final_reset))
         names = self.entrants
-        if not 2 <= len(names) <= MAX_ENTRANTS:
+        # Fewer than 2 is a tournament still taking entrants: it has no bracket yet.
+        if len(names) > MAX_ENTRANTS:
             raise TournamentError(
                 f"a tournament needs 2 to {MAX_ENTRANTS} entrants, not {len(names)}"
             )
@@ -124,10 +126,11 @@ class TournamentConfig:
             )
         rounds = self.swiss_rounds
         if self.format is TournamentFormat.SWISS:
-            if not _is(rounds, int) or not 1 <= rounds <= len(names) - 1:  # type: ignore[operator]
+            # Too few entrants to pair: its rounds are checked once it has enough.
+            most = max(1, len(names) - 1)
+            if not _is(rounds, int) or not 1 <= rounds <= most:  # type: ignore[operator]
                 raise TournamentError(
-                    f"swiss rounds must be 1 to {len(names) - 1} for {len(names)} entrants, "
-                    f"not {rounds!r}"
+                    f"swiss rounds must be 1 to {most} for {len(names)} entrants, not {rounds!r}"
                 )
         elif rounds is not None:
             raise TournamentError(f"swiss rounds {rounds!r}: only a Swiss tournament has them")
@@ -151,7 +154,8 @@ class TournamentConfig:
 
         Args:
             format: one of :data:`FORMATS`.
-            entrants: 2 to 64 distinct names, ordered by seed (best first).
+            entrants: up to 64 distinct names, ordered by seed (best first); fewer than 2
+                make a tournament that waits for entrants (no bracket, never finished).
             heat_size: snakes per match, 2 to 8.
             best_of: games per match, odd.
             advance: ``heat_size // 2`` by default.

@@ -8,7 +8,7 @@ run), addressed by ``build_sha256`` as the archive is by ``archive_sha256``;
 no build (null): they run from their archive, as they did.
 
 Revision ID: 0019
-Revises: 0014
+Revises: 0018
 Create Date: 2026-11-27 19:00:00
 """
 
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0019"
-down_revision: str | Sequence[str] | None = "0014"
+down_revision: str | Sequence[str] | None = "0018"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,7 +1,9 @@
-// The tournaments list, from GET /api/tournaments; for admins, the new-tournament
-// form: a game of the catalogue, a format, entrants (registered snakes and built-ins,
-// ticked in seed order, and more typed), heat size, best of, the game's settings,
-// and POST /api/tournaments, started now or later from its page.
+// The tournaments list, from GET /api/tournaments, in four parts by phase: registering
+// (people may enter now), upcoming, running and finished; for admins, the
+// new-tournament form: a game of the catalogue, a format, entrants (registered snakes
+// and built-ins, ticked in seed order, and more typed), heat size, best of, the game's
+// settings, who may enter it and until when, its caps, a start time for the
+// scheduler, and POST /api/tournaments, started now or later from its page.
 
 import {
   addMatchOptions,
@@ -11,8 +13,10 @@ import {
   fillSelect,
   formatName,
   gameSizes,
+  optionalNumber,
   paramFields,
   readParams,
+  shortTime,
 } from "./club.js";
 import { detailText, el, fetchJson, postJson, renderRows } from "./dom.js";
 
@@ -30,11 +34,18 @@ export function stateText(t) {
   if (t.running) {
     return "Playing now";
   }
-  return t.started ? "Stopped: play it on from its page" : "Not started";
+  if (t.started) {
+    return "Stopped: play it on from its page";
+  }
+  return t.registration_open ? "Taking entries" : "Not started";
 }
 
-/** A tournament's row: its name (a link to its page), game, format, entrants, state. */
+/**
+ * A tournament's row: its name (a link to its page), game, format, entrants, state, and
+ * when registration closes or it starts (when known).
+ */
 export function tournamentRow(t) {
+  const when = whenText(t);
   return {
     testid: "tournament-row",
     cells: [
@@ -42,17 +53,82 @@ export function tournamentRow(t) {
       t.game,
       formatName(t.format),
       `${t.entrants} snakes`,
-      stateText(t),
+      when ? `${stateText(t)} · ${when}` : stateText(t),
     ],
   };
 }
 
 /** Every tournament's row, or one row saying there is none yet. */
-export function tournamentRows(list) {
+export function tournamentRows(list, empty = "No tournaments yet.") {
   if (list.length === 0) {
-    return [{ cells: [{ text: "No tournaments yet.", cls: "muted" }] }];
+    return [{ cells: [{ text: empty, cls: "muted" }] }];
   }
   return list.map(tournamentRow);
+}
+
+/** The list's parts, in the order the page shows them. */
+export const PHASES = ["registering", "upcoming", "running", "finished"];
+
+/** The tournaments of each phase (`{registering: [...], ...}`), in the API's order. */
+export function byPhase(list) {
+  const parts = Object.fromEntries(PHASES.map((phase) => [phase, []]));
+  for (const t of list) {
+    (parts[t.phase] ?? parts.upcoming).push(t);
+  }
+  return parts;
+}
+
+/**
+ * When a tournament happens, for the list: registration open (until when), its start
+ * time, or nothing.  `at` shows a time (`shortTime`).
+ */
+export function whenText(t, at = shortTime) {
+  const parts = [];
+  if (t.registration_open) {
+    parts.push(
+      t.registration_closes_at ? `entries close ${at(t.registration_closes_at)}` : "entries open",
+    );
+  }
+  if (t.starts_at && !t.started) {
+    parts.push(`starts ${at(t.starts_at)}`);
+  }
+  return parts.join(" · ");
+}
+
+/** A time typed in a `datetime-local` field as the API takes it (ISO, UTC), or `undefined`. */
+export function isoTime(local) {
+  const text = String(local ?? "").trim();
+  if (text === "") {
+    return undefined;
+  }
+  const when = new Date(text);
+  return Number.isNaN(when.getTime()) ? text : when.toISOString();
+}
+
+/**
+ * Add the form's entry settings to `body`: who enters (`registration`), until when,
+ * the caps, the scheduler's start time and the gap between rounds (each only if given).
+ */
+export function addEntrySettings(body, values) {
+  if (values.registration) {
+    body.registration = values.registration;
+  }
+  for (const [field, key] of [
+    ["closes_at", "registration_closes_at"],
+    ["starts_at", "starts_at"],
+  ]) {
+    const when = isoTime(values[field]);
+    if (when !== undefined) {
+      body[key] = when;
+    }
+  }
+  for (const key of ["max_entrants", "per_owner", "round_gap_s"]) {
+    const number = optionalNumber(values[key]);
+    if (number !== undefined) {
+      body[key] = number;
+    }
+  }
+  return body;
 }
 
 /**
@@ -75,7 +151,7 @@ export function tournamentBody(values, ticked, game, rawParams) {
     params: changedParams(game.params, rawParams),
     start: values.start === "on" || values.start === true,
   };
-  return addMatchOptions(body, values);
+  return addEntrySettings(addMatchOptions(body, values), values);
 }
 
 function drawChoices(container, choices) {
@@ -146,7 +222,13 @@ async function start() {
     document.getElementById("error").textContent = detailText(data, status);
     return;
   }
-  renderRows(document.getElementById("tournaments"), tournamentRows(data));
+  const parts = byPhase(data);
+  for (const phase of PHASES) {
+    renderRows(
+      document.getElementById(`tournaments-${phase}`),
+      tournamentRows(parts[phase], `No ${phase} tournaments.`),
+    );
+  }
 }
 
 if (typeof document !== "undefined") {
