@@ -415,8 +415,10 @@ def test_an_anonymous_visitor_sees_no_control_that_changes_anything(
     page.goto(f"{url}/view/{game_id}")
     board = board_of(page)
     expect(board.get_by_test_id("halite-player-name")).to_have_count(2)
-    page_buttons = page.locator("main button, main form")
+    # The share panel's Copy buttons copy a link; its save form is for members only.
+    page_buttons = page.locator("main :is(button, form):not([data-testid=share-panel] *)")
     expect(page_buttons).to_have_count(0)
+    expect(page.get_by_test_id("save-form")).to_have_count(0)
     for testid in ("rematch", "cancel", "step-controls", "delete"):
         expect(page.get_by_test_id(testid)).to_have_count(0)
     context.close()

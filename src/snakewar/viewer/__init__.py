@@ -53,6 +53,7 @@ ASSETS: tuple[str, ...] = (
             "admin_users.js",
             "admin_invites.js",
             "new_game_games.js",
+            "build.js",
             # sharing and events (server/routers/sharing.py)
             "share.js",
             "tv.js",
