@@ -395,6 +395,14 @@ class BotOut(BaseModel):
     description: str
 
 
+class StatOut(BaseModel):
+    """A secondary statistic a game records per entrant (food eaten, halite collected...)."""
+
+    key: str
+    label: str
+    description: str = ""
+
+
 class CatalogueOut(BaseModel):
     """What a game offers."""
 
@@ -412,6 +420,11 @@ class CatalogueOut(BaseModel):
     health_checked: bool
     steps: bool = False
     extras: dict[str, Any]
+    stats: list[StatOut] = Field(
+        default_factory=list,
+        description="The secondary statistics its games record per entrant (ladders show "
+        "their means beside the rating).",
+    )
 
 
 class MapOut(BaseModel):

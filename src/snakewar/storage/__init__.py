@@ -10,6 +10,7 @@ repository per aggregate::
     store.snakes        registered snakes and bots, with their owners (SqlSnakeRepository)
     store.runs          ladder and tournament runs: which server plays each (SqlRunRepository)
     store.leases        named leases electing one server for a job (SqlLeaseRepository)
+    store.profiles      games search, snake latency, ladder entry reports (SqlProfileRepository)
 
 A :class:`Store` is an :class:`snakewar.arena.ports.ArenaStore`, so ladders and
 tournaments play straight into it.  It is synchronous and thread-safe; asynchronous code
@@ -68,6 +69,15 @@ from snakewar.storage.ladders import SqlLadderRepository
 from snakewar.storage.leases import Lease, SqlLeaseRepository
 from snakewar.storage.limits import SqlLimitRepository
 from snakewar.storage.models import GAME_STATUSES, ArenaRunState, GameStatus
+from snakewar.storage.profiles import (
+    EntryReport,
+    GameFilter,
+    GamePage,
+    Latency,
+    RatingStep,
+    ScoreLine,
+    SqlProfileRepository,
+)
 from snakewar.storage.quota import QuotaExceededError
 from snakewar.storage.runs import ArenaRun, SqlRunRepository
 from snakewar.storage.tournaments import SqlTournamentRepository
@@ -87,15 +97,21 @@ __all__ = [
     "AsyncStore",
     "ConfusableUserNameError",
     "Database",
+    "EntryReport",
     "GameExistsError",
+    "GameFilter",
     "GameNotFoundError",
+    "GamePage",
     "GameRow",
     "GameStatus",
     "Invite",
     "InviteNotUsableError",
+    "Latency",
     "Lease",
     "QuotaExceededError",
+    "RatingStep",
     "ReservedUserNameError",
+    "ScoreLine",
     "SnakeExistsError",
     "SnakeNotFoundError",
     "SqlAccountRepository",
@@ -103,6 +119,7 @@ __all__ = [
     "SqlLadderRepository",
     "SqlLeaseRepository",
     "SqlLimitRepository",
+    "SqlProfileRepository",
     "SqlRunRepository",
     "SqlSnakeRepository",
     "SqlTournamentRepository",
@@ -145,6 +162,7 @@ class Store:
         self._runs = SqlRunRepository(self.db)
         self._limits = SqlLimitRepository(self.db)
         self._leases = SqlLeaseRepository(self.db)
+        self._profiles = SqlProfileRepository(self.db)
 
     @property
     def games(self) -> SqlGameRepository:
@@ -190,6 +208,11 @@ class Store:
     def leases(self) -> SqlLeaseRepository:
         """Named leases: which server holds a job that one server does at a time."""
         return self._leases
+
+    @property
+    def profiles(self) -> SqlProfileRepository:
+        """Games search, snake latency and ladder entry reports (profiles' queries)."""
+        return self._profiles
 
     @property
     def url(self) -> str:
