@@ -68,6 +68,7 @@ from snakewar.server.routers import (
     health,
     ladders,
     pages,
+    profile_pages,
     profiles,
     snakes,
     tokens,
@@ -297,7 +298,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     # Around everything: a request on a game carries its id into every log line.
     app.add_middleware(GameIdMiddleware)
     add_error_handlers(app, not_found_page=pages.not_found_page)
-    app.include_router(profiles.router)  # before snakes': /api/snakes/directory is no id
+    for module in (profiles, profile_pages):  # before snakes': /api/snakes/directory is no id
+        app.include_router(module.router)
     for module in (health, auth, tokens, users, snakes, games, catalogue, ladders, tournaments):
         app.include_router(module.router)
     # Each game's own routes come before the pages (which catch no path of theirs).

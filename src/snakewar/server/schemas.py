@@ -412,7 +412,7 @@ class BotOut(BaseModel):
 
 
 class StatOut(BaseModel):
-    """A secondary statistic a game records per entrant (food eaten, halite collected...)."""
+    """A secondary statistic a game records per entrant (food eaten, a stock gathered...)."""
 
     key: str
     label: str
