@@ -371,7 +371,7 @@ class CallsOut(BaseModel):
 class GameList(BaseModel):
     """Live games, then a page of stored ones (newest first).
 
-    Paging: ask again with ``offset=nextOffset`` for the next page (``next_offset``
+    Paging: ask again with ``offset=next_offset`` for the next page (``next_offset``
     null: this is the last); ``total`` counts the stored games that match the filters.
     """
 

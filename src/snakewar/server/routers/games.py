@@ -242,7 +242,7 @@ async def list_games(
     store: StoreDep,
     limit: int = Query(50, ge=1, le=MAX_SEARCH_LIMIT, description="Stored games per page."),
     offset: int = Query(
-        0, ge=0, le=2**62, description="Skip this many stored games (the last page's nextOffset)."
+        0, ge=0, le=2**62, description="Skip this many stored games (the last page's next_offset)."
     ),
     game: str | None = Query(None, max_length=32, description="Only games of this game."),
     snake: str | None = Query(
@@ -285,7 +285,7 @@ async def list_games(
 
     Every filter given must hold.  ``live`` holds the live games that match (every page
     has them); ``games`` the page of stored ones from ``offset``; ``total`` how many
-    stored games match, ``nextOffset`` where the next page starts (null: no more).  A
+    stored games match, ``next_offset`` where the next page starts (null: no more).  A
     bad filter value is a 422 naming it.
     """
     since, until = _aware(since), _aware(until)
