@@ -233,10 +233,11 @@ def test_no_page_html_is_left_in_python() -> None:
 
 
 def test_every_template_is_used_and_extends_the_layout() -> None:
-    from snakewar.server.routers import pages
+    from snakewar.server.routers import pages, profile_pages
 
     # The code of every page route: the site's and each game's own (its routers()).
-    routers = [pages.router, *(router for adapter in games() for router in adapter.routers())]
+    site = [pages.router, profile_pages.router]
+    routers = [*site, *(router for adapter in games() for router in adapter.routers())]
     modules = {
         sys.modules[route.endpoint.__module__]
         for router in routers

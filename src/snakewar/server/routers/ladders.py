@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -101,12 +102,34 @@ async def _ladder_out(
     ladder: Ladder, runs: RunKeeper, scheduler: LadderScheduler, admin: bool = False
 ) -> LadderOut:
     view = await runs.view(_key(ladder.name))
-    store = scheduler.store
-    scores = await store.run(store.store.profiles.ladder_scores, ladder.name)
+    scores = await _scores(scheduler.store, ladder)
     out = ladder_out(ladder, view is not None and view.running, scores)
     out.run = run_out(view)
     out.schedule = await schedule_out(ladder, scheduler, admin)
     return out
+
+
+_SCORES: OrderedDict[str, tuple[tuple[int, str], Mapping[str, ScoreLine]]] = OrderedDict()
+"""Each ladder's scorers as of its game count and latest game: read again only once a game
+is rated (its page polls every second or two, and they take every game of the ladder to
+count).  The latest game's id (unique) tells a ladder made again under the same name."""
+
+_SCORES_KEPT = 64
+"""The most ladders whose scorers are kept."""
+
+
+async def _scores(store: AsyncStore, ladder: Ladder) -> Mapping[str, ScoreLine]:
+    """The ladder's secondary scorers (win rate, statistics), kept while no game is rated."""
+    mark = (ladder.games_played, ladder.recent[-1].game_id if ladder.recent else "")
+    kept = _SCORES.get(ladder.name)
+    if kept is not None and kept[0] == mark:
+        _SCORES.move_to_end(ladder.name)
+        return kept[1]
+    scores = await store.run(store.store.profiles.ladder_scores, ladder.name)
+    _SCORES[ladder.name] = (mark, scores)
+    while len(_SCORES) > _SCORES_KEPT:
+        _SCORES.popitem(last=False)
+    return scores
 
 
 async def schedule_out(ladder: Ladder, scheduler: LadderScheduler, admin: bool) -> ScheduleOut:
