@@ -389,7 +389,18 @@ class _Tally:
         return ScoreLine(self.games, self.wins, dict(sorted(self.placements.items())), means)
 
 
-def _places(game: LadderGameModel) -> list[tuple[str, int, int, bool]]:
+@dataclass(frozen=True, slots=True)
+class _Played:
+    """The columns of a ladder game the reports read (plain values: cheap to load)."""
+
+    number: int
+    game_id: str
+    seats: list[str]
+    placement: list[list[str]]
+    played_at: dt.datetime
+
+
+def _places(game: _Played) -> list[tuple[str, int, int, bool]]:
     """``(entrant, place, places, won)`` for each entrant of a game.
 
     Places are the placement's groups, best first (tied entrants share one); a win is a
@@ -405,10 +416,17 @@ def _places(game: LadderGameModel) -> list[tuple[str, int, int, bool]]:
 
 def _ladder_games(
     session: Session, ladder_id: int, numbers: Sequence[int] | None = None
-) -> list[tuple[LadderGameModel, list[dict[str, float]] | None]]:
+) -> list[tuple[_Played, list[dict[str, float]] | None]]:
     """The ladder's rated games in order, each with its stored game's per-seat stats."""
     query = (
-        sa.select(LadderGameModel, GameModel.stats)
+        sa.select(
+            LadderGameModel.number,
+            LadderGameModel.game_id,
+            LadderGameModel.seats,
+            LadderGameModel.placement,
+            LadderGameModel.played_at,
+            GameModel.stats,
+        )
         .outerjoin(GameModel, GameModel.id == LadderGameModel.game_id)
         .where(LadderGameModel.ladder_id == ladder_id)
         .order_by(LadderGameModel.number)
@@ -417,11 +435,11 @@ def _ladder_games(
         if not numbers:
             return []
         query = query.where(LadderGameModel.number.in_(list(numbers)))
-    return [(game, stats) for game, stats in session.execute(query)]
+    return [(_Played(*row[:5]), row[5]) for row in session.execute(query)]
 
 
 def _seat_stats(
-    game: LadderGameModel, stats: list[dict[str, float]] | None, name: str
+    game: _Played, stats: list[dict[str, float]] | None, name: str
 ) -> dict[str, float]:
     """``name``'s statistics in ``game`` (empty: the game kept none)."""
     if not stats:
