@@ -48,6 +48,13 @@ ASSETS: tuple[str, ...] = (
             "tournaments.js",
             "admin_users.js",
             "admin_invites.js",
+            # The profile pages (issue 25): directory, snake, user, ladder entry, picker.
+            "profiles.js",
+            "snakes.js",
+            "snake.js",
+            "user.js",
+            "ladder_entry.js",
+            "picker.js",
         )
     ),
 )

@@ -47,9 +47,10 @@ export function statusText(s) {
 
 /**
  * A standings row: rank, snake, rating (mu - 3 sigma), mu, sigma, games, status.  With
- * the ladder's `scorers` (the game's statistics) the secondary scorers follow the
- * games, side by side: win rate, then each statistic's mean; the snake links to its
- * entry page, and an entrant in placement shows how many games it has left instead of a rank.
+ * the ladder's `scorers` (the game's statistics) the row is the arena's: rank, snake
+ * (a link to its entry page, where mu and sigma are), rating, games, then the
+ * secondary scorers side by side (win rate, each statistic's mean) and the status; an
+ * entrant in placement shows how many games it has left instead of a rank.
  */
 export function standingRow(s, scorers) {
   if (scorers === undefined) {
@@ -66,8 +67,6 @@ export function standingRow(s, scorers) {
       rank,
       { text: s.snake, href: entryUrl(ladderName(), s.snake) },
       fixed(s.rating),
-      fixed(s.mu),
-      fixed(s.sigma),
       s.games,
       rate,
       ...scorers.map((x) => fixed(s.stats?.[x.key])),
@@ -87,18 +86,7 @@ export function placementText(games) {
 
 /** The standings' header for the ladder's `scorers`: the columns of `standingRow`. */
 export function standingHeads(scorers) {
-  return [
-    "#",
-    "snake",
-    "rating",
-    "mu",
-    "sigma",
-    "games",
-    "win rate",
-    ...scorers.map((x) => x.label),
-    "status",
-    "",
-  ];
+  return ["#", "snake", "rating", "games", "win rate", ...scorers.map((x) => x.label), "status", ""];
 }
 
 function ladderName() {
