@@ -438,9 +438,7 @@ def _ladder_games(
     return [(_Played(*row[:5]), row[5]) for row in session.execute(query)]
 
 
-def _seat_stats(
-    game: _Played, stats: list[dict[str, float]] | None, name: str
-) -> dict[str, float]:
+def _seat_stats(game: _Played, stats: list[dict[str, float]] | None, name: str) -> dict[str, float]:
     """``name``'s statistics in ``game`` (empty: the game kept none)."""
     if not stats:
         return {}
