@@ -134,7 +134,7 @@ class LadderSettings:
                 raise LadderSettingsError(
                     name, f"{name} {value!r}: expected a whole number from 1 to {top}"
                 )
-        placement = self.placement_games
+        placement: object = self.placement_games  # checked as given (from JSON, a form)
         if (
             isinstance(placement, bool)
             or not isinstance(placement, int)
