@@ -161,6 +161,28 @@ def test_the_directory_searches_and_a_member_challenges_a_snake(site: Site, page
     assert [e["name"] for e in entrants] == ["@bob/coil", "@alice/fang", "greedy"]
 
 
+def test_a_member_tags_a_snake_on_the_account_page_and_the_directory_finds_it(
+    site: Site, page: Page
+) -> None:
+    coil = site.api("GET", f"/api/snakes/{site.ids['coil']}", "bob").json()
+    log_in(page, site, "bob")
+    page.get_by_test_id("snake-name").fill("tagged")
+    page.get_by_test_id("snake-url").fill(coil["url"])
+    page.get_by_test_id("snake-tags-input").fill("Rust, Minimax rust")
+    page.get_by_test_id("register-snake").click()
+    expect(page.get_by_test_id("my-snakes")).to_contain_text("tagged")
+    page.goto(site.url + "/snakes")
+    page.get_by_test_id("directory-search").fill("rust")
+    rows = page.get_by_test_id("directory-row")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_have_attribute("data-ref", "@bob/tagged")
+    expect(rows.first).to_contain_text("rust, minimax")
+    # Gone again: the module's other tests count the directory's snakes.
+    mine = site.api("GET", "/api/snakes?mine=true", "bob").json()
+    tagged = next(s["id"] for s in mine if s["name"] == "tagged")
+    assert site.api("DELETE", f"/api/snakes/{tagged}", "bob").status_code == 204
+
+
 def test_the_new_game_picker_adds_and_removes_entrants(site: Site, page: Page) -> None:
     log_in(page, site, "bob")
     page.goto(site.url + "/new")

@@ -15,6 +15,7 @@ const D = await load("viewer/pages/snakes.js");
 const U = await load("viewer/pages/user.js");
 const E = await load("viewer/pages/ladder_entry.js");
 const L = await load("viewer/pages/ladder.js");
+const A = await load("viewer/pages/account.js");
 
 const { ladder, entry } = input;
 
@@ -137,6 +138,8 @@ test("the picker: choices, entrants added and removed, a challenge's entrants", 
   same(K.challengeEntrants("@bob/coil", ["@ann/viper"], "random"), "@bob/coil\n@ann/viper");
   same(K.challengeEntrants("@bob/coil", ["@bob/coil"], "random"), "@bob/coil\nrandom");
   same(K.challengeEntrants("@bob/coil", [], "random"), "@bob/coil\nrandom");
+  same(A.tagWords(" Python, minimax  python\tgo "), ["python", "minimax", "go"]);
+  same(A.tagWords(""), []);
 });
 
 test("a snake's and a user's page: latency, health, ladder and owned rows", () => {
