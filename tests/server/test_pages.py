@@ -233,14 +233,11 @@ def test_no_page_html_is_left_in_python() -> None:
 
 
 def test_every_template_is_used_and_extends_the_layout() -> None:
-    from snakewar.server.routers import pages, sharing
+    from snakewar.server.routers import pages, profile_pages, sharing
 
     # The code of every page route: the site's and each game's own (its routers()).
-    routers = [
-        pages.router,
-        sharing.pages,
-        *(router for adapter in games() for router in adapter.routers()),
-    ]
+    site = [pages.router, profile_pages.router, sharing.pages]
+    routers = [*site, *(router for adapter in games() for router in adapter.routers())]
     modules = {
         sys.modules[route.endpoint.__module__]
         for router in routers

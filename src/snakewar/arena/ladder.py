@@ -89,6 +89,12 @@ MAX_GAMES_PER_HOUR: Final = 3600
 MAX_DAILY_CAP: Final = 10_000
 """The highest daily cap of games per entrant."""
 
+MAX_PLACEMENT_GAMES: Final = 1000
+"""The most games a ladder may keep an entrant in placement (unranked)."""
+
+DEFAULT_PLACEMENT_GAMES: Final = 10
+"""The games an entrant plays in placement by default (as the official arena)."""
+
 
 @dataclass(frozen=True, slots=True)
 class LadderSettings:
@@ -101,6 +107,9 @@ class LadderSettings:
         games_per_hour: the most games it starts an hour (1 to 3600): a game starts
             no sooner than ``3600 / games_per_hour`` seconds after the one before.
         daily_cap: the most games an entrant starts in 24 hours (``None``: no cap).
+        placement_games: the games an entrant plays "in placement" before it is
+            ranked (0 to 1000; 0: ranked from its first game).  It is rated all the
+            same; standings list it apart, unranked, until then.
 
     Raises:
         LadderSettingsError: for a value out of its bounds, naming the field.
@@ -111,6 +120,7 @@ class LadderSettings:
     games_in_flight: int = 1
     games_per_hour: int = 60
     daily_cap: int | None = None
+    placement_games: int = DEFAULT_PLACEMENT_GAMES
 
     def __post_init__(self) -> None:
         for name, value, top in (
@@ -124,6 +134,17 @@ class LadderSettings:
                 raise LadderSettingsError(
                     name, f"{name} {value!r}: expected a whole number from 1 to {top}"
                 )
+        placement: object = self.placement_games  # checked as given (from JSON, a form)
+        if (
+            isinstance(placement, bool)
+            or not isinstance(placement, int)
+            or not 0 <= placement <= MAX_PLACEMENT_GAMES
+        ):
+            raise LadderSettingsError(
+                "placement_games",
+                f"placement_games {placement!r}: expected a whole number from 0 to "
+                f"{MAX_PLACEMENT_GAMES}",
+            )
         for name, flag in (("continuous", self.continuous), ("paused", self.paused)):
             if not isinstance(flag, bool):
                 raise LadderSettingsError(name, f"{name} {flag!r}: expected true or false")
@@ -146,6 +167,7 @@ class LadderSettings:
             "games_in_flight": self.games_in_flight,
             "games_per_hour": self.games_per_hour,
             "daily_cap": self.daily_cap,
+            "placement_games": self.placement_games,
         }
 
 

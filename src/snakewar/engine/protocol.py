@@ -69,6 +69,7 @@ __all__ = [
     "Reach",
     "ReplayCodec",
     "ReplayInfo",
+    "StatInfo",
     "StoredGame",
     "TerminalReplay",
     "VerifyResult",
@@ -196,6 +197,21 @@ class BotInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class StatInfo:
+    """A secondary statistic a game records per entrant per game (ladders show its mean).
+
+    Attributes:
+        key: its key in :attr:`EntrantResult.stats` (a short identifier).
+        label: its name for people, a few words (a table's column).
+        description: one sentence saying what is counted.
+    """
+
+    key: str
+    label: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Catalogue:
     """What a game offers: its parameters, built-in bots and limits.
 
@@ -220,6 +236,8 @@ class Catalogue:
             :attr:`MatchHooks.on_calls` (a server can then pause, step and inspect its
             games).
         extras: more catalogue data for user interfaces (JSON), e.g. maps and sizes.
+        stats: the secondary statistics its games record per entrant
+            (:attr:`EntrantResult.stats`), shown beside a ladder's rating.
     """
 
     name: str
@@ -237,6 +255,7 @@ class Catalogue:
     programs: bool = False
     steps: bool = False
     extras: Mapping[str, JSON] = field(default_factory=dict)
+    stats: tuple[StatInfo, ...] = ()
 
     @property
     def id(self) -> str:
@@ -285,6 +304,9 @@ class Catalogue:
             "health_checked": self.health_checked,
             "steps": self.steps,
             "extras": dict(self.extras),
+            "stats": [
+                {"key": x.key, "label": x.label, "description": x.description} for x in self.stats
+            ],
         }
 
 
@@ -408,6 +430,7 @@ class EntrantResult:
         log: what the game logged about it and what its bot wrote to stderr (the
             game's error log), bounded; "" when nothing.  A bot's log may hold what its author
             would not show: a server gives it to its owner only.
+        stats: the game's secondary statistics of it (food eaten, a stock gathered...).
     """
 
     seat: int
@@ -419,6 +442,9 @@ class EntrantResult:
     color: str = ""
     declared_name: str = ""
     log: str = field(default="", repr=False)
+    stats: Mapping[str, float] = field(default_factory=dict)
+    """The game's secondary statistics for it in this game, by :attr:`StatInfo.key`
+    (those its catalogue's :attr:`Catalogue.stats` lists; ladders average them)."""
 
 
 @dataclass(frozen=True, slots=True)

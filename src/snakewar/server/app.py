@@ -70,6 +70,8 @@ from snakewar.server.routers import (
     ladders,
     pages,
     sharing,
+    profile_pages,
+    profiles,
     snakes,
     tokens,
     tournaments,
@@ -331,6 +333,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     # Around everything: a request on a game carries its id into every log line.
     app.add_middleware(GameIdMiddleware)
     add_error_handlers(app, not_found_page=pages.not_found_page)
+    for module in (profiles, profile_pages):  # before snakes': /api/snakes/directory is no id
+        app.include_router(module.router)
     for module in (
         health,
         auth,

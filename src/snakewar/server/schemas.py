@@ -27,7 +27,12 @@ from pydantic import (
 )
 
 from snakewar._moved import moved_attribute
-from snakewar.arena.ladder import MAX_DAILY_CAP, MAX_GAMES_IN_FLIGHT, MAX_GAMES_PER_HOUR
+from snakewar.arena.ladder import (
+    MAX_DAILY_CAP,
+    MAX_GAMES_IN_FLIGHT,
+    MAX_GAMES_PER_HOUR,
+    MAX_PLACEMENT_GAMES,
+)
 from snakewar.arena.tournaments import MatchStatus, TournamentFormat
 from snakewar.server.arena import RunState
 from snakewar.server.patterns import LABEL, LADDER_NAME, SEED_TEXT, SNAKE_NAME, USER_NAME
@@ -374,10 +379,21 @@ class CallsOut(BaseModel):
 
 
 class GameList(BaseModel):
-    """Live games, then stored ones."""
+    """Live games, then a page of stored ones (newest first).
+
+    Paging: ask again with ``offset=next_offset`` for the next page (``next_offset``
+    null: this is the last); ``total`` counts the stored games that match the filters.
+    """
 
     live: list[GameOut]
     games: list[GameOut]
+    total: int | None = Field(
+        default=None, description="Stored games matching the filters (all pages)."
+    )
+    next_offset: int | None = Field(
+        default=None,
+        description="The offset of the next page (null: no more games).",
+    )
 
 
 # -- the catalogue ---------------------------------------------------------------------
@@ -405,6 +421,14 @@ class BotOut(BaseModel):
     description: str
 
 
+class StatOut(BaseModel):
+    """A secondary statistic a game records per entrant (food eaten, a stock gathered...)."""
+
+    key: str
+    label: str
+    description: str = ""
+
+
 class CatalogueOut(BaseModel):
     """What a game offers."""
 
@@ -422,6 +446,11 @@ class CatalogueOut(BaseModel):
     health_checked: bool
     steps: bool = False
     extras: dict[str, Any]
+    stats: list[StatOut] = Field(
+        default_factory=list,
+        description="The secondary statistics its games record per entrant (ladders show "
+        "their means beside the rating).",
+    )
 
 
 class MapOut(BaseModel):
@@ -518,6 +547,13 @@ class UpdateLadder(MaxTurnsSpelling):
         alias="dailyCap",
         description="The most games one entrant starts in 24 hours (null: no cap).",
     )
+    placement_games: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_PLACEMENT_GAMES,
+        alias="placementGames",
+        description="Games an entrant plays unranked, in placement, before it is ranked.",
+    )
 
 
 class ScheduleOut(BaseModel):
@@ -579,6 +615,17 @@ class StandingOut(BaseModel):
         "(it plays on until the game's number of failures in a row pauses it); '' if none.",
     )
     source: str
+    in_placement: bool = Field(
+        default=False,
+        description="Still playing its placement games: unranked (rank null) until then.",
+    )
+    placement_left: int = Field(default=0, description="Placement games it has still to play.")
+    wins: int = Field(default=0, description="Games it won (first alone).")
+    win_rate: float | None = Field(default=None, description="Wins per game (null: no game).")
+    stats: dict[str, float] = Field(
+        default_factory=dict,
+        description="The mean of each of the game's statistics over its games (see scorers).",
+    )
 
 
 class RatingPointOut(BaseModel):
@@ -615,6 +662,14 @@ class LadderOut(BaseModel):
     run: RunOut | None = Field(default=None, description="The latest run since the server started.")
     schedule: ScheduleOut | None = Field(
         default=None, description="How it plays on by itself (continuous ladders)."
+    )
+    placement_games: int = Field(
+        default=10, description="Games an entrant plays in placement (unranked) first."
+    )
+    scorers: list[StatOut] = Field(
+        default_factory=list,
+        description="The secondary scorers shown beside the rating: the game's statistics "
+        "(each standing's stats, by key); win rate is every game's.",
     )
 
 
@@ -1022,6 +1077,10 @@ class NewTokenOut(TokenOut):
     token: str
 
 
+Tag = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9+#.-]{0,23}$", max_length=24)]
+"""A snake's tag: a short lowercase word (``python``, ``c++``, ``minimax``)."""
+
+
 class RegisterSnake(RequestModel):
     """A snake to register: an HTTP snake at ``url`` (what the game takes)."""
 
@@ -1037,6 +1096,9 @@ class RegisterSnake(RequestModel):
         description="The snake's URL (v0:URL or legacy:URL for snakes of older APIs).",
     )
     visibility: Literal["public", "private"] = "public"
+    tags: list[Tag] = Field(
+        default_factory=list, max_length=8, description="Words for the directory: python..."
+    )
 
 
 class UpdateSnake(RequestModel):
@@ -1047,6 +1109,7 @@ class UpdateSnake(RequestModel):
     url: str | None = Field(None, min_length=1, max_length=2048)
     visibility: Literal["public", "private"] | None = None
     paused: bool | None = None
+    tags: list[Tag] | None = Field(None, max_length=8, description="Replaces its tags.")
 
 
 class SnakeOut(BaseModel):
@@ -1070,6 +1133,7 @@ class SnakeOut(BaseModel):
     paused: bool
     created_at: str
     updated_at: str
+    tags: list[str] = Field(default_factory=list)
 
 
 class BuildOut(BaseModel):
@@ -1085,3 +1149,92 @@ class BuildOut(BaseModel):
 
 NO_CONTENT: dict[int | str, dict[str, Any]] = {204: {"description": "No Content"}}
 """``responses=`` of a route that answers 204 with no body."""
+
+
+# -- profiles, the directory and ladder entries ------------------------------------------
+
+
+class DirectoryOut(BaseModel):
+    """A page of the snake directory (``next_offset`` null: the last page)."""
+
+    snakes: list[SnakeOut]
+    total: int = Field(description="Snakes matching the search (all pages).")
+    next_offset: int | None = Field(description="The offset of the next page (null: none).")
+
+
+class RatingStepOut(BaseModel):
+    """An entrant's rating after one ladder game, and what that game changed."""
+
+    number: int = Field(description="The ladder's game number.")
+    game_id: str
+    played_at: str
+    rating: float = Field(description="Its shown rating after the game (mu - 3 sigma).")
+    mu: float
+    sigma: float
+    delta: float | None = Field(description="The change of its rating (null: its first game).")
+    place: int = Field(description="Its place in the game (1: first; ties share a place).")
+    places: int
+    won: bool
+    stats: dict[str, float] = Field(description="The game's statistics of it in this game.")
+    viewer: str
+
+
+class LadderEntryOut(BaseModel):
+    """One entrant of one ladder: rank or placement, scorers and rating history."""
+
+    ladder: str
+    game: str
+    entrant: str
+    rank: int | None = Field(description="Its rank (null: in placement, or unrated).")
+    ranked: int = Field(description="How many entrants are ranked.")
+    in_placement: bool
+    placement_games: int
+    placement_left: int
+    rating: float | None
+    mu: float | None
+    sigma: float | None
+    games: int
+    wins: int
+    win_rate: float | None
+    placements: dict[str, int] = Field(description="Games per place it finished in (1: first).")
+    stats: dict[str, float] = Field(description="Its mean of each of the game's statistics.")
+    scorers: list[StatOut]
+    paused: bool
+    failure: str = Field(description="Why its last game or health check failed ('' if none).")
+    history: list[RatingStepOut] = Field(description="Its games on the ladder, oldest first.")
+
+
+class LatencyOut(BaseModel):
+    """A snake's call latency over its recent games that kept their calls."""
+
+    games: int = Field(description="Recent games measured (local servers keep calls).")
+    calls: int
+    p50_ms: float | None
+    p95_ms: float | None
+    timeouts: int
+
+
+class HealthOut(BaseModel):
+    """A snake's health as its ladders' checks see it."""
+
+    status: Literal["ok", "failing", "paused", "unchecked"]
+    detail: str
+
+
+class SnakeProfileOut(BaseModel):
+    """A snake's page: the snake, each ladder's standing, latency and health."""
+
+    snake: SnakeOut
+    ladders: list[LadderEntryOut]
+    latency: LatencyOut
+    health: HealthOut
+    can_change: bool = Field(description="Whether the requester may edit the snake.")
+
+
+class UserProfileOut(BaseModel):
+    """A user's page: their snakes (HTTP bots) and program bots the requester may see."""
+
+    name: str
+    created_at: str
+    snakes: list[SnakeOut]
+    bots: list[SnakeOut]

@@ -11,6 +11,7 @@ repository per aggregate::
     store.runs          ladder and tournament runs: which server plays each (SqlRunRepository)
     store.leases        named leases electing one server for a job (SqlLeaseRepository)
     store.sharing       saved games with titles, bulk export jobs (SqlSharingRepository)
+    store.profiles      games search, snake latency, ladder entry reports (SqlProfileRepository)
 
 A :class:`Store` is an :class:`snakewar.arena.ports.ArenaStore`, so ladders and
 tournaments play straight into it.  It is synchronous and thread-safe; asynchronous code
@@ -69,6 +70,15 @@ from snakewar.storage.ladders import SqlLadderRepository
 from snakewar.storage.leases import Lease, SqlLeaseRepository
 from snakewar.storage.limits import SqlLimitRepository
 from snakewar.storage.models import GAME_STATUSES, ArenaRunState, GameStatus
+from snakewar.storage.profiles import (
+    EntryReport,
+    GameFilter,
+    GamePage,
+    Latency,
+    RatingStep,
+    ScoreLine,
+    SqlProfileRepository,
+)
 from snakewar.storage.quota import QuotaExceededError
 from snakewar.storage.runs import ArenaRun, SqlRunRepository
 from snakewar.storage.sharing import SqlSharingRepository
@@ -89,15 +99,21 @@ __all__ = [
     "AsyncStore",
     "ConfusableUserNameError",
     "Database",
+    "EntryReport",
     "GameExistsError",
+    "GameFilter",
     "GameNotFoundError",
+    "GamePage",
     "GameRow",
     "GameStatus",
     "Invite",
     "InviteNotUsableError",
+    "Latency",
     "Lease",
     "QuotaExceededError",
+    "RatingStep",
     "ReservedUserNameError",
+    "ScoreLine",
     "SnakeExistsError",
     "SnakeNotFoundError",
     "SqlAccountRepository",
@@ -105,6 +121,7 @@ __all__ = [
     "SqlLadderRepository",
     "SqlLeaseRepository",
     "SqlLimitRepository",
+    "SqlProfileRepository",
     "SqlRunRepository",
     "SqlSharingRepository",
     "SqlSnakeRepository",
@@ -149,6 +166,7 @@ class Store:
         self._limits = SqlLimitRepository(self.db)
         self._leases = SqlLeaseRepository(self.db)
         self._sharing = SqlSharingRepository(self.db)
+        self._profiles = SqlProfileRepository(self.db)
 
     @property
     def games(self) -> SqlGameRepository:
@@ -199,6 +217,11 @@ class Store:
     def sharing(self) -> SqlSharingRepository:
         """Saved games with their titles, and bulk export jobs."""
         return self._sharing
+
+    @property
+    def profiles(self) -> SqlProfileRepository:
+        """Games search, snake latency and ladder entry reports (profiles' queries)."""
+        return self._profiles
 
     @property
     def url(self) -> str:

@@ -73,6 +73,12 @@ USER_NAME: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}\Z")
 SNAKE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}\Z")
 """A snake name: 1 to 40 letters, digits, ``_``, ``.`` and ``-``."""
 
+TAG: Final = re.compile(r"[a-z0-9][a-z0-9+#.-]{0,23}")
+"""A snake's tag: a short lowercase word (``python``, ``c++``, ``c#``, ``minimax``)."""
+
+MAX_TAGS: Final = 8
+"""The most tags a snake has."""
+
 SnakeKind = Literal["url", "program", "upload"]
 
 DEVICE_LIFETIME: Final = dt.timedelta(days=365)
@@ -237,6 +243,7 @@ class StoredSnake:
             other kinds, uploads stored before builds, which run from their archive).
         build_error: why the build failed, in one line.
         build_sha256: the SHA-256 of the built folder (what runs), hex.
+        tags: words its owner gave it (its language, its style), for the directory.
     """
 
     id: int
@@ -258,6 +265,7 @@ class StoredSnake:
     build_status: str | None = None
     build_error: str | None = None
     build_sha256: str | None = None
+    tags: tuple[str, ...] = ()
 
     @property
     def ref(self) -> str:
@@ -772,6 +780,7 @@ class SqlSnakeRepository:
             build_status=row.build_status,
             build_error=row.build_error,
             build_sha256=row.build_sha256,
+            tags=tuple(str(t) for t in row.tags or ()),
         )
 
     def register(
@@ -789,6 +798,7 @@ class SqlSnakeRepository:
         visibility: str = "public",
         quota: int | None = None,
         build_status: str | None = None,
+        tags: Sequence[str] = (),
     ) -> StoredSnake:
         """Register a snake for ``owner_id`` (what it is has been checked by the caller).
 
@@ -804,6 +814,7 @@ class SqlSnakeRepository:
         """
         _check_snake_name(name)
         _check_visibility(visibility)
+        _check_tags(tags)
         stamp = now()
         try:
             with self._db.session() as session:
@@ -824,6 +835,7 @@ class SqlSnakeRepository:
                     archive_sha256=None if archive is None else hashlib.sha256(archive).hexdigest(),
                     workdir=workdir,
                     visibility=visibility,
+                    tags=list(tags) or None,
                     paused=False,
                     created_at=stamp,
                     updated_at=stamp,
@@ -962,6 +974,69 @@ class SqlSnakeRepository:
         with self._db.session() as session:
             return [self._out(found[0], found[1]) for found in session.execute(query)]
 
+    def directory(
+        self,
+        viewer_id: int | None,
+        *,
+        admin: bool = False,
+        text: str = "",
+        game: str | None = None,
+        owner: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> tuple[list[StoredSnake], int]:
+        """The snakes ``viewer_id`` may see that match a search, by name; and how many match.
+
+        ``text`` is matched, case-insensitively, within the snake's name, its owner's
+        name, its language and its tags (each word of it must match one of them).
+
+        Raises:
+            StoreError: a bad limit or offset, or a search too long.
+        """
+        if type(limit) is not int or not 1 <= limit <= 200:
+            raise StoreError(f"limit {limit!r}: expected an integer from 1 to 200")
+        if type(offset) is not int or not 0 <= offset <= 2**31:
+            raise StoreError(f"offset {offset!r}: expected an integer from 0 to {2**31}")
+        if len(text) > 100:
+            raise StoreError("q: expected at most 100 characters")
+        conditions: list[Any] = []
+        if not admin:
+            conditions.append(
+                sa.or_(SnakeModel.visibility == "public", SnakeModel.owner_id == viewer_id)
+            )
+        if game is not None:
+            conditions.append(SnakeModel.game == game)
+        if owner is not None:
+            conditions.append(UserModel.name == owner)
+        for word in text.lower().split()[:8]:
+            pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            conditions.append(
+                sa.or_(
+                    sa.func.lower(SnakeModel.name).like(pattern, escape="\\"),
+                    UserModel.name.like(pattern, escape="\\"),
+                    sa.func.lower(sa.func.coalesce(SnakeModel.language, "")).like(
+                        pattern, escape="\\"
+                    ),
+                    sa.func.lower(sa.cast(SnakeModel.tags, sa.Text)).like(pattern, escape="\\"),
+                )
+            )
+        query = (
+            self._select()
+            .where(*conditions)
+            .order_by(sa.func.lower(SnakeModel.name), UserModel.name, SnakeModel.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        count = (
+            sa.select(sa.func.count())
+            .select_from(SnakeModel)
+            .join(UserModel, UserModel.id == SnakeModel.owner_id)
+            .where(*conditions)
+        )
+        with self._db.session() as session:
+            found = [self._out(row[0], row[1]) for row in session.execute(query)]
+            return found, int(session.scalar(count) or 0)
+
     def count_owned(self, owner_id: int) -> int:
         """How many snakes ``owner_id`` has registered."""
         with self._db.session() as session:
@@ -981,14 +1056,18 @@ class SqlSnakeRepository:
         url: str | None = None,
         visibility: str | None = None,
         paused: bool | None = None,
+        tags: Sequence[str] | None = None,
     ) -> StoredSnake:
-        """Change a snake's URL, visibility or paused state.
+        """Change a snake's URL, visibility, paused state or tags.
 
         Raises:
             SnakeNotFoundError: if there is no such snake.
+            StoreError: a bad visibility or tag.
         """
         if visibility is not None:
             _check_visibility(visibility)
+        if tags is not None:
+            _check_tags(tags)
         with self._db.session() as session:
             found = session.execute(self._select().where(SnakeModel.id == snake_id)).first()
             if found is None:
@@ -1000,6 +1079,8 @@ class SqlSnakeRepository:
                 row.visibility = visibility
             if paused is not None:
                 row.paused = paused
+            if tags is not None:
+                row.tags = list(tags) or None
             row.updated_at = now()
             return self._out(row, owner)
 
@@ -1015,6 +1096,14 @@ def _check_snake_name(name: str) -> None:
         raise StoreError(
             f"snake name {name[:50]!r}: expected 1 to 40 letters, digits, '_', '.' or '-', "
             "starting with a letter or digit"
+        )
+
+
+def _check_tags(tags: Sequence[object]) -> None:
+    if len(tags) > MAX_TAGS or not all(isinstance(t, str) and TAG.fullmatch(t) for t in tags):
+        raise StoreError(
+            f"tags: expected at most {MAX_TAGS} words of 1 to 24 lowercase letters, digits, "
+            "'+', '#', '.' or '-'"
         )
 
 

@@ -733,12 +733,32 @@ def _played_values(played: PlayedGame, status: str) -> dict[str, Any]:
         ranks=[r.rank for r in played.results],
         winner_name=_text(played.winner) if played.winner is not None else None,
         turns=played.turns,
+        stats=_stats(played),
     )
     if played.spec is None:
         # A game stored while it ran keeps the match it was started with.
         for key in ("params", "timeout_ms", "max_turns"):
             del values[key]
     return values
+
+
+def _stats(played: PlayedGame) -> list[dict[str, float]] | None:
+    """Each seat's secondary statistics (``None``: the game recorded none)."""
+    stats = [
+        {str(key): float(value) for key, value in r.stats.items() if _finite(value)}
+        for r in played.results
+    ]
+    return stats if any(stats) else None
+
+
+def _finite(value: object) -> bool:
+    # JSON has no NaN or infinity, and a statistic is a number.
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and float(value) == float(value)
+        and abs(float(value)) != float("inf")
+    )
 
 
 def _replay(data: bytes | None) -> bytes | None:

@@ -144,6 +144,7 @@ class SqlLadderRepository:
                 games_in_flight=settings.games_in_flight,
                 games_per_hour=settings.games_per_hour,
                 daily_cap=settings.daily_cap,
+                placement_games=settings.placement_games,
             )
             session.add(row)
         row.game = config.game
@@ -347,6 +348,7 @@ class SqlLadderRepository:
             row.games_in_flight = settings.games_in_flight
             row.games_per_hour = settings.games_per_hour
             row.daily_cap = settings.daily_cap
+            row.placement_games = settings.placement_games
             row.updated_at = now()
 
     def save_config(self, ladder: Ladder) -> None:
@@ -653,6 +655,7 @@ def _settings(row: LadderModel) -> LadderSettings:
         games_in_flight=int(row.games_in_flight),
         games_per_hour=int(row.games_per_hour),
         daily_cap=None if row.daily_cap is None else int(row.daily_cap),
+        placement_games=int(row.placement_games),
     )
 
 

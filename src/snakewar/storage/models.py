@@ -10,8 +10,9 @@ Games of every game share one set of tables:
     so far), the match it plays (``params``, ``timeout_ms``, ``max_turns``: what a
     rematch needs), ``entrants`` (name, source and colour of each entrant, by seat, and
     once finished why it failed, if it did),
-    ``header`` and ``result`` (the game's own JSON header and result), ``ranks`` and
-    ``winner_name`` once finished, and ``replay`` (the whole replay file, for games
+    ``header`` and ``result`` (the game's own JSON header and result), ``ranks``,
+    ``winner_name`` and ``stats`` (each seat's secondary statistics) once finished, and
+    ``replay`` (the whole replay file, for games
     kept as one file, such as a game whose replay is one document).
 ``frames``
     one row per stored step of games kept frame by frame (most games): ``(game_id,
@@ -30,7 +31,8 @@ Games of every game share one set of tables:
 Ladders and tournaments are rows, written game by game:
 
 ``ladders``, ``ladder_entries``, ``ladder_games``, ``ladder_ratings``
-    a ladder's settings; its entrants (with their current rating, and the ``workdir`` a
+    a ladder's settings (``placement_games``: the games an entrant plays unranked, "in
+    placement", before it is ranked); its entrants (with their current rating, and the ``workdir`` a
     command entrant runs in); its rated games; each player's rating after each game
     (the history charts draw).
 ``ladder_matches``, ``ladder_match_seats``
@@ -75,9 +77,10 @@ Accounts and what they own:
     a registered bot: ``owner_id``, ``name`` (unique per owner), ``game``, ``kind``
     (``url``: an HTTP snake at ``url``; ``program``: an operator's ``argv`` run in
     ``workdir``; ``upload``: a user's ``archive`` in ``language``), ``visibility``
-    (``public``, ``private``), ``paused``; an upload's build: ``build_status``
-    (``ready``, ``failed``), ``build_error``, ``build_log``, ``build`` (the built folder,
-    what runs) and its ``build_sha256``.  ``games.owner_id`` is who started a game
+    (``public``, ``private``), ``paused``, ``tags`` (its owner's words for the
+    directory); an upload's build: ``build_status`` (``ready``, ``failed``),
+    ``build_error``, ``build_log``, ``build`` (the built folder, what runs) and its
+    ``build_sha256``.  ``games.owner_id`` is who started a game
     (null: the server, a ladder); a running game's ``server_id`` and ``lease_until`` say
     which server plays it and until when it vouches for it (servers sharing a database
     abort only games whose lease ran out).
@@ -231,6 +234,9 @@ class GameModel(Base):
         sa.Index("ix_games_created_at", "created_at"),
         sa.Index("ix_games_status_created_at", "status", "created_at"),
         sa.Index("ix_games_game_created_at", "game", "created_at"),
+        # The games of a ladder, a tournament, a user (profiles, GET /api/games filters).
+        sa.Index("ix_games_source_created_at", "source", "created_at"),
+        sa.Index("ix_games_owner_id_created_at", "owner_id", "created_at"),
     )
 
     id: Mapped[str] = mapped_column(sa.String(MAX_ID_LENGTH), primary_key=True)
@@ -262,6 +268,8 @@ class GameModel(Base):
     failure: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
     attempt: Mapped[int] = mapped_column(sa.Integer, default=0, server_default=sa.text("0"))
     """Times it was played again from turn 0 while running (a worker died)."""
+    stats: Mapped[list[dict[str, float]] | None] = mapped_column(JSON, nullable=True)
+    """Each seat's secondary statistics once finished (the game's own, by key)."""
 
 
 class FrameModel(Base):
@@ -328,6 +336,8 @@ class LadderModel(Base):
     games_in_flight: Mapped[int] = mapped_column(sa.Integer, server_default="1")
     games_per_hour: Mapped[int] = mapped_column(sa.Integer, server_default="60")
     daily_cap: Mapped[int | None] = mapped_column(sa.Integer, nullable=True)
+    placement_games: Mapped[int] = mapped_column(sa.Integer, server_default="10")
+    """Games an entrant plays "in placement", unranked, before it gets a rank."""
 
 
 class LadderEntryModel(Base):
@@ -692,6 +702,8 @@ class SnakeModel(Base):
     build_log: Mapped[str | None] = mapped_column(sa.Text, nullable=True, deferred=True)
     build: Mapped[bytes | None] = mapped_column(sa.LargeBinary, nullable=True, deferred=True)
     build_sha256: Mapped[str | None] = mapped_column(sa.String(64), nullable=True, index=True)
+    tags: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    """Words its owner gave it (language, style), which the directory searches."""
 
 
 class RateBucketModel(Base):

@@ -58,6 +58,13 @@ ASSETS: tuple[str, ...] = (
             "share.js",
             "tv.js",
             "saved.js",
+            # The profile pages (issue 25): directory, snake, user, ladder entry, picker.
+            "profiles.js",
+            "snakes.js",
+            "snake.js",
+            "user.js",
+            "ladder_entry.js",
+            "picker.js",
         )
     ),
 )

@@ -38,6 +38,7 @@ from snakewar.engine.protocol import (
     Reach,
     ReplayCodec,
     ReplayInfo,
+    StatInfo,
     StoredGame,
     TerminalReplay,
     VerifyResult,
@@ -221,7 +222,46 @@ def _catalogue() -> Catalogue:
             # The built-in a registered snake first plays (the account page's "Play it").
             "trial_bot": "random",
         },
+        stats=STATS,
     )
+
+
+STATS = (
+    StatInfo("food", "food eaten", "Food the snake ate in the game."),
+    StatInfo("length", "final length", "The snake's length at its end (death or the game's)."),
+    StatInfo("turns_alive", "turns alive", "Turns the snake lived."),
+)
+"""The secondary statistics of a Battlesnake game, per snake (ladders show their means)."""
+
+
+def snake_stats(record: GameRecord) -> dict[str, dict[str, float]]:
+    """Each snake's :data:`STATS` in ``record``, by snake id.
+
+    A snake ate a food when its head lands where a food lay the turn before and it lives
+    through the turn, or dies of what it does there later in the turn (a food in a
+    hazard, say): the rules feed snakes before eliminating them.
+    """
+    eaten = {entry.id: 0 for entry in record.snakes}
+    before = record.initial
+    for turn in record.turns:
+        food = set(before.food)
+        alive_before = {s.id for s in before.snakes if not s.eliminated_cause}
+        for snake in turn.after.snakes:
+            if snake.id in alive_before and snake.body and snake.body[0] in food:
+                eaten[snake.id] = eaten.get(snake.id, 0) + 1
+        before = turn.after
+    final = record.final_state
+    out: dict[str, dict[str, float]] = {}
+    for entry in record.snakes:
+        snake = final.snake(entry.id)
+        # A snake eliminated in the state of turn k lived through the k - 1 turns before.
+        lived = max(snake.eliminated_on_turn - 1, 0) if snake.eliminated_cause else final.turn
+        out[entry.id] = {
+            "food": float(eaten.get(entry.id, 0)),
+            "length": float(len(snake.body)),
+            "turns_alive": float(lived),
+        }
+    return out
 
 
 def settings_params(params: Mapping[str, Any]) -> dict[str, str]:
@@ -372,6 +412,7 @@ def played_game(
     """A refereed game as the protocol's :class:`PlayedGame` (its details: a ``GameSummary``)."""
     summary = summarize(record)
     ranks = _ranks(record.final_state, [e.id for e in record.snakes])
+    stats = snake_stats(record)
     results = []
     for outcome, entry, rank in zip(summary.snakes, record.snakes, ranks, strict=True):
         calls = len(outcome.latencies)
@@ -388,6 +429,7 @@ def played_game(
                 score=float(outcome.length),
                 failure=failure,
                 color=entry.color,
+                stats=stats[entry.id],
             )
         )
     config = record.config

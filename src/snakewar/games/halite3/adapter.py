@@ -46,6 +46,7 @@ from snakewar.engine.protocol import (
     Reach,
     ReplayCodec,
     ReplayInfo,
+    StatInfo,
     StoredGame,
     TerminalReplay,
     VerifyResult,
@@ -139,7 +140,25 @@ def _catalogue() -> Catalogue:
         programs=True,
         # The built-in an uploaded bot first plays (the account page's "Play it").
         extras={"trial_bot": "greedy"},
+        stats=STATS,
     )
+
+
+STATS = (
+    StatInfo("halite", "halite collected", "Halite its ships mined over the game."),
+    StatInfo("ships", "ships built", "Ships it spawned."),
+    StatInfo("efficiency", "mining efficiency", "Halite deposited per halite mined."),
+)
+"""The secondary statistics of a Halite III game, per player (ladders show their means)."""
+
+
+def player_stats(statistics: Mapping[str, Any]) -> dict[str, float]:
+    """A player's :data:`STATS`, from the engine's statistics object of it."""
+    return {
+        "halite": float(statistics.get("total_mined", 0) or 0),
+        "ships": float(statistics.get("ships_spawned", 0) or 0),
+        "efficiency": round(float(statistics.get("mining_efficiency", 0.0) or 0.0), 4),
+    }
 
 
 def _check_size(width: int, height: int, players: int) -> None:
@@ -516,6 +535,7 @@ class HaliteAdapter(GameAdapter):
                 failure=killed.get(pid, ""),
                 declared_name=_declared(match, pid),
                 log=match.error_logs.get(pid, ""),
+                stats=player_stats(result.statistics[pid]),
             )
             for pid, entrant in enumerate(spec.entrants)
         )

@@ -14,14 +14,14 @@ import dataclasses
 import datetime as dt
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request, WebSocket
 from fastapi.responses import Response
 
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import MatchSpec
-from snakewar.errors import ConflictError, NotFoundError
+from snakewar.errors import ConflictError, NotFoundError, ParamsError
 from snakewar.server.auth import Principal, PrincipalDep, UserDep, require_owner
 from snakewar.server.deps import (
     ConfigDep,
@@ -57,7 +57,12 @@ from snakewar.server.schemas import (
     LogOut,
     binary_download,
 )
-from snakewar.storage import AsyncStore, GameNotFoundError, GameRow
+from snakewar.storage import AsyncStore, GameFilter, GameNotFoundError, GamePage, GameRow
+from snakewar.storage.models import MAX_ID_LENGTH
+from snakewar.storage.profiles import MAX_SEARCH_LIMIT
+
+SNAKE_REF_PATTERN = r"^@[a-z0-9][a-z0-9_-]{0,31}/[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
+"""A registered snake's reference, ``@owner/name`` (as :data:`SNAKE_REF` matches it)."""
 
 __all__ = ["MAX_FRAMES_PAGE", "can_read_log", "live_out", "router", "row_out"]
 
@@ -238,16 +243,135 @@ async def list_games(
     principal: PrincipalDep,
     manager: ManagerDep,
     store: StoreDep,
-    limit: int = Query(50, ge=1, le=500),
-    offset: int = Query(0, ge=0, le=2**62),
+    limit: int = Query(50, ge=1, le=MAX_SEARCH_LIMIT, description="Stored games per page."),
+    offset: int = Query(
+        0, ge=0, le=2**62, description="Skip this many stored games (the last page's next_offset)."
+    ),
     game: str | None = Query(None, max_length=32, description="Only games of this game."),
+    snake: str | None = Query(
+        None,
+        max_length=80,
+        pattern=SNAKE_REF_PATTERN,
+        description="Only games a registered snake played in (@owner/name).",
+    ),
+    user: str | None = Query(
+        None,
+        max_length=32,
+        pattern=r"^[a-z0-9][a-z0-9_-]*$",
+        description="Only games a user started or one of their snakes played in.",
+    ),
+    ladder: str | None = Query(
+        None, min_length=1, max_length=MAX_ID_LENGTH, description="Only this ladder's games."
+    ),
+    tournament: str | None = Query(
+        None,
+        min_length=1,
+        max_length=MAX_ID_LENGTH,
+        description="Only this tournament's games (its id).",
+    ),
+    status: Literal["running", "complete", "aborted", "cancelled"] | None = Query(
+        None, description="Only games with this status."
+    ),
+    since: Annotated[
+        dt.datetime | None,
+        Query(
+            alias="from",
+            description="Only games created at or after this time (ISO 8601; no zone: UTC).",
+        ),
+    ] = None,
+    until: Annotated[
+        dt.datetime | None,
+        Query(alias="to", description="Only games created before this time (ISO 8601)."),
+    ] = None,
 ) -> GameList:
-    """Live games first, then stored ones, newest first."""
-    live = [live_out(g) for g in manager.live_games() if game is None or g.game == game]
+    """Live games first, then a page of stored ones, newest first, filtered.
+
+    Every filter given must hold.  ``live`` holds the live games that match (every page
+    has them); ``games`` the page of stored ones from ``offset``; ``total`` how many
+    stored games match, ``next_offset`` where the next page starts (null: no more).  A
+    bad filter value is a 422 naming it.
+    """
+    since, until = _aware(since), _aware(until)
+    if since is not None and until is not None and until <= since:
+        raise ParamsError("to", "to: expected a time after from")
+    where: GameFilter | None = GameFilter(
+        game=game,
+        entrant=snake,
+        source=_source(ladder, tournament),
+        status=status,
+        since=since,
+        until=until,
+    )
+    if user is not None and where is not None:
+        where = await _user_filter(store, where, user)
+    rows = (
+        GamePage([], 0, None)
+        if where is None
+        else await store.run(store.store.profiles.search, where, limit, offset)
+    )
+    live = [
+        live_out(g)
+        for g in manager.live_games()
+        if where is not None and _live_matches(g, where, since, until)
+    ]
     live_ids = {g.id for g in live}
-    rows = await store.run(store.store.games.latest, limit, offset, game=game)
-    listed = GameList(live=live, games=[row_out(r) for r in rows if r.id not in live_ids])
+    listed = GameList(
+        live=live,
+        games=[row_out(r) for r in rows.games if r.id not in live_ids],
+        total=rows.total,
+        next_offset=rows.next_offset,
+    )
     return hide_sources(listed, principal)
+
+
+def _aware(when: dt.datetime | None) -> dt.datetime | None:
+    """A time given without a zone is UTC."""
+    if when is None or when.tzinfo is not None:
+        return when
+    return when.replace(tzinfo=dt.UTC)
+
+
+def _source(ladder: str | None, tournament: str | None) -> str | None:
+    if ladder is not None and tournament is not None:
+        raise ParamsError("tournament", "tournament: a game is a ladder's or a tournament's")
+    if ladder is not None:
+        return f"ladder:{ladder}"
+    return None if tournament is None else f"tournament:{tournament}"
+
+
+async def _user_filter(store: StoreDep, where: GameFilter, name: str) -> GameFilter | None:
+    """``where`` for the games of the user ``name`` (``None``: there is no such user)."""
+    try:
+        found = await store.run(store.store.accounts.user, name)
+    except NotFoundError:
+        return None
+    snakes, _total = await store.run(
+        store.store.snakes.directory, None, admin=True, owner=found.name, limit=200
+    )
+    return dataclasses.replace(
+        where, owner_id=found.id, owner_entrants=tuple(s.ref for s in snakes)
+    )
+
+
+def _live_matches(
+    live: LiveGame, where: GameFilter, since: dt.datetime | None, until: dt.datetime | None
+) -> bool:
+    """Whether a live game passes the filters a stored one is searched by."""
+    names = {e.name for e in live.spec.entrants}
+    created = dt.datetime.fromtimestamp(live.created_at, dt.UTC)
+    return (
+        (where.game is None or live.game == where.game)
+        and (where.entrant is None or where.entrant in names)
+        and (where.source is None or live.spec.source == where.source)
+        and (where.status is None or where.status == "running")
+        and (
+            where.owner_id is None
+            or live.owner_id == where.owner_id
+            or bool(names & set(where.owner_entrants))
+        )
+        and (since is None or created >= since)
+        and (until is None or created < until)
+    )
 
 
 @router.get("/{game_id}")

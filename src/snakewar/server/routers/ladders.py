@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 from fastapi import APIRouter, Path, Response
 
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.ladder import Ladder, LadderEntry, LadderSettings, load_ladder
-from snakewar.engine.protocol import Entrant
+from snakewar.engine.protocol import Entrant, GameAdapter
 from snakewar.errors import ConflictError, NotFoundError, ParamsError
 from snakewar.referee.uploads import UploadCache
 from snakewar.server.arena import ArenaBusyError, LiveExecutor, RunProgress, RunSlot
@@ -65,11 +67,12 @@ from snakewar.server.schemas import (
     RunOut,
     ScheduleOut,
     StandingOut,
+    StatOut,
     UpdateLadder,
 )
-from snakewar.storage import ArenaRun, ArenaRunState, AsyncStore, Store
+from snakewar.storage import ArenaRun, ArenaRunState, AsyncStore, ScoreLine, Store
 
-__all__ = ["entry_owner", "ladder_out", "resumer", "router", "run_out"]
+__all__ = ["entry_owner", "ladder_out", "resumer", "router", "run_out", "scorers_of"]
 
 router = APIRouter(prefix="/api/ladders", tags=["ladders"])
 
@@ -99,10 +102,34 @@ async def _ladder_out(
     ladder: Ladder, runs: RunKeeper, scheduler: LadderScheduler, admin: bool = False
 ) -> LadderOut:
     view = await runs.view(_key(ladder.name))
-    out = ladder_out(ladder, view is not None and view.running)
+    scores = await _scores(scheduler.store, ladder)
+    out = ladder_out(ladder, view is not None and view.running, scores)
     out.run = run_out(view)
     out.schedule = await schedule_out(ladder, scheduler, admin)
     return out
+
+
+_SCORES: OrderedDict[str, tuple[tuple[int, str], Mapping[str, ScoreLine]]] = OrderedDict()
+"""Each ladder's scorers as of its game count and latest game: read again only once a game
+is rated (its page polls every second or two, and they take every game of the ladder to
+count).  The latest game's id (unique) tells a ladder made again under the same name."""
+
+_SCORES_KEPT = 64
+"""The most ladders whose scorers are kept."""
+
+
+async def _scores(store: AsyncStore, ladder: Ladder) -> Mapping[str, ScoreLine]:
+    """The ladder's secondary scorers (win rate, statistics), kept while no game is rated."""
+    mark = (ladder.games_played, ladder.recent[-1].game_id if ladder.recent else "")
+    kept = _SCORES.get(ladder.name)
+    if kept is not None and kept[0] == mark:
+        _SCORES.move_to_end(ladder.name)
+        return kept[1]
+    scores = await store.run(store.store.profiles.ladder_scores, ladder.name)
+    _SCORES[ladder.name] = (mark, scores)
+    while len(_SCORES) > _SCORES_KEPT:
+        _SCORES.popitem(last=False)
+    return scores
 
 
 async def schedule_out(ladder: Ladder, scheduler: LadderScheduler, admin: bool) -> ScheduleOut:
@@ -141,28 +168,46 @@ def _failure(entry: LadderEntry | None) -> str:
     return entry.note if entry is not None and entry.failing and not entry.paused else ""
 
 
-def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
-    """A ladder as the API shows it: standings, history and recent games."""
+def ladder_out(
+    ladder: Ladder, running: bool, scores: Mapping[str, ScoreLine] | None = None
+) -> LadderOut:
+    """A ladder as the API shows it: standings, history and recent games.
+
+    An entrant that has played fewer than the ladder's placement games is listed after
+    the ranked ones, unranked ("in placement"), as the official arena does; ``scores``
+    (:meth:`~snakewar.storage.SqlProfileRepository.ladder_scores`) adds each one's win
+    rate and the game's statistics.
+    """
     adapter = ladder.config.adapter
-    standings = []
+    placement = ladder.settings.placement_games
+    scores = scores or {}
+    ranked: list[StandingOut] = []
+    placing: list[StandingOut] = []
     rated = set()
     for row in ladder.standings():
         rated.add(row.snake)
         entry = ladder.entries.get(row.snake)
-        standings.append(
-            StandingOut(
-                rank=row.rank,
-                snake=row.snake,
-                rating=row.display,
-                mu=row.rating.mu,
-                sigma=row.rating.sigma,
-                games=row.games,
-                paused=bool(entry and entry.paused),
-                note=entry.note if entry else "",
-                failure=_failure(entry),
-                source=entry.source if entry else "",
-            )
+        out = StandingOut(
+            rank=None,
+            snake=row.snake,
+            rating=row.display,
+            mu=row.rating.mu,
+            sigma=row.rating.sigma,
+            games=row.games,
+            paused=bool(entry and entry.paused),
+            note=entry.note if entry else "",
+            failure=_failure(entry),
+            source=entry.source if entry else "",
+            in_placement=row.games < placement,
+            placement_left=max(placement - row.games, 0),
+            **_scores_of(scores.get(row.snake)),
         )
+        if out.in_placement:
+            placing.append(out)
+        else:
+            out.rank = len(ranked) + 1
+            ranked.append(out)
+    standings = [*ranked, *placing]
     for entry in ladder.entries.values():
         if entry.name not in rated:
             standings.append(
@@ -177,6 +222,8 @@ def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
                     note=entry.note,
                     failure=_failure(entry),
                     source=entry.source,
+                    in_placement=placement > 0,
+                    placement_left=placement,
                 )
             )
     history = {
@@ -204,7 +251,23 @@ def ladder_out(ladder: Ladder, running: bool) -> LadderOut:
         standings=standings,
         history=history,
         recent_games=recent,
+        placement_games=placement,
+        scorers=scorers_of(ladder.config.adapter),
     )
+
+
+def scorers_of(adapter: GameAdapter) -> list[StatOut]:
+    """The game's secondary scorers (its catalogue's statistics), for standings."""
+    return [
+        StatOut(key=x.key, label=x.label, description=x.description)
+        for x in adapter.catalogue().stats
+    ]
+
+
+def _scores_of(line: ScoreLine | None) -> dict[str, Any]:
+    if line is None:
+        return {}
+    return {"wins": line.wins, "win_rate": line.win_rate, "stats": dict(line.stats)}
 
 
 @router.get("")
@@ -321,7 +384,8 @@ async def update_ladder(
     Admins.  The change holds for its future games (its played games and ratings stay);
     it is refused while a run is going on, as the run plays with the settings it started
     with.  ``continuous``, ``paused``, ``gamesInFlight``, ``gamesPerHour`` and
-    ``dailyCap`` set how it plays on by itself (422 naming the field out of bounds).
+    ``dailyCap`` set how it plays on by itself, ``placementGames`` how many games an
+    entrant plays unranked first (422 naming the field out of bounds).
     """
     del admin
     if await runs.is_running(_key(name)):
@@ -330,10 +394,17 @@ async def update_ladder(
     given = body.model_fields_set
     schedule = {
         key: getattr(body, key)
-        for key in ("continuous", "paused", "games_in_flight", "games_per_hour", "daily_cap")
+        for key in (
+            "continuous",
+            "paused",
+            "games_in_flight",
+            "games_per_hour",
+            "daily_cap",
+            "placement_games",
+        )
         if key in given
     }
-    for key in ("continuous", "paused", "games_in_flight", "games_per_hour"):
+    for key in ("continuous", "paused", "games_in_flight", "games_per_hour", "placement_games"):
         if key in schedule and schedule[key] is None:
             raise ParamsError(key, f"{key}: expected a value, not null")
     # Checked before anything is stored (out of bounds: a 422 naming the field).  A

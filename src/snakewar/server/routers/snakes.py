@@ -74,6 +74,7 @@ def snake_out(snake: StoredSnake, principal: Principal) -> SnakeOut:
         paused=snake.paused,
         created_at=snake.created_at.isoformat(),
         updated_at=snake.updated_at.isoformat(),
+        tags=list(snake.tags),
     )
 
 
@@ -123,6 +124,7 @@ async def register_snake(
         "url",
         url=source,
         visibility=body.visibility,
+        tags=body.tags,
     )
     return snake_out(snake, principal)
 
@@ -335,7 +337,7 @@ async def update_snake(
     config: ConfigDep,
     snake_id: int = SnakeId,
 ) -> SnakeOut:
-    """Change your snake's URL, visibility, or pause it (its ladder entries follow)."""
+    """Change your snake's URL, visibility or tags, or pause it (its ladder entries follow)."""
     snake = await _visible(store, principal, snake_id)
     require_owner(principal, snake.owner_id, f"snake {snake.ref}")
     url = None
@@ -349,6 +351,7 @@ async def update_snake(
         url=url,
         visibility=body.visibility,
         paused=body.paused,
+        tags=body.tags,
     )
     # Its entries are named after it (@owner/name): a free name never matches one.
     entry = snake.ref

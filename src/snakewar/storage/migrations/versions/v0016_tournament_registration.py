@@ -9,7 +9,7 @@ qualified its entrants from (``qualifier``), and the scheduler's notes (``next_r
 ``finished_at``).  Tournaments made before have no row: closed, uncapped, unscheduled.
 
 Revision ID: 0016
-Revises: 0014
+Revises: 0015
 Create Date: 2026-11-27 19:00:00
 """
 
@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0016"
-down_revision: str | Sequence[str] | None = "0014"
+down_revision: str | Sequence[str] | None = "0015"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

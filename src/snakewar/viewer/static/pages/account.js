@@ -195,6 +195,15 @@ function passwordForm(form) {
   });
 }
 
+/** A snake's tags as typed ("Python, minimax"): lowercase words, each once. */
+export function tagWords(text) {
+  const words = String(text ?? "")
+    .toLowerCase()
+    .split(/[\s,]+/)
+    .filter(Boolean);
+  return [...new Set(words)];
+}
+
 function start() {
   const password = document.getElementById("password");
   if (password) {
@@ -205,6 +214,7 @@ function start() {
   register.addEventListener("submit", async (event) => {
     event.preventDefault();
     const body = Object.fromEntries(new FormData(register).entries());
+    body.tags = tagWords(body.tags); // the directory's search words (profiles)
     const { ok, status, data } = await postJson("/api/snakes", body);
     error.textContent = ok ? "" : detailText(data, status);
     if (ok) {

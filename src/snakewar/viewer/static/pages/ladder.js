@@ -3,7 +3,9 @@
 // Members join with their own snakes and leave again; admins add any entrant, play
 // 10 games, stop a run (its games in flight are cancelled), change the settings for
 // the next games (how it plays on by itself too), pause and resume a continuous
-// ladder, and delete the ladder.
+// ladder, and delete the ladder.  Entrants still in placement are listed unranked after
+// the ranked ones, and the secondary scorers (win rate, the game's statistics) stand
+// beside the rating; each entrant links to its entry page.
 
 import {
   changedParams,
@@ -15,6 +17,7 @@ import {
   readParams,
 } from "./club.js";
 import { detailText, el, fetchJson, poll, postJson, renderRows } from "./dom.js";
+import { entryUrl } from "./profiles.js";
 
 export const PALETTE = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6"];
 
@@ -42,11 +45,52 @@ export function statusText(s) {
   return "active";
 }
 
-/** A standings row: rank, snake, rating (mu - 3 sigma), mu, sigma, games, status. */
-export function standingRow(s) {
+/**
+ * A standings row: rank, snake, rating (mu - 3 sigma), mu, sigma, games, status.  With
+ * the ladder's `scorers` (the game's statistics) the row is the arena's: rank, snake
+ * (a link to its entry page, where mu and sigma are), rating, games, then the
+ * secondary scorers side by side (win rate, each statistic's mean) and the status; an
+ * entrant in placement shows how many games it has left instead of a rank.
+ */
+export function standingRow(s, scorers) {
+  if (scorers === undefined) {
+    return {
+      cells: [s.rank ?? "-", s.snake, fixed(s.rating), fixed(s.mu), fixed(s.sigma), s.games, statusText(s)],
+    };
+  }
+  const rank = s.in_placement
+    ? { text: `in placement (${s.placement_left} left)`, cls: "muted" }
+    : (s.rank ?? "-");
+  const rate = typeof s.win_rate === "number" ? `${Math.round(s.win_rate * 100)}%` : "-";
   return {
-    cells: [s.rank ?? "-", s.snake, fixed(s.rating), fixed(s.mu), fixed(s.sigma), s.games, statusText(s)],
+    cells: [
+      rank,
+      { text: s.snake, href: entryUrl(ladderName(), s.snake) },
+      fixed(s.rating),
+      s.games,
+      rate,
+      ...scorers.map((x) => fixed(s.stats?.[x.key])),
+      statusText(s),
+    ],
+    testid: s.in_placement ? "standing-placement" : "standing-ranked",
   };
+}
+
+/** The line on placement: how many games an entrant plays before it is ranked. */
+export function placementText(games) {
+  if (!games) {
+    return "Entrants are ranked from their first game.";
+  }
+  return `Entrants are ranked after ${games} placement game${games === 1 ? "" : "s"}.`;
+}
+
+/** The standings' header for the ladder's `scorers`: the columns of `standingRow`. */
+export function standingHeads(scorers) {
+  return ["#", "snake", "rating", "games", "win rate", ...scorers.map((x) => x.label), "status", ""];
+}
+
+function ladderName() {
+  return globalThis.document?.getElementById("ladder")?.dataset.name ?? "";
 }
 
 /**
@@ -160,6 +204,7 @@ export function scheduleChanges(form, schedule) {
     ["games_in_flight", "gamesInFlight"],
     ["games_per_hour", "gamesPerHour"],
     ["daily_cap", "dailyCap"],
+    ["placement_games", "placementGames"],
   ];
   for (const [field, name] of numbers) {
     const value = form[field] ?? null;
@@ -382,13 +427,20 @@ function start() {
       editForm.games_per_hour.value = schedule.games_per_hour;
       editForm.daily_cap.value = schedule.daily_cap ?? "";
     }
+    editForm.placement_games.value = data.placement_games;
     drawParams(editForm.querySelector("[data-params]"), paramFields(game.params, config.params));
     editing = true;
   };
 
   const drawStandings = (data) => {
     const tbody = document.getElementById("standings");
-    renderRows(tbody, data.standings.map(standingRow));
+    const head = document.getElementById("standings-head");
+    const heads = standingHeads(data.scorers ?? []);
+    if (head.dataset.drawn !== heads.join("|")) {
+      head.dataset.drawn = heads.join("|");
+      head.replaceChildren(...heads.map((text) => el("th", text)));
+    }
+    renderRows(tbody, data.standings.map((s) => standingRow(s, data.scorers ?? [])));
     data.standings.forEach((s, i) => {
       const cell = document.createElement("td");
       const action = entryAction(s.snake, me, admin);
@@ -435,6 +487,7 @@ function start() {
       game = catalogue.data.find((g) => g.name === data.game);
     }
     document.getElementById("summary").textContent = summaryText(data);
+    document.getElementById("placement").textContent = placementText(data.placement_games);
     drawStandings(data);
     renderRows(document.getElementById("games"), data.recent_games.map(recentGameRow));
     drawChart(document.getElementById("chart"), document.getElementById("legend"), data.history);
@@ -528,8 +581,10 @@ function start() {
         games_in_flight: optionalNumber(editForm.games_in_flight.value) ?? null,
         games_per_hour: optionalNumber(editForm.games_per_hour.value) ?? null,
         daily_cap: optionalNumber(editForm.daily_cap.value) ?? null,
+        placement_games: optionalNumber(editForm.placement_games.value) ?? null,
       };
-      Object.assign(body, scheduleChanges(typed, data.schedule));
+      const current = { ...data.schedule, placement_games: data.placement_games };
+      Object.assign(body, scheduleChanges(typed, current));
     }
     const answer = await postJson(url, body, "PATCH");
     if (report(editForm.querySelector(".error"), answer)) {

@@ -4,6 +4,7 @@
 // (2017/18) ruleset has its own settings, map and default size.
 
 import { detailText, fetchJson, postJson } from "../../viewer/pages/dom.js";
+import { mountPicker } from "../../viewer/pages/picker.js";
 
 const NUMBER_FIELDS = ["width", "height"];
 
@@ -105,6 +106,10 @@ async function start() {
   }
   const error = document.getElementById("error");
   const select = document.getElementById("map");
+  // The snake picker fills the entrants' list (a challenge opens it with the snake in).
+  mountPicker(document.getElementById("picker"), form.snakes).catch((e) => {
+    error.textContent = String(e.message);
+  });
   let maps = [];
   // The map the form should show.  Kept apart from the select because a ruleset chosen
   // before the map list arrives must still pick its map once the options exist.
