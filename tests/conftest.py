@@ -84,8 +84,8 @@ def xdist_group(item: pytest.Item) -> str | None:
     """The pytest-xdist group a test must share a worker with (``--dist loadgroup``).
 
     ``jax``: the JAX tests, on one worker and last (they come last in the collection,
-    and a group is handed out where its first test stands), so no test of that worker
-    forks after JAX has started its threads. ``ray``: the tests that start a Ray cluster,
+    and ``--no-loadscope-reorder`` hands the groups out in its order), so no test of that
+    worker forks after JAX has started its threads. ``ray``: the tests that start a Ray cluster,
     one at a time (two clusters on one machine would each take every core, and a test
     that joins "auto" would find the other's).
     """
