@@ -26,7 +26,9 @@ and the arena are on ``app.state`` and reach routes as typed dependencies
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import ipaddress
 from collections.abc import AsyncIterator, Sequence
 
@@ -59,14 +61,19 @@ from snakewar.server.headers import SecurityHeadersMiddleware
 from snakewar.server.limits import RateBook
 from snakewar.server.logs import GameIdMiddleware
 from snakewar.server.manager import GameManager, UserCaps
+from snakewar.server.metrics import Metrics, keep_gauges, refresh_gauges
 from snakewar.server.mirror import GameMirrors
+from snakewar.server.notify import Notifier
 from snakewar.server.routers import (
+    admin,
     auth,
     catalogue,
     docs,
     games,
     health,
     ladders,
+    metrics,
+    notifications,
     pages,
     snakes,
     tokens,
@@ -191,6 +198,11 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             runner=_runner(config, opened),
         )
         await manager.start()
+        # Operations (issue 25): the metrics and the notifications watch every game.
+        app.state.metrics = app_metrics = Metrics()
+        app.state.notifier = notifier = Notifier(astore, config, holder=manager.server_id)
+        manager.observers += [app_metrics, notifier]
+        await notifier.start()
         # Live games played by other replicas (or workers) are followed here too, woken
         # by the database's notifications (polling on SQLite).
         events = GameEvents.for_engine(opened.db.engine)
@@ -240,6 +252,11 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             lease_s=config.scheduler_lease_s or config.game_lease_s,
         )
         app.state.scheduler = scheduler
+        scheduler.on_paused.append(notifier.snake_paused)
+        app.state.refresh_gauges = functools.partial(
+            refresh_gauges, app_metrics, manager, mirrors, app.state.stored_following, arena
+        )
+        gauges = asyncio.create_task(keep_gauges(app.state.refresh_gauges), name="gauges")
         if config.ladder_scheduler:
             await scheduler.start()
         app.state.decoders = decoders = DecoderPool(config.decode_workers)
@@ -247,6 +264,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             yield
         finally:
             app.state.draining = True  # /ready says so from now on
+            gauges.cancel()
             # The scheduler first: it starts no more games and lets its lease go.
             await scheduler.close()
             # The runs next: their games are cancelled and they are let go (still
@@ -255,6 +273,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             # Followers of games played elsewhere are told to reconnect (to another).
             await mirrors.close()
             await events.close()
+            await notifier.close()  # its unsent messages wait in the database
+            app_metrics.close()
             passwords.close()
             arena.close()  # first: its runs' games would start on a closing manager
             await manager.close()
@@ -286,7 +306,9 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         larger={"/api/snakes/upload": MAX_ARCHIVE_BYTES},
     )
     hosts = config.allowed_hosts if config.public else (*LOOPBACK_NAMES, *config.allowed_hosts)
-    app.add_middleware(HostCheckMiddleware, hosts=hosts, exempt=health.HEALTH_PATHS)
+    app.add_middleware(
+        HostCheckMiddleware, hosts=hosts, exempt=(*health.HEALTH_PATHS, metrics.METRICS_PATH)
+    )
     # Every answer has the headers, refusals of the layers inside included (only the log
     # context below is outside it, and it answers nothing itself).
     app.add_middleware(
@@ -297,6 +319,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
     app.add_middleware(GameIdMiddleware)
     add_error_handlers(app, not_found_page=pages.not_found_page)
     for module in (health, auth, tokens, users, snakes, games, catalogue, ladders, tournaments):
+        app.include_router(module.router)
+    for module in (metrics, admin, notifications):  # operations (issue 25)
         app.include_router(module.router)
     # Each game's own routes come before the pages (which catch no path of theirs).
     for game in registered:

@@ -8,7 +8,10 @@ from typing import Final
 from snakewar.referee.addresses import AddressPolicy
 from snakewar.storage.accounts import Backoff
 
-__all__ = ["MEMORY_DATABASE", "SIGNUP_MODES", "ServerConfig"]
+__all__ = ["MEMORY_DATABASE", "SIGNUP_MODES", "SMTP_SECURITY", "ServerConfig"]
+
+SMTP_SECURITY: Final = ("none", "starttls", "tls")
+"""How the server talks to its SMTP server: plain, upgraded with STARTTLS, or TLS from the start."""
 
 SIGNUP_MODES: Final = ("open", "invite", "closed")
 """Who may make an account on a public server: anyone, holders of an invitation, nobody."""
@@ -100,6 +103,20 @@ class ServerConfig:
             those sharing the database schedules at a time: :mod:`snakewar.server.scheduler`).
         scheduler_lease_s: how long the scheduling server's lease lasts (``None``:
             ``game_lease_s``); another server takes over within that once it dies.
+        metrics_token: the bearer token a Prometheus scraper sends for ``/metrics``
+            (``None``: only admins, and a local server's user, read it).
+        site_url: the site's address as its users know it, for the links in
+            notifications (``None``: they carry paths only).
+        smtp_host: the SMTP server notifications' e-mails go through (``None``: no
+            e-mail); like every SMTP setting it is the operator's, never a request's.
+        smtp_port: its port.
+        smtp_security: one of :data:`SMTP_SECURITY`.
+        smtp_sender: the ``From`` address of the e-mails.
+        smtp_username: the SMTP login (``None``: none).
+        smtp_password: its password.
+        notify_per_hour: the most notifications one user gets on one channel in an
+            hour; more are recorded as ``capped`` and not sent.
+        notify_attempts: how often a notification is tried before it is ``failed``.
     """
 
     database_url: str | None = None
@@ -147,6 +164,18 @@ class ServerConfig:
     ray_game_resources: tuple[tuple[str, float], ...] = ()
     ladder_scheduler: bool = True
     scheduler_lease_s: float | None = None
+
+    # Operations (issue 25): metrics and notifications.
+    metrics_token: str | None = None
+    site_url: str | None = None
+    smtp_host: str | None = None
+    smtp_port: int = 25
+    smtp_security: str = "none"
+    smtp_sender: str = "snakewar@localhost"
+    smtp_username: str | None = None
+    smtp_password: str | None = field(default=None, repr=False)
+    notify_per_hour: int = 10
+    notify_attempts: int = 5
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""
