@@ -298,10 +298,10 @@ def test_a_tournament_start_tells_the_owners_of_its_snakes() -> None:
             ["@ann/viper", "@bob/mamba", "builtin:random"],
         )
         wait_for(lambda: len(s.hook.bodies()) == 1, "the tournament's message")
-        [body] = s.hook.bodies()
-        assert body["content"] == "Tournament Winter Cup started"
-        assert "@ann/viper" in body["embeds"][0]["description"]
-        assert body["embeds"][0]["url"] == "https://snakes.example.org/tournaments/t-1"
+        [message] = s.hook.bodies()
+        assert message["content"] == "Tournament Winter Cup started"
+        assert "@ann/viper" in message["embeds"][0]["description"]
+        assert message["embeds"][0]["url"] == "https://snakes.example.org/tournaments/t-1"
         assert s.hook.posted[0].path == "/hook"
 
 
