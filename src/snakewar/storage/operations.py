@@ -38,7 +38,7 @@ class FailedGame:
 
 @dataclass(frozen=True, slots=True)
 class BotError:
-    """The start of what a game logged about one seat's bot (its error log)."""
+    """The end of what a game logged about one seat's bot (its error log)."""
 
     game_id: str
     game: str
@@ -77,11 +77,11 @@ class DiskUse:
     frames: int
 
 
-def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()[:MAX_TEXT]
-    return ""
+def _last_lines(text: str, count: int = 3) -> str:
+    """A log's last ``count`` lines with words in them, as one line: where its error is."""
+    lines = [line.strip() for line in text.splitlines() if any(c.isalnum() for c in line)]
+    joined = " · ".join(lines[-count:])
+    return joined if len(joined) <= MAX_TEXT else "…" + joined[-(MAX_TEXT - 1) :]
 
 
 class OperationsQueries:
@@ -127,14 +127,14 @@ class OperationsQueries:
         ]
 
     def bot_errors(self, limit: int = 20) -> list[BotError]:
-        """The latest games' bot error logs (their first line each)."""
+        """The latest games' bot error logs (the end of each, where the error is)."""
         with self.db.session() as session:
             rows = session.execute(
                 sa.select(
                     GameLogModel.game_id,
                     GameModel.game,
                     GameLogModel.seat,
-                    sa.func.substr(GameLogModel.log, 1, 2000),
+                    GameLogModel.log,
                     GameModel.updated_at,
                 )
                 .join(GameModel, GameModel.id == GameLogModel.game_id)
@@ -142,7 +142,7 @@ class OperationsQueries:
                 .limit(limit)
             ).all()
         return [
-            BotError(game_id, game, seat, _first_line(text or ""), _aware(at))
+            BotError(game_id, game, seat, _last_lines(text or ""), _aware(at))
             for game_id, game, seat, text, at in rows
         ]
 
