@@ -177,17 +177,21 @@ class SqlNotificationRepository:
 
         A channel whose last hour holds ``per_hour`` messages already (sent, pending or
         failed: each was an attempt to reach the user) gets the row as ``capped``.
-        The user's settings row is locked meanwhile (PostgreSQL), so that two servers
-        queueing at once cannot both pass the cap.
+        The user's settings row is written first (a lock until the end), so that two
+        servers queueing at once cannot both pass the cap.
         """
         now = _now()
         made: list[NotificationModel] = []
         with self.db.session() as session:
-            row = session.execute(
-                sa.select(NotifySettingsModel)
+            # Written first, so that the count below is one server's at a time: the
+            # write locks the user's row on PostgreSQL and the database on SQLite (as
+            # the rate limits' budgets do, snakewar.storage.limits).
+            session.execute(
+                sa.update(NotifySettingsModel)
                 .where(NotifySettingsModel.user_id == user_id)
-                .with_for_update()
-            ).scalar_one_or_none()
+                .values(updated_at=NotifySettingsModel.updated_at)
+            )
+            row = session.get(NotifySettingsModel, user_id)
             settings = _settings(row)
             chosen = settings.events.get(event, ()) if channels is None else channels
             for channel in chosen:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -19,6 +20,9 @@ __all__ = ["BotError", "DiskUse", "FailedGame", "OperationsQueries", "SignUp"]
 
 MAX_TEXT = 300
 """The most characters of a reason or a log line shown."""
+
+LOG_TAIL = 2000
+"""The characters read of the end of each bot error log."""
 
 
 def _aware(when: dt.datetime) -> dt.datetime:
@@ -75,6 +79,12 @@ class DiskUse:
     archive_bytes: int
     games: int
     frames: int
+
+
+def _tail(column: Any, count: int) -> Any:
+    """The column's last ``count`` characters, cut by the database (logs are long)."""
+    length = sa.func.length(column)
+    return sa.func.substr(column, sa.case((length > count, length - (count - 1)), else_=1))
 
 
 def _last_lines(text: str, count: int = 3) -> str:
@@ -134,7 +144,7 @@ class OperationsQueries:
                     GameLogModel.game_id,
                     GameModel.game,
                     GameLogModel.seat,
-                    GameLogModel.log,
+                    _tail(GameLogModel.log, LOG_TAIL),
                     GameModel.updated_at,
                 )
                 .join(GameModel, GameModel.id == GameLogModel.game_id)
