@@ -102,7 +102,7 @@ LATENCY_BUCKETS_S: Final = (
     2.0,
     5.0,
 )
-"""Bot call latency buckets: Battlesnake's 500 ms default timeout sits in the middle."""
+"""Bot call latency buckets, seconds: from a fast bot on the same network to past a 2 s timeout."""
 
 
 def multiprocess_dir() -> str | None:
