@@ -26,24 +26,28 @@ export function sentCells(item) {
   return [shortTime(item.created_at), item.channel, item.title, state];
 }
 
-function drawEvents(tbody, settings) {
-  tbody.replaceChildren(
+const CHANNEL_TITLES = { webhook: "Webhook", email: "E-mail" };
+
+/** One fieldset per event (its title, a checkbox per channel): it stacks on a phone. */
+function drawEvents(container, settings) {
+  container.replaceChildren(
     ...settings.available_events.map((event) => {
-      const tr = document.createElement("tr");
-      tr.append(el("td", event.title));
+      const set = document.createElement("fieldset");
+      set.append(el("legend", `Tell me when: ${event.title.toLowerCase()}`));
+      const row = el("div", undefined, "row");
       for (const channel of settings.channels) {
-        const td = document.createElement("td");
+        const label = el("label", undefined, "check");
         const box = document.createElement("input");
         box.type = "checkbox";
         box.name = "event";
         box.value = `${event.name}:${channel}`;
         box.checked = isChosen(settings, event.name, channel);
         box.dataset.testid = `notify-${event.name}-${channel}`;
-        box.setAttribute("aria-label", `${event.title}: ${channel}`);
-        td.append(box);
-        tr.append(td);
+        label.append(box, ` ${CHANNEL_TITLES[channel] ?? channel}`);
+        row.append(label);
       }
-      return tr;
+      set.append(row);
+      return set;
     }),
   );
 }
