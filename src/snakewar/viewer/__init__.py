@@ -48,6 +48,9 @@ ASSETS: tuple[str, ...] = (
             "tournaments.js",
             "admin_users.js",
             "admin_invites.js",
+            # Operations (issue 25).
+            "admin_dashboard.js",
+            "notifications.js",
         )
     ),
 )
