@@ -269,6 +269,18 @@ def test_bad_settings_are_refused_naming_the_field(body: dict[str, Any], field: 
         assert field in str(refused.json()["detail"]), refused.text
 
 
+def test_test_messages_are_rate_limited_per_client() -> None:
+    with site(notify_per_hour=100) as s:
+        ann = s.user("ann")
+        body = {"webhook_url": s.hook.url(), "events": {}}
+        assert s.client.put("/api/notifications/settings", json=body, headers=ann).is_success
+        answers = [s.client.post("/api/notifications/test", headers=ann) for _ in range(8)]
+        codes = [a.status_code for a in answers]
+        assert codes[:5] == [202] * 5 and 429 in codes[5:], codes
+        refused = next(a for a in answers if a.status_code == 429)
+        assert refused.json()["detail"] == "too many test messages from this client; wait a minute"
+
+
 def test_anonymous_visitors_have_no_settings_and_send_nothing() -> None:
     with site() as s:
         for method, path in (

@@ -122,6 +122,16 @@ def test_a_claim_is_one_servers_until_it_runs_out_then_retried_and_given_up(
     repo.sent(second.id, "b")
     assert repo.recent(ann)[0].state == "sent" and repo.recent(ann)[0].sent_at is not None
     assert repo.counts() == {"pending": 0, "sent": 1, "failed": 1, "capped": 0}
+    # Old messages done with are forgotten; pending ones never.
+    [third] = repo.enqueue(ann, "test", "t", "b", None, per_hour=5)
+    with store.db.session() as session:
+        session.execute(
+            sa.update(NotificationModel).values(
+                created_at=dt.datetime.now(dt.UTC) - dt.timedelta(days=31)
+            )
+        )
+    assert repo.prune(dt.timedelta(days=30)) == 2
+    assert [n.id for n in repo.recent(ann)] == [third.id]
 
 
 def test_the_dashboard_queries(store: Store) -> None:

@@ -39,6 +39,7 @@ import logging
 import re
 import smtplib
 import ssl
+import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -120,6 +121,12 @@ CLAIM_S: Final = 120.0
 
 MAX_BACKOFF_S: Final = 600.0
 """The longest wait between two attempts."""
+
+KEEP_DAYS: Final = 30
+"""How long delivered, failed and capped messages are kept (the caps need one hour)."""
+
+PRUNE_EVERY_S: Final = 3600.0
+"""How often a server forgets the old messages."""
 
 MAX_URL = 2048
 MAX_EMAIL = 254
@@ -445,8 +452,12 @@ class Notifier:
     # -- delivering -------------------------------------------------------------------
 
     async def _run(self) -> None:
+        pruned = -PRUNE_EVERY_S
         while True:
             try:
+                if time.monotonic() - pruned >= PRUNE_EVERY_S:
+                    pruned = time.monotonic()
+                    await self.store.run(self.repo.prune, dt.timedelta(days=KEEP_DAYS))
                 while await self._round():
                     pass
             except Exception as exc:  # a database hiccup: the next look tries again

@@ -308,6 +308,17 @@ class SqlNotificationRepository:
             attempts=NotificationModel.attempts + 1,
         )
 
+    def prune(self, older_than: dt.timedelta) -> int:
+        """Forget the messages done with (sent, failed, capped) older than that; how many."""
+        with self.db.session() as session:
+            done = session.execute(
+                sa.delete(NotificationModel).where(
+                    NotificationModel.state != "pending",
+                    NotificationModel.created_at < _now() - older_than,
+                )
+            )
+            return int(getattr(done, "rowcount", 0) or 0)
+
     # -- reading ----------------------------------------------------------------------
 
     def recent(self, user_id: int | None = None, limit: int = 20) -> list[Notification]:

@@ -7,6 +7,9 @@
   each delivery); an e-mail address must look like one; a channel needs its target.
 * ``POST /api/notifications/test``: queue a test message on every channel set up
   (counted against the hourly cap like any other).
+
+Saving and testing are rate-limited per client besides (a save looks the webhook's host
+up; a test queues rows even when they are capped).
 * ``GET /api/notifications``: your latest messages and what became of each.
 
 Every route is the logged-in user's own; nothing here names another user.
@@ -20,8 +23,9 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from snakewar.server.auth import UserDep
-from snakewar.server.deps import ConfigDep
+from snakewar.server.deps import ConfigDep, client_key, get_rates
 from snakewar.server.notify import CHANNELS, EVENTS, Notifier, check_settings
+from snakewar.server.safety import ClientRate, RateLimitError
 from snakewar.storage.notifications import Notification, NotifySettings
 
 __all__ = ["router"]
@@ -82,6 +86,20 @@ class NotificationOut(BaseModel):
     sent_at: dt.datetime | None
 
 
+def _limited(request: Request, name: str, per_minute: float, burst: int) -> ClientRate:
+    """The per-client limit ``name`` (made once per app, counted as the server's others)."""
+    limiters: dict[str, ClientRate] = request.app.state.__dict__.setdefault("notify_limiters", {})
+    if name not in limiters:
+        limiters[name] = get_rates(request).rate(name, per_minute=per_minute, burst=burst)
+    return limiters[name]
+
+
+async def _take(request: Request, name: str, per_minute: float, burst: int, what: str) -> None:
+    """Refuse (429) past the limit: each test queues messages, each save looks a host up."""
+    if not await _limited(request, name, per_minute, burst).take(client_key(request)):
+        raise RateLimitError(f"too many {what} from this client; wait a minute")
+
+
 def _notifier(request: Request) -> Notifier:
     notifier: Notifier = request.app.state.notifier
     return notifier
@@ -132,6 +150,7 @@ async def put_settings(
 ) -> SettingsOut:
     """Replace your notification settings (checked: 422 names the field)."""
     assert principal.user is not None
+    await _take(request, "notify-settings", 10.0, 10, "settings saved")
     notifier = _notifier(request)
     given = NotifySettings(
         webhook_url=(body.webhook_url or "").strip() or None,
@@ -149,6 +168,7 @@ async def put_settings(
 async def send_test(principal: UserDep, request: Request) -> list[NotificationOut]:
     """Queue a test message on each channel you set up (capped like the others)."""
     assert principal.user is not None
+    await _take(request, "notify-tests", 5.0, 5, "test messages")
     made = await _notifier(request).send_test(principal.user.id)
     return [_notification_out(item) for item in made]
 
