@@ -10,7 +10,6 @@ every worker's games up, whichever worker answers the scrape.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,12 +18,13 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
+from websockets.sync.client import connect
 
 from snakewar.server import ServerConfig, create_app
 from snakewar.storage import Store
 from tests.asgi_server import serve
 from tests.games.battlesnake.referee.snake_servers import SnakeServers
-from tests.server.accounts import BASE_URL, make_user
+from tests.server.accounts import make_user
 from tests.server.multi_server import servers, wait_until
 
 TOKEN = "metrics-token-for-the-tests-0123456789"
@@ -111,24 +111,29 @@ def test_a_real_game_is_counted_started_finished_with_its_turns_and_calls(
 
 def test_a_follower_of_a_live_game_is_in_the_followers_gauge() -> None:
     app = create_app(ServerConfig(database_url="memory"))
-    with TestClient(app, base_url=BASE_URL) as client:
+    with serve(app) as base:
+
+        def followers() -> float:
+            text = httpx.get(f"{base}/metrics", timeout=60).text
+            return value(text, "snakewar_followers", kind="live")
+
         # A game started paused (step mode) stays live while it is followed.
-        created = client.post(
-            "/api/games",
+        created = httpx.post(
+            f"{base}/api/games",
             json={"snakes": ["builtin:random", "builtin:random"], "step": True, "seed": 3},
+            timeout=60,
         )
         assert created.status_code == 201, created.text
         game_id = created.json()["id"]
-        with client.websocket_connect(f"ws://localhost/games/{game_id}/events") as ws:
-            ws.receive_json()  # the first frame: it follows now
-            text = client.get("/metrics").text
-            assert value(text, "snakewar_followers", kind="live") == 1
-        client.post(f"/api/games/{game_id}/cancel")
-        deadline = time.monotonic() + 60
-        while value(client.get("/metrics").text, "snakewar_followers", kind="live") != 0:
-            assert time.monotonic() < deadline, "the follower was never let go"
-            time.sleep(0.05)
-        text = client.get("/metrics").text
+        events = base.replace("http://", "ws://") + f"/games/{game_id}/events"
+        with connect(events, open_timeout=60) as ws:
+            ws.recv(timeout=60)  # a first message: it is being followed (counted soon)
+            wait_until("the follower to be counted", lambda: followers() == 1, 60)
+        wait_until("the follower to be let go", lambda: followers() == 0, 60)
+        cancelled = httpx.post(f"{base}/api/games/{game_id}/cancel", timeout=60)
+        assert cancelled.status_code == 200, cancelled.text
+        wait_game(base, game_id)
+        text = httpx.get(f"{base}/metrics", timeout=60).text
         assert value(text, "snakewar_games_cancelled_total", game="battlesnake") == 1
         assert value(text, "snakewar_games_finished_total", game="battlesnake") == 0
 
