@@ -264,6 +264,7 @@ class Notifier:
         self._task: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[Any]] = set()
         self._http: httpx.AsyncClient | None = None
+        self._closed = False
 
     # -- life -------------------------------------------------------------------------
 
@@ -279,6 +280,7 @@ class Notifier:
 
     async def close(self) -> None:
         """Stop delivering; messages not sent yet wait in the outbox for the next server."""
+        self._closed = True  # events from now on (games ended by the stop) are not queued
         for task in list(self._pending):
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(asyncio.shield(task), 5.0)
@@ -337,6 +339,8 @@ class Notifier:
         self, event: str, title: str, body: str, path: str | None = None, **who: Any
     ) -> None:
         """:meth:`publish` in the background: the caller does not wait for the database."""
+        if self._closed:
+            return
         task = asyncio.get_running_loop().create_task(
             self.publish(event, title, body, path, **who), name=f"notify {event}"
         )
@@ -423,7 +427,7 @@ class Notifier:
 
     def game_ended(self, live: LiveGame) -> None:
         """A game played to its end: its registered snakes' owners may be told."""
-        if live.status is not GameStatus.COMPLETE:
+        if self._closed or live.status is not GameStatus.COMPLETE:
             return
         names = [e.name for e in live.spec.entrants if e.name]
         owners = _owners(names)
