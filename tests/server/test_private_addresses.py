@@ -53,6 +53,9 @@ NO_ENTRANTS = {
     "/api/halite/games/{game_id}": "a Halite III game",
     "/api/halite/games/{game_id}/replay.hlt": "a Halite III replay (program bots)",
     "/api/halite/games/{game_id}/replay": "a Halite III replay (program bots)",
+    "/api/admin/dashboard": "operations (admins): counts, failures, sign-ups, space",
+    "/api/notifications": "the requester's own messages",
+    "/api/notifications/settings": "the requester's own notification settings",
 }
 """GET routes that hold no address: walked all the same (none may show it to anyone)."""
 

@@ -68,6 +68,8 @@ def test_a_fresh_database_gets_the_head_revision_and_reopens(db_url: str) -> Non
             "ladder_matches",
             "ladder_match_seats",
             "leases",
+            "notify_settings",
+            "notifications",
             "alembic_version",
         } == tables
         indexes = {i["name"] for i in sa.inspect(store.db.engine).get_indexes("games")}

@@ -26,7 +26,9 @@ and the arena are on ``app.state`` and reach routes as typed dependencies
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import ipaddress
 from collections.abc import AsyncIterator, Sequence
 
@@ -60,14 +62,19 @@ from snakewar.server.headers import SecurityHeadersMiddleware
 from snakewar.server.limits import RateBook
 from snakewar.server.logs import GameIdMiddleware
 from snakewar.server.manager import GameManager, UserCaps
+from snakewar.server.metrics import Metrics, keep_gauges, refresh_gauges
 from snakewar.server.mirror import GameMirrors
+from snakewar.server.notify import Notifier, notify_tournament_started
 from snakewar.server.routers import (
+    admin,
     auth,
     catalogue,
     docs,
     games,
     health,
     ladders,
+    metrics,
+    notifications,
     pages,
     profile_pages,
     profiles,
@@ -86,7 +93,7 @@ from snakewar.server.safety import (
     HostCheckMiddleware,
 )
 from snakewar.server.scheduler import LadderScheduler
-from snakewar.server.tournament_scheduler import TournamentScheduler
+from snakewar.server.tournament_scheduler import TournamentScheduler, TournamentStarted
 from snakewar.storage import AsyncStore, Store
 from snakewar.storage.events import GameEvents
 from snakewar.viewer import static_dir
@@ -211,6 +218,11 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             runner=_runner(config, opened),
         )
         await manager.start()
+        # Operations (issue 25): the metrics and the notifications watch every game.
+        app.state.metrics = app_metrics = Metrics()
+        app.state.notifier = notifier = Notifier(astore, config, holder=manager.server_id)
+        manager.observers += [app_metrics, notifier]
+        await notifier.start()
         # Live games played by other replicas (or workers) are followed here too, woken
         # by the database's notifications (polling on SQLite).
         events = GameEvents.for_engine(opened.db.engine)
@@ -260,6 +272,11 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             lease_s=config.scheduler_lease_s or config.game_lease_s,
         )
         app.state.scheduler = scheduler
+        scheduler.on_paused.append(notifier.snake_paused)
+        app.state.refresh_gauges = functools.partial(
+            refresh_gauges, app_metrics, manager, mirrors, app.state.stored_following, arena
+        )
+        gauges = asyncio.create_task(keep_gauges(app.state.refresh_gauges), name="gauges")
         if config.ladder_scheduler:
             await scheduler.start()
         # Scheduled tournaments: one server of those sharing the database starts them and
@@ -272,6 +289,12 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             uploads,
             lease_s=config.scheduler_lease_s or config.game_lease_s,
         )
+
+        # A tournament that starts tells the owners of its snakes (their settings permitting).
+        async def tournament_started(started: TournamentStarted) -> None:
+            await notify_tournament_started(notifier, started.id, started.name, started.entrants)
+
+        tournament_scheduler.on_started.append(tournament_started)
         if config.tournament_scheduler:
             await tournament_scheduler.start()
         app.state.decoders = decoders = DecoderPool(config.decode_workers)
@@ -283,6 +306,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         finally:
             app.state.draining = True  # /ready says so from now on
             await exports.close()
+            gauges.cancel()
             # The scheduler first: it starts no more games and lets its lease go.
             await scheduler.close()
             await tournament_scheduler.close()
@@ -292,6 +316,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
             # Followers of games played elsewhere are told to reconnect (to another).
             await mirrors.close()
             await events.close()
+            await notifier.close()  # its unsent messages wait in the database
+            app_metrics.close()
             passwords.close()
             arena.close()  # first: its runs' games would start on a closing manager
             await manager.close()
@@ -323,7 +349,9 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         larger={"/api/snakes/upload": MAX_ARCHIVE_BYTES},
     )
     hosts = config.allowed_hosts if config.public else (*LOOPBACK_NAMES, *config.allowed_hosts)
-    app.add_middleware(HostCheckMiddleware, hosts=hosts, exempt=health.HEALTH_PATHS)
+    app.add_middleware(
+        HostCheckMiddleware, hosts=hosts, exempt=(*health.HEALTH_PATHS, metrics.METRICS_PATH)
+    )
     # Every answer has the headers, refusals of the layers inside included (only the log
     # context below is outside it, and it answers nothing itself).
     app.add_middleware(
@@ -347,6 +375,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         tournaments,
         sharing,
     ):
+        app.include_router(module.router)
+    for module in (metrics, admin, notifications):  # operations (issue 25)
         app.include_router(module.router)
     # Each game's own routes come before the pages (which catch no path of theirs).
     for game in registered:

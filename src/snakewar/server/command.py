@@ -7,6 +7,7 @@ line (which itself knows nothing of the server).
 from __future__ import annotations
 
 import gc
+import os
 import re
 import sys
 from typing import Any
@@ -198,11 +199,52 @@ def serve(
         help="Uploaded bots built at once on this server (each build may use two cores); "
         "an upload past them waits its turn.",
     ),
+    metrics_token: str | None = typer.Option(
+        None,
+        "--metrics-token",
+        envvar="SNAKEWAR_METRICS_TOKEN",
+        help="The bearer token a Prometheus scraper sends for /metrics (without it, only "
+        "admins read them; prefer the environment variable: a command line is visible).",
+        show_default=False,
+    ),
+    site_url: str | None = typer.Option(
+        None,
+        "--site-url",
+        envvar="SNAKEWAR_SITE_URL",
+        help="The site's public address, for the links in notifications.",
+    ),
+    smtp_host: str | None = typer.Option(
+        None,
+        "--smtp-host",
+        envvar="SNAKEWAR_SMTP_HOST",
+        help="The SMTP server notification e-mails go through (none: no e-mail).",
+    ),
+    smtp_port: int = typer.Option(25, "--smtp-port", envvar="SNAKEWAR_SMTP_PORT"),
+    smtp_security: str = typer.Option(
+        "none", "--smtp-security", envvar="SNAKEWAR_SMTP_SECURITY", help="none, starttls or tls."
+    ),
+    smtp_sender: str = typer.Option(
+        "snakewar@localhost", "--smtp-sender", envvar="SNAKEWAR_SMTP_SENDER"
+    ),
+    smtp_username: str | None = typer.Option(
+        None, "--smtp-username", envvar="SNAKEWAR_SMTP_USERNAME"
+    ),
+    notify_per_hour: int = typer.Option(
+        10,
+        "--notify-per-hour",
+        envvar="SNAKEWAR_NOTIFY_PER_HOUR",
+        help="The most notifications one user gets an hour on each channel.",
+    ),
 ) -> None:
     """Serve the web app: new games, live viewer, replays, the snake tester, the API."""
     from snakewar.bots.serving import listen_sockets, serve_app
     from snakewar.server.app import create_app, open_store
-    from snakewar.server.config import MEMORY_DATABASE, SIGNUP_MODES, ServerConfig
+    from snakewar.server.config import (
+        MEMORY_DATABASE,
+        SIGNUP_MODES,
+        SMTP_SECURITY,
+        ServerConfig,
+    )
     from snakewar.server.logs import LOG_FORMATS, configure_logging
     from snakewar.server.workers import MAX_WORKERS, run_workers
 
@@ -243,6 +285,16 @@ def serve(
         raise SnakewarError(f"--ray-bot-cpus {ray_bot_cpus:g}: expected 0 to {MAX_RAY_GAME_CPUS}")
     if signup not in SIGNUP_MODES:
         raise SnakewarError(f"--signup {signup!r}: expected one of {', '.join(SIGNUP_MODES)}")
+    if smtp_security not in SMTP_SECURITY:
+        raise SnakewarError(
+            f"--smtp-security {smtp_security!r}: expected one of {', '.join(SMTP_SECURITY)}"
+        )
+    if not 1 <= smtp_port <= 65535:
+        raise SnakewarError(f"--smtp-port {smtp_port}: expected 1 to 65535")
+    if not 0 <= notify_per_hour <= 10_000:
+        raise SnakewarError(f"--notify-per-hour {notify_per_hour}: expected 0 to 10000")
+    if site_url is not None and not site_url.startswith(("http://", "https://")):
+        raise SnakewarError(f"--site-url {site_url!r}: expected an http:// or https:// URL")
     if not 1 <= workers <= MAX_WORKERS:
         raise SnakewarError(f"--workers {workers}: expected 1 to {MAX_WORKERS}")
     if workers > 1 and database == MEMORY_DATABASE:
@@ -283,6 +335,16 @@ def serve(
         ray_address=ray_address,
         ray_game_cpus=ray_game_cpus,
         ray_bot_cpus=ray_bot_cpus,
+        metrics_token=metrics_token or None,
+        site_url=site_url,
+        smtp_host=smtp_host or None,
+        smtp_port=smtp_port,
+        smtp_security=smtp_security,
+        smtp_sender=smtp_sender,
+        smtp_username=smtp_username,
+        # The password only from the environment: a command line is visible to all.
+        smtp_password=os.environ.get("SNAKEWAR_SMTP_PASSWORD") or None,
+        notify_per_hour=notify_per_hour,
     )
     json_logs = log_format == "json"
     configure_logging("json" if json_logs else "text")

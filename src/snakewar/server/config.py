@@ -8,7 +8,10 @@ from typing import Final
 from snakewar.referee.addresses import AddressPolicy
 from snakewar.storage.accounts import Backoff
 
-__all__ = ["MEMORY_DATABASE", "SIGNUP_MODES", "ServerConfig"]
+__all__ = ["MEMORY_DATABASE", "SIGNUP_MODES", "SMTP_SECURITY", "ServerConfig"]
+
+SMTP_SECURITY: Final = ("none", "starttls", "tls")
+"""How the server talks to its SMTP server: plain, upgraded with STARTTLS, or TLS from the start."""
 
 SIGNUP_MODES: Final = ("open", "invite", "closed")
 """Who may make an account on a public server: anyone, holders of an invitation, nobody."""
@@ -116,6 +119,20 @@ class ServerConfig:
         export_jobs_per_user: the exports one user may have in progress at once.
         export_workers: the exports one server builds at once (others wait their turn).
         export_keep_s: how long a finished export (its archive) is kept.
+        metrics_token: the bearer token a Prometheus scraper sends for ``/metrics``
+            (``None``: only admins, and a local server's user, read it).
+        site_url: the site's address as its users know it, for the links in
+            notifications (``None``: they carry paths only).
+        smtp_host: the SMTP server notifications' e-mails go through (``None``: no
+            e-mail); like every SMTP setting it is the operator's, never a request's.
+        smtp_port: its port.
+        smtp_security: one of :data:`SMTP_SECURITY`.
+        smtp_sender: the ``From`` address of the e-mails.
+        smtp_username: the SMTP login (``None``: none).
+        smtp_password: its password.
+        notify_per_hour: the most notifications one user gets on one channel in an
+            hour; more are recorded as ``capped`` and not sent.
+        notify_attempts: how often a notification is tried before it is ``failed``.
     """
 
     database_url: str | None = None
@@ -171,6 +188,18 @@ class ServerConfig:
     export_jobs_per_user: int = 1
     export_workers: int = 1
     export_keep_s: float = 24 * 3600.0
+
+    # Operations (issue 25): metrics and notifications.
+    metrics_token: str | None = None
+    site_url: str | None = None
+    smtp_host: str | None = None
+    smtp_port: int = 25
+    smtp_security: str = "none"
+    smtp_sender: str = "snakewar@localhost"
+    smtp_username: str | None = None
+    smtp_password: str | None = field(default=None, repr=False)
+    notify_per_hour: int = 10
+    notify_attempts: int = 5
 
     def outbound(self) -> AddressPolicy:
         """The address policy of every connection the server makes to bots."""

@@ -38,12 +38,13 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import (
     JSON,
     Entrant,
+    Frame,
     GameAdapter,
     MatchSpec,
     PlayedGame,
@@ -54,6 +55,7 @@ from snakewar.errors import BusyError, ConflictError, OverLimitError, ParamsErro
 from snakewar.referee.addresses import AddressPolicy
 from snakewar.referee.workers import DEFAULT_MAX_WORKERS
 from snakewar.server.fanout import FrameFeed
+from snakewar.server.metrics import observe_safely
 from snakewar.server.runners import Action, GameRunner, LocalRunner
 from snakewar.server.stepping import DEFAULT_MAX_PAUSE_S, TurnGate
 from snakewar.storage import AsyncStore, GameRow, GameStatus
@@ -66,6 +68,7 @@ __all__ = [
     "BuiltinWorkersBusyError",
     "GameLimitError",
     "GameManager",
+    "GameObserver",
     "LiveGame",
     "NotSteppableError",
     "Slot",
@@ -124,6 +127,26 @@ class UserCaps:
     live_games: int | None = None
     paused_games: int | None = None
     builtin_workers: int | None = None
+
+
+class GameObserver(Protocol):
+    """Told of each game this server plays: metrics, notifications (issue 25).
+
+    Each method is called on the event loop and must not block; whatever it raises
+    is logged and never fails the game.
+    """
+
+    def game_started(self, live: LiveGame) -> None:
+        """The game began (its turn 0 was made)."""
+
+    def game_turn(self, live: LiveGame, frame: Frame) -> None:
+        """The game made a frame (turn 0 included)."""
+
+    def game_calls(self, live: LiveGame, records: Sequence[Mapping[str, JSON]]) -> None:
+        """A turn's calls to the bots (games that step only), each with ``latency_ms``."""
+
+    def game_ended(self, live: LiveGame) -> None:
+        """The game ended (its ``status`` says how)."""
 
 
 @dataclass(eq=False)
@@ -240,6 +263,18 @@ class GameManager:
         )
         self._builtin_promised = 0
         self._closing = False
+        self.observers: list[GameObserver] = []
+        """Told of each game's start, turns, calls and end (:class:`GameObserver`)."""
+
+    @property
+    def builtin_waiting(self) -> int:
+        """Arena games waiting for built-in bot workers now (the queue's depth)."""
+        return sum(1 for _, woken in self._builtin_queue if not woken.done())
+
+    def tell(self, event: str, *args: Any) -> None:
+        """Tell every observer ``event`` (a :class:`GameObserver` method's name)."""
+        for observer in self.observers:
+            observe_safely(getattr(observer, event), *args)
 
     @property
     def _session(self) -> PlaySession | None:

@@ -146,6 +146,10 @@ class GameMirrors:
         self.reads = 0
         """Reads of the database so far (openings and tails)."""
 
+    def followers(self) -> int:
+        """How many follow the games mirrored here now."""
+        return sum(mirror.live.feed.followers for mirror in self._mirrors.values())
+
     def __len__(self) -> int:
         return len(self._mirrors)
 

@@ -242,15 +242,22 @@ class _GameRun(Launch):
             )
         for frame in data.frames:
             live.feed.publish(frame.view, time.time())
+        self.manager.tell("game_started", live)
+        for frame in data.frames:
+            self.manager.tell("game_turn", live, frame)
         self.started.set()
 
     async def on_frame(self, frame: Frame) -> None:
         # Followers first: they need not wait for the database.
         self.live.feed.publish(frame.view, time.time())
+        self.manager.tell("game_turn", self.live, frame)
         if self.live.store_frames:
             await self.manager._write(self.games.add_frame, self.live.id, frame)
 
     async def on_calls(self, turn: int, records: Sequence[Mapping[str, JSON]]) -> None:
+        self.manager.tell("game_calls", self.live, records)
+        if not self.live.record_calls:
+            return
         kept = [self.manager._within_budget(self.live, r) for r in records]
         await self.manager._write(self.games.add_calls, self.live.id, turn, kept)
 
@@ -264,7 +271,11 @@ class _GameRun(Launch):
             on_start=self.on_start,
             on_frame=self.on_frame,
             before_turn=live.gate.wait if self.steps else None,
-            on_calls=self.on_calls if live.record_calls else None,
+            # The calls are also the bot call latencies of the server's metrics
+            # (its observers): a game that steps reports them whenever someone listens.
+            on_calls=self.on_calls
+            if live.record_calls or (self.steps and manager.observers)
+            else None,
         )
         try:
             played = await self.adapter.play(live.spec, live.seed, session, hooks)
@@ -292,6 +303,8 @@ class _GameRun(Launch):
                 await manager._write(games.abort, live.id, live.error)
         finally:
             self.started.set()
+            if live.listing is not None:  # it began: it ended now
+                manager.tell("game_ended", live)
             # Its bots' workers are back in the pool (adapter.play released them).
             manager._wake_builtin()
             live.feed.finish()
@@ -751,6 +764,7 @@ class _RayGame(Launch):
         if listing is not None:
             live.listing = listing
             live.status = GameStatus.RUNNING
+            self.manager.tell("game_started", live)
             self.started.set()
         if early is not None:
             return early
@@ -768,3 +782,5 @@ class _RayGame(Launch):
         else:
             live.status = GameStatus.ERROR
             self.failure = outcome.failure or SnakewarError(outcome.error)
+        if live.listing is not None:
+            self.manager.tell("game_ended", live)

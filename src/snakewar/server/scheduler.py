@@ -40,10 +40,11 @@ import socket
 import time
 import uuid
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final
 
-from snakewar.arena.ladder import Ladder, LadderError, LadderNotFoundError
+from snakewar.arena.ladder import Ladder, LadderEntry, LadderError, LadderNotFoundError
 from snakewar.engine.protocol import Entrant, MatchSpec
 from snakewar.referee.uploads import UploadCache
 from snakewar.server.config import ServerConfig
@@ -133,6 +134,9 @@ class LadderScheduler:
         self._health_at: dict[str, float] = {}
         self._wake = asyncio.Event()
         self._closing = False
+        self.on_paused: list[Callable[[str, LadderEntry], Awaitable[None]]] = []
+        """Awaited with a ladder's name and an entry its health check just paused (the
+        notifications); whatever one raises is logged."""
 
     def holds(self) -> bool:
         """Whether this scheduler holds the lease now (by its own, cautious, count)."""
@@ -301,9 +305,17 @@ class LadderScheduler:
         if now - self._health_at.get(ladder.name, -1e18) < HEALTH_EVERY_S:
             return
         self._health_at[ladder.name] = now
+        was_paused = {name: entry.paused for name, entry in ladder.entries.items()}
         changed = await asyncio.to_thread(ladder.check_health, self.config.outbound())
         for entry in changed:
             await self.store.run(self.store.store.ladders.save_entry, ladder.name, entry)
+        for entry in changed:
+            if entry.paused and not was_paused.get(entry.name, False):
+                for hook in self.on_paused:
+                    try:
+                        await hook(ladder.name, entry)
+                    except Exception as exc:  # a notification never stops the schedule
+                        log.warning("snakewar: ladder %r: pause not told (%s)", ladder.name, exc)
 
     async def _launch(self, ladder: Ladder, names: list[str]) -> None:
         name = ladder.name

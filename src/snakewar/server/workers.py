@@ -12,26 +12,37 @@ The parent restarts a worker that dies after it started (its games are taken ove
 a dead server's are, once their leases run out), stops every worker on SIGINT or
 SIGTERM (each drains its requests as a lone server does) and fails, with one line, if
 a worker stops before it started.
+
+The workers share their Prometheus metrics through prometheus-client's multiprocess
+mode (:mod:`snakewar.server.metrics`): the parent gives them a fresh
+``PROMETHEUS_MULTIPROC_DIR`` (unless the operator set one), marks a dead worker's
+gauges dead, and removes the folder it made when it stops.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import multiprocessing
+import os
+import shutil
 import signal
 import socket
+import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from multiprocessing.synchronize import Event
 from types import FrameType
 from typing import Any, Final
 
+from prometheus_client import multiprocess as prometheus_multiprocess
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from snakewar.errors import SnakewarError
 from snakewar.server.config import ServerConfig
 from snakewar.server.logs import LogFormat, configure_logging
+from snakewar.server.metrics import MULTIPROC_ENV
 
 __all__ = ["MAX_WORKERS", "STOP_WAIT_S", "run_workers"]
 
@@ -84,6 +95,33 @@ def _worker(
         serve_app(_Started(app, started), sockets, **options)
 
 
+@contextlib.contextmanager
+def _metrics_folder() -> Iterator[str]:
+    """The workers' shared metrics folder, in the environment they inherit (spawn)."""
+    given = os.environ.get(MULTIPROC_ENV)
+    if given:
+        os.makedirs(given, exist_ok=True)
+        yield given
+        return
+    made = tempfile.mkdtemp(prefix="snakewar-metrics-")
+    os.environ[MULTIPROC_ENV] = made
+    try:
+        yield made
+    finally:
+        os.environ.pop(MULTIPROC_ENV, None)
+        shutil.rmtree(made, ignore_errors=True)
+
+
+def _mark_dead(folder: str, pid: int | None) -> None:
+    """A worker is gone: its live gauges leave the sums (what it counted stays)."""
+    if pid is None:
+        return
+    try:
+        prometheus_multiprocess.mark_process_dead(pid, path=folder)  # type: ignore[no-untyped-call]
+    except OSError as exc:
+        log.debug("snakewar: metrics of worker %s not cleaned (%s)", pid, exc)
+
+
 def run_workers(
     config: ServerConfig,
     sockets: list[socket.socket],
@@ -106,6 +144,19 @@ def run_workers(
     Raises:
         SnakewarError: a worker stopped before it started (its messages say why).
     """
+    with _metrics_folder() as folder:
+        _run_workers(config, sockets, count, log_format, options, gc_thresholds, folder)
+
+
+def _run_workers(
+    config: ServerConfig,
+    sockets: list[socket.socket],
+    count: int,
+    log_format: LogFormat,
+    options: Mapping[str, Any],
+    gc_thresholds: tuple[int, int, int],
+    folder: str,
+) -> None:
     context = multiprocessing.get_context("spawn")
     stop = threading.Event()
 
@@ -143,6 +194,7 @@ def run_workers(
                     process.pid,
                     process.exitcode,
                 )
+                _mark_dead(folder, process.pid)
                 workers[index] = start()
     finally:
         for process, _ in workers:
@@ -153,6 +205,7 @@ def run_workers(
             if process.is_alive():
                 process.kill()
                 process.join()
+            _mark_dead(folder, process.pid)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if failed is not None:

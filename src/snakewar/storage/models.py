@@ -145,6 +145,8 @@ __all__ = [
     "LeaseModel",
     "LoginDeviceModel",
     "LoginFailureModel",
+    "NotificationModel",
+    "NotifySettingsModel",
     "RateBucketModel",
     "RateUseModel",
     "SavedGameModel",
@@ -782,3 +784,56 @@ class ExportJobModel(Base):
     created_at: Mapped[dt.datetime] = mapped_column(WHEN)
     updated_at: Mapped[dt.datetime] = mapped_column(WHEN)
     expires_at: Mapped[dt.datetime] = mapped_column(WHEN)
+
+
+# -- notifications (issue 25, operations) ---------------------------------------------
+
+
+class NotifySettingsModel(Base):
+    """A row of ``notify_settings``: where and about what one user is told."""
+
+    __tablename__ = "notify_settings"
+
+    user_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("users.id", ondelete="CASCADE", name="fk_notify_settings_user_id_users"),
+        primary_key=True,
+    )
+    webhook_url: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    email: Mapped[str | None] = mapped_column(sa.String(254), nullable=True)
+    events: Mapped[dict[str, list[str]]] = mapped_column(JSON)
+    """Each event's channels (``{"snake_paused": ["webhook", "email"]}``)."""
+    updated_at: Mapped[dt.datetime] = mapped_column(WHEN)
+
+
+class NotificationModel(Base):
+    """A row of ``notifications``: one message to one user on one channel, and its fate."""
+
+    __tablename__ = "notifications"
+    __table_args__ = (
+        sa.CheckConstraint(
+            "state IN ('pending', 'sent', 'failed', 'capped')", name="ck_notifications_state"
+        ),
+        sa.CheckConstraint("channel IN ('webhook', 'email')", name="ck_notifications_channel"),
+        sa.Index("ix_notifications_user_channel_created", "user_id", "channel", "created_at"),
+        sa.Index("ix_notifications_state_next_at", "state", "next_at"),
+    )
+
+    id: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    user_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("users.id", ondelete="CASCADE", name="fk_notifications_user_id_users")
+    )
+    channel: Mapped[str] = mapped_column(sa.String(8))
+    event: Mapped[str] = mapped_column(sa.String(32))
+    target: Mapped[str] = mapped_column(sa.Text)
+    """The webhook URL or e-mail address, as the settings said when it was queued."""
+    title: Mapped[str] = mapped_column(sa.Text)
+    body: Mapped[str] = mapped_column(sa.Text)
+    link: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    state: Mapped[str] = mapped_column(sa.String(8))
+    attempts: Mapped[int] = mapped_column(sa.Integer)
+    error: Mapped[str | None] = mapped_column(sa.Text, nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    next_at: Mapped[dt.datetime] = mapped_column(WHEN)
+    claimed_by: Mapped[str | None] = mapped_column(sa.String(64), nullable=True)
+    claimed_until: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)
+    sent_at: Mapped[dt.datetime | None] = mapped_column(WHEN, nullable=True)

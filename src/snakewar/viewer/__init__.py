@@ -65,6 +65,9 @@ ASSETS: tuple[str, ...] = (
             "user.js",
             "ladder_entry.js",
             "picker.js",
+            # Operations (issue 25).
+            "admin_dashboard.js",
+            "notifications.js",
         )
     ),
 )

@@ -147,6 +147,10 @@ async def signup(
     user = await store.run(
         store.store.accounts.create_user, body.name, password_hash, invite=invite
     )
+    # The admins who asked are told, in the background: the sign-up never waits for it.
+    notifier = getattr(request.app.state, "notifier", None)
+    if notifier is not None:
+        notifier.signed_up(user.name)
     return await _log_in(request, response, store, user)
 
 

@@ -390,6 +390,12 @@ def admin_users(request: Request, templates: TemplatesDep) -> HTMLResponse | Red
     return _admin_page(templates, request, "admin_users.html", "Users")
 
 
+@router.get("/admin/dashboard", response_model=None)
+def admin_dashboard(request: Request, templates: TemplatesDep) -> HTMLResponse | RedirectResponse:
+    """Games by status, workers and queues, errors, sign-ups, space used (admins)."""
+    return _admin_page(templates, request, "admin_dashboard.html", "Dashboard")
+
+
 @router.get("/admin/invites", response_model=None)
 def admin_invites(request: Request, templates: TemplatesDep) -> HTMLResponse | RedirectResponse:
     """Sign-up invitations: make one (its link is shown once), list and revoke (admins)."""
