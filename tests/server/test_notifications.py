@@ -317,6 +317,39 @@ def test_a_tournament_start_tells_the_owners_of_its_snakes() -> None:
         assert s.hook.posted[0].path == "/hook"
 
 
+def test_a_tournament_its_admin_starts_tells_its_snakes_owners() -> None:
+    # The whole way: the tournaments' "started" hook is wired to the notifier.
+    with SnakeServers() as snakes, site() as s:
+        boss = s.user("boss", admin=True)
+        ann = s.user("ann")
+        subscribe(s, ann, tournament_started=["webhook"])
+        registered = s.client.post(
+            "/api/snakes", json={"name": "viper", "url": snakes.url("up")}, headers=ann
+        )
+        assert registered.status_code == 201, registered.text
+        made = s.client.post(
+            "/api/tournaments",
+            json={
+                "name": "Spring Cup",
+                "format": "round_robin",
+                "snakes": ["@ann/viper", "builtin:random"],
+                "width": 7,
+                "height": 7,
+                "start": False,
+            },
+            headers=boss,
+        )
+        assert made.status_code == 201, made.text
+        tid = made.json()["id"]
+        assert not s.hook.bodies()  # made, not started: nobody is told yet
+        started = s.client.post(f"/api/tournaments/{tid}/round", headers=boss)
+        assert started.status_code == 202, started.text
+        wait_for(lambda: len(s.hook.bodies()) == 1, "the tournament's message")
+        [message] = s.hook.bodies()
+        assert message["content"] == "Tournament Spring Cup started"
+        assert message["embeds"][0]["url"] == f"https://snakes.example.org/tournaments/{tid}"
+
+
 def test_a_finished_game_of_your_snake_tells_you() -> None:
     with SnakeServers() as snakes, site() as s:
         ann = s.user("ann")
