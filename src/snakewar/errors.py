@@ -24,6 +24,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     │   └── EntrantError                              an entrant that is no bot of the game
     │       ├── UnknownBotError (LookupError)         a built-in bot or option that does not exist
     │       ├── referee.process.CommandLineError      a bot command line that needs a shell
+    │       ├── referee.languages.LanguageError       an upload whose language cannot be told
     │       └── referee.uploads.UploadedBotError      an uploaded bot that cannot be unpacked
     ├── referee.workers.BotPoolError (ValueError)     a bot pool setting, a worker that cannot start
     ├── referee.cgroups.CgroupError (OSError)         a sandbox's cgroup that cannot be made here
@@ -38,7 +39,8 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     │   ├── storage.UserNotFoundError (+NotFoundError)  no user of that name
     │   ├── storage.SnakeExistsError (+ConflictError)  a snake name its owner already uses
     │   ├── storage.SnakeNotFoundError (+NotFoundError)  no registered snake of that name
-    │   └── storage.QuotaExceededError (+TooLargeError)  an upload past its owner's storage quota
+    │   ├── storage.QuotaExceededError (+TooLargeError)  an upload past its owner's storage quota
+    │   └── storage.sharing.JobsInFlightError (+ConflictError)  an export while one is in progress
     ├── arena.RatingError (ValueError)                a placement, rating or model that is wrong
     ├── arena.TournamentError (ValueError)            a bracket that cannot be set up or reported to
     ├── arena.ExecutorError (ValueError)              an executor setting or job list that is wrong
@@ -48,7 +50,10 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     │   └── arena.LadderGameRecordedError (+ConflictError)  a ladder game another run recorded
     ├── arena.TournamentRunError (ValueError)         a tournament run that cannot go on
     │   ├── arena.TournamentNotFoundError (+NotFoundError)  no tournament of that id
-    │   └── arena.TournamentExistsError (+ConflictError)    a tournament id that is taken
+    │   ├── arena.TournamentExistsError (+ConflictError)    a tournament id that is taken
+    │   ├── storage.tournaments.TournamentStartedError (+ConflictError)  an edit after its start
+    │   ├── storage.tournaments.RegistrationClosedError (+ConflictError)  an entry it does not take
+    │   └── storage.tournaments.TournamentFullError (+ConflictError)  an entry past its caps
     ├── server.stepping.PauseExpiredError             a paused game that waited past its bound
     ├── server.fanout.FollowerLagError                a live follower too far behind (closed, 1013)
     ├── server.fanout.FeedClosedError                 a live feed stopped mid-game (closed, 1012)
@@ -85,6 +90,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     │   │   ├── server.auth.LoginBackoffError         a log-in while its account's backoff lasts
     │   │   └── referee.workers.WorkerBusyError       no bot worker free in time
     │   ├── TooLargeError (ValueError)                a body, upload or file too large (HTTP 413)
+    │   │   └── server.exports.ExportTooLargeError    an export's archive past its size cap
     │   └── OverLimitError (ValueError)               a value past this server's cap (HTTP 422)
     │       └── server.manager.TooManyBuiltinsError   more built-in bots than may play at once
     ├── cli.CommandLoadError (ValueError)             a command plug-in that cannot load, or clashes

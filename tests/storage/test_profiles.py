@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime as dt
+import math
+import statistics
 from functools import cache
 
 import pytest
@@ -16,7 +18,7 @@ import pytest
 from snakewar.arena.config import MatchConfig
 from snakewar.arena.ladder import Ladder, LadderNotFoundError, LadderSettings
 from snakewar.engine.protocol import PlayedGame
-from snakewar.games.battlesnake.adapter import match_spec, played_game
+from snakewar.games.battlesnake.adapter import LATENCY_STATS, match_spec, played_game
 from snakewar.games.battlesnake.records import GameRecord
 from snakewar.games.battlesnake.referee.batch import SnakeMatch, play_match
 from snakewar.storage import GameFilter, Store, StoreError
@@ -143,8 +145,9 @@ def test_a_ladder_entry_report_has_its_history_deltas_placements_and_stats(store
         assert sum(line.placements.values()) == line.games
         assert line.wins == sum(1 for step in report.history if step.won)
         assert line.wins <= line.placements.get(1, 0)
-        # The game's own statistics, through its adapter: food eaten and the rest.
-        assert set(line.stats) == {"food", "length", "turns_alive"}
+        # The game's own statistics, through its adapter: food eaten and the rest (and the
+        # figures of its snakes' calls, which the pages do not show as scorers).
+        assert set(line.stats) == {"food", "length", "turns_alive", *LATENCY_STATS}
         assert line.stats["food"] == pytest.approx(
             sum(step.stats["food"] for step in report.history) / line.games
         )
@@ -191,3 +194,34 @@ def test_the_directory_searches_names_owners_languages_and_tags(store: Store) ->
         store.snakes.register(alice, "tagged", "battlesnake", "url", url="http://d", tags=["A B"])
     with pytest.raises(StoreError):
         store.snakes.directory(None, limit=0)
+
+
+def test_latency_comes_from_each_games_own_figures_where_no_call_was_kept(store: Store) -> None:
+    bob = user(store, "bob")
+    seeds = (1, 2, 3)
+    for n, seed in enumerate(seeds):
+        created = T0 + dt.timedelta(hours=n)
+        played = game(seed, f"g{n}", ("@bob/coil", "builtin:random"))
+        assert store.games.save_played(played, created_at=created, owner_id=bob)
+    # Each game's move calls of the snake in seat 0, read from the game itself.
+    medians, highs, calls, timeouts = [], [], 0, 0
+    for seed in seeds:
+        rec = record(seed)
+        coil = rec.snakes[0].id
+        moves = [turn.calls[coil] for turn in rec.turns if coil in turn.calls]
+        ms = [call.latency_ms for call in moves]
+        medians.append(statistics.median(ms))
+        highs.append(statistics.quantiles(ms, n=100, method="inclusive")[94])
+        calls += len(ms)
+        timeouts += sum(str(call.status) == "timeout" for call in moves)
+
+    def nearest_rank(values: list[float], q: float) -> float:
+        return sorted(values)[math.ceil(len(values) * q) - 1]
+
+    latency = store.profiles.latencies("@bob/coil")
+    assert latency.games == 3 and latency.calls == calls > 0
+    assert latency.timeouts == timeouts
+    assert latency.p50 == pytest.approx(nearest_rank(medians, 0.5))
+    assert latency.p95 == pytest.approx(nearest_rank(highs, 0.95))
+    # A snake with no game has none.
+    assert store.profiles.latencies("@bob/nobody").games == 0

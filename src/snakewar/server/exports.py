@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from snakewar.adapters import get_game
-from snakewar.errors import NotFoundError
+from snakewar.errors import NotFoundError, TooLargeError
 from snakewar.server.auth import Principal
 from snakewar.server.privacy import HIDDEN, hidden_in, hide_in_bytes
 from snakewar.storage import AsyncStore, User
@@ -98,8 +98,8 @@ def archive_name(kind: str, target: str) -> str:
     return f"{kind}-{safe.strip('.') or 'export'}.zip"
 
 
-class ExportTooLargeError(Exception):
-    """Raised inside a build when the archive passes the size cap."""
+class ExportTooLargeError(TooLargeError):
+    """Raised inside a build when the archive passes the size cap (the job then fails)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -210,11 +210,15 @@ class SqlProfileRepository:
         return GamePage(rows, total, after if after < total else None)
 
     def latencies(self, entrant: str, games: int = 50) -> Latency:
-        """``entrant``'s call latencies over its ``games`` most recent games that kept calls.
+        """``entrant``'s call latencies over its ``games`` most recent games.
 
-        Calls are what the request inspector keeps (``game_calls``: a local server's
-        games); a server that keeps none has no latency to show.  Failed calls count
-        too (a timeout's latency is the time it was given).
+        Where games kept their calls (``game_calls``: a local server's games, what the
+        request inspector shows), the percentiles are of every call.  Elsewhere (a
+        public server keeps none) each game stored its own figures with its statistics
+        (``calls``, ``latency_p50_ms``, ``latency_p95_ms``, ``timeouts``): then ``p50``
+        is the median of the games' medians and ``p95`` the 95th percentile of their
+        95th percentiles.  Failed calls count too (a timeout's latency is the time it
+        was given).
         """
         _check_name(entrant)
         _check_int("games", games, 1, MAX_LATENCY_GAMES)
@@ -241,6 +245,8 @@ class SqlProfileRepository:
                             values.append(int(latency))
                         if call.get("status") == "timeout":
                             timeouts += 1
+            else:
+                return _stored_latencies(session, entrant, games)
         return Latency(
             games=len(recent),
             calls=len(values),
@@ -457,7 +463,47 @@ def _seat_stats(game: _Played, stats: list[dict[str, float]] | None, name: str) 
     }
 
 
-def _percentile(values: list[int], q: float) -> float | None:
+def _stored_latencies(session: Session, entrant: str, games: int) -> Latency:
+    """``entrant``'s latency from its recent games' stored figures (see ``latencies``)."""
+    query = (
+        sa.select(GameModel.entrants, GameModel.stats)
+        .where(_entrant_in(session, [entrant]), GameModel.stats.is_not(None))
+        .order_by(GameModel.created_at.desc(), GameModel.id.desc())
+        .limit(games)
+    )
+    medians: list[float] = []
+    highs: list[float] = []
+    counted = calls = timeouts = 0
+    for row_entrants, row_stats in session.execute(query):
+        # Stored JSON: checked as the untyped data it is.
+        entrants: object = row_entrants
+        stats: object = row_stats
+        if not isinstance(entrants, list):
+            continue
+        names = [e.get("name") if isinstance(e, dict) else None for e in entrants]
+        if entrant not in names or not isinstance(stats, list):
+            continue
+        seat = names.index(entrant)
+        found: object = stats[seat] if seat < len(stats) else None
+        if not isinstance(found, dict) or "calls" not in found:
+            continue  # a game stored before its latency was
+        counted += 1
+        calls += int(found.get("calls") or 0)
+        timeouts += int(found.get("timeouts") or 0)
+        for key, into in (("latency_p50_ms", medians), ("latency_p95_ms", highs)):
+            value = found.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                into.append(float(value))
+    return Latency(
+        games=counted,
+        calls=calls,
+        p50=_percentile(medians, 0.50),
+        p95=_percentile(highs, 0.95),
+        timeouts=timeouts,
+    )
+
+
+def _percentile(values: Sequence[float], q: float) -> float | None:
     """The ``q`` quantile of ``values`` by the nearest-rank method (``None``: none)."""
     if not values:
         return None

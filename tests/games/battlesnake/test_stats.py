@@ -6,11 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import statistics
 
 import pytest
 
 from snakewar.adapters import get_game
-from snakewar.games.battlesnake.adapter import STATS, match_spec, played_game, snake_stats
+from snakewar.games.battlesnake.adapter import (
+    LATENCY_STATS,
+    STATS,
+    match_spec,
+    played_game,
+    snake_stats,
+)
 from snakewar.games.battlesnake.referee.batch import SnakeMatch, play_match
 from snakewar.games.battlesnake.rules.types import SNAKE_MAX_HEALTH
 
@@ -44,7 +51,12 @@ def test_the_played_game_carries_them_and_the_catalogue_names_them() -> None:
     record = asyncio.run(play_match(MATCH, 5))
     played = played_game(record, spec=match_spec(MATCH))
     stats = snake_stats(record)
-    assert [dict(r.stats) for r in played.results] == [stats[e.id] for e in record.snakes]
+    # The scorers, and each snake's move calls in figures (not scorers: its latency).
+    for result, entry in zip(played.results, record.snakes, strict=True):
+        moves = [t.calls[entry.id] for t in record.turns if entry.id in t.calls]
+        assert {k: v for k, v in result.stats.items() if k not in LATENCY_STATS} == stats[entry.id]
+        assert result.stats["calls"] == len(moves) > 0
+        assert result.stats["latency_p50_ms"] == statistics.median(c.latency_ms for c in moves)
     catalogue = get_game("battlesnake").catalogue()
     assert catalogue.stats == STATS
     assert [s["key"] for s in catalogue.to_dict()["stats"]] == ["food", "length", "turns_alive"]

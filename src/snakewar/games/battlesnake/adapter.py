@@ -52,7 +52,7 @@ from snakewar.games.battlesnake.bots import bot_descriptions, make_bot
 from snakewar.games.battlesnake.bots.worker import HOST as WORKER_HOST
 from snakewar.games.battlesnake.frames import frame
 from snakewar.games.battlesnake.map_titles import default_size, map_title
-from snakewar.games.battlesnake.records import GameRecord, TurnRecord
+from snakewar.games.battlesnake.records import CallStatus, GameRecord, TurnRecord
 from snakewar.games.battlesnake.referee.batch import SnakeMatch
 from snakewar.games.battlesnake.referee.clients import check_url, new_http_client
 from snakewar.games.battlesnake.referee.runner import (
@@ -64,7 +64,7 @@ from snakewar.games.battlesnake.referee.runner import (
     play_game,
     snake_kind,
 )
-from snakewar.games.battlesnake.referee.stats import summarize
+from snakewar.games.battlesnake.referee.stats import percentile, summarize
 from snakewar.games.battlesnake.replay.format import (
     FORMAT_NAME,
     header_dict,
@@ -264,6 +264,28 @@ def snake_stats(record: GameRecord) -> dict[str, dict[str, float]]:
     return out
 
 
+LATENCY_STATS = ("calls", "latency_p50_ms", "latency_p95_ms", "timeouts")
+"""A snake's move calls in one game, stored with its statistics (not a ladder scorer):
+a snake's page shows its latency from them where no call was kept (a public server)."""
+
+
+def latency_stats(latencies: Sequence[int], statuses: Mapping[str, int]) -> dict[str, float]:
+    """One snake's :data:`LATENCY_STATS` in a game: its move calls' latencies (ms).
+
+    >>> latency_stats([10, 20, 30, 40, 500], {"timeout": 1})
+    {'calls': 5.0, 'latency_p50_ms': 30.0, 'latency_p95_ms': 408.0, 'timeouts': 1.0}
+    >>> latency_stats([], {})
+    {'calls': 0.0, 'timeouts': 0.0}
+    """
+    out = {"calls": float(len(latencies))}
+    if latencies:
+        # Whole milliseconds are measured: a tenth is plenty for their percentiles.
+        out["latency_p50_ms"] = round(percentile(latencies, 50), 1)
+        out["latency_p95_ms"] = round(percentile(latencies, 95), 1)
+    out["timeouts"] = float(statuses.get(str(CallStatus.TIMEOUT), 0))
+    return out
+
+
 def settings_params(params: Mapping[str, Any]) -> dict[str, str]:
     """The rules' raw settings (:attr:`Settings.params`) of normalised match parameters.
 
@@ -429,7 +451,7 @@ def played_game(
                 score=float(outcome.length),
                 failure=failure,
                 color=entry.color,
-                stats=stats[entry.id],
+                stats={**stats[entry.id], **latency_stats(outcome.latencies, outcome.statuses)},
             )
         )
     config = record.config

@@ -200,7 +200,7 @@ def ladder_out(
             source=entry.source if entry else "",
             in_placement=row.games < placement,
             placement_left=max(placement - row.games, 0),
-            **_scores_of(scores.get(row.snake)),
+            **_scores_of(scores.get(row.snake), adapter),
         )
         if out.in_placement:
             placing.append(out)
@@ -264,10 +264,21 @@ def scorers_of(adapter: GameAdapter) -> list[StatOut]:
     ]
 
 
-def _scores_of(line: ScoreLine | None) -> dict[str, Any]:
+def scorer_values(stats: Mapping[str, float], adapter: GameAdapter) -> dict[str, float]:
+    """The game's scorers among ``stats`` (a game's, or a mean's).
+
+    A game may store other figures with them (its snakes' latencies, say), which are
+    not scorers.
+    """
+    keys = {x.key for x in adapter.catalogue().stats}
+    return {key: value for key, value in stats.items() if key in keys}
+
+
+def _scores_of(line: ScoreLine | None, adapter: GameAdapter) -> dict[str, Any]:
     if line is None:
         return {}
-    return {"wins": line.wins, "win_rate": line.win_rate, "stats": dict(line.stats)}
+    stats = scorer_values(line.stats, adapter)
+    return {"wins": line.wins, "win_rate": line.win_rate, "stats": stats}
 
 
 @router.get("")

@@ -22,7 +22,7 @@ from snakewar.errors import NotFoundError
 from snakewar.server.auth import Principal, PrincipalDep
 from snakewar.server.deps import StoreDep
 from snakewar.server.privacy import hide_sources
-from snakewar.server.routers.ladders import scorers_of
+from snakewar.server.routers.ladders import scorer_values, scorers_of
 from snakewar.server.routers.snakes import snake_out
 from snakewar.server.schemas import (
     DirectoryOut,
@@ -73,7 +73,7 @@ def entry_out(report: EntryReport) -> LadderEntryOut:
         wins=scores.wins,
         win_rate=scores.win_rate,
         placements={str(place): n for place, n in scores.placements.items()},
-        stats=dict(scores.stats),
+        stats=scorer_values(scores.stats, adapter),
         scorers=scorers_of(adapter),
         paused=report.paused,
         failure=report.note if report.failures and not report.paused else "",
@@ -89,7 +89,7 @@ def entry_out(report: EntryReport) -> LadderEntryOut:
                 place=step.place,
                 places=step.places,
                 won=step.won,
-                stats=dict(step.stats),
+                stats=scorer_values(step.stats, adapter),
                 viewer=adapter.viewer_url(step.game_id),
             )
             for step in report.history
