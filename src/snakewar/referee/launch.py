@@ -163,6 +163,7 @@ class LaunchedBot:
         """Every process id it had, first start and restarts (for checks that none is left)."""
         self._process: subprocess.Popen[bytes] | None = None
         self._stopping = False
+        self._stopped: subprocess.Popen[bytes] | None = None
         self._temp: tempfile.TemporaryDirectory[str] | None = None
         if spec.log_path is None:
             self._temp = tempfile.TemporaryDirectory(prefix="snakewar-launch-")
@@ -333,28 +334,24 @@ class LaunchedBot:
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
+        _wait_group(process, process.pid, 10.0)
 
     def stop(self) -> None:
         """``SIGTERM`` its process group, ``SIGKILL`` after the grace; reap it (idempotent)."""
         with self._lock:
             self._stopping = True
             process = self._process
-            if process is None:
+            if process is None or self._stopped is process:
                 return
+            self._stopped = process
             group = process.pid
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(group, signal.SIGTERM)
-            deadline = time.monotonic() + self.spec.grace
-            while time.monotonic() < deadline:
-                process.poll()  # reap the leader: a zombie would keep the group "alive"
-                try:
-                    os.killpg(group, 0)
-                except (ProcessLookupError, PermissionError):
-                    break
-                time.sleep(_POLL_S)
-            else:
+            if not _wait_group(process, group, self.spec.grace):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(group, signal.SIGKILL)
+                # SIGKILL is delivered asynchronously: wait until it has been.
+                _wait_group(process, group, 10.0)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(10)
             self.note(f"stopped {self.label}")
@@ -454,6 +451,45 @@ class Launcher:
         finally:
             if self._previous_sigterm is not None:
                 signal.signal(signal.SIGTERM, self._previous_sigterm)  # type: ignore[arg-type]
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a process of process group ``group`` is alive (zombies are not).
+
+    Not ``killpg(group, 0)`` alone: it succeeds while a zombie of the group is left, and
+    where nobody reaps orphans (some containers' init) that is for ever.
+    """
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(group, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # it ended while we looked
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 2 and fields[2] == str(group) and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
+def _wait_group(process: subprocess.Popen[bytes], group: int, timeout: float) -> bool:
+    """Wait up to ``timeout`` s for every process of ``group`` to end; whether they did."""
+    deadline = time.monotonic() + timeout
+    while True:
+        process.poll()  # reap the leader (ours): a zombie of ours is still ours to reap
+        if not _group_alive(group):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(_POLL_S)
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
