@@ -140,6 +140,21 @@ def test_a_snake_that_crashes_in_a_batch_is_restarted_and_the_failure_recorded(
     assert not [pid for pid in pids if _alive(pid)]
 
 
+def test_a_snake_that_crashes_in_a_single_game_is_reported_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, flag = tmp_path / "result.json", tmp_path / "crashed"
+    code = _play(
+        "--launch", f"{PYTHON} --crash-after 3 --crash-file {flag}", "builtin:greedy",
+        "-r", "9", "--max-turns", "40", "--no-live", "--json", str(out),
+    )  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert captured.out.count("failed: bot 1") == 1, captured.out
+    [failure] = json.loads(out.read_text())["launch"]["failures"]
+    assert failure["seed"] == 9 and failure["returncode"] == 3 and failure["restarted"]
+
+
 def test_a_snake_that_keeps_crashing_stops_the_batch_after_two_restarts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -609,7 +609,8 @@ def play_single(
     failures: list[dict[str, Any]] = []
     if launcher is not None:
         launcher.note(f"game with seed {seed} is over")
-        crashes = launcher.check() + launcher.take_crashes()
+        launcher.check()  # queues what it finds, with what the watcher found
+        crashes = launcher.take_crashes()
         failures = _failure_json(launcher, crashes, seed)
         for line in _crash_lines(crashes, None):
             console.print(f"failed: {line}", markup=False)
