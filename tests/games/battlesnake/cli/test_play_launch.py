@@ -193,6 +193,26 @@ def test_launched_snakes_play_a_batch_on_worker_processes(tmp_path: Path) -> Non
     assert not [pid for pid in _pids(logs) if _alive(pid)]
 
 
+def test_a_crash_in_a_batch_on_worker_processes_is_restarted_and_recorded(
+    tmp_path: Path,
+) -> None:
+    logs, out, flag = tmp_path / "logs", tmp_path / "results.json", tmp_path / "crashed"
+    code = _play(
+        "--launch", f"{PYTHON} --crash-after 30 --crash-file {flag}", "builtin:greedy",
+        "--launch-logs", str(logs), "-r", "100", "--games", "6", "--workers", "2",
+        "--max-turns", "80", "--json", str(out),
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out.read_text())
+    # Every game is played (one that found the bot restarting is played again).
+    assert data["games"] == 6
+    assert data["launch"]["bots"][0]["restarts"] == 1
+    [failure] = data["launch"]["failures"]
+    assert failure["restarted"] and failure["returncode"] == 3
+    assert 100 <= failure["seed"] < 106  # the games run at once: one of them
+    assert not [pid for pid in _pids(logs) if _alive(pid)]
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
