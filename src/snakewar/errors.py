@@ -28,6 +28,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     │       └── referee.uploads.UploadedBotError      an uploaded bot that cannot be unpacked
     ├── referee.workers.BotPoolError (ValueError)     a bot pool setting, a worker that cannot start
     ├── referee.cgroups.CgroupError (OSError)         a sandbox's cgroup that cannot be made here
+    ├── referee.launch.LaunchError (RuntimeError)     a launched bot server that did not come up
     ├── bots.serving.ListenError (OSError)            an address a server cannot listen on
     ├── replay.ReplayError (ValueError)               a replay file missing, damaged or foreign
     ├── storage.StoreError (ValueError)               a database that cannot be used, a bad request

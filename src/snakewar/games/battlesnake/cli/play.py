@@ -25,12 +25,13 @@ local server's engine API (``URL?engine=...&game=...&autoplay=true``); without
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 import socket
 import sys
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -47,16 +48,19 @@ if TYPE_CHECKING:
     from snakewar.games.battlesnake.records import CallOutcome, GameRecord, TurnRecord
     from snakewar.games.battlesnake.referee.batch import SnakeMatch
     from snakewar.games.battlesnake.referee.clients import SnakeClient
-    from snakewar.games.battlesnake.referee.stats import BatchStats
+    from snakewar.games.battlesnake.referee.stats import BatchStats, GameSummary
     from snakewar.games.battlesnake.rules.wire import SnakeRequest
+    from snakewar.referee.launch import Crash, Launcher, LaunchSpec
 
 __all__ = [
     "DEFAULT_SNAKES",
     "OutputPathError",
     "PlayRequest",
     "board_url",
+    "check_launch",
     "check_options",
     "choose_entrants",
+    "launch_names",
     "make_directory",
     "match_config",
     "play",
@@ -195,11 +199,34 @@ def play(
         help="With --browser: stop the local server when the game ends (default: it keeps "
         "the game viewable until you press Enter or stop the command).",
     ),
+    launch: list[str] = typer.Option(
+        [],
+        "--launch",
+        help="Start your bot server with this command (run without a shell; '{port}' becomes "
+        "a free port, also in $PORT) and play it; repeatable, one per snake, seated first, "
+        "in order. Stopped at the end; restarted (twice at most) if it dies.",
+    ),
+    launch_dir: str = typer.Option(
+        ".", "--launch-dir", help="With --launch: the bots' working directory."
+    ),
+    launch_timeout: float = typer.Option(
+        30.0,
+        "--launch-timeout",
+        help="With --launch: seconds a bot has to answer GET / with 200 after it starts.",
+    ),
+    launch_logs: str | None = typer.Option(
+        None,
+        "--launch-logs",
+        help="With --launch: keep each bot's stdout and stderr in DIR/bot-N.log "
+        "(made if missing; default: a temporary file, quoted when the bot fails).",
+    ),
 ) -> None:
     """Referee games between snakes: watch one, or measure many."""
+    launches = check_launch(launch, launch_dir, launch_timeout, launch_logs, ray_address)
+    given = choose_entrants(list(snakes or ()) + list(urls), names, launched=len(launches))
     request = PlayRequest(
-        snakes=choose_entrants(list(snakes or ()) + list(urls), names),
-        names=tuple(names),
+        snakes=given,
+        names=launch_names(launches, names),
         timeout=timeout,
         games=games,
         workers=workers,
@@ -228,19 +255,29 @@ def play(
         "snakeStartLength": start_length,
         "decHealthPoints": dec_health,
     }
+    # Launched seats hold a placeholder until their bots run: the settings are checked
+    # before any process starts.
+    placeholders = tuple(f"http://127.0.0.1:1/launch-{i + 1}" for i in range(len(launches)))
+    request = replace(request, snakes=placeholders + given)
     match = match_config(request, gametype, map_id, width, height, settings, sequential, max_turns)
     match.check(game_seed)  # impossible settings fail before any snake is called
-    if browser:
-        _play_in_browser(match, game_seed, board, step, port, keep=not exit_at_end)
-        return
-    # With JSON on stdout, everything for people goes to stderr.
-    console = _console(stderr=json_out == "-")
-    if games == 1:
-        view = _View(viewmap, color, live, delay, duration)
-        play_single(request, match, game_seed, console, view, bots_in_process)
-    else:
-        play_batch(request, match, game_seed, console, bots_in_process)
-    report(console, match, game_seed, games)
+    with _launched(launches) as launcher:
+        if launcher is not None:
+            match = replace(match, snakes=tuple(launcher.urls) + given)
+            request = replace(request, snakes=match.snakes)
+        if browser:
+            _play_in_browser(match, game_seed, board, step, port, keep=not exit_at_end)
+            return
+        # With JSON on stdout, everything for people goes to stderr.
+        console = _console(stderr=json_out == "-")
+        if games == 1:
+            view = _View(viewmap, color, live, delay, duration)
+            play_single(request, match, game_seed, console, view, bots_in_process, launcher)
+        else:
+            play_batch(request, match, game_seed, console, bots_in_process, launcher)
+        report(console, match, game_seed, games)
+    if launcher is not None and launcher.given_up():
+        raise typer.Exit(1)
 
 
 @dataclass(frozen=True)
@@ -275,8 +312,11 @@ class _View:
     duration: int
 
 
-def choose_entrants(given: list[str], names: Sequence[str]) -> tuple[str, ...]:
+def choose_entrants(given: list[str], names: Sequence[str], launched: int = 0) -> tuple[str, ...]:
     """The snakes that play: those given (the SNAKE arguments, then ``-u`` URLs) or the defaults.
+
+    ``launched``: the seats of ``--launch`` bots, before these; with any, there are no
+    defaults (one launched bot alone plays a solo game).
 
     Raises:
         SnakewarError: a snake that is no URL, ``builtin:NAME``, ``v0:URL`` or
@@ -285,14 +325,130 @@ def choose_entrants(given: list[str], names: Sequence[str]) -> tuple[str, ...]:
     """
     from snakewar.games.battlesnake.referee.runner import snake_kind
 
-    specs = tuple(given) if given else DEFAULT_SNAKES
+    specs = tuple(given) if given or launched else DEFAULT_SNAKES
     for spec in specs:
         snake_kind(spec)  # fail on a bad argument before anything else
-    if len(names) > len(specs):
+    if len(names) > len(specs) + launched:
         raise typer.BadParameter(
-            f"{len(names)} names given for {len(specs)} snakes", param_hint=["-n", "--name"]
+            f"{len(names)} names given for {len(specs) + launched} snakes",
+            param_hint=["-n", "--name"],
         )
     return specs
+
+
+_MAX_LAUNCHES = 16
+_MAX_COMMAND = 4096
+_MAX_LAUNCH_TIMEOUT = 3600.0
+
+
+def check_launch(
+    commands: Sequence[str],
+    directory: str,
+    timeout: float,
+    logs: str | None,
+    ray_address: str | None = None,
+) -> list[LaunchSpec]:
+    """The bots ``--launch`` starts, checked before any of them is.
+
+    Raises:
+        typer.BadParameter: a command that cannot be split or needs a shell, a directory
+            that is not one, a timeout out of range, launch options without ``--launch``,
+            or ``--ray-address`` (a cluster cannot reach this machine's 127.0.0.1).
+    """
+    from snakewar.referee.launch import LaunchSpec
+    from snakewar.referee.process import CommandLineError
+
+    if not commands:
+        for given, option in (
+            (directory != ".", "--launch-dir"),
+            (timeout != 30.0, "--launch-timeout"),
+            (logs is not None, "--launch-logs"),
+        ):
+            if given:
+                raise typer.BadParameter(
+                    "is about bots started by --launch; add --launch", param_hint=[option]
+                )
+        return []
+    if ray_address is not None:
+        raise typer.BadParameter(
+            "launched bots listen on this machine's 127.0.0.1, which a Ray cluster cannot "
+            "reach; leave out --ray-address",
+            param_hint=["--launch"],
+        )
+    if len(commands) > _MAX_LAUNCHES:
+        raise typer.BadParameter(
+            f"{len(commands)} bots: at most {_MAX_LAUNCHES}", param_hint=["--launch"]
+        )
+    if not 0 < timeout <= _MAX_LAUNCH_TIMEOUT:
+        raise typer.BadParameter(
+            f"{timeout:g}: expected seconds above 0, at most {_MAX_LAUNCH_TIMEOUT:g}",
+            param_hint=["--launch-timeout"],
+        )
+    if not Path(directory).is_dir():
+        raise typer.BadParameter(f"{directory!r} is not a directory", param_hint=["--launch-dir"])
+    if logs is not None:
+        make_directory(logs, "launch log directory")
+    specs = []
+    for i, command in enumerate(commands):
+        if len(command) > _MAX_COMMAND:
+            raise typer.BadParameter(
+                f"a command of {len(command)} characters: at most {_MAX_COMMAND}",
+                param_hint=["--launch"],
+            )
+        spec = LaunchSpec(
+            command,
+            cwd=directory,
+            ready_timeout=timeout,
+            log_path=str(Path(logs, f"bot-{i + 1}.log")) if logs is not None else None,
+        )
+        try:
+            spec.program()
+        except CommandLineError as exc:
+            raise typer.BadParameter(str(exc), param_hint=["--launch"]) from None
+        specs.append(spec)
+    return specs
+
+
+def launch_names(launches: Sequence[LaunchSpec], names: Sequence[str]) -> tuple[str, ...]:
+    """The seats' names: an unnamed launched bot is called after its program.
+
+    ``python main.py --port {port}`` plays as ``main.py``, ``./my-bot {port}`` as ``my-bot``
+    (the other seats keep their names, or none: the default).
+    """
+    out = list(names)
+    for i, spec in enumerate(launches):
+        if i < len(out) and out[i]:
+            continue
+        argv = spec.program().argv
+        word = argv[1] if len(argv) > 1 and not argv[1].startswith("-") else argv[0]
+        if "{port}" in word:
+            word = argv[0]
+        name = Path(word).name or word
+        if i < len(out):
+            out[i] = name
+        else:
+            out.extend([""] * (i - len(out)) + [name])
+    return tuple(out)
+
+
+@contextlib.contextmanager
+def _launched(launches: Sequence[LaunchSpec]) -> Iterator[Launcher | None]:
+    """The ``--launch`` bots, started and ready, stopped when the block ends (None: none)."""
+    if not launches:
+        yield None
+        return
+    from snakewar.referee.launch import Launcher
+
+    with Launcher(launches) as launcher:
+        for bot in launcher.bots:
+            kept = f", log {bot.log_path}" if bot.spec.log_path is not None else ""
+            typer.echo(f"launched {bot.describe()} on {bot.url}, pid {bot.pid}{kept}", err=True)
+        yield launcher
+
+
+def _crash_lines(crashes: Sequence[Crash], seed: int | None) -> list[str]:
+    where = f"game with seed {seed}: " if seed is not None else ""
+    return [f"{where}{crash.describe()}" for crash in crashes]
 
 
 def check_options(request: PlayRequest) -> None:
@@ -418,8 +574,15 @@ def play_single(
     console: Console,
     view: _View,
     bots_in_process: bool,
+    launcher: Launcher | None = None,
 ) -> None:
-    """Play one game as it is watched; write its files and its summary."""
+    """Play one game as it is watched; write its files and its summary.
+
+    With ``launcher``, its bots' logs mark the game, and a bot that died during it is
+    reported (and restarted by the launcher).
+    """
+    if launcher is not None:
+        launcher.note(f"game with seed {seed} starts")
     record = _play_one(
         match,
         seed,
@@ -443,16 +606,38 @@ def play_single(
     if request.replay:
         write_replay(record, request.replay)
     _print_summary(console, record)
+    failures: list[dict[str, Any]] = []
+    if launcher is not None:
+        launcher.note(f"game with seed {seed} is over")
+        launcher.check()  # queues what it finds, with what the watcher found
+        crashes = launcher.take_crashes()
+        failures = _failure_json(launcher, crashes, seed)
+        for line in _crash_lines(crashes, None):
+            console.print(f"failed: {line}", markup=False)
     if request.json_out:
         from snakewar.games.battlesnake.referee.stats import summarize
 
-        _write_json(request.json_out, _summary_json(summarize(record)), console)
+        data = _summary_json(summarize(record))
+        if launcher is not None:
+            data["launch"] = _launch_json(launcher, failures)
+        _write_json(request.json_out, data, console)
 
 
 def play_batch(
-    request: PlayRequest, match: SnakeMatch, seed: int, console: Console, bots_in_process: bool
+    request: PlayRequest,
+    match: SnakeMatch,
+    seed: int,
+    console: Console,
+    bots_in_process: bool,
+    launcher: Launcher | None = None,
 ) -> None:
-    """Play ``request.games`` games from ``seed`` on; print and write their statistics."""
+    """Play ``request.games`` games from ``seed`` on; print and write their statistics.
+
+    With ``launcher``: before each game its bots are checked (a dead one restarted, a
+    starting one waited for); a bot's death is recorded against the game it happened
+    in; once a bot is down for good, no more games are played.
+    """
+    failures: list[dict[str, Any]] = []
     stats = _play_batch(
         match,
         seed,
@@ -462,10 +647,49 @@ def play_batch(
         console,
         request.ray_address,
         bots_in_process,
+        launcher,
+        failures,
     )
     if request.json_out:
         data = stats.to_json() | {"first_seed": seed, "config": _match_json(match)}
+        if launcher is not None:
+            data["launch"] = _launch_json(launcher, failures)
         _write_json(request.json_out, data, console)
+
+
+def _failure_json(
+    launcher: Launcher, crashes: Sequence[Crash], seed: int | None
+) -> list[dict[str, Any]]:
+    seats = {bot.label: i for i, bot in enumerate(launcher.bots)}
+    return [
+        {
+            "seed": seed,
+            "seat": seats[crash.label] + 1,
+            "bot": crash.label,
+            "command": crash.command,
+            "returncode": crash.returncode,
+            "restarted": crash.restarted,
+            "reason": crash.describe(),
+        }
+        for crash in crashes
+    ]
+
+
+def _launch_json(launcher: Launcher, failures: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "bots": [
+            {
+                "seat": i + 1,
+                "command": bot.spec.command,
+                "url": bot.url,
+                "restarts": bot.restarts,
+                "given_up": bot.given_up,
+                "log": str(bot.log_path) if bot.spec.log_path is not None else None,
+            }
+            for i, bot in enumerate(launcher.bots)
+        ],
+        "failures": failures,
+    }
 
 
 def report(console: Console, match: SnakeMatch, seed: int, games: int) -> None:
@@ -759,6 +983,8 @@ def _play_batch(
     console: Console,
     ray_address: str | None = None,
     bots_in_process: bool = False,
+    launcher: Launcher | None = None,
+    failures: list[dict[str, Any]] | None = None,
 ) -> BatchStats:
     import time
 
@@ -783,7 +1009,7 @@ def _play_batch(
             stats = _ray_batch(
                 match, seeds, ray_address, replay_dir, lambda: progress.advance(task)
             )
-        else:
+        elif launcher is None:
             stats = run_batch(
                 match,
                 seeds,
@@ -792,9 +1018,79 @@ def _play_batch(
                 on_game=lambda _: progress.advance(task),
                 bot_processes=not bots_in_process,
             )
+        else:
+            watch = _LaunchWatch(launcher, console, failures if failures is not None else [])
+
+            def on_game(summary: GameSummary) -> None:
+                watch.after_game(summary.seed)
+                progress.advance(task)
+
+            stats = run_batch(
+                match,
+                seeds,
+                workers=workers,
+                replay_dir=replay_dir,
+                on_game=on_game,
+                bot_processes=not bots_in_process,
+                before_game=watch.before_game,
+                stop=watch.stop,
+                retry=watch.retry,
+            )
     elapsed = time.perf_counter() - started
     _print_batch(console, stats, elapsed)
+    if launcher is not None:
+        for bot in launcher.given_up():
+            console.print(
+                f"error: {bot.describe()} is down for good: {bot.given_up}; the batch "
+                f"stopped after {stats.games} of {games} games",
+                markup=False,
+            )
     return stats
+
+
+class _LaunchWatch:
+    """The hooks a batch with launched bots runs: restarts, failures, notes in the logs."""
+
+    def __init__(
+        self, launcher: Launcher, console: Console, failures: list[dict[str, Any]]
+    ) -> None:
+        self.launcher = launcher
+        self.console = console
+        self.failures = failures
+        self.retried: set[int] = set()
+        self.last_seed: int | None = None
+
+    def before_game(self, seed: int) -> None:
+        # A bot that died after the last game's last call is restarted now, and one
+        # still starting is waited for: the next game's GET / finds it up.
+        self.launcher.check(wait_ready=True)
+        self._record(self.launcher.take_crashes(), self.last_seed)
+        self.launcher.note(f"game with seed {seed} starts")
+
+    def after_game(self, seed: int) -> None:
+        self.last_seed = seed
+        self.launcher.note(f"game with seed {seed} is over")
+        self.launcher.check()
+        self._record(self.launcher.take_crashes(), seed)
+
+    def _record(self, crashes: Sequence[Crash], seed: int | None) -> None:
+        self.failures.extend(_failure_json(self.launcher, crashes, seed))
+        for line in _crash_lines(crashes, seed):
+            self.console.print(f"failed: {line}", markup=False)
+
+    def stop(self) -> bool:
+        """Whether a bot is down for good: no more games."""
+        return bool(self.launcher.given_up())
+
+    def retry(self, seed: int, error: BaseException) -> bool:
+        """Whether to play ``seed`` again after ``error`` (once: a bot was restarting)."""
+        from snakewar.games.battlesnake.referee.clients import SnakeUnreachableError
+
+        if seed in self.retried or not isinstance(error, SnakeUnreachableError):
+            return False
+        self.retried.add(seed)
+        self.launcher.check(wait_ready=True)
+        return not self.launcher.given_up()
 
 
 def _ray_batch(

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import httpx
 
-from snakewar.errors import MapSetupError
+from snakewar.errors import MapSetupError, SnakewarError
 from snakewar.games.battlesnake.records import GameRecord, derive_ids
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import (
@@ -210,6 +210,9 @@ def run_batch(
     replay_dir: str | None = None,
     on_game: Callable[[GameSummary], None] | None = None,
     bot_processes: bool = True,
+    before_game: Callable[[int], None] | None = None,
+    stop: Callable[[], bool] | None = None,
+    retry: Callable[[int, BaseException], bool] | None = None,
 ) -> BatchStats:
     """Play one game per seed and add them up.
 
@@ -220,9 +223,15 @@ def run_batch(
     in the refereeing process (faster for quick bots, but their thinking delays the
     other snakes' replies).
 
+    Hooks (for bots this process watches, such as launched servers): ``before_game(seed)``
+    runs before each game played here (``workers=1`` only); once ``stop()`` is true no
+    more games start (the batch's totals are those played); ``retry(seed, error)`` true
+    plays a game that raised once more instead of raising.
+
     Raises:
         SnakewarError: the first error a game raised (an unreachable snake, a bad
-            setting); nothing a snake does *during* a game raises.
+            setting) that ``retry`` did not take; nothing a snake does *during* a game
+            raises.
     """
     # Seat names are filled in from the first game (unnamed snakes get default names).
     stats = BatchStats.empty([""] * len(spec.snakes), spec.snakes)
@@ -232,7 +241,17 @@ def run_batch(
             snakes = spec.snakes if bot_processes else ()
             async with new_http_client() as http, builtin_pool(snakes) as bots:
                 for seed in seeds:
-                    record = await play_match(spec, seed, http, bots=bots)
+                    if stop is not None and stop():
+                        break
+                    if before_game is not None:
+                        # Off the loop: it may wait for a bot to restart.
+                        await asyncio.to_thread(before_game, seed)
+                    try:
+                        record = await play_match(spec, seed, http, bots=bots)
+                    except SnakewarError as exc:
+                        if retry is None or not await asyncio.to_thread(retry, seed, exc):
+                            raise
+                        record = await play_match(spec, seed, http, bots=bots)
                     _save(record, replay_dir)
                     summary = summarize(record)
                     _name_seats(stats, summary)
@@ -246,18 +265,38 @@ def run_batch(
     # sockets or threads from the parent.
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = [
-            pool.submit(_worker_game, spec, seed, replay_dir, bot_processes) for seed in seeds
-        ]
+
+        def submit(seed: int) -> concurrent.futures.Future[GameSummary]:
+            return pool.submit(_worker_game, spec, seed, replay_dir, bot_processes)
+
+        pending = {submit(seed): seed for seed in seeds}
         try:
-            for future in concurrent.futures.as_completed(futures):
-                summary = future.result()
-                _name_seats(stats, summary)
-                stats.add(summary)
-                if on_game is not None:
-                    on_game(summary)
+            while pending:
+                done, _ = concurrent.futures.wait(
+                    pending, return_when=concurrent.futures.FIRST_COMPLETED
+                )
+                for future in done:
+                    seed = pending.pop(future)
+                    if future.cancelled():
+                        continue
+                    try:
+                        summary = future.result()
+                    except SnakewarError as exc:
+                        if stop is not None and stop():
+                            continue  # the batch is over: games cut short are not counted
+                        if retry is None or not retry(seed, exc):
+                            raise
+                        pending[submit(seed)] = seed
+                        continue
+                    _name_seats(stats, summary)
+                    stats.add(summary)
+                    if on_game is not None:
+                        on_game(summary)
+                if stop is not None and stop():
+                    for f in pending:
+                        f.cancel()
         except BaseException:
-            for f in futures:
+            for f in pending:
                 f.cancel()
             raise
     return stats
