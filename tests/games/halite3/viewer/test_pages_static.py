@@ -14,4 +14,4 @@ JS = Path(__file__).resolve().parent / "js"
 
 
 def test_the_page_modules_under_node(node_test: Callable[..., int]) -> None:
-    assert node_test(JS / "pages.test.mjs") == 3
+    assert node_test(JS / "pages.test.mjs") == 4

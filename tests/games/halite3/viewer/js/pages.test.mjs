@@ -122,3 +122,22 @@ test("the new-game form's Halite game: seats, bots and the body it posts", () =>
     params: { width: 0, height: 0 },
   });
 });
+
+test("a challenge from the directory seats the challenged bot against the user's own", () => {
+  const builtins = ["greedy", "random"];
+  const mine = [{ ref: "@ann/viper", name: "viper", game: "halite3", paused: false }];
+  same(HN.challengedRef("?challenge=%40bob%2Fshark&game=halite3"), "@bob/shark");
+  same(HN.challengedRef("?challenge=bob"), ""); // not a registered bot's reference
+  same(HN.challengedRef("?game=halite3"), "");
+  same(HN.seatChoices(builtins, mine, "@bob/shark").at(-1), {
+    label: "Challenged",
+    options: [{ value: "@bob/shark", text: "@bob/shark" }],
+  });
+  // One's own bot, challenged: it is among one's bots already.
+  same(HN.seatChoices(builtins, mine, "@ann/viper").length, 2);
+  same(HN.startingSeats(builtins, mine, "@bob/shark", 4), [
+    "@ann/viper", "@bob/shark", "builtin:greedy", "builtin:random",
+  ]);
+  same(HN.startingSeats(builtins, [], "@bob/shark", 2), ["builtin:greedy", "@bob/shark"]);
+  same(HN.startingSeats(builtins, mine, "", 2), ["builtin:greedy", "builtin:random"]);
+});

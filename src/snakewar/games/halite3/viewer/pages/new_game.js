@@ -9,11 +9,18 @@ const GAME = "halite3";
 /** The built-ins the seats start with, in seat order (where the server has them). */
 const DEFAULT_BOTS = ["greedy", "random"];
 
+/** A registered bot's reference as the directory's "Challenge" link gives it, or "". */
+export function challengedRef(search) {
+  const ref = new URLSearchParams(search).get("challenge") ?? "";
+  return /^@[\w.-]{1,64}\/[\w.-]{1,64}$/.test(ref) ? ref : "";
+}
+
 /**
  * The choices of a seat's list: `[{label, options: [{value, text}]}]`, the built-in
- * bots first, then the user's own bots (left out when there are none).
+ * bots first, then the user's own bots (left out when there are none), then the bot
+ * the user challenges from the directory (`challenged`, when it is not theirs).
  */
-export function seatChoices(builtins, mine) {
+export function seatChoices(builtins, mine, challenged = "") {
   const groups = [
     { label: "Built-in bots", options: builtins.map((name) => ({ value: `builtin:${name}`, text: name })) },
   ];
@@ -23,7 +30,27 @@ export function seatChoices(builtins, mine) {
   if (own.length > 0) {
     groups.push({ label: "Your bots", options: own });
   }
+  if (challenged && !own.some((option) => option.value === challenged)) {
+    groups.push({ label: "Challenged", options: [{ value: challenged, text: challenged }] });
+  }
   return groups;
+}
+
+/**
+ * What the seats start with (`[seat0, seat1, ...]` for `seats` seats): a challenge
+ * puts the user's first own bot (or the default built-in) against the challenged bot;
+ * otherwise the defaults in turn.
+ */
+export function startingSeats(builtins, mine, challenged, seats) {
+  const starting = Array.from({ length: seats }, (_, seat) => defaultBot(builtins, seat));
+  if (challenged) {
+    const own = mine.find((bot) => bot.game === GAME && !bot.paused && bot.ref !== challenged);
+    if (own) {
+      starting[0] = own.ref;
+    }
+    starting[1] = challenged;
+  }
+  return starting;
 }
 
 /** The bot seat `seat` starts with: the defaults in turn, among the built-ins there are. */
@@ -63,9 +90,9 @@ function formValues(form) {
   );
 }
 
-function fillSeats(form, groups, builtins) {
+function fillSeats(form, groups, starting) {
   form.querySelectorAll("[data-testid=halite-seat]").forEach((select, seat) => {
-    const chosen = select.value || defaultBot(builtins, seat);
+    const chosen = select.value || starting[seat] || "";
     select.replaceChildren(...groups.map((group) => {
       const optgroup = document.createElement("optgroup");
       optgroup.label = group.label;
@@ -116,7 +143,14 @@ async function start() {
     return;
   }
   const builtins = bots.data;
-  fillSeats(form, seatChoices(builtins, snakes.ok ? snakes.data : []), builtins);
+  const mine = snakes.ok ? snakes.data : [];
+  const challenged = challengedRef(window.location.search);
+  const seats = form.querySelectorAll("[data-testid=halite-seat]").length;
+  fillSeats(
+    form,
+    seatChoices(builtins, mine, challenged),
+    startingSeats(builtins, mine, challenged, seats),
+  );
   form.dataset.ready = "true";
 }
 
