@@ -70,7 +70,7 @@ class Trinomial:
 
 def score_from_elo(elo: float) -> float:
     """The expected score of a bot ``elo`` points stronger (logistic Elo model)."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def elo_from_score(score: float) -> float:

@@ -47,7 +47,9 @@ def seatings(count: int) -> list[tuple[int, ...]]:
     return list(itertools.permutations(range(count)))
 
 
-def pair_results(game: PlayedGame, seating: Sequence[int], count: int) -> dict[tuple[int, int], int]:
+def pair_results(
+    game: PlayedGame, seating: Sequence[int], count: int
+) -> dict[tuple[int, int], int]:
     """For each pair of bots ``(i, j)``, ``i < j``: 1 if i ranked better, 0 tie, -1 worse."""
     rank = [0] * count
     for result in game.results:
@@ -228,9 +230,7 @@ def run_eval(
         outcomes = executor.run(jobs)
         result.games_played += len(outcomes)
         if all(not o.ok for o in outcomes):
-            raise EvalError(
-                f"every game of the batch failed; the first: {outcomes[0].error}"
-            )
+            raise EvalError(f"every game of the batch failed; the first: {outcomes[0].error}")
         for group in range(len(seeds)):
             _count_group(result, outcomes[group * len(seats) : (group + 1) * len(seats)], seats)
             result.state = sprt.state(result.head_to_head(1, 0))

@@ -9,6 +9,7 @@ import typer
 
 if TYPE_CHECKING:
     from snakewar.arena.evaluation import EvalResult
+    from snakewar.engine.protocol import Entrant
 
 __all__ = ["eval_command", "render"]
 
@@ -89,7 +90,7 @@ def eval_command(
         game_size=len(bots),
     )
     adapter = config.adapter
-    entrants = []
+    entrants: list[Entrant] = []
     for n, text in enumerate(bots):
         entrant = adapter.entrant(text)
         if any(e.name == entrant.name for e in entrants):
