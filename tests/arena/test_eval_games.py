@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,58 @@ def test_bad_input_is_one_error_line(args: list[str], needle: str, tmp_path: Pat
     assert len(lines) == 1 and lines[0].startswith("error:"), done.stderr
     assert needle in lines[0]
     assert "games:" not in done.stdout
+
+
+def test_halite_eval_through_the_same_code(tmp_path: Path) -> None:
+    report = tmp_path / "h.json"
+    done = _run(
+        "eval",
+        "--game",
+        "halite3",
+        "random",
+        "greedy",
+        "--games",
+        "4",
+        "--batch",
+        "2",
+        "-p",
+        "width=32",
+        "-p",
+        "height=32",
+        "--json",
+        str(report),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(report.read_text())
+    assert data["config"]["game"] == "halite3"
+    assert data["games_played"] == 4
+    cell = data["crosstable"]["greedy"]["random"]
+    assert cell["games"] + data["error_count"] == 4
+    assert data["sprt"]["decision"] in ("H0", "H1", "inconclusive")
+
+
+def test_version_keys(tmp_path: Path) -> None:
+    from snakewar.arena.evaluation import version_key
+    from snakewar.engine.protocol import Entrant
+
+    url = Entrant("http://127.0.0.1:1/", "s")
+
+    def answer(body: bytes) -> Callable[[str], bytes]:
+        return lambda _url: body
+
+    def down(_url: str) -> bytes:
+        raise OSError("refused")
+
+    assert version_key(url, "remote", answer(b'{"apiversion":"1","version":"2.3"}')) == (
+        "version 2.3"
+    )
+    hashed = version_key(url, "remote", answer(b"hello"))
+    assert hashed.startswith("sha256:") and hashed != version_key(url, "remote", answer(b"bye"))
+    assert version_key(url, "remote", down) == "unreachable (OSError)"
+    bot = tmp_path / "MyBot.py"
+    bot.write_text("print(1)\n")
+    program = Entrant("python3 MyBot.py", "p", workdir=str(tmp_path))
+    first = version_key(program, "program", None)
+    bot.write_text("print(2)\n")
+    assert version_key(program, "program", None) != first

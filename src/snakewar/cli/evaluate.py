@@ -161,4 +161,4 @@ def render(result: EvalResult, console: object) -> None:
 
 
 def _elo(x: float | None) -> str:
-    return "inf" if x is None else f"{x:+.0f}"
+    return "inf" if x is None else f"{round(x) + 0:+d}"
