@@ -102,3 +102,14 @@ def test_sprt_decisions() -> None:
         Sprt(10, 10)
     with pytest.raises(ValueError):
         Sprt(0, 10, alpha=0.0)
+
+
+def test_interval_when_every_game_has_one_result() -> None:
+    # 10 wins: the variance of 11-0-1 (s 11/12, var 11/144) over 10 games.
+    half = 1.959964 * math.sqrt((11 / 144) / 10)
+    lo, hi = score_interval(Trinomial(10, 0, 0))
+    assert lo == pytest.approx(1 - half, abs=1e-6)
+    assert hi == 1.0
+    elo_lo, elo_hi = elo_interval(Trinomial(10, 0, 0))
+    assert math.isfinite(elo_lo) and elo_lo > 0
+    assert elo_hi == math.inf

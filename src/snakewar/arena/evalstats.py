@@ -101,11 +101,17 @@ def normal_quantile(p: float) -> float:
 
 
 def score_interval(t: Trinomial, confidence: float = 0.95) -> tuple[float, float]:
-    """The normal-approximation interval of the score, clipped to [0, 1]."""
+    """The normal-approximation interval of the score, clipped to [0, 1].
+
+    While every game has had the same result, the variance is that of the results
+    with one more win and one more loss (as :func:`trinomial_llr`), so that the
+    interval is not a single point.
+    """
     if t.games == 0:
         return (0.0, 1.0)
     z = normal_quantile(0.5 + confidence / 2)
-    half = z * math.sqrt(t.variance / t.games)
+    variance = t.variance if t.variance > 0.0 else t.plus(Trinomial(1, 0, 1)).variance
+    half = z * math.sqrt(variance / t.games)
     return (max(0.0, t.score - half), min(1.0, t.score + half))
 
 
