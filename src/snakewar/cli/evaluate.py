@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -129,6 +130,8 @@ def render(result: EvalResult, console: object) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from snakewar.arena.evalstats import elo_from_score, elo_interval
+
     assert isinstance(console, Console)
     report = result.to_dict()
     table = Table(title="crosstable (row vs column: W-D-L, score, Elo [95% CI])")
@@ -143,10 +146,12 @@ def render(result: EvalResult, console: object) -> None:
             if cell is None:
                 cells.append("-")
                 continue
-            lo, hi = cell["elo_ci95"]
+            # From the counts, not the JSON: JSON writes both infinities as null.
+            t = result.head_to_head(result.names.index(bot["name"]), result.names.index(other))
+            lo, hi = elo_interval(t)
             cells.append(
-                f"{cell['wins']}-{cell['draws']}-{cell['losses']} {cell['score']:.3f}\n"
-                f"{_elo(cell['elo'])} [{_elo(lo)}, {_elo(hi)}]"
+                f"{t.wins}-{t.draws}-{t.losses} {t.score:.3f}\n"
+                f"{_elo(elo_from_score(t.score))} [{_elo(lo)}, {_elo(hi)}]"
             )
         table.add_row(bot["name"], bot["version"], *cells)
     console.print(table)
@@ -160,5 +165,7 @@ def render(result: EvalResult, console: object) -> None:
     )
 
 
-def _elo(x: float | None) -> str:
-    return "inf" if x is None else f"{round(x) + 0:+d}"
+def _elo(x: float) -> str:
+    if math.isinf(x):
+        return "+inf" if x > 0 else "-inf"
+    return f"{round(x) + 0:+d}"
