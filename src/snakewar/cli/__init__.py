@@ -239,6 +239,12 @@ COMMANDS = CommandTable(
             "tournament_app",
             "Tournaments: single or double elimination, round robin or Swiss, with real games.",
         ),
+        "eval": LazyCommand(
+            "snakewar.cli.evaluate",
+            "eval_command",
+            "Fair A/B evaluation: paired seeds, every seating, crosstable, Elo and an SPRT.",
+            "Fair A/B evaluation: paired seeds, every seating, crosstable, Elo and an SPRT.",
+        ),
         "remote": LazyCommand(
             "snakewar.cli.remote",
             "remote_app",
