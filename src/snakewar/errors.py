@@ -45,6 +45,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     ├── arena.RatingError (ValueError)                a placement, rating or model that is wrong
     ├── arena.TournamentError (ValueError)            a bracket that cannot be set up or reported to
     ├── arena.ExecutorError (ValueError)              an executor setting or job list that is wrong
+    ├── arena.evaluation.EvalError (ValueError)       an evaluation that cannot run
     ├── arena.LadderError (ValueError)                a ladder setting that cannot be used
     │   ├── arena.LadderNotFoundError (+NotFoundError)    no ladder of that name
     │   ├── arena.LadderExistsError (+ConflictError)      a ladder name that is taken
