@@ -1,0 +1,139 @@
+"""A viewer page made self-contained: its modules, its style and a replay inlined.
+
+The site's viewers are pages of ES modules that import each other by relative URL
+(a game's own under ``/static/<game>/``, the shared ones under ``/static/viewer/``).
+Opened from ``file://`` those imports would be requests, which browsers refuse; so
+every module is rewritten to import the others by a bare name, and an import map maps
+each name to the module's text as a ``data:`` URL.  The replay goes in a
+``<script type="text/plain" id="sw-inline-replay">`` element, which the viewer reads
+instead of showing its file picker.  The page then makes no request at all.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import re
+from pathlib import Path
+
+from snakewar.media import MediaError
+
+__all__ = ["REPLAY_ELEMENT", "inline_page", "shared_static"]
+
+REPLAY_ELEMENT = "sw-inline-replay"
+"""The id of the element holding the replay's text."""
+
+_IMPORT = re.compile(r"""(\bfrom\s*|\bimport\s*)(["'])(\.{1,2}/[^"']+)\2""")
+_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]+)">')
+_MODULE = re.compile(r'<script type="module" src="([^"]+)"></script>')
+_TITLE = re.compile(r"<title>.*?</title>", re.S)
+
+
+def shared_static() -> Path:
+    """The shared viewer modules' folder (served at ``/static/viewer/``)."""
+    import snakewar.viewer
+
+    return Path(snakewar.viewer.__file__).parent / "static"
+
+
+def _url_of(path: Path, roots: dict[str, Path]) -> str:
+    for name, root in roots.items():
+        try:
+            return f"{name}/{path.resolve().relative_to(root.resolve()).as_posix()}"
+        except ValueError:
+            continue
+    raise MediaError(f"{path} is outside the viewer's folders")
+
+
+def _path_of(url: str, roots: dict[str, Path]) -> Path:
+    name, _, rest = url.partition("/")
+    return roots[name] / rest
+
+
+def _resolve(base: str, relative: str) -> str:
+    parts = base.split("/")[:-1]
+    for piece in relative.split("/"):
+        if piece == "..":
+            parts.pop()
+        elif piece != ".":
+            parts.append(piece)
+    return "/".join(parts)
+
+
+def _modules(entry: str, roots: dict[str, Path]) -> dict[str, str]:
+    """Every module ``entry`` imports, by its URL under the roots, imports rewritten."""
+    out: dict[str, str] = {}
+    todo = [entry]
+    while todo:
+        url = todo.pop()
+        if url in out:
+            continue
+        path = _path_of(url, roots)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise MediaError(f"cannot read the viewer's module {path}: {exc}") from None
+
+        def bare(match: re.Match[str], url: str = url) -> str:
+            target = _resolve(url, match.group(3))
+            todo.append(target)
+            return f"{match.group(1)}{match.group(2)}@sw/{target}{match.group(2)}"
+
+        out[url] = _IMPORT.sub(bare, text)
+    return out
+
+
+def inline_page(
+    page: Path, game: str, game_static: Path, replay: str, name: str, title: str
+) -> str:
+    """The viewer page ``page`` with its style, modules and ``replay`` inlined.
+
+    Args:
+        page: the viewer's HTML page (in ``game_static``).
+        game: the game's name, its static folder's URL (``/static/<game>/``).
+        game_static: the game's static folder.
+        replay: the replay file's text, as the viewer reads a dropped file.
+        name: the replay's name, shown by the viewer.
+        title: the page's title.
+
+    Raises:
+        MediaError: a page or module that cannot be read.
+    """
+    roots = {game: game_static, "viewer": shared_static()}
+    try:
+        text = page.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise MediaError(f"cannot read the viewer page {page}: {exc}") from None
+    page_url = _url_of(page, roots)
+
+    def style(match: re.Match[str]) -> str:
+        css = _path_of(_resolve(page_url, match.group(1)), roots).read_text(encoding="utf-8")
+        css = css.replace("</", "<\\/")  # a "</style" inside would end the element
+        return f"<style>\n{css}\n</style>"
+
+    def script(match: re.Match[str]) -> str:
+        entry = _resolve(page_url, match.group(1))
+        modules = _modules(entry, roots)
+        imports = {
+            f"@sw/{url}": "data:text/javascript;base64,"
+            + base64.b64encode(source.encode("utf-8")).decode("ascii")
+            for url, source in sorted(modules.items())
+        }
+        # JSON in a <script>: "</" or "<!--" would end or bend the element; in JSON a
+        # "<" is only ever inside a string, where "\u003c" reads back the same.
+        data = replay.replace("<", "\\u003c")
+        return (
+            f'<script type="text/plain" id="{REPLAY_ELEMENT}" '
+            f'data-name="{html.escape(name, quote=True)}">{data}</script>\n'
+            '<script type="importmap">'
+            + json.dumps({"imports": imports}).replace("</", "<\\/")
+            + "</script>\n"
+            f'<script type="module">import "@sw/{entry}";</script>'
+        )
+
+    text = _STYLESHEET.sub(style, text, count=1)
+    text, found = _MODULE.subn(script, text, count=1)
+    if not found:
+        raise MediaError(f"{page} has no module script to inline")
+    return _TITLE.sub(lambda _m: f"<title>{html.escape(title)}</title>", text, count=1)
