@@ -19,15 +19,13 @@ import typer
 from snakewar.errors import SnakewarError
 
 if TYPE_CHECKING:
-    from snakewar.engine.protocol import GameAdapter, MediaReplay
+    from snakewar.engine.protocol import GameAdapter
 
-__all__ = ["ExportError", "export_command", "render"]
+__all__ = ["ExportError", "export_command"]
 
 MIN_SIZE, MAX_SIZE = 64, 4096
 """The picture's width in pixels, the range accepted."""
 MIN_FPS, MAX_FPS = 1, 60
-MAX_FRAMES = 5000
-"""The most frames an animation or a video is made of (a longer game is refused)."""
 
 _GAME_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 
@@ -59,45 +57,6 @@ def _source(target: str, database: str | None) -> tuple[bytes, str, GameAdapter]
         adapter = get_game(row.game)
         data = adapter.export(store.games.data(target))
     return data, adapter.replay_filename(target), adapter
-
-
-def render(
-    replay: MediaReplay,
-    fmt: str,
-    *,
-    turn: int | None = None,
-    size: int = 640,
-    fps: int = 10,
-    scoreboard: bool = True,
-    title: str = "replay",
-) -> bytes:
-    """The bytes of ``replay`` exported as ``fmt`` (png, svg, gif, mp4 or html).
-
-    Raises:
-        ExportError: a turn the replay does not have, or too many frames.
-        MediaError: the imaging libraries missing.
-    """
-    from snakewar.media import encode_gif, encode_mp4, encode_png, rasterize, to_svg
-
-    turns = replay.turns
-    if fmt in ("png", "svg"):
-        if turn not in turns:
-            raise ExportError(
-                f"turn {turn} is not in the game (it has turns {turns[0]}..{turns[-1]})"
-            )
-        scene = replay.scene(turns.index(turn), scoreboard=scoreboard)
-        if fmt == "svg":
-            return to_svg(scene, pixels=size).encode("utf-8")
-        return encode_png(rasterize(scene, size))
-    if fmt == "html":
-        return replay.html(title).encode("utf-8")
-    if len(turns) > MAX_FRAMES:
-        raise ExportError(f"the game has {len(turns)} frames; at most {MAX_FRAMES} are animated")
-    images = [
-        rasterize(replay.scene(i, scoreboard=scoreboard), size, even=fmt == "mp4")
-        for i in range(len(turns))
-    ]
-    return encode_gif(images, fps) if fmt == "gif" else encode_mp4(images, fps)
 
 
 def export_command(
@@ -151,7 +110,9 @@ def export_command(
     turn = png if fmt == "png" else svg
     stem = Path(name).name.split(".")[0] or "game"
     title = f"{adapter.catalogue().title}: {stem}"
-    payload = render(
+    from snakewar.media import export_media
+
+    payload = export_media(
         replay, fmt, turn=turn, size=size, fps=fps, scoreboard=not no_scoreboard, title=title
     )
     target_path = output or Path(f"{stem}.{fmt}" if turn is None else f"{stem}-{turn}.{fmt}")

@@ -16,7 +16,7 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 from xml.sax.saxutils import escape, quoteattr
 
 from snakewar.errors import SnakewarError
@@ -24,8 +24,31 @@ from snakewar.errors import SnakewarError
 if TYPE_CHECKING:
     from PIL.Image import Image
 
+    from snakewar.engine.protocol import MediaReplay
+
+Format = Literal["png", "svg", "gif", "mp4", "html"]
+"""The formats :func:`export_media` writes."""
+
+FORMATS: tuple[Format, ...] = ("png", "svg", "gif", "mp4", "html")
+
+MEDIA_TYPES: dict[str, str] = {
+    "png": "image/png",
+    "svg": "image/svg+xml",
+    "gif": "image/gif",
+    "mp4": "video/mp4",
+    "html": "text/html; charset=utf-8",
+}
+"""Each format's media type (a download's ``Content-Type``)."""
+
+MAX_FRAMES = 5000
+"""The most frames an animation or a video is made of (a longer game is refused)."""
+
 __all__ = [
+    "FORMATS",
+    "MAX_FRAMES",
+    "MEDIA_TYPES",
     "Circle",
+    "Format",
     "MediaError",
     "Polygon",
     "Polyline",
@@ -36,6 +59,7 @@ __all__ = [
     "encode_gif",
     "encode_mp4",
     "encode_png",
+    "export_media",
     "rasterize",
     "to_svg",
 ]
@@ -330,3 +354,51 @@ def encode_mp4(images: Sequence[Image], fps: int) -> bytes:
 def fit_font(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters with an ellipsis (names in a scoreboard)."""
     return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
+
+
+def export_media(
+    replay: MediaReplay,
+    fmt: str,
+    *,
+    turn: int | None = None,
+    size: int = 640,
+    fps: int = 10,
+    scoreboard: bool = True,
+    title: str = "replay",
+) -> bytes:
+    """The bytes of ``replay`` exported as ``fmt`` (:data:`FORMATS`).
+
+    Args:
+        replay: the game's frames (its adapter's ``media().load(...)``).
+        fmt: png or svg (the frame of ``turn``), gif or mp4 (every frame), html.
+        turn: the turn a png or svg shows.
+        size: the picture's width in pixels.
+        fps: frames a second of a gif or mp4.
+        scoreboard: draw the scoreboard beside the board.
+        title: the HTML page's title.
+
+    Raises:
+        MediaError: an unknown format, a turn the replay does not have, too many
+            frames, or the imaging libraries missing.
+    """
+    turns = replay.turns
+    if fmt in ("png", "svg"):
+        if turn not in turns:
+            raise MediaError(
+                f"turn {turn} is not in the game (it has turns {turns[0]}..{turns[-1]})"
+            )
+        scene = replay.scene(turns.index(turn), scoreboard=scoreboard)
+        if fmt == "svg":
+            return to_svg(scene, pixels=size).encode("utf-8")
+        return encode_png(rasterize(scene, size))
+    if fmt == "html":
+        return replay.html(title).encode("utf-8")
+    if fmt not in ("gif", "mp4"):
+        raise MediaError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if len(turns) > MAX_FRAMES:
+        raise MediaError(f"the game has {len(turns)} frames; at most {MAX_FRAMES} are animated")
+    images = [
+        rasterize(replay.scene(i, scoreboard=scoreboard), size, even=fmt == "mp4")
+        for i in range(len(turns))
+    ]
+    return encode_gif(images, fps) if fmt == "gif" else encode_mp4(images, fps)
