@@ -4,7 +4,7 @@
 draws the game as the board viewer does, on this machine, with no service: a stored
 game (by id, from ``--database`` or the server's default database) or any replay file a
 game reads.  The drawing is the game's (its adapter's ``media()``); this frame reads
-the input, picks the frames and writes the file (``-o``, default ``<name>.<format>``).
+the input, picks the frames and writes the file (``-o``, default ``NAME.FORMAT``).
 Bad input is one ``error:`` line, exit status 2.
 """
 
@@ -71,7 +71,7 @@ def export_command(
         False, "--html", help="One self-contained HTML replay (the viewer inlined; offline)."
     ),
     output: Path | None = typer.Option(
-        None, "-o", "--output", help="The file to write (default: <game>.<format> here)."
+        None, "-o", "--output", help="The file to write (default: GAME.FORMAT here)."
     ),
     size: int = typer.Option(640, "--size", metavar="PX", help="The picture's width in pixels."),
     fps: int = typer.Option(10, "--fps", help="Frames a second of a GIF or video."),

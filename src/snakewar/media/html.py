@@ -4,8 +4,8 @@ The site's viewers are pages of ES modules that import each other by relative UR
 (a game's own under ``/static/<game>/``, the shared ones under ``/static/viewer/``).
 Opened from ``file://`` those imports would be requests, which browsers refuse; so
 every module is rewritten to import the others by a bare name, and an import map maps
-each name to the module's text as a ``data:`` URL.  The replay goes in a
-``<script type="text/plain" id="sw-inline-replay">`` element, which the viewer reads
+each name to the module's text as a ``data:`` URL.  The replay goes in a plain-text
+script element of id ``sw-inline-replay`` (``inline.html``), which the viewer reads
 instead of showing its file picker.  The page then makes no request at all.
 """
 
@@ -15,6 +15,7 @@ import base64
 import html
 import json
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 from snakewar.media import MediaError
@@ -25,9 +26,38 @@ REPLAY_ELEMENT = "sw-inline-replay"
 """The id of the element holding the replay's text."""
 
 _IMPORT = re.compile(r"""(\bfrom\s*|\bimport\s*)(["'])(\.{1,2}/[^"']+)\2""")
-_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]+)">')
-_MODULE = re.compile(r'<script type="module" src="([^"]+)"></script>')
-_TITLE = re.compile(r"<title>.*?</title>", re.S)
+_TOKEN = re.compile(r"@@([A-Z]+)@@")
+_SCRIPTS = Path(__file__).with_name("inline.html")
+"""The elements that replace the page's module script (the replay, the import map, the
+entry module), a file of their own: page markup stays out of the Python."""
+
+
+class _Tags(HTMLParser):
+    """The page's stylesheet link and module script: their tags' text and URLs."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stylesheet: tuple[str, str] | None = None
+        self.module: tuple[str, str] | None = None
+        self.title: str | None = None
+        self._in_title = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        text = self.get_starttag_text() or ""
+        href, src = found.get("href"), found.get("src")
+        if tag == "link" and found.get("rel") == "stylesheet" and href and not self.stylesheet:
+            self.stylesheet = (text, href)
+        elif tag == "script" and found.get("type") == "module" and src and not self.module:
+            self.module = (text, src)
+        self._in_title = tag == "title"
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title and self.title is None:
+            self.title = data
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_title = False
 
 
 def shared_static() -> Path:
@@ -106,34 +136,40 @@ def inline_page(
     except OSError as exc:
         raise MediaError(f"cannot read the viewer page {page}: {exc}") from None
     page_url = _url_of(page, roots)
-
-    def style(match: re.Match[str]) -> str:
-        css = _path_of(_resolve(page_url, match.group(1)), roots).read_text(encoding="utf-8")
-        css = css.replace("</", "<\\/")  # a "</style" inside would end the element
-        return f"<style>\n{css}\n</style>"
-
-    def script(match: re.Match[str]) -> str:
-        entry = _resolve(page_url, match.group(1))
-        modules = _modules(entry, roots)
-        imports = {
-            f"@sw/{url}": "data:text/javascript;base64,"
-            + base64.b64encode(source.encode("utf-8")).decode("ascii")
-            for url, source in sorted(modules.items())
-        }
-        # JSON in a <script>: "</" or "<!--" would end or bend the element; in JSON a
-        # "<" is only ever inside a string, where "\u003c" reads back the same.
-        data = replay.replace("<", "\\u003c")
-        return (
-            f'<script type="text/plain" id="{REPLAY_ELEMENT}" '
-            f'data-name="{html.escape(name, quote=True)}">{data}</script>\n'
-            '<script type="importmap">'
-            + json.dumps({"imports": imports}).replace("</", "<\\/")
-            + "</script>\n"
-            f'<script type="module">import "@sw/{entry}";</script>'
-        )
-
-    text = _STYLESHEET.sub(style, text, count=1)
-    text, found = _MODULE.subn(script, text, count=1)
-    if not found:
+    tags = _Tags()
+    tags.feed(text)
+    if tags.module is None:
         raise MediaError(f"{page} has no module script to inline")
-    return _TITLE.sub(lambda _m: f"<title>{html.escape(title)}</title>", text, count=1)
+    if tags.stylesheet is not None:
+        tag, href = tags.stylesheet
+        css_path = _path_of(_resolve(page_url, href), roots)
+        try:
+            css = css_path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise MediaError(f"cannot read the viewer's style {css_path}: {exc}") from None
+        css = css.replace("</", "<\\/")  # a "</style" inside would end the element
+        text = text.replace(tag, f"<style>\n{css}\n</style>", 1)
+    tag, src = tags.module
+    entry = _resolve(page_url, src)
+    modules = _modules(entry, roots)
+    imports = {
+        f"@sw/{url}": "data:text/javascript;base64,"
+        + base64.b64encode(source.encode("utf-8")).decode("ascii")
+        for url, source in sorted(modules.items())
+    }
+    values = {
+        "ELEMENT": REPLAY_ELEMENT,
+        "NAME": html.escape(name, quote=True),
+        # JSON in a script element: "</" or "<!--" would end or bend the element; in JSON
+        # a "<" is only ever inside a string, where "\u003c" reads back the same.
+        "REPLAY": replay.replace("<", "\\u003c"),
+        "IMPORTS": json.dumps({"imports": imports}).replace("<", "\\u003c"),
+        "ENTRY": f"@sw/{entry}",
+    }
+    # One pass, so that no value's text is taken for a token.
+    scripts = _TOKEN.sub(lambda m: values[m.group(1)], _SCRIPTS.read_text(encoding="utf-8"))
+    end = text.index(">", text.index("/", text.index(tag) + len(tag))) + 1  # its end tag
+    text = text[: text.index(tag)] + scripts + text[end:]
+    if tags.title is not None:
+        text = text.replace(tags.title, html.escape(title), 1)
+    return text
