@@ -225,3 +225,15 @@ def test_an_official_jsonl_file_exports_too(played: PlayedReplay) -> None:
     out = export(played, "--png", "3", "--size", str(SIZE), target=str(official))
     with Image.open(out) as image:
         check_cells(image, played, 3, scoreboard=True, state=frame.state, colors=colors)
+
+
+def test_the_pictures_colours_are_the_viewers_light_theme() -> None:
+    from snakewar.media.html import shared_static
+
+    css = (shared_static() / "viewer.css").read_text(encoding="utf-8")
+    light = css[: css.index("}")]  # the first block: the light theme's variables
+    names = {"board": "board-bg", "cell": "cell", "food": "food", "hazard": "hazard"}
+    for ours, theirs in names.items():
+        found = re.search(rf"--{theirs}:\s*(#[0-9a-fA-F]{{6}});", light)
+        assert found is not None, theirs
+        assert THEME[ours] == found.group(1).lower(), ours
