@@ -214,9 +214,7 @@ def _pillow() -> None:
     try:
         import PIL  # noqa: F401
     except ImportError:
-        raise MediaError(
-            "pictures need Pillow: pip install 'snakewar[media]' (or pip install Pillow)"
-        ) from None
+        raise MediaError("pictures need Pillow, the 'media' extra (pip install Pillow)") from None
 
 
 def rasterize(scene: Scene, pixels: int, *, even: bool = False) -> Image:
@@ -329,7 +327,7 @@ def encode_mp4(images: Sequence[Image], fps: int) -> bytes:
     try:
         import av
     except ImportError:
-        raise MediaError("videos need PyAV: pip install 'snakewar[media]' (or pip av)") from None
+        raise MediaError("videos need PyAV, the 'media' extra (pip install av)") from None
     width, height = images[0].size
     if width % 2 or height % 2 or any(image.size != (width, height) for image in images):
         raise MediaError("video frames must share one even size")
