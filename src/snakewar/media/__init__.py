@@ -13,7 +13,8 @@ raster is made, so the SVG needs neither.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
@@ -289,25 +290,29 @@ def encode_png(image: Image) -> bytes:
     return out.getvalue()
 
 
-def encode_gif(images: Sequence[Image], fps: float) -> bytes:
+def encode_gif(images: Iterable[Image], fps: float) -> bytes:
     """An animated GIF of ``images`` at ``fps`` frames a second, looping.
 
-    Every frame is kept, even one equal to the last (GIF frames last multiples of
-    10 ms, so ``fps`` is rounded to that).
+    The frames are read one at a time (a generator keeps a long game's memory small).
+    GIF frames last multiples of 10 ms, so ``fps`` is rounded to that.
     """
-    if not images:
-        raise MediaError("no frame to write")
-    from PIL import Image
+    from PIL import Image as PilImage
 
+    def palette(image: Image) -> Image:
+        # The scenes' colours are few and exact: an adaptive palette keeps every one.
+        return image.convert("P", palette=PilImage.Palette.ADAPTIVE, colors=256)
+
+    frames = iter(images)
+    first = next(frames, None)
+    if first is None:
+        raise MediaError("no frame to write")
     duration = max(20, round(1000 / fps / 10) * 10)
-    # One palette for all frames (the scenes' colours are few and exact).
-    frames = [image.convert("P", palette=Image.Palette.ADAPTIVE, colors=256) for image in images]
     out = io.BytesIO()
-    frames[0].save(
+    palette(first).save(
         out,
         format="GIF",
         save_all=True,
-        append_images=frames[1:],
+        append_images=(palette(image) for image in frames),
         duration=duration,
         loop=0,
         optimize=False,
@@ -316,21 +321,25 @@ def encode_gif(images: Sequence[Image], fps: float) -> bytes:
     return out.getvalue()
 
 
-def encode_mp4(images: Sequence[Image], fps: int) -> bytes:
+def encode_mp4(images: Iterable[Image], fps: int) -> bytes:
     """An H.264 MP4 (yuv420p, plays anywhere) of ``images`` at ``fps`` frames a second.
+
+    The frames are read one at a time, as :func:`encode_gif` reads them.
 
     Raises:
         MediaError: no PyAV, or frames of odd or differing sizes.
     """
-    if not images:
-        raise MediaError("no frame to write")
     try:
         import av
     except ImportError:
         raise MediaError("videos need PyAV, the 'media' extra (pip install av)") from None
-    width, height = images[0].size
-    if width % 2 or height % 2 or any(image.size != (width, height) for image in images):
-        raise MediaError("video frames must share one even size")
+    frames = iter(images)
+    first = next(frames, None)
+    if first is None:
+        raise MediaError("no frame to write")
+    width, height = first.size
+    if width % 2 or height % 2:
+        raise MediaError(f"video frames must have even sides, not {width}x{height}")
     out = io.BytesIO()
     with av.open(out, mode="w", format="mp4") as container:
         codec = "libx264" if "libx264" in av.codecs_available else "mpeg4"
@@ -340,7 +349,9 @@ def encode_mp4(images: Sequence[Image], fps: int) -> bytes:
         if codec == "libx264":
             # Near-lossless: the cells' flat colours come back within a few levels.
             stream.options = {"crf": "12", "preset": "veryfast"}
-        for image in images:
+        for image in itertools.chain([first], frames):
+            if image.size != (width, height):
+                raise MediaError("video frames must share one size")
             frame = av.VideoFrame.from_image(image)  # type: ignore[no-untyped-call]
             for packet in stream.encode(frame):
                 container.mux(packet)
@@ -395,8 +406,8 @@ def export_media(
         raise MediaError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if len(turns) > MAX_FRAMES:
         raise MediaError(f"the game has {len(turns)} frames; at most {MAX_FRAMES} are animated")
-    images = [
+    images = (
         rasterize(replay.scene(i, scoreboard=scoreboard), size, even=fmt == "mp4")
         for i in range(len(turns))
-    ]
+    )
     return encode_gif(images, fps) if fmt == "gif" else encode_mp4(images, fps)
