@@ -47,8 +47,11 @@ LAYERS: dict[str, frozenset[str]] = {
     "checkup": frozenset({"engine", "games", "records", "bots", "referee"}),
     "rl": frozenset({"engine", "games", "sim", "bots"}),
     "viewer": frozenset(),
+    # Pictures and videos of a game (the frame's encoders, each game's drawing): over its
+    # replays, reading the shared viewer's files for the HTML replay.
+    "media": frozenset({"engine", "games", "records", "replay", "viewer"}),
     # Each game bound to the protocol, and the registry of games.
-    "adapters": frozenset({"engine", "games", "records", "bots", "referee", "replay"}),
+    "adapters": frozenset({"engine", "games", "records", "bots", "referee", "replay", "media"}),
     # Game-agnostic: the arena and persistence.
     "arena": frozenset({"engine", "adapters"}),
     "storage": frozenset({"engine", "adapters", "arena"}),
@@ -66,6 +69,7 @@ LAYERS: dict[str, frozenset[str]] = {
             "storage",
             "checkup",
             "viewer",
+            "media",
         }
     ),
     "cli": frozenset(
@@ -82,6 +86,7 @@ LAYERS: dict[str, frozenset[str]] = {
             "storage",
             "checkup",
             "testing",
+            "media",
         }
     ),
     "command": frozenset({"cli", "server"}),
@@ -107,6 +112,7 @@ GAME_PARTS: dict[str, str] = {
     "decoding": "server",
     "cli": "cli",
     "viewer": "viewer",
+    "media": "media",
     "testing": "testing",
 }
 """A game package's parts (a sub-package or a module of ``games/<game>/``) and their layer.

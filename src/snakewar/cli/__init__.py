@@ -229,6 +229,12 @@ COMMANDS = CommandTable(
             "replay_app",
             "Show a replay file in the terminal (replay FILE), or verify it (replay verify FILE).",
         ),
+        "export": LazyCommand(
+            "snakewar.cli.export",
+            "export_command",
+            "Export a game as PNG/SVG (one turn), GIF, MP4 or a self-contained HTML replay.",
+            "Export a game as PNG/SVG (one turn), GIF, MP4 or a self-contained HTML replay.",
+        ),
         "ladder": LazyCommand(
             "snakewar.cli.ladder",
             "ladder_app",

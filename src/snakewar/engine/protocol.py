@@ -61,6 +61,8 @@ __all__ = [
     "GameData",
     "MatchHooks",
     "MatchSpec",
+    "MediaCodec",
+    "MediaReplay",
     "OnCalls",
     "Param",
     "ParamKind",
@@ -767,6 +769,36 @@ class ReplayCodec(ABC):
         """
 
 
+class MediaReplay(ABC):
+    """One game's frames, ready to draw as pictures (``snakewar export``).
+
+    Attributes:
+        turns: the turn of each frame, in order.
+    """
+
+    turns: tuple[int, ...]
+
+    @abstractmethod
+    def scene(self, index: int, *, scoreboard: bool = True) -> Any:
+        """Frame ``index`` as a :class:`snakewar.media.Scene` (pure: no I/O)."""
+
+    @abstractmethod
+    def html(self, title: str) -> str:
+        """A self-contained HTML replay page: the game's viewer and this replay inlined."""
+
+
+class MediaCodec(ABC):
+    """How a game's replays become media (:meth:`GameAdapter.media`)."""
+
+    @abstractmethod
+    def load(self, data: bytes, name: str = "replay") -> MediaReplay:
+        """The replay file ``data`` ready to draw.
+
+        Raises:
+            ReplayError: a file that cannot be read, or one with no frame.
+        """
+
+
 @dataclass(frozen=True, slots=True)
 class ViewerPage:
     """How the web app's game page (``/view/{id}``) shows a game of this kind.
@@ -911,6 +943,10 @@ class GameAdapter(ABC):
     def commands(self) -> Mapping[str, GameCommand]:
         """The game's own subcommands of ``snakewar``, by name (the default is none)."""
         return {}
+
+    def media(self) -> MediaCodec | None:
+        """How the game's replays become pictures, videos and HTML (``None``: they don't)."""
+        return None
 
     def static_assets(self) -> str | None:
         """A folder of the game's viewer assets, served at ``/static/<name>/``.

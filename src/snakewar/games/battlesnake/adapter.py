@@ -32,6 +32,7 @@ from snakewar.engine.protocol import (
     GameData,
     MatchHooks,
     MatchSpec,
+    MediaCodec,
     Param,
     PlayedGame,
     PlaySession,
@@ -740,6 +741,13 @@ class BattlesnakeAdapter(GameAdapter):
         from snakewar.games.battlesnake.cli import COMMANDS
 
         return COMMANDS
+
+    @override
+    def media(self) -> MediaCodec:
+        # Imported when used: the drawing is needed by `snakewar export` and its route only.
+        from snakewar.games.battlesnake.media import SnakeMedia
+
+        return SnakeMedia()
 
     @override
     def worker_bot(self, spec: str, seed: int | None = None) -> Any:

@@ -9,6 +9,7 @@ game's own viewer draws it as it is played.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import datetime as dt
@@ -724,4 +725,76 @@ async def export_replay(
         headers={
             "Content-Disposition": f'attachment; filename="{adapter.replay_filename(game_id)}"'
         },
+    )
+
+
+MAX_MEDIA_PIXELS = 1280
+"""The widest picture the media route draws (the command line allows more)."""
+
+
+@router.get(
+    "/{game_id}/media",
+    response_class=Response,
+    responses={
+        200: binary_download(
+            "The game as a picture (png, svg: one turn), a gif or mp4, or an HTML replay.",
+            "image/png",
+            "image/svg+xml",
+            "image/gif",
+            "video/mp4",
+            "text/html",
+        )
+    },
+)
+async def export_media_file(
+    game_id: str,
+    principal: PrincipalDep,
+    manager: ManagerDep,
+    store: StoreDep,
+    format: Literal["png", "svg", "gif", "mp4", "html"] = Query(
+        ..., description="png or svg (one turn), gif or mp4 (every turn), html (a replay)."
+    ),
+    turn: int | None = Query(None, ge=0, description="The turn of a png or svg (default: last)."),
+    size: int = Query(640, ge=64, le=MAX_MEDIA_PIXELS, description="Width in pixels."),
+    fps: int = Query(10, ge=1, le=60, description="Frames a second of a gif or mp4."),
+    scoreboard: bool = Query(True, description="Draw the scoreboard beside the board."),
+) -> Response:
+    """The game drawn as the viewer draws it (``snakewar export``), as a download.
+
+    Like the replay, an entrant's address is hidden from all but its owner and admins.
+    """
+    from snakewar.media import MEDIA_TYPES, export_media
+
+    row = await _stored(store, game_id)
+    adapter = get_game(row.game)
+    codec = adapter.media()
+    if codec is None:
+        raise ParamsError("format", f"{adapter.name} games cannot be exported as pictures")
+    live = manager.games.get(game_id)
+    if live is not None and live.played is not None:
+        data = live.played.data
+    else:
+        data = await store.run(store.store.games.data, game_id)
+    replay_bytes = hide_in_bytes(
+        await store.run(adapter.export, data), _row_secrets(principal, row)
+    )
+    media = await asyncio.to_thread(codec.load, replay_bytes, adapter.replay_filename(game_id))
+    shown = media.turns[-1] if turn is None else turn
+    if format in ("png", "svg") and shown not in media.turns:
+        raise ParamsError(
+            "turn", f"turn {shown} is not in the game (turns {media.turns[0]}..{media.turns[-1]})"
+        )
+    title = f"{adapter.catalogue().title}: {game_id}"
+    # Drawing and encoding are CPU work: off the event loop, and off the store's threads
+    # (which the other requests' database work needs).
+    payload = await asyncio.to_thread(
+        lambda: export_media(
+            media, format, turn=shown, size=size, fps=fps, scoreboard=scoreboard, title=title
+        )
+    )
+    suffix = f"-{shown}" if format in ("png", "svg") else ""
+    return Response(
+        payload,
+        media_type=MEDIA_TYPES[format],
+        headers={"Content-Disposition": f'attachment; filename="{game_id}{suffix}.{format}"'},
     )

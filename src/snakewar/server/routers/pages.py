@@ -251,6 +251,8 @@ async def view_game(
         board=board,
         can_drive=principal.can_change(owner_id),
         log_seats=log_seats,
+        # The Export menu's downloads (GET /api/games/{id}/media), for games that draw.
+        can_export=adapter.media() is not None,
         og=await page_preview_tags(request, store, manager, game_id, parse_turn(turn), reveal),
         share_turn=parse_turn(turn),
     )

@@ -530,7 +530,16 @@ function main() {
 
   const replay = params.get("replay");
   const game = params.get("game");
-  if (game) {
+  // A self-contained replay page (snakewar export --html) carries its replay inline.
+  const inline = document.getElementById("sw-inline-replay");
+  if (inline) {
+    const name = inline.dataset.name || "replay";
+    try {
+      loadParsed(parseReplayText(inline.textContent), name);
+    } catch (error) {
+      showMessage(`${name}: ${error.message}`, { error: true });
+    }
+  } else if (game) {
     startLive(params.get("engine") || window.location.origin, game);
   } else if (replay !== null && !["", "1", "true", "yes", "on"].includes(replay.toLowerCase())) {
     elements.open.hidden = false;
