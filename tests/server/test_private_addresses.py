@@ -31,6 +31,7 @@ ENTRANT_ROUTES = {
     "/api/tournaments/{tid}/export",
     "/api/snakes",
     "/api/snakes/{snake_id}",
+    "/api/snakes/{snake_id}/profile",
 }
 """The routes that hold alice's address for alice and admins (and must not for others)."""
 
@@ -56,6 +57,17 @@ NO_ENTRANTS = {
     "/api/admin/dashboard": "operations (admins): counts, failures, sign-ups, space",
     "/api/notifications": "the requester's own messages",
     "/api/notifications/settings": "the requester's own notification settings",
+    "/api/snakes/directory": "snakes' names, owners and tags",
+    "/api/users/{name}/profile": "a user's snakes and bots, by name",
+    "/api/ladders/{name}/entries/{entrant:path}": "a ladder entry's rating history",
+    "/api/snakes/{snake_id}/build": "an upload's build (its owner's)",
+    "/api/games/{game_id}/media": "a game drawn (addresses hidden as in its replay)",
+    "/api/games/{game_id}/preview.png": "a link preview's picture",
+    "/api/saved": "the requester's saved games",
+    "/api/saved/{game_id}": "one of the requester's saved games",
+    "/api/exports": "the requester's export jobs",
+    "/api/exports/{job_id}": "an export job's progress",
+    "/api/exports/{job_id}/download": "an export's archive (addresses hidden as in a replay)",
 }
 """GET routes that hold no address: walked all the same (none may show it to anyone)."""
 
@@ -101,6 +113,8 @@ def test_every_route_shows_an_address_to_its_owner_and_admins_only() -> None:
 
         values = {"game_id": game_id, "name": "club", "tid": tid, "snake_id": str(snake_id)}
         values["seat"] = "0"
+        values["entrant:path"] = "@alice/s61"
+        values["job_id"] = "0123456789abcdef"  # no such export: every reader gets a 404
         readers = {"anonymous": {"Authorization": ""}, "bob": bob, "alice": alice, "admin": {}}
         walked: set[str] = set()
         pages: set[str] = set()

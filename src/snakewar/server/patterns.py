@@ -18,12 +18,16 @@ from typing import Any, Final
 from pydantic import Field
 
 __all__ = [
+    "EXPORT_ID",
     "INVITE_ID",
     "LABEL",
     "LADDER_NAME",
     "RULES",
     "SEED_TEXT",
     "SNAKE_NAME",
+    "SNAKE_REFERENCE",
+    "SNAKE_TAG",
+    "TITLE",
     "UNKNOWN_PATTERN_WORDS",
     "USER_NAME",
     "TextRule",
@@ -104,7 +108,40 @@ INVITE_ID: Final = TextRule(
 )
 """A sign-up invitation's id: the SHA-256 of its code, as the invitations list shows it."""
 
-RULES: Final = (USER_NAME, SNAKE_NAME, LADDER_NAME, LABEL, SEED_TEXT, INVITE_ID)
+SNAKE_REFERENCE: Final = TextRule(
+    r"^@[a-z0-9][a-z0-9_-]{0,31}/[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$",
+    "@, its owner's name, / and its name",
+    3,
+    80,
+)
+"""A registered snake named as ``@owner/name`` (a filter of the games list)."""
+
+SNAKE_TAG: Final = TextRule(
+    r"^[a-z0-9][a-z0-9+#.-]{0,23}$",
+    "lowercase letters, digits, +, #, . or -, starting with a letter or digit",
+    1,
+    24,
+)
+"""A snake's tag: a short lowercase word (``python``, ``c++``, ``minimax``)."""
+
+TITLE: Final = TextRule(r"\S", "characters, not all of them spaces", 1, 120)
+"""A saved game's title."""
+
+EXPORT_ID: Final = TextRule(r"^[0-9a-f]+$", "lowercase hexadecimal digits (an export's id)", 1, 32)
+"""A bulk export's id."""
+
+RULES: Final = (
+    USER_NAME,
+    SNAKE_NAME,
+    LADDER_NAME,
+    LABEL,
+    SEED_TEXT,
+    INVITE_ID,
+    SNAKE_REFERENCE,
+    SNAKE_TAG,
+    TITLE,
+    EXPORT_ID,
+)
 """Every pattern a request field is checked against."""
 
 UNKNOWN_PATTERN_WORDS: Final = "has characters that are not allowed here"

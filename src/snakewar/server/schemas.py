@@ -35,7 +35,14 @@ from snakewar.arena.ladder import (
 )
 from snakewar.arena.tournaments import MatchStatus, TournamentFormat
 from snakewar.server.arena import RunState
-from snakewar.server.patterns import LABEL, LADDER_NAME, SEED_TEXT, SNAKE_NAME, USER_NAME
+from snakewar.server.patterns import (
+    LABEL,
+    LADDER_NAME,
+    SEED_TEXT,
+    SNAKE_NAME,
+    SNAKE_TAG,
+    USER_NAME,
+)
 from snakewar.storage.accounts import InviteStatus
 from snakewar.storage.models import GameStatus
 from snakewar.storage.tournaments import MAX_ROUND_GAP_S
@@ -1077,7 +1084,7 @@ class NewTokenOut(TokenOut):
     token: str
 
 
-Tag = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9+#.-]{0,23}$", max_length=24)]
+Tag = Annotated[str, SNAKE_TAG.field()]
 """A snake's tag: a short lowercase word (``python``, ``c++``, ``minimax``)."""
 
 

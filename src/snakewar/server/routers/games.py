@@ -45,6 +45,7 @@ from snakewar.server.matches import (
     with_programs,
 )
 from snakewar.server.mirror import MirrorLimitError
+from snakewar.server.patterns import SNAKE_REFERENCE
 from snakewar.server.privacy import hidden_in, hide_in_bytes, hide_in_json, hide_sources
 from snakewar.server.schemas import (
     NO_CONTENT,
@@ -62,7 +63,6 @@ from snakewar.storage import AsyncStore, GameFilter, GameNotFoundError, GamePage
 from snakewar.storage.models import MAX_ID_LENGTH
 from snakewar.storage.profiles import MAX_SEARCH_LIMIT
 
-SNAKE_REF_PATTERN = r"^@[a-z0-9][a-z0-9_-]{0,31}/[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
 """A registered snake's reference, ``@owner/name`` (as :data:`SNAKE_REF` matches it)."""
 
 __all__ = ["MAX_FRAMES_PAGE", "can_read_log", "live_out", "router", "row_out"]
@@ -251,9 +251,7 @@ async def list_games(
     game: str | None = Query(None, max_length=32, description="Only games of this game."),
     snake: str | None = Query(
         None,
-        max_length=80,
-        pattern=SNAKE_REF_PATTERN,
-        description="Only games a registered snake played in (@owner/name).",
+        **{**SNAKE_REFERENCE.limits(), "description": "Only games a registered snake played in."},
     ),
     user: str | None = Query(
         None,

@@ -40,12 +40,13 @@ from snakewar.errors import ConflictError, NotFoundError, ParamsError
 from snakewar.server.auth import NotAllowedError, Principal, UserDep
 from snakewar.server.deps import ManagerDep, StoreDep, TemplatesDep, game_static_url
 from snakewar.server.exports import ExportWorker, archive_name
+from snakewar.server.patterns import EXPORT_ID, TITLE
 from snakewar.server.preview import RevealQuery, card_png, game_preview, revealed
 from snakewar.server.routers.pages import TurnQuery, page_router, parse_turn, render_page
 from snakewar.server.schemas import NO_CONTENT, binary_download
 from snakewar.storage import GameNotFoundError
 from snakewar.storage.models import MAX_ID_LENGTH
-from snakewar.storage.sharing import EXPORT_KINDS, MAX_TITLE_LENGTH, ExportJob, SavedGame
+from snakewar.storage.sharing import EXPORT_KINDS, ExportJob, SavedGame
 
 __all__ = [
     "DWELL_S",
@@ -82,7 +83,7 @@ class SaveGame(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    title: str = Field(min_length=1, max_length=MAX_TITLE_LENGTH, pattern=r"\S")
+    title: Annotated[str, TITLE.field()]
 
 
 class SavedOut(BaseModel):
@@ -342,7 +343,7 @@ async def _own_job(principal: Principal, store: StoreDep, job_id: str) -> Export
     return job
 
 
-JobIdPath = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[0-9a-f]+$")]
+JobIdPath = Annotated[str, Path(**EXPORT_ID.limits())]
 
 
 @router.get("/api/exports")
