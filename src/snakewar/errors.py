@@ -31,6 +31,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     ├── referee.launch.LaunchError (RuntimeError)     a launched bot server that did not come up
     ├── bots.serving.ListenError (OSError)            an address a server cannot listen on
     ├── replay.ReplayError (ValueError)               a replay file missing, damaged or foreign
+    ├── media.MediaError (ValueError)                 a game that cannot be drawn as asked
     ├── storage.StoreError (ValueError)               a database that cannot be used, a bad request
     │   ├── storage.GameExistsError (+ConflictError)  a game id that is stored already
     │   ├── storage.UserExistsError (+ConflictError)  a user name that is taken
@@ -99,6 +100,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     ├── cli.bench.AnchorError (RuntimeError)          an official engine that cannot be run or read
     ├── cli.paths.OutputPathError (OSError)           an output path that cannot be written
     ├── cli.replay.ReplayCommandError (ValueError)    a replay file or option that cannot be used
+    ├── cli.export.ExportError (ValueError)           an export's input or options that cannot be used
     └── cli.remote.RemoteError                        a server that cannot be reached or refuses
 
 A misbehaving bot is never an exception: the referee records it as a status value.

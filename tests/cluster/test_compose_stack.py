@@ -210,7 +210,8 @@ def test_the_compose_stack_serves_a_game_through_the_proxy_and_survives_a_replic
 
         # A user reaches the site by its name (SNAKEWAR_HOST, "localhost" by default).
         site = f"http://localhost:{proxy_port}"
-        with httpx.Client(base_url=site, timeout=60, headers=ann) as user:
+        # Generous: the first game of a fresh cluster waits for a Ray worker process to start.
+        with httpx.Client(base_url=site, timeout=PATIENCE_S, headers=ann) as user:
 
             def ready() -> bool:
                 for name in (*web_ports, "proxy", "ray-head"):

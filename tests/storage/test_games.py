@@ -442,7 +442,7 @@ CRASHING_SERVER = textwrap.dedent(
 
     async def play():
         async with PlaySession() as session:
-            hooks = MatchHooks(on_start=on_start, on_frame=on_frame)
+            hooks = MatchHooks(on_start=on_start, on_frame=on_frame, game_id=sys.argv[4])
             await GAME.play(spec, int(sys.argv[2]), session, hooks)
 
     asyncio.run(play())
@@ -454,15 +454,16 @@ def test_a_crash_leaves_a_running_game_that_start_up_marks_aborted(db_url: str) 
     finished = played(18)
     with Store(db_url) as first:
         first.games.save_played(finished)
+    # The same seed plays the same game; the server names it (each game's id is its own).
+    cut = record(19)
     crashed = subprocess.run(
-        [sys.executable, "-c", CRASHING_SERVER, db_url, "19", "6"],
+        [sys.executable, "-c", CRASHING_SERVER, db_url, "19", "6", cut.id],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
     assert crashed.returncode == 3, crashed.stderr
-    cut = record(19)  # the same seed plays the same game (its id derives from the seed)
 
     with Store(db_url) as restarted:
         assert restarted.games.get(cut.id).status == "running"  # type: ignore[union-attr]

@@ -101,7 +101,8 @@ def test_vector_env_steps_and_resets() -> None:
     ends = 0
     for _ in range(40):
         masks = info["action_mask"]
-        actions = np.array([int(np.flatnonzero(m)[0]) for m in masks])
+        # The first safe move; a snake with none (cornered) moves up and dies.
+        actions = np.array([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in masks])
         obs, _, term, trunc, info = envs.step(actions)
         ends += int(np.sum(term | trunc))
     assert ends >= 3  # 15-turn cap: every game ended at least once and restarted

@@ -179,7 +179,10 @@ function inspector(id) {
     shown = target;
     turnLabel.textContent = String(shown.turn);
     if (changed) {
+      // Another turn's calls: the listed ones (and an open body) are not its own.
       bodyBox.hidden = true;
+      rows.replaceChildren();
+      note.textContent = "Loading the calls…";
     }
     // Playback moves fast: ask once the shown turn settles.
     clearTimeout(timer);
