@@ -100,7 +100,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     ├── cli.bench.AnchorError (RuntimeError)          an official engine that cannot be run or read
     ├── cli.paths.OutputPathError (OSError)           an output path that cannot be written
     ├── cli.replay.ReplayCommandError (ValueError)    a replay file or option that cannot be used
-    ├── cli.export.ExportError (ValueError)           an export's input or options that cannot be used
+    ├── cli.export.ExportError (ValueError)           an export's input or option that is wrong
     └── cli.remote.RemoteError                        a server that cannot be reached or refuses
 
 A misbehaving bot is never an exception: the referee records it as a status value.
