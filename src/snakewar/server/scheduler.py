@@ -54,7 +54,14 @@ from snakewar.storage import ArenaRunState, AsyncStore
 from snakewar.storage.ladders import ScheduleCounts
 from snakewar.storage.leases import MAX_HOLDER_LENGTH, Lease
 
-__all__ = ["HEALTH_EVERY_S", "LEASE_NAME", "LadderScheduler", "SchedulerView", "holder_id"]
+__all__ = [
+    "HEALTH_EVERY_S",
+    "LEASE_NAME",
+    "LadderScheduler",
+    "LeaseKeeper",
+    "SchedulerView",
+    "holder_id",
+]
 
 log = logging.getLogger("snakewar.server")
 
@@ -91,6 +98,63 @@ class SchedulerView:
     left_s: float
 
 
+class LeaseKeeper:
+    """One server's hold on a named lease among the servers sharing a database.
+
+    Both schedulers (continuous ladders; scheduled tournaments) are elected this way.
+    The holder renews every third of its lease; the others ask as often, but at least
+    every few seconds, so that a lease let go is taken up soon.  :meth:`holds` counts
+    from before each question, so it never believes in a lease longer than it lasts.
+    """
+
+    def __init__(self, name: str, what: str, holder: str, lease_s: float, tick_s: float) -> None:
+        self.name = name
+        self.what = what
+        """What holding it means, for the log ("the continuous ladders")."""
+        self.holder = holder
+        self.lease_s = lease_s
+        self.tick_s = tick_s
+        self.held_until = 0.0
+        self.next_ask = 0.0
+
+    def holds(self) -> bool:
+        """Whether this server holds the lease now (by its own, cautious, count)."""
+        return time.monotonic() < self.held_until
+
+    def drop(self) -> None:
+        """Hold it no more (by this server's count: the caller releases it if it wants)."""
+        self.held_until = 0.0
+
+    async def keep(self, store: AsyncStore) -> None:
+        """Take or renew the lease when it is time to ask.
+
+        Raises:
+            Exception: the database's error (asked again a tick later).
+        """
+        if time.monotonic() < self.next_ask:
+            return
+        asked = time.monotonic()  # counted from before the question: never too long
+        try:
+            lease = await store.run(
+                store.store.leases.acquire, self.name, self.holder, self.lease_s
+            )
+        except Exception:
+            self.next_ask = time.monotonic() + self.tick_s
+            raise
+        was = self.holds()
+        self.next_ask = asked + (
+            self.lease_s / 3 if lease is not None else min(self.lease_s / 3, _RETRY_S)
+        )
+        if lease is None:
+            if was:
+                log.warning("snakewar: this server lost the lease of %s", self.what)
+            self.held_until = 0.0
+            return
+        self.held_until = asked + self.lease_s
+        if not was:
+            log.info("snakewar: this server schedules %s (%s)", self.what, self.holder)
+
+
 class LadderScheduler:
     """This server's part in scheduling the continuous ladders (see the module docstring).
 
@@ -124,8 +188,9 @@ class LadderScheduler:
         self.tick_s = min(tick_s, lease_s / 3)
         self.status: dict[str, str] = {}
         """What the scheduler last did for each ladder, or why it waits (shown by the API)."""
-        self._held_until = 0.0
-        self._next_lease = 0.0
+        self._lease = LeaseKeeper(
+            LEASE_NAME, "the continuous ladders", self.holder, lease_s, self.tick_s
+        )
         self._task: asyncio.Task[None] | None = None
         self._games: dict[str, asyncio.Task[None]] = {}
         self._starting: Counter[str] = Counter()
@@ -140,7 +205,7 @@ class LadderScheduler:
 
     def holds(self) -> bool:
         """Whether this scheduler holds the lease now (by its own, cautious, count)."""
-        return time.monotonic() < self._held_until
+        return self._lease.holds()
 
     def games(self) -> list[str]:
         """The games this server's scheduler started that are still going."""
@@ -167,7 +232,7 @@ class LadderScheduler:
             with contextlib.suppress(BaseException):
                 await task
         held = self.holds()
-        self._held_until = 0.0
+        self._lease.drop()
         if release and held:
             with contextlib.suppress(Exception):  # it runs out by itself then
                 await self.store.run(self.store.store.leases.release, LEASE_NAME, self.holder)
@@ -212,30 +277,7 @@ class LadderScheduler:
                 self.status[name] = str(exc)[:_MAX_STATUS]
 
     async def _keep_lease(self) -> None:
-        now = time.monotonic()
-        if now < self._next_lease:
-            return
-        leases = self.store.store.leases
-        asked = time.monotonic()  # counted from before the question: never too long
-        try:
-            lease = await self.store.run(leases.acquire, LEASE_NAME, self.holder, self.lease_s)
-        except Exception:
-            self._next_lease = time.monotonic() + self.tick_s
-            raise
-        was = self.holds()
-        # The holder renews every third of its lease; the others ask as often, but at
-        # least every few seconds, so that a lease let go is taken up soon.
-        self._next_lease = asked + (
-            self.lease_s / 3 if lease is not None else min(self.lease_s / 3, _RETRY_S)
-        )
-        if lease is None:
-            if was:
-                log.warning("snakewar: this server lost the ladder scheduler's lease")
-            self._held_until = 0.0
-            return
-        self._held_until = asked + self.lease_s
-        if not was:
-            log.info("snakewar: this server schedules the continuous ladders (%s)", self.holder)
+        await self._lease.keep(self.store)
 
     async def _settle_ended(self) -> None:
         """Settle every match whose game ended, but those this server waits for itself."""

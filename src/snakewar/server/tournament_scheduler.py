@@ -29,7 +29,6 @@ import contextlib
 import datetime as dt
 import inspect
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -49,7 +48,7 @@ from snakewar.server.config import ServerConfig
 from snakewar.server.manager import GameManager
 from snakewar.server.matches import check_caps, check_entrants, programs_for
 from snakewar.server.runs import RunKeeper
-from snakewar.server.scheduler import holder_id
+from snakewar.server.scheduler import LeaseKeeper, holder_id
 from snakewar.storage import AsyncStore, Store
 from snakewar.storage.tournaments import Qualifier, TournamentSettings
 
@@ -70,7 +69,6 @@ log = logging.getLogger("snakewar.server")
 LEASE_NAME: Final = "tournament-scheduler"
 """The lease whose holder starts scheduled tournaments and plays their rounds."""
 
-_RETRY_S: Final = 2.0
 _MAX_STATUS: Final = 300
 
 
@@ -318,8 +316,9 @@ class TournamentScheduler:
         """Told of every tournament that starts, by an admin or at its start time."""
         self.status: dict[str, str] = {}
         """What the scheduler last did for each scheduled tournament, or why it waits."""
-        self._held_until = 0.0
-        self._next_lease = 0.0
+        self._lease = LeaseKeeper(
+            LEASE_NAME, "the scheduled tournaments", self.holder, lease_s, self.tick_s
+        )
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._closing = False
@@ -354,7 +353,7 @@ class TournamentScheduler:
 
     def holds(self) -> bool:
         """Whether this scheduler holds the lease now (by its own, cautious, count)."""
-        return time.monotonic() < self._held_until
+        return self._lease.holds()
 
     def wake(self) -> None:
         """Look at the scheduled tournaments now (one was made or changed)."""
@@ -375,7 +374,7 @@ class TournamentScheduler:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         held = self.holds()
-        self._held_until = 0.0
+        self._lease.drop()
         if release and held:
             with contextlib.suppress(Exception):  # it runs out by itself then
                 await self.store.run(self.store.store.leases.release, LEASE_NAME, self.holder)
@@ -391,27 +390,7 @@ class TournamentScheduler:
             self._wake.clear()
 
     async def _keep_lease(self) -> None:
-        if time.monotonic() < self._next_lease:
-            return
-        leases = self.store.store.leases
-        asked = time.monotonic()  # counted from before the question: never too long
-        try:
-            lease = await self.store.run(leases.acquire, LEASE_NAME, self.holder, self.lease_s)
-        except Exception:
-            self._next_lease = time.monotonic() + self.tick_s
-            raise
-        was = self.holds()
-        self._next_lease = asked + (
-            self.lease_s / 3 if lease is not None else min(self.lease_s / 3, _RETRY_S)
-        )
-        if lease is None:
-            if was:
-                log.warning("snakewar: this server lost the tournament scheduler's lease")
-            self._held_until = 0.0
-            return
-        self._held_until = asked + self.lease_s
-        if not was:
-            log.info("snakewar: this server schedules the tournaments (%s)", self.holder)
+        await self._lease.keep(self.store)
 
     async def round(self) -> None:
         """One round: keep the lease; if held, move each due tournament on."""
