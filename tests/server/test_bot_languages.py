@@ -28,6 +28,7 @@ from snakewar.server.config import ServerConfig
 from snakewar.storage import Store
 from tests.asgi_server import serve
 from tests.server.accounts import make_user
+from tests.server.serve_command import recorded_configs
 from tests.system_tools import need
 from tests.waiting import wait_finished
 
@@ -240,23 +241,9 @@ def test_a_bot_whose_language_cannot_be_told_is_refused_naming_why(
 def test_serve_takes_the_build_time_and_the_builds_at_once(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import gc
-
-    import snakewar.bots.serving
-    import snakewar.server.app
     from snakewar.command import main
 
-    configs: list[ServerConfig] = []
-    making = snakewar.server.app.create_app
-
-    def recorded(config: ServerConfig, **kwargs: object) -> object:
-        configs.append(config)
-        return making(config, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(snakewar.server.app, "create_app", recorded)
-    monkeypatch.setattr(snakewar.bots.serving, "listen_sockets", lambda host, port: [])
-    monkeypatch.setattr(snakewar.bots.serving, "serve_app", lambda *args, **kwargs: None)
-    monkeypatch.setattr(gc, "set_threshold", lambda *args: None)  # the tests' own stay
+    configs = recorded_configs(monkeypatch)
     flags = ["--build-time", "600", "--concurrent-builds", "3"]
     assert main(["serve", "--database", "memory", *flags]) == 0
     assert [(c.build_seconds, c.concurrent_builds) for c in configs] == [(600.0, 3)]

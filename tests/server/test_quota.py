@@ -7,7 +7,6 @@ refusal names the quota, and admins see every account's use (``GET /api/users``)
 
 from __future__ import annotations
 
-import gc
 import io
 import zipfile
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from snakewar.server.safety import RateLimiter
 from snakewar.storage import Store
 from tests.conformance_data import SHIPPED_HALITE_REPLAYS
 from tests.server.accounts import BASE_URL, make_user
+from tests.server.serve_command import recorded_configs
 from tests.system_tools import need
 
 SMALL = SHIPPED_HALITE_REPLAYS / "public-s100215-32x32-2p.hlt"
@@ -134,21 +134,9 @@ def test_bot_archives_count_against_the_same_quota_and_uploads_are_rated(
 def test_serve_takes_the_quota_in_mib(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import snakewar.bots.serving
-    import snakewar.server.app
     from snakewar.command import main
 
-    configs: list[ServerConfig] = []
-    making = snakewar.server.app.create_app
-
-    def recorded(config: ServerConfig, **kwargs: object) -> object:
-        configs.append(config)
-        return making(config, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(snakewar.server.app, "create_app", recorded)
-    monkeypatch.setattr(snakewar.bots.serving, "listen_sockets", lambda host, port: [])
-    monkeypatch.setattr(snakewar.bots.serving, "serve_app", lambda *args, **kwargs: None)
-    monkeypatch.setattr(gc, "set_threshold", lambda *args: None)  # the tests' own stay
+    configs = recorded_configs(monkeypatch)
     assert main(["serve", "--database", "memory", "--upload-quota", "5"]) == 0
     assert [c.upload_quota_bytes for c in configs] == [5 << 20]
     assert main(["serve", "--database", "memory"]) == 0

@@ -37,6 +37,7 @@ from snakewar.storage.models import ExportJobModel
 from tests.asgi_server import serve
 from tests.conformance_data import SHIPPED_HALITE_REPLAYS
 from tests.server.accounts import make_user
+from tests.server.serve_command import recorded_configs
 from tests.waiting import wait_finished
 
 BOARD = {"width": 7, "height": 7}
@@ -536,23 +537,9 @@ def test_the_pages_show_anonymous_visitors_no_control_that_changes_anything(site
 def test_serve_takes_the_export_caps_and_refuses_bad_ones(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import gc
-
-    import snakewar.bots.serving
-    import snakewar.server.app
     from snakewar.command import main
 
-    configs: list[ServerConfig] = []
-    making = snakewar.server.app.create_app
-
-    def recorded(config: ServerConfig, **kwargs: object) -> object:
-        configs.append(config)
-        return making(config, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(snakewar.server.app, "create_app", recorded)
-    monkeypatch.setattr(snakewar.bots.serving, "listen_sockets", lambda host, port: [])
-    monkeypatch.setattr(snakewar.bots.serving, "serve_app", lambda *args, **kwargs: None)
-    monkeypatch.setattr(gc, "set_threshold", lambda *args: None)  # the tests' own stay
+    configs = recorded_configs(monkeypatch)
     argv = ["serve", "--database", "memory", "--export-max-games", "50", "--export-max-mib", "2"]
     assert main(argv) == 0
     assert [(c.export_max_games, c.export_max_bytes) for c in configs] == [(50, 2 << 20)]
