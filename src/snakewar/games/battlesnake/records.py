@@ -26,6 +26,7 @@ __all__ = [
     "CallStatus",
     "GameRecord",
     "SnakeEntry",
+    "TimingRules",
     "TurnRecord",
     "derive_ids",
 ]
@@ -60,6 +61,10 @@ class CallOutcome:
     reply's move when ``status`` is OK, otherwise the snake's last valid move
     (``up`` at first), as the official engine does.  ``http_status`` is ``None``
     for in-process bots and when no HTTP reply arrived.
+
+    Under the unofficial timing rules (:class:`TimingRules`), ``bank_ms`` is the
+    snake's time bank left after this call (``None``: the game has no bank) and
+    ``first_try`` the try that timed out before this one, when the call was retried.
     """
 
     status: CallStatus = CallStatus.OK
@@ -68,11 +73,46 @@ class CallOutcome:
     error: str = ""
     move: str = ""
     shout: str = ""
+    bank_ms: int | None = None
+    first_try: CallOutcome | None = None
 
     @property
     def ok(self) -> bool:
         """Whether the snake answered correctly."""
         return self.status is CallStatus.OK
+
+
+@dataclass(frozen=True, slots=True)
+class TimingRules:
+    """Optional referee timing settings: NOT the official rules (which have neither).
+
+    ``time_bank_ms``: each snake has this many milliseconds in all that it may spend
+    beyond the per-move timeout over the game (Kaggle's "overage time"): a ``/move``
+    may take up to the timeout plus what is left of the bank, and what it takes
+    beyond the timeout is drawn from the bank; a move that times out empties it.
+    ``retry_timeout``: a ``/move`` that timed out is asked once more, with the same
+    request, before the snake's last move is played for it.
+
+    Snakes still see the per-move timeout as ``game.timeout``; the replay records
+    both settings and, per call, the bank left and the retried try.
+    """
+
+    time_bank_ms: int = 0
+    retry_timeout: bool = False
+
+    @property
+    def official(self) -> bool:
+        """Whether these are the official rules' timing (no bank, no retry)."""
+        return self.time_bank_ms == 0 and not self.retry_timeout
+
+    def label(self) -> str:
+        """A short description, e.g. ``bank 2000 ms, retry on timeout`` (empty: official)."""
+        parts = []
+        if self.time_bank_ms:
+            parts.append(f"bank {self.time_bank_ms} ms")
+        if self.retry_timeout:
+            parts.append("retry on timeout")
+        return ", ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +170,8 @@ class GameRecord:
     end: dict[str, CallOutcome] = field(default_factory=dict)
     result: GameResult | None = None
     source: str = ""
+    timing: TimingRules = field(default_factory=TimingRules)
+    """The unofficial timing rules the game was refereed under (default: the official)."""
 
     @property
     def final_state(self) -> BoardState:

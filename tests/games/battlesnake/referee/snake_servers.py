@@ -29,6 +29,11 @@ Received = dict[str, list[tuple[str, Any]]]
 
 LATE_S = 5.0
 """How long the "late" snake takes to answer a move."""
+SLUGGISH_S = 0.6
+"""How long the "sluggish" snake takes to answer every move (past a 200 ms timeout)."""
+FIRST_TRY_S = 3.0
+"""How long the "slowfirst" snake takes on the first try of each turn (a retry is answered
+at once)."""
 
 
 def _safe_move(body: Any) -> str:
@@ -65,6 +70,8 @@ class SnakeServers:
     def __init__(self) -> None:
         self.received: Received = defaultdict(list)
         self.lock = threading.Lock()
+        self.tried: set[tuple[str, int]] = set()
+        """The (game id, turn) pairs the "slowfirst" snake was asked already."""
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._sock.bind(("127.0.0.1", 0))
         self.port = self._sock.getsockname()[1]
@@ -196,6 +203,17 @@ class SnakeServers:
                 return JSONResponse({"move": _safe_move(body), "shout": "x" * 1000})
             if name == "slow":
                 await asyncio.sleep(0.4)
+                return JSONResponse({"move": _safe_move(body)})
+            if name == "sluggish":
+                await asyncio.sleep(SLUGGISH_S)
+                return JSONResponse({"move": _safe_move(body)})
+            if name == "slowfirst":
+                key = (body["game"]["id"], body["turn"])
+                with servers.lock:
+                    again = key in servers.tried
+                    servers.tried.add(key)
+                if not again:
+                    await asyncio.sleep(FIRST_TRY_S)
                 return JSONResponse({"move": _safe_move(body)})
             if name == "late":
                 # Later than any timeout the tests give (a timeout at any load), yet it

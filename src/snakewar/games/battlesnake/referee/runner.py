@@ -19,8 +19,9 @@ import asyncio
 import inspect
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from typing import ParamSpec
 
 import httpx
@@ -29,8 +30,10 @@ from snakewar.errors import EntrantError
 from snakewar.games.battlesnake.bots import bot_names, make_bot
 from snakewar.games.battlesnake.records import (
     CallOutcome,
+    CallStatus,
     GameRecord,
     SnakeEntry,
+    TimingRules,
     TurnRecord,
     derive_ids,
 )
@@ -317,6 +320,7 @@ async def play_game(
     game_id: str | None = None,
     before_turn: Callable[[int], Awaitable[None]] | None = None,
     on_calls: CallsCallback | None = None,
+    timing: TimingRules | None = None,
 ) -> GameRecord:
     """Referee one game and return its record.
 
@@ -343,7 +347,14 @@ async def play_game(
     reply's move, empty when the call failed), and the bodies sent and read,
     ``request`` and ``reply``, as text cut at
     :data:`~snakewar.referee.transcript.MAX_BODY_BYTES` (``request_truncated``,
-    ``reply_truncated``); without it nothing is captured.
+    ``reply_truncated``); without it nothing is captured.  Each record also has
+    ``deadline_ms`` (the time the call had: the timeout, plus the bank left under a
+    time bank), ``bank_ms`` (the bank left after it, or ``None``) and ``first_try``
+    (the try that timed out before a retry: ``status``, ``latency_ms``,
+    ``deadline_ms``, ``error``; ``None`` when the call was not retried).
+
+    ``timing`` sets the unofficial timing rules (:class:`TimingRules`: a time bank,
+    a retry on timeout); ``None``, the official ones.
 
     Raises:
         RulesError: if the game cannot be set up (bad sizes, too many snakes for
@@ -358,6 +369,7 @@ async def play_game(
         source=source,
         initial_state=initial_state,
         game_id=game_id,
+        timing=timing or TimingRules(),
     )
     hooks = RefereeHooks(
         on_start=_awaited(on_start),
@@ -380,6 +392,7 @@ class RefereeOptions:
     source: str = ""
     initial_state: BoardState | None = None
     game_id: str | None = None
+    timing: TimingRules = field(default_factory=TimingRules)
 
 
 @dataclass(frozen=True, slots=True)
@@ -477,9 +490,16 @@ class GameReferee:
             snakes=self.entries,
             initial=self.game.state,
             source=options.source,
+            timing=options.timing,
         )
         self.last_move = dict.fromkeys(ids, "up")
         """Each snake's last valid move: what it plays when a call fails (``up`` at first)."""
+        self.bank: dict[str, int] = (
+            dict.fromkeys(ids, options.timing.time_bank_ms) if options.timing.time_bank_ms else {}
+        )
+        """Each snake's time bank left (ms), under a time bank (:class:`TimingRules`)."""
+        self.deadlines: dict[str, int] = {}
+        """The deadline of each snake's last ``/move`` try (ms), for the inspector."""
 
     async def play(self) -> GameRecord:
         """Referee the whole game and return its record."""
@@ -552,17 +572,62 @@ class GameReferee:
         exchanges: dict[str, Exchange] | None = {} if on_calls is not None else None
         options = self.options
         calls = await _round(
-            kind, self.clients, self.info, state, ids, self.infos, options.sequential, exchanges
+            kind,
+            self.clients,
+            self.info,
+            state,
+            ids,
+            self.infos,
+            options.sequential,
+            exchanges,
+            self._move if kind == "move" and not options.timing.official else None,
         )
 
         async def told() -> None:
             if on_calls is not None and exchanges is not None:
                 records = [
-                    _call_record(kind, sid, self.entries, calls[sid], exchanges[sid]) for sid in ids
+                    _call_record(
+                        kind,
+                        sid,
+                        self.entries,
+                        calls[sid],
+                        exchanges[sid],
+                        self.deadlines.get(sid, options.timeout_ms)
+                        if kind == "move"
+                        else options.timeout_ms,
+                        options.timeout_ms,
+                    )
+                    for sid in ids
                 ]
                 await on_calls(state.turn, records)
 
         return calls, told
+
+    async def _move(self, sid: str, request: SnakeRequest) -> CallOutcome:
+        """Ask ``sid`` for a move under the unofficial timing rules; retry once if asked."""
+        first = await self._try_move(sid, request)
+        if first.status is not CallStatus.TIMEOUT or not self.options.timing.retry_timeout:
+            return first
+        # The same request again: the snake sees the same turn, and its reply counts.
+        second = await self._try_move(sid, request)
+        return replace(second, first_try=first)
+
+    async def _try_move(self, sid: str, request: SnakeRequest) -> CallOutcome:
+        """One ``/move`` try, given the timeout plus what is left of the snake's bank."""
+        client = self.clients[sid]
+        timeout = self.options.timeout_ms
+        bank = self.bank.get(sid)
+        deadline = timeout + (bank or 0)
+        self.deadlines[sid] = deadline
+        with _deadline(client, deadline):
+            outcome = await client.move(request)
+        if bank is None:
+            return outcome
+        # A timed-out move spent the whole bank; an answer draws what it took past the timeout.
+        spent = bank if outcome.status is CallStatus.TIMEOUT else outcome.latency_ms - timeout
+        left = min(bank, max(bank - max(spent, 0), 0))
+        self.bank[sid] = left
+        return replace(outcome, bank_ms=left)
 
     def _played(self, calls: dict[str, CallOutcome]) -> dict[str, CallOutcome]:
         """The moves played: a failed call plays the snake's last valid move."""
@@ -589,13 +654,39 @@ class GameReferee:
             await asyncio.sleep(pause)
 
 
+@contextmanager
+def _deadline(client: SnakeClient, deadline_ms: int) -> Iterator[None]:
+    """Give ``client``'s calls ``deadline_ms`` for as long as the block runs.
+
+    Every client bounds its calls by its ``timeout_ms``, read at each call; one client
+    serves one snake of one game, whose calls never overlap, so this changes nothing
+    else.  The game's own timeout (what snakes are told) is the referee's, not this.
+    """
+    if not hasattr(client, "timeout_ms"):
+        yield
+        return
+    saved = client.timeout_ms
+    client.timeout_ms = deadline_ms
+    try:
+        yield
+    finally:
+        client.timeout_ms = saved
+
+
 def _call_record(
-    kind: str, sid: str, entries: Sequence[SnakeEntry], outcome: CallOutcome, exchange: Exchange
+    kind: str,
+    sid: str,
+    entries: Sequence[SnakeEntry],
+    outcome: CallOutcome,
+    exchange: Exchange,
+    deadline_ms: int,
+    timeout_ms: int,
 ) -> dict[str, object]:
     """One call as the request inspector shows it (see :func:`play_game`)."""
     request, request_cut = body_text(exchange.request)
     reply, reply_cut = body_text(exchange.reply)
     name = next((e.name for e in entries if e.id == sid), sid)
+    first = outcome.first_try
     return {
         "kind": kind,
         "snake": sid,
@@ -609,6 +700,18 @@ def _call_record(
         "request_truncated": request_cut,
         "reply": reply,
         "reply_truncated": reply_cut,
+        "deadline_ms": deadline_ms,
+        "timeout_ms": timeout_ms,
+        "bank_ms": outcome.bank_ms,
+        "first_try": None
+        if first is None
+        else {
+            "status": first.status.value,
+            # A try that timed out lasted its whole deadline.
+            "latency_ms": first.latency_ms,
+            "deadline_ms": first.latency_ms,
+            "error": first.error,
+        },
     }
 
 
@@ -647,10 +750,12 @@ async def _round(
     infos: dict[str, SnakeInfo],
     sequential: bool,
     exchanges: dict[str, Exchange] | None = None,
+    move: Callable[[str, SnakeRequest], Awaitable[CallOutcome]] | None = None,
 ) -> dict[str, CallOutcome]:
     """Send one kind of request to the snakes ``ids`` and collect the outcomes.
 
-    With ``exchanges``, each call's bytes are captured into it, by snake id.
+    With ``exchanges``, each call's bytes are captured into it, by snake id.  ``move``
+    asks one snake for its move in the client's stead (the unofficial timing rules).
     """
     # Snakes see only the snakes still alive; ``you`` is always the recipient itself.
     visible = state.replace(snakes=tuple(s for s in state.snakes if not s.eliminated_cause))
@@ -663,7 +768,7 @@ async def _round(
         client = clients[sid]
         request = requests[sid]
         if kind == "move":
-            return await client.move(request)
+            return await (client.move(request) if move is None else move(sid, request))
         if kind == "start":
             return await client.start(request)
         return await client.end(request)

@@ -26,6 +26,10 @@ with ``id``, ``body``, ``health``, ``eliminated_cause``, ``eliminated_by``,
 (:attr:`Settings.params <snakewar.games.battlesnake.rules.settings.Settings.params>`);
 ``solo`` is ``true``, ``false`` or ``null`` (solo when fewer than two snakes).
 ``snakes`` are in placement order.  ``initial`` is the turn-0 state.
+A game refereed under the unofficial timing rules
+(:class:`~snakewar.games.battlesnake.records.TimingRules`, not the official rules) has
+``"timing": {"timeBank": MS, "retryTimeout": true}`` in its header (either may be
+left out: no bank, no retry); without it, the official timing.
 
 **Then one line per turn played**::
 
@@ -40,6 +44,11 @@ with ``id``, ``body``, ``health``, ``eliminated_cause``, ``eliminated_by``,
 the move *played* (the snake's last valid move when its reply failed).  To keep
 lines short, ``http`` lists only the snakes that got an HTTP reply, ``error`` and
 ``shout`` only non-empty texts, and each of the three is left out when empty.
+Under the unofficial timing rules a turn line may also have ``"bank": {SNAKE_ID: MS}``
+(each snake's time bank left after its call, with a time bank) and
+``"retried": {SNAKE_ID: {"status": "timeout", "latency": MS, "error": TEXT}}`` (the
+try that timed out before the one recorded, for the calls retried); so a replay
+shows why a move came late and still counted.
 
 **Last, the result line**::
 
@@ -85,6 +94,7 @@ from snakewar.games.battlesnake.records import (
     CallStatus,
     GameRecord,
     SnakeEntry,
+    TimingRules,
     TurnRecord,
 )
 from snakewar.games.battlesnake.rules.game import GameConfig, GameResult
@@ -113,6 +123,7 @@ __all__ = [
     "replay_digest",
     "replay_lines",
     "result_dict",
+    "timing_dict",
     "turn_dict",
     "write_replay",
 ]
@@ -202,7 +213,20 @@ def header_dict(record: GameRecord, created: str | None = None) -> dict[str, Any
             "start": {sid: _outcome_to_dict(o) for sid, o in record.start.items()},
         }
     )
+    timing = timing_dict(record.timing)
+    if timing:
+        header["timing"] = timing
     return header
+
+
+def timing_dict(timing: TimingRules) -> dict[str, Any]:
+    """The header's ``timing`` object (empty under the official timing)."""
+    out: dict[str, Any] = {}
+    if timing.time_bank_ms:
+        out["timeBank"] = timing.time_bank_ms
+    if timing.retry_timeout:
+        out["retryTimeout"] = True
+    return out
 
 
 def turn_dict(turn: TurnRecord) -> dict[str, Any]:
@@ -220,8 +244,21 @@ def turn_dict(turn: TurnRecord) -> dict[str, Any]:
     for key, values in (("http", http), ("error", errors), ("shout", shouts)):
         if values:
             line[key] = values
+    bank = {sid: c.bank_ms for sid, c in calls.items() if c.bank_ms is not None}
+    if bank:
+        line["bank"] = bank
+    retried = {sid: _try_dict(c.first_try) for sid, c in calls.items() if c.first_try is not None}
+    if retried:
+        line["retried"] = retried
     line["state"] = turn.after.to_dict()
     return line
+
+
+def _try_dict(outcome: CallOutcome) -> dict[str, Any]:
+    out: dict[str, Any] = {"status": str(outcome.status), "latency": outcome.latency_ms}
+    if outcome.error:
+        out["error"] = outcome.error
+    return out
 
 
 def result_dict(record: GameRecord) -> dict[str, Any]:
@@ -437,7 +474,9 @@ def _outcomes(line: _Line, key: str, ids: Mapping[str, object]) -> dict[str, Cal
             if not isinstance(text, str):
                 raise line.fail(f"{where}.{field}", "a string", text)
             texts[field] = text
-        out[sid] = CallOutcome(CallStatus(status), latency, http, **texts)
+        out[sid] = CallOutcome(
+            CallStatus(status), latency, http, texts["error"], texts["move"], texts["shout"]
+        )
     return out
 
 
@@ -503,8 +542,20 @@ def _read_header(name: str, first: JsonLine) -> tuple[GameRecord, str | None, st
         initial=initial,
         start=_outcomes(line, "start", ids),
         source=line.str_("source", ""),
+        timing=_read_timing(line),
     )
     return record, created, writer
+
+
+def _read_timing(line: _Line) -> TimingRules:
+    raw = line.obj_("timing", {})
+    bank = raw.get("timeBank", 0)
+    if type(bank) is not int or bank < 0:
+        raise line.fail("timing.timeBank", "an integer >= 0 (milliseconds)", bank)
+    retry = raw.get("retryTimeout", False)
+    if not isinstance(retry, bool):
+        raise line.fail("timing.retryTimeout", "true or false", retry)
+    return TimingRules(bank, retry)
 
 
 def _read_config(line: _Line) -> GameConfig:
@@ -592,6 +643,10 @@ def _read_turn(line: _Line, ids: Mapping[str, SnakeEntry], expected_turn: int) -
     http = line.by_snake("http", moves, "an HTTP status code", lambda v: type(v) is int, {})
     errors = line.by_snake("error", moves, "a string", lambda v: isinstance(v, str), {})
     shouts = line.by_snake("shout", moves, "a string", lambda v: isinstance(v, str), {})
+    bank = line.by_snake(
+        "bank", moves, "an integer >= 0 (milliseconds)", lambda v: type(v) is int and v >= 0, {}
+    )
+    retried = line.by_snake("retried", moves, "a try object", _try_ok, {})
     calls = {
         sid: CallOutcome(
             status=CallStatus(status[sid]),
@@ -600,10 +655,27 @@ def _read_turn(line: _Line, ids: Mapping[str, SnakeEntry], expected_turn: int) -
             error=errors.get(sid, ""),
             move=move,
             shout=shouts.get(sid, ""),
+            bank_ms=bank.get(sid),
+            first_try=_first_try(retried[sid]) if sid in retried else None,
         )
         for sid, move in moves.items()
     }
     return TurnRecord(turn=turn, calls=calls, after=line.state("state"))
+
+
+def _try_ok(value: Any) -> bool:
+    """Whether ``value`` is a ``retried`` try: a status, a latency, maybe an error."""
+    return (
+        isinstance(value, dict)
+        and _is_status(value.get("status"))
+        and type(value.get("latency")) is int
+        and value["latency"] >= 0
+        and isinstance(value.get("error", ""), str)
+    )
+
+
+def _first_try(value: Mapping[str, Any]) -> CallOutcome:
+    return CallOutcome(CallStatus(value["status"]), value["latency"], error=value.get("error", ""))
 
 
 def load_replay(
