@@ -106,6 +106,7 @@ __all__ = [
     "TournamentPhase",
     "TournamentStandingOut",
     "TournamentSummaryOut",
+    "TryOut",
     "UpdateLadder",
     "UpdateSnake",
     "UpdateTournament",
@@ -354,11 +355,21 @@ class GameOut(BaseModel):
     )
 
 
+class TryOut(BaseModel):
+    """A try that timed out before the call was asked again (an unofficial retry rule)."""
+
+    status: str
+    latency_ms: int
+    deadline_ms: int = Field(description="The time the try had (ms).")
+    error: str = ""
+
+
 class CallOut(BaseModel):
     """One call to one entrant: what was sent and what came back (the request inspector).
 
     Bodies are text cut at 16 KiB (``*_truncated``); ``omitted`` when the game's budget
-    for bodies was used up.
+    for bodies was used up.  ``deadline_ms``, ``timeout_ms``, ``bank_ms`` and
+    ``first_try`` are there for a game whose referee records them.
     """
 
     kind: str = Field(description="start, move or end.")
@@ -374,6 +385,16 @@ class CallOut(BaseModel):
     reply: str = Field(description="The reply body read, as text.")
     reply_truncated: bool = False
     omitted: bool = False
+    deadline_ms: int | None = Field(
+        None, description="The time the call had (ms): the timeout, plus a time bank left."
+    )
+    timeout_ms: int | None = Field(None, description="The game's timeout per call (ms).")
+    bank_ms: int | None = Field(
+        None, description="The entrant's time bank left after the call (unofficial rules)."
+    )
+    first_try: TryOut | None = Field(
+        None, description="The try that timed out before this one, when the call was retried."
+    )
 
 
 class CallsOut(BaseModel):

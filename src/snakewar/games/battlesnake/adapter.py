@@ -106,6 +106,7 @@ __all__ = [
     "GAME",
     "BattlesnakeAdapter",
     "api_settings",
+    "check_time_bank",
     "classic_defaults",
     "frames_of",
     "listing",
@@ -121,6 +122,11 @@ _HERE = Path(__file__).resolve().parent
 
 FAILED_SHARE = 0.5
 """A snake whose share of failed moves in a game reaches this failed the game."""
+
+TIME_BANK_TIMEOUTS = 10
+"""A time bank (``timeBank``) is at most this many move timeouts: a game keeps its pace."""
+MAX_TIME_BANK_MS = 60_000
+"""The largest time bank (ms) whatever the timeout."""
 
 # The match parameters named as in the API's ruleset settings, and the rules' own names.
 _SETTINGS = {
@@ -194,6 +200,21 @@ def _catalogue() -> Catalogue:
                 for name in CLASSIC_SETTINGS
             ),
             Param("sequential", "bool", False, "Ask the snakes one after the other."),
+            Param(
+                "timeBank",
+                "int",
+                0,
+                "NOT the official rules: each snake's time bank in ms, to spend beyond the "
+                f"move timeout over the game (at most {TIME_BANK_TIMEOUTS} timeouts' worth).",
+                minimum=0,
+                maximum=MAX_TIME_BANK_MS,
+            ),
+            Param(
+                "retryTimeout",
+                "bool",
+                False,
+                "NOT the official rules: ask a move that timed out once more.",
+            ),
         ),
         bots=tuple(BotInfo(name, text) for name, text in bot_descriptions().items()),
         player_counts=tuple(range(1, 9)),
@@ -318,6 +339,21 @@ def classic_defaults(raw: Mapping[str, object]) -> dict[str, object]:
     return {"map": map_id, "width": width, "height": height, **raw}
 
 
+def check_time_bank(bank_ms: int, timeout_ms: int) -> None:
+    """Refuse a time bank larger than :data:`TIME_BANK_TIMEOUTS` move timeouts.
+
+    Raises:
+        ParamsError: naming ``timeBank``, the bank and its cap.
+    """
+    cap = min(TIME_BANK_TIMEOUTS * timeout_ms, MAX_TIME_BANK_MS)
+    if bank_ms > cap:
+        raise ParamsError(
+            "timeBank",
+            f"timeBank: {bank_ms} ms is more than {TIME_BANK_TIMEOUTS} timeouts of "
+            f"{timeout_ms} ms (at most {cap} ms)",
+        )
+
+
 def snake_match(spec: MatchSpec) -> SnakeMatch:
     """The referee's match for a protocol match."""
     params = spec.params
@@ -333,6 +369,8 @@ def snake_match(spec: MatchSpec) -> SnakeMatch:
         max_turns=spec.max_turns,
         source=spec.source,
         sequential=bool(params.get("sequential", False)),
+        time_bank_ms=int(params.get("timeBank", 0)),
+        retry_timeout=bool(params.get("retryTimeout", False)),
     )
 
 
@@ -344,6 +382,8 @@ def match_spec(match: SnakeMatch) -> MatchSpec:
         "width": match.width,
         "height": match.height,
         "sequential": match.sequential,
+        "timeBank": match.time_bank_ms,
+        "retryTimeout": match.retry_timeout,
     }
     params.update(api_settings(match.params))
     entrants = tuple(
@@ -627,7 +667,9 @@ class BattlesnakeAdapter(GameAdapter):
             raise EntrantError(
                 f"{len(spec.entrants)} snakes: a Battlesnake game has {counts[0]} to {counts[-1]}"
             )
-        snake_match(spec).check()
+        match = snake_match(spec)
+        check_time_bank(match.time_bank_ms, match.timeout_ms)
+        match.check()
 
     @override
     async def play(
@@ -666,6 +708,7 @@ class BattlesnakeAdapter(GameAdapter):
                 game_id=hooks.game_id,
                 before_turn=hooks.before_turn,
                 on_calls=hooks.on_calls,
+                timing=match.timing,
             )
         finally:
             await close_clients(snakes)

@@ -9,7 +9,12 @@ format serves live games, stored games and replays.
 A frame also carries, per snake, the call status of the move that led to it
 (``StatusCode``, ``Error``, ``Latency``), as the official CLI's engine does: so frames
 read the referee's records (:mod:`snakewar.games.battlesnake.records`) and are, like
-the replay formats, in the ``replay`` layer, not the pure rules.
+the replay formats, in the ``replay`` layer, not the pure rules.  Beside the official
+fields, Snakewar's own per snake: ``CallStatus`` (the
+:class:`~snakewar.games.battlesnake.records.CallStatus` value, empty at turn 0),
+``TimeBank`` (the bank left under an unofficial time bank, else ``null``) and
+``Retried`` (whether the move was asked twice under the unofficial retry rule), which
+the game page's latency chart reads.
 """
 
 from __future__ import annotations
@@ -57,7 +62,9 @@ def frame(
         status_code = 200
         latency = "0"
         shout = ""
+        call_status = ""
         if call is not None:
+            call_status = str(call.status)
             latency = str(max(call.latency_ms, 1))
             shout = call.shout
             status_code = (
@@ -83,6 +90,9 @@ def frame(
                 "Error": error,
                 "IsBot": entry.source.startswith("builtin:"),
                 "IsEnvironment": False,
+                "CallStatus": call_status,
+                "TimeBank": call.bank_ms if call is not None else None,
+                "Retried": call is not None and call.first_try is not None,
             }
         )
     return {

@@ -122,6 +122,19 @@ def play(
     sequential: bool = typer.Option(
         False, "-s", "--sequential", help="Ask snakes one after the other."
     ),
+    time_bank: int = typer.Option(
+        0,
+        "--time-bank",
+        metavar="MS",
+        help="NOT the official rules: each snake may spend MS milliseconds in all beyond "
+        "the move timeout over the game (at most 10 timeouts; recorded in the replay).",
+    ),
+    retry_timeout: bool = typer.Option(
+        False,
+        "--retry-timeout",
+        help="NOT the official rules: ask a move that timed out once more before the "
+        "snake's last move is played (recorded in the replay).",
+    ),
     gametype: str = typer.Option("standard", "-g", "--gametype", help="Ruleset."),
     map_id: str | None = typer.Option(
         None,
@@ -260,6 +273,8 @@ def play(
     placeholders = tuple(f"http://127.0.0.1:1/launch-{i + 1}" for i in range(len(launches)))
     request = replace(request, snakes=placeholders + given)
     match = match_config(request, gametype, map_id, width, height, settings, sequential, max_turns)
+    match = replace(match, time_bank_ms=time_bank, retry_timeout=retry_timeout)
+    check_timing(match)
     match.check(game_seed)  # impossible settings fail before any snake is called
     with _launched(launches) as launcher:
         if launcher is not None:
@@ -525,6 +540,22 @@ def prepare_outputs(request: PlayRequest) -> None:
         make_directory(request.replay_dir, "replay directory")
 
 
+def check_timing(match: SnakeMatch) -> None:
+    """Refuse a negative or too large ``--time-bank`` (see :func:`check_time_bank`).
+
+    Raises:
+        SnakewarError: naming ``--time-bank`` and its cap.
+    """
+    from snakewar.games.battlesnake.adapter import check_time_bank
+
+    if match.time_bank_ms < 0:
+        raise SnakewarError(f"--time-bank {match.time_bank_ms}: expected 0 or more milliseconds")
+    try:
+        check_time_bank(match.time_bank_ms, match.timeout_ms)
+    except SnakewarError as exc:
+        raise SnakewarError(f"--time-bank {match.time_bank_ms}: {exc}") from None
+
+
 def match_config(
     request: PlayRequest,
     gametype: str,
@@ -768,6 +799,7 @@ def _play_one(
             "duration_ms": duration,
             "on_start": on_start,
             "on_turn": on_turn,
+            "timing": match.timing,
         }
         if use_live:
             with Live(console=console, auto_refresh=False, transient=False) as live_view:
@@ -847,6 +879,16 @@ class _LoggedClient:
         self.client = client
         self.source = client.source
         self.log = log
+
+    @property
+    def timeout_ms(self) -> int:
+        """The wrapped client's deadline (the referee lengthens it for a time bank)."""
+        return int(getattr(self.client, "timeout_ms", 0))
+
+    @timeout_ms.setter
+    def timeout_ms(self, value: int) -> None:
+        if hasattr(self.client, "timeout_ms"):
+            self.client.timeout_ms = value
 
     async def info(self) -> Any:
         """The snake's metadata (already fetched when the game was set up)."""
@@ -1182,6 +1224,8 @@ def _match_json(match: SnakeMatch) -> dict[str, Any]:
         "height": match.height,
         "settings": dict(match.params),
         "timeout": match.timeout_ms,
+        "timeBank": match.time_bank_ms,
+        "retryTimeout": match.retry_timeout,
     }
 
 
@@ -1313,6 +1357,9 @@ def _browse_on_server(
             "width": match.width,
             "height": match.height,
             **api_settings(match.params),
+            # The unofficial timing rules, as the server's own parameters.
+            "timeBank": match.time_bank_ms,
+            "retryTimeout": match.retry_timeout,
         },
     }
     if match.max_turns is not None:

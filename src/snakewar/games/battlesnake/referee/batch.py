@@ -25,7 +25,7 @@ from pathlib import Path
 import httpx
 
 from snakewar.errors import MapSetupError, SnakewarError
-from snakewar.games.battlesnake.records import GameRecord, derive_ids
+from snakewar.games.battlesnake.records import GameRecord, TimingRules, derive_ids
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import (
     TurnCallback,
@@ -86,6 +86,8 @@ class SnakeMatch:
 
     ``params`` are raw rules settings (``Settings.params``); the default is the
     official CLI's (food spawn chance 15, minimum food 1, hazard damage 14, ...).
+    ``time_bank_ms`` and ``retry_timeout`` are the referee's unofficial timing rules
+    (:class:`~snakewar.games.battlesnake.records.TimingRules`; off by default).
     """
 
     snakes: tuple[str, ...]
@@ -99,6 +101,13 @@ class SnakeMatch:
     sequential: bool = False
     max_turns: int | None = None
     source: str = ""
+    time_bank_ms: int = 0
+    retry_timeout: bool = False
+
+    @property
+    def timing(self) -> TimingRules:
+        """The unofficial timing rules of this match (official: no bank, no retry)."""
+        return TimingRules(self.time_bank_ms, self.retry_timeout)
 
     def check(self, seed: int = 1) -> None:
         """Fail now, naming the problem, if this match cannot be set up (:func:`check_setup`)."""
@@ -145,6 +154,7 @@ async def play_match(
             max_turns=spec.max_turns,
             source=spec.source,
             on_turn=on_turn,
+            timing=spec.timing,
         )
     finally:
         await close_clients(snakes)

@@ -94,6 +94,15 @@ class EngineSnake(BaseModel):
     Error: str
     IsBot: bool
     IsEnvironment: bool
+    CallStatus: str = Field(
+        "", description="Snakewar's: the move call's status (ok, timeout...); empty at turn 0."
+    )
+    TimeBank: int | None = Field(
+        None, description="Snakewar's: the time bank left (ms) under the unofficial time bank."
+    )
+    Retried: bool = Field(
+        False, description="Snakewar's: the move was asked twice (the unofficial retry rule)."
+    )
 
 
 class EngineFrame(BaseModel):

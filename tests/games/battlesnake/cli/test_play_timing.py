@@ -1,0 +1,55 @@
+"""``snakewar play --time-bank MS --retry-timeout``: the unofficial timing rules from the CLI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from snakewar.cli import main
+from snakewar.games.battlesnake.records import CallStatus, TimingRules
+from snakewar.games.battlesnake.replay.format import read_replay
+from tests.games.battlesnake.referee.snake_servers import SnakeServers
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[SnakeServers]:
+    with SnakeServers() as running:
+        yield running
+
+
+def test_a_bank_from_the_command_line_keeps_a_slow_snakes_moves(
+    servers: SnakeServers, tmp_path: Path
+) -> None:
+    replay = tmp_path / "game.jsonl"
+    args = ["play", servers.url("sluggish"), servers.url("good"), "-t", "200", "-r", "4"]
+    args += ["--max-turns", "2", "--no-live", "--replay", str(replay), "--json", "-"]
+    assert main([*args, "--time-bank", "2000", "--retry-timeout"]) == 0
+    record = read_replay(replay)
+    assert record.timing == TimingRules(2000, True)
+    slow = record.snakes[0].id
+    assert [t.calls[slow].status for t in record.turns] == [CallStatus.OK] * 2
+    assert main(["replay", "verify", str(replay)]) == 0
+
+    assert main(args) == 0
+    record = read_replay(replay)
+    assert record.timing.official
+    assert [t.calls[slow].status for t in record.turns] == [CallStatus.TIMEOUT] * 2
+    assert "timing" not in json.loads(replay.read_text().splitlines()[0])
+
+
+@pytest.mark.parametrize(
+    ("bank", "message"),
+    [
+        ("2001", "error: --time-bank 2001: timeBank: 2001 ms is more than 10 timeouts of 200 ms"),
+        ("-1", "error: --time-bank -1: expected 0 or more milliseconds"),
+    ],
+)
+def test_a_bad_bank_is_one_error_line(
+    bank: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["play", "random", "random", "-t", "200", "--time-bank", bank]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and "Traceback" not in err
