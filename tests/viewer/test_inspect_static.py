@@ -41,4 +41,4 @@ def inspect_input() -> dict[str, Any]:
 def test_the_inspector_module_under_node(
     inspect_input: dict[str, Any], node_test: Callable[..., int]
 ) -> None:
-    assert node_test(JS / "inspect.test.mjs", inspect_input) == 4
+    assert node_test(JS / "inspect.test.mjs", inspect_input) == 5

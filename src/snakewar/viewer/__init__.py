@@ -41,6 +41,7 @@ ASSETS: tuple[str, ...] = (
             "entrants.js",
             "board_keys.js",
             "inspect.js",
+            "latency_chart.js",
             "framed.js",
             "ladders.js",
             "ladder.js",

@@ -87,3 +87,40 @@ test("on the last turn of a game being played, the inspector shows the calls jus
     "Calls on turn 0, just made: they led to turn 1, whose calls are made when the game plays it.",
   );
 });
+
+test("a timed-out call says how long it had, a retried one shows both tries", () => {
+  const timedOut = {
+    kind: "move",
+    status: "timeout",
+    http_status: null,
+    latency_ms: 2500,
+    deadline_ms: 2500,
+    bank_ms: 0,
+    move: "",
+    error: "no complete reply within 2500 ms",
+  };
+  assert.equal(
+    I.callSummary(timedOut),
+    "move · timeout · timed out after 2500 ms · bank left 0 ms — no complete reply within 2500 ms",
+  );
+  // Older records have no deadline: a timeout lasted its whole deadline, its latency.
+  assert.equal(
+    I.callSummary({ ...timedOut, deadline_ms: undefined, bank_ms: undefined, error: "" }),
+    "move · timeout · timed out after 2500 ms",
+  );
+  const retried = {
+    kind: "move",
+    status: "ok",
+    http_status: 200,
+    latency_ms: 4,
+    deadline_ms: 500,
+    bank_ms: null,
+    move: "up",
+    error: "",
+    first_try: { status: "timeout", latency_ms: 500, deadline_ms: 500, error: "" },
+  };
+  assert.equal(
+    I.callSummary(retried),
+    "try 1: timeout · timed out after 500 ms; try 2: move · ok · HTTP 200 · 4 ms · move up",
+  );
+});

@@ -7,6 +7,7 @@
 import { forwardKeys } from "./board_keys.js";
 import { detailText, el, fetchJson, pollGame, postJson } from "./dom.js";
 import { parseSeats, renderEntrants } from "./entrants.js";
+import { startLatencyChart } from "./latency_chart.js";
 import {
   actionUrl,
   callSummary,
@@ -233,6 +234,7 @@ function start() {
   const boardTurn = document.getElementById("board-turn");
   const inspect = document.getElementById("inspector") ? inspector(id) : null;
   forwardKeys(frame);
+  startLatencyChart(id, frame);
   let lastSeen = "";
   const entrants = document.getElementById("entrants");
   const logSeats = parseSeats(entrants.dataset.logSeats);

@@ -47,13 +47,22 @@ export function stepState(game) {
   };
 }
 
-/** One line for a call: kind, status, HTTP status, latency, error. */
+/**
+ * One line for a call: kind, status, HTTP status, latency, error.
+ *
+ * A call that timed out says how long it had: "timed out after X ms", X its deadline
+ * (the timeout, plus what was left of a time bank).  Under a time bank the bank left
+ * after the call is told; a call asked twice (retry on timeout) shows both tries.
+ */
 export function callSummary(call) {
   const parts = [call.kind, call.status];
   if (call.http_status !== null && call.http_status !== undefined) {
     parts.push(`HTTP ${call.http_status}`);
   }
-  parts.push(`${call.latency_ms} ms`);
+  parts.push(latencyText(call));
+  if (call.bank_ms !== null && call.bank_ms !== undefined) {
+    parts.push(`bank left ${call.bank_ms} ms`);
+  }
   if (call.move) {
     parts.push(`move ${call.move}`);
   }
@@ -61,7 +70,18 @@ export function callSummary(call) {
   if (call.error) {
     text += ` — ${call.error}`;
   }
+  if (call.first_try) {
+    return `try 1: ${call.first_try.status} · ${latencyText(call.first_try)}; try 2: ${text}`;
+  }
   return text;
+}
+
+/** A call's (or a try's) time: its latency, or how long it had when it timed out. */
+function latencyText(call) {
+  if (call.status === "timeout") {
+    return `timed out after ${call.deadline_ms ?? call.latency_ms} ms`;
+  }
+  return `${call.latency_ms} ms`;
 }
 
 /**
