@@ -92,3 +92,25 @@ def test_the_chart_shows_each_snakes_latency_and_the_timeouts(
         "try 1: timeout · timed out after 900 ms; try 2: move · timeout · "
         "timed out after 300 ms · bank left 0 ms"
     )
+
+
+def test_the_new_game_form_sets_the_unofficial_timing_and_says_so(
+    base_url: str, page: Page
+) -> None:
+    page.goto(base_url + "/new")
+    expect(page.get_by_test_id("timing-note")).to_contain_text("Not the official rules")
+    page.get_by_test_id("snakes").fill("builtin:greedy\nbuiltin:random")
+    page.locator("#new-game input[name=timeout]").fill("200")
+    # Past 10 timeouts: the server's answer names the field.
+    page.get_by_test_id("time-bank").fill("2001")
+    page.get_by_test_id("create").click()
+    expect(page.get_by_test_id("error")).to_contain_text("timeBank")
+    expect(page.get_by_test_id("error")).to_contain_text("at most 2000 ms")
+    page.get_by_test_id("time-bank").fill("1500")
+    page.get_by_test_id("retry-timeout").check()
+    page.get_by_test_id("create").click()
+    expect(page).to_have_url(re.compile(r"/view/"))
+    expect(page.get_by_test_id("timing-badge")).to_have_text(
+        "unofficial timing: bank 1500 ms, retry on timeout"
+    )
+    expect(page.get_by_test_id("latency-series")).to_have_count(2)

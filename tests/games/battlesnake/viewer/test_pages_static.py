@@ -34,4 +34,4 @@ def pages_input() -> dict[str, Any]:
 def test_the_page_modules_under_node(
     pages_input: dict[str, Any], node_test: Callable[..., int]
 ) -> None:
-    assert node_test(JS / "pages.test.mjs", pages_input) == 8
+    assert node_test(JS / "pages.test.mjs", pages_input) == 9

@@ -284,3 +284,10 @@ test("every map is listed by its title", () => {
   // No raw id is shown as a title.
   same(titles.filter((t) => t.includes("_") || t.startsWith("hz")), []);
 });
+
+test("the new game body carries the unofficial timing rules only when set", () => {
+  const plain = N.buildBody({ ...form, timeBank: "0", retryTimeout: false });
+  assert.equal("timeBank" in plain.params || "retryTimeout" in plain.params, false);
+  const timed = N.buildBody({ ...form, timeBank: "1500", retryTimeout: true });
+  same([timed.params.timeBank, timed.params.retryTimeout, timed.timeout], [1500, true, 500]);
+});

@@ -1,7 +1,8 @@
 // The new-game form: fills the map list from GET /api/maps (each map by its title),
 // fits the board size to the chosen map, and POSTs the game to /api/games.  The seed is sent as the
 // string typed: a 64-bit seed does not survive a JavaScript number.  The classic
-// (2017/18) ruleset has its own settings, map and default size.
+// (2017/18) ruleset has its own settings, map and default size.  The referee's
+// unofficial timing rules (a time bank, retry on timeout) are sent only when set.
 
 import { detailText, fetchJson, postJson } from "../../viewer/pages/dom.js";
 import { mountPicker } from "../../viewer/pages/picker.js";
@@ -47,6 +48,13 @@ export function buildBody(values) {
   const params = { ruleset: values.ruleset, map: values.map };
   for (const name of [...NUMBER_FIELDS, ...settingFields(values.ruleset)]) {
     params[name] = Number(values[name]);
+  }
+  // Not the official rules: sent only when asked for, so a plain game's body is unchanged.
+  if (Number(values.timeBank) > 0) {
+    params.timeBank = Number(values.timeBank);
+  }
+  if (values.retryTimeout === true) {
+    params.retryTimeout = true;
   }
   const body = {
     snakes: String(values.snakes ?? "")
@@ -95,7 +103,9 @@ export function mapChoices(maps) {
 
 function formValues(form) {
   return Object.fromEntries(
-    [...form.elements].filter((field) => field.name).map((field) => [field.name, field.value]),
+    [...form.elements]
+      .filter((field) => field.name)
+      .map((field) => [field.name, field.type === "checkbox" ? field.checked : field.value]),
   );
 }
 
