@@ -21,7 +21,7 @@ def servers() -> Iterator[SnakeServers]:
 
 
 def test_a_bank_from_the_command_line_keeps_a_slow_snakes_moves(
-    servers: SnakeServers, tmp_path: Path
+    servers: SnakeServers, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     replay = tmp_path / "game.jsonl"
     args = ["play", servers.url("sluggish"), servers.url("good"), "-t", "200", "-r", "4"]
@@ -31,6 +31,11 @@ def test_a_bank_from_the_command_line_keeps_a_slow_snakes_moves(
     assert record.timing == TimingRules(2000, True)
     slow = record.snakes[0].id
     assert [t.calls[slow].status for t in record.turns] == [CallStatus.OK] * 2
+    # The summary says the timing was not the official one, and how to play it again.
+    said = capsys.readouterr()
+    words = " ".join((said.err + said.out).split())  # the console wraps long lines
+    assert "unofficial timing: bank 2000 ms, retry on timeout" in words
+    assert "snakewar play -r 4 --time-bank 2000 --retry-timeout ..." in words
     assert main(["replay", "verify", str(replay)]) == 0
 
     assert main(args) == 0

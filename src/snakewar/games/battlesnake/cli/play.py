@@ -726,9 +726,16 @@ def _launch_json(launcher: Launcher, failures: list[dict[str, Any]]) -> dict[str
 def report(console: Console, match: SnakeMatch, seed: int, games: int) -> None:
     """The last line: what was played, and how to play it again."""
     extra = f" --games {games}" if games > 1 else ""
+    timing = match.timing
+    if timing.time_bank_ms:
+        extra += f" --time-bank {timing.time_bank_ms}"
+    if timing.retry_timeout:
+        extra += " --retry-timeout"
+    unofficial = f", unofficial timing: {timing.label()}" if not timing.official else ""
     console.print(
         f"ruleset {match.ruleset}, map {match.map}, {match.width}x{match.height}, seed {seed}"
-        f" (same game again: snakewar play -r {seed}{extra} ...)"
+        f"{unofficial} (same game again: snakewar play -r {seed}{extra} ...)",
+        markup=False,
     )
 
 
