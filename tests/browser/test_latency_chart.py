@@ -114,3 +114,28 @@ def test_the_new_game_form_sets_the_unofficial_timing_and_says_so(
         "unofficial timing: bank 1500 ms, retry on timeout"
     )
     expect(page.get_by_test_id("latency-series")).to_have_count(2)
+
+
+def test_the_chart_follows_a_live_game(base_url: str, page: Page) -> None:
+    body = {
+        "snakes": ["builtin:random", "builtin:greedy"],
+        "seed": 5,
+        "width": 7,
+        "height": 7,
+        "step": True,
+    }
+    created = httpx.post(f"{base_url}/api/games", json=body, timeout=30)
+    assert created.status_code == 201, created.text
+    page.goto(base_url + created.json()["viewer"])
+    expect(page.get_by_test_id("step-state")).to_have_text("Paused at turn 0")
+    series = page.get_by_test_id("latency-series")
+    for turn in (1, 2, 3):
+        page.get_by_test_id("step").click()
+        expect(page.get_by_test_id("step-state")).to_have_text(f"Paused at turn {turn}")
+        # One point per call made so far, for each snake; no badge for the official timing.
+        expect(series).to_have_count(2)
+        expect(series.first).to_have_attribute(
+            "points", re.compile(r"^\S+" + r" \S+" * (turn - 1) + "$")
+        )
+    expect(page.get_by_test_id("timing-badge")).to_be_hidden()
+    httpx.post(f"{base_url}/api/games/{created.json()['id']}/cancel", timeout=30)

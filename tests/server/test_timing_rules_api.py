@@ -15,6 +15,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from snakewar.games.battlesnake.records import TimingRules
+from snakewar.games.battlesnake.replay.format import load_replay
+from snakewar.games.battlesnake.replay.verify import verify_replay
 from snakewar.server import ServerConfig, create_app
 from tests.games.battlesnake.referee.snake_servers import SnakeServers
 from tests.server.accounts import BASE_URL, public_client
@@ -105,3 +108,14 @@ def test_a_banked_retried_game_records_its_timing_everywhere(servers: SnakeServe
         # Snakes were told the per-move timeout, never the bank.
         told = {b["game"]["timeout"] for b in servers.bodies("sluggish", "move")}
         assert told == {500}
+
+        # The replay the page offers has it all, and verifies.
+        replay = client.get(f"/api/games/{game_id}/replay")
+        assert replay.status_code == 200, replay.text
+        loaded = load_replay(replay.text.splitlines(), name="game")
+        assert loaded.record.timing == TimingRules(2000, True)
+        first_turn = loaded.record.turns[0].calls
+        assert first_turn[slowfirst].first_try is not None
+        assert first_turn[slowfirst].first_try.latency_ms == 2500
+        assert first_turn[sluggish].bank_ms == first[sluggish]["TimeBank"]
+        assert verify_replay(loaded).ok
