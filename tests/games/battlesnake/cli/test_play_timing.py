@@ -58,3 +58,24 @@ def test_a_bad_bank_is_one_error_line(
     assert main(["play", "random", "random", "-t", "200", "--time-bank", bank]) == 2
     err = capsys.readouterr().err
     assert err.startswith(message) and "Traceback" not in err
+
+
+def test_a_batch_and_a_verbose_game_keep_the_timing_rules(
+    servers: SnakeServers, tmp_path: Path
+) -> None:
+    # A batch passes them to every game it plays.
+    games = tmp_path / "games"
+    args = ["play", "random", "random", "-t", "200", "--games", "2", "--max-turns", "2"]
+    assert main([*args, "--time-bank", "900", "--replay-dir", str(games)]) == 0
+    replays = sorted(games.glob("game-*.jsonl"))
+    assert len(replays) == 2
+    assert all(read_replay(p).timing == TimingRules(900, False) for p in replays)
+    # --verbose logs each call through its own client: the bank still lengthens the deadline.
+    replay = tmp_path / "verbose.jsonl"
+    args = ["play", servers.url("sluggish"), "random", "-t", "200", "--max-turns", "1"]
+    assert (
+        main([*args, "--no-live", "--verbose", "--time-bank", "2000", "--replay", str(replay)]) == 0
+    )
+    record = read_replay(replay)
+    call = record.turns[0].calls[record.snakes[0].id]
+    assert call.status is CallStatus.OK and call.bank_ms is not None and call.bank_ms < 2000
