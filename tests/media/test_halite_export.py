@@ -91,20 +91,21 @@ def expected_cells(replay: HltReplay, turn: int) -> dict[tuple[int, int], RGB]:
     seat = {p.id: i for i, p in enumerate(replay.players)}
     cells: dict[tuple[int, int], RGB] = {}
     busy: set[tuple[int, int]] = set()
-    for player in replay.players:
-        busy.add(player.factory)
-        cells[player.factory] = parse_color(blend(THEME["shade"], heat(*player.factory), 0.35))
-    for dropoff in replay.dropoffs_at(turn):
-        busy.add((dropoff.x, dropoff.y))
-        cells[dropoff.x, dropoff.y] = parse_color(
-            blend(THEME["shade"], heat(dropoff.x, dropoff.y), 0.35)
-        )
+    shades: dict[tuple[int, int], str] = {}
+    structures = [p.factory for p in replay.players]
+    structures += [(d.x, d.y) for d in replay.dropoffs_at(turn)]
+    for x, y in structures:
+        busy.add((x, y))
+        shades[x, y] = blend(THEME["shade"], heat(x, y), 0.35)
+        cells[x, y] = parse_color(shades[x, y])
     for ship in replay.ships_at(turn).values():
         busy.add((ship.x, ship.y))
         cells.pop((ship.x, ship.y), None)
         color = PLAYERS[seat[ship.owner]]
         if ship.halite == 0:
-            cells[ship.x, ship.y] = parse_color(blend(THEME["hull"], heat(ship.x, ship.y), 0.75))
+            # Over a shipyard's or a dropoff's shade where it stands on one.
+            below = shades.get((ship.x, ship.y), heat(ship.x, ship.y))
+            cells[ship.x, ship.y] = parse_color(blend(THEME["hull"], below, 0.75))
         elif ship.halite >= MAX_CARGO // 4:
             cells[ship.x, ship.y] = parse_color(color)
     for event in replay.frames[turn]["events"]:

@@ -178,9 +178,10 @@ def _map_shapes(replay: HltReplay, index: int, c: float) -> list[Shape]:
         return heat.get((x, y), HEAT[0])
 
     line = max(1.5, c / 8)
+    shaded: dict[tuple[int, int], str] = {}
     for seat, player in enumerate(replay.players):
         x, y = player.factory
-        shade = blend(THEME["shade"], under(x, y), 0.35)
+        shade = shaded[x, y] = blend(THEME["shade"], under(x, y), 0.35)
         color = player_color(seat)
         # The stroke is centred on the square 1.5 in from the cell's edge.
         shapes.append(
@@ -192,7 +193,7 @@ def _map_shapes(replay: HltReplay, index: int, c: float) -> list[Shape]:
     seats = {p.id: seat for seat, p in enumerate(replay.players)}
     for dropoff in replay.dropoffs_at(index):
         x, y = dropoff.x, dropoff.y
-        shade = blend(THEME["shade"], under(x, y), 0.35)
+        shade = shaded[x, y] = blend(THEME["shade"], under(x, y), 0.35)
         color = player_color(seats.get(dropoff.owner, -1))
         cx, cy = x * c + c / 2, y * c + c / 2
         half = c / 2 - 1
@@ -210,7 +211,8 @@ def _map_shapes(replay: HltReplay, index: int, c: float) -> list[Shape]:
     for ship in replay.ships_at(index).values():
         cx, cy = ship.x * c + c / 2, ship.y * c + c / 2
         color = player_color(seats.get(ship.owner, -1))
-        hull = blend(THEME["hull"], under(ship.x, ship.y), 0.75)
+        # A ship on a shipyard or a dropoff is drawn over its shade, not the bare cell.
+        hull = blend(THEME["hull"], shaded.get((ship.x, ship.y), under(ship.x, ship.y)), 0.75)
         shapes.append(Circle(cx, cy, r + hull_line / 2, color))
         shapes.append(Circle(cx, cy, max(0.0, r - hull_line / 2), hull))
         cargo = math.sqrt(min(1.0, max(0, ship.halite) / MAX_CARGO))
