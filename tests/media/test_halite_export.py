@@ -274,3 +274,36 @@ def test_bad_halite_input_is_one_error_line(played: Played, tmp_path: Path) -> N
     broken.write_bytes(played.replay.read_bytes()[:200])
     done = run("export", str(broken), "--gif", home=played.home)
     assert_one_error_line(done, "broken.hlt")
+
+
+def test_a_stored_halite_game_exports_by_its_id(played: Played) -> None:
+    import dataclasses
+
+    from snakewar.games.halite3.adapter import played_from_hlt
+    from snakewar.storage import Store
+
+    data = played.replay.read_bytes()
+    game = played_from_hlt(data, game_id="halite-stored-1")
+    game = dataclasses.replace(game, data=dataclasses.replace(game.data, replay=data))
+    database = f"sqlite:///{played.home / 'games.db'}"
+    with Store(database) as store:
+        assert store.games.save_played(game)
+    by_id = played.home / "by-id.png"
+    done = run(
+        "export", "halite-stored-1", "--png", "5", "--database", database, "-o", str(by_id),
+        home=played.home,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    from_file = export(played.home, played.replay, "--png", "5")
+    assert by_id.read_bytes() == from_file.read_bytes()
+    with Image.open(by_id) as image:
+        check_cells(image, read_hlt(played.replay), 5)
+    # A game stored without its .hlt (one that did not finish) says so, in one line.
+    unfinished = played_from_hlt(data, game_id="halite-stored-2")
+    unfinished = dataclasses.replace(
+        unfinished, data=dataclasses.replace(unfinished.data, replay=None)
+    )
+    with Store(database) as store:
+        assert store.games.save_played(unfinished)
+    done = run("export", "halite-stored-2", "--gif", "--database", database, home=played.home)
+    assert_one_error_line(done, "did not finish")
