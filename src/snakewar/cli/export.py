@@ -77,8 +77,7 @@ def export_command(
         None,
         "--size",
         metavar="PX",
-        help="The picture's width in pixels (default: the game's: 640 for Battlesnake, "
-        "about 10-20 pixels a cell for a Halite map).",
+        help="The picture's width in pixels (default: the game's own, sized to its board).",
     ),
     fps: int = typer.Option(10, "--fps", help="Frames a second of a GIF or video."),
     no_scoreboard: bool = typer.Option(

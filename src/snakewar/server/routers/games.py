@@ -757,7 +757,7 @@ async def export_media_file(
         None,
         ge=64,
         le=MAX_MEDIA_PIXELS,
-        description="Width in pixels (default: the game's, 640 for Battlesnake).",
+        description="Width in pixels (default: the game's own, sized to its board).",
     ),
     fps: int = Query(10, ge=1, le=60, description="Frames a second of a gif or mp4."),
     scoreboard: bool = Query(True, description="Draw the scoreboard beside the board."),

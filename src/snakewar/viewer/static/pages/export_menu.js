@@ -1,4 +1,4 @@
-// A game page's Export menu (every game that draws: Battlesnake, Halite III): the game as
+// A game page's Export menu (every game whose adapter draws its replays): the game as
 // an animated GIF, an MP4 video, a PNG or an SVG of the turn the board shows, or a
 // self-contained HTML replay, drawn by the server as the board draws it
 // (GET /api/games/{id}/media, as `snakewar export` does) and downloaded.
