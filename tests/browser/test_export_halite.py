@@ -98,7 +98,44 @@ def test_the_html_replay_opens_offline_and_draws_as_the_png(page: Page, tmp_path
             assert got[3] == 255 and all(
                 abs(a - b) <= 3 for a, b in zip(got[:3], mine, strict=True)
             ), f"cell {point}: the viewer shows {got[:3]}, the PNG {mine}"
+    # The animation's and the video's frame of that turn, decoded, show the same cells.
+    gif, mp4 = tmp_path / "game.gif", tmp_path / "game.mp4"
+    for fmt, out in (("--gif", gif), ("--mp4", mp4)):
+        done = run("export", str(OFFICIAL), fmt, "-o", str(out), home=tmp_path)
+        assert done.returncode == 0, done.stderr
+    with Image.open(gif) as animation:
+        assert getattr(animation, "n_frames", 1) == len(replay.frames)
+        animation.seek(TURN)
+        compare_centres(animation.convert("RGB"), points, shown, c, tolerance=3, what="GIF")
+    import av
+
+    with av.open(str(mp4)) as container:
+        frames = [f.to_image() for f in container.decode(container.streams.video[0])]
+    assert len(frames) == len(replay.frames)
+    # H.264 (crf 12, 4:2:0 chroma): a cell's centre comes back within a few levels.
+    compare_centres(frames[TURN], points, shown, c, tolerance=12, what="MP4")
     assert requested == [], requested
+
+
+def compare_centres(
+    image: object,
+    points: list[tuple[int, int]],
+    shown: list[list[int]],
+    cell: int,
+    *,
+    tolerance: int,
+    what: str,
+) -> None:
+    """``image``'s colour at each cell's centre is within ``tolerance`` of the canvas's."""
+    from PIL.Image import Image as PilImage
+
+    assert isinstance(image, PilImage)
+    for point, got in zip(points, shown, strict=True):
+        mine = image.getpixel((int((point[0] + 0.5) * cell), int((point[1] + 0.5) * cell)))
+        assert isinstance(mine, tuple)
+        assert all(abs(a - b) <= tolerance for a, b in zip(got[:3], mine, strict=True)), (
+            f"{what}, cell {point}: the viewer shows {got[:3]}, the file {mine}"
+        )
 
 
 # -- the game page's Export menu ---------------------------------------------------------

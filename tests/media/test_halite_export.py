@@ -211,7 +211,7 @@ def test_gif_has_every_frame_and_each_is_the_png_of_its_turn(played: Played) -> 
             with Image.open(png) as picture:
                 # A GIF has 256 colours: the map's exact, the panel's lettering close.
                 assert mean_difference(frame, picture) < 1.0
-            check_cells(frame, replay, turn, tolerance=6)
+            check_cells(frame, replay, turn, tolerance=3)
 
 
 def test_mp4_decodes_to_every_frame_close_to_the_pngs(played: Played) -> None:
@@ -228,7 +228,7 @@ def test_mp4_decodes_to_every_frame_close_to_the_pngs(played: Played) -> None:
         png = export(played.home, OFFICIAL, "--png", str(turn), "--no-scoreboard")
         with Image.open(png) as picture:
             assert mean_difference(images[turn], picture) < 4.0  # lossy, 4:2:0 chroma
-        check_cells(images[turn], replay, turn, tolerance=24)
+        check_cells(images[turn], replay, turn, tolerance=12)
 
 
 def test_svg_is_xml_with_the_map_ships_and_players(played: Played) -> None:
