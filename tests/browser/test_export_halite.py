@@ -110,7 +110,8 @@ def test_the_html_replay_opens_offline_and_draws_as_the_png(page: Page, tmp_path
     import av
 
     with av.open(str(mp4)) as container:
-        frames = [f.to_image() for f in container.decode(container.streams.video[0])]
+        stream = container.streams.video[0]
+        frames = [f.to_image() for f in container.decode(stream)]  # type: ignore[no-untyped-call]
     assert len(frames) == len(replay.frames)
     # H.264 (crf 12, 4:2:0 chroma): a cell's centre comes back within a few levels.
     compare_centres(frames[TURN], points, shown, c, tolerance=12, what="MP4")
