@@ -248,7 +248,8 @@ def _panel(replay: HltReplay, index: int, layout: _Layout) -> list[Shape]:
     deposited = replay.deposited_at(index)
     ships = list(replay.ships_at(index).values())
     last = index == len(replay.frames) - 1
-    row_h = size * (5.2 if last else 4.0)
+    # One row height on every frame (room for the final score): rows never jump.
+    row_h = size * 5.0
     chars = max(6, int((layout.panel - pad * 2 - size * 1.4) / (size * 0.55)))
     for seat, player in enumerate(replay.players):
         top = pad * 2.6 + seat * row_h
@@ -265,7 +266,8 @@ def _panel(replay: HltReplay, index: int, layout: _Layout) -> list[Shape]:
             Text(
                 x,
                 top + size * 2.9,
-                f"{len(own)} ships · carrying {carrying} · deposited {banked}",
+                f"{len(own)} ship{'' if len(own) == 1 else 's'} · carrying {carrying}"
+                f" · deposited {banked}",
                 THEME["muted"],
                 size * 0.7,
             )
@@ -291,7 +293,7 @@ def draw_frame(replay: HltReplay, index: int, *, scoreboard: bool = True) -> Sce
     layout = _layout(replay, scoreboard)
     height = layout.board_h
     if scoreboard:
-        rows = len(replay.players) * layout.font * 5.2 + layout.font * 3.6
+        rows = len(replay.players) * layout.font * 5.0 + layout.font * 3.6
         height = max(height, rows)
     shapes: list[Shape] = [Rect(0, 0, layout.board_w + layout.panel, height, THEME["panel"])]
     shapes.extend(_map_shapes(replay, index, layout.cell))
