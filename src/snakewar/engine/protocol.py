@@ -774,9 +774,13 @@ class MediaReplay(ABC):
 
     Attributes:
         turns: the turn of each frame, in order.
+        default_size: the picture's width in pixels when none is asked for; ``None``:
+            the scene's own width, a scene unit a pixel (a game whose cells are sized
+            by its map's size, so that they are whole pixels).
     """
 
     turns: tuple[int, ...]
+    default_size: int | None = 640
 
     @abstractmethod
     def scene(self, index: int, *, scoreboard: bool = True) -> Any:

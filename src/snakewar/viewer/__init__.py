@@ -56,6 +56,7 @@ ASSETS: tuple[str, ...] = (
             "build.js",
             # sharing and events (server/routers/sharing.py)
             "share.js",
+            "export_menu.js",
             "tv.js",
             "saved.js",
             # The profile pages (issue 25): directory, snake, user, ladder entry, picker.

@@ -753,7 +753,12 @@ async def export_media_file(
         ..., description="png or svg (one turn), gif or mp4 (every turn), html (a replay)."
     ),
     turn: int | None = Query(None, ge=0, description="The turn of a png or svg (default: last)."),
-    size: int = Query(640, ge=64, le=MAX_MEDIA_PIXELS, description="Width in pixels."),
+    size: int | None = Query(
+        None,
+        ge=64,
+        le=MAX_MEDIA_PIXELS,
+        description="Width in pixels (default: the game's own, sized to its board).",
+    ),
     fps: int = Query(10, ge=1, le=60, description="Frames a second of a gif or mp4."),
     scoreboard: bool = Query(True, description="Draw the scoreboard beside the board."),
 ) -> Response:
