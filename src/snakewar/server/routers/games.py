@@ -22,18 +22,19 @@ from fastapi.responses import Response
 
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import MatchSpec
-from snakewar.errors import ConflictError, NotFoundError, ParamsError
+from snakewar.errors import BusyError, ConflictError, NotFoundError, ParamsError
 from snakewar.server.auth import Principal, PrincipalDep, UserDep, require_owner
 from snakewar.server.deps import (
     ConfigDep,
     LimiterDep,
     ManagerDep,
+    MediaSlotsDep,
     StoreDep,
     UploadsDep,
     client_key,
 )
 from snakewar.server.events import follow_game
-from snakewar.server.manager import LiveGame, Slot
+from snakewar.server.manager import GameManager, LiveGame, Slot
 from snakewar.server.matches import (
     SNAKE_REF,
     adapter_for,
@@ -729,6 +730,12 @@ async def export_replay(
 MAX_MEDIA_PIXELS = 1280
 """The widest picture the media route draws (the command line allows more)."""
 
+MAX_MEDIA_FRAME_PIXELS = 256_000_000
+"""The most pixels (frames × width²) of one GIF or MP4 the media route draws.
+
+Pillow holds every frame of a GIF until it writes the file: a 500-turn 64×64 Halite
+game at 640 pixels (about 200 million) takes some 400 MB and a minute of CPU."""
+
 
 @router.get(
     "/{game_id}/media",
@@ -749,6 +756,7 @@ async def export_media_file(
     principal: PrincipalDep,
     manager: ManagerDep,
     store: StoreDep,
+    slots: MediaSlotsDep,
     format: Literal["png", "svg", "gif", "mp4", "html"] = Query(
         ..., description="png or svg (one turn), gif or mp4 (every turn), html (a replay)."
     ),
@@ -765,7 +773,28 @@ async def export_media_file(
     """The game drawn as the viewer draws it (``snakewar export``), as a download.
 
     Like the replay, an entrant's address is hidden from all but its owner and admins.
+    Refused with 429 while ``media_workers`` drawings are under way, and with 422
+    naming ``size`` when a GIF or MP4 would pass :data:`MAX_MEDIA_FRAME_PIXELS`.
     """
+    if slots.locked():
+        raise BusyError("the server is drawing as many games as it can at once; try again soon")
+    async with slots:
+        return await _media_response(
+            game_id, principal, manager, store, format, turn, size, fps, scoreboard
+        )
+
+
+async def _media_response(
+    game_id: str,
+    principal: Principal,
+    manager: GameManager,
+    store: AsyncStore,
+    format: str,
+    turn: int | None,
+    size: int | None,
+    fps: int,
+    scoreboard: bool,
+) -> Response:
     from snakewar.media import MEDIA_TYPES, export_media
 
     row = await _stored(store, game_id)
@@ -786,6 +815,13 @@ async def export_media_file(
     if format in ("png", "svg") and shown not in media.turns:
         raise ParamsError(
             "turn", f"turn {shown} is not in the game (turns {media.turns[0]}..{media.turns[-1]})"
+        )
+    frames = len(media.turns)
+    width = size or media.default_size or MAX_MEDIA_PIXELS
+    if format in ("gif", "mp4") and frames * width * width > MAX_MEDIA_FRAME_PIXELS:
+        widest = max(int((MAX_MEDIA_FRAME_PIXELS / frames) ** 0.5), 1)
+        raise ParamsError(
+            "size", f"a {format} of {frames} turns is at most {widest} pixels wide here"
         )
     title = f"{adapter.catalogue().title}: {game_id}"
     # Drawing and encoding are CPU work: off the event loop, and off the store's threads
