@@ -10,6 +10,7 @@ import typer
 
 if TYPE_CHECKING:
     from snakewar.arena.evaluation import EvalResult
+    from snakewar.arena.ratingsbook import RatingsBook
     from snakewar.engine.protocol import Entrant
 
 __all__ = ["eval_command", "render"]
@@ -175,9 +176,16 @@ def eval_command(
             entrant = adapter.entrant(text, f"{entrant.name}#{n + 1}")
         entrants.append(entrant)
     versions = [version_key(e, adapter.reach(e).kind, _get) for e in entrants]
-    for name in fixed:
-        if name not in [e.name for e in entrants] + [b.name for b in to_launch]:
-            raise EvalError(f"--anchor {name}=...: no bot of this run is called {name!r}")
+    # What this command writes is no part of a bot, even when written in its folder.
+    own_files = [str(p) for p in (json_file, ratings_file, launch_logs) if p is not None]
+    versions += [
+        launch_version_key(b.spec.command, b.spec.cwd, exclude=own_files) for b in to_launch
+    ]
+    all_names = [e.name for e in entrants] + [b.name for b in to_launch]
+    book = None
+    if ratings_file is not None:
+        # Read and checked before any game: a bad file or a moved anchor costs no games.
+        book = _ratings_book(ratings_file, config.to_dict(), fixed, all_names, versions)
     parallel, workers, why = cap_games_at_once(to_launch, parallel, workers)
     console = Console(highlight=False)
     if why:
@@ -191,15 +199,10 @@ def eval_command(
             f"({state.lower if state else 0.0:.2f}, {state.upper if state else 0.0:.2f})"
         )
 
-    # What this command writes is no part of a bot, even when written in its folder.
-    own_files = [str(p) for p in (json_file, ratings_file, launch_logs) if p is not None]
     with launched(to_launch) as launcher:
         if launcher is not None:
             for bot, wanted in zip(launcher.bots, to_launch, strict=True):
                 entrants.append(adapter.entrant(bot.url, wanted.name))
-                versions.append(
-                    launch_version_key(wanted.spec.command, wanted.spec.cwd, exclude=own_files)
-                )
         result = run_eval(
             config,
             entrants,
@@ -216,8 +219,8 @@ def eval_command(
         result.sources[len(given) :] = [b.spec.command for b in to_launch]
     report = result.to_dict()
     ratings = None
-    if ratings_file is not None:
-        ratings = _update_ratings(ratings_file, result, fixed)
+    if ratings_file is not None and book is not None:
+        ratings = _update_ratings(ratings_file, book, result)
         report["ratings"] = ratings
     render(result, console, ratings)
     if json_file is not None:
@@ -261,22 +264,44 @@ def _anchors(texts: list[str], ratings_file: Path | None) -> dict[str, float]:
     return out
 
 
-def _update_ratings(
-    path: Path, result: EvalResult, anchors: dict[str, float]
-) -> dict[str, dict[str, object]]:
-    """Add the run's results to the ratings file ``path``; every version's rating, by name.
+def _ratings_book(
+    path: Path,
+    config: dict[str, object],
+    anchors: dict[str, float],
+    names: list[str],
+    versions: list[str],
+) -> RatingsBook:
+    """The ratings file ``path`` read, its config and anchors checked against this run's.
 
     Raises:
+        EvalError: an anchor that names no bot of the run.
         RatingsFileError: a file that cannot be read, of another game config, an anchor
             moved, or no anchor at all.
     """
-    from snakewar.arena.ratingsbook import RatingsBook, rating_json
+    from snakewar.arena.evaluation import EvalError
+    from snakewar.arena.ratingsbook import RatingsBook, RatingsFileError
 
     where = f"--ratings {path}"
     book = RatingsBook.load(path)
-    book.check_config(result.config.to_dict(), where)
+    book.check_config(config, where)
     for name, rating in anchors.items():
-        book.fix_anchor(result.versions[result.names.index(name)], rating, where)
+        if name not in names:
+            raise EvalError(f"--anchor {name}=...: no bot of this run is called {name!r}")
+        book.fix_anchor(versions[names.index(name)], rating, where)
+    if not book.anchors:
+        raise RatingsFileError(
+            f"{where}: a ratings file needs an anchor, a reference bot held at a fixed "
+            "rating: --anchor NAME=RATING"
+        )
+    return book
+
+
+def _update_ratings(
+    path: Path, book: RatingsBook, result: EvalResult
+) -> dict[str, dict[str, object]]:
+    """Add the run's results to ``book`` and save it in ``path``; each bot's rating by name."""
+    from snakewar.arena.ratingsbook import rating_json
+
     for n, key in enumerate(result.versions):
         book.versions[key] = {"name": result.names[n], "source": result.sources[n][:4096]}
     for i in range(len(result.names)):

@@ -194,7 +194,7 @@ def cap_games_at_once(
     most, name = min(limits)
     if parallel <= most and workers <= most:
         return parallel, workers, ""
-    note = f"at most {most} games at once: {name} plays at most {most} at once"
+    note = f"games at once: {most} ({name} plays at most {most} at once; the others wait)"
     return min(parallel, most), min(workers, most), note
 
 
