@@ -252,8 +252,11 @@ def run_eval(
     first_seed: int = 1,
     batch_seeds: int = 4,
     on_progress: Callable[[EvalResult], None] | None = None,
+    on_game: Callable[[GameOutcome], None] | None = None,
 ) -> EvalResult:
     """Play until the SPRT decides or ``max_games`` games are used.
+
+    ``on_game`` is called with each game's outcome as it ends (for its bots' logs).
 
     Games run in batches of ``batch_seeds`` seeds (each with every seating); a batch's
     groups are counted in seed order, and the test is checked after each whole group,
@@ -296,7 +299,7 @@ def run_eval(
             for seed in seeds
             for k, seating in enumerate(seats)
         ]
-        outcomes = executor.run(jobs)
+        outcomes = executor.run(jobs, on_result=on_game)
         result.games_played += len(outcomes)
         if all(not o.ok for o in outcomes):
             raise EvalError(f"every game of the batch failed; the first: {outcomes[0].error}")

@@ -10,6 +10,7 @@ import typer
 
 if TYPE_CHECKING:
     from snakewar.arena.evaluation import EvalResult
+    from snakewar.arena.executors import GameOutcome
     from snakewar.arena.ratingsbook import RatingsBook
     from snakewar.engine.protocol import Entrant
 
@@ -77,6 +78,12 @@ def eval_command(
         None,
         "--launch-max-games",
         help="The most games a --launch bot plays at once (games wait: see the docs).",
+    ),
+    bot_logs: Path | None = typer.Option(
+        None,
+        "--bot-logs",
+        help="Keep each bot's log of each game (program bots: their stderr) in "
+        "DIR/eval-SEED-K-seatS-NAME.log; a failed bot's last lines are shown.",
     ),
     config_file: Path | None = typer.Option(
         None, "--config", help="A bot config file (TOML): bots to launch, default options."
@@ -177,7 +184,7 @@ def eval_command(
         entrants.append(entrant)
     versions = [version_key(e, adapter.reach(e).kind, _get) for e in entrants]
     # What this command writes is no part of a bot, even when written in its folder.
-    own_files = [str(p) for p in (json_file, ratings_file, launch_logs) if p is not None]
+    own_files = [str(p) for p in (json_file, ratings_file, launch_logs, bot_logs) if p is not None]
     versions += [
         launch_version_key(b.spec.command, b.spec.cwd, exclude=own_files) for b in to_launch
     ]
@@ -199,6 +206,21 @@ def eval_command(
             f"({state.lower if state else 0.0:.2f}, {state.upper if state else 0.0:.2f})"
         )
 
+    problems: list[str] = []
+    if bot_logs is not None:
+        from snakewar.cli.paths import make_directory
+
+        make_directory(bot_logs, "bot log folder")
+
+    def ended(outcome: GameOutcome) -> None:
+        from snakewar.arena.botlogs import failure_lines, write_bot_logs
+
+        if outcome.played is None:
+            return
+        results = outcome.played.results
+        paths = write_bot_logs(bot_logs, outcome.job_id, results) if bot_logs else None
+        problems.extend(failure_lines(f"{outcome.job_id} (seed {outcome.seed})", results, paths))
+
     with launched(to_launch) as launcher:
         if launcher is not None:
             for bot, wanted in zip(launcher.bots, to_launch, strict=True):
@@ -213,6 +235,7 @@ def eval_command(
             first_seed=seed,
             batch_seeds=batch,
             on_progress=progress,
+            on_game=ended,
         )
     if launcher is not None:
         # A launched bot's source is an address of this run only: its command says more.
@@ -223,6 +246,10 @@ def eval_command(
         ratings = _update_ratings(ratings_file, book, result)
         report["ratings"] = ratings
     render(result, console, ratings)
+    for line in problems[:50]:
+        typer.echo(f"warning: {line}", err=True)
+    if len(problems) > 50:
+        typer.echo(f"warning: {len(problems) - 50} more failures", err=True)
     if json_file is not None:
         json_file.write_text(json.dumps(report, indent=2) + "\n")
         console.print(f"report: {json_file}")
