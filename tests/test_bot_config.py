@@ -129,7 +129,7 @@ def test_a_config_file_declares_bots_and_options(tmp_path: Path) -> None:
     assert data["config"]["params"]["width"] == 7 and data["config"]["max_turns"] == 8
     assert "games at once: 1 (mine plays at most 1 at once" in done.stdout
     log = (logs / "mine.log").read_text()
-    assert "POST /move" in log
+    assert "POST /move" in log and "note: from the config" in log
     assert max(int(line.rsplit(" ", 1)[1]) for line in log.splitlines()
                if line.startswith("moves in flight ")) == 1  # fmt: skip
     # An option given on the command line wins over the file's.

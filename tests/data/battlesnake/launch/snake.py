@@ -6,7 +6,8 @@ It steps to a free neighbouring square if it can.  Test knobs: ``--sleep-before 
 status 3 after N moves; with ``--crash-file F``, only if F does not exist yet, which it
 then creates: one crash per test), ``--child`` (starts a sleeping child process and
 prints its pid, to check that stopping the bot stops its children), ``--ignore-term``
-(ignores SIGTERM, to check that stopping ends with SIGKILL), ``--move-sleep S`` (each
+(ignores SIGTERM, to check that stopping ends with SIGKILL), ``$SNAKE_NOTE`` (printed at
+the start: a config file's environment reached it), ``--move-sleep S`` (each
 ``/move`` takes S seconds and the bot logs ``moves in flight N``: how many ``/move``
 calls it was answering at once, to check a limit on concurrent games).
 """
@@ -102,6 +103,9 @@ def main() -> None:
     if args.ignore_term:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     print(f"python snake starting on port {args.port}", flush=True)
+    if os.environ.get("SNAKE_NOTE"):
+        # Shows that a config file's env reached the bot.
+        print(f"note: {os.environ['SNAKE_NOTE']}", flush=True)
     if args.child:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
         print(f"child pid {child.pid}", flush=True)
