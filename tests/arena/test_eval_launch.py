@@ -172,3 +172,45 @@ def test_a_ladder_plays_a_launched_snake(tmp_path: Path) -> None:
         assert _gone(pid), "a launched bot outlived the ladder run"
     shown = run("ladder", "show", "gym", "--database", database)
     assert "snake.py" in shown.stdout and "greedy" in shown.stdout
+
+
+def test_a_tournament_plays_a_launched_snake(tmp_path: Path) -> None:
+    database = f"sqlite:///{tmp_path / 'cup.db'}"
+    made = run(
+        "tournament", "create", "cup", "--format", "round_robin", "--later",
+        "--snake", "greedy", "--snake", "random", *SHORT, "--database", database,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    tid = made.stdout.strip().splitlines()[-1]
+    logs = tmp_path / "logs"
+    done = run(
+        "tournament", "run", tid,
+        "--launch", _command(SNAKE.parent),
+        "--launch-logs", str(logs),
+        "--database", database,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    # A round robin of three: the launched snake was entered and played both others.
+    exported = run("tournament", "export", tid, "--database", database)
+    assert exported.returncode == 0, exported.stderr
+    data = json.loads(exported.stdout)
+    assert sorted(s["name"] for s in data["snakes"]) == ["greedy", "random", "snake.py"]
+    assert data["finished"] is True
+    played = [g for m in data["matches"] if "snake.py" in m["entrants"] for g in m["games"]]
+    # Two matches of its own (a drawn game is played again, so perhaps more games).
+    assert len([m for m in data["matches"] if "snake.py" in m["entrants"]]) == 2
+    log = (logs / "snake.py.log").read_text()
+    assert log.count("POST /start") == log.count("POST /end") == len(played) >= 2
+    for pid in _pids(done.stderr):
+        assert _gone(pid), "a launched bot outlived the tournament run"
+    # Once started, a launched bot must be one of its entrants.
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(SNAKE, other / "newcomer.py")
+    late = run(
+        "tournament", "run", tid,
+        "--launch", shlex.join([sys.executable, str(other / "newcomer.py"), "--port", "{port}"]),
+        "--database", database,
+    )  # fmt: skip
+    assert late.returncode == 2
+    assert "has started and has no entrant 'newcomer.py'" in late.stderr
