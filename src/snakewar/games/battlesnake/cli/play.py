@@ -266,7 +266,12 @@ def play(
             param_hint=["--config"],
         )
     launches = from_file + check_launch(
-        launch, launch_dir, launch_timeout, launch_logs if launch else None, ray_address
+        launch,
+        launch_dir,
+        launch_timeout,
+        # The file's bots use --launch-logs too: then it is not about --launch alone.
+        launch_logs if launch or not from_file else None,
+        ray_address,
     )
     if len(launches) > _MAX_LAUNCHES:
         raise typer.BadParameter(
