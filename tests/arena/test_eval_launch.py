@@ -14,7 +14,10 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 from snakewar.arena.evaluation import launch_version_key
+from snakewar.cli import main
 from tests.cli_process import run
 
 SNAKE = Path(__file__).parents[1] / "data" / "battlesnake" / "launch" / "snake.py"
@@ -214,3 +217,37 @@ def test_a_tournament_plays_a_launched_snake(tmp_path: Path) -> None:
     )  # fmt: skip
     assert late.returncode == 2
     assert "has started and has no entrant 'newcomer.py'" in late.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["eval", "greedy", "--launch", "python3 main.py | tee x"], "'|' needs a shell"),
+        (["eval", "greedy", "--launch", "x {port}", "--launch-max-games", "0"], "expected 1 to"),
+        (["eval", "greedy", "random", "--launch-max-games", "2"], "add --launch"),
+        (["eval", "greedy", "random", "--launch-logs", "logs"], "add --launch"),
+        (["eval", "greedy", "--launch", "x", "--ray-address", "auto"], "cannot reach"),
+        (["eval", "greedy", "--launch", "no-such-program-here {port}"], "cannot run"),
+        (["eval", "greedy", "random", "--anchor", "greedy", "--ratings", "r.json"], "NAME=RATING"),
+        (["eval", "greedy", "random", "--anchor", "greedy=1"], "add --ratings FILE"),
+        (["eval", "greedy", "random", "--anchor", "nobody=1", "--ratings", "r.json"],
+         "no bot of this run is called 'nobody'"),
+        (["eval", "greedy", "random", "--ratings", "r.json"], "needs an anchor"),
+        (["ladder", "run", "gym", "--launch", "x {port} ; y"], "';' needs a shell"),
+        (["tournament", "run", "cup", "--launch", "x", "--launch-timeout", "0"],
+         "expected seconds above 0"),
+    ],
+)  # fmt: skip
+def test_bad_launch_input_is_one_clear_line(
+    args: list[str],
+    needle: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    database = ["--database", f"sqlite:///{tmp_path / 'x.db'}"] if args[0] != "eval" else []
+    assert main([*args, *database]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and needle in err[0], err
+    assert not (tmp_path / "r.json").exists()
