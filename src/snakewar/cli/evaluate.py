@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -126,22 +126,23 @@ def eval_command(
 
     config_file_data = load_bot_config(config_file) if config_file is not None else None
 
-    def option(name: str, value: object) -> object:
+    def option(name: str, value: Any) -> Any:
+        # The file's value unless the command line gave the option explicitly.
         if config_file_data is None:
             return value
         source = ctx.get_parameter_source(name)
         explicit = source is not None and source.name != "DEFAULT"
         return config_file_data.option(name, value, explicit)
 
-    games = int(option("games", games))  # type: ignore[call-overload]
-    seed = int(option("seed", seed))  # type: ignore[call-overload]
-    parallel = int(option("parallel", parallel))  # type: ignore[call-overload]
-    workers = int(option("workers", workers))  # type: ignore[call-overload]
-    game = option("game", game)  # type: ignore[assignment]
-    width = option("width", width)  # type: ignore[assignment]
-    height = option("height", height)  # type: ignore[assignment]
-    timeout = option("timeout", timeout)  # type: ignore[assignment]
-    max_turns = option("max_turns", max_turns)  # type: ignore[assignment]
+    games = int(option("games", games))
+    seed = int(option("seed", seed))
+    parallel = int(option("parallel", parallel))
+    workers = int(option("workers", workers))
+    game = option("game", game)
+    width = option("width", width)
+    height = option("height", height)
+    timeout = option("timeout", timeout)
+    max_turns = option("max_turns", max_turns)
     if config_file_data is not None:
         params = [*config_file_data.params, *params]
     given = list(bots or ()) + [
