@@ -45,6 +45,7 @@ from snakewar.errors import SnakewarError
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
+    from snakewar.cli.botconfig import BotConfig
     from snakewar.games.battlesnake.records import CallOutcome, GameRecord, TurnRecord
     from snakewar.games.battlesnake.referee.batch import SnakeMatch
     from snakewar.games.battlesnake.referee.clients import SnakeClient
@@ -104,6 +105,7 @@ def _board_problem(board: str) -> str | None:
 
 
 def play(
+    ctx: typer.Context,
     snakes: list[str] = typer.Argument(
         None,
         metavar="[SNAKE]...",
@@ -220,13 +222,89 @@ def play(
         help="With --launch: keep each bot's stdout and stderr in DIR/bot-N.log "
         "(made if missing; default: a temporary file, quoted when the bot fails).",
     ),
+    launch_max_games: int | None = typer.Option(
+        None,
+        "--launch-max-games",
+        help="With --launch: the most games each bot plays at once; a batch then runs at "
+        "most that many games at once (--workers is capped; the other games wait).",
+    ),
+    config_file: str | None = typer.Option(
+        None,
+        "--config",
+        help="A bot config file (TOML): its launched bots are seated first, its other "
+        "bots last; its options are defaults for width, height, timeout, max_turns, seed, "
+        "games and workers.",
+    ),
 ) -> None:
     """Referee games between snakes: watch one, or measure many."""
-    launches = check_launch(launch, launch_dir, launch_timeout, launch_logs, ray_address)
-    given = choose_entrants(list(snakes or ()) + list(urls), names, launched=len(launches))
+    from_file: list[LaunchSpec] = []
+    file_names: list[str] = []
+    file_entrants: list[tuple[str, str]] = []
+    if config_file is not None:
+        bot_config = load_play_config(config_file, launch_logs)
+        from_file = [spec for _, spec in bot_config.launches]
+        file_names = [name for name, _ in bot_config.launches]
+        file_entrants = bot_config.entrants
+
+        def pick(option: str, value: Any) -> Any:
+            # The file's value unless the command line gave the option explicitly.
+            source = ctx.get_parameter_source(option)
+            explicit = source is not None and source.name != "DEFAULT"
+            return bot_config.config.option(option, value, explicit)
+
+        width, height, timeout = (
+            pick("width", width),
+            pick("height", height),
+            pick("timeout", timeout),
+        )
+        max_turns, seed = pick("max_turns", max_turns), pick("seed", seed)
+        games, workers = pick("games", games), pick("workers", workers)
+    if from_file and ray_address is not None:
+        raise typer.BadParameter(
+            "launched bots listen on this machine's 127.0.0.1, which a Ray cluster cannot "
+            "reach; leave out --ray-address",
+            param_hint=["--config"],
+        )
+    launches = from_file + check_launch(
+        launch,
+        launch_dir,
+        launch_timeout,
+        # The file's bots use --launch-logs too: then it is not about --launch alone.
+        launch_logs if launch or not from_file else None,
+        ray_address,
+    )
+    if len(launches) > _MAX_LAUNCHES:
+        raise typer.BadParameter(
+            f"{len(launches)} bots: at most {_MAX_LAUNCHES}", param_hint=["--launch"]
+        )
+    if launch_max_games is not None:
+        if not launch or not 1 <= launch_max_games <= 64:
+            raise typer.BadParameter(
+                "expected 1 to 64, with --launch", param_hint=["--launch-max-games"]
+            )
+        launches[len(from_file) :] = [
+            replace(spec, max_games=launch_max_games) for spec in launches[len(from_file) :]
+        ]
+    limits = [spec.max_games for spec in launches if spec.max_games]
+    if limits and workers > min(limits):
+        # Games wait: a batch's workers each play one game at a time.
+        typer.echo(
+            f"games at once: {min(limits)} (a launched bot plays at most {min(limits)} "
+            "at once; the others wait)",
+            err=True,
+        )
+        workers = min(limits)
+    typed = list(snakes or ()) + list(urls)
+    names = list(names)
+    if file_entrants:
+        # The file's other bots sit last, under their names: the seats between keep theirs.
+        names += [""] * max(0, len(launch) + len(typed) - len(names))
+        names += [name for name, _ in file_entrants]
+        typed += [text for _, text in file_entrants]
+    given = choose_entrants(typed, file_names + names, launched=len(launches))
     request = PlayRequest(
         snakes=given,
-        names=launch_names(launches, names),
+        names=launch_names(launches, file_names + names),
         timeout=timeout,
         games=games,
         workers=workers,
@@ -407,6 +485,51 @@ def check_launch(
             raise typer.BadParameter(str(exc), param_hint=["--launch"]) from None
         specs.append(spec)
     return specs
+
+
+@dataclass(frozen=True)
+class PlayConfig:
+    """A config file as ``play`` uses it: launched bots and other bots, by name."""
+
+    config: BotConfig
+    launches: list[tuple[str, LaunchSpec]]
+    entrants: list[tuple[str, str]]
+
+
+def load_play_config(path: str, logs: str | None) -> PlayConfig:
+    """The config file ``path`` for ``play`` (``logs``: ``--launch-logs``, DIR/NAME.log).
+
+    Raises:
+        BotConfigError: a bad file, or game parameters in it (play has its own options).
+    """
+    from snakewar.cli.botconfig import BotConfigError, load_bot_config
+    from snakewar.referee.launch import LaunchSpec
+
+    config = load_bot_config(path)
+    if config.params or "game" in config.options:
+        raise BotConfigError(
+            f"{path}: options.params/options.game: snakewar play takes its game settings "
+            "from its own options (eval and ladder read them from the file)"
+        )
+    if logs is not None and any(b.launch for b in config.bots):
+        make_directory(logs, "launch log directory")
+    launches = [
+        (
+            b.name,
+            LaunchSpec(
+                b.launch,
+                cwd=b.cwd,
+                ready_timeout=b.ready_timeout,
+                env=b.env,
+                max_games=b.max_games,
+                log_path=str(Path(logs, f"{b.name}.log")) if logs is not None else None,
+            ),
+        )
+        for b in config.bots
+        if b.launch
+    ]
+    entrants = [(b.name, b.entrant) for b in config.bots if b.entrant]
+    return PlayConfig(config, launches, entrants)
 
 
 def launch_names(launches: Sequence[LaunchSpec], names: Sequence[str]) -> tuple[str, ...]:
