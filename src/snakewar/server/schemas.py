@@ -269,9 +269,9 @@ MAX_POSITION_CHARS = 200_000
 takes about 20 000)."""
 
 _POSITION_DESCRIPTION = (
-    "The board the game starts from, as its game takes one (Battlesnake: an API v1 /move "
-    "body or board, or a Snakewar position); its snakes are the seats, one entrant each. "
-    "Null: the game sets its board up from the seed."
+    "The board the game starts from, in the game's own JSON (see its documentation); its "
+    "players are the seats, one entrant each.  Null: the game sets its board up from the "
+    "seed.  A game that cannot start from a board refuses it (422 naming 'position')."
 )
 
 
