@@ -52,6 +52,7 @@ from snakewar.storage.tournaments import MAX_ROUND_GAP_S
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
+    "MAX_POSITION_CHARS",
     "NO_CONTENT",
     "AccountOut",
     "AddEntrant",
@@ -116,6 +117,7 @@ __all__ = [
     "UploadOut",
     "UserOut",
     "binary_download",
+    "position_size",
 ]
 
 
@@ -275,7 +277,8 @@ _POSITION_DESCRIPTION = (
 )
 
 
-def _position_size(value: dict[str, Any] | None) -> dict[str, Any] | None:
+def position_size(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A request's starting position, refused past :data:`MAX_POSITION_CHARS` of JSON."""
     if value is not None:
         size = len(json.dumps(value, separators=(",", ":")))
         if size > MAX_POSITION_CHARS:
@@ -304,7 +307,7 @@ class CreateGame(GameParamsRequest):
         description="Step mode: the game starts paused before turn 0; "
         "POST .../step plays one turn, .../resume lets it run.",
     )
-    position: Annotated[dict[str, Any] | None, AfterValidator(_position_size)] = Field(
+    position: Annotated[dict[str, Any] | None, AfterValidator(position_size)] = Field(
         None, description=_POSITION_DESCRIPTION
     )
 

@@ -759,9 +759,9 @@ class BattlesnakeAdapter(GameAdapter):
     @override
     def routers(self) -> Sequence[Any]:
         # Imported here: the command line and the arena never load the web framework.
-        from snakewar.games.battlesnake.routes import engine, pages, tester
+        from snakewar.games.battlesnake.routes import engine, pages, position, tester
 
-        return (engine.router, tester.router, pages.router)
+        return (engine.router, tester.router, position.router, pages.router)
 
     @override
     def static_assets(self) -> str | None:
