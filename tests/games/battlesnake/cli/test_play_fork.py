@@ -277,3 +277,38 @@ def test_replay_header_forked_from_is_checked(original: Path, tmp_path: Path) ->
         load_replay(bad)
     # A replay without it (every older one) reads as a game set up from its seed.
     assert read_replay(original).forked_from is None
+
+
+def test_a_fork_in_the_browser_runs_on_the_local_server(original: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from fastapi.testclient import TestClient
+
+    from snakewar.server import ServerConfig, create_app
+
+    env = {
+        **os.environ,
+        "SNAKEWAR_DATABASE_URL": f"sqlite:///{tmp_path / 'games.db'}",
+        "BROWSER": "true",  # webbrowser runs `true URL`: nothing opens
+    }
+    play = [sys.executable, "-m", "snakewar", "play", "--from", str(original), "--turn", "10"]
+    out = subprocess.run(
+        [*play, "-t", "2000", "--browser", "--exit-at-end"],
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    first = lines(original)[0]
+    with TestClient(
+        create_app(ServerConfig(database_url=env["SNAKEWAR_DATABASE_URL"])),
+        base_url="http://localhost",
+    ) as client:
+        game = client.get("/api/games").json()["games"][0]
+        header = json.loads(client.get(f"/api/games/{game['id']}/replay").text.splitlines()[0])
+    assert header["forked_from"] == {"game": first["id"], "turn": 10}
+    assert header["initial"] == turn_lines(original)[9]["state"]

@@ -1392,6 +1392,10 @@ def _browse_on_server(
     }
     if match.max_turns is not None:
         body["maxTurns"] = match.max_turns
+    if match.position is not None:
+        from snakewar.games.battlesnake.position import position_json
+
+        body["position"] = position_json(match.position)
     if step:
         body["step"] = True  # paused at turn 0: the page steps it (10 minutes a pause at most)
     try:
