@@ -196,3 +196,50 @@ def test_a_huge_position_is_refused_before_it_is_read(api: httpx.Client) -> None
     response = api.post("/api/games", json={"snakes": ["builtin:random"] * 2, "position": huge})
     assert response.status_code == 422, response.text
     assert response.json()["detail"][0]["loc"] == ["body", "position"]
+
+
+def test_the_position_check_normalises_and_draws(api: httpx.Client) -> None:
+    posted = {"turn": 4, "board": board(hazards=[{"x": 0, "y": 0}])}
+    response = api.post("/api/battlesnake/position", json={"position": posted})
+    assert response.status_code == 200, response.text
+    out = response.json()
+    position = out["position"]
+    assert position["format"] == "snakewar-position" and position["names"] == ["A", "B"]
+    assert position["state"]["turn"] == 4 and position["state"]["hazards"] == [[0, 0]]
+    assert [s["body"] for s in position["state"]["snakes"]] == [[[1, 1], [1, 0]], [[5, 5], [5, 6]]]
+    assert out["game"]["Width"] == 7 and out["frame"]["Turn"] == 4
+    assert [s["Name"] for s in out["frame"]["Snakes"]] == ["A", "B"]
+    # What it returns is what a game takes, and checks the same again.
+    again = api.post("/api/battlesnake/position", json={"position": position})
+    assert again.json()["position"] == position
+    bad = api.post(
+        "/api/battlesnake/position",
+        json={"position": board(snakes=[{"id": "a", "body": [{"x": 3, "y": 99}]}])},
+    )
+    assert bad.status_code == 422
+    assert bad.json()["detail"][0]["loc"] == ["body", "position.snakes[0].body[0].y"]
+
+
+def test_only_the_owner_or_an_admin_forks_a_game() -> None:
+    from tests.server.accounts import make_user, public_client
+
+    with public_client() as admin:
+        ann, bob = make_user(admin.store, "ann"), make_user(admin.store, "bob")
+        body = {"snakes": ["builtin:random"] * 2, "seed": 2, "width": 7, "height": 7}
+        game = admin.post("/api/games", json=body, headers=ann).json()
+        wait_finished(admin, game["id"])
+        refused = admin.post(f"/api/games/{game['id']}/fork", json={"turn": 1}, headers=bob)
+        assert refused.status_code == 403, refused.text
+        anonymous = admin.post(
+            f"/api/games/{game['id']}/fork", json={"turn": 1}, headers={"Authorization": ""}
+        )
+        assert anonymous.status_code == 401
+        mine = admin.post(f"/api/games/{game['id']}/fork", json={"turn": 1}, headers=ann)
+        assert mine.status_code == 201, mine.text
+
+
+def test_a_game_that_cannot_start_from_a_board_refuses_a_position(api: httpx.Client) -> None:
+    body = {"game": "halite3", "snakes": ["builtin:random"] * 2, "position": board()}
+    response = api.post("/api/games", json=body)
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"][0]["loc"] == ["body", "position"]

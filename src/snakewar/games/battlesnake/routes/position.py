@@ -5,7 +5,8 @@ The position editor (``/editor``) sends what it drew or what was pasted (an API 
 viewer's renderer; the answer's ``position`` is what ``POST /api/games`` takes as its
 ``position`` and ``snakewar play --from-position`` reads.  A bad position is a 422
 naming the field (``position.board.snakes[0].body[2].x``), as the game's creation
-refuses it; so is a board past this server's size cap.
+refuses it; so is a board past this server's size cap.  Anonymous visitors of a public
+server get a 401, as for every route that computes for its caller.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from snakewar.games.battlesnake.frames import frame
 from snakewar.games.battlesnake.position import parse_position
 from snakewar.games.battlesnake.records import SnakeEntry
 from snakewar.games.battlesnake.referee.runner import DUPLICATE_COLORS
+from snakewar.server.auth import UserDep
 from snakewar.server.deps import ConfigDep
 from snakewar.server.matches import check_caps
 from snakewar.server.schemas import RequestModel, position_size
@@ -48,8 +50,12 @@ class PositionOut(BaseModel):
 
 
 @router.post("/position")
-def check_position(body: PositionCheck, config: ConfigDep) -> PositionOut:
-    """Check a position (422 naming the field at fault) and return it normalised."""
+def check_position(body: PositionCheck, config: ConfigDep, user: UserDep) -> PositionOut:
+    """Check a position (422 naming the field at fault) and return it normalised.
+
+    For those who may play (on a public server, a signed-in user), as the games it is for.
+    """
+    del user
     params = GAME.parse_params({POSITION: body.position})
     check_caps(config, GAME, 1, params, None)
     position = parse_position(params[POSITION])
