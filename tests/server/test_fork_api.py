@@ -49,10 +49,12 @@ def original(api: httpx.Client) -> dict[str, Any]:
     return game
 
 
+@pytest.mark.parametrize("where", ["middle", "late"])
 def test_a_fork_with_the_games_snakes_continues_identically(
-    api: httpx.Client, original: dict[str, Any]
+    api: httpx.Client, original: dict[str, Any], where: str
 ) -> None:
-    turn = original["turn"] // 2
+    # Late: snakes are eliminated by then; they keep their seats (and ids) in the fork.
+    turn = original["turn"] // 2 if where == "middle" else original["turn"] - 2
     forked = api.post(f"/api/games/{original['id']}/fork", json={"turn": turn})
     assert forked.status_code == 201, forked.text
     game = forked.json()
@@ -63,6 +65,8 @@ def test_a_fork_with_the_games_snakes_continues_identically(
     before, after = replay_lines(api, original["id"]), replay_lines(api, game["id"])
     assert after[0]["forked_from"] == {"game": original["id"], "turn": turn}
     assert after[0]["initial"] == turns(before)[turn - 1]["state"]
+    if where == "late":
+        assert any(s["eliminated_cause"] for s in after[0]["initial"]["snakes"])
     assert sorted(turns(after)) == [t for t in sorted(turns(before)) if t >= turn]
     for t, line in turns(after).items():
         assert line["state"] == turns(before)[t]["state"], t

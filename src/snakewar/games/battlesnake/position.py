@@ -129,9 +129,9 @@ class _Reader:
             _int(y, f"{field}.y", low, self.height - 1 + margin),
         )
 
-    def points(self, value: Any, field: str, most: int) -> tuple[Point, ...]:
+    def points(self, value: Any, field: str, most: int, margin: int = 0) -> tuple[Point, ...]:
         items = _list(value, field, most)
-        return tuple(self.point(p, f"{field}[{i}]") for i, p in enumerate(items))
+        return tuple(self.point(p, f"{field}[{i}]", margin=margin) for i, p in enumerate(items))
 
 
 def _size(obj: Mapping[str, Any], field: str, max_side: int) -> tuple[int, int]:
@@ -212,8 +212,14 @@ def _board(
         height=height,
         snakes=tuple(snakes),
         food=reader.points(obj.get("food"), f"{prefix}food", cells),
-        # Hazards may stack (a cell in several of them deals their damage each).
-        hazards=reader.points(obj.get("hazards"), f"{prefix}hazards", 4 * cells),
+        # Hazards may stack (a cell in several of them deals their damage each); a game's
+        # own board may hold some off it (snail mode's below it), which a fork keeps.
+        hazards=reader.points(
+            obj.get("hazards"),
+            f"{prefix}hazards",
+            4 * cells,
+            margin=max(width, height) if snakewar else 0,
+        ),
     )
     try:
         state.validate()
