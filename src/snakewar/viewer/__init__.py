@@ -69,6 +69,8 @@ ASSETS: tuple[str, ...] = (
             # Operations (issue 25).
             "admin_dashboard.js",
             "notifications.js",
+            # Issue 26: "Play on from here" on the game page.
+            "fork.js",
         )
     ),
 )

@@ -53,6 +53,7 @@ from snakewar.games.battlesnake.bots import bot_descriptions, make_bot
 from snakewar.games.battlesnake.bots.worker import HOST as WORKER_HOST
 from snakewar.games.battlesnake.frames import frame
 from snakewar.games.battlesnake.map_titles import default_size, map_title
+from snakewar.games.battlesnake.position import Position, parse_position, position_json
 from snakewar.games.battlesnake.records import CallStatus, GameRecord, TurnRecord
 from snakewar.games.battlesnake.referee.batch import SnakeMatch
 from snakewar.games.battlesnake.referee.clients import check_url, new_http_client
@@ -104,6 +105,7 @@ from snakewar.replay._lines import ReplayError
 
 __all__ = [
     "GAME",
+    "POSITION",
     "BattlesnakeAdapter",
     "api_settings",
     "classic_defaults",
@@ -115,6 +117,10 @@ __all__ = [
     "settings_params",
     "snake_match",
 ]
+
+POSITION = "position"
+"""The parameter holding the board a game starts from (see
+:mod:`~snakewar.games.battlesnake.position`)."""
 
 _HERE = Path(__file__).resolve().parent
 """The game's package: its viewer (``viewer/``) and page templates (``templates/``)."""
@@ -318,9 +324,23 @@ def classic_defaults(raw: Mapping[str, object]) -> dict[str, object]:
     return {"map": map_id, "width": width, "height": height, **raw}
 
 
+def _checked_position(value: object) -> Position:
+    """A ``position`` parameter, checked; its fields named under ``position.``.
+
+    Raises:
+        ParamsError: naming the field at fault (``position.board.snakes[0].body``).
+    """
+    try:
+        return parse_position(value)
+    except ParamsError as exc:
+        field = exc.field if exc.field == POSITION else f"{POSITION}.{exc.field}"
+        raise ParamsError(field, f"position: {exc}" if field != POSITION else str(exc)) from None
+
+
 def snake_match(spec: MatchSpec) -> SnakeMatch:
     """The referee's match for a protocol match."""
     params = spec.params
+    given = params.get(POSITION)
     return SnakeMatch(
         snakes=tuple(e.source for e in spec.entrants),
         names=spec.names,
@@ -333,6 +353,7 @@ def snake_match(spec: MatchSpec) -> SnakeMatch:
         max_turns=spec.max_turns,
         source=spec.source,
         sequential=bool(params.get("sequential", False)),
+        position=_checked_position(given) if given is not None else None,
     )
 
 
@@ -346,6 +367,8 @@ def match_spec(match: SnakeMatch) -> MatchSpec:
         "sequential": match.sequential,
     }
     params.update(api_settings(match.params))
+    if match.position is not None:
+        params[POSITION] = position_json(match.position)
     entrants = tuple(
         Entrant(
             canonical_source(source),
@@ -373,7 +396,10 @@ def frames_of(record: GameRecord) -> tuple[Frame, ...]:
 
 
 def _turn_frame(record: GameRecord, turn: TurnRecord) -> Frame:
-    return Frame(turn.turn + 1, frame(turn.after, record.snakes, turn.calls), turn_dict(turn))
+    # Frames count from the game's first board: a fork of turn 40 stores frames 0, 1, 2...
+    # (each view keeps its own ``Turn``: 40, 41, 42...).
+    index = turn.turn + 1 - record.initial.turn
+    return Frame(index, frame(turn.after, record.snakes, turn.calls), turn_dict(turn))
 
 
 def _ranks(state: BoardState, ids: Sequence[str]) -> list[int]:
@@ -595,11 +621,21 @@ class BattlesnakeAdapter(GameAdapter):
         Raises:
             ParamsError: an unknown name or a bad value, naming the field.
         """
+        raw = dict(raw)
+        given = raw.pop(POSITION, None)
+        position = None
+        if given is not None:
+            # The board's size is the position's: the server's caps on width and height
+            # then apply to it as to any game.
+            position = _checked_position(given)
+            raw["width"], raw["height"] = position.state.width, position.state.height
         params = self.catalogue().parse_params(classic_defaults(raw))
         try:
             check_pairing(str(params["ruleset"]), str(params["map"]))
         except SnakewarError as exc:
             raise ParamsError("map", str(exc)) from None
+        if position is not None:
+            params[POSITION] = position_json(position)
         return params
 
     @override
@@ -666,6 +702,8 @@ class BattlesnakeAdapter(GameAdapter):
                 game_id=hooks.game_id,
                 before_turn=hooks.before_turn,
                 on_calls=hooks.on_calls,
+                initial_state=match.start_state(seed),
+                forked_from=match.forked_from,
             )
         finally:
             await close_clients(snakes)
@@ -721,9 +759,9 @@ class BattlesnakeAdapter(GameAdapter):
     @override
     def routers(self) -> Sequence[Any]:
         # Imported here: the command line and the arena never load the web framework.
-        from snakewar.games.battlesnake.routes import engine, pages, tester
+        from snakewar.games.battlesnake.routes import engine, pages, position, tester
 
-        return (engine.router, tester.router, pages.router)
+        return (engine.router, tester.router, position.router, pages.router)
 
     @override
     def static_assets(self) -> str | None:
@@ -769,6 +807,23 @@ class BattlesnakeAdapter(GameAdapter):
             ReplayError: stored data that does not read as a replay.
         """
         return read_replay(self.export(data))
+
+    @override
+    def position_at(self, data: GameData, turn: int) -> dict[str, Any]:
+        """The board of a stored game at ``turn`` (the board's own turn, as viewers show it).
+
+        Raises:
+            ParamsError: naming ``turn`` for a turn the game does not have.
+            ReplayError: stored data that does not read as a replay.
+        """
+        record = self.record(data)
+        first, last = record.initial.turn, record.final_state.turn
+        if not first <= turn <= last:
+            raise ParamsError("turn", f"turn: {turn}: the game has turns {first} to {last}")
+        state = record.initial if turn == first else record.turns[turn - first - 1].after
+        entries = {e.id: e for e in record.snakes}
+        names = tuple(entries[s.id].name if s.id in entries else "" for s in state.snakes)
+        return position_json(Position(state, names, {"game": record.id, "turn": turn}))
 
     def settings(self, params: Mapping[str, Any], seed: int) -> Settings:
         """The rules settings of normalised match parameters."""

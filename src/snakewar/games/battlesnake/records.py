@@ -17,6 +17,7 @@ import hashlib
 import uuid
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from snakewar.games.battlesnake.rules.game import GameConfig, GameResult
 from snakewar.games.battlesnake.rules.types import BoardState
@@ -130,6 +131,9 @@ class GameRecord:
     end: dict[str, CallOutcome] = field(default_factory=dict)
     result: GameResult | None = None
     source: str = ""
+    forked_from: dict[str, Any] | None = None
+    """Where a game played on from a position came from: ``{"game": ID, "turn": N}`` for
+    a turn of another game, ``{}`` for a drawn position; ``None``: set up from its seed."""
 
     @property
     def final_state(self) -> BoardState:

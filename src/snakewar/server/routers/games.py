@@ -1,4 +1,4 @@
-"""``/api/games``: create, list, get, cancel, rematch and export games of every game.
+"""``/api/games``: create, list, get, cancel, rematch, fork and export games of every game.
 
 A live game can also be paused, stepped and resumed, and its calls read (the request
 inspector).  Every game's frames can be read page by page, while it runs and after
@@ -54,6 +54,7 @@ from snakewar.server.schemas import (
     CallsOut,
     CreateGame,
     EntrantOut,
+    ForkGame,
     FramesOut,
     GameList,
     GameOut,
@@ -217,12 +218,16 @@ async def create_game(
             body.names,
             uploads=uploads,
         )
+        params: dict[str, object] = dict(body.params)
+        if body.position is not None:
+            # Opaque here: the game's adapter checks it as one of its parameters.
+            params[POSITION] = body.position
         spec = await web_match(
             config,
             body.game,
             resolved.texts,
             resolved.names,
-            dict(body.params),
+            params,
             timeout_ms=body.timeout,
             max_turns=body.max_turns,
             source="custom",
@@ -677,6 +682,85 @@ async def rematch(
         spec = await _rematch_spec(principal, config, manager, store, uploads, game_id)
         live = await manager.create(
             spec, owner_id=principal.id, slot=slot, record_calls=not config.public
+        )
+    return hide_sources(live_out(live), principal)
+
+
+POSITION = "position"
+"""The match parameter of a game's starting board (:meth:`GameAdapter.position_at`)."""
+
+
+async def _fork_spec(
+    body: ForkGame,
+    principal: Principal,
+    config: ConfigDep,
+    manager: ManagerDep,
+    store: StoreDep,
+    uploads: UploadsDep,
+    game_id: str,
+) -> tuple[MatchSpec, int]:
+    """The match of a fork of ``game_id`` at ``body.turn``, and the game's seed."""
+    # The rematch's checks: the owner (or an admin), a match to play, today's caps.
+    original = await _rematch_spec(principal, config, manager, store, uploads, game_id)
+    adapter = get_game(original.game)
+    live = manager.games.get(game_id)
+    if live is not None and live.played is not None:
+        data = live.played.data
+    else:
+        data = await store.run(store.store.games.data, game_id)
+    seed = live.seed if live is not None else (await _stored(store, game_id)).seed
+    position = await store.run(adapter.position_at, data, body.turn)
+    params = {**original.params, POSITION: position}
+    if body.snakes is None:
+        spec = dataclasses.replace(original, params=adapter.parse_params(params))
+        adapter.check(spec)
+        return spec, seed
+    resolved = await resolve_entrants(
+        store, principal, config, adapter, body.snakes, body.names, uploads=uploads
+    )
+    spec = await web_match(
+        config,
+        original.game,
+        resolved.texts,
+        resolved.names,
+        params,
+        timeout_ms=original.timeout_ms,
+        max_turns=original.max_turns,
+        source="custom",
+        programs=resolved.programs,
+    )
+    return spec, seed
+
+
+@router.post("/{game_id}/fork", status_code=201)
+async def fork(
+    game_id: str,
+    body: ForkGame,
+    request: Request,
+    principal: UserDep,
+    config: ConfigDep,
+    manager: ManagerDep,
+    store: StoreDep,
+    limiter: LimiterDep,
+    uploads: UploadsDep,
+) -> GameOut:
+    """A new game played on from a turn of this one ("play on from here"; owner or admin).
+
+    It starts from the board of ``turn`` (the turn the game's viewer shows) with the
+    game's settings and seed, so the same snakes continue as the game did; ``snakes``
+    replaces them seat by seat.  Refused as a rematch is (404, 403, the server's caps);
+    a turn the game does not have, or a game that cannot be played on from a turn, is a
+    422 naming ``turn``.
+    """
+    async with _slot_counted(request, principal, config, manager, limiter) as slot:
+        spec, seed = await _fork_spec(body, principal, config, manager, store, uploads, game_id)
+        live = await manager.create(
+            spec,
+            seed,
+            owner_id=principal.id,
+            slot=slot,
+            step=body.step,
+            record_calls=not config.public,
         )
     return hide_sources(live_out(live), principal)
 

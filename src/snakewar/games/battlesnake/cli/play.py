@@ -235,8 +235,25 @@ def play(
         "bots last; its options are defaults for width, height, timeout, max_turns, seed, "
         "games and workers.",
     ),
+    from_replay: str | None = typer.Option(
+        None,
+        "--from",
+        help="Play on from a turn (--turn) of this replay (Snakewar's, or the official "
+        "CLI's -o file): its ruleset, map, settings, seed and snakes unless given here.",
+    ),
+    from_turn: int | None = typer.Option(
+        None, "--turn", help="With --from: the turn to play on from (default: the last)."
+    ),
+    from_position: str | None = typer.Option(
+        None,
+        "--from-position",
+        help="Play on from this position: an API v1 /move body or board, or a position "
+        "file the editor saves.",
+    ),
 ) -> None:
     """Referee games between snakes: watch one, or measure many."""
+    from snakewar.games.battlesnake.cli.fork import fork_snakes, load_fork, merged_params
+
     from_file: list[LaunchSpec] = []
     file_names: list[str] = []
     file_entrants: list[tuple[str, str]] = []
@@ -301,7 +318,33 @@ def play(
         names += [""] * max(0, len(launch) + len(typed) - len(names))
         names += [name for name, _ in file_entrants]
         typed += [text for _, text in file_entrants]
-    given = choose_entrants(typed, file_names + names, launched=len(launches))
+    fork = load_fork(from_replay, from_turn, from_position)
+    if fork is not None:
+        given = fork_snakes(fork, tuple(typed), len(launches))
+        # The game's names go with its own snakes, not with those that replace them.
+        if not names and not typed and not launches:
+            names = list(fork.names)
+        given = choose_entrants(list(given), file_names + names, launched=len(launches))
+
+        state = fork.position.state
+        for option, value, side in (
+            ("width", width, state.width),
+            ("height", height, state.height),
+        ):
+            if value is not None and value != side:
+                raise typer.BadParameter(
+                    f"{value}: the position's board is {state.width}x{state.height}",
+                    param_hint=[f"--{option}"],
+                )
+        width, height = state.width, state.height
+        # An option given on the command line wins over the replay's value.
+        gametype = gametype if _given(ctx, "gametype") or fork.ruleset is None else fork.ruleset
+        map_id = map_id if _given(ctx, "map_id") or fork.map is None else fork.map
+        seed = seed if seed is not None else fork.seed
+        if not _given(ctx, "timeout") and fork.timeout_ms:
+            timeout = fork.timeout_ms
+    else:
+        given = choose_entrants(typed, file_names + names, launched=len(launches))
     request = PlayRequest(
         snakes=given,
         names=launch_names(launches, file_names + names),
@@ -338,6 +381,15 @@ def play(
     placeholders = tuple(f"http://127.0.0.1:1/launch-{i + 1}" for i in range(len(launches)))
     request = replace(request, snakes=placeholders + given)
     match = match_config(request, gametype, map_id, width, height, settings, sequential, max_turns)
+    if fork is not None:
+        told_settings = {
+            name: value
+            for name, option in _SETTING_OPTIONS.items()
+            if _given(ctx, option)
+            for value in (settings[name],)
+        }
+        params = merged_params(fork, {"ruleset": gametype, **told_settings})
+        match = replace(match, position=fork.position, params=params or match.params)
     match.check(game_seed)  # impossible settings fail before any snake is called
     with _launched(launches) as launcher:
         if launcher is not None:
@@ -356,6 +408,25 @@ def play(
         report(console, match, game_seed, games)
     if launcher is not None and launcher.given_up():
         raise typer.Exit(1)
+
+
+def _given(ctx: typer.Context, option: str) -> bool:
+    """Whether the command line gave ``option`` (a parameter of :func:`play`)."""
+    source = ctx.get_parameter_source(option)
+    # By name: typer's click is its own copy, whose enum only typer exports.
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+_SETTING_OPTIONS = {
+    "foodSpawnChance": "food_spawn_chance",
+    "minimumFood": "minimum_food",
+    "hazardDamagePerTurn": "hazard_damage",
+    "shrinkEveryNTurns": "shrink_every",
+    "maxFood": "max_food",
+    "snakeStartLength": "start_length",
+    "decHealthPoints": "dec_health",
+}
+"""Each setting of ``settings`` and the parameter of :func:`play` that gives it."""
 
 
 @dataclass(frozen=True)
@@ -891,6 +962,8 @@ def _play_one(
             "duration_ms": duration,
             "on_start": on_start,
             "on_turn": on_turn,
+            "initial_state": match.start_state(seed),
+            "forked_from": match.forked_from,
         }
         if use_live:
             with Live(console=console, auto_refresh=False, transient=False) as live_view:
@@ -1440,6 +1513,10 @@ def _browse_on_server(
     }
     if match.max_turns is not None:
         body["maxTurns"] = match.max_turns
+    if match.position is not None:
+        from snakewar.games.battlesnake.position import position_json
+
+        body["position"] = position_json(match.position)
     if step:
         body["step"] = True  # paused at turn 0: the page steps it (10 minutes a pause at most)
     try:

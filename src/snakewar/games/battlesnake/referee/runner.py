@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import ParamSpec
+from typing import Any, ParamSpec
 
 import httpx
 
@@ -317,6 +317,7 @@ async def play_game(
     game_id: str | None = None,
     before_turn: Callable[[int], Awaitable[None]] | None = None,
     on_calls: CallsCallback | None = None,
+    forked_from: dict[str, Any] | None = None,
 ) -> GameRecord:
     """Referee one game and return its record.
 
@@ -332,6 +333,8 @@ async def play_game(
     ``/start`` is sent (e.g. to store it), or, with a snake of the older APIs in the game,
     once their ``/start`` replies gave their looks (:meth:`GameReferee.start`);
     ``game_id`` sets the game's id (a server names its games itself).
+    ``initial_state`` starts the game from that board (its snakes, seat by seat, carry
+    the game's ids); ``forked_from`` says in the record where it came from.
     ``source`` is the game's origin as stored (``custom``, ``ladder:NAME``...); the
     snakes see it as :func:`~snakewar.games.battlesnake.rules.wire.api_game_source` says.
 
@@ -358,6 +361,7 @@ async def play_game(
         source=source,
         initial_state=initial_state,
         game_id=game_id,
+        forked_from=forked_from,
     )
     hooks = RefereeHooks(
         on_start=_awaited(on_start),
@@ -380,6 +384,7 @@ class RefereeOptions:
     source: str = ""
     initial_state: BoardState | None = None
     game_id: str | None = None
+    forked_from: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -477,6 +482,7 @@ class GameReferee:
             snakes=self.entries,
             initial=self.game.state,
             source=options.source,
+            forked_from=options.forked_from,
         )
         self.last_move = dict.fromkeys(ids, "up")
         """Each snake's last valid move: what it plays when a call fails (``up`` at first)."""
