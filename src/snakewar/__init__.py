@@ -26,6 +26,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 __version__ = "0.1.0"
 
@@ -151,7 +152,10 @@ def compiled_modules() -> dict[str, bool]:
     }
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        # Asked first by every `from snakewar import submodule`: answered without an import.
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from snakewar._lazy import lazy_attribute
 
     return lazy_attribute(__name__, _LAZY, name)

@@ -25,7 +25,8 @@ from snakewar.games.battlesnake.replay.format import load_replay as load_replay_
 
 def small(snakes: list[str], **options: Any) -> SnakeGame:
     """``snakewar.play`` on a small board, the bots in this process (quick)."""
-    return snakewar.play(snakes, width=7, height=7, bots_in_process=True, **options)
+    game: SnakeGame = snakewar.play(snakes, width=7, height=7, bots_in_process=True, **options)
+    return game
 
 
 def test_play_outside_an_event_loop_returns_a_whole_game(tmp_path: Path) -> None:
@@ -63,7 +64,7 @@ def test_play_async_is_awaited_in_a_loop_and_reports_each_turn() -> None:
     seen: list[int] = []
 
     async def cell() -> SnakeGame:
-        return await snakewar.play_async(
+        game: SnakeGame = await snakewar.play_async(
             ["random", "random"],
             seed=9,
             ruleset="wrapped",
@@ -73,6 +74,7 @@ def test_play_async_is_awaited_in_a_loop_and_reports_each_turn() -> None:
             height=7,
             bots_in_process=True,
         )
+        return game
 
     game = asyncio.run(cell())
     assert game.record.config.ruleset == "wrapped"
@@ -102,8 +104,25 @@ def test_the_inline_viewer_is_the_offline_page_in_a_srcdoc_frame() -> None:
     # Nothing to fetch: no external script, style or any other http(s) address.
     assert not re.search(r"""(src|href)\s*=\s*["']?https?://""", page), page[:500]
     assert not re.search(r"@import|url\(\s*['\"]?https?:", page)
-    # A record and a replay read back show the same viewer.
-    assert game.record._repr_html_() == frame
+
+
+def test_ipython_shows_records_and_replays_as_the_viewer(tmp_path: Path) -> None:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from snakewar.games.battlesnake.notebook import show_in_ipython
+
+    game = small(["random", "random"], seed=2, max_turns=3)
+    replay = load_replay_file(game.save(tmp_path / "game.jsonl"))
+    shell = InteractiveShell.instance()
+    try:
+        assert show_in_ipython(shell)
+        for shown in (game, game.record, replay):
+            assert shell.display_formatter is not None
+            data, _ = shell.display_formatter.format(shown)  # type: ignore[no-untyped-call]
+            assert data["text/html"] == game._repr_html_(), type(shown)
+        assert data["text/plain"]
+    finally:
+        InteractiveShell.clear_instance()
 
 
 def test_import_snakewar_does_not_import_the_referee() -> None:

@@ -136,12 +136,6 @@ class GameRecord:
         """The last state of the game so far."""
         return self.turns[-1].after if self.turns else self.initial
 
-    def _repr_html_(self) -> str:
-        # Jupyter shows a record as the offline viewer (imported here: only notebooks ask).
-        from snakewar.games.battlesnake.notebook import record_html
-
-        return record_html(self)
-
     def snake(self, snake_id: str) -> SnakeEntry:
         """Return the entry of ``snake_id``.
 

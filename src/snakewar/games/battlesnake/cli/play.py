@@ -309,13 +309,14 @@ def check_human(given: Sequence[str], request: PlayRequest, human_timeout: int) 
         SnakewarError: ``human`` with no terminal and no ``--browser``.
     """
     from snakewar.games.battlesnake.referee.human import HUMAN, MAX_HUMAN_TIMEOUT_MS
+    from snakewar.games.battlesnake.referee.runner import snake_kind
 
     if not 1 <= human_timeout <= MAX_HUMAN_TIMEOUT_MS:
         raise typer.BadParameter(
             f"{human_timeout}: expected milliseconds from 1 to {MAX_HUMAN_TIMEOUT_MS}",
             param_hint=["--human-timeout"],
         )
-    count = sum(spec == HUMAN for spec in given)
+    count = sum(snake_kind(spec)[0] == HUMAN for spec in given)
     if not count:
         return False
     if count > 1:
@@ -338,8 +339,8 @@ def _terminal_human(wanted: bool, timeout_ms: int) -> Iterator[HumanClient | Non
     if not wanted:
         yield None
         return
-    from snakewar.games.battlesnake.keyboard import terminal_keys
     from snakewar.games.battlesnake.referee.human import HumanClient, HumanMoves
+    from snakewar.games.battlesnake.referee.keyboard import terminal_keys
 
     moves = HumanMoves()
     typer.echo(
@@ -1389,8 +1390,15 @@ def _browse_on_server(
         stdout=subprocess.DEVNULL,
         stderr=log,
     )
+    from snakewar.games.battlesnake.referee.human import HUMAN
+
+    # The person's deadline a move travels with the entrant (human?timeout=MS).
+    snakes = [
+        f"{HUMAN}?timeout={human_timeout}" if s == HUMAN and human_timeout is not None else s
+        for s in match.snakes
+    ]
     body: dict[str, Any] = {
-        "snakes": list(match.snakes),
+        "snakes": snakes,
         "names": list(match.names),
         "timeout": match.timeout_ms,
         "seed": str(seed),
@@ -1404,8 +1412,6 @@ def _browse_on_server(
     }
     if match.max_turns is not None:
         body["maxTurns"] = match.max_turns
-    if human_timeout is not None:
-        body["humanTimeout"] = human_timeout
     if step:
         body["step"] = True  # paused at turn 0: the page steps it (10 minutes a pause at most)
     try:

@@ -335,12 +335,6 @@ class Replay:
     cut_line: int | None = None
     """The number of a last line cut short while being written (dropped), if any."""
 
-    def _repr_html_(self) -> str:
-        # Jupyter shows a replay as the offline viewer of its game.
-        from snakewar.games.battlesnake.notebook import record_html
-
-        return record_html(self.record)
-
     @property
     def notes(self) -> list[str]:
         """Human-readable remarks about an incomplete file (empty when complete)."""
