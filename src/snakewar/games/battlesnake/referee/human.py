@@ -24,9 +24,11 @@ __all__ = [
     "HUMAN_COLOR",
     "MAX_HUMAN_TIMEOUT_MS",
     "MOVES",
+    "SEATS",
     "HumanClient",
     "HumanMoves",
     "check_human_timeout",
+    "human_timeout_of",
 ]
 
 HUMAN = "human"
@@ -43,6 +45,9 @@ MAX_HUMAN_TIMEOUT_MS = 120_000
 
 MOVES = ("up", "down", "left", "right")
 """The moves a person can send."""
+
+SEATS: dict[str, HumanClient] = {}
+"""The person's snake of each game a server plays now, by game id (its page's keys go there)."""
 
 _AHEAD = 2
 """Keys kept for the turns ahead: a quick double press turns twice, no more."""
@@ -82,6 +87,12 @@ class HumanMoves:
 
             if not loop.is_closed():
                 loop.call_soon_threadsafe(wake)
+
+    @property
+    def queued(self) -> int:
+        """How many moves wait for their turn."""
+        with self._lock:
+            return len(self._moves)
 
     def _take(self) -> str | None:
         with self._lock:
@@ -161,3 +172,24 @@ def check_human_timeout(timeout_ms: int) -> int:
             f"human timeout {timeout_ms}: expected milliseconds from 1 to {MAX_HUMAN_TIMEOUT_MS}"
         )
     return timeout_ms
+
+
+def human_timeout_of(query: str) -> int:
+    """The per-move time a ``human?timeout=MS`` entrant asks for (``""``: the default).
+
+    >>> human_timeout_of(""), human_timeout_of("timeout=30000")
+    (10000, 30000)
+
+    Raises:
+        SnakeSpecError: anything but ``timeout=MS`` with MS from 1 to 120000.
+    """
+    if not query:
+        return DEFAULT_HUMAN_TIMEOUT_MS
+    name, _, value = query.partition("=")
+    if name != "timeout" or not value.isdigit() or len(value) > 6:
+        from snakewar.games.battlesnake.referee.runner import SnakeSpecError
+
+        raise SnakeSpecError(
+            f"snake 'human?{query[:40]}': expected human or human?timeout=MS (milliseconds)"
+        )
+    return check_human_timeout(int(value))

@@ -120,7 +120,8 @@ class SnakeSpecError(EntrantError):
 def snake_kind(spec: str) -> tuple[str, str]:
     """Classify a snake argument: ``("builtin"|"http"|"v0"|"legacy2017"|"legacy2018", target)``.
 
-    Accepted forms: ``human`` (a person at the keyboard: ``("human", "")``),
+    Accepted forms: ``human`` or ``human?timeout=MS`` (a person at the keyboard:
+    ``("human", "")``, ``("human", "timeout=MS")``),
     ``builtin:NAME[?options]`` (or a bare built-in name),
     ``http(s)://...``, ``v0:URL`` for snakes written for API v0 (2019 to mid-2020),
     and ``legacy:URL`` / ``legacy2018:URL`` / ``legacy2017:URL`` for snakes written
@@ -139,8 +140,8 @@ def snake_kind(spec: str) -> tuple[str, str]:
             return kind, spec[len(prefix) :]
     if spec.startswith(("http://", "https://")):
         return "http", spec
-    if spec == HUMAN:
-        return "human", ""
+    if spec == HUMAN or spec.startswith(HUMAN + "?"):
+        return "human", spec[len(HUMAN) + 1 :]
     name = spec.removeprefix("builtin:")
     if spec.startswith("builtin:") or name.partition("?")[0] in bot_names():
         return "builtin", name
@@ -231,7 +232,7 @@ async def connect(
     """
     if len(names) > len(specs):
         raise SnakeSpecError(f"{len(names)} names given for {len(specs)} snakes")
-    if sum(spec == HUMAN for spec in specs) > 1:
+    if sum(snake_kind(spec)[0] == "human" for spec in specs) > 1:
         raise SnakeSpecError("one 'human' a game: a person has one keyboard")
     clients = [make_client(spec, http, timeout_ms, bots, human) for spec in specs]
     metas = await asyncio.gather(*(c.info() for c in clients), return_exceptions=True)
