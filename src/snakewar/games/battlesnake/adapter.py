@@ -61,6 +61,7 @@ from snakewar.games.battlesnake.referee.human import (
     HumanClient,
     HumanMoves,
     human_timeout_of,
+    is_human,
 )
 from snakewar.games.battlesnake.referee.runner import (
     canonical_source,
@@ -658,7 +659,8 @@ class BattlesnakeAdapter(GameAdapter):
             raise EntrantError(
                 f"{len(spec.entrants)} snakes: a Battlesnake game has {counts[0]} to {counts[-1]}"
             )
-        if sum(snake_kind(e.source)[0] == "human" for e in spec.entrants) > 1:
+        # (A ladder's or tournament's seats are placeholders here, no snakes yet.)
+        if sum(is_human(e.source) for e in spec.entrants) > 1:
             raise EntrantError("one 'human' a game: a person has one keyboard")
         snake_match(spec).check()
 

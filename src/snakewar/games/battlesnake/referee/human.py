@@ -29,6 +29,7 @@ __all__ = [
     "HumanMoves",
     "check_human_timeout",
     "human_timeout_of",
+    "is_human",
 ]
 
 HUMAN = "human"
@@ -193,3 +194,12 @@ def human_timeout_of(query: str) -> int:
             f"snake 'human?{query[:40]}': expected human or human?timeout=MS (milliseconds)"
         )
     return check_human_timeout(int(value))
+
+
+def is_human(source: str) -> bool:
+    """Whether an entrant's text seats a person (``human``, ``human?timeout=MS``).
+
+    >>> is_human("human"), is_human("human?timeout=5000"), is_human("humanoid")
+    (True, True, False)
+    """
+    return source == HUMAN or source.startswith(HUMAN + "?")

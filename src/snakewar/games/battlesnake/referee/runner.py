@@ -43,7 +43,7 @@ from snakewar.games.battlesnake.referee.clients import (
     V0SnakeClient,
     check_url,
 )
-from snakewar.games.battlesnake.referee.human import HUMAN, HumanClient
+from snakewar.games.battlesnake.referee.human import HUMAN, HumanClient, is_human
 from snakewar.games.battlesnake.referee.workers import WorkerClient
 from snakewar.games.battlesnake.rules.game import Game, GameConfig
 from snakewar.games.battlesnake.rules.types import BoardState
@@ -140,7 +140,7 @@ def snake_kind(spec: str) -> tuple[str, str]:
             return kind, spec[len(prefix) :]
     if spec.startswith(("http://", "https://")):
         return "http", spec
-    if spec == HUMAN or spec.startswith(HUMAN + "?"):
+    if is_human(spec):
         return "human", spec[len(HUMAN) + 1 :]
     name = spec.removeprefix("builtin:")
     if spec.startswith("builtin:") or name.partition("?")[0] in bot_names():
@@ -232,7 +232,7 @@ async def connect(
     """
     if len(names) > len(specs):
         raise SnakeSpecError(f"{len(names)} names given for {len(specs)} snakes")
-    if sum(snake_kind(spec)[0] == "human" for spec in specs) > 1:
+    if sum(is_human(spec) for spec in specs) > 1:
         raise SnakeSpecError("one 'human' a game: a person has one keyboard")
     clients = [make_client(spec, http, timeout_ms, bots, human) for spec in specs]
     metas = await asyncio.gather(*(c.info() for c in clients), return_exceptions=True)
