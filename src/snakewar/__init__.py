@@ -9,11 +9,10 @@ as does a compiled build whose sources were edited since (with a warning).
 
 For notebooks and scripts: :func:`play` plays a Battlesnake game between entrants
 written as ``snakewar play`` takes them, :func:`load_replay` reads a replay; both
-return a game that Jupyter shows as the offline viewer.
+return a game that Jupyter shows as the offline viewer (docs/notebooks.md)::
 
->>> import snakewar
->>> game = snakewar.play(["hunter", "greedy"], seed=7, bots_in_process=True)  # doctest: +SKIP
->>> game.save("game.jsonl")  # doctest: +SKIP
+    game = snakewar.play(["hunter", "greedy"], seed=7)
+    game.result, game.latencies, game.save("game.jsonl")
 """
 
 from __future__ import annotations

@@ -99,7 +99,13 @@ def test_an_absent_person_replays_the_last_move_when_the_deadline_passes() -> No
 
 
 def test_a_public_server_seats_no_person_for_a_user() -> None:
+    app = create_app(ServerConfig(database_url="memory"))
+    with TestClient(app, base_url="http://localhost") as client:
+        assert 'data-testid="human-entrant"' in client.get("/new").text
     with public_client(as_user="ann", admin=False) as client:
+        page = client.get("/new")
+        assert page.status_code == 200 and "Start the game" in page.text
+        assert 'data-testid="human-entrant"' not in page.text
         refused = client.post("/api/games", json={**BOARD, "snakes": ["human", "random"]})
         assert refused.status_code == 403, refused.text
         assert "snakes[0]" in refused.json()["detail"]
