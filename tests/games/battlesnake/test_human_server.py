@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from snakewar.games.battlesnake.replay.format import read_replay
@@ -62,6 +63,27 @@ def test_a_person_moves_their_snake_through_the_api() -> None:
         assert client.get(url).json()["playing"] is False
         gone = client.post(url, json={"move": "up"})
         assert gone.status_code == 404 and "no running game" in gone.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "others"), [("solo", []), ("wrapped", ["greedy"]), ("constrictor", ["random"])]
+)
+def test_a_person_plays_in_any_ruleset(ruleset: str, others: list[str]) -> None:
+    app = create_app(ServerConfig(database_url="memory"))
+    with TestClient(app, base_url="http://localhost") as client:
+        body = {**BOARD, "maxTurns": 2, "ruleset": ruleset}
+        body["snakes"] = ["human?timeout=60000", *others]
+        created = client.post("/api/games", json=body)
+        assert created.status_code == 201, created.text
+        game = created.json()
+        for turn, move in enumerate(["right", "up"]):
+            wait_for_turn(client, game["id"], turn)
+            client.post(f"/api/games/{game['id']}/human", json={"move": move})
+        assert wait_finished(client, game["id"])["status"] == "complete"
+        record = read_replay(client.get(f"/api/games/{game['id']}/replay").text.splitlines())
+        assert record.config.ruleset == ruleset and len(record.snakes) == 1 + len(others)
+        you = record.snakes[0].id
+        assert [t.calls[you].move for t in record.turns] == ["right", "up"]
 
 
 def test_bad_moves_and_games_without_a_person_are_refused() -> None:
