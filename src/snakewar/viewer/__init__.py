@@ -40,6 +40,7 @@ ASSETS: tuple[str, ...] = (
             "game.js",
             "entrants.js",
             "board_keys.js",
+            "human_keys.js",
             "inspect.js",
             "framed.js",
             "ladders.js",

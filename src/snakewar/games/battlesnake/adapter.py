@@ -57,6 +57,13 @@ from snakewar.games.battlesnake.position import Position, parse_position, positi
 from snakewar.games.battlesnake.records import CallStatus, GameRecord, TurnRecord
 from snakewar.games.battlesnake.referee.batch import SnakeMatch
 from snakewar.games.battlesnake.referee.clients import check_url, new_http_client
+from snakewar.games.battlesnake.referee.human import (
+    SEATS,
+    HumanClient,
+    HumanMoves,
+    human_timeout_of,
+    is_human,
+)
 from snakewar.games.battlesnake.referee.runner import (
     canonical_source,
     close_clients,
@@ -592,6 +599,22 @@ class _SnakeReplays(ReplayCodec):
         return terminal_replay(data, name)
 
 
+def _human_seat(snakes: Sequence[str], game_id: str | None) -> HumanClient | None:
+    """The person's snake of a game, registered under its id for its page's keys."""
+    query = next((snake_kind(s)[1] for s in snakes if snake_kind(s)[0] == "human"), None)
+    if query is None:
+        return None
+    client = HumanClient(HumanMoves(), human_timeout_of(query))
+    if game_id is not None:
+        SEATS[game_id] = client
+    return client
+
+
+def _leave_seat(game_id: str | None, human: HumanClient | None) -> None:
+    if game_id is not None and human is not None and SEATS.get(game_id) is human:
+        del SEATS[game_id]
+
+
 def _head_text(head: bytes) -> str:
     if head[:2] == b"\x1f\x8b":
         try:
@@ -642,6 +665,11 @@ class BattlesnakeAdapter(GameAdapter):
     def entrant(self, text: str, name: str | None = None) -> Entrant:
         source = canonical_source(text.strip())
         kind, target = snake_kind(source)
+        if kind == "human":
+            # A person at the game's page (a local server's, or an admin's): its keys
+            # arrive through POST /api/games/{id}/human, each move within its deadline.
+            human_timeout_of(target)
+            return named_entrant(source, name, "you")
         if kind == "builtin":
             make_bot(target)  # an unknown bot or option fails now, not in a game
         else:
@@ -654,6 +682,10 @@ class BattlesnakeAdapter(GameAdapter):
     @override
     def reach(self, entrant: Entrant) -> Reach:
         kind, target = snake_kind(entrant.source)
+        if kind == "human":
+            # Not a built-in: a public server lets only admins seat a person (an absent
+            # one holds the game's slot for a deadline a move, until the snake dies).
+            return Reach("remote")
         return Reach("builtin") if kind == "builtin" else Reach("remote", target)
 
     @override
@@ -663,6 +695,9 @@ class BattlesnakeAdapter(GameAdapter):
             raise EntrantError(
                 f"{len(spec.entrants)} snakes: a Battlesnake game has {counts[0]} to {counts[-1]}"
             )
+        # (A ladder's or tournament's seats are placeholders here, no snakes yet.)
+        if sum(is_human(e.source) for e in spec.entrants) > 1:
+            raise EntrantError("one 'human' a game: a person has one keyboard")
         snake_match(spec).check()
 
     @override
@@ -680,7 +715,12 @@ class BattlesnakeAdapter(GameAdapter):
         # Built-in bots play in the session's worker processes, which a runaway
         # search cannot outlive (see snakewar.referee.workers).
         bots = session_pool(session)
-        snakes = await connect(match.snakes, match.names, http, match.timeout_ms, bots)
+        human = _human_seat(match.snakes, hooks.game_id)
+        try:
+            snakes = await connect(match.snakes, match.names, http, match.timeout_ms, bots, human)
+        except BaseException:
+            _leave_seat(hooks.game_id, human)
+            raise
 
         async def on_start(record: GameRecord) -> None:
             first = Frame(0, frame(record.initial, record.snakes))
@@ -706,13 +746,14 @@ class BattlesnakeAdapter(GameAdapter):
                 forked_from=match.forked_from,
             )
         finally:
+            _leave_seat(hooks.game_id, human)
             await close_clients(snakes)
         return played_game(record, spec=spec)
 
     @override
     async def health(self, entrant: Entrant, session: PlaySession) -> str | None:
         kind, _ = snake_kind(entrant.source)
-        if kind == "builtin":
+        if kind in ("builtin", "human"):
             return None
         try:
             await make_client(entrant.source, _http(session), 500).info()
@@ -759,9 +800,9 @@ class BattlesnakeAdapter(GameAdapter):
     @override
     def routers(self) -> Sequence[Any]:
         # Imported here: the command line and the arena never load the web framework.
-        from snakewar.games.battlesnake.routes import engine, pages, position, tester
+        from snakewar.games.battlesnake.routes import engine, human, pages, position, tester
 
-        return (engine.router, tester.router, position.router, pages.router)
+        return (engine.router, tester.router, position.router, pages.router, human.router)
 
     @override
     def static_assets(self) -> str | None:

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from snakewar.games.battlesnake.records import CallOutcome, GameRecord, TurnRecord
     from snakewar.games.battlesnake.referee.batch import SnakeMatch
     from snakewar.games.battlesnake.referee.clients import SnakeClient
+    from snakewar.games.battlesnake.referee.human import HumanClient
     from snakewar.games.battlesnake.referee.stats import BatchStats, GameSummary
     from snakewar.games.battlesnake.rules.wire import SnakeRequest
     from snakewar.referee.launch import Crash, Launcher, LaunchSpec
@@ -250,6 +251,12 @@ def play(
         help="Play on from this position: an API v1 /move body or board, or a position "
         "file the editor saves.",
     ),
+    human_timeout: int = typer.Option(
+        10_000,
+        "--human-timeout",
+        help="With a 'human' snake: milliseconds you have for each move (past it, your "
+        "snake plays its last move again).",
+    ),
 ) -> None:
     """Referee games between snakes: watch one, or measure many."""
     from snakewar.games.battlesnake.cli.fork import fork_snakes, load_fork, merged_params
@@ -364,6 +371,7 @@ def play(
         exit_at_end=exit_at_end,
     )
     check_options(request)
+    human = check_human(given, request, human_timeout)
     prepare_outputs(request)
     game_seed = seed if seed is not None else secrets.randbits(62) + 1
     settings = {
@@ -396,13 +404,24 @@ def play(
             match = replace(match, snakes=tuple(launcher.urls) + given)
             request = replace(request, snakes=match.snakes)
         if browser:
-            _play_in_browser(match, game_seed, board, step, port, keep=not exit_at_end)
+            _play_in_browser(
+                match,
+                game_seed,
+                board,
+                step,
+                port,
+                keep=not exit_at_end,
+                human_timeout=human_timeout if human else None,
+            )
             return
         # With JSON on stdout, everything for people goes to stderr.
         console = _console(stderr=json_out == "-")
         if games == 1:
             view = _View(viewmap, color, live, delay, duration)
-            play_single(request, match, game_seed, console, view, bots_in_process, launcher)
+            with _terminal_human(human, human_timeout) as client:
+                play_single(
+                    request, match, game_seed, console, view, bots_in_process, launcher, client
+                )
         else:
             play_batch(request, match, game_seed, console, bots_in_process, launcher)
         report(console, match, game_seed, games)
@@ -427,6 +446,59 @@ _SETTING_OPTIONS = {
     "decHealthPoints": "dec_health",
 }
 """Each setting of ``settings`` and the parameter of :func:`play` that gives it."""
+
+
+def check_human(given: Sequence[str], request: PlayRequest, human_timeout: int) -> bool:
+    """Whether a person plays (a ``human`` snake), checked against the other options.
+
+    Without ``--browser`` the keys are read from the terminal, so one is needed.
+
+    Raises:
+        typer.BadParameter: ``--human-timeout`` out of range, ``human`` in a batch.
+        SnakewarError: ``human`` with no terminal and no ``--browser``.
+    """
+    from snakewar.games.battlesnake.referee.human import HUMAN, MAX_HUMAN_TIMEOUT_MS
+    from snakewar.games.battlesnake.referee.runner import snake_kind
+
+    if not 1 <= human_timeout <= MAX_HUMAN_TIMEOUT_MS:
+        raise typer.BadParameter(
+            f"{human_timeout}: expected milliseconds from 1 to {MAX_HUMAN_TIMEOUT_MS}",
+            param_hint=["--human-timeout"],
+        )
+    count = sum(snake_kind(spec)[0] == HUMAN for spec in given)
+    if not count:
+        return False
+    if count > 1:
+        raise SnakewarError("snake 'human' is given twice: a person has one keyboard")
+    if request.games > 1:
+        raise typer.BadParameter(
+            "a person plays one game; leave out --games", param_hint=["--games"]
+        )
+    if not request.browser and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise SnakewarError(
+            "snake 'human' reads the arrow keys from a terminal and there is none here; "
+            "add --browser to play in the browser"
+        )
+    return True
+
+
+@contextlib.contextmanager
+def _terminal_human(wanted: bool, timeout_ms: int) -> Iterator[HumanClient | None]:
+    """The person's snake, moved by this terminal's keys while the block runs."""
+    if not wanted:
+        yield None
+        return
+    from snakewar.games.battlesnake.referee.human import HumanClient, HumanMoves
+    from snakewar.games.battlesnake.referee.keyboard import terminal_keys
+
+    moves = HumanMoves()
+    typer.echo(
+        f"You play 'you' (pink): arrow keys or WASD, {timeout_ms / 1000:g} s a move "
+        "(then your last move again). Ctrl-C stops.",
+        err=True,
+    )
+    with terminal_keys(moves, sys.stdin.fileno()):
+        yield HumanClient(moves, timeout_ms)
 
 
 @dataclass(frozen=True)
@@ -769,11 +841,13 @@ def play_single(
     view: _View,
     bots_in_process: bool,
     launcher: Launcher | None = None,
+    human: HumanClient | None = None,
 ) -> None:
     """Play one game as it is watched; write its files and its summary.
 
     With ``launcher``, its bots' logs mark the game, and a bot that died during it is
-    reported (and restarted by the launcher).
+    reported (and restarted by the launcher).  ``human``: the client the ``human``
+    snake plays through (the terminal's keys).
     """
     if launcher is not None:
         launcher.note(f"game with seed {seed} starts")
@@ -788,6 +862,7 @@ def play_single(
         view.duration,
         _Log(request.verbose),
         bots_in_process,
+        human,
     )
     from snakewar.games.battlesnake.replay.format import write_replay
 
@@ -906,6 +981,7 @@ def _play_one(
     duration: int,
     log: _Log,
     bots_in_process: bool = False,
+    human: HumanClient | None = None,
 ) -> GameRecord:
     from dataclasses import replace
 
@@ -918,12 +994,14 @@ def _play_one(
     # Logs would scroll the live board away: on a terminal it is the default unless
     # every request is logged (--verbose), as the official CLI's logs are.
     use_live = (console.is_terminal and not log.verbose if live is None else live) and not viewmap
+    # A person needs to see the board before the first move: shown at the start.
+    use_live = use_live or (human is not None and not viewmap)
     unicode = (sys.stdout.encoding or "").lower().startswith("utf")
 
     async def run() -> GameRecord:
         pooled = () if bots_in_process else match.snakes
         async with new_http_client() as http, builtin_pool(pooled) as bots:
-            snakes = await connect(match.snakes, match.names, http, match.timeout_ms, bots)
+            snakes = await connect(match.snakes, match.names, http, match.timeout_ms, bots, human)
             try:
                 if log.verbose:
                     logged = [replace(s, client=_LoggedClient(s.client, log)) for s in snakes]
@@ -941,6 +1019,11 @@ def _play_one(
             log.info(f"Ruleset: {match.ruleset}, Seed: {seed}")
             if not viewmap and not use_live:
                 log.info(_state_line(record, record.initial))
+            if live_view is not None and human is not None:
+                from rich.text import Text
+
+                board = Text.from_ansi(_board_text(record, None, color, unicode))
+                live_view.update(board, refresh=True)
 
         def on_turn(record: GameRecord, turn: TurnRecord) -> None:
             for sid, call in turn.calls.items():
@@ -952,7 +1035,7 @@ def _play_one(
             elif not use_live:
                 log.info(_state_line(record, turn.after))
             if live_view is not None:
-                live_view.update(_frame(record, turn, color, unicode))
+                live_view.update(_frame(record, turn, color, unicode), refresh=human is not None)
 
         kwargs: dict[str, Any] = {
             "timeout_ms": match.timeout_ms,
@@ -1421,6 +1504,7 @@ def _play_in_browser(
     port: int | None = None,
     *,
     keep: bool = True,
+    human_timeout: int | None = None,
 ) -> None:
     """Run the game on a local server (``snakewar serve``, stored like any server game).
 
@@ -1428,6 +1512,7 @@ def _play_in_browser(
     ``step``: start the game paused at turn 0, to be stepped from its page.  ``port``:
     the server's (default: a free one).  ``keep``: after the game, keep the server (and
     the game's page) until the user presses Enter or stops the command.
+    ``human_timeout``: a person's time for each move, when one plays (``human``).
     """
     import tempfile
 
@@ -1435,7 +1520,9 @@ def _play_in_browser(
     base = f"http://127.0.0.1:{port}"
     # The server's messages go to a file, so a talkative server can never block on a pipe.
     with tempfile.TemporaryFile() as log:
-        _browse_on_server(match, seed, base, port, log, board, step, keep=keep)
+        _browse_on_server(
+            match, seed, base, port, log, board, step, keep=keep, human_timeout=human_timeout
+        )
 
 
 def _wait_for_the_user(url: str) -> None:
@@ -1482,6 +1569,7 @@ def _browse_on_server(
     step: bool = False,
     *,
     keep: bool = True,
+    human_timeout: int | None = None,
 ) -> None:
     """Start ``snakewar serve`` on ``port``, play the game on it and follow it to its end."""
     import subprocess
@@ -1498,8 +1586,15 @@ def _browse_on_server(
         stdout=subprocess.DEVNULL,
         stderr=log,
     )
+    from snakewar.games.battlesnake.referee.human import HUMAN
+
+    # The person's deadline a move travels with the entrant (human?timeout=MS).
+    snakes = [
+        f"{HUMAN}?timeout={human_timeout}" if s == HUMAN and human_timeout is not None else s
+        for s in match.snakes
+    ]
     body: dict[str, Any] = {
-        "snakes": list(match.snakes),
+        "snakes": snakes,
         "names": list(match.names),
         "timeout": match.timeout_ms,
         "seed": str(seed),

@@ -43,6 +43,7 @@ from snakewar.games.battlesnake.referee.clients import (
     V0SnakeClient,
     check_url,
 )
+from snakewar.games.battlesnake.referee.human import HUMAN, HumanClient, is_human
 from snakewar.games.battlesnake.referee.workers import WorkerClient
 from snakewar.games.battlesnake.rules.game import Game, GameConfig
 from snakewar.games.battlesnake.rules.types import BoardState
@@ -119,7 +120,9 @@ class SnakeSpecError(EntrantError):
 def snake_kind(spec: str) -> tuple[str, str]:
     """Classify a snake argument: ``("builtin"|"http"|"v0"|"legacy2017"|"legacy2018", target)``.
 
-    Accepted forms: ``builtin:NAME[?options]`` (or a bare built-in name),
+    Accepted forms: ``human`` or ``human?timeout=MS`` (a person at the keyboard:
+    ``("human", "")``, ``("human", "timeout=MS")``),
+    ``builtin:NAME[?options]`` (or a bare built-in name),
     ``http(s)://...``, ``v0:URL`` for snakes written for API v0 (2019 to mid-2020),
     and ``legacy:URL`` / ``legacy2018:URL`` / ``legacy2017:URL`` for snakes written
     for the 2017/2018 APIs.
@@ -137,19 +140,28 @@ def snake_kind(spec: str) -> tuple[str, str]:
             return kind, spec[len(prefix) :]
     if spec.startswith(("http://", "https://")):
         return "http", spec
+    if is_human(spec):
+        return "human", spec[len(HUMAN) + 1 :]
     name = spec.removeprefix("builtin:")
     if spec.startswith("builtin:") or name.partition("?")[0] in bot_names():
         return "builtin", name
     raise SnakeSpecError(
         f"snake {spec!r}: expected a URL (http://...), builtin:NAME "
-        f"(one of {', '.join(bot_names())}), v0:URL or legacy:URL"
+        f"(one of {', '.join(bot_names())}), v0:URL, legacy:URL or human"
     )
 
 
 def make_client(
-    spec: str, http: httpx.AsyncClient, timeout_ms: int, bots: BotPool | None = None
+    spec: str,
+    http: httpx.AsyncClient,
+    timeout_ms: int,
+    bots: BotPool | None = None,
+    human: HumanClient | None = None,
 ) -> SnakeClient:
     """Build the client for one snake argument (see :func:`snake_kind`).
+
+    ``human`` is the client ``human`` plays through (the keys of a terminal or of
+    the browser's page); a game without one refuses ``human``.
 
     A built-in bot plays in a worker of ``bots``
     (:class:`~snakewar.games.battlesnake.referee.workers.WorkerClient`) when a pool is
@@ -163,6 +175,13 @@ def make_client(
         :func:`~snakewar.games.battlesnake.referee.clients.check_url`.
     """
     kind, target = snake_kind(spec)
+    if kind == "human":
+        if human is None:
+            raise SnakeSpecError(
+                "snake 'human': a person plays it from a terminal (snakewar play human ...) "
+                "or the browser (snakewar play human ... --browser)"
+            )
+        return human
     if kind == "builtin":
         if bots is not None:
             return WorkerClient(bots, target, timeout_ms)
@@ -197,13 +216,15 @@ async def connect(
     http: httpx.AsyncClient,
     timeout_ms: int = 500,
     bots: BotPool | None = None,
+    human: HumanClient | None = None,
 ) -> list[ConnectedSnake]:
     """Build a client for every snake and fetch its metadata (in parallel).
 
     Unnamed snakes are called after their source: the bot name or the URL's host.
     Copies of a built-in bot get distinct colours (:func:`distinct_builtin_colors`).
     Built-in bots play in workers of ``bots`` if given (see :func:`make_client`); the
-    caller ends the game's clients with :func:`close_clients`.
+    caller ends the game's clients with :func:`close_clients`.  ``human`` plays the
+    seat named ``human`` (one at most: one keyboard).
 
     Raises:
         SnakeSpecError, UnknownBotError: for a bad argument.
@@ -211,7 +232,9 @@ async def connect(
     """
     if len(names) > len(specs):
         raise SnakeSpecError(f"{len(names)} names given for {len(specs)} snakes")
-    clients = [make_client(spec, http, timeout_ms, bots) for spec in specs]
+    if sum(is_human(spec) for spec in specs) > 1:
+        raise SnakeSpecError("one 'human' a game: a person has one keyboard")
+    clients = [make_client(spec, http, timeout_ms, bots, human) for spec in specs]
     metas = await asyncio.gather(*(c.info() for c in clients), return_exceptions=True)
     failed = [m for m in metas if isinstance(m, BaseException)]
     if failed:
@@ -287,6 +310,8 @@ def default_snake_name(source: str) -> str:
         SnakeSpecError: if ``source`` is not a snake.
     """
     kind, target = snake_kind(source)
+    if kind == "human":
+        return "you"
     base = target.partition("?")[0] if kind == "builtin" else target.split("//")[-1]
     return base.split("/")[0]
 
