@@ -101,6 +101,8 @@ GAME_PARTS: dict[str, str] = {
     "rules": "games",
     "adapter": "adapters",
     "records": "records",
+    # Positions to start a game from (a fork's board, the editor's): checked over the rules.
+    "position": "records",
     "frames": "replay",
     "terminal": "adapters",
     # Games in Python and notebooks: play one, read a replay, show it inline.
