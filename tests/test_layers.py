@@ -91,6 +91,9 @@ LAYERS: dict[str, frozenset[str]] = {
     ),
     "command": frozenset({"cli", "server"}),
     "__main__": frozenset({"command"}),
+    # The package's root names ``snakewar.play`` and ``snakewar.load_replay`` (Battlesnake
+    # in notebooks), imported on first use only: ``import snakewar`` imports no layer.
+    "": frozenset({"adapters"}),
 }
 """Each layer (a package or module of ``snakewar``) and the layers it may import."""
 
@@ -98,8 +101,12 @@ GAME_PARTS: dict[str, str] = {
     "rules": "games",
     "adapter": "adapters",
     "records": "records",
+    # Positions to start a game from (a fork's board, the editor's): checked over the rules.
+    "position": "records",
     "frames": "replay",
     "terminal": "adapters",
+    # Games in Python and notebooks: play one, read a replay, show it inline.
+    "notebook": "adapters",
     "map_titles": "adapters",
     "referee": "referee",
     "replay": "replay",

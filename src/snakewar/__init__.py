@@ -6,6 +6,13 @@ typed sources are the pure-Python fallback.  ``SNAKEWAR_PURE=1`` in the environm
 makes this package import those sources even where compiled modules are installed,
 as does a compiled build whose sources were edited since (with a warning).
 :func:`compiled_modules` says which engine a process runs.
+
+For notebooks and scripts: :func:`play` plays a Battlesnake game between entrants
+written as ``snakewar play`` takes them, :func:`load_replay` reads a replay; both
+return a game that Jupyter shows as the offline viewer (docs/notebooks.md)::
+
+    game = snakewar.play(["hunter", "greedy"], seed=7)
+    game.result, game.latencies, game.save("game.jsonl")
 """
 
 from __future__ import annotations
@@ -18,10 +25,16 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["COMPILED_MODULES", "compiled_modules"]
+__all__ = ["COMPILED_MODULES", "compiled_modules", "load_replay", "play", "play_async"]
+
+_NOTEBOOK = "snakewar.games.battlesnake.notebook"
+_LAZY = {"load_replay": _NOTEBOOK, "play": _NOTEBOOK, "play_async": _NOTEBOOK}
+"""Battlesnake in Python and notebooks (:mod:`snakewar.games.battlesnake.notebook`),
+imported on first use: ``import snakewar`` stays as quick as the CLI needs it."""
 
 COMPILED_MODULES: tuple[str, ...] = (
     "snakewar.games.battlesnake.rules.rng",
@@ -136,6 +149,21 @@ def compiled_modules() -> dict[str, bool]:
         )
         for name in COMPILED_MODULES
     }
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        # Asked first by every `from snakewar import submodule`: answered without an import.
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from snakewar._lazy import lazy_attribute
+
+    return lazy_attribute(__name__, _LAZY, name)
+
+
+def __dir__() -> list[str]:
+    from snakewar._lazy import lazy_dir
+
+    return lazy_dir(__name__, _LAZY)
 
 
 sys.meta_path.insert(0, _EngineFinder())

@@ -29,6 +29,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     ├── referee.workers.BotPoolError (ValueError)     a bot pool setting, a worker that cannot start
     ├── referee.cgroups.CgroupError (OSError)         a sandbox's cgroup that cannot be made here
     ├── referee.launch.LaunchError (RuntimeError)     a launched bot server that did not come up
+    ├── cli.botconfig.BotConfigError (ValueError)     a bot config file's bad key or value
     ├── bots.serving.ListenError (OSError)            an address a server cannot listen on
     ├── replay.ReplayError (ValueError)               a replay file missing, damaged or foreign
     ├── media.MediaError (ValueError)                 a game that cannot be drawn as asked
@@ -47,6 +48,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     ├── arena.TournamentError (ValueError)            a bracket that cannot be set up or reported to
     ├── arena.ExecutorError (ValueError)              an executor setting or job list that is wrong
     ├── arena.evaluation.EvalError (ValueError)       an evaluation that cannot run
+    │   └── arena.ratingsbook.RatingsFileError        a ratings file unreadable or of another game
     ├── arena.LadderError (ValueError)                a ladder setting that cannot be used
     │   ├── arena.LadderNotFoundError (+NotFoundError)    no ladder of that name
     │   ├── arena.LadderExistsError (+ConflictError)      a ladder name that is taken

@@ -74,8 +74,12 @@ def test_the_game_pages_export_menu_downloads_png_gif_and_html(
 
     game, last = finished_game(base_url)
     page.goto(f"{base_url}/view/{game}")
+    expect(page.get_by_test_id("toolbar-turn")).to_be_visible()
+    page.keyboard.press("t")  # the last turn: the PNG is of the turn the board shows
+    expect(page.get_by_test_id("toolbar-turn")).to_have_text(f"Turn {last}")
     menu = page.get_by_test_id("export-menu")
     menu.locator("summary").click()
+    expect(page.get_by_test_id("export-png")).to_have_text(f"PNG of turn {last}")
     saved: dict[str, Path] = {}
     for kind in ("png", "gif", "html"):
         with page.expect_download() as info:

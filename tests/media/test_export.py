@@ -237,11 +237,3 @@ def test_the_pictures_colours_are_the_viewers_light_theme() -> None:
         found = re.search(rf"--{theirs}:\s*(#[0-9a-fA-F]{{6}});", light)
         assert found is not None, theirs
         assert THEME[ours] == found.group(1).lower(), ours
-
-
-def test_a_game_that_does_not_draw_yet_is_one_error_line(played: PlayedReplay) -> None:
-    from tests.conformance_data import SHIPPED_HALITE_REPLAYS
-
-    halite = sorted(SHIPPED_HALITE_REPLAYS.glob("*.hlt"))[0]
-    done = run("export", str(halite), "--gif", home=played.home)
-    assert_one_error_line(done, "halite3", "cannot be exported")

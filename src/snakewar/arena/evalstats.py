@@ -11,12 +11,15 @@ normal approximation from the observed score and its variance.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 __all__ = [
+    "AnchoredRating",
     "Sprt",
     "SprtState",
     "Trinomial",
+    "anchored_ratings",
     "elo_from_score",
     "elo_interval",
     "normal_quantile",
@@ -183,3 +186,154 @@ class Sprt:
         llr = trinomial_llr(t, self.elo0, self.elo1)
         decision = "H1" if llr >= upper else "H0" if llr <= lower else ""
         return SprtState(llr, lower, upper, decision)
+
+
+@dataclass(frozen=True, slots=True)
+class AnchoredRating:
+    """A rating on the anchors' scale: its value, its 95% interval's half width, its games.
+
+    ``plus_minus`` is 0 for an anchor (held fixed) and infinite where nothing bounds it.
+    """
+
+    rating: float
+    plus_minus: float
+    games: int
+    anchor: bool
+
+
+_ELO_SLOPE = math.log(10.0) / 400.0
+
+
+def anchored_ratings(
+    results: Mapping[tuple[str, str], Trinomial],
+    anchors: Mapping[str, float],
+    *,
+    prior_draws: float = 1.0,
+    confidence: float = 0.95,
+) -> dict[str, AnchoredRating]:
+    """Maximum-likelihood Elo ratings of every player, with the anchors held fixed.
+
+    The model is Bradley-Terry on the Elo scale: ``i`` scores ``1 / (1 + 10**((Rj - Ri) /
+    400))`` against ``j``, a draw counting half a win and half a loss.  The ratings of
+    the players not in ``anchors`` maximise the likelihood of every result in
+    ``results`` (``(a, b)``: ``a``'s wins, draws and losses against ``b``) with the
+    anchors' ratings fixed; Newton's method finds them.  So that a player who won or
+    lost every game has a finite rating, each non-anchor player also counts
+    ``prior_draws`` drawn games against a virtual player rated at the anchors' mean.
+    The interval is the normal one from the likelihood's curvature (the inverse of the
+    observed information, prior included), ``z * sqrt(variance)``.
+
+    For one player ``B`` against one anchor rated ``r``: ``R_B = r + 400 log10(s / (1 -
+    s))`` with ``s`` B's score counting the prior's draws, and its variance ``1 / (k^2 n
+    s (1 - s))``, ``k = ln(10) / 400``, ``n`` the games with the prior's.
+
+    >>> r = anchored_ratings({("b", "a"): Trinomial(3, 0, 1)}, {"a": 1000.0}, prior_draws=0)
+    >>> round(r["b"].rating, 2)
+    1190.85
+
+    Raises:
+        ValueError: no anchors, a negative prior, or a result of a player with itself.
+    """
+    if not anchors:
+        raise ValueError("anchored ratings need at least one anchor")
+    if prior_draws < 0:
+        raise ValueError(f"prior_draws {prior_draws}: expected 0 or more")
+    players = sorted({p for pair in results for p in pair} | set(anchors))
+    free = [p for p in players if p not in anchors]
+    index = {p: n for n, p in enumerate(free)}
+    mean = sum(anchors.values()) / len(anchors)
+    # Points and games of each pair, in both directions: (i, j) -> (points of i, games).
+    games: dict[str, int] = dict.fromkeys(players, 0)
+    edges: list[tuple[str, str, float, float]] = []
+    for (a, b), t in results.items():
+        if a == b:
+            raise ValueError(f"a result of {a!r} against itself")
+        if t.games == 0:
+            continue
+        edges.append((a, b, t.wins + 0.5 * t.draws, float(t.games)))
+        games[a] += t.games
+        games[b] += t.games
+    rating = {p: anchors.get(p, mean) for p in players}
+
+    def expected(diff: float) -> float:
+        return score_from_elo(diff)
+
+    def system() -> tuple[list[float], list[list[float]]]:
+        # The log-likelihood's gradient and the negative Hessian over the free players.
+        size = len(free)
+        grad = [0.0] * size
+        info = [[0.0] * size for _ in range(size)]
+        for a, b, points, n in edges:
+            p = expected(rating[a] - rating[b])
+            g = _ELO_SLOPE * (points - n * p)
+            w = _ELO_SLOPE**2 * n * p * (1 - p)
+            ia, ib = index.get(a), index.get(b)
+            if ia is not None:
+                grad[ia] += g
+                info[ia][ia] += w
+            if ib is not None:
+                grad[ib] -= g
+                info[ib][ib] += w
+            if ia is not None and ib is not None:
+                info[ia][ib] -= w
+                info[ib][ia] -= w
+        if prior_draws > 0:
+            for p_name, i in index.items():
+                p = expected(rating[p_name] - mean)
+                grad[i] += _ELO_SLOPE * prior_draws * (0.5 - p)
+                info[i][i] += _ELO_SLOPE**2 * prior_draws * p * (1 - p)
+        return grad, info
+
+    for _ in range(200):
+        grad, info = system()
+        step = _solve(info, grad)
+        if step is None:
+            break
+        # Damped: a step of at most 400 Elo keeps Newton from overshooting far out.
+        largest = max((abs(x) for x in step), default=0.0)
+        scale = min(1.0, 400.0 / largest) if largest > 0 else 1.0
+        for p_name, i in index.items():
+            rating[p_name] += scale * step[i]
+        if largest < 1e-9:
+            break
+    _, info = system()
+    inverse = _inverse(info)
+    z = normal_quantile(0.5 + confidence / 2)
+    out: dict[str, AnchoredRating] = {}
+    for p_name in players:
+        if p_name in anchors:
+            out[p_name] = AnchoredRating(anchors[p_name], 0.0, games[p_name], True)
+            continue
+        i = index[p_name]
+        variance = inverse[i][i] if inverse is not None else math.inf
+        half = z * math.sqrt(variance) if variance > 0 and math.isfinite(variance) else math.inf
+        out[p_name] = AnchoredRating(rating[p_name], half, games[p_name], False)
+    return out
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None:
+    """``matrix^-1 vector`` by Gaussian elimination with partial pivoting (None: singular)."""
+    size = len(vector)
+    rows = [[*matrix[r], vector[r]] for r in range(size)]
+    for col in range(size):
+        pivot = max(range(col, size), key=lambda r: abs(rows[r][col]))
+        if abs(rows[pivot][col]) < 1e-15:
+            return None
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(size):
+            if r != col and rows[r][col] != 0.0:
+                factor = rows[r][col] / rows[col][col]
+                rows[r] = [x - factor * y for x, y in zip(rows[r], rows[col], strict=True)]
+    return [rows[r][size] / rows[r][r] for r in range(size)]
+
+
+def _inverse(matrix: list[list[float]]) -> list[list[float]] | None:
+    """The inverse of ``matrix`` (None: singular), column by column."""
+    size = len(matrix)
+    columns = []
+    for c in range(size):
+        column = _solve(matrix, [1.0 if r == c else 0.0 for r in range(size)])
+        if column is None:
+            return None
+        columns.append(column)
+    return [[columns[c][r] for c in range(size)] for r in range(size)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ __all__ = [
     "MAX_BOTS",
     "EvalError",
     "EvalResult",
+    "launch_version_key",
     "pair_results",
     "run_eval",
     "seatings",
@@ -93,6 +94,74 @@ def version_key(entrant: Entrant, reach_kind: str, fetch: Callable[[str], bytes]
         if path.is_file() and path.stat().st_size < 50_000_000:
             digest.update(path.read_bytes())
     return f"sha256:{digest.hexdigest()[:16]}"
+
+
+SKIPPED_DIRS = frozenset(
+    {".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+     ".tox", ".nox", ".venv", "venv", "node_modules", ".cache", "target", ".idea", ".vscode"}
+)  # fmt: skip
+"""Folders a launched bot's version key skips: version control, caches, environments."""
+
+MAX_HASHED_BYTES = 64 * 1024 * 1024
+"""A launched bot's version key reads at most this much of its folder's files."""
+
+MAX_HASHED_FILES = 20_000
+"""... and at most this many files."""
+
+
+def launch_version_key(
+    command: str,
+    cwd: str,
+    *,
+    max_bytes: int = MAX_HASHED_BYTES,
+    max_files: int = MAX_HASHED_FILES,
+    exclude: Collection[str] = (),
+) -> str:
+    """The version key of a launched bot: a hash of its command and its folder's files.
+
+    Every regular file under ``cwd`` counts, by its path relative to ``cwd`` and its
+    bytes, in path order, except those under :data:`SKIPPED_DIRS` and symbolic links
+    (not followed: a link out of the folder is not the bot's).  Past ``max_bytes`` bytes
+    or ``max_files`` files the rest is left out and the key says ``(capped)``: two
+    versions that differ only there then share a key.  ``exclude``: paths (files or
+    folders) left out too, such as the run's own logs and reports when they are
+    written into the bot's folder.
+
+    >>> launch_version_key("true", "/nonexistent-folder").startswith("sha256:")
+    True
+    """
+    import os
+    from pathlib import Path
+
+    digest = hashlib.sha256(b"launch\0" + command.encode() + b"\0")
+    base = Path(cwd)
+    skipped = {os.path.realpath(p) for p in exclude}
+    used_bytes = used_files = 0
+    capped = False
+    for root, dirs, files in os.walk(base, followlinks=False):
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in SKIPPED_DIRS and os.path.realpath(Path(root, d)) not in skipped
+        )
+        for name in sorted(files):
+            path = Path(root, name)
+            if path.is_symlink() or not path.is_file() or os.path.realpath(path) in skipped:
+                continue
+            try:
+                size = path.stat().st_size
+                if used_files >= max_files or used_bytes + size > max_bytes:
+                    capped = True
+                    continue
+                data = path.read_bytes()
+            except OSError:
+                continue  # unreadable: not part of what the bot can run either
+            used_files += 1
+            used_bytes += len(data)
+            relative = path.relative_to(base).as_posix()
+            digest.update(f"{relative}\0{len(data)}\0".encode())
+            digest.update(data)
+    return f"sha256:{digest.hexdigest()[:16]} of launch" + (" (capped)" if capped else "")
 
 
 @dataclass
@@ -183,8 +252,11 @@ def run_eval(
     first_seed: int = 1,
     batch_seeds: int = 4,
     on_progress: Callable[[EvalResult], None] | None = None,
+    on_game: Callable[[GameOutcome], None] | None = None,
 ) -> EvalResult:
     """Play until the SPRT decides or ``max_games`` games are used.
+
+    ``on_game`` is called with each game's outcome as it ends (for its bots' logs).
 
     Games run in batches of ``batch_seeds`` seeds (each with every seating); a batch's
     groups are counted in seed order, and the test is checked after each whole group,
@@ -227,7 +299,7 @@ def run_eval(
             for seed in seeds
             for k, seating in enumerate(seats)
         ]
-        outcomes = executor.run(jobs)
+        outcomes = executor.run(jobs, on_result=on_game)
         result.games_played += len(outcomes)
         if all(not o.ok for o in outcomes):
             raise EvalError(f"every game of the batch failed; the first: {outcomes[0].error}")

@@ -73,7 +73,12 @@ def export_command(
     output: Path | None = typer.Option(
         None, "-o", "--output", help="The file to write (default: GAME.FORMAT here)."
     ),
-    size: int = typer.Option(640, "--size", metavar="PX", help="The picture's width in pixels."),
+    size: int | None = typer.Option(
+        None,
+        "--size",
+        metavar="PX",
+        help="The picture's width in pixels (default: the game's own, sized to its board).",
+    ),
     fps: int = typer.Option(10, "--fps", help="Frames a second of a GIF or video."),
     no_scoreboard: bool = typer.Option(
         False, "--no-scoreboard", help="The board alone, without the scoreboard beside it."
@@ -98,7 +103,7 @@ def export_command(
         picked = ", ".join(f"--{c}" for c in chosen) if chosen else "none"
         raise ExportError(f"give exactly one of --png, --svg, --gif, --mp4, --html (got {picked})")
     fmt = chosen[0]
-    if not MIN_SIZE <= size <= MAX_SIZE:
+    if size is not None and not MIN_SIZE <= size <= MAX_SIZE:
         raise ExportError(f"--size must be {MIN_SIZE}..{MAX_SIZE} pixels, got {size}")
     if not MIN_FPS <= fps <= MAX_FPS:
         raise ExportError(f"--fps must be {MIN_FPS}..{MAX_FPS}, got {fps}")

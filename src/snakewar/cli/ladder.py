@@ -168,6 +168,7 @@ def _health(adapter: GameAdapter, entrant: Entrant) -> str | None:
 
 @ladder_app.command("run")
 def run(
+    ctx: typer.Context,
     name: str = typer.Argument(..., help="The ladder."),
     games: int = typer.Option(20, "--games", help="Games to play."),
     parallel: int = typer.Option(4, "--parallel", help="Games per round."),
@@ -178,42 +179,122 @@ def run(
         None, "--every", help="Keep going: play --games games every this many seconds."
     ),
     database: str | None = _DB,
+    launch: list[str] = typer.Option(
+        [],
+        "--launch",
+        metavar="CMD",
+        help="Start a bot server for this run, a command with {port} (repeat); it plays as "
+        "the entrant named after its program (added to the ladder if new).",
+    ),
+    launch_dir: str = typer.Option(".", "--launch-dir", help="The launched bots' folder."),
+    launch_timeout: float = typer.Option(
+        30.0, "--launch-timeout", help="Seconds a launched bot has to answer GET / with 200."
+    ),
+    launch_logs: str | None = typer.Option(
+        None, "--launch-logs", help="Keep each launched bot's output in DIR/NAME.log."
+    ),
+    launch_max_games: int | None = typer.Option(
+        None, "--launch-max-games", help="The most games a --launch bot plays at once."
+    ),
+    config_file: str | None = typer.Option(
+        None, "--config", help="A bot config file (TOML): bots to launch, default options."
+    ),
 ) -> None:
-    """Play games: matchmaking by rating, health checks, rating updates."""
+    """Play games: matchmaking by rating, health checks, rating updates.
+
+    A launched bot (--launch, or a config file's bot with 'launch') plays as the
+    entrant of its name, at the address it was started on; its entry keeps that
+    address after the run (it is down then: a later run without it pauses it).
+    """
     import time
 
     from rich.progress import Progress
 
     from snakewar.arena.executors import make_executor
     from snakewar.arena.ladder import LadderError, load_ladder
+    from snakewar.cli.botconfig import load_bot_config
+    from snakewar.cli.launching import LaunchOptions, cap_games_at_once, launched
 
+    bot_config = load_bot_config(config_file) if config_file is not None else None
+    if bot_config is not None:
+
+        def pick(option: str, value: int) -> int:
+            # The file's value unless the command line gave the option explicitly.
+            source = ctx.get_parameter_source(option)
+            explicit = source is not None and source.name != "DEFAULT"
+            return int(bot_config.option(option, value, explicit))
+
+        games, parallel, workers = (
+            pick("games", games),
+            pick("parallel", parallel),
+            pick("workers", workers),
+        )
     if games < 1:
         raise LadderError(f"--games {games}: expected at least 1")
     if every is not None and every <= 0:
         raise LadderError(f"--every {every}: expected a number of seconds > 0")
+    to_launch = LaunchOptions(
+        launch, launch_dir, launch_timeout, launch_logs, launch_max_games
+    ).specs([], ray_address, bot_config)
+    parallel, workers, why = cap_games_at_once(to_launch, parallel, workers)
+    if why:
+        typer.echo(why, err=True)
     chosen = make_executor(executor, concurrency=parallel, workers=workers, ray_address=ray_address)
-    while True:
-        started = time.monotonic()
-        with _store(database) as store:
-            ladder = load_ladder(store, name)
-            if ladder.settings.continuous:
-                # A server's scheduler plays it: two players of one ladder would collide.
-                raise LadderError(
-                    f"ladder {name!r} plays on by itself on a server (continuous); turn "
-                    "that off first: snakewar ladder schedule NAME --no-continuous"
-                )
-            with Progress(transient=True) as progress:
-                task = progress.add_task("games", total=games)
+    with launched(to_launch) as launcher:
+        while True:
+            started = time.monotonic()
+            with _store(database) as store:
+                ladder = load_ladder(store, name)
+                if ladder.settings.continuous:
+                    # A server's scheduler plays it: two players of one ladder would collide.
+                    raise LadderError(
+                        f"ladder {name!r} plays on by itself on a server (continuous); turn "
+                        "that off first: snakewar ladder schedule NAME --no-continuous"
+                    )
+                _enter_config_bots(ladder, store, bot_config)
+                if launcher is not None:
+                    for bot, wanted in zip(launcher.bots, to_launch, strict=True):
+                        _play_launched(ladder, store, wanted.name, bot.url)
+                with Progress(transient=True) as progress:
+                    task = progress.add_task("games", total=games)
 
-                def advance(_: object, task: Any = task, progress: Any = progress) -> None:
-                    progress.advance(task)
+                    def advance(_: object, task: Any = task, progress: Any = progress) -> None:
+                        progress.advance(task)
 
-                ladder.run(games, store, executor=chosen, parallel=parallel, on_game=advance)
-        _show(ladder)
-        if every is None:
-            return
-        # On a schedule: the next batch starts `every` seconds after this one started.
-        time.sleep(max(0.0, every - (time.monotonic() - started)))
+                    ladder.run(games, store, executor=chosen, parallel=parallel, on_game=advance)
+            _show(ladder)
+            if every is None:
+                return
+            # On a schedule: the next batch starts `every` seconds after this one started.
+            time.sleep(max(0.0, every - (time.monotonic() - started)))
+
+
+def _enter_config_bots(ladder: Any, store: Store, bot_config: Any) -> None:
+    """Add a config file's ``entrant`` bots that the ladder does not have yet."""
+    import os
+
+    if bot_config is None:
+        return
+    for bot in bot_config.bots:
+        if bot.entrant and bot.name not in ladder.entries:
+            entry = ladder.add(bot.entrant, bot.name, workdir=os.getcwd())
+            store.ladders.save_entry(ladder.name, entry)
+
+
+def _play_launched(ladder: Any, store: Store, name: str, url: str) -> None:
+    """Entrant ``name`` plays at ``url`` (a launched bot's address): added or pointed there."""
+    import dataclasses
+
+    entry = ladder.entries.get(name)
+    if entry is None:
+        entry = ladder.add(url, name)
+    else:
+        entry = dataclasses.replace(entry, source=url)
+        entry.paused = False
+        entry.failures = 0
+        entry.note = "launched for this run"
+        ladder.entries[name] = entry
+    store.ladders.save_entry(ladder.name, entry)
 
 
 @ladder_app.command("schedule")

@@ -283,21 +283,79 @@ def next_round(
 
 @tournament_app.command("run")
 def run(
+    ctx: typer.Context,
     tid: str = typer.Argument(..., help="The tournament's id."),
     parallel: int = typer.Option(4, "--parallel", help="Games played at once."),
     executor: str = typer.Option("inprocess", "--executor", help="inprocess, pool or ray."),
     workers: int = typer.Option(2, "--workers", help="Processes for the pool executor."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="A Ray cluster."),
     database: str | None = _DB,
+    launch: list[str] = typer.Option(
+        [],
+        "--launch",
+        metavar="CMD",
+        help="Start a bot server for this run, a command with {port} (repeat); it plays as "
+        "the entrant named after its program (entered now if the tournament has not started).",
+    ),
+    launch_dir: str = typer.Option(".", "--launch-dir", help="The launched bots' folder."),
+    launch_timeout: float = typer.Option(
+        30.0, "--launch-timeout", help="Seconds a launched bot has to answer GET / with 200."
+    ),
+    launch_logs: str | None = typer.Option(
+        None, "--launch-logs", help="Keep each launched bot's output in DIR/NAME.log."
+    ),
+    launch_max_games: int | None = typer.Option(
+        None, "--launch-max-games", help="The most games a --launch bot plays at once."
+    ),
+    config_file: str | None = typer.Option(
+        None, "--config", help="A bot config file (TOML): bots to launch, default options."
+    ),
 ) -> None:
-    """Play the tournament to the end (it is saved after every round of games)."""
-    from snakewar.arena.executors import make_executor
-    from snakewar.arena.tournament_runner import TournamentRunError, load_tournament
+    """Play the tournament to the end (it is saved after every round of games).
 
+    A launched bot (--launch, or a config file's bot with 'launch') plays as the
+    entrant of its name, at the address it was started on for this run.
+    """
+    from snakewar.arena.executors import make_executor
+    from snakewar.arena.tournament_runner import TournamentRunError, entry_owner, load_tournament
+    from snakewar.cli.botconfig import load_bot_config
+    from snakewar.cli.launching import LaunchOptions, cap_games_at_once, launched
+
+    bot_config = load_bot_config(config_file) if config_file is not None else None
+    if bot_config is not None:
+
+        def pick(option: str, value: int) -> int:
+            # The file's value unless the command line gave the option explicitly.
+            source = ctx.get_parameter_source(option)
+            explicit = source is not None and source.name != "DEFAULT"
+            return int(bot_config.option(option, value, explicit))
+
+        parallel, workers = pick("parallel", parallel), pick("workers", workers)
     if parallel < 1:
         raise TournamentRunError(f"--parallel {parallel}: expected at least 1")
-    with _store(database) as store:
+    to_launch = LaunchOptions(
+        launch, launch_dir, launch_timeout, launch_logs, launch_max_games
+    ).specs([], ray_address, bot_config)
+    parallel, workers, why = cap_games_at_once(to_launch, parallel, workers)
+    if why:
+        typer.echo(why, err=True)
+    with _store(database) as store, launched(to_launch) as launcher:
         t = load_tournament(store, tid)
+        if launcher is not None:
+            for bot, wanted in zip(launcher.bots, to_launch, strict=True):
+                if wanted.name not in t.snakes:
+                    if t.started:
+                        raise TournamentRunError(
+                            f"tournament {tid!r} has started and has no entrant "
+                            f"{wanted.name!r} for the launched bot"
+                        )
+                    store.tournaments.register(
+                        tid, wanted.name, bot.url, owner=entry_owner(wanted.name), anytime=True
+                    )
+            t = load_tournament(store, tid)
+            for bot, wanted in zip(launcher.bots, to_launch, strict=True):
+                # For this run only: the stored entrant keeps the source it was entered with.
+                t.snakes[wanted.name] = bot.url
         t.check_playable()
         if not t.started:
             store.tournaments.mark_started(tid)

@@ -774,9 +774,13 @@ class MediaReplay(ABC):
 
     Attributes:
         turns: the turn of each frame, in order.
+        default_size: the picture's width in pixels when none is asked for; ``None``:
+            the scene's own width, a scene unit a pixel (a game whose cells are sized
+            by its map's size, so that they are whole pixels).
     """
 
     turns: tuple[int, ...]
+    default_size: int | None = 640
 
     @abstractmethod
     def scene(self, index: int, *, scoreboard: bool = True) -> Any:
@@ -947,6 +951,20 @@ class GameAdapter(ABC):
     def media(self) -> MediaCodec | None:
         """How the game's replays become pictures, videos and HTML (``None``: they don't)."""
         return None
+
+    def position_at(self, data: GameData, turn: int) -> dict[str, JSON]:
+        """The board of a stored game at ``turn``, as the game's ``position`` parameter.
+
+        A match whose parameters hold it under ``position`` starts from that board
+        (a fork: "play on from here"); the game checks it in :meth:`parse_params`, as any
+        parameter, and a game that cannot start from a position refuses the name there.
+
+        Raises:
+            ParamsError: naming ``turn`` for a turn the game does not have, or for any
+                turn of a game that cannot be played on from a position (the default).
+        """
+        del data
+        raise ParamsError("turn", f"turn {turn}: {self.name} games cannot be played on from a turn")
 
     def static_assets(self) -> str | None:
         """A folder of the game's viewer assets, served at ``/static/<name>/``.

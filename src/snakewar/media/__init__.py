@@ -370,7 +370,7 @@ def export_media(
     fmt: str,
     *,
     turn: int | None = None,
-    size: int = 640,
+    size: int | None = None,
     fps: int = 10,
     scoreboard: bool = True,
     title: str = "replay",
@@ -381,7 +381,7 @@ def export_media(
         replay: the game's frames (its adapter's ``media().load(...)``).
         fmt: png or svg (the frame of ``turn``), gif or mp4 (every frame), html.
         turn: the turn a png or svg shows.
-        size: the picture's width in pixels.
+        size: the picture's width in pixels (``None``: the replay's ``default_size``).
         fps: frames a second of a gif or mp4.
         scoreboard: draw the scoreboard beside the board.
         title: the HTML page's title.
@@ -391,23 +391,26 @@ def export_media(
             frames, or the imaging libraries missing.
     """
     turns = replay.turns
+    if size is None and replay.default_size is not None:
+        size = replay.default_size
     if fmt in ("png", "svg"):
         if turn not in turns:
             raise MediaError(
                 f"turn {turn} is not in the game (it has turns {turns[0]}..{turns[-1]})"
             )
         scene = replay.scene(turns.index(turn), scoreboard=scoreboard)
+        pixels = size or max(2, round(scene.width))
         if fmt == "svg":
-            return to_svg(scene, pixels=size).encode("utf-8")
-        return encode_png(rasterize(scene, size))
+            return to_svg(scene, pixels=pixels).encode("utf-8")
+        return encode_png(rasterize(scene, pixels))
     if fmt == "html":
         return replay.html(title).encode("utf-8")
     if fmt not in ("gif", "mp4"):
         raise MediaError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if len(turns) > MAX_FRAMES:
         raise MediaError(f"the game has {len(turns)} frames; at most {MAX_FRAMES} are animated")
+    scenes = (replay.scene(i, scoreboard=scoreboard) for i in range(len(turns)))
     images = (
-        rasterize(replay.scene(i, scoreboard=scoreboard), size, even=fmt == "mp4")
-        for i in range(len(turns))
+        rasterize(scene, size or max(2, round(scene.width)), even=fmt == "mp4") for scene in scenes
     )
     return encode_gif(images, fps) if fmt == "gif" else encode_mp4(images, fps)

@@ -33,11 +33,11 @@ entry module), a file of their own: page markup stays out of the Python."""
 
 
 class _Tags(HTMLParser):
-    """The page's stylesheet link and module script: their tags' text and URLs."""
+    """The page's stylesheet links and module script: their tags' text and URLs."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.stylesheet: tuple[str, str] | None = None
+        self.stylesheets: list[tuple[str, str]] = []
         self.module: tuple[str, str] | None = None
         self.title: str | None = None
         self._in_title = False
@@ -46,8 +46,8 @@ class _Tags(HTMLParser):
         found = dict(attrs)
         text = self.get_starttag_text() or ""
         href, src = found.get("href"), found.get("src")
-        if tag == "link" and found.get("rel") == "stylesheet" and href and not self.stylesheet:
-            self.stylesheet = (text, href)
+        if tag == "link" and found.get("rel") == "stylesheet" and href:
+            self.stylesheets.append((text, href))
         elif tag == "script" and found.get("type") == "module" and src and not self.module:
             self.module = (text, src)
         self._in_title = tag == "title"
@@ -140,8 +140,8 @@ def inline_page(
     tags.feed(text)
     if tags.module is None:
         raise MediaError(f"{page} has no module script to inline")
-    if tags.stylesheet is not None:
-        tag, href = tags.stylesheet
+    # Each stylesheet in its place, in order: the later ones override the earlier.
+    for tag, href in tags.stylesheets:
         css_path = _path_of(_resolve(page_url, href), roots)
         try:
             css = css_path.read_text(encoding="utf-8")

@@ -95,6 +95,8 @@ class LaunchSpec:
         max_restarts: restarts allowed after it dies unasked.
         log_path: the file its stdout and stderr go to (``None``: a temporary file).
         grace: seconds between ``SIGTERM`` and ``SIGKILL`` when it is stopped.
+        env: environment variables set for it, on top of ours (a config file's ``env``).
+        max_games: the most games it plays at once (0: no limit); the caller keeps to it.
     """
 
     command: str
@@ -103,6 +105,8 @@ class LaunchSpec:
     max_restarts: int = 2
     log_path: str | None = None
     grace: float = 5.0
+    env: tuple[tuple[str, str], ...] = ()
+    max_games: int = 0
 
     def program(self) -> Program:
         """The command as a :class:`Program` (leading ``NAME=value`` words set variables).
@@ -226,6 +230,7 @@ class LaunchedBot:
     def _spawn(self) -> None:
         argv = launch_argv(self.program.argv, self.port)
         env = dict(self.program.env if self.program.env is not None else os.environ)
+        env.update(self.spec.env)
         env["PORT"] = str(self.port)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         try:

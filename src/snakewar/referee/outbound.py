@@ -37,6 +37,7 @@ import httpx
 
 from snakewar.engine.protocol import IPAddress, OutboundPolicy
 from snakewar.errors import ForbiddenError
+from snakewar.referee.http11 import Http11Transport
 
 __all__ = [
     "AddressRefusedError",
@@ -122,13 +123,14 @@ class PolicyTransport(httpx.AsyncBaseTransport):
         self.policy = policy
         self.resolver = resolver
         self._options = options
-        self._inner = httpx.AsyncHTTPTransport(**options)
+        # Plain HTTP through the lean transport (its cost is counted as the snake's).
+        self._inner: httpx.AsyncBaseTransport = Http11Transport(**options)
         # Pools are keyed by address: an https connection made for one name (its SNI
         # and certificate) must never carry another name's requests, so each https
         # name gets a pool of its own (the most recent ones, closed as they age out).
         self._tls: OrderedDict[str, httpx.AsyncHTTPTransport] = OrderedDict()
 
-    async def _transport(self, url: httpx.URL) -> httpx.AsyncHTTPTransport:
+    async def _transport(self, url: httpx.URL) -> httpx.AsyncBaseTransport:
         if url.scheme != "https":
             return self._inner
         name = url.host

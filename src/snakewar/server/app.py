@@ -194,7 +194,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         )
     if not config.ray_bot_cpus >= 0:
         raise ValueError(f"ray_bot_cpus {config.ray_bot_cpus}: expected at least 0")
-    for name in ("export_max_games", "export_max_bytes", "export_jobs_per_user", "export_workers"):
+    bulk = ("export_max_games", "export_max_bytes", "export_jobs_per_user", "export_workers")
+    for name in (*bulk, "media_workers"):
         if getattr(config, name) < 1:
             raise ValueError(f"{name} {getattr(config, name)}: expected at least 1")
 
@@ -298,6 +299,7 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         if config.tournament_scheduler:
             await tournament_scheduler.start()
         app.state.decoders = decoders = DecoderPool(config.decode_workers)
+        app.state.media_slots = asyncio.Semaphore(config.media_workers)
         # Bulk exports: built in the background, their progress and archives stored.
         app.state.exports = exports = ExportWorker(astore, manager.server_id, export_limits(config))
         await exports.start()

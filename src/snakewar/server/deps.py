@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Final
@@ -39,6 +40,7 @@ __all__ = [
     "DecodersDep",
     "LimiterDep",
     "ManagerDep",
+    "MediaSlotsDep",
     "PasswordsDep",
     "RunsDep",
     "SchedulerDep",
@@ -196,6 +198,12 @@ def get_decoders(request: Request) -> DecoderPool:
     return decoders
 
 
+def get_media_slots(request: Request) -> asyncio.Semaphore:
+    """The server's slots for drawing games' pictures and videos (``media_workers``)."""
+    slots: asyncio.Semaphore = request.app.state.media_slots
+    return slots
+
+
 def get_passwords(request: Request) -> Passwords:
     """The password hasher (argon2, on its own threads)."""
     passwords: Passwords = request.app.state.passwords
@@ -228,3 +236,4 @@ PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
 UploadsDep = Annotated[UploadCache, Depends(get_uploads)]
 StoredFollowingDep = Annotated[StoredFollowing, Depends(get_stored_following)]
 DecodersDep = Annotated[DecoderPool, Depends(get_decoders)]
+MediaSlotsDep = Annotated[asyncio.Semaphore, Depends(get_media_slots)]

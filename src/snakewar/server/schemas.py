@@ -12,10 +12,12 @@ game named them so, and clients rely on the name).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     AwareDatetime,
     BaseModel,
     BeforeValidator,
@@ -50,6 +52,7 @@ from snakewar.storage.tournaments import MAX_ROUND_GAP_S
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
+    "MAX_POSITION_CHARS",
     "NO_CONTENT",
     "AccountOut",
     "AddEntrant",
@@ -65,6 +68,7 @@ __all__ = [
     "CreateTournament",
     "Credentials",
     "EntrantOut",
+    "ForkGame",
     "FramesOut",
     "GameList",
     "GameOut",
@@ -114,6 +118,7 @@ __all__ = [
     "UploadOut",
     "UserOut",
     "binary_download",
+    "position_size",
 ]
 
 
@@ -262,6 +267,26 @@ class GameParamsRequest(MaxTurnsSpelling):
 # -- games -----------------------------------------------------------------------------
 
 
+MAX_POSITION_CHARS = 200_000
+"""The largest ``position`` a request carries, as compact JSON (a 25x25 board of 16 snakes
+takes about 20 000)."""
+
+_POSITION_DESCRIPTION = (
+    "The board the game starts from, in the game's own JSON (see its documentation); its "
+    "players are the seats, one entrant each.  Null: the game sets its board up from the "
+    "seed.  A game that cannot start from a board refuses it (422 naming 'position')."
+)
+
+
+def position_size(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A request's starting position, refused past :data:`MAX_POSITION_CHARS` of JSON."""
+    if value is not None:
+        size = len(json.dumps(value, separators=(",", ":")))
+        if size > MAX_POSITION_CHARS:
+            raise ValueError(f"{size} characters of JSON: at most {MAX_POSITION_CHARS}")
+    return value
+
+
 class CreateGame(GameParamsRequest):
     """A new game: its entrants (bots of the game) and the game's parameters."""
 
@@ -283,6 +308,24 @@ class CreateGame(GameParamsRequest):
         description="Step mode: the game starts paused before turn 0; "
         "POST .../step plays one turn, .../resume lets it run.",
     )
+    position: Annotated[dict[str, Any] | None, AfterValidator(position_size)] = Field(
+        None, description=_POSITION_DESCRIPTION
+    )
+
+
+class ForkGame(RequestModel):
+    """A new game played on from a turn of a stored one ("play on from here")."""
+
+    turn: int = Field(ge=0, le=1_000_000, description="The turn, as the game's viewer shows it.")
+    snakes: list[str] | None = Field(
+        None,
+        min_length=1,
+        max_length=64,
+        description="The entrants, one a seat of the board at that turn (default: the "
+        "game's own, as its rematch has them).",
+    )
+    names: list[str] = Field(default_factory=list, max_length=64)
+    step: bool = Field(False, description="Start paused, to be played turn by turn.")
 
 
 class EntrantOut(BaseModel):

@@ -40,6 +40,7 @@ ASSETS: tuple[str, ...] = (
             "game.js",
             "entrants.js",
             "board_keys.js",
+            "human_keys.js",
             "inspect.js",
             "latency_chart.js",
             "framed.js",
@@ -57,6 +58,7 @@ ASSETS: tuple[str, ...] = (
             "build.js",
             # sharing and events (server/routers/sharing.py)
             "share.js",
+            "export_menu.js",
             "tv.js",
             "saved.js",
             # The profile pages (issue 25): directory, snake, user, ladder entry, picker.
@@ -69,6 +71,8 @@ ASSETS: tuple[str, ...] = (
             # Operations (issue 25).
             "admin_dashboard.js",
             "notifications.js",
+            # Issue 26: "Play on from here" on the game page.
+            "fork.js",
         )
     ),
 )

@@ -20,6 +20,8 @@ relative to this package; the rules' own, :class:`~snakewar.errors.RulesError` a
     │       ├── bots.BotOptionError                   a built-in bot option value out of range
     │       ├── referee.runner.SnakeSpecError         a snake argument that is no URL or bot
     │       └── referee.clients.SnakeURLError         a snake URL outside the one URL grammar
+    ├── NotFoundError
+    │   └── routes.human.NoHumanError                 a game with no person playing in it now
     ├── referee.clients.SnakeUnreachableError (ConnectionError)  a snake that does not answer
     ├── sim.bench.BenchError                          a benchmark that cannot be run as asked
     ├── rl.EnvConfigError (ValueError)                an environment option that cannot be used

@@ -53,9 +53,17 @@ from snakewar.games.battlesnake.bots import bot_descriptions, make_bot
 from snakewar.games.battlesnake.bots.worker import HOST as WORKER_HOST
 from snakewar.games.battlesnake.frames import frame
 from snakewar.games.battlesnake.map_titles import default_size, map_title
+from snakewar.games.battlesnake.position import Position, parse_position, position_json
 from snakewar.games.battlesnake.records import CallStatus, GameRecord, TurnRecord
 from snakewar.games.battlesnake.referee.batch import SnakeMatch
 from snakewar.games.battlesnake.referee.clients import check_url, new_http_client
+from snakewar.games.battlesnake.referee.human import (
+    SEATS,
+    HumanClient,
+    HumanMoves,
+    human_timeout_of,
+    is_human,
+)
 from snakewar.games.battlesnake.referee.runner import (
     canonical_source,
     close_clients,
@@ -104,6 +112,7 @@ from snakewar.replay._lines import ReplayError
 
 __all__ = [
     "GAME",
+    "POSITION",
     "BattlesnakeAdapter",
     "api_settings",
     "check_time_bank",
@@ -116,6 +125,10 @@ __all__ = [
     "settings_params",
     "snake_match",
 ]
+
+POSITION = "position"
+"""The parameter holding the board a game starts from (see
+:mod:`~snakewar.games.battlesnake.position`)."""
 
 _HERE = Path(__file__).resolve().parent
 """The game's package: its viewer (``viewer/``) and page templates (``templates/``)."""
@@ -354,9 +367,23 @@ def check_time_bank(bank_ms: int, timeout_ms: int) -> None:
         )
 
 
+def _checked_position(value: object) -> Position:
+    """A ``position`` parameter, checked; its fields named under ``position.``.
+
+    Raises:
+        ParamsError: naming the field at fault (``position.board.snakes[0].body``).
+    """
+    try:
+        return parse_position(value)
+    except ParamsError as exc:
+        field = exc.field if exc.field == POSITION else f"{POSITION}.{exc.field}"
+        raise ParamsError(field, f"position: {exc}" if field != POSITION else str(exc)) from None
+
+
 def snake_match(spec: MatchSpec) -> SnakeMatch:
     """The referee's match for a protocol match."""
     params = spec.params
+    given = params.get(POSITION)
     return SnakeMatch(
         snakes=tuple(e.source for e in spec.entrants),
         names=spec.names,
@@ -371,6 +398,7 @@ def snake_match(spec: MatchSpec) -> SnakeMatch:
         sequential=bool(params.get("sequential", False)),
         time_bank_ms=int(params.get("timeBank", 0)),
         retry_timeout=bool(params.get("retryTimeout", False)),
+        position=_checked_position(given) if given is not None else None,
     )
 
 
@@ -386,6 +414,8 @@ def match_spec(match: SnakeMatch) -> MatchSpec:
         "retryTimeout": match.retry_timeout,
     }
     params.update(api_settings(match.params))
+    if match.position is not None:
+        params[POSITION] = position_json(match.position)
     entrants = tuple(
         Entrant(
             canonical_source(source),
@@ -413,7 +443,10 @@ def frames_of(record: GameRecord) -> tuple[Frame, ...]:
 
 
 def _turn_frame(record: GameRecord, turn: TurnRecord) -> Frame:
-    return Frame(turn.turn + 1, frame(turn.after, record.snakes, turn.calls), turn_dict(turn))
+    # Frames count from the game's first board: a fork of turn 40 stores frames 0, 1, 2...
+    # (each view keeps its own ``Turn``: 40, 41, 42...).
+    index = turn.turn + 1 - record.initial.turn
+    return Frame(index, frame(turn.after, record.snakes, turn.calls), turn_dict(turn))
 
 
 def _ranks(state: BoardState, ids: Sequence[str]) -> list[int]:
@@ -606,6 +639,22 @@ class _SnakeReplays(ReplayCodec):
         return terminal_replay(data, name)
 
 
+def _human_seat(snakes: Sequence[str], game_id: str | None) -> HumanClient | None:
+    """The person's snake of a game, registered under its id for its page's keys."""
+    query = next((snake_kind(s)[1] for s in snakes if snake_kind(s)[0] == "human"), None)
+    if query is None:
+        return None
+    client = HumanClient(HumanMoves(), human_timeout_of(query))
+    if game_id is not None:
+        SEATS[game_id] = client
+    return client
+
+
+def _leave_seat(game_id: str | None, human: HumanClient | None) -> None:
+    if game_id is not None and human is not None and SEATS.get(game_id) is human:
+        del SEATS[game_id]
+
+
 def _head_text(head: bytes) -> str:
     if head[:2] == b"\x1f\x8b":
         try:
@@ -635,17 +684,32 @@ class BattlesnakeAdapter(GameAdapter):
         Raises:
             ParamsError: an unknown name or a bad value, naming the field.
         """
+        raw = dict(raw)
+        given = raw.pop(POSITION, None)
+        position = None
+        if given is not None:
+            # The board's size is the position's: the server's caps on width and height
+            # then apply to it as to any game.
+            position = _checked_position(given)
+            raw["width"], raw["height"] = position.state.width, position.state.height
         params = self.catalogue().parse_params(classic_defaults(raw))
         try:
             check_pairing(str(params["ruleset"]), str(params["map"]))
         except SnakewarError as exc:
             raise ParamsError("map", str(exc)) from None
+        if position is not None:
+            params[POSITION] = position_json(position)
         return params
 
     @override
     def entrant(self, text: str, name: str | None = None) -> Entrant:
         source = canonical_source(text.strip())
         kind, target = snake_kind(source)
+        if kind == "human":
+            # A person at the game's page (a local server's, or an admin's): its keys
+            # arrive through POST /api/games/{id}/human, each move within its deadline.
+            human_timeout_of(target)
+            return named_entrant(source, name, "you")
         if kind == "builtin":
             make_bot(target)  # an unknown bot or option fails now, not in a game
         else:
@@ -658,6 +722,10 @@ class BattlesnakeAdapter(GameAdapter):
     @override
     def reach(self, entrant: Entrant) -> Reach:
         kind, target = snake_kind(entrant.source)
+        if kind == "human":
+            # Not a built-in: a public server lets only admins seat a person (an absent
+            # one holds the game's slot for a deadline a move, until the snake dies).
+            return Reach("remote")
         return Reach("builtin") if kind == "builtin" else Reach("remote", target)
 
     @override
@@ -667,6 +735,9 @@ class BattlesnakeAdapter(GameAdapter):
             raise EntrantError(
                 f"{len(spec.entrants)} snakes: a Battlesnake game has {counts[0]} to {counts[-1]}"
             )
+        # (A ladder's or tournament's seats are placeholders here, no snakes yet.)
+        if sum(is_human(e.source) for e in spec.entrants) > 1:
+            raise EntrantError("one 'human' a game: a person has one keyboard")
         match = snake_match(spec)
         check_time_bank(match.time_bank_ms, match.timeout_ms)
         match.check()
@@ -686,7 +757,12 @@ class BattlesnakeAdapter(GameAdapter):
         # Built-in bots play in the session's worker processes, which a runaway
         # search cannot outlive (see snakewar.referee.workers).
         bots = session_pool(session)
-        snakes = await connect(match.snakes, match.names, http, match.timeout_ms, bots)
+        human = _human_seat(match.snakes, hooks.game_id)
+        try:
+            snakes = await connect(match.snakes, match.names, http, match.timeout_ms, bots, human)
+        except BaseException:
+            _leave_seat(hooks.game_id, human)
+            raise
 
         async def on_start(record: GameRecord) -> None:
             first = Frame(0, frame(record.initial, record.snakes))
@@ -709,15 +785,18 @@ class BattlesnakeAdapter(GameAdapter):
                 before_turn=hooks.before_turn,
                 on_calls=hooks.on_calls,
                 timing=match.timing,
+                initial_state=match.start_state(seed),
+                forked_from=match.forked_from,
             )
         finally:
+            _leave_seat(hooks.game_id, human)
             await close_clients(snakes)
         return played_game(record, spec=spec)
 
     @override
     async def health(self, entrant: Entrant, session: PlaySession) -> str | None:
         kind, _ = snake_kind(entrant.source)
-        if kind == "builtin":
+        if kind in ("builtin", "human"):
             return None
         try:
             await make_client(entrant.source, _http(session), 500).info()
@@ -764,9 +843,9 @@ class BattlesnakeAdapter(GameAdapter):
     @override
     def routers(self) -> Sequence[Any]:
         # Imported here: the command line and the arena never load the web framework.
-        from snakewar.games.battlesnake.routes import engine, pages, tester
+        from snakewar.games.battlesnake.routes import engine, human, pages, position, tester
 
-        return (engine.router, tester.router, pages.router)
+        return (engine.router, tester.router, position.router, pages.router, human.router)
 
     @override
     def static_assets(self) -> str | None:
@@ -812,6 +891,23 @@ class BattlesnakeAdapter(GameAdapter):
             ReplayError: stored data that does not read as a replay.
         """
         return read_replay(self.export(data))
+
+    @override
+    def position_at(self, data: GameData, turn: int) -> dict[str, Any]:
+        """The board of a stored game at ``turn`` (the board's own turn, as viewers show it).
+
+        Raises:
+            ParamsError: naming ``turn`` for a turn the game does not have.
+            ReplayError: stored data that does not read as a replay.
+        """
+        record = self.record(data)
+        first, last = record.initial.turn, record.final_state.turn
+        if not first <= turn <= last:
+            raise ParamsError("turn", f"turn: {turn}: the game has turns {first} to {last}")
+        state = record.initial if turn == first else record.turns[turn - first - 1].after
+        entries = {e.id: e for e in record.snakes}
+        names = tuple(entries[s.id].name if s.id in entries else "" for s in state.snakes)
+        return position_json(Position(state, names, {"game": record.id, "turn": turn}))
 
     def settings(self, params: Mapping[str, Any], seed: int) -> Settings:
         """The rules settings of normalised match parameters."""

@@ -17,6 +17,7 @@ import hashlib
 import uuid
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from snakewar.games.battlesnake.rules.game import GameConfig, GameResult
 from snakewar.games.battlesnake.rules.types import BoardState
@@ -172,6 +173,9 @@ class GameRecord:
     source: str = ""
     timing: TimingRules = field(default_factory=TimingRules)
     """The unofficial timing rules the game was refereed under (default: the official)."""
+    forked_from: dict[str, Any] | None = None
+    """Where a game played on from a position came from: ``{"game": ID, "turn": N}`` for
+    a turn of another game, ``{}`` for a drawn position; ``None``: set up from its seed."""
 
     @property
     def final_state(self) -> BoardState:

@@ -40,6 +40,7 @@ from snakewar.engine.protocol import (
     GameData,
     MatchHooks,
     MatchSpec,
+    MediaCodec,
     Param,
     PlayedGame,
     PlaySession,
@@ -603,6 +604,13 @@ class HaliteAdapter(GameAdapter):
         from snakewar.games.halite3.routes import page_routes, router
 
         return (router, page_routes)
+
+    @override
+    def media(self) -> MediaCodec:
+        # Imported when used: the drawing is needed by `snakewar export` and its route only.
+        from snakewar.games.halite3.media import HaliteMedia
+
+        return HaliteMedia()
 
     @override
     def static_assets(self) -> str | None:

@@ -1,4 +1,4 @@
-"""``/api/games``: create, list, get, cancel, rematch and export games of every game.
+"""``/api/games``: create, list, get, cancel, rematch, fork and export games of every game.
 
 A live game can also be paused, stepped and resumed, and its calls read (the request
 inspector).  Every game's frames can be read page by page, while it runs and after
@@ -22,18 +22,19 @@ from fastapi.responses import Response
 
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import MatchSpec
-from snakewar.errors import ConflictError, NotFoundError, ParamsError
+from snakewar.errors import BusyError, ConflictError, NotFoundError, ParamsError
 from snakewar.server.auth import Principal, PrincipalDep, UserDep, require_owner
 from snakewar.server.deps import (
     ConfigDep,
     LimiterDep,
     ManagerDep,
+    MediaSlotsDep,
     StoreDep,
     UploadsDep,
     client_key,
 )
 from snakewar.server.events import follow_game
-from snakewar.server.manager import LiveGame, Slot
+from snakewar.server.manager import GameManager, LiveGame, Slot
 from snakewar.server.matches import (
     SNAKE_REF,
     adapter_for,
@@ -53,6 +54,7 @@ from snakewar.server.schemas import (
     CallsOut,
     CreateGame,
     EntrantOut,
+    ForkGame,
     FramesOut,
     GameList,
     GameOut,
@@ -216,12 +218,16 @@ async def create_game(
             body.names,
             uploads=uploads,
         )
+        params: dict[str, object] = dict(body.params)
+        if body.position is not None:
+            # Opaque here: the game's adapter checks it as one of its parameters.
+            params[POSITION] = body.position
         spec = await web_match(
             config,
             body.game,
             resolved.texts,
             resolved.names,
-            dict(body.params),
+            params,
             timeout_ms=body.timeout,
             max_turns=body.max_turns,
             source="custom",
@@ -680,6 +686,85 @@ async def rematch(
     return hide_sources(live_out(live), principal)
 
 
+POSITION = "position"
+"""The match parameter of a game's starting board (:meth:`GameAdapter.position_at`)."""
+
+
+async def _fork_spec(
+    body: ForkGame,
+    principal: Principal,
+    config: ConfigDep,
+    manager: ManagerDep,
+    store: StoreDep,
+    uploads: UploadsDep,
+    game_id: str,
+) -> tuple[MatchSpec, int]:
+    """The match of a fork of ``game_id`` at ``body.turn``, and the game's seed."""
+    # The rematch's checks: the owner (or an admin), a match to play, today's caps.
+    original = await _rematch_spec(principal, config, manager, store, uploads, game_id)
+    adapter = get_game(original.game)
+    live = manager.games.get(game_id)
+    if live is not None and live.played is not None:
+        data = live.played.data
+    else:
+        data = await store.run(store.store.games.data, game_id)
+    seed = live.seed if live is not None else (await _stored(store, game_id)).seed
+    position = await store.run(adapter.position_at, data, body.turn)
+    params = {**original.params, POSITION: position}
+    if body.snakes is None:
+        spec = dataclasses.replace(original, params=adapter.parse_params(params))
+        adapter.check(spec)
+        return spec, seed
+    resolved = await resolve_entrants(
+        store, principal, config, adapter, body.snakes, body.names, uploads=uploads
+    )
+    spec = await web_match(
+        config,
+        original.game,
+        resolved.texts,
+        resolved.names,
+        params,
+        timeout_ms=original.timeout_ms,
+        max_turns=original.max_turns,
+        source="custom",
+        programs=resolved.programs,
+    )
+    return spec, seed
+
+
+@router.post("/{game_id}/fork", status_code=201)
+async def fork(
+    game_id: str,
+    body: ForkGame,
+    request: Request,
+    principal: UserDep,
+    config: ConfigDep,
+    manager: ManagerDep,
+    store: StoreDep,
+    limiter: LimiterDep,
+    uploads: UploadsDep,
+) -> GameOut:
+    """A new game played on from a turn of this one ("play on from here"; owner or admin).
+
+    It starts from the board of ``turn`` (the turn the game's viewer shows) with the
+    game's settings and seed, so the same snakes continue as the game did; ``snakes``
+    replaces them seat by seat.  Refused as a rematch is (404, 403, the server's caps);
+    a turn the game does not have, or a game that cannot be played on from a turn, is a
+    422 naming ``turn``.
+    """
+    async with _slot_counted(request, principal, config, manager, limiter) as slot:
+        spec, seed = await _fork_spec(body, principal, config, manager, store, uploads, game_id)
+        live = await manager.create(
+            spec,
+            seed,
+            owner_id=principal.id,
+            slot=slot,
+            step=body.step,
+            record_calls=not config.public,
+        )
+    return hide_sources(live_out(live), principal)
+
+
 @router.delete("/{game_id}", status_code=204, responses=NO_CONTENT)
 async def delete_game(
     game_id: str, principal: UserDep, manager: ManagerDep, store: StoreDep
@@ -729,6 +814,12 @@ async def export_replay(
 MAX_MEDIA_PIXELS = 1280
 """The widest picture the media route draws (the command line allows more)."""
 
+MAX_MEDIA_FRAME_PIXELS = 256_000_000
+"""The most pixels (frames × width²) of one GIF or MP4 the media route draws.
+
+Pillow holds every frame of a GIF until it writes the file: a 500-turn 64×64 Halite
+game at 640 pixels (about 200 million) takes some 400 MB and a minute of CPU."""
+
 
 @router.get(
     "/{game_id}/media",
@@ -749,18 +840,45 @@ async def export_media_file(
     principal: PrincipalDep,
     manager: ManagerDep,
     store: StoreDep,
+    slots: MediaSlotsDep,
     format: Literal["png", "svg", "gif", "mp4", "html"] = Query(
         ..., description="png or svg (one turn), gif or mp4 (every turn), html (a replay)."
     ),
     turn: int | None = Query(None, ge=0, description="The turn of a png or svg (default: last)."),
-    size: int = Query(640, ge=64, le=MAX_MEDIA_PIXELS, description="Width in pixels."),
+    size: int | None = Query(
+        None,
+        ge=64,
+        le=MAX_MEDIA_PIXELS,
+        description="Width in pixels (default: the game's own, sized to its board).",
+    ),
     fps: int = Query(10, ge=1, le=60, description="Frames a second of a gif or mp4."),
     scoreboard: bool = Query(True, description="Draw the scoreboard beside the board."),
 ) -> Response:
     """The game drawn as the viewer draws it (``snakewar export``), as a download.
 
     Like the replay, an entrant's address is hidden from all but its owner and admins.
+    Refused with 429 while ``media_workers`` drawings are under way, and with 422
+    naming ``size`` when a GIF or MP4 would pass :data:`MAX_MEDIA_FRAME_PIXELS`.
     """
+    if slots.locked():
+        raise BusyError("the server is drawing as many games as it can at once; try again soon")
+    async with slots:
+        return await _media_response(
+            game_id, principal, manager, store, format, turn, size, fps, scoreboard
+        )
+
+
+async def _media_response(
+    game_id: str,
+    principal: Principal,
+    manager: GameManager,
+    store: AsyncStore,
+    format: str,
+    turn: int | None,
+    size: int | None,
+    fps: int,
+    scoreboard: bool,
+) -> Response:
     from snakewar.media import MEDIA_TYPES, export_media
 
     row = await _stored(store, game_id)
@@ -781,6 +899,13 @@ async def export_media_file(
     if format in ("png", "svg") and shown not in media.turns:
         raise ParamsError(
             "turn", f"turn {shown} is not in the game (turns {media.turns[0]}..{media.turns[-1]})"
+        )
+    frames = len(media.turns)
+    width = size or media.default_size or MAX_MEDIA_PIXELS
+    if format in ("gif", "mp4") and frames * width * width > MAX_MEDIA_FRAME_PIXELS:
+        widest = max(int((MAX_MEDIA_FRAME_PIXELS / frames) ** 0.5), 1)
+        raise ParamsError(
+            "size", f"a {format} of {frames} turns is at most {widest} pixels wide here"
         )
     title = f"{adapter.catalogue().title}: {game_id}"
     # Drawing and encoding are CPU work: off the event loop, and off the store's threads

@@ -31,6 +31,7 @@ from snakewar.adapters import default_game, games, get_game
 from snakewar.arena.ladder import load_ladder
 from snakewar.arena.tournament_runner import load_tournament
 from snakewar.arena.tournaments import FORMAT_TITLES
+from snakewar.engine.protocol import GameAdapter
 from snakewar.errors import NotFoundError, SnakewarError
 from snakewar.referee.languages import CUSTOM, LANGUAGES
 from snakewar.server.auth import Principal, get_principal
@@ -253,6 +254,8 @@ async def view_game(
         log_seats=log_seats,
         # The Export menu's downloads (GET /api/games/{id}/media), for games that draw.
         can_export=adapter.media() is not None,
+        # "Play on from here" (POST /api/games/{id}/fork), for games that start from a board.
+        can_fork=type(adapter).position_at is not GameAdapter.position_at,
         og=await page_preview_tags(request, store, manager, game_id, parse_turn(turn), reveal),
         share_turn=parse_turn(turn),
     )

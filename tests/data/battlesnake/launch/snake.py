@@ -6,7 +6,10 @@ It steps to a free neighbouring square if it can.  Test knobs: ``--sleep-before 
 status 3 after N moves; with ``--crash-file F``, only if F does not exist yet, which it
 then creates: one crash per test), ``--child`` (starts a sleeping child process and
 prints its pid, to check that stopping the bot stops its children), ``--ignore-term``
-(ignores SIGTERM, to check that stopping ends with SIGKILL).
+(ignores SIGTERM, to check that stopping ends with SIGKILL), ``$SNAKE_NOTE`` (printed at
+the start: a config file's environment reached it), ``--move-sleep S`` (each
+``/move`` takes S seconds and the bot logs ``moves in flight N``: how many ``/move``
+calls it was answering at once, to check a limit on concurrent games).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -40,6 +44,9 @@ class Handler(BaseHTTPRequestHandler):
     moves = 0
     crash_after = 0
     crash_file = ""
+    move_sleep = 0.0
+    in_flight = 0
+    lock = threading.Lock()
 
     def _reply(self, body: dict[str, Any]) -> None:
         data = json.dumps(body).encode()
@@ -67,6 +74,13 @@ class Handler(BaseHTTPRequestHandler):
                     open(cls.crash_file, "w").close()
                 print(f"crashing after {cls.moves} moves", flush=True)
                 os._exit(3)
+            if cls.move_sleep:
+                with cls.lock:
+                    cls.in_flight += 1
+                    print(f"moves in flight {cls.in_flight}", flush=True)
+                time.sleep(cls.move_sleep)
+                with cls.lock:
+                    cls.in_flight -= 1
             self._reply({"move": choose(game), "shout": ""})
         else:
             self._reply({})
@@ -84,10 +98,14 @@ def main() -> None:
     parser.add_argument("--crash-file", default="")
     parser.add_argument("--child", action="store_true")
     parser.add_argument("--ignore-term", action="store_true")
+    parser.add_argument("--move-sleep", type=float, default=0.0)
     args = parser.parse_args()
     if args.ignore_term:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     print(f"python snake starting on port {args.port}", flush=True)
+    if os.environ.get("SNAKE_NOTE"):
+        # Shows that a config file's env reached the bot.
+        print(f"note: {os.environ['SNAKE_NOTE']}", flush=True)
     if args.child:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
         print(f"child pid {child.pid}", flush=True)
@@ -97,6 +115,7 @@ def main() -> None:
     time.sleep(args.sleep_before)
     Handler.crash_after = args.crash_after
     Handler.crash_file = args.crash_file
+    Handler.move_sleep = args.move_sleep
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     print(f"listening on port {args.port}", flush=True)
     server.serve_forever()

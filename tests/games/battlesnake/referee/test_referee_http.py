@@ -317,3 +317,20 @@ def test_duration_sets_a_minimum_turn_time() -> None:
     record = play(["random", "random"], seed=2, max_turns=5, duration_ms=80)
     assert len(record.turns) == 5
     assert time.perf_counter() - started >= 5 * 0.08
+
+
+def test_the_referees_clients_send_plain_http_through_the_lean_transport() -> None:
+    """Local and public clients alike: httpx's own transport cost is counted as the snake's."""
+    from snakewar.referee.addresses import AddressPolicy
+    from snakewar.referee.http11 import Http11Transport
+    from snakewar.referee.outbound import PolicyTransport
+
+    async def check() -> None:
+        async with new_http_client() as local:
+            assert isinstance(local._transport, Http11Transport)
+        async with new_http_client(AddressPolicy(public_only=True)) as public:
+            policy = public._transport
+            assert isinstance(policy, PolicyTransport)
+            assert isinstance(policy._inner, Http11Transport)
+
+    asyncio.run(check())

@@ -45,9 +45,11 @@ from snakewar.errors import SnakewarError
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
+    from snakewar.cli.botconfig import BotConfig
     from snakewar.games.battlesnake.records import CallOutcome, GameRecord, TurnRecord
     from snakewar.games.battlesnake.referee.batch import SnakeMatch
     from snakewar.games.battlesnake.referee.clients import SnakeClient
+    from snakewar.games.battlesnake.referee.human import HumanClient
     from snakewar.games.battlesnake.referee.stats import BatchStats, GameSummary
     from snakewar.games.battlesnake.rules.wire import SnakeRequest
     from snakewar.referee.launch import Crash, Launcher, LaunchSpec
@@ -104,6 +106,7 @@ def _board_problem(board: str) -> str | None:
 
 
 def play(
+    ctx: typer.Context,
     snakes: list[str] = typer.Argument(
         None,
         metavar="[SNAKE]...",
@@ -233,13 +236,138 @@ def play(
         help="With --launch: keep each bot's stdout and stderr in DIR/bot-N.log "
         "(made if missing; default: a temporary file, quoted when the bot fails).",
     ),
+    launch_max_games: int | None = typer.Option(
+        None,
+        "--launch-max-games",
+        help="With --launch: the most games each bot plays at once; a batch then runs at "
+        "most that many games at once (--workers is capped; the other games wait).",
+    ),
+    config_file: str | None = typer.Option(
+        None,
+        "--config",
+        help="A bot config file (TOML): its launched bots are seated first, its other "
+        "bots last; its options are defaults for width, height, timeout, max_turns, seed, "
+        "games and workers.",
+    ),
+    from_replay: str | None = typer.Option(
+        None,
+        "--from",
+        help="Play on from a turn (--turn) of this replay (Snakewar's, or the official "
+        "CLI's -o file): its ruleset, map, settings, seed and snakes unless given here.",
+    ),
+    from_turn: int | None = typer.Option(
+        None, "--turn", help="With --from: the turn to play on from (default: the last)."
+    ),
+    from_position: str | None = typer.Option(
+        None,
+        "--from-position",
+        help="Play on from this position: an API v1 /move body or board, or a position "
+        "file the editor saves.",
+    ),
+    human_timeout: int = typer.Option(
+        10_000,
+        "--human-timeout",
+        help="With a 'human' snake: milliseconds you have for each move (past it, your "
+        "snake plays its last move again).",
+    ),
 ) -> None:
     """Referee games between snakes: watch one, or measure many."""
-    launches = check_launch(launch, launch_dir, launch_timeout, launch_logs, ray_address)
-    given = choose_entrants(list(snakes or ()) + list(urls), names, launched=len(launches))
+    from snakewar.games.battlesnake.cli.fork import fork_snakes, load_fork, merged_params
+
+    from_file: list[LaunchSpec] = []
+    file_names: list[str] = []
+    file_entrants: list[tuple[str, str]] = []
+    if config_file is not None:
+        bot_config = load_play_config(config_file, launch_logs)
+        from_file = [spec for _, spec in bot_config.launches]
+        file_names = [name for name, _ in bot_config.launches]
+        file_entrants = bot_config.entrants
+
+        def pick(option: str, value: Any) -> Any:
+            # The file's value unless the command line gave the option explicitly.
+            source = ctx.get_parameter_source(option)
+            explicit = source is not None and source.name != "DEFAULT"
+            return bot_config.config.option(option, value, explicit)
+
+        width, height, timeout = (
+            pick("width", width),
+            pick("height", height),
+            pick("timeout", timeout),
+        )
+        max_turns, seed = pick("max_turns", max_turns), pick("seed", seed)
+        games, workers = pick("games", games), pick("workers", workers)
+    if from_file and ray_address is not None:
+        raise typer.BadParameter(
+            "launched bots listen on this machine's 127.0.0.1, which a Ray cluster cannot "
+            "reach; leave out --ray-address",
+            param_hint=["--config"],
+        )
+    launches = from_file + check_launch(
+        launch,
+        launch_dir,
+        launch_timeout,
+        # The file's bots use --launch-logs too: then it is not about --launch alone.
+        launch_logs if launch or not from_file else None,
+        ray_address,
+    )
+    if len(launches) > _MAX_LAUNCHES:
+        raise typer.BadParameter(
+            f"{len(launches)} bots: at most {_MAX_LAUNCHES}", param_hint=["--launch"]
+        )
+    if launch_max_games is not None:
+        if not launch or not 1 <= launch_max_games <= 64:
+            raise typer.BadParameter(
+                "expected 1 to 64, with --launch", param_hint=["--launch-max-games"]
+            )
+        launches[len(from_file) :] = [
+            replace(spec, max_games=launch_max_games) for spec in launches[len(from_file) :]
+        ]
+    limits = [spec.max_games for spec in launches if spec.max_games]
+    if limits and workers > min(limits):
+        # Games wait: a batch's workers each play one game at a time.
+        typer.echo(
+            f"games at once: {min(limits)} (a launched bot plays at most {min(limits)} "
+            "at once; the others wait)",
+            err=True,
+        )
+        workers = min(limits)
+    typed = list(snakes or ()) + list(urls)
+    names = list(names)
+    if file_entrants:
+        # The file's other bots sit last, under their names: the seats between keep theirs.
+        names += [""] * max(0, len(launch) + len(typed) - len(names))
+        names += [name for name, _ in file_entrants]
+        typed += [text for _, text in file_entrants]
+    fork = load_fork(from_replay, from_turn, from_position)
+    if fork is not None:
+        given = fork_snakes(fork, tuple(typed), len(launches))
+        # The game's names go with its own snakes, not with those that replace them.
+        if not names and not typed and not launches:
+            names = list(fork.names)
+        given = choose_entrants(list(given), file_names + names, launched=len(launches))
+
+        state = fork.position.state
+        for option, value, side in (
+            ("width", width, state.width),
+            ("height", height, state.height),
+        ):
+            if value is not None and value != side:
+                raise typer.BadParameter(
+                    f"{value}: the position's board is {state.width}x{state.height}",
+                    param_hint=[f"--{option}"],
+                )
+        width, height = state.width, state.height
+        # An option given on the command line wins over the replay's value.
+        gametype = gametype if _given(ctx, "gametype") or fork.ruleset is None else fork.ruleset
+        map_id = map_id if _given(ctx, "map_id") or fork.map is None else fork.map
+        seed = seed if seed is not None else fork.seed
+        if not _given(ctx, "timeout") and fork.timeout_ms:
+            timeout = fork.timeout_ms
+    else:
+        given = choose_entrants(typed, file_names + names, launched=len(launches))
     request = PlayRequest(
         snakes=given,
-        names=launch_names(launches, names),
+        names=launch_names(launches, file_names + names),
         timeout=timeout,
         games=games,
         workers=workers,
@@ -256,6 +384,7 @@ def play(
         exit_at_end=exit_at_end,
     )
     check_options(request)
+    human = check_human(given, request, human_timeout)
     prepare_outputs(request)
     game_seed = seed if seed is not None else secrets.randbits(62) + 1
     settings = {
@@ -275,24 +404,116 @@ def play(
     match = match_config(request, gametype, map_id, width, height, settings, sequential, max_turns)
     match = replace(match, time_bank_ms=time_bank, retry_timeout=retry_timeout)
     check_timing(match)
+    if fork is not None:
+        told_settings = {
+            name: value
+            for name, option in _SETTING_OPTIONS.items()
+            if _given(ctx, option)
+            for value in (settings[name],)
+        }
+        params = merged_params(fork, {"ruleset": gametype, **told_settings})
+        match = replace(match, position=fork.position, params=params or match.params)
     match.check(game_seed)  # impossible settings fail before any snake is called
     with _launched(launches) as launcher:
         if launcher is not None:
             match = replace(match, snakes=tuple(launcher.urls) + given)
             request = replace(request, snakes=match.snakes)
         if browser:
-            _play_in_browser(match, game_seed, board, step, port, keep=not exit_at_end)
+            _play_in_browser(
+                match,
+                game_seed,
+                board,
+                step,
+                port,
+                keep=not exit_at_end,
+                human_timeout=human_timeout if human else None,
+            )
             return
         # With JSON on stdout, everything for people goes to stderr.
         console = _console(stderr=json_out == "-")
         if games == 1:
             view = _View(viewmap, color, live, delay, duration)
-            play_single(request, match, game_seed, console, view, bots_in_process, launcher)
+            with _terminal_human(human, human_timeout) as client:
+                play_single(
+                    request, match, game_seed, console, view, bots_in_process, launcher, client
+                )
         else:
             play_batch(request, match, game_seed, console, bots_in_process, launcher)
         report(console, match, game_seed, games)
     if launcher is not None and launcher.given_up():
         raise typer.Exit(1)
+
+
+def _given(ctx: typer.Context, option: str) -> bool:
+    """Whether the command line gave ``option`` (a parameter of :func:`play`)."""
+    source = ctx.get_parameter_source(option)
+    # By name: typer's click is its own copy, whose enum only typer exports.
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+_SETTING_OPTIONS = {
+    "foodSpawnChance": "food_spawn_chance",
+    "minimumFood": "minimum_food",
+    "hazardDamagePerTurn": "hazard_damage",
+    "shrinkEveryNTurns": "shrink_every",
+    "maxFood": "max_food",
+    "snakeStartLength": "start_length",
+    "decHealthPoints": "dec_health",
+}
+"""Each setting of ``settings`` and the parameter of :func:`play` that gives it."""
+
+
+def check_human(given: Sequence[str], request: PlayRequest, human_timeout: int) -> bool:
+    """Whether a person plays (a ``human`` snake), checked against the other options.
+
+    Without ``--browser`` the keys are read from the terminal, so one is needed.
+
+    Raises:
+        typer.BadParameter: ``--human-timeout`` out of range, ``human`` in a batch.
+        SnakewarError: ``human`` with no terminal and no ``--browser``.
+    """
+    from snakewar.games.battlesnake.referee.human import HUMAN, MAX_HUMAN_TIMEOUT_MS
+    from snakewar.games.battlesnake.referee.runner import snake_kind
+
+    if not 1 <= human_timeout <= MAX_HUMAN_TIMEOUT_MS:
+        raise typer.BadParameter(
+            f"{human_timeout}: expected milliseconds from 1 to {MAX_HUMAN_TIMEOUT_MS}",
+            param_hint=["--human-timeout"],
+        )
+    count = sum(snake_kind(spec)[0] == HUMAN for spec in given)
+    if not count:
+        return False
+    if count > 1:
+        raise SnakewarError("snake 'human' is given twice: a person has one keyboard")
+    if request.games > 1:
+        raise typer.BadParameter(
+            "a person plays one game; leave out --games", param_hint=["--games"]
+        )
+    if not request.browser and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise SnakewarError(
+            "snake 'human' reads the arrow keys from a terminal and there is none here; "
+            "add --browser to play in the browser"
+        )
+    return True
+
+
+@contextlib.contextmanager
+def _terminal_human(wanted: bool, timeout_ms: int) -> Iterator[HumanClient | None]:
+    """The person's snake, moved by this terminal's keys while the block runs."""
+    if not wanted:
+        yield None
+        return
+    from snakewar.games.battlesnake.referee.human import HumanClient, HumanMoves
+    from snakewar.games.battlesnake.referee.keyboard import terminal_keys
+
+    moves = HumanMoves()
+    typer.echo(
+        f"You play 'you' (pink): arrow keys or WASD, {timeout_ms / 1000:g} s a move "
+        "(then your last move again). Ctrl-C stops.",
+        err=True,
+    )
+    with terminal_keys(moves, sys.stdin.fileno()):
+        yield HumanClient(moves, timeout_ms)
 
 
 @dataclass(frozen=True)
@@ -422,6 +643,51 @@ def check_launch(
             raise typer.BadParameter(str(exc), param_hint=["--launch"]) from None
         specs.append(spec)
     return specs
+
+
+@dataclass(frozen=True)
+class PlayConfig:
+    """A config file as ``play`` uses it: launched bots and other bots, by name."""
+
+    config: BotConfig
+    launches: list[tuple[str, LaunchSpec]]
+    entrants: list[tuple[str, str]]
+
+
+def load_play_config(path: str, logs: str | None) -> PlayConfig:
+    """The config file ``path`` for ``play`` (``logs``: ``--launch-logs``, DIR/NAME.log).
+
+    Raises:
+        BotConfigError: a bad file, or game parameters in it (play has its own options).
+    """
+    from snakewar.cli.botconfig import BotConfigError, load_bot_config
+    from snakewar.referee.launch import LaunchSpec
+
+    config = load_bot_config(path)
+    if config.params or "game" in config.options:
+        raise BotConfigError(
+            f"{path}: options.params/options.game: snakewar play takes its game settings "
+            "from its own options (eval and ladder read them from the file)"
+        )
+    if logs is not None and any(b.launch for b in config.bots):
+        make_directory(logs, "launch log directory")
+    launches = [
+        (
+            b.name,
+            LaunchSpec(
+                b.launch,
+                cwd=b.cwd,
+                ready_timeout=b.ready_timeout,
+                env=b.env,
+                max_games=b.max_games,
+                log_path=str(Path(logs, f"{b.name}.log")) if logs is not None else None,
+            ),
+        )
+        for b in config.bots
+        if b.launch
+    ]
+    entrants = [(b.name, b.entrant) for b in config.bots if b.entrant]
+    return PlayConfig(config, launches, entrants)
 
 
 def launch_names(launches: Sequence[LaunchSpec], names: Sequence[str]) -> tuple[str, ...]:
@@ -606,11 +872,13 @@ def play_single(
     view: _View,
     bots_in_process: bool,
     launcher: Launcher | None = None,
+    human: HumanClient | None = None,
 ) -> None:
     """Play one game as it is watched; write its files and its summary.
 
     With ``launcher``, its bots' logs mark the game, and a bot that died during it is
-    reported (and restarted by the launcher).
+    reported (and restarted by the launcher).  ``human``: the client the ``human``
+    snake plays through (the terminal's keys).
     """
     if launcher is not None:
         launcher.note(f"game with seed {seed} starts")
@@ -625,6 +893,7 @@ def play_single(
         view.duration,
         _Log(request.verbose),
         bots_in_process,
+        human,
     )
     from snakewar.games.battlesnake.replay.format import write_replay
 
@@ -750,6 +1019,7 @@ def _play_one(
     duration: int,
     log: _Log,
     bots_in_process: bool = False,
+    human: HumanClient | None = None,
 ) -> GameRecord:
     from dataclasses import replace
 
@@ -762,12 +1032,14 @@ def _play_one(
     # Logs would scroll the live board away: on a terminal it is the default unless
     # every request is logged (--verbose), as the official CLI's logs are.
     use_live = (console.is_terminal and not log.verbose if live is None else live) and not viewmap
+    # A person needs to see the board before the first move: shown at the start.
+    use_live = use_live or (human is not None and not viewmap)
     unicode = (sys.stdout.encoding or "").lower().startswith("utf")
 
     async def run() -> GameRecord:
         pooled = () if bots_in_process else match.snakes
         async with new_http_client() as http, builtin_pool(pooled) as bots:
-            snakes = await connect(match.snakes, match.names, http, match.timeout_ms, bots)
+            snakes = await connect(match.snakes, match.names, http, match.timeout_ms, bots, human)
             try:
                 if log.verbose:
                     logged = [replace(s, client=_LoggedClient(s.client, log)) for s in snakes]
@@ -785,6 +1057,11 @@ def _play_one(
             log.info(f"Ruleset: {match.ruleset}, Seed: {seed}")
             if not viewmap and not use_live:
                 log.info(_state_line(record, record.initial))
+            if live_view is not None and human is not None:
+                from rich.text import Text
+
+                board = Text.from_ansi(_board_text(record, None, color, unicode))
+                live_view.update(board, refresh=True)
 
         def on_turn(record: GameRecord, turn: TurnRecord) -> None:
             for sid, call in turn.calls.items():
@@ -796,7 +1073,7 @@ def _play_one(
             elif not use_live:
                 log.info(_state_line(record, turn.after))
             if live_view is not None:
-                live_view.update(_frame(record, turn, color, unicode))
+                live_view.update(_frame(record, turn, color, unicode), refresh=human is not None)
 
         kwargs: dict[str, Any] = {
             "timeout_ms": match.timeout_ms,
@@ -807,6 +1084,8 @@ def _play_one(
             "on_start": on_start,
             "on_turn": on_turn,
             "timing": match.timing,
+            "initial_state": match.start_state(seed),
+            "forked_from": match.forked_from,
         }
         if use_live:
             with Live(console=console, auto_refresh=False, transient=False) as live_view:
@@ -1276,6 +1555,7 @@ def _play_in_browser(
     port: int | None = None,
     *,
     keep: bool = True,
+    human_timeout: int | None = None,
 ) -> None:
     """Run the game on a local server (``snakewar serve``, stored like any server game).
 
@@ -1283,6 +1563,7 @@ def _play_in_browser(
     ``step``: start the game paused at turn 0, to be stepped from its page.  ``port``:
     the server's (default: a free one).  ``keep``: after the game, keep the server (and
     the game's page) until the user presses Enter or stops the command.
+    ``human_timeout``: a person's time for each move, when one plays (``human``).
     """
     import tempfile
 
@@ -1290,7 +1571,9 @@ def _play_in_browser(
     base = f"http://127.0.0.1:{port}"
     # The server's messages go to a file, so a talkative server can never block on a pipe.
     with tempfile.TemporaryFile() as log:
-        _browse_on_server(match, seed, base, port, log, board, step, keep=keep)
+        _browse_on_server(
+            match, seed, base, port, log, board, step, keep=keep, human_timeout=human_timeout
+        )
 
 
 def _wait_for_the_user(url: str) -> None:
@@ -1337,6 +1620,7 @@ def _browse_on_server(
     step: bool = False,
     *,
     keep: bool = True,
+    human_timeout: int | None = None,
 ) -> None:
     """Start ``snakewar serve`` on ``port``, play the game on it and follow it to its end."""
     import subprocess
@@ -1353,8 +1637,15 @@ def _browse_on_server(
         stdout=subprocess.DEVNULL,
         stderr=log,
     )
+    from snakewar.games.battlesnake.referee.human import HUMAN
+
+    # The person's deadline a move travels with the entrant (human?timeout=MS).
+    snakes = [
+        f"{HUMAN}?timeout={human_timeout}" if s == HUMAN and human_timeout is not None else s
+        for s in match.snakes
+    ]
     body: dict[str, Any] = {
-        "snakes": list(match.snakes),
+        "snakes": snakes,
         "names": list(match.names),
         "timeout": match.timeout_ms,
         "seed": str(seed),
@@ -1371,6 +1662,10 @@ def _browse_on_server(
     }
     if match.max_turns is not None:
         body["maxTurns"] = match.max_turns
+    if match.position is not None:
+        from snakewar.games.battlesnake.position import position_json
+
+        body["position"] = position_json(match.position)
     if step:
         body["step"] = True  # paused at turn 0: the page steps it (10 minutes a pause at most)
     try:

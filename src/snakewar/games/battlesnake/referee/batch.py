@@ -21,10 +21,12 @@ import multiprocessing.util
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
-from snakewar.errors import MapSetupError, SnakewarError
+from snakewar.errors import MapSetupError, ParamsError, SnakewarError
+from snakewar.games.battlesnake.position import Position, seated_state
 from snakewar.games.battlesnake.records import GameRecord, TimingRules, derive_ids
 from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import (
@@ -38,6 +40,7 @@ from snakewar.games.battlesnake.referee.stats import BatchStats, GameSummary, su
 from snakewar.games.battlesnake.replay.format import write_replay
 from snakewar.games.battlesnake.rules.game import Game, GameConfig
 from snakewar.games.battlesnake.rules.settings import CLI_DEFAULTS, Settings
+from snakewar.games.battlesnake.rules.types import BoardState
 from snakewar.referee.workers import BotPool
 
 __all__ = ["SnakeMatch", "builtin_pool", "check_setup", "play_match", "run_batch"]
@@ -109,9 +112,38 @@ class SnakeMatch:
         """The unofficial timing rules of this match (official: no bank, no retry)."""
         return TimingRules(self.time_bank_ms, self.retry_timeout)
 
+    position: Position | None = None
+    """The board the game starts from (a fork, a drawn position); ``None``: the seed's."""
+
     def check(self, seed: int = 1) -> None:
-        """Fail now, naming the problem, if this match cannot be set up (:func:`check_setup`)."""
+        """Fail now, naming the problem, if this match cannot be set up (:func:`check_setup`).
+
+        With a position: one snake per seat of it, on a board of its size.
+        """
+        if self.position is not None:
+            seats = len(self.position.state.snakes)
+            if len(self.snakes) != seats:
+                raise ParamsError(
+                    "snakes",
+                    f"snakes: the position has {seats} seats, {len(self.snakes)} snakes given",
+                )
+            Game(self.config(seed), derive_ids(seed, seats)[1], self.start_state(seed))
+            return
         check_setup(self.config(seed), len(self.snakes))
+
+    def start_state(self, seed: int) -> BoardState | None:
+        """The board the game of ``seed`` starts from, its snakes carrying the game's ids."""
+        if self.position is None:
+            return None
+        _, ids = derive_ids(seed, len(self.position.state.snakes))
+        return seated_state(self.position.state, ids)
+
+    @property
+    def forked_from(self) -> dict[str, Any] | None:
+        """What the record says about where the game came from (``None``: its seed)."""
+        if self.position is None:
+            return None
+        return dict(self.position.forked_from or {})
 
     def config(self, seed: int) -> GameConfig:
         """The game config for ``seed``."""
@@ -155,6 +187,8 @@ async def play_match(
             source=spec.source,
             on_turn=on_turn,
             timing=spec.timing,
+            initial_state=spec.start_state(seed),
+            forked_from=spec.forked_from,
         )
     finally:
         await close_clients(snakes)

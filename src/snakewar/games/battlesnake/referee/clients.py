@@ -35,6 +35,7 @@ from snakewar.games.battlesnake.rules.wire import (
     SnakeRequest,
     move_reply_from_api,
 )
+from snakewar.referee.http11 import Http11Transport
 from snakewar.referee.outbound import Resolver, new_policy_client, system_resolver
 from snakewar.referee.transcript import current_exchange
 
@@ -115,7 +116,8 @@ def new_http_client(
     }
     if policy is not None and policy.public_only:
         return new_policy_client(policy, resolver, **options)
-    return httpx.AsyncClient(**options)
+    # The lean transport: what httpx's own spends on a call is counted as the snake's.
+    return httpx.AsyncClient(transport=Http11Transport(limits=options.pop("limits")), **options)
 
 
 MAX_URL_LENGTH = 2048

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import ParamSpec
+from typing import Any, ParamSpec
 
 import httpx
 
@@ -46,6 +46,7 @@ from snakewar.games.battlesnake.referee.clients import (
     V0SnakeClient,
     check_url,
 )
+from snakewar.games.battlesnake.referee.human import HUMAN, HumanClient, is_human
 from snakewar.games.battlesnake.referee.workers import WorkerClient
 from snakewar.games.battlesnake.rules.game import Game, GameConfig
 from snakewar.games.battlesnake.rules.types import BoardState
@@ -122,7 +123,9 @@ class SnakeSpecError(EntrantError):
 def snake_kind(spec: str) -> tuple[str, str]:
     """Classify a snake argument: ``("builtin"|"http"|"v0"|"legacy2017"|"legacy2018", target)``.
 
-    Accepted forms: ``builtin:NAME[?options]`` (or a bare built-in name),
+    Accepted forms: ``human`` or ``human?timeout=MS`` (a person at the keyboard:
+    ``("human", "")``, ``("human", "timeout=MS")``),
+    ``builtin:NAME[?options]`` (or a bare built-in name),
     ``http(s)://...``, ``v0:URL`` for snakes written for API v0 (2019 to mid-2020),
     and ``legacy:URL`` / ``legacy2018:URL`` / ``legacy2017:URL`` for snakes written
     for the 2017/2018 APIs.
@@ -140,19 +143,28 @@ def snake_kind(spec: str) -> tuple[str, str]:
             return kind, spec[len(prefix) :]
     if spec.startswith(("http://", "https://")):
         return "http", spec
+    if is_human(spec):
+        return "human", spec[len(HUMAN) + 1 :]
     name = spec.removeprefix("builtin:")
     if spec.startswith("builtin:") or name.partition("?")[0] in bot_names():
         return "builtin", name
     raise SnakeSpecError(
         f"snake {spec!r}: expected a URL (http://...), builtin:NAME "
-        f"(one of {', '.join(bot_names())}), v0:URL or legacy:URL"
+        f"(one of {', '.join(bot_names())}), v0:URL, legacy:URL or human"
     )
 
 
 def make_client(
-    spec: str, http: httpx.AsyncClient, timeout_ms: int, bots: BotPool | None = None
+    spec: str,
+    http: httpx.AsyncClient,
+    timeout_ms: int,
+    bots: BotPool | None = None,
+    human: HumanClient | None = None,
 ) -> SnakeClient:
     """Build the client for one snake argument (see :func:`snake_kind`).
+
+    ``human`` is the client ``human`` plays through (the keys of a terminal or of
+    the browser's page); a game without one refuses ``human``.
 
     A built-in bot plays in a worker of ``bots``
     (:class:`~snakewar.games.battlesnake.referee.workers.WorkerClient`) when a pool is
@@ -166,6 +178,13 @@ def make_client(
         :func:`~snakewar.games.battlesnake.referee.clients.check_url`.
     """
     kind, target = snake_kind(spec)
+    if kind == "human":
+        if human is None:
+            raise SnakeSpecError(
+                "snake 'human': a person plays it from a terminal (snakewar play human ...) "
+                "or the browser (snakewar play human ... --browser)"
+            )
+        return human
     if kind == "builtin":
         if bots is not None:
             return WorkerClient(bots, target, timeout_ms)
@@ -200,13 +219,15 @@ async def connect(
     http: httpx.AsyncClient,
     timeout_ms: int = 500,
     bots: BotPool | None = None,
+    human: HumanClient | None = None,
 ) -> list[ConnectedSnake]:
     """Build a client for every snake and fetch its metadata (in parallel).
 
     Unnamed snakes are called after their source: the bot name or the URL's host.
     Copies of a built-in bot get distinct colours (:func:`distinct_builtin_colors`).
     Built-in bots play in workers of ``bots`` if given (see :func:`make_client`); the
-    caller ends the game's clients with :func:`close_clients`.
+    caller ends the game's clients with :func:`close_clients`.  ``human`` plays the
+    seat named ``human`` (one at most: one keyboard).
 
     Raises:
         SnakeSpecError, UnknownBotError: for a bad argument.
@@ -214,7 +235,9 @@ async def connect(
     """
     if len(names) > len(specs):
         raise SnakeSpecError(f"{len(names)} names given for {len(specs)} snakes")
-    clients = [make_client(spec, http, timeout_ms, bots) for spec in specs]
+    if sum(is_human(spec) for spec in specs) > 1:
+        raise SnakeSpecError("one 'human' a game: a person has one keyboard")
+    clients = [make_client(spec, http, timeout_ms, bots, human) for spec in specs]
     metas = await asyncio.gather(*(c.info() for c in clients), return_exceptions=True)
     failed = [m for m in metas if isinstance(m, BaseException)]
     if failed:
@@ -290,6 +313,8 @@ def default_snake_name(source: str) -> str:
         SnakeSpecError: if ``source`` is not a snake.
     """
     kind, target = snake_kind(source)
+    if kind == "human":
+        return "you"
     base = target.partition("?")[0] if kind == "builtin" else target.split("//")[-1]
     return base.split("/")[0]
 
@@ -321,6 +346,7 @@ async def play_game(
     before_turn: Callable[[int], Awaitable[None]] | None = None,
     on_calls: CallsCallback | None = None,
     timing: TimingRules | None = None,
+    forked_from: dict[str, Any] | None = None,
 ) -> GameRecord:
     """Referee one game and return its record.
 
@@ -336,6 +362,8 @@ async def play_game(
     ``/start`` is sent (e.g. to store it), or, with a snake of the older APIs in the game,
     once their ``/start`` replies gave their looks (:meth:`GameReferee.start`);
     ``game_id`` sets the game's id (a server names its games itself).
+    ``initial_state`` starts the game from that board (its snakes, seat by seat, carry
+    the game's ids); ``forked_from`` says in the record where it came from.
     ``source`` is the game's origin as stored (``custom``, ``ladder:NAME``...); the
     snakes see it as :func:`~snakewar.games.battlesnake.rules.wire.api_game_source` says.
 
@@ -370,6 +398,7 @@ async def play_game(
         initial_state=initial_state,
         game_id=game_id,
         timing=timing or TimingRules(),
+        forked_from=forked_from,
     )
     hooks = RefereeHooks(
         on_start=_awaited(on_start),
@@ -393,6 +422,7 @@ class RefereeOptions:
     initial_state: BoardState | None = None
     game_id: str | None = None
     timing: TimingRules = field(default_factory=TimingRules)
+    forked_from: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -491,6 +521,7 @@ class GameReferee:
             initial=self.game.state,
             source=options.source,
             timing=options.timing,
+            forked_from=options.forked_from,
         )
         self.last_move = dict.fromkeys(ids, "up")
         """Each snake's last valid move: what it plays when a call fails (``up`` at first)."""

@@ -18,14 +18,18 @@ with ``id``, ``body``, ``health``, ``eliminated_cause``, ``eliminated_by``,
      "snakes": [{"id", "name", "source", "author", "color", "head", "tail",
                  "version", "apiversion"}, ...],
      "initial": STATE,
-     "start": {SNAKE_ID: OUTCOME, ...}}
+     "start": {SNAKE_ID: OUTCOME, ...},
+     "forked_from": {"game": GAME_ID, "turn": 40}}
 
 ``GAME_NAME`` is the game's registered name (:data:`snakewar.games.battlesnake.NAME`).
 ``created`` (ISO 8601, UTC) and ``snakewar`` (the writer's version) are optional.
 ``config.settings`` holds the raw string settings under the rules' names
 (:attr:`Settings.params <snakewar.games.battlesnake.rules.settings.Settings.params>`);
 ``solo`` is ``true``, ``false`` or ``null`` (solo when fewer than two snakes).
-``snakes`` are in placement order.  ``initial`` is the turn-0 state.
+``snakes`` are in placement order.  ``initial`` is the turn-0 state, or for a game
+played on from a position the state it started from (its ``turn`` may be above 0, and
+the turn lines go on from it); such a game's header has ``forked_from``: the game and
+turn it came from (``{}`` for a drawn position).  Files without it read as before.
 A game refereed under the unofficial timing rules
 (:class:`~snakewar.games.battlesnake.records.TimingRules`, not the official rules) has
 ``"timing": {"timeBank": MS, "retryTimeout": true}`` in its header (either may be
@@ -216,6 +220,8 @@ def header_dict(record: GameRecord, created: str | None = None) -> dict[str, Any
     timing = timing_dict(record.timing)
     if timing:
         header["timing"] = timing
+    if record.forked_from is not None:
+        header["forked_from"] = dict(record.forked_from)
     return header
 
 
@@ -543,6 +549,7 @@ def _read_header(name: str, first: JsonLine) -> tuple[GameRecord, str | None, st
         start=_outcomes(line, "start", ids),
         source=line.str_("source", ""),
         timing=_read_timing(line),
+        forked_from=_read_forked_from(line),
     )
     return record, created, writer
 
@@ -556,6 +563,19 @@ def _read_timing(line: _Line) -> TimingRules:
     if not isinstance(retry, bool):
         raise line.fail("timing.retryTimeout", "true or false", retry)
     return TimingRules(bank, retry)
+
+
+def _read_forked_from(line: _Line) -> dict[str, Any] | None:
+    value = line.get("forked_from", None)
+    if value is None:
+        return None
+    expected = "an object {'game': GAME_ID, 'turn': N} (or {})"
+    if not isinstance(value, dict) or not set(value) <= {"game", "turn"}:
+        raise line.fail("forked_from", expected, value)
+    game, turn = value.get("game", ""), value.get("turn", 0)
+    if not isinstance(game, str) or type(turn) is not int or turn < 0:
+        raise line.fail("forked_from", expected, value)
+    return dict(value)
 
 
 def _read_config(line: _Line) -> GameConfig:

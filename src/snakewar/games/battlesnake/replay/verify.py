@@ -143,7 +143,9 @@ def verify_replay(replay: GameRecord | Replay, *, digest: str | None = None) -> 
         )
 
     try:
-        game = Game(record.config, [e.id for e in record.snakes])
+        # A game played on from a position starts from its recorded board, not the seed's.
+        start = record.initial if record.forked_from is not None else None
+        game = Game(record.config, [e.id for e in record.snakes], start)
     except SnakewarError as exc:
         return fail([f"setup: the game cannot be set up again: {exc}"])
     problems = state_differences(game.state, record.initial)

@@ -1,4 +1,4 @@
-"""Battlesnake's own pages: the board viewer's file picker and the snake tester.
+"""Battlesnake's own pages: the board viewer's file picker, the snake tester, the editor.
 
 Their templates are Battlesnake's (``battlesnake/<file>``, from the package's
 ``templates/`` folder), the board viewer and the tester's module its static files
@@ -38,3 +38,13 @@ def open_replay(request: Request, templates: TemplatesDep) -> HTMLResponse:
 def tester(request: Request, templates: TemplatesDep) -> HTMLResponse:
     """The snake tester (its module posts to ``/api/test/stream``, :mod:`.tester`)."""
     return render_page(templates, request, "battlesnake/tester.html", title="Test a snake")
+
+
+@router.get("/editor")
+def position_editor(request: Request, templates: TemplatesDep) -> HTMLResponse:
+    """The position editor: draw or paste a board, check it, save it, play from it.
+
+    Its module checks positions with ``POST /api/battlesnake/position`` and starts games
+    with ``POST /api/games`` (``position``).
+    """
+    return render_page(templates, request, "battlesnake/editor.html", title="Position editor")

@@ -154,7 +154,8 @@ function syncPermalink() {
       } else {
         url.searchParams.set("turn", String(frame.Turn));
       }
-      if (url.href !== window.location.href) {
+      // A page with no address of its own (a notebook's <iframe srcdoc>) keeps no turn in it.
+      if (url.href !== window.location.href && url.protocol !== "about:") {
         window.history.replaceState(window.history.state, "", url);
       }
     },

@@ -139,10 +139,17 @@ def evaluate(
     ),
     ray_address: str | None = typer.Option(None, "--ray-address", help="A Ray cluster."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+    bot_logs: Path | None = typer.Option(
+        None,
+        "--bot-logs",
+        help="Keep each bot's log of each game (its stderr, the engine's lines on it) in "
+        "DIR/eval-N-seatS-NAME.log (made if missing).",
+    ),
 ) -> None:
     """Evaluate bots over many games, like ``hlt play -i N``: win ratios and scores.
 
-    Seats rotate from game to game so no bot keeps the same shipyard.
+    Seats rotate from game to game so no bot keeps the same shipyard.  A bot killed in
+    a game is reported on stderr with why and the last lines it wrote.
     """
     import json
     import statistics
@@ -151,7 +158,8 @@ def evaluate(
     from rich.progress import Progress
     from rich.table import Table
 
-    from snakewar.arena.executors import GameJob, make_executor
+    from snakewar.arena.botlogs import failure_lines, write_bot_logs
+    from snakewar.arena.executors import GameJob, GameOutcome, make_executor
     from snakewar.engine.protocol import MatchSpec, entrants_from_texts
     from snakewar.errors import SnakewarError
     from snakewar.games.halite3.adapter import GAME
@@ -179,9 +187,25 @@ def evaluate(
             jobs.append(GameJob(f"eval-{g}", spec, seed + g))
         kind = executor if executor != "auto" else "pool" if workers > 1 else "inprocess"
         runner = make_executor(kind, concurrency=workers, workers=workers, ray_address=ray_address)
+        if bot_logs is not None:
+            from snakewar.cli.paths import make_directory
+
+            make_directory(bot_logs, "bot log folder")
+        problems: list[str] = []
+
+        def ended(outcome: GameOutcome) -> None:
+            progress.advance(task)
+            if outcome.played is None:
+                return
+            label = f"{outcome.job_id} (seed {outcome.seed})"
+            paths = None
+            if bot_logs is not None:
+                paths = write_bot_logs(bot_logs, outcome.job_id, outcome.played.results)
+            problems.extend(failure_lines(label, outcome.played.results, paths))
+
         with Progress(transient=True, disable=as_json) as progress:
             task = progress.add_task("games", total=games)
-            outcomes = runner.run(jobs, on_result=lambda _: progress.advance(task))
+            outcomes = runner.run(jobs, on_result=ended)
     except SnakewarError as exc:
         raise _fail(str(exc)) from None
     per: dict[str, dict[str, Any]] = {
@@ -234,6 +258,10 @@ def evaluate(
                 str(f["killed"]),
             )
         Console(highlight=False).print(table)
+    for line in problems:
+        typer.echo(line, err=True)
+    if bot_logs is not None:
+        typer.echo(f"bot logs: {bot_logs}", err=True)
     for outcome in failed:
         typer.echo(f"game with seed {outcome.seed} could not be played: {outcome.error}", err=True)
     if failed:

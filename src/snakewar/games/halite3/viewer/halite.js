@@ -501,11 +501,31 @@ function render() {
   renderScoreboard(t);
   renderChart(t);
   tooltip();
+  tellTurn(t);
   const url = new URL(window.location.href);
   if (url.searchParams.get("game")) {
     url.searchParams.set("turn", String(t));
     window.history.replaceState(null, "", url);
   }
+}
+
+/**
+ * Tell the page around the board which turn it shows (its Export and Share menus follow
+ * it): a "boardturn" event on the frame's element, as the Battlesnake board fires.  Only
+ * a page of the same origin has the element; elsewhere there is nobody to tell.
+ */
+function tellTurn(t) {
+  if (view.toldTurn === t) {
+    return;
+  }
+  view.toldTurn = t;
+  let frame = null;
+  try {
+    frame = window.frameElement;
+  } catch {
+    return;
+  }
+  frame?.dispatchEvent(new CustomEvent("boardturn", { detail: { turn: t } }));
 }
 
 /** The status line: the game's state, as the frame shown and the game's own say. */
@@ -962,7 +982,15 @@ function setup() {
 function main() {
   setup();
   const game = params.get("game");
-  if (game) {
+  // A self-contained replay page (snakewar export --html) carries its replay inline.
+  const inline = document.getElementById("sw-inline-replay");
+  if (inline) {
+    try {
+      show(JSON.parse(inline.textContent));
+    } catch (err) {
+      showMessage(`${inline.dataset.name || "replay"}: ${err.message}`, true);
+    }
+  } else if (game) {
     loadGame(game).catch(failed);
   } else {
     $("replay-picker").hidden = false;

@@ -5,6 +5,7 @@
 // (board_keys.js).
 
 import { forwardKeys } from "./board_keys.js";
+import { humanKeys } from "./human_keys.js";
 import { detailText, el, fetchJson, pollGame, postJson } from "./dom.js";
 import { parseSeats, renderEntrants } from "./entrants.js";
 import { startLatencyChart } from "./latency_chart.js";
@@ -233,6 +234,7 @@ function start() {
   const frame = document.querySelector("iframe[data-testid='board-frame']");
   const boardTurn = document.getElementById("board-turn");
   const inspect = document.getElementById("inspector") ? inspector(id) : null;
+  humanKeys(id, document.getElementById("human-turn"), frame);
   forwardKeys(frame);
   startLatencyChart(id, frame);
   let lastSeen = "";

@@ -1,0 +1,3 @@
+module snakewar.invalid/gosnake
+
+go 1.19
