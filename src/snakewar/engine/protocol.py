@@ -341,11 +341,13 @@ class Reach:
 
     Attributes:
         kind: ``"builtin"`` (a bot inside Snakewar), ``"remote"`` (a bot on the network,
-            at ``url``) or ``"program"`` (a program started on this machine: a command).
+            at ``url``), ``"program"`` (a program started on this machine: a command) or
+            ``"person"`` (someone playing through the server's own API, whose moves reach
+            only a game that the server plays in its own process).
         url: the address called, for a remote bot.
     """
 
-    kind: Literal["builtin", "remote", "program"]
+    kind: Literal["builtin", "remote", "program", "person"]
     url: str | None = None
 
 

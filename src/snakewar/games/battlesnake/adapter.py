@@ -685,7 +685,7 @@ class BattlesnakeAdapter(GameAdapter):
         if kind == "human":
             # Not a built-in: a public server lets only admins seat a person (an absent
             # one holds the game's slot for a deadline a move, until the snake dies).
-            return Reach("remote")
+            return Reach("person")
         return Reach("builtin") if kind == "builtin" else Reach("remote", target)
 
     @override
