@@ -39,6 +39,7 @@ from snakewar.engine.protocol import (
     Reach,
     ReplayCodec,
     ReplayInfo,
+    ScenarioCodec,
     StatInfo,
     StoredGame,
     TerminalReplay,
@@ -566,6 +567,31 @@ class _SnakeReplays(ReplayCodec):
         return terminal_replay(data, name)
 
 
+class _SnakeScenarios(ScenarioCodec):
+    """The snake tester's scenario files (:mod:`snakewar.games.battlesnake.tester.files`)."""
+
+    @override
+    def from_replay(
+        self,
+        data: bytes,
+        name: str,
+        *,
+        turn: int,
+        player: str,
+        scenario_name: str | None = None,
+        keep: bool = False,
+    ) -> dict[str, Any]:
+        from snakewar.games.battlesnake.tester.files import turn_scenario
+
+        return turn_scenario(data, name, turn=turn, snake=player, name=scenario_name, keep=keep)
+
+    @override
+    def add(self, existing: bytes | None, entries: Sequence[dict[str, Any]], name: str) -> bytes:
+        from snakewar.games.battlesnake.tester.files import merge_entries
+
+        return merge_entries(existing, entries, name)
+
+
 def _head_text(head: bytes) -> str:
     if head[:2] == b"\x1f\x8b":
         try:
@@ -748,6 +774,10 @@ class BattlesnakeAdapter(GameAdapter):
         from snakewar.games.battlesnake.media import SnakeMedia
 
         return SnakeMedia()
+
+    @override
+    def scenarios(self) -> ScenarioCodec:
+        return _SnakeScenarios()
 
     @override
     def worker_bot(self, spec: str, seed: int | None = None) -> Any:
