@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snakewar.games.halite3.cli.args import (
-    ENGINE_VERSION,
     EngineArgs,
     EngineArgsError,
     parse_engine_args,
@@ -47,6 +46,7 @@ if TYPE_CHECKING:
     from snakewar.games.halite3 import Constants, HaliteGame
     from snakewar.games.halite3.referee.log import EngineLog
     from snakewar.games.halite3.referee.runner import HaliteMatch
+    from snakewar.games.halite3.rules.snapshot import HaliteSnapshot
 
 __all__ = ["final_snapshot", "main", "results_object"]
 
@@ -107,8 +107,6 @@ def _run(args: EngineArgs) -> None:
             f"map type {args.map_type!r}: only 'fractal' is supported (the official default; "
             "basic and blur_tile were never used in official play)"
         )
-    if args.from_snapshot:
-        raise _Refused("--from-snapshot: starting from a snapshot is not supported")
     if args.table and args.results_as_json:
         raise _Refused("--table and --results-as-json both print on stdout: give one of them")
     bots = args.bot_commands
@@ -122,10 +120,22 @@ def _run(args: EngineArgs) -> None:
         if args.players is not None:
             log.log("Overriding the specified number of players", LogLevel.WARNING)
         map_players = len(bots)
+    snapshot = None
+    if args.from_snapshot:
+        from snakewar.games.halite3.rules.snapshot import parse_snapshot
+
+        # As the engine: the snapshot's map (size, players, seed) replaces the options'.
+        snapshot = parse_snapshot(args.from_snapshot)
+        map_players = snapshot.num_players
+        if len(bots) > map_players:
+            raise _Refused(
+                f"--from-snapshot: {len(bots)} bots but the snapshot's map is for "
+                f"{map_players} players"
+            )
     folder = _replay_folder(args)
     # No seed: the engine takes its clock's count (nanoseconds) cut to 32 bits.
     seed = args.seed if args.seed is not None else time.time_ns() & 0xFFFFFFFF
-    _play(args, bots, seed, map_players, constants, folder, log)
+    _play(args, bots, seed, map_players, constants, folder, log, snapshot)
 
 
 def _constants(path: str | None) -> Constants:
@@ -174,6 +184,7 @@ def _play(
     constants: Constants,
     folder: str | None,
     log: EngineLog,
+    snapshot: HaliteSnapshot | None = None,
 ) -> None:
     from snakewar.games.halite3.referee.log import LogLevel
     from snakewar.games.halite3.referee.runner import play_halite_sync
@@ -189,6 +200,7 @@ def _play(
         timeouts=not args.no_timeout,
         names=args.override_names,
         log=log,
+        snapshot=snapshot,
     )
     # Imported once the game is played: what the game's start need not wait for.
     from snakewar.games.halite3.replay.hlt import replay_document, replay_filename, write_hlt
@@ -277,14 +289,9 @@ def final_snapshot(game: HaliteGame, map_players: int) -> str:
     ``pid;energy;fx-fy,dropoff-x-y,…;ship-x-y-cargo,…;``.  Ships come in the engine's
     hash-table order, as in the frames bots receive.
     """
-    parts = [f"{ENGINE_VERSION};fractal,{game.width},{game.height},{map_players},{game.seed};"]
-    parts.append("".join(f"{v}," for v in game.halite) + ";")
-    for player in game.players:
-        fx, fy = player.shipyard
-        dropoffs = "".join(f"{d.id}-{d.x}-{d.y}," for d in player.dropoffs)
-        ships = "".join(f"{s.id}-{s.x}-{s.y}-{s.cargo}," for s in player.ships_in_order())
-        parts.append(f"{player.id};{player.energy};{fx}-{fy},{dropoffs};{ships};")
-    return "".join(parts)
+    from snakewar.games.halite3.rules.snapshot import write_snapshot
+
+    return write_snapshot(game, map_players)
 
 
 def results_object(
