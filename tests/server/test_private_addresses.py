@@ -62,6 +62,7 @@ NO_ENTRANTS = {
     "/api/ladders/{name}/entries/{entrant:path}": "a ladder entry's rating history",
     "/api/snakes/{snake_id}/build": "an upload's build (its owner's)",
     "/api/games/{game_id}/media": "a game drawn (addresses hidden as in its replay)",
+    "/api/games/{game_id}/scenario": "a turn as a test scenario (names, no address)",
     "/api/games/{game_id}/preview.png": "a link preview's picture",
     "/api/saved": "the requester's saved games",
     "/api/saved/{game_id}": "one of the requester's saved games",

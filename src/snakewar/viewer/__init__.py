@@ -68,6 +68,8 @@ ASSETS: tuple[str, ...] = (
             # Operations (issue 25).
             "admin_dashboard.js",
             "notifications.js",
+            # "Save as test scenario" on the game page (issue 26).
+            "scenario_save.js",
         )
     ),
 )

@@ -99,6 +99,12 @@ from snakewar.games.battlesnake.rules.settings import (
     Settings,
 )
 from snakewar.games.battlesnake.rules.types import BoardState
+from snakewar.games.battlesnake.rules.wire import (
+    GameInfo,
+    SnakeInfo,
+    api_game_source,
+    api_ruleset_version,
+)
 from snakewar.games.battlesnake.terminal import terminal_replay
 from snakewar.referee.workers import session_pool
 from snakewar.replay._lines import ReplayError
@@ -583,13 +589,45 @@ class _SnakeScenarios(ScenarioCodec):
     ) -> dict[str, Any]:
         from snakewar.games.battlesnake.tester.files import turn_scenario
 
-        return turn_scenario(data, name, turn=turn, snake=player, name=scenario_name, keep=keep)
+        return turn_scenario(
+            _positions(data, name), name, turn=turn, snake=player, name=scenario_name, keep=keep
+        )
 
     @override
     def add(self, existing: bytes | None, entries: Sequence[dict[str, Any]], name: str) -> bytes:
         from snakewar.games.battlesnake.tester.files import merge_entries
 
         return merge_entries(existing, entries, name)
+
+
+def _positions(
+    data: bytes, name: str
+) -> list[tuple[GameInfo, BoardState, Mapping[str, SnakeInfo]]]:
+    """Every turn of a replay file (Snakewar's or the official CLI's) as its snakes saw it.
+
+    Raises:
+        ReplayError: a file that cannot be read.
+    """
+    if sniff_replay(data, name) == "official":
+        official = read_official_jsonl(data, name=name)
+        return [(official.game, f.state, f.infos) for f in official.frames]
+    record = load_replay(data, name=name).record
+    infos = {
+        e.id: SnakeInfo(name=e.name, color=e.color, head=e.head, tail=e.tail, author=e.author)
+        for e in record.snakes
+    }
+    config = record.config
+    game = GameInfo(
+        id=record.id,
+        ruleset_name=config.ruleset,
+        ruleset_version=api_ruleset_version(record.source),
+        settings=config.settings,
+        map=config.map,
+        timeout=record.timeout_ms,
+        source=api_game_source(record.source),
+    )
+    states = [record.initial, *(t.after for t in record.turns)]
+    return [(game, state, infos) for state in states]
 
 
 def _head_text(head: bytes) -> str:

@@ -253,6 +253,8 @@ async def view_game(
         log_seats=log_seats,
         # The Export menu's downloads (GET /api/games/{id}/media), for games that draw.
         can_export=adapter.media() is not None,
+        # "Save as test scenario" (GET /api/games/{id}/scenario), for games whose turns can.
+        can_save_scenario=adapter.scenarios() is not None,
         og=await page_preview_tags(request, store, manager, game_id, parse_turn(turn), reveal),
         share_turn=parse_turn(turn),
     )

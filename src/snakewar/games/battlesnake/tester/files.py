@@ -45,7 +45,7 @@ from typing import Any
 from snakewar.errors import SnakewarError, WireFormatError, choices_text
 from snakewar.games.battlesnake.rules.rulesets import named_ruleset
 from snakewar.games.battlesnake.rules.types import BoardState, Snake
-from snakewar.games.battlesnake.rules.wire import MOVES, SnakeRequest
+from snakewar.games.battlesnake.rules.wire import MOVES, GameInfo, SnakeInfo, SnakeRequest
 from snakewar.games.battlesnake.tester.scenarios import (
     KINDS,
     STRATEGY,
@@ -108,7 +108,15 @@ class ScenarioFileError(SnakewarError, ValueError):
 
 
 class TurnScenarioError(SnakewarError, ValueError):
-    """Raised for a replay turn that cannot be saved as a scenario (or tests nothing)."""
+    """Raised for a replay turn that cannot be saved as a scenario (or tests nothing).
+
+    Attributes:
+        field: the request field at fault (``turn``, ``snake``, ``name``...), for an API.
+    """
+
+    def __init__(self, message: str, field: str = "turn") -> None:
+        self.field = field
+        super().__init__(message)
 
 
 # -- the rules engine's verdict -----------------------------------------------------------
@@ -180,11 +188,12 @@ def entry_of(
     if not _NAME.match(name):
         raise TurnScenarioError(
             f"scenario name {name!r}: expected letters, digits, '_', '.', '-' "
-            "(at most 64, starting with a letter or digit)"
+            "(at most 64, starting with a letter or digit)",
+            "name",
         )
     _check_title(title, f"scenario {name!r}")
     if goal not in GOALS:
-        raise TurnScenarioError(f"goal {goal!r}: expected one of {choices_text(GOALS)}")
+        raise TurnScenarioError(f"goal {goal!r}: expected one of {choices_text(GOALS)}", "goal")
     raw: dict[str, Any] = {"name": name, "goal": goal}
     if title:
         raw["title"] = title
@@ -194,7 +203,7 @@ def entry_of(
     problems: list[str] = []
     scenario = _scenario(raw, f"scenario {name!r}", problems, declared=False)
     if scenario is None:
-        raise TurnScenarioError(problems[0])
+        raise TurnScenarioError(problems[0], "title" if "'title'" in problems[0] else "snake")
     verdict = classify(scenario)
     if not keep:
         if not verdict.acceptable:
@@ -464,51 +473,25 @@ def _as_tested(state: BoardState, you_id: str) -> tuple[BoardState, dict[str, st
 # -- a replay's turn ----------------------------------------------------------------------------
 
 
-def turn_request(data: bytes, source: str, turn: int, snake: str) -> SnakeRequest:
+Position = tuple[GameInfo, BoardState, Mapping[str, SnakeInfo]]
+"""A replay's turn as its snakes saw it: the game, the board, the snakes' names and looks."""
+
+
+def turn_request(positions: Sequence[Position], source: str, turn: int, snake: str) -> SnakeRequest:
     """The ``/move`` request snake ``snake`` (an id or a name) got at ``turn`` of a replay.
 
-    Reads Snakewar replays and the official CLI's JSONL.
+    Args:
+        positions: the replay's turns, turn 0 first (the game's adapter reads the file).
+        source: the replay's name in messages.
+        turn: the turn.
+        snake: the snake's id, or its name.
 
     Raises:
-        ReplayError: a file that cannot be read.
         TurnScenarioError: no such turn, or no such snake alive then.
     """
-    from snakewar.games.battlesnake.replay.format import load_replay
-    from snakewar.games.battlesnake.replay.official import read_official_jsonl, sniff_replay
-    from snakewar.games.battlesnake.rules.wire import (
-        GameInfo,
-        SnakeInfo,
-        api_game_source,
-        api_ruleset_version,
-    )
-
-    if sniff_replay(data, source) == "official":
-        official = read_official_jsonl(data, name=source)
-        frames = {f.turn: f for f in official.frames}
-        if turn not in frames:
-            raise TurnScenarioError(_no_turn(source, turn, len(official.frames) - 1))
-        frame = frames[turn]
-        state, infos, game = frame.state, frame.infos, official.game
-    else:
-        record = load_replay(data, name=source).record
-        last = len(record.turns)
-        if not 0 <= turn <= last:
-            raise TurnScenarioError(_no_turn(source, turn, last))
-        state = record.initial if turn == 0 else record.turns[turn - 1].after
-        infos = {
-            e.id: SnakeInfo(name=e.name, color=e.color, head=e.head, tail=e.tail, author=e.author)
-            for e in record.snakes
-        }
-        config = record.config
-        game = GameInfo(
-            id=record.id,
-            ruleset_name=config.ruleset,
-            ruleset_version=api_ruleset_version(record.source),
-            settings=config.settings,
-            map=config.map,
-            timeout=record.timeout_ms,
-            source=api_game_source(record.source),
-        )
+    if not 0 <= turn < len(positions):
+        raise TurnScenarioError(_no_turn(source, turn, len(positions) - 1))
+    game, state, infos = positions[turn]
     alive = [s for s in state.snakes if not s.eliminated_cause]
     chosen = [s for s in alive if s.id == snake]
     if not chosen:
@@ -516,16 +499,18 @@ def turn_request(data: bytes, source: str, turn: int, snake: str) -> SnakeReques
     if len(chosen) > 1:
         raise TurnScenarioError(
             f"{len(chosen)} snakes are named {snake!r} at turn {turn}: give the id "
-            f"({choices_text(s.id for s in chosen)})"
+            f"({choices_text(s.id for s in chosen)})",
+            "snake",
         )
     if not chosen:
         shown = [f"{s.id} ({infos.get(s.id, SnakeInfo()).name})" for s in alive]
         raise TurnScenarioError(
             f"no snake {snake!r} alive at turn {turn} of {source} "
-            f"(alive: {', '.join(shown) or 'none'})"
+            f"(alive: {', '.join(shown) or 'none'})",
+            "snake",
         )
     board = state.replace(snakes=tuple(alive))
-    return SnakeRequest(game, state.turn, board, chosen[0], infos)
+    return SnakeRequest(game, state.turn, board, chosen[0], dict(infos))
 
 
 def _no_turn(source: str, turn: int, last: int) -> str:
@@ -533,7 +518,7 @@ def _no_turn(source: str, turn: int, last: int) -> str:
 
 
 def turn_scenario(
-    data: bytes,
+    positions: Sequence[Position],
     source: str,
     *,
     turn: int,
@@ -542,16 +527,15 @@ def turn_scenario(
     title: str = "",
     keep: bool = False,
 ) -> dict[str, Any]:
-    """Turn ``turn`` of a replay, seen by ``snake``, as one scenario file entry.
+    """Turn ``turn`` of a replay (its ``positions``), seen by ``snake``, as one scenario entry.
 
     The name defaults to ``turn-N-SNAKE`` (made safe); the title says where it came from.
 
     Raises:
-        ReplayError: a file that cannot be read.
         TurnScenarioError: no such turn or snake, or a position that tests nothing
             (unless ``keep``).
     """
-    request = turn_request(data, source, turn, snake)
+    request = turn_request(positions, source, turn, snake)
     if name is None:
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", snake).strip("-.") or "snake"
         name = f"turn-{turn}-{safe}"[:64]
