@@ -3,9 +3,9 @@
 ``snapshot_vectors.json`` holds snapshot strings (hand-made ones and mutations of a real
 game's) with what the official engine's ``Snapshot::from_str`` made of each: the error
 message with its position, or the decoded fields.  It was recorded by compiling that
-function, unchanged, with g++/libstdc++ (its README says how).  The rest plays real games
-through ``snakewar halite play`` in a subprocess, and starts from the conformance games'
-recorded states.
+function, unchanged, with g++/libstdc++ against stand-in types (its ``about`` says so).
+The rest plays real games through ``snakewar halite play`` in a subprocess, and starts
+from the conformance games' recorded states.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from typing import Any
 
 import pytest
 
-from snakewar.games.halite3 import HaliteGame
+from snakewar.games.halite3 import Constants, HaliteGame
 from snakewar.games.halite3.rules.snapshot import (
     HaliteSnapshot,
     SnapshotError,
     game_from_snapshot,
+    generated_total,
     parse_snapshot,
     write_snapshot,
 )
@@ -93,15 +94,20 @@ def test_a_game_started_from_a_snapshot_is_the_snapshots_state(played: str, tmp_
     before = parse_snapshot(played)
     assert any(p.ships for p in before.players.values())
     # --turn-limit 0: the game ends before its first turn; its final snapshot is its start.
+    # The command line's seed and size are the snapshot's no more.
     done = halite(
         "--from-snapshot", played, "--turn-limit", "0", "--no-replay", "--results-as-json",
-        *BOTS, cwd=tmp_path,
+        "-s", "9", "--width", "48", "--height", "40", *BOTS, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)
     after = parse_snapshot(results["final_snapshot"])
     assert (after.width, after.height, after.num_players, after.seed) == (32, 32, 2, 5)
-    assert results["map_seed"] == 5 and results["map_width"] == results["map_height"] == 32
+    # As the engine's main: the results name the command line's map, and the total of the
+    # map generated for the snapshot's parameters (before its cells replaced it).
+    assert (results["map_seed"], results["map_width"], results["map_height"]) == (9, 48, 40)
+    assert results["map_total_halite"] == generated_total(before, 2, Constants())
+    assert results["map_total_halite"] != sum(before.cells)
     assert after.cells == before.cells
     assert sorted(after.players) == sorted(before.players) == [0, 1]
     next_ship = next_dropoff = 0

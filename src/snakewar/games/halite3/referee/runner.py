@@ -401,10 +401,16 @@ async def play_halite(
     if seed is None:
         seed = int(time.time())
     if snapshot is not None:
+        from snakewar.games.halite3.rules.mapgen import size_for_seed
         from snakewar.games.halite3.rules.snapshot import game_from_snapshot
 
+        # The constants' default size is the one the command line's seed picks.
         game = game_from_snapshot(
-            snapshot, len(entrants), constants=constants, turn_limit=turn_limit
+            snapshot,
+            len(entrants),
+            constants=constants,
+            turn_limit=turn_limit,
+            default_size=size_for_seed(seed & 0xFFFFFFFF),
         )
     else:
         game = HaliteGame.create(

@@ -32,15 +32,20 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from snakewar.games.halite3.rules.constants import Constants
 from snakewar.games.halite3.rules.game import Dropoff, HaliteError, HaliteGame, Ship
+
+if TYPE_CHECKING:
+    from snakewar.games.halite3.rules.mapgen import GeneratedMap
 
 __all__ = [
     "HaliteSnapshot",
     "PlayerSnapshot",
     "SnapshotError",
     "game_from_snapshot",
+    "generated_total",
     "parse_snapshot",
     "write_snapshot",
 ]
@@ -305,8 +310,12 @@ def game_from_snapshot(
     *,
     constants: Constants | None = None,
     turn_limit: int | None = None,
+    default_size: int | None = None,
 ) -> HaliteGame:
     """A new game of ``num_players`` bots starting from ``snapshot``, as the engine starts it.
+
+    ``default_size`` is the map size the command line's seed picks (the constants'
+    ``DEFAULT_MAP_WIDTH``); by default the snapshot seed's.
 
     Raises:
         SnapshotError: a snapshot the engine could not start from (more bots than its
@@ -314,7 +323,7 @@ def game_from_snapshot(
             ships on one cell).
     """
     from snakewar.games.halite3.rules.constants import turns_for_size
-    from snakewar.games.halite3.rules.mapgen import generate_map, size_for_seed
+    from snakewar.games.halite3.rules.mapgen import size_for_seed
 
     width, height = snapshot.width, snapshot.height
     if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
@@ -329,17 +338,7 @@ def game_from_snapshot(
         raise SnapshotError(
             f"snapshot for {snapshot.num_players} players: at most {base.MAX_PLAYERS}"
         )
-    generated = generate_map(
-        snapshot.seed,
-        width,
-        height,
-        snapshot.num_players,
-        persistence=base.PERSISTENCE,
-        factor_exp_1=base.FACTOR_EXP_1,
-        factor_exp_2=base.FACTOR_EXP_2,
-        min_production=base.MIN_CELL_PRODUCTION,
-        max_production=base.MAX_CELL_PRODUCTION,
-    )
+    generated = _generate(snapshot, base)
     halite = [list(row) for row in generated.halite]
     if snapshot.cells:
         # The parser always reads width*height cells (0 for those missing after a failed read
@@ -355,7 +354,9 @@ def game_from_snapshot(
     if turn_limit is not None:
         base = base.with_turn_limit(turn_limit)
     max_turns = turns_for_size(width, height, base)
-    seed_size = size_for_seed(snapshot.seed)
+    # The engine sets the default size from the command line's seed before it reads the
+    # snapshot: that is what the constants bots receive say.
+    seed_size = size_for_seed(snapshot.seed) if default_size is None else default_size
     effective = dataclasses.replace(
         base, MAX_TURNS=max_turns, DEFAULT_MAP_WIDTH=seed_size, DEFAULT_MAP_HEIGHT=seed_size
     )
@@ -398,6 +399,36 @@ def game_from_snapshot(
         game.owner[y * width + x] = player.id
     game._update_player_stats()
     return game
+
+
+def _generate(snapshot: HaliteSnapshot, constants: Constants) -> GeneratedMap:
+    """The map the engine generates for the snapshot's parameters (before its cells)."""
+    from snakewar.games.halite3.rules.mapgen import generate_map
+
+    return generate_map(
+        snapshot.seed,
+        snapshot.width,
+        snapshot.height,
+        snapshot.num_players,
+        persistence=constants.PERSISTENCE,
+        factor_exp_1=constants.FACTOR_EXP_1,
+        factor_exp_2=constants.FACTOR_EXP_2,
+        min_production=constants.MIN_CELL_PRODUCTION,
+        max_production=constants.MAX_CELL_PRODUCTION,
+    )
+
+
+def generated_total(snapshot: HaliteSnapshot, num_players: int, constants: Constants) -> int:
+    """The results' ``map_total_halite`` of a game started from ``snapshot``.
+
+    The engine sums the map it generated for the snapshot's parameters, before the
+    snapshot's cells replace it; counted as for any game (the bots' shipyards emptied).
+    """
+    generated = _generate(snapshot, constants)
+    cells = [list(row) for row in generated.halite]
+    for x, y in generated.factories[:num_players]:
+        cells[y][x] = 0
+    return sum(sum(row) for row in cells)
 
 
 def _on_map(x: int, y: int, width: int, height: int, what: str) -> None:
