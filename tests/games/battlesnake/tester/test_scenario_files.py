@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from snakewar.games.battlesnake.rules.rulesets import named_ruleset
+from snakewar.games.battlesnake.rules.types import Point
 from snakewar.games.battlesnake.rules.wire import MOVES, SnakeRequest
 from snakewar.games.battlesnake.tester.files import (
     FORMAT,
@@ -28,7 +29,12 @@ from snakewar.games.battlesnake.tester.files import (
     ScenarioFileError,
     load_scenarios,
 )
-from snakewar.games.battlesnake.tester.scenarios import SCENARIOS, SYMMETRIES, YOU
+from snakewar.games.battlesnake.tester.scenarios import (
+    SCENARIOS,
+    SYMMETRIES,
+    YOU,
+    rules_acceptable_moves,
+)
 from tests.cli_process import run
 from tests.games.battlesnake.tester.test_tester import AMPLE, Snakes
 
@@ -447,3 +453,45 @@ def test_bad_scenario_files_are_error_lines_before_any_call(
     only = run("test", "http://127.0.0.1:9/", "--only-scenarios")
     assert only.returncode == 2 and "--only-scenarios" in only.stderr
     assert "Traceback" not in only.stderr
+
+
+def test_a_board_that_is_not_square_runs_in_its_four_symmetries() -> None:
+    # A 7x11 board: the tested snake in the bottom-left corner going down its left edge,
+    # a rival far away; down and left are walls.  Quarter turns do not fit such a board.
+    request = {
+        "game": {"id": "g", "ruleset": {"name": "standard", "settings": {}}, "map": "standard"},
+        "turn": 10,
+        "board": {
+            "width": 7,
+            "height": 11,
+            "food": [],
+            "hazards": [],
+            "snakes": [
+                {"id": "me", "health": 90, "body": [{"x": 0, "y": 0}, {"x": 0, "y": 1},
+                                                    {"x": 0, "y": 2}]},
+                {"id": "rival", "health": 90, "body": [{"x": 6, "y": 10}, {"x": 5, "y": 10},
+                                                       {"x": 4, "y": 10}]},
+            ],
+        },
+        "you": {"id": "me", "health": 90, "body": [{"x": 0, "y": 0}, {"x": 0, "y": 1},
+                                                   {"x": 0, "y": 2}]},
+    }  # fmt: skip
+    entry = {
+        "name": "narrow",
+        "goal": "survive",
+        "kind": "survival",
+        "acceptable": ["right"],
+        "request": request,
+    }
+    (scenario,) = load_scenarios(_file([entry]), "f.json")
+    variants = scenario.variants()
+    assert [v.variant for v in variants] == ["identity", "rot180", "mirror", "mirror-rot180"]
+    for variant in variants:
+        assert (variant.state.width, variant.state.height) == (7, 11)
+        assert rules_acceptable_moves(variant) == variant.acceptable
+    assert {v.you.head for v in variants} == {
+        Point(0, 0),
+        Point(6, 10),
+        Point(6, 0),
+        Point(0, 10),
+    }
