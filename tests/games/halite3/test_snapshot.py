@@ -217,3 +217,34 @@ def test_bad_snapshots_are_one_error_line(
     done = halite("--from-snapshot", snapshot, "--no-replay", *BOTS[:1] * bots, cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.startswith(f"error: {line}") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_write_read_write_gives_the_same_string(played: str, tmp_path: Path) -> None:
+    # The engine makes ships and dropoffs anew (new ids), so a snapshot comes back the same
+    # when its ids are already the ones the engine gives: counted from 0, player by player,
+    # in the order listed, one ship a player (their order is a hash table's).
+    start = parse_snapshot(played)
+    parts = [f"1.2.2.finals;fractal,{start.width},{start.height},{start.num_players},{start.seed};"]
+    parts.append("".join(f"{v}," for v in start.cells) + ";")
+    ship_id = dropoff_id = 0
+    for pid in sorted(start.players):
+        p = start.players[pid]
+        dropoffs = ""
+        for _, x, y in p.dropoffs:
+            dropoffs += f"{dropoff_id}-{x}-{y},"
+            dropoff_id += 1
+        ships = ""
+        for _, x, y, cargo in p.ships[:1]:
+            ships += f"{ship_id}-{x}-{y}-{cargo},"
+            ship_id += 1
+        parts.append(f"{pid};{p.energy};{p.factory[0]}-{p.factory[1]},{dropoffs};{ships};")
+    text = "".join(parts)
+    assert ship_id == 2  # both players have a ship after 40 turns
+    done = halite(
+        "--from-snapshot", text, "--turn-limit", "0", "--no-replay", "--results-as-json",
+        *BOTS, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["final_snapshot"] == text
+    # And in process: read, start, write.
+    assert write_snapshot(game_from_snapshot(parse_snapshot(text), 2), 2) == text
