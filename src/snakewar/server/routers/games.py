@@ -817,8 +817,8 @@ MAX_MEDIA_PIXELS = 1280
 MAX_MEDIA_FRAME_PIXELS = 256_000_000
 """The most pixels (frames × width²) of one GIF or MP4 the media route draws.
 
-Pillow holds every frame of a GIF until it writes the file: a 500-turn 64×64 Halite
-game at 640 pixels (about 200 million) takes some 400 MB and a minute of CPU."""
+Pillow holds every frame of a GIF until it writes the file: a 500-turn game on a
+64×64 map at 640 pixels (about 200 million) takes some 400 MB and a minute of CPU."""
 
 
 @router.get(
