@@ -63,6 +63,7 @@ NO_ENTRANTS = {
     "/api/snakes/{snake_id}/build": "an upload's build (its owner's)",
     "/api/games/{game_id}/media": "a game drawn (addresses hidden as in its replay)",
     "/api/games/{game_id}/human": "whether a game waits for its person's move (its owner's)",
+    "/api/games/{game_id}/scenario": "a turn as a test scenario (names, no address)",
     "/api/games/{game_id}/preview.png": "a link preview's picture",
     "/api/saved": "the requester's saved games",
     "/api/saved/{game_id}": "one of the requester's saved games",

@@ -205,3 +205,76 @@ def verify_command(
         typer.echo(f"FAILED: {result.message}")
         raise typer.Exit(1)
     typer.echo(result.message)
+
+
+MAX_SCENARIO_FILE_BYTES = 8 * 1024 * 1024
+"""The largest scenario file ``--append`` reads (each game checks its own limits too)."""
+
+
+@replay_app.command("scenario")
+def scenario_command(
+    file: str = typer.Argument(..., metavar="REPLAY", help="A replay file of any game."),
+    turn: int = typer.Option(..., "-t", "--turn", help="The turn to save."),
+    player: str = typer.Option(
+        ...,
+        "--snake",
+        "--player",
+        metavar="ID_OR_NAME",
+        help="The tested player (a snake's id or name): the position as it saw it.",
+    ),
+    output: Path | None = typer.Option(
+        None, "-o", "--output", help="The scenario file to write (default: print it)."
+    ),
+    append: bool = typer.Option(
+        False, "--append", help="Add the scenario to the file -o names (made if missing)."
+    ),
+    name: str | None = typer.Option(
+        None, "--name", help="The scenario's name (default: turn-N-PLAYER)."
+    ),
+    keep: bool = typer.Option(
+        False,
+        "--keep",
+        help="Save a position that tests nothing (no move or every move is right).",
+    ),
+) -> None:
+    """Save a turn as a test scenario, its right moves computed by the rules engine.
+
+    ``snakewar test URL --scenarios FILE`` runs the file's scenarios.
+    """
+    from snakewar.adapters import games
+    from snakewar.cli.paths import check_writable, write_output
+
+    if append and output is None:
+        raise ReplayCommandError("--append adds to the file -o names: give -o FILE")
+    data, codec = _read(file)
+    adapter = next(a for a in games() if a.replays is codec)
+    scenarios = adapter.scenarios()
+    if scenarios is None:
+        raise ReplayCommandError(
+            f"{adapter.catalogue().title} replays cannot be saved as test scenarios"
+        )
+    existing: bytes | None = None
+    if output is not None:
+        if output.exists() and not append:
+            raise ReplayCommandError(f"scenario file {str(output)!r} exists (--append adds to it)")
+        check_writable(output, "scenario file")
+        if append and output.is_file():
+            with output.open("rb") as handle:
+                existing = handle.read(MAX_SCENARIO_FILE_BYTES + 1)
+            if len(existing) > MAX_SCENARIO_FILE_BYTES:
+                raise ReplayCommandError(f"scenario file {str(output)!r} is too large; refused")
+    entry = scenarios.from_replay(
+        data, Path(file).name, turn=turn, player=player, scenario_name=name, keep=keep
+    )
+    text = scenarios.add(existing, [entry], str(output) if output else "scenario file")
+    if output is None:
+        sys.stdout.buffer.write(text)
+        return
+    write_output(output, text, "scenario file")
+    moves = entry.get("acceptable")
+    shown = ", ".join(moves) if isinstance(moves, list) and moves else "none"
+    kind = entry.get("kind", "")
+    typer.echo(
+        f"saved scenario {entry.get('name')!r} ({kind}; right moves: {shown}) "
+        f"{'added to' if existing else 'in'} {output}"
+    )

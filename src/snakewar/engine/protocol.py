@@ -71,6 +71,7 @@ __all__ = [
     "Reach",
     "ReplayCodec",
     "ReplayInfo",
+    "ScenarioCodec",
     "StatInfo",
     "StoredGame",
     "TerminalReplay",
@@ -341,11 +342,13 @@ class Reach:
 
     Attributes:
         kind: ``"builtin"`` (a bot inside Snakewar), ``"remote"`` (a bot on the network,
-            at ``url``) or ``"program"`` (a program started on this machine: a command).
+            at ``url``), ``"program"`` (a program started on this machine: a command) or
+            ``"person"`` (someone playing through the server's own API, whose moves reach
+            only a game that the server plays in its own process).
         url: the address called, for a remote bot.
     """
 
-    kind: Literal["builtin", "remote", "program"]
+    kind: Literal["builtin", "remote", "program", "person"]
     url: str | None = None
 
 
@@ -803,6 +806,50 @@ class MediaCodec(ABC):
         """
 
 
+class ScenarioCodec(ABC):
+    """How a game saves a replay's turn as a test position (``snakewar replay scenario``).
+
+    A scenario is one JSON object of the game's scenario files: the position as its
+    bots see it and the moves that are right there, by the rules engine.
+    """
+
+    file_suffix: str = ".json"
+    """The suffix of the game's scenario files (a download's name ends with it)."""
+
+    @abstractmethod
+    def from_replay(
+        self,
+        data: bytes,
+        name: str,
+        *,
+        turn: int,
+        player: str,
+        scenario_name: str | None = None,
+        keep: bool = False,
+    ) -> dict[str, Any]:
+        """Turn ``turn`` of the replay file ``data``, as the player ``player`` saw it.
+
+        Args:
+            data: the replay file.
+            name: its name in messages.
+            turn: the turn.
+            player: the player's id or name.
+            scenario_name: the scenario's name (default: one made of turn and player).
+            keep: save a position that tests nothing (no right move, or every move right).
+
+        Raises:
+            SnakewarError: a file, turn or player that cannot be used, in one line.
+        """
+
+    @abstractmethod
+    def add(self, existing: bytes | None, entries: Sequence[dict[str, Any]], name: str) -> bytes:
+        """The scenario file ``existing`` (``None``: a new one) with ``entries`` added.
+
+        Raises:
+            SnakewarError: ``existing`` is no valid scenario file, or a name is taken.
+        """
+
+
 @dataclass(frozen=True, slots=True)
 class ViewerPage:
     """How the web app's game page (``/view/{id}``) shows a game of this kind.
@@ -965,6 +1012,10 @@ class GameAdapter(ABC):
         """
         del data
         raise ParamsError("turn", f"turn {turn}: {self.name} games cannot be played on from a turn")
+
+    def scenarios(self) -> ScenarioCodec | None:
+        """How a replay's turn becomes a test scenario (``None``, the default: it doesn't)."""
+        return None
 
     def static_assets(self) -> str | None:
         """A folder of the game's viewer assets, served at ``/static/<name>/``.

@@ -74,6 +74,8 @@ async def check_entrants(
     Raises:
         ProgramEntrantError: an entrant that is a program (a command line).
         ForbiddenSnakeError: in public mode, a bot URL that is not a public address.
+        EntrantError: a person, on a server whose games play on a Ray cluster (their
+            moves arrive at this process, which does not play the game).
     """
     for entrant in entrants:
         reach = adapter.reach(entrant)
@@ -88,6 +90,11 @@ async def check_entrants(
             )
         if reach.kind == "remote" and config.public and reach.url is not None:
             await check_public_url(reach.url, config.allowed_networks)
+        if reach.kind == "person" and config.ray_address is not None:
+            raise EntrantError(
+                f"entrant {entrant.source[:80]!r} is a person, whose moves reach only games "
+                "this server plays itself; its games play on a Ray cluster"
+            )
 
 
 async def find_snake(store: AsyncStore, principal: Principal, ref: str) -> StoredSnake:

@@ -130,6 +130,14 @@ TITLE: Final = TextRule(r"\S", "characters, not all of them spaces", 1, 120)
 EXPORT_ID: Final = TextRule(r"^[0-9a-f]+$", "lowercase hexadecimal digits (an export's id)", 1, 32)
 """A bulk export's id."""
 
+PLAYER: Final = TextRule(
+    r"^[^\x00-\x1f\x7f]*[^\x00-\x20\x7f][^\x00-\x1f\x7f]*$",
+    "characters of one line, not only spaces (a player's id or name)",
+    1,
+    128,
+)
+"""A player of a game named by its id or its name (a scenario's tested snake)."""
+
 RULES: Final = (
     USER_NAME,
     SNAKE_NAME,
@@ -141,6 +149,7 @@ RULES: Final = (
     SNAKE_TAG,
     TITLE,
     EXPORT_ID,
+    PLAYER,
 )
 """Every pattern a request field is checked against."""
 

@@ -73,6 +73,8 @@ ASSETS: tuple[str, ...] = (
             "notifications.js",
             # Issue 26: "Play on from here" on the game page.
             "fork.js",
+            # "Save as test scenario" on the game page (issue 26).
+            "scenario_save.js",
         )
     ),
 )

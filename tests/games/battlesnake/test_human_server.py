@@ -134,3 +134,23 @@ def test_a_public_server_seats_no_person_for_a_user() -> None:
         # The same user may play built-ins: the refusal is the person's seat.
         played = client.post("/api/games", json={**BOARD, "snakes": ["random", "random"]})
         assert played.status_code == 201, played.text
+
+
+def test_a_server_playing_on_ray_seats_no_person() -> None:
+    """The person's moves reach this process only: a game on a Ray node would never get them."""
+    import asyncio
+
+    from snakewar.engine.protocol import Entrant
+    from snakewar.errors import EntrantError
+    from snakewar.games.battlesnake.adapter import BattlesnakeAdapter
+    from snakewar.server.matches import check_entrants
+
+    adapter = BattlesnakeAdapter()
+    person, bot = Entrant("human", "you"), Entrant("builtin:greedy", "greedy")
+    assert adapter.reach(person).kind == "person"
+    local = ServerConfig(database_url="memory")
+    asyncio.run(check_entrants(adapter, [person, bot], local))
+    on_ray = ServerConfig(database_url="memory", ray_address="127.0.0.1:6379")
+    with pytest.raises(EntrantError, match="Ray cluster"):
+        asyncio.run(check_entrants(adapter, [person, bot], on_ray))
+    asyncio.run(check_entrants(adapter, [bot], on_ray))

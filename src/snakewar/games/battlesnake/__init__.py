@@ -26,7 +26,9 @@ relative to this package; the rules' own, :class:`~snakewar.errors.RulesError` a
     ├── sim.bench.BenchError                          a benchmark that cannot be run as asked
     ├── rl.EnvConfigError (ValueError)                an environment option that cannot be used
     ├── rl.EnvStepError (ValueError)                  a step an environment cannot take
-    └── tester.UnknownCategoryError (LookupError)     an unknown tester category
+    ├── tester.UnknownCategoryError (LookupError)     an unknown tester category
+    ├── tester.files.ScenarioFileError (ValueError)   a scenario file that cannot be used
+    └── tester.files.TurnScenarioError (ValueError)   a replay turn no scenario can be made of
 """
 
 from __future__ import annotations

@@ -39,6 +39,7 @@ from snakewar.engine.protocol import (
     Reach,
     ReplayCodec,
     ReplayInfo,
+    ScenarioCodec,
     StatInfo,
     StoredGame,
     TerminalReplay,
@@ -106,6 +107,12 @@ from snakewar.games.battlesnake.rules.settings import (
     Settings,
 )
 from snakewar.games.battlesnake.rules.types import BoardState
+from snakewar.games.battlesnake.rules.wire import (
+    GameInfo,
+    SnakeInfo,
+    api_game_source,
+    api_ruleset_version,
+)
 from snakewar.games.battlesnake.terminal import terminal_replay
 from snakewar.referee.workers import session_pool
 from snakewar.replay._lines import ReplayError
@@ -655,6 +662,63 @@ def _leave_seat(game_id: str | None, human: HumanClient | None) -> None:
         del SEATS[game_id]
 
 
+class _SnakeScenarios(ScenarioCodec):
+    """The snake tester's scenario files (:mod:`snakewar.games.battlesnake.tester.files`)."""
+
+    @override
+    def from_replay(
+        self,
+        data: bytes,
+        name: str,
+        *,
+        turn: int,
+        player: str,
+        scenario_name: str | None = None,
+        keep: bool = False,
+    ) -> dict[str, Any]:
+        from snakewar.games.battlesnake.tester.files import turn_scenario
+
+        return turn_scenario(
+            _positions(data, name), name, turn=turn, snake=player, name=scenario_name, keep=keep
+        )
+
+    @override
+    def add(self, existing: bytes | None, entries: Sequence[dict[str, Any]], name: str) -> bytes:
+        from snakewar.games.battlesnake.tester.files import merge_entries
+
+        return merge_entries(existing, entries, name)
+
+
+def _positions(
+    data: bytes, name: str
+) -> list[tuple[GameInfo, BoardState, Mapping[str, SnakeInfo]]]:
+    """Every turn of a replay file (Snakewar's or the official CLI's) as its snakes saw it.
+
+    Raises:
+        ReplayError: a file that cannot be read.
+    """
+    if sniff_replay(data, name) == "official":
+        official = read_official_jsonl(data, name=name)
+        return [(official.game, f.state, f.infos) for f in official.frames]
+    record = load_replay(data, name=name).record
+    infos = {
+        e.id: SnakeInfo(name=e.name, color=e.color, head=e.head, tail=e.tail, author=e.author)
+        for e in record.snakes
+    }
+    config = record.config
+    game = GameInfo(
+        id=record.id,
+        ruleset_name=config.ruleset,
+        ruleset_version=api_ruleset_version(record.source),
+        settings=config.settings,
+        map=config.map,
+        timeout=record.timeout_ms,
+        source=api_game_source(record.source),
+    )
+    states = [record.initial, *(t.after for t in record.turns)]
+    return [(game, state, infos) for state in states]
+
+
 def _head_text(head: bytes) -> str:
     if head[:2] == b"\x1f\x8b":
         try:
@@ -725,7 +789,7 @@ class BattlesnakeAdapter(GameAdapter):
         if kind == "human":
             # Not a built-in: a public server lets only admins seat a person (an absent
             # one holds the game's slot for a deadline a move, until the snake dies).
-            return Reach("remote")
+            return Reach("person")
         return Reach("builtin") if kind == "builtin" else Reach("remote", target)
 
     @override
@@ -870,6 +934,10 @@ class BattlesnakeAdapter(GameAdapter):
         from snakewar.games.battlesnake.media import SnakeMedia
 
         return SnakeMedia()
+
+    @override
+    def scenarios(self) -> ScenarioCodec:
+        return _SnakeScenarios()
 
     @override
     def worker_bot(self, spec: str, seed: int | None = None) -> Any:

@@ -18,6 +18,7 @@ relative to this package, or whole)::
 
     SnakewarError
     ├── HaliteError                                   a game driven with bad input
+    │   └── rules.snapshot.SnapshotError (ValueError)  a snapshot that cannot be read or started
     ├── ConstantsError                                a constants file that is wrong
     ├── MapError (ValueError)                         a map that cannot be generated
     ├── CommandParseError (ValueError)                a bot's command line the engine cannot decode

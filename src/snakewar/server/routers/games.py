@@ -22,7 +22,7 @@ from fastapi.responses import Response
 
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import MatchSpec
-from snakewar.errors import BusyError, ConflictError, NotFoundError, ParamsError
+from snakewar.errors import BusyError, ConflictError, NotFoundError, ParamsError, SnakewarError
 from snakewar.server.auth import Principal, PrincipalDep, UserDep, require_owner
 from snakewar.server.deps import (
     ConfigDep,
@@ -46,7 +46,7 @@ from snakewar.server.matches import (
     with_programs,
 )
 from snakewar.server.mirror import MirrorLimitError
-from snakewar.server.patterns import SNAKE_REFERENCE
+from snakewar.server.patterns import PLAYER, SNAKE_REFERENCE
 from snakewar.server.privacy import hidden_in, hide_in_bytes, hide_in_json, hide_sources
 from snakewar.server.schemas import (
     NO_CONTENT,
@@ -817,8 +817,8 @@ MAX_MEDIA_PIXELS = 1280
 MAX_MEDIA_FRAME_PIXELS = 256_000_000
 """The most pixels (frames × width²) of one GIF or MP4 the media route draws.
 
-Pillow holds every frame of a GIF until it writes the file: a 500-turn 64×64 Halite
-game at 640 pixels (about 200 million) takes some 400 MB and a minute of CPU."""
+Pillow holds every frame of a GIF until it writes the file: a 500-turn game on a
+64×64 map at 640 pixels (about 200 million) takes some 400 MB and a minute of CPU."""
 
 
 @router.get(
@@ -920,4 +920,64 @@ async def _media_response(
         payload,
         media_type=MEDIA_TYPES[format],
         headers={"Content-Disposition": f'attachment; filename="{game_id}{suffix}.{format}"'},
+    )
+
+
+@router.get(
+    "/{game_id}/scenario",
+    response_class=Response,
+    responses={
+        200: binary_download(
+            "A scenario file holding the turn as the player saw it, with its right moves "
+            "by the rules engine (snakewar test --scenarios FILE runs it).",
+            "application/json",
+        )
+    },
+)
+async def export_scenario(
+    game_id: str,
+    principal: PrincipalDep,
+    manager: ManagerDep,
+    store: StoreDep,
+    turn: int = Query(ge=0, le=2**31 - 1, description="The turn to save."),
+    snake: str = Query(**{**PLAYER.limits(), "description": "The tested player's id or name."}),
+    keep: bool = Query(False, description="Save a position that tests nothing."),
+) -> Response:
+    """A turn of the game as a test scenario (``snakewar replay scenario``), as a download.
+
+    Like the replay, it is read with entrants' addresses hidden (a scenario holds none).
+    """
+    row = await _stored(store, game_id)
+    adapter = get_game(row.game)
+    codec = adapter.scenarios()
+    if codec is None:
+        raise ParamsError("snake", f"{adapter.name} games cannot be saved as test scenarios")
+    live = manager.games.get(game_id)
+    if live is not None and live.played is not None:
+        data = live.played.data
+    else:
+        data = await store.run(store.store.games.data, game_id)
+    replay_bytes = hide_in_bytes(
+        await store.run(adapter.export, data), _row_secrets(principal, row)
+    )
+    name = adapter.replay_filename(game_id)
+
+    def make() -> bytes:
+        entry = codec.from_replay(replay_bytes, name, turn=turn, player=snake, keep=keep)
+        return codec.add(None, [entry], "scenario file")
+
+    try:
+        # The rules engine plays every combination of moves: CPU work, off the event loop.
+        body = await asyncio.to_thread(make)
+    except SnakewarError as exc:
+        if not isinstance(exc, ValueError):
+            raise
+        raise ParamsError(str(getattr(exc, "field", "turn")), str(exc)) from None
+    return Response(
+        body,
+        media_type="application/json",
+        headers={
+            "Content-Disposition": f'attachment; filename="{game_id}-turn-{turn}'
+            f'{codec.file_suffix}"'
+        },
     )

@@ -256,6 +256,8 @@ async def view_game(
         can_export=adapter.media() is not None,
         # "Play on from here" (POST /api/games/{id}/fork), for games that start from a board.
         can_fork=type(adapter).position_at is not GameAdapter.position_at,
+        # "Save as test scenario" (GET /api/games/{id}/scenario), for games whose turns can.
+        can_save_scenario=adapter.scenarios() is not None,
         og=await page_preview_tags(request, store, manager, game_id, parse_turn(turn), reveal),
         share_turn=parse_turn(turn),
     )

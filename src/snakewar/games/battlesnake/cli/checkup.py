@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from snakewar.games.battlesnake.tester.runner import TesterReport
+    from snakewar.games.battlesnake.tester.scenarios import Scenario
 
 __all__ = ["test_snake"]
 
@@ -60,6 +62,18 @@ def test_snake(
         help="A ruleset the snake plays (repeatable; default standard): adds its own "
         "scenarios (royale: hazards, wrapped: edges).",
     ),
+    scenario_files: list[Path] = typer.Option(
+        [],
+        "--scenarios",
+        metavar="FILE",
+        help="A scenario file of your own (repeatable; 'snakewar replay scenario' writes "
+        "them): its positions run beside the built-in ones, in their symmetries.",
+    ),
+    only_scenarios: bool = typer.Option(
+        False,
+        "--only-scenarios",
+        help="Run the --scenarios files' positions without the built-in ones.",
+    ),
 ) -> None:
     """Test a snake: health checks, then positions with known right moves (8 symmetries each).
 
@@ -89,6 +103,22 @@ def test_snake(
         )
     if categories is not None:
         scenarios_in(categories)  # an unknown category is an error before any call
+    if only_scenarios and not scenario_files:
+        raise typer.BadParameter(
+            "runs the --scenarios files' positions: give at least one",
+            param_hint=["--only-scenarios"],
+        )
+    if only_scenarios and categories is not None:
+        raise typer.BadParameter(
+            "--only CATEGORY picks built-in scenarios; --only-scenarios runs none of them",
+            param_hint=["--only-scenarios"],
+        )
+    if health_only and scenario_files:
+        raise typer.BadParameter(
+            f"{HEALTH_ONLY} runs no scenarios; it cannot be combined with --scenarios",
+            param_hint=["--only"],
+        )
+    extra = _read_scenario_files(scenario_files)
     rulesets = tuple(ruleset) or DEFAULT_RULESETS
     for name in rulesets:
         named_ruleset(name)  # likewise an unknown ruleset
@@ -107,6 +137,8 @@ def test_snake(
                 scenarios=not health_only,
                 timeout_ms=timeout,
                 parallel=parallel,
+                extra=extra,
+                builtin=not only_scenarios,
             )
 
     if console.is_terminal and not json_out:
@@ -123,6 +155,50 @@ def test_snake(
         print_report(console, report)
     if report.exit_code:
         raise typer.Exit(report.exit_code)
+
+
+def _read_scenario_files(paths: list[Path]) -> list[Scenario]:
+    """Every scenario of the files ``paths``, checked; bad ones are ``error:`` lines, status 2."""
+    from snakewar.games.battlesnake.tester.files import (
+        MAX_FILE_BYTES,
+        ScenarioFileError,
+        load_scenarios,
+    )
+
+    out: list[Scenario] = []
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for path in paths:
+        name = str(path)
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+        except FileNotFoundError:
+            problems.append(f"scenario file {name!r} does not exist")
+            continue
+        except IsADirectoryError:
+            problems.append(f"{name!r} is a directory, not a scenario file")
+            continue
+        except OSError as exc:
+            problems.append(f"cannot read {name!r}: {exc.strerror or exc}")
+            continue
+        try:
+            loaded = load_scenarios(data, name)
+        except ScenarioFileError as exc:
+            problems.extend(exc.problems)
+            continue
+        for scenario in loaded:
+            if scenario.id in seen:
+                problems.append(
+                    f"{name}: scenario {scenario.id!r}: field 'name': also in {seen[scenario.id]}"
+                )
+            seen[scenario.id] = name
+            out.append(scenario)
+    if problems:
+        for line in problems:
+            sys.stderr.write(f"error: {line}\n")
+        raise typer.Exit(2)
+    return out
 
 
 def print_report(console: Console, report: TesterReport) -> None:

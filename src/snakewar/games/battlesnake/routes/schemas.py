@@ -154,6 +154,15 @@ class TestRequest(RequestModel):
         description="Scenario games in flight at once (1: one after the other, as most "
         "snakes play); a failure under load is played again alone before it counts.",
     )
+    scenarios: dict[str, Any] | None = Field(
+        None,
+        description="A scenario file of your own (its JSON object, as 'snakewar replay "
+        "scenario' writes it; at most 1 MiB and 20 scenarios): its positions run after the "
+        "built-in ones, in their symmetries, checked against the rules engine first.",
+    )
+    only_scenarios: bool = Field(
+        False, description="Run the 'scenarios' file's positions without the built-in ones."
+    )
 
 
 class CheckOut(BaseModel):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -32,7 +32,13 @@ from snakewar.games.battlesnake.referee.clients import new_http_client
 from snakewar.games.battlesnake.referee.runner import make_client
 from snakewar.games.battlesnake.routes.schemas import TesterReportOut, TestRequest
 from snakewar.games.battlesnake.rules.rulesets import named_ruleset
-from snakewar.games.battlesnake.tester import TesterReport, run_tester, select_scenarios
+from snakewar.games.battlesnake.tester import (
+    Scenario,
+    TesterReport,
+    run_tester,
+    select_scenarios,
+)
+from snakewar.games.battlesnake.tester.files import ScenarioFileError, load_scenarios
 from snakewar.games.battlesnake.tester.runner import CheckResult, ScenarioResult
 from snakewar.server.auth import NotAllowedError, UserDep
 from snakewar.server.config import ServerConfig
@@ -68,6 +74,35 @@ def _budget(request: Request, config: ServerConfig) -> ClientBudget:
     return budget
 
 
+MAX_UPLOAD_BYTES = 1024 * 1024
+"""The largest scenario file a run takes (as JSON)."""
+MAX_UPLOAD_SCENARIOS = 20
+"""The most scenarios of one's own a run takes: each is proven by the rules engine first."""
+
+
+async def _own_scenarios(body: TestRequest) -> list[Scenario]:
+    """The request's scenario file, read and proven (a 422 naming ``scenarios`` if bad)."""
+    if body.scenarios is None:
+        if body.only_scenarios:
+            raise ParamsError("only_scenarios", "only_scenarios runs a scenario file's: give one")
+        return []
+    data = json.dumps(body.scenarios).encode()
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise ParamsError(
+            "scenarios", f"the scenario file is larger than {MAX_UPLOAD_BYTES // 1024} KiB"
+        )
+    items = body.scenarios.get("scenarios")
+    if isinstance(items, list) and len(items) > MAX_UPLOAD_SCENARIOS:
+        raise ParamsError(
+            "scenarios", f"more than {MAX_UPLOAD_SCENARIOS} scenarios (the command line takes more)"
+        )
+    try:
+        # The rules engine plays every combination of moves: CPU work, off the event loop.
+        return await asyncio.to_thread(load_scenarios, data, "scenario file")
+    except ScenarioFileError as exc:
+        raise ParamsError("scenarios", str(exc)) from None
+
+
 async def _checked(body: TestRequest, config: ServerConfig) -> str:
     """The snake's canonical source, once the request may run (else an error)."""
     for name in body.rulesets:
@@ -98,6 +133,7 @@ async def _run(
     config: ServerConfig,
     on_check: Any = None,
     on_scenario: Any = None,
+    own: Sequence[Scenario] = (),
 ) -> TesterReport:
     async with new_http_client(config.outbound()) as http:
         return await run_tester(
@@ -106,6 +142,8 @@ async def _run(
             parallel=body.parallel,
             on_check=on_check,
             on_scenario=on_scenario,
+            extra=own,
+            builtin=not body.only_scenarios,
         )
 
 
@@ -120,8 +158,9 @@ async def run_tests(
     """
     del principal  # a logged-in user (the local user on a local server)
     source = await _checked(body, config)
+    own = await _own_scenarios(body)
     async with _counted(request, config):
-        report = await _run(source, body, config)
+        report = await _run(source, body, config, own=own)
     return TesterReportOut.model_validate(report.to_dict())
 
 
@@ -149,7 +188,8 @@ async def stream_tests(
     """
     del principal
     source = await _checked(body, config)
-    total = len(select_scenarios(body.rulesets))
+    own = await _own_scenarios(body)
+    total = (0 if body.only_scenarios else len(select_scenarios(body.rulesets))) + len(own)
     budget = _budget(request, config) if config.public else None
     client = client_key(request)
     # Refused now (429) rather than in the middle of a stream.
@@ -169,7 +209,7 @@ async def stream_tests(
 
     async def work() -> TesterReport:
         try:
-            return await _run(source, body, config, on_check, on_scenario)
+            return await _run(source, body, config, on_check, on_scenario, own)
         finally:
             queue.put_nowait(None)
 

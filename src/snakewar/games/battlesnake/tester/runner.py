@@ -399,6 +399,8 @@ async def run_tester(
     parallel: int = DEFAULT_PARALLEL,
     on_check: CheckCallback | None = None,
     on_scenario: ScenarioCallback | None = None,
+    extra: Sequence[Scenario] = (),
+    builtin: bool = True,
 ) -> TesterReport:
     """Test one snake: health checks, then (unless ``scenarios=False``) the scenarios.
 
@@ -415,6 +417,11 @@ async def run_tester(
             every position whose move timed out.
         on_check: Called with each health check as it completes (e.g. to show it live).
         on_scenario: Called with each scenario once its 8 variants are final.
+        extra: Scenarios of your own (a scenario file's:
+            :func:`snakewar.games.battlesnake.tester.files.load_scenarios`), run after the
+            built-in ones with their symmetries, reported alike (survival gates the
+            verdict, strategy is scored).
+        builtin: False to run only ``extra`` (no built-in scenario).
 
     Returns:
         The report; nothing the snake does raises.
@@ -427,7 +434,7 @@ async def run_tester(
     asked = tuple(dict.fromkeys(rulesets)) or DEFAULT_RULESETS
     for name in asked:
         named_ruleset(name)  # an unknown name is an error before any call
-    chosen = select_scenarios(asked, wanted) if scenarios else []
+    chosen = select_scenarios(asked, wanted) if scenarios and builtin else []
     timeout = timeout_ms if timeout_ms is not None else getattr(client, "timeout_ms", 500)
     parallel = max(1, parallel)
     report = TesterReport(client.source, timeout, rulesets=asked, parallel=parallel)
@@ -437,7 +444,9 @@ async def run_tester(
         if skipped:
             chosen = [s for s in chosen if s.category not in LEGACY_SKIPPED]
             report.notes.append(skip_note)
-    if wanted is None and scenarios:
+    if scenarios:
+        chosen = [*chosen, *extra]
+    if wanted is None and scenarios and builtin:
         plain = [r for r in asked if not any(s.ruleset == r for s in chosen)]
         plain = [r for r in plain if r not in DEFAULT_RULESETS]
         if plain:

@@ -114,15 +114,22 @@ class Symmetry:
         """Transform a direction vector."""
         return self.a * dx + self.b * dy, self.c * dx + self.d * dy
 
-    def point(self, p: Point, size: int) -> Point:
-        """Transform a point of a ``size`` x ``size`` board.
+    @property
+    def keeps_axes(self) -> bool:
+        """Whether rows stay rows (no quarter turn): the symmetries of a non-square board."""
+        return self.b == 0 and self.c == 0
 
+    def point(self, p: Point, size: int, height: int | None = None) -> Point:
+        """Transform a point of a ``size`` x ``size`` board (``size`` x ``height``).
+
+        A non-square board is only turned by the symmetries that keep its axes.
         Off-board points (never in a scenario) are transformed too.
         """
         # Doubled coordinates keep the centre ((size-1)/2) integral.
-        m = size - 1
-        x2, y2 = self.vector(2 * p.x - m, 2 * p.y - m)
-        return Point((x2 + m) // 2, (y2 + m) // 2)
+        mx = size - 1
+        my = mx if height is None else height - 1
+        x2, y2 = self.vector(2 * p.x - mx, 2 * p.y - my)
+        return Point((x2 + mx) // 2, (y2 + my) // 2)
 
     def move(self, move: str) -> str:
         """Transform a move name."""
@@ -180,15 +187,14 @@ class Scenario:
         """The same scenario turned and/or mirrored by ``symmetry``.
 
         Raises:
-            ValueError: if the board is not square.
+            ValueError: a quarter turn of a board that is not square.
         """
         s = self.state
-        if s.width != s.height:
-            raise ValueError(f"scenario {self.id!r}: symmetries need a square board")
-        n = s.width
+        if s.width != s.height and not symmetry.keeps_axes:
+            raise ValueError(f"scenario {self.id!r}: a quarter turn needs a square board")
 
         def pts(points: Iterable[Point]) -> tuple[Point, ...]:
-            return tuple(symmetry.point(p, n) for p in points)
+            return tuple(symmetry.point(p, s.width, s.height) for p in points)
 
         state = s.replace(
             snakes=tuple(snake._replace(body=pts(snake.body)) for snake in s.snakes),
@@ -203,8 +209,9 @@ class Scenario:
         )
 
     def variants(self) -> list[Scenario]:
-        """The 8 symmetric variants, ``identity`` first."""
-        return [self.transformed(sym) for sym in SYMMETRIES]
+        """The 8 symmetric variants, ``identity`` first (4 for a board that is not square)."""
+        square = self.state.width == self.state.height
+        return [self.transformed(sym) for sym in SYMMETRIES if square or sym.keeps_axes]
 
     def request(
         self, timeout_ms: int = 500, game_id: str = "", *, turn: int | None = None

@@ -30,12 +30,12 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snakewar.games.halite3.cli.args import (
-    ENGINE_VERSION,
     EngineArgs,
     EngineArgsError,
     parse_engine_args,
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from snakewar.games.halite3 import Constants, HaliteGame
     from snakewar.games.halite3.referee.log import EngineLog
     from snakewar.games.halite3.referee.runner import HaliteMatch
+    from snakewar.games.halite3.rules.snapshot import HaliteSnapshot
 
 __all__ = ["final_snapshot", "main", "results_object"]
 
@@ -107,8 +108,6 @@ def _run(args: EngineArgs) -> None:
             f"map type {args.map_type!r}: only 'fractal' is supported (the official default; "
             "basic and blur_tile were never used in official play)"
         )
-    if args.from_snapshot:
-        raise _Refused("--from-snapshot: starting from a snapshot is not supported")
     if args.table and args.results_as_json:
         raise _Refused("--table and --results-as-json both print on stdout: give one of them")
     bots = args.bot_commands
@@ -122,10 +121,36 @@ def _run(args: EngineArgs) -> None:
         if args.players is not None:
             log.log("Overriding the specified number of players", LogLevel.WARNING)
         map_players = len(bots)
+    snapshot = None
+    if args.from_snapshot:
+        from snakewar.games.halite3.rules.snapshot import parse_snapshot
+
+        # As the engine: the snapshot's map (size, players, seed) replaces the options'.
+        snapshot = parse_snapshot(args.from_snapshot)
+        map_players = snapshot.num_players
+        if len(bots) > map_players:
+            raise _Refused(
+                f"--from-snapshot: {len(bots)} bots but the snapshot's map is for "
+                f"{map_players} players"
+            )
     folder = _replay_folder(args)
     # No seed: the engine takes its clock's count (nanoseconds) cut to 32 bits.
     seed = args.seed if args.seed is not None else time.time_ns() & 0xFFFFFFFF
-    _play(args, bots, seed, map_players, constants, folder, log)
+    view = None
+    if snapshot is not None:
+        from snakewar.games.halite3.rules.mapgen import size_for_seed
+        from snakewar.games.halite3.rules.snapshot import generated_total
+
+        # The engine's results and log names keep the command line's map (its size and
+        # seed, as with no snapshot) and the total of the map it generated.
+        size = size_for_seed(seed)
+        view = _MapView(
+            args.width if args.width is not None else size,
+            args.height if args.height is not None else size,
+            seed,
+            generated_total(snapshot, len(bots), constants),
+        )
+    _play(args, bots, seed, map_players, constants, folder, log, snapshot, view)
 
 
 def _constants(path: str | None) -> Constants:
@@ -174,6 +199,8 @@ def _play(
     constants: Constants,
     folder: str | None,
     log: EngineLog,
+    snapshot: HaliteSnapshot | None = None,
+    view: _MapView | None = None,
 ) -> None:
     from snakewar.games.halite3.referee.log import LogLevel
     from snakewar.games.halite3.referee.runner import play_halite_sync
@@ -189,6 +216,7 @@ def _play(
         timeouts=not args.no_timeout,
         names=args.override_names,
         log=log,
+        snapshot=snapshot,
     )
     # Imported once the game is played: what the game's start need not wait for.
     from snakewar.games.halite3.replay.hlt import replay_document, replay_filename, write_hlt
@@ -232,10 +260,10 @@ def _play(
             f"Player {pid}, '{match.names[pid]}', was rank {result.ranks[pid]} with "
             f"{result.scores[pid]} halite"
         )
-    log_paths = _write_error_logs(args, match, stamp, folder or "./", log)
+    log_paths = _write_error_logs(args, match, stamp, folder or "./", log, view)
     if args.results_as_json:
         results = results_object(
-            match, replay=replay_path, error_logs=log_paths, map_players=map_players
+            match, replay=replay_path, error_logs=log_paths, map_players=map_players, view=view
         )
         # As the engine's JSON library writes it: keys sorted, 4 spaces, UTF-8 as is.
         sys.stdout.write(json.dumps(results, indent=4, sort_keys=True, ensure_ascii=False) + "\n")
@@ -248,10 +276,26 @@ def _shown(args: EngineArgs) -> str:
     return _with_separator(args.replay_directory or ".")
 
 
+@dataclass(frozen=True, slots=True)
+class _MapView:
+    """The map a game started from a snapshot reports: the command line's, as the engine's."""
+
+    width: int
+    height: int
+    seed: int
+    total_halite: int
+
+
 def _write_error_logs(
-    args: EngineArgs, match: HaliteMatch, stamp: str, folder: str, log: EngineLog
+    args: EngineArgs,
+    match: HaliteMatch,
+    stamp: str,
+    folder: str,
+    log: EngineLog,
+    view: _MapView | None = None,
 ) -> dict[int, str]:
     game = match.game
+    width, height = (view.width, view.height) if view else (game.width, game.height)
     paths: dict[int, str] = {}
     for pid, text in sorted(match.error_logs.items()):
         if not text:
@@ -260,7 +304,7 @@ def _write_error_logs(
         if args.no_logs and not game.players[pid].terminated:
             log.log("Player has log output, but log was suppressed.", player=pid)
             continue
-        path = f"{folder}errorlog-{stamp}-{game.seed}-{game.width}-{game.height}-{pid}.log"
+        path = f"{folder}errorlog-{stamp}-{game.seed}-{width}-{height}-{pid}.log"
         try:
             Path(path).write_text(text, encoding="utf-8")
         except OSError as exc:
@@ -277,14 +321,9 @@ def final_snapshot(game: HaliteGame, map_players: int) -> str:
     ``pid;energy;fx-fy,dropoff-x-y,…;ship-x-y-cargo,…;``.  Ships come in the engine's
     hash-table order, as in the frames bots receive.
     """
-    parts = [f"{ENGINE_VERSION};fractal,{game.width},{game.height},{map_players},{game.seed};"]
-    parts.append("".join(f"{v}," for v in game.halite) + ";")
-    for player in game.players:
-        fx, fy = player.shipyard
-        dropoffs = "".join(f"{d.id}-{d.x}-{d.y}," for d in player.dropoffs)
-        ships = "".join(f"{s.id}-{s.x}-{s.y}-{s.cargo}," for s in player.ships_in_order())
-        parts.append(f"{player.id};{player.energy};{fx}-{fy},{dropoffs};{ships};")
-    return "".join(parts)
+    from snakewar.games.halite3.rules.snapshot import write_snapshot
+
+    return write_snapshot(game, map_players)
 
 
 def results_object(
@@ -293,6 +332,7 @@ def results_object(
     replay: str | None,
     error_logs: dict[int, str],
     map_players: int,
+    view: _MapView | None = None,
 ) -> dict[str, Any]:
     """The engine's ``--results-as-json`` object for a finished match.
 
@@ -301,6 +341,7 @@ def results_object(
         replay: the replay path, or ``None`` with ``--no-replay`` (the key is left out).
         error_logs: the error log paths written, by player id.
         map_players: the players the map was made for (``-n``).
+        view: for a game started from a snapshot, the map the engine reports.
     """
     game = match.game
     result = game.result()
@@ -309,12 +350,14 @@ def results_object(
         "terminated": {
             str(pid): game.players[pid].terminated for pid, text in match.error_logs.items() if text
         },
-        "map_width": game.width,
-        "map_height": game.height,
-        "map_seed": game.seed,
+        "map_width": view.width if view else game.width,
+        "map_height": view.height if view else game.height,
+        "map_seed": view.seed if view else game.seed,
         "map_generator": "fractal",
         # The engine's is the halite of the map it generated, before any turn.
-        "map_total_halite": sum(sum(row) for row in game.initial_halite),
+        "map_total_halite": (
+            view.total_halite if view else sum(sum(row) for row in game.initial_halite)
+        ),
         "execution_time": match.execution_time_ms,
         "final_snapshot": final_snapshot(game, map_players),
         "stats": {

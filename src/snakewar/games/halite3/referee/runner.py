@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
     # The built-in bots and the worker pool are imported when a game has them: a game
     # of bot programs (``snakewar halite play``) starts without them.
+    from snakewar.games.halite3.rules.snapshot import HaliteSnapshot
     from snakewar.referee.workers import BotPool, BotSeat, WorkerReply
 
 __all__ = [
@@ -356,6 +357,7 @@ async def play_halite(
     bots: BotPool | None = None,
     log: EngineLog | None = None,
     on_start: StartCallback | None = None,
+    snapshot: HaliteSnapshot | None = None,
 ) -> HaliteMatch:
     """Play one Halite III game between ``entrants`` and return it with the bots' record.
 
@@ -384,6 +386,9 @@ async def play_halite(
         on_start: called with the match once every bot answered its name or failed
             its initialization, before turn 1 (``match.failed_to_initialize`` is
             known; ``match.names`` are the bots' own); awaited likewise.
+        snapshot: start from this snapshot (``--from-snapshot``, see
+            :mod:`snakewar.games.halite3.rules.snapshot`): its map, players, ships and
+            dropoffs; ``seed``, ``width``, ``height`` and ``map_players`` are then unused.
 
     Raises:
         HaliteEntrantError: no entrants, or an empty entrant.
@@ -395,15 +400,28 @@ async def play_halite(
         raise HaliteEntrantError("a game needs at least 1 bot, got none")
     if seed is None:
         seed = int(time.time())
-    game = HaliteGame.create(
-        seed,
-        len(entrants),
-        width=width,
-        height=height,
-        map_players=map_players,
-        constants=constants,
-        turn_limit=turn_limit,
-    )
+    if snapshot is not None:
+        from snakewar.games.halite3.rules.mapgen import size_for_seed
+        from snakewar.games.halite3.rules.snapshot import game_from_snapshot
+
+        # The constants' default size is the one the command line's seed picks.
+        game = game_from_snapshot(
+            snapshot,
+            len(entrants),
+            constants=constants,
+            turn_limit=turn_limit,
+            default_size=size_for_seed(seed & 0xFFFFFFFF),
+        )
+    else:
+        game = HaliteGame.create(
+            seed,
+            len(entrants),
+            width=width,
+            height=height,
+            map_players=map_players,
+            constants=constants,
+            turn_limit=turn_limit,
+        )
     seats: list[_Seat] = []
     console = _Console(log, seats)
     # Build every built-in and split every command first: a bad one fails before any

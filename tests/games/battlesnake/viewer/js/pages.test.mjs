@@ -161,6 +161,12 @@ test("tester strategy rows, boards and stream", () => {
     "running: health checks 4/4, scenarios 3/26",
   );
   same(T.buildBody(" http://x/ ", ["royale"]), { url: "http://x/", rulesets: ["standard", "royale"] });
+  same(T.buildBody("http://x/", [], { format: "snakewar-scenarios" }, true), {
+    url: "http://x/",
+    rulesets: ["standard"],
+    scenarios: { format: "snakewar-scenarios" },
+    only_scenarios: true,
+  });
 });
 
 test("seeds are read exactly", () => {

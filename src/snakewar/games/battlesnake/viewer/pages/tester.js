@@ -68,9 +68,35 @@ export function parseLines(buffer) {
   return { events, rest };
 }
 
-/** The request body of the form: the snake and the rulesets ticked. */
-export function buildBody(url, extraRulesets) {
-  return { url: url.trim(), rulesets: ["standard", ...extraRulesets] };
+/** The largest scenario file sent (the server refuses larger ones too). */
+export const MAX_SCENARIO_FILE_BYTES = 1024 * 1024;
+
+/**
+ * The request body of the form: the snake, the rulesets ticked and, when a file was
+ * chosen, its scenarios (the parsed file) and whether they run alone.
+ */
+export function buildBody(url, extraRulesets, scenarios = null, onlyScenarios = false) {
+  const body = { url: url.trim(), rulesets: ["standard", ...extraRulesets] };
+  if (scenarios !== null) {
+    body.scenarios = scenarios;
+    body.only_scenarios = onlyScenarios;
+  }
+  return body;
+}
+
+/** The chosen scenario file, parsed: `{scenarios}` or `{error}` (one line), `{}` for none. */
+export async function readScenarioFile(file) {
+  if (!file) {
+    return {};
+  }
+  if (file.size > MAX_SCENARIO_FILE_BYTES) {
+    return { error: `scenarios: the file is larger than ${MAX_SCENARIO_FILE_BYTES / 1024} KiB` };
+  }
+  try {
+    return { scenarios: JSON.parse(await file.text()) };
+  } catch (exc) {
+    return { error: `scenarios: the file is not JSON (${exc.message})` };
+  }
 }
 
 function drawBoards(node, report) {
@@ -105,6 +131,12 @@ function start() {
     results.replaceChildren();
     boards.replaceChildren();
     const extra = [...form.querySelectorAll("input[name=ruleset]:checked")].map((i) => i.value);
+    const own = await readScenarioFile(form.scenarios?.files?.[0]);
+    if (own.error) {
+      error.textContent = own.error;
+      return;
+    }
+    const only = Boolean(form.only_scenarios?.checked);
     const state = { checks: 0, checksTotal: 4, done: 0, scenarios: 0 };
     const partial = { checks: [], scenarios: [] };
     progress.textContent = "starting...";
@@ -125,7 +157,7 @@ function start() {
           {
             method: "POST",
             headers: { "Content-Type": "application/json" },
-            body: JSON.stringify(buildBody(form.url.value, extra)),
+            body: JSON.stringify(buildBody(form.url.value, extra, own.scenarios ?? null, only)),
           },
           csrfToken(),
         ),
