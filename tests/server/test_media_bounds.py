@@ -1,4 +1,4 @@
-"""The media route's bounds: drawings at once (``media_workers``) and pixels a video."""
+"""Bounds of the downloads that cost CPU: at once (``media_workers``), and pixels a video."""
 
 from __future__ import annotations
 
@@ -37,11 +37,18 @@ def test_drawings_past_media_workers_are_refused_and_slots_are_given_back(
     for _ in range(2):
         answer = client.get(url, params={"format": "png"})
         assert answer.status_code == 200 and answer.content.startswith(b"\x89PNG")
+    scenario = f"/api/games/{game}/scenario"
+    first = client.get(f"/api/games/{game}/frames").json()["frames"][0]["Snakes"][0]["ID"]
+    saved = client.get(scenario, params={"turn": 1, "snake": first, "keep": True})
+    assert saved.status_code == 200, saved.text
     app = client.app
     app.state.media_slots = asyncio.Semaphore(0)  # type: ignore[attr-defined]  # all taken
     answer = client.get(url, params={"format": "gif"})
     assert answer.status_code == 429
     assert "drawing" in answer.json()["detail"]
+    # A turn saved as a test scenario is the rules engine's work too: the same slots.
+    answer = client.get(scenario, params={"turn": 1, "snake": first, "keep": True})
+    assert answer.status_code == 429
 
 
 def test_a_video_past_the_pixel_budget_is_a_422_naming_size(

@@ -119,9 +119,10 @@ class ServerConfig:
         export_jobs_per_user: the exports one user may have in progress at once.
         export_workers: the exports one server builds at once (others wait their turn).
         export_keep_s: how long a finished export (its archive) is kept.
-        media_workers: the pictures and videos of games (``GET /api/games/{id}/media``)
-            one server draws at once; a request past them is refused (429), since a
-            long game's GIF is a minute of CPU and hundreds of megabytes.
+        media_workers: the downloads that cost CPU (a game's pictures and videos,
+            ``GET /api/games/{id}/media``, and its turns as test scenarios) one server
+            makes at once; a request past them is refused (429), since a long game's
+            GIF is a minute of CPU and hundreds of megabytes.
         metrics_token: the bearer token a Prometheus scraper sends for ``/metrics``
             (``None``: only admins, and a local server's user, read it).
         site_url: the site's address as its users know it, for the links in

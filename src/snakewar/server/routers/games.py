@@ -860,12 +860,23 @@ async def export_media_file(
     Refused with 429 while ``media_workers`` drawings are under way, and with 422
     naming ``size`` when a GIF or MP4 would pass :data:`MAX_MEDIA_FRAME_PIXELS`.
     """
-    if slots.locked():
-        raise BusyError("the server is drawing as many games as it can at once; try again soon")
-    async with slots:
+    async with _cpu_slot(slots):
         return await _media_response(
             game_id, principal, manager, store, format, turn, size, fps, scoreboard
         )
+
+
+@contextlib.asynccontextmanager
+async def _cpu_slot(slots: asyncio.Semaphore) -> AsyncIterator[None]:
+    """One of the server's ``media_workers`` slots for a download that costs CPU.
+
+    Raises:
+        BusyError: every slot is taken (the request is refused, not queued).
+    """
+    if slots.locked():
+        raise BusyError("the server is drawing as many games as it can at once; try again soon")
+    async with slots:
+        yield
 
 
 async def _media_response(
@@ -939,6 +950,7 @@ async def export_scenario(
     principal: PrincipalDep,
     manager: ManagerDep,
     store: StoreDep,
+    slots: MediaSlotsDep,
     turn: int = Query(ge=0, le=2**31 - 1, description="The turn to save."),
     snake: str = Query(**{**PLAYER.limits(), "description": "The tested player's id or name."}),
     keep: bool = Query(False, description="Save a position that tests nothing."),
@@ -946,6 +958,7 @@ async def export_scenario(
     """A turn of the game as a test scenario (``snakewar replay scenario``), as a download.
 
     Like the replay, it is read with entrants' addresses hidden (a scenario holds none).
+    Refused with 429 while ``media_workers`` such computations are under way.
     """
     row = await _stored(store, game_id)
     adapter = get_game(row.game)
@@ -967,8 +980,10 @@ async def export_scenario(
         return codec.add(None, [entry], "scenario file")
 
     try:
-        # The rules engine plays every combination of moves: CPU work, off the event loop.
-        body = await asyncio.to_thread(make)
+        # The rules engine plays every combination of moves (over a second for 8 snakes):
+        # CPU work, off the event loop, in one of the server's few slots for it.
+        async with _cpu_slot(slots):
+            body = await asyncio.to_thread(make)
     except SnakewarError as exc:
         if not isinstance(exc, ValueError):
             raise
