@@ -312,3 +312,16 @@ def test_a_fork_in_the_browser_runs_on_the_local_server(original: Path, tmp_path
         header = json.loads(client.get(f"/api/games/{game['id']}/replay").text.splitlines()[0])
     assert header["forked_from"] == {"game": first["id"], "turn": 10}
     assert header["initial"] == turn_lines(original)[9]["state"]
+
+
+def test_a_fork_keeps_the_games_unofficial_timing_unless_told(tmp_path: Path) -> None:
+    timed = tmp_path / "timed.jsonl"
+    args = ["play", "random", "random", "-r", "4", "--no-live", "--max-turns", "8"]
+    assert main([*args, "--time-bank", "900", "--retry-timeout", "--replay", str(timed)]) == 0
+    assert lines(timed)[0]["timing"] == {"timeBank": 900, "retryTimeout": True}
+    kept, changed = tmp_path / "kept.jsonl", tmp_path / "changed.jsonl"
+    fork = ["play", "--from", str(timed), "--turn", "5", "--no-live", "--replay"]
+    assert main([*fork, str(kept)]) == 0
+    assert lines(kept)[0]["timing"] == {"timeBank": 900, "retryTimeout": True}
+    assert main([*fork, str(changed), "--time-bank", "0"]) == 0
+    assert lines(changed)[0]["timing"] == {"retryTimeout": True}

@@ -23,7 +23,7 @@ import typer
 
 from snakewar.errors import ParamsError, SnakewarError
 from snakewar.games.battlesnake.position import Position, parse_position
-from snakewar.games.battlesnake.records import GameRecord
+from snakewar.games.battlesnake.records import GameRecord, TimingRules
 from snakewar.games.battlesnake.rules.types import BoardState
 
 __all__ = ["MAX_POSITION_BYTES", "ForkStart", "load_fork", "record_state"]
@@ -50,6 +50,8 @@ class ForkStart:
     """The rules' raw settings."""
     seed: int | None = None
     timeout_ms: int | None = None
+    timing: TimingRules | None = None
+    """The unofficial timing rules the game was played under (each bank starts full)."""
 
 
 def record_state(record: GameRecord, turn: int | None) -> tuple[int, BoardState]:
@@ -112,6 +114,7 @@ def _from_replay(path: str, turn: int | None) -> ForkStart:
         params=dict(config.settings.params),
         seed=config.seed,
         timeout_ms=record.timeout_ms,
+        timing=record.timing,
     )
 
 

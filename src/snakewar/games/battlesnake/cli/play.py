@@ -402,6 +402,12 @@ def play(
     placeholders = tuple(f"http://127.0.0.1:1/launch-{i + 1}" for i in range(len(launches)))
     request = replace(request, snakes=placeholders + given)
     match = match_config(request, gametype, map_id, width, height, settings, sequential, max_turns)
+    if fork is not None and fork.timing is not None:
+        # A fork keeps the game's unofficial timing rules unless told otherwise.
+        if not _given(ctx, "time_bank"):
+            time_bank = fork.timing.time_bank_ms
+        if not _given(ctx, "retry_timeout"):
+            retry_timeout = fork.timing.retry_timeout
     match = replace(match, time_bank_ms=time_bank, retry_timeout=retry_timeout)
     check_timing(match)
     if fork is not None:
