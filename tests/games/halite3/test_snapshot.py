@@ -451,3 +451,20 @@ def test_an_official_replay_still_verifies() -> None:
     require(path, f"the official replay {path.name}")
     report = verify_hlt(read_hlt(path))
     assert report.ok, report.message
+
+
+def test_the_export_draws_a_snapshot_games_ships_and_dropoffs_at_turn_0(played: str) -> None:
+    from snakewar.games.halite3.media import cell_size, draw_frame
+    from snakewar.media import Circle, Polygon
+
+    snap, document = snapshot_game_with_a_dropoff(played)
+    replay = reread(document)
+    c = cell_size(replay.width, replay.height)
+    shapes = draw_frame(replay, 0).shapes
+    centres = {(s.cx, s.cy) for s in shapes if isinstance(s, Circle)}
+    ships = [(x, y) for p in (0, 1) for _, x, y, _ in snap.players[p].ships]
+    assert ships and centres == {(x * c + c / 2, y * c + c / 2) for x, y in ships}
+    # A dropoff is a diamond whose top corner is above its cell's centre.
+    tops = {s.points[0] for s in shapes if isinstance(s, Polygon)}
+    for _, x, y in snap.players[1].dropoffs:
+        assert any(tx == x * c + c / 2 and y * c <= ty < y * c + c / 2 for tx, ty in tops)

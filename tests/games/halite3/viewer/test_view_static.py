@@ -106,7 +106,7 @@ def snapshot_document() -> tuple[dict[str, Any], dict[str, Any]]:
     while not game.over:
         game.step({0: "", 1: ""})
     doc = replay_document(game, ["a", "b"])
-    ships = []
+    ships: list[dict[str, Any]] = []
     for pid in (0, 1):
         for _, x, y, cargo in snap.players[pid].ships:
             ships.append(

@@ -8,9 +8,12 @@ version 3): one JSON document, zstd-compressed, or plain JSON with the engine's
   ``map_generator_seed``, ``number_of_players``, ``players``, ``production_map``
   (the initial map), ``game_statistics`` and ``full_frames``;
 * ``full_frames`` has T+2 entries for a game of T turns: frame 0 is the initial state
-  (``energy`` and ``deposited`` only), frame t (1..T) holds the ships at the *start* of
-  turn t, the moves, events and changed cells *of* turn t and the halite *after* it,
-  and frame T+1 is the final state (ships with recomputed inspiration).
+  (``energy`` and ``deposited`` only; for a game started from a snapshot also its cells
+  and a ``spawn``/``construct`` event per ship/dropoff, while ``production_map`` stays the
+  generated map: see :class:`~snakewar.games.halite3.rules.game.ReplayStart`), frame t
+  (1..T) holds the ships at the *start* of turn t, the moves, events and changed cells
+  *of* turn t and the halite *after* it, and frame T+1 is the final state (ships with
+  recomputed inspiration).
 
 :func:`replay_document` builds that document from a finished
 :class:`~snakewar.games.halite3.rules.game.HaliteGame` (a live game sends the same pieces as

@@ -6,6 +6,13 @@ turn's recorded moves are fed to :class:`~snakewar.games.halite3.HaliteGame`, an
 player whose moves are missing from a turn is killed that turn, as it was then (a
 timeout, a crash or a fatal command error all remove a player the same way).
 
+A game the engine started from a snapshot (``--from-snapshot``) records no snapshot: its
+``production_map`` is still the map generated from the seed (checked as for any game),
+and frame 0 holds the start, which no other game's has: every cell of the snapshot, a
+``construct`` event per dropoff and a ``spawn`` event per ship, the players' energy.
+Such a replay is played again from a game started from that frame 0 as the engine starts
+one from a snapshot, whose own frame 0 must be the replay's.
+
 Changed cells and shipwrecks are compared as collections: replays Snakewar wrote before
 it kept the official engine's hash-table order list them in another order, and are the
 same games.  Whether every list also has the official order is said in the message.
