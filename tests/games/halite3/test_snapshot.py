@@ -275,6 +275,8 @@ def test_a_snapshot_games_replay_is_the_engines_and_verifies(played: str, tmp_pa
     generated = generate_map(5, 32, 32, 2)
     assert replay.initial_grid == [list(row) for row in generated.halite]
     assert doc["game_statistics"]["map_total_halite"] == sum(map(sum, generated.halite))
+    # One statistic in the engine, so the results say the same.
+    assert json.loads(done.stdout)["map_total_halite"] == sum(map(sum, generated.halite))
     first = doc["full_frames"][0]
     # Frame 0: every cell once, with the snapshot's halite (shipyards emptied) ...
     assert len(first["cells"]) == 32 * 32
