@@ -19,6 +19,9 @@ from typing import Any
 import pytest
 
 from snakewar.games.halite3 import Constants, HaliteGame
+from snakewar.games.halite3.replay.hlt import HltReplay, encode_hlt, read_hlt, replay_document
+from snakewar.games.halite3.replay.verify import verify_hlt
+from snakewar.games.halite3.rules.mapgen import generate_map
 from snakewar.games.halite3.rules.snapshot import (
     HaliteSnapshot,
     SnapshotError,
@@ -28,7 +31,7 @@ from snakewar.games.halite3.rules.snapshot import (
     write_snapshot,
 )
 from snakewar.games.halite3.testing.conformance import iter_oracle_games, read_oracle
-from tests.conformance_data import require
+from tests.conformance_data import SHIPPED_HALITE_REPLAYS, require
 from tests.games.halite3.oracle import CONFORMANCE_DIR, MAIN
 
 VECTORS: list[dict[str, str]] = json.loads(
@@ -248,3 +251,222 @@ def test_write_read_write_gives_the_same_string(played: str, tmp_path: Path) -> 
     assert json.loads(done.stdout)["final_snapshot"] == text
     # And in process: read, start, write.
     assert write_snapshot(game_from_snapshot(parse_snapshot(text), 2), 2) == text
+
+
+# -- the replay of a game started from a snapshot ------------------------------------------
+
+
+def reread(document: dict[str, Any]) -> HltReplay:
+    """``document`` written as a replay file and read back."""
+    return read_hlt(encode_hlt(document, compress=False))
+
+
+def test_a_snapshot_games_replay_is_the_engines_and_verifies(played: str, tmp_path: Path) -> None:
+    done = halite(
+        "--from-snapshot", played, "--turn-limit", "20", "-i", str(tmp_path), "--results-as-json",
+        *BOTS, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    replay = read_hlt(json.loads(done.stdout)["replay"])
+    snap = parse_snapshot(played)
+    doc = replay.document
+    # As the engine's main: the header's map is the one generated for the snapshot's
+    # parameters, before initialize_game put the snapshot's cells in.
+    generated = generate_map(5, 32, 32, 2)
+    assert replay.initial_grid == [list(row) for row in generated.halite]
+    assert doc["game_statistics"]["map_total_halite"] == sum(map(sum, generated.halite))
+    # One statistic in the engine, so the results say the same.
+    assert json.loads(done.stdout)["map_total_halite"] == sum(map(sum, generated.halite))
+    first = doc["full_frames"][0]
+    # Frame 0: every cell once, with the snapshot's halite (shipyards emptied) ...
+    assert len(first["cells"]) == 32 * 32
+    yards = {snap.players[p].factory for p in (0, 1)}
+    assert {(c["x"], c["y"]) for c in first["cells"]} == {
+        (x, y) for x in range(32) for y in range(32)
+    }
+    for c in first["cells"]:
+        want = 0 if (c["x"], c["y"]) in yards else snap.cells[c["y"] * 32 + c["x"]]
+        assert c["production"] == want
+    assert replay.grid_at(0) == [
+        [0 if (x, y) in yards else snap.cells[y * 32 + x] for x in range(32)] for y in range(32)
+    ]
+    # ... the snapshot's energy, a construct per dropoff (id 0) then a spawn per ship (new
+    # ids, the cargo as energy), player by player, and no entities.
+    assert first["energy"] == {str(p): snap.players[p].energy for p in (0, 1)}
+    assert first["entities"] == {} and first["moves"] == {}
+    expected_events: list[dict[str, Any]] = []
+    next_ship = 0
+    for pid in (0, 1):
+        for _, x, y in snap.players[pid].dropoffs:
+            expected_events.append(
+                {"id": 0, "location": {"x": x, "y": y}, "owner_id": pid, "type": "construct"}
+            )
+        for _, x, y, cargo in snap.players[pid].ships:
+            expected_events.append(
+                {"energy": cargo, "id": next_ship, "location": {"x": x, "y": y},
+                 "owner_id": pid, "type": "spawn"}
+            )  # fmt: skip
+            next_ship += 1
+    assert first["events"] == expected_events
+    assert any(e["type"] == "spawn" for e in expected_events)
+    # The header's players: the snapshot's shipyards, energy and ships (id, place).
+    for pid in (0, 1):
+        player = doc["players"][pid]
+        assert player["energy"] == snap.players[pid].energy
+        assert (player["factory_location"]["x"], player["factory_location"]["y"]) == (
+            snap.players[pid].factory
+        )
+        assert sorted((loc["x"], loc["y"]) for _, loc in player["entities"]) == sorted(
+            (x, y) for _, x, y, _ in snap.players[pid].ships
+        )
+    # What the viewer and the exporter read at turn 0: the snapshot's ships and dropoffs.
+    assert ships_by_player(snap) == {
+        pid: sorted((s.x, s.y, s.halite) for s in replay.ships_at(0).values() if s.owner == pid)
+        for pid in (0, 1)
+    }
+    assert [(d.owner, d.x, d.y) for d in replay.dropoffs_at(0)] == [
+        (pid, x, y) for pid in (0, 1) for _, x, y in snap.players[pid].dropoffs
+    ]
+    report = verify_hlt(replay)
+    assert report.ok, report.message
+    assert report.message == f"OK: {replay.turns_played} turns, the same map, frames and ranks"
+    assert 1 <= replay.turns_played <= 20
+    # Through the command line as well.
+    verified = subprocess.run(
+        [*MAIN, "replay", "verify", json.loads(done.stdout)["replay"]],
+        capture_output=True, text=True, timeout=280,
+    )  # fmt: skip
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def snapshot_game_with_a_dropoff(played: str) -> tuple[HaliteSnapshot, dict[str, Any]]:
+    """The played snapshot with a dropoff added, started and played 6 turns, no commands."""
+    snap = parse_snapshot(played)
+    taken = {snap.players[p].factory for p in (0, 1)} | {
+        (x, y) for p in (0, 1) for _, x, y, _ in snap.players[p].ships
+    }
+    spot = next((x, 3) for x in range(32) if (x, 3) not in taken)
+    snap.players[1].dropoffs.append((7, *spot))
+    game = game_from_snapshot(snap, 2, turn_limit=6)
+    while not game.over:
+        game.step({0: "", 1: ""})
+    return snap, replay_document(game, ["a", "b"])
+
+
+def test_a_snapshots_dropoffs_are_in_frame_0_and_the_replay_verifies(played: str) -> None:
+    snap, document = snapshot_game_with_a_dropoff(played)
+    replay = reread(document)
+    (dropoff_spot,) = [(x, y) for _, x, y in snap.players[1].dropoffs]
+    constructs = [e for e in document["full_frames"][0]["events"] if e["type"] == "construct"]
+    assert constructs[-1] == {
+        "id": 0, "location": dict(zip("xy", dropoff_spot, strict=True)), "owner_id": 1,
+        "type": "construct",
+    }  # fmt: skip
+    assert (1, *dropoff_spot) in [(d.owner, d.x, d.y) for d in replay.dropoffs_at(0)]
+    report = verify_hlt(replay)
+    assert report.ok, report.message
+    # Cells in the engine's hash-table order: no "(not in the official engine's order)".
+    assert report.message == "OK: 6 turns, the same map, frames and ranks"
+
+
+def tampered(document: dict[str, Any], change: Any) -> HltReplay:
+    copy = json.loads(json.dumps(document))
+    change(copy)
+    return reread(copy)
+
+
+def _cargo(d: dict[str, Any]) -> None:
+    spawn = next(e for e in d["full_frames"][0]["events"] if e["type"] == "spawn")
+    spawn["energy"] += 1
+
+
+def _drop_ship(d: dict[str, Any]) -> None:
+    events = d["full_frames"][0]["events"]
+    events.remove(next(e for e in events if e["type"] == "spawn"))
+
+
+def _cell(d: dict[str, Any]) -> None:
+    # The cell under a ship, which mines it on turn 1: a cell no ship ever touches is only
+    # the snapshot's, with nothing later to check it against.
+    spawn = next(e for e in d["full_frames"][0]["events"] if e["type"] == "spawn")
+    cell = next(
+        c
+        for c in d["full_frames"][0]["cells"]
+        if c["x"] == spawn["location"]["x"] and c["y"] == spawn["location"]["y"]
+    )
+    cell["production"] += 400
+
+
+def _generated(d: dict[str, Any]) -> None:
+    d["production_map"]["grid"][4][4]["energy"] += 1
+
+
+def _energy(d: dict[str, Any]) -> None:
+    d["full_frames"][0]["energy"]["0"] += 1000
+
+
+def _event(d: dict[str, Any]) -> None:
+    d["full_frames"][0]["events"].append(
+        {"type": "shipwreck", "location": {"x": 0, "y": 0}, "ships": [0, 1]}
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (_cargo, "turn 1: ships at the start differs"),
+        (_drop_ship, "turn 0: events differs"),
+        (_cell, "turn 1: changed cells differs"),
+        (_generated, "the map generated from the seed differs from the replay's"),
+        (_energy, "turn 1: energy differs"),
+        (_event, "turn 0: the snapshot it started from: a 'shipwreck' event in frame 0"),
+    ],
+    ids=["cargo", "ship", "cell", "generated-map", "energy", "event"],
+)
+def test_a_tampered_snapshot_replay_fails_verification(
+    played: str, change: Any, message: str
+) -> None:
+    _, document = snapshot_game_with_a_dropoff(played)
+    report = verify_hlt(tampered(document, change))
+    assert not report.ok
+    assert report.message.startswith(message), report.message
+
+
+def test_a_new_games_replay_has_an_empty_frame_0_and_still_verifies() -> None:
+    game = HaliteGame.create(5, 2, width=32, height=32, turn_limit=5)
+    while not game.over:
+        game.step({0: "g", 1: ""})
+    document = replay_document(game, ["a", "b"])
+    first = document["full_frames"][0]
+    assert (first["cells"], first["events"], first["entities"]) == ([], [], {})
+    assert first["energy"] == {"0": 5000, "1": 5000}
+    assert [p["energy"] for p in document["players"]] == [5000, 5000]
+    assert all(p["entities"] == [] for p in document["players"])
+    replay = reread(document)
+    assert replay.ships_at(0) == {} and replay.dropoffs_at(0) == []
+    assert replay.grid_at(0) == game.initial_halite
+    assert verify_hlt(replay).ok
+
+
+def test_an_official_replay_still_verifies() -> None:
+    path = SHIPPED_HALITE_REPLAYS / "public-s100208-32x32-2p.hlt"
+    require(path, f"the official replay {path.name}")
+    report = verify_hlt(read_hlt(path))
+    assert report.ok, report.message
+
+
+def test_the_export_draws_a_snapshot_games_ships_and_dropoffs_at_turn_0(played: str) -> None:
+    from snakewar.games.halite3.media import cell_size, draw_frame
+    from snakewar.media import Circle, Polygon
+
+    snap, document = snapshot_game_with_a_dropoff(played)
+    replay = reread(document)
+    c = cell_size(replay.width, replay.height)
+    shapes = draw_frame(replay, 0).shapes
+    centres = {(s.cx, s.cy) for s in shapes if isinstance(s, Circle)}
+    ships = [(x, y) for p in (0, 1) for _, x, y, _ in snap.players[p].ships]
+    assert ships and centres == {(x * c + c / 2, y * c + c / 2) for x, y in ships}
+    # A dropoff is a diamond whose top corner is above its cell's centre.
+    tops = {s.points[0] for s in shapes if isinstance(s, Polygon)}
+    for _, x, y in snap.players[1].dropoffs:
+        assert any(tx == x * c + c / 2 and y * c <= ty < y * c + c / 2 for tx, ty in tops)

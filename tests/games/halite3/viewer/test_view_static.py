@@ -79,3 +79,66 @@ def test_the_viewers_camera_palettes_and_inspector_under_node(
 ) -> None:
     doc = document()
     assert node_test(JS / "view.test.mjs", {"doc": doc, "expected": expected(doc)}) == 5
+
+
+def snapshot_document() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The replay of a game started from a snapshot (two ships with cargo, a dropoff).
+
+    Returns the document and what turn 0 must show, taken from the snapshot.
+    """
+    from snakewar.games.halite3 import HaliteGame
+    from snakewar.games.halite3.replay.hlt import replay_document
+    from snakewar.games.halite3.rules.snapshot import (
+        game_from_snapshot,
+        parse_snapshot,
+        write_snapshot,
+    )
+
+    first = HaliteGame.create(5, 2, width=32, height=32)
+    first.step({0: "g", 1: "g"})
+    # Off the shipyards, then two turns of mining: cargo.
+    first.step({s.owner: f"m {s.id} n" for s in first.ships.values()})
+    for _ in range(2):
+        first.step({0: "", 1: ""})
+    snap = parse_snapshot(write_snapshot(first, 2))
+    snap.players[1].dropoffs.append((0, 3, 3))
+    game = game_from_snapshot(snap, 2, turn_limit=3)
+    while not game.over:
+        game.step({0: "", 1: ""})
+    doc = replay_document(game, ["a", "b"])
+    ships: list[dict[str, Any]] = []
+    for pid in (0, 1):
+        for _, x, y, cargo in snap.players[pid].ships:
+            ships.append(
+                {"id": len(ships), "owner": pid, "x": x, "y": y, "cargo": cargo, "inspired": False}
+            )
+    assert len(ships) == 2 and all(s["cargo"] > 0 for s in ships)
+    spots = [(s["x"], s["y"]) for s in ships] + [(3, 3), (0, 0), (31, 31)]
+    cells = [{"x": x, "y": y, "halite": snap.cells[y * 32 + x]} for x, y in spots]
+    # The snapshot's halite is not the generated map's (production_map) on these cells.
+    assert any(
+        c["halite"] != doc["production_map"]["grid"][c["y"]][c["x"]]["energy"] for c in cells
+    )
+    players = [
+        {
+            "energy": snap.players[pid].energy,
+            "deposited": 0,
+            "ships": sum(1 for s in ships if s["owner"] == pid),
+            "carrying": sum(s["cargo"] for s in ships if s["owner"] == pid),
+        }
+        for pid in (0, 1)
+    ]
+    expected = {
+        "ships": ships,
+        "dropoffs": [{"owner": 1, "x": 3, "y": 3}],
+        "cells": cells,
+        "players": players,
+    }
+    return doc, expected
+
+
+def test_the_viewer_shows_a_snapshot_games_start_under_node(
+    node_test: Callable[..., int],
+) -> None:
+    doc, expected = snapshot_document()
+    assert node_test(JS / "snapshot.test.mjs", {"doc": doc, "expected": expected}) == 1

@@ -8,9 +8,12 @@ version 3): one JSON document, zstd-compressed, or plain JSON with the engine's
   ``map_generator_seed``, ``number_of_players``, ``players``, ``production_map``
   (the initial map), ``game_statistics`` and ``full_frames``;
 * ``full_frames`` has T+2 entries for a game of T turns: frame 0 is the initial state
-  (``energy`` and ``deposited`` only), frame t (1..T) holds the ships at the *start* of
-  turn t, the moves, events and changed cells *of* turn t and the halite *after* it,
-  and frame T+1 is the final state (ships with recomputed inspiration).
+  (``energy`` and ``deposited`` only; for a game started from a snapshot also its cells
+  and a ``spawn``/``construct`` event per ship/dropoff, while ``production_map`` stays the
+  generated map: see :class:`~snakewar.games.halite3.rules.game.ReplayStart`), frame t
+  (1..T) holds the ships at the *start* of turn t, the moves, events and changed cells
+  *of* turn t and the halite *after* it, and frame T+1 is the final state (ships with
+  recomputed inspiration).
 
 :func:`replay_document` builds that document from a finished
 :class:`~snakewar.games.halite3.rules.game.HaliteGame` (a live game sends the same pieces as
@@ -140,7 +143,12 @@ def replay_head(
     if map_players < n:
         raise HltReplayError(f"replay: a map for {map_players} players cannot hold {n}")
     dead = set(failed_to_initialize)
-    initial_energy = game.constants.INITIAL_ENERGY
+    start = game.replay_start
+    # The engine copies its players after initialize_game (a snapshot's energy and ships);
+    # a bot killed in its initialization has lost both by then.
+    energy = start.energy if start else (game.constants.INITIAL_ENERGY,) * n
+    entities: list[list[list[Any]]] = start.entities if start else [[] for _ in range(n)]
+    grid = start.production_map if start else game.initial_halite
     return {
         "ENGINE_VERSION": ENGINE_VERSION,
         "GAME_CONSTANTS": game.constants.to_json(),
@@ -149,8 +157,8 @@ def replay_head(
         "number_of_players": map_players,
         "players": [
             {
-                "energy": 0 if p.id in dead else initial_energy,
-                "entities": [],
+                "energy": 0 if p.id in dead else energy[p.id],
+                "entities": [] if p.id in dead else [list(e) for e in entities[p.id]],
                 "factory_location": {"x": p.shipyard[0], "y": p.shipyard[1]},
                 "name": names[p.id],
                 "player_id": p.id,
@@ -158,7 +166,7 @@ def replay_head(
             for p in game.players
         ],
         "production_map": {
-            "grid": [[{"energy": v} for v in row] for row in game.initial_halite],
+            "grid": [[{"energy": v} for v in row] for row in grid],
             "height": game.height,
             "width": game.width,
         },
@@ -166,14 +174,30 @@ def replay_head(
 
 
 def initial_frame(game: HaliteGame) -> dict[str, Any]:
-    """Frame 0 of the replay: every player's starting energy, nothing deposited."""
+    """Frame 0 of the replay: every player's starting energy, nothing deposited.
+
+    For a game started from a snapshot it also holds, as the engine's does, every cell
+    of the snapshot's map, a ``construct`` event for each of its dropoffs and a
+    ``spawn`` event for each of its ships (see
+    :class:`~snakewar.games.halite3.rules.game.ReplayStart`); its ``entities`` stay empty.
+    """
     pids = [str(p.id) for p in game.players]
+    start = game.replay_start
+    if start is None:
+        return {
+            "cells": [],
+            "deposited": dict.fromkeys(pids, 0),
+            "energy": dict.fromkeys(pids, game.constants.INITIAL_ENERGY),
+            "entities": {},
+            "events": [],
+            "moves": {},
+        }
     return {
-        "cells": [],
+        "cells": [{"production": v, "x": x, "y": y} for x, y, v in start.cells],
         "deposited": dict.fromkeys(pids, 0),
-        "energy": dict.fromkeys(pids, game.constants.INITIAL_ENERGY),
+        "energy": dict(zip(pids, start.energy, strict=True)),
         "entities": {},
-        "events": [],
+        "events": [dict(sorted(e.items())) for e in start.events],
         "moves": {},
     }
 
@@ -264,6 +288,7 @@ def replay_document(
             f"replay: the game's history holds {played} turns, expected turns 1..{game.turn}"
         )
     n = len(game.players)
+    head_grid = game.replay_start.production_map if game.replay_start else game.initial_halite
     result = game.result()
     frames = [initial_frame(game)]
     frames.extend(turn_frame(outcome, n) for outcome in game.history)
@@ -274,7 +299,8 @@ def replay_document(
         "full_frames": frames,
         "game_statistics": {
             "execution_time": execution_time_ms,
-            "map_total_halite": sum(sum(row) for row in game.initial_halite),
+            # The engine sums the map it generated (before a snapshot's cells).
+            "map_total_halite": sum(sum(row) for row in head_grid),
             "number_turns": result.number_turns,
             "player_statistics": statistics,
         },
@@ -484,27 +510,48 @@ class HltReplay:
             )
 
     def grid_at(self, turn: int) -> list[list[int]]:
-        """The map's halite after turn ``turn`` (0: the initial map), as rows.
+        """The map's halite after turn ``turn`` (0: the start), as rows.
 
-        The changed cells are applied incrementally from the last turn asked for, so
-        walking the turns in order costs the total number of changed cells plus one
-        copy of the map per call.
+        The start is :attr:`initial_grid` with frame 0's cells, which are those of the
+        snapshot a game started from (the engine leaves the generated map in
+        ``production_map``); other games have none.  The changed cells are applied
+        incrementally from the last turn asked for, so walking the turns in order costs
+        the total number of changed cells plus one copy of the map per call.
         """
         self._check_turn(turn)
+        first = self._grid_turn + 1
         if turn < self._grid_turn or self._grid_turn < 0:
             self._grid = [v for row in self.initial_grid for v in row]
-            self._grid_turn = 0
+            first = 0
         w = self.width
         grid = self._grid
-        for t in range(self._grid_turn + 1, turn + 1):
+        for t in range(first, turn + 1):
             for cell in self.frames[t]["cells"]:
                 grid[cell["y"] * w + cell["x"]] = cell["production"]
         self._grid_turn = turn
         return [grid[y * w : (y + 1) * w] for y in range(self.height)]
 
     def ships_at(self, turn: int) -> dict[int, HltShip]:
-        """The ships of frame ``turn`` (at the start of that turn; final ones at T+1), by id."""
+        """The ships of frame ``turn`` (at the start of that turn; final ones at T+1), by id.
+
+        Frame 0 lists no ships: those of a game started from a snapshot are its ``spawn``
+        events (their ``energy`` is the cargo), as the engine records them.
+        """
         self._check_turn(turn)
+        if turn == 0:
+            spawned = [
+                HltShip(
+                    e["id"],
+                    e["owner_id"],
+                    e["location"]["x"],
+                    e["location"]["y"],
+                    e["energy"],
+                    False,
+                )
+                for e in self.frames[0]["events"]
+                if e["type"] == "spawn"
+            ]
+            return {s.id: s for s in sorted(spawned, key=lambda s: s.id)}
         ships = [
             HltShip(int(sid), int(pid), s["x"], s["y"], s["energy"], s["is_inspired"])
             for pid, owned in self.frames[turn]["entities"].items()
@@ -912,6 +959,8 @@ def _check_frame(c: _Checker, frame: Any, where: str, n: int, width: int, height
         if kind in ("construct", "spawn"):
             c.field_int(e, "owner_id", ew, 0, n - 1)
             c.field_int(e, "id", ew, 0)
+            if kind == "spawn":
+                c.field_int(e, "energy", ew, 0)
         elif kind == "shipwreck":
             for j, sid in enumerate(c.as_list(c.key(e, "ships", ew), f"{ew}.ships")):
                 c.as_int(sid, f"{ew}.ships[{j}]", 0)

@@ -6,6 +6,13 @@ turn's recorded moves are fed to :class:`~snakewar.games.halite3.HaliteGame`, an
 player whose moves are missing from a turn is killed that turn, as it was then (a
 timeout, a crash or a fatal command error all remove a player the same way).
 
+A game the engine started from a snapshot (``--from-snapshot``) records no snapshot: its
+``production_map`` is still the map generated from the seed (checked as for any game),
+and frame 0 holds the start, which no other game's has: every cell of the snapshot, a
+``construct`` event per dropoff and a ``spawn`` event per ship, the players' energy.
+Such a replay is played again from a game started from that frame 0 as the engine starts
+one from a snapshot, whose own frame 0 must be the replay's.
+
 Changed cells and shipwrecks are compared as collections: replays Snakewar wrote before
 it kept the official engine's hash-table order list them in another order, and are the
 same games.  Whether every list also has the official order is said in the message.
@@ -19,6 +26,12 @@ from typing import Any
 
 from snakewar.games.halite3 import Constants, HaliteGame
 from snakewar.games.halite3.replay.hlt import HltReplay
+from snakewar.games.halite3.rules.game import HaliteError
+from snakewar.games.halite3.rules.snapshot import (
+    HaliteSnapshot,
+    PlayerSnapshot,
+    game_from_snapshot,
+)
 
 __all__ = ["HltVerifyReport", "verify_hlt"]
 
@@ -57,6 +70,47 @@ def _cells(cells: list[dict[str, Any]]) -> list[tuple[int, int, int]]:
     return sorted((c["x"], c["y"], c["production"]) for c in cells)
 
 
+def _game_from_frame0(replay: HltReplay, constants: Constants) -> HaliteGame:
+    """The game a replay's frame 0 says was started from a snapshot, started again.
+
+    The engine writes no snapshot into the replay: ``production_map`` is the map it
+    generated from the seed, frame 0 holds the snapshot's cells, a ``construct`` event per
+    dropoff and a ``spawn`` event per ship, the players' energy, and the header players
+    their shipyards.  Those make the snapshot again (the players the map had beyond the
+    bots are not needed: only the bots' are read).
+    """
+    first = replay.frames[0]
+    grid = replay.grid_at(0)
+    energy = replay.energy_at(0)
+    players = {p.id: PlayerSnapshot(energy[p.id], p.factory) for p in replay.players}
+    for event in first["events"]:
+        kind = event["type"]
+        if kind not in ("construct", "spawn"):
+            raise HaliteError(f"a {kind!r} event in frame 0")
+        # read_hlt checked both kinds' fields: an owner among the players, a place on the map.
+        loc = event["location"]
+        owner = players[event["owner_id"]]
+        if kind == "construct":
+            owner.dropoffs.append((event["id"], loc["x"], loc["y"]))
+        else:
+            owner.ships.append((event["id"], loc["x"], loc["y"], event["energy"]))
+    snapshot = HaliteSnapshot(
+        "fractal",
+        replay.width,
+        replay.height,
+        replay.map_players,
+        replay.seed,
+        [v for row in grid for v in row],
+        players,
+    )
+    return game_from_snapshot(
+        snapshot,
+        replay.num_players,
+        constants=constants,
+        default_size=constants.DEFAULT_MAP_WIDTH,
+    )
+
+
 def verify_hlt(replay: HltReplay) -> HltVerifyReport:
     """Replay ``replay`` through the engine; report the first frame field that differs."""
     constants = dict(replay.constants)
@@ -66,24 +120,47 @@ def verify_hlt(replay: HltReplay) -> HltVerifyReport:
         base = Constants.from_json(constants)
     except Exception as exc:  # a replay's constants are data: report, never raise
         return HltVerifyReport(False, f"the replay's GAME_CONSTANTS cannot be used: {exc}", 0)
-    game = HaliteGame.create(
-        replay.seed,
-        replay.num_players,
-        width=replay.width,
-        height=replay.height,
-        map_players=replay.map_players,
-        constants=dataclasses.replace(base, MIN_TURNS=turns, MAX_TURNS=turns),
-    )
+    constants_used = dataclasses.replace(base, MIN_TURNS=turns, MAX_TURNS=turns)
 
     def fail(turn: int, what: str, expected: Any, actual: Any) -> HltVerifyReport:
         return HltVerifyReport(
             False, f"turn {turn}: {what} differs: replay {expected!r}, engine {actual!r}", turn
         )
 
-    if game.initial_halite != replay.initial_grid:
-        return HltVerifyReport(
-            False, "the map generated from the seed differs from the replay's", 0
+    first = replay.frames[0]
+    if first["cells"] or first["events"]:
+        # Started from a snapshot: the engine records that start in frame 0 only.
+        try:
+            game = _game_from_frame0(replay, constants_used)
+        except HaliteError as exc:
+            return HltVerifyReport(False, f"turn 0: the snapshot it started from: {exc}", 0)
+        start = game.replay_start
+        assert start is not None  # game_from_snapshot always sets it
+        if start.production_map != replay.initial_grid:
+            return HltVerifyReport(
+                False, "the map generated from the seed differs from the replay's", 0
+            )
+        want_events = [dict(sorted(e.items())) for e in first["events"]]
+        got_events = [dict(sorted(e.items())) for e in start.events]
+        if want_events != got_events:
+            return fail(0, "events", want_events, got_events)
+        if _cells(first["cells"]) != sorted(start.cells):
+            return fail(0, "changed cells", _cells(first["cells"]), sorted(start.cells))
+        start_order = [(c["x"], c["y"], c["production"]) for c in first["cells"]] == start.cells
+    else:
+        game = HaliteGame.create(
+            replay.seed,
+            replay.num_players,
+            width=replay.width,
+            height=replay.height,
+            map_players=replay.map_players,
+            constants=constants_used,
         )
+        if game.initial_halite != replay.initial_grid:
+            return HltVerifyReport(
+                False, "the map generated from the seed differs from the replay's", 0
+            )
+        start_order = True
     factories = [p.factory for p in replay.players]
     if [p.shipyard for p in game.players] != factories:
         return fail(0, "shipyards", factories, [p.shipyard for p in game.players])
@@ -91,7 +168,7 @@ def verify_hlt(replay: HltReplay) -> HltVerifyReport:
     # --strict ended the game on its last turn, whose commands the engine does not
     # record: the turns before it are all that can be played again.
     aborted = replay.number_turns > last + 1
-    engine_order = True
+    engine_order = start_order
     for t in range(1, last + (0 if aborted else 1)):
         frame = replay.frames[t]
         moves = frame.get("moves", {})

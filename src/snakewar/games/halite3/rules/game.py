@@ -56,6 +56,7 @@ __all__ = [
     "HaliteResult",
     "Player",
     "PlayerStatistics",
+    "ReplayStart",
     "Ship",
     "ShipRows",
     "SpawnEvent",
@@ -71,6 +72,32 @@ _CARGO = operator.attrgetter("cargo")
 
 class HaliteError(SnakewarError):
     """A Halite III game was set up or driven with bad input."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStart:
+    """What the replay of a game started from a snapshot records of its start.
+
+    The official engine (``HaliteImpl::initialize_game``) copies the map it *generated*
+    into the replay's ``production_map`` before the snapshot's cells replace it, and
+    records the start in frame 0 instead: every cell, a ``construct`` event (id 0) for
+    each dropoff and a ``spawn`` event for each ship, the players' energy; the header's
+    players carry their energy and ships.  A game made by :func:`game_from_snapshot
+    <snakewar.games.halite3.rules.snapshot.game_from_snapshot>` keeps these here for the
+    replay writer; a new game has none.
+    """
+
+    production_map: list[list[int]]
+    """The generated map (rows of halite): the replay's ``production_map``."""
+    energy: tuple[int, ...]
+    """Each player's halite at the start (frame 0's ``energy``)."""
+    events: list[dict[str, Any]]
+    """Frame 0's events, in the engine's order."""
+    cells: list[tuple[int, int, int]]
+    """Frame 0's cells ``(x, y, halite)``, in the engine's hash-table order."""
+    entities: list[list[list[Any]]]
+    """Per player, the header's ``entities``: ``[id, {"x", "y"}]`` pairs in the order of
+    the engine's per-player hash table."""
 
 
 @dataclass(slots=True)
@@ -498,6 +525,8 @@ class HaliteGame:
             self.initial_halite[player.shipyard[1]][player.shipyard[0]] = 0
         self._update_player_stats()
         self._result: HaliteResult | None = None
+        #: Set for a game started from a snapshot: what its replay records of the start.
+        self.replay_start: ReplayStart | None = None
 
     @classmethod
     def create(

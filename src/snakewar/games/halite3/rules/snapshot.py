@@ -32,10 +32,17 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from snakewar.games.halite3.rules.constants import Constants
-from snakewar.games.halite3.rules.game import Dropoff, HaliteError, HaliteGame, Ship
+from snakewar.games.halite3.rules.game import (
+    Dropoff,
+    HaliteError,
+    HaliteGame,
+    ReplayStart,
+    Ship,
+)
+from snakewar.games.halite3.rules.hashorder import HashOrder, location_hash
 
 if TYPE_CHECKING:
     from snakewar.games.halite3.rules.mapgen import GeneratedMap
@@ -398,7 +405,65 @@ def game_from_snapshot(
         x, y = player.shipyard
         game.owner[y * width + x] = player.id
     game._update_player_stats()
+    game.replay_start = _replay_start(game, snapshot, generated)
     return game
+
+
+def _replay_start(
+    game: HaliteGame, snapshot: HaliteSnapshot, generated: GeneratedMap
+) -> ReplayStart:
+    """What the engine's replay records of a game started from ``snapshot``.
+
+    ``initialize_game`` adds a frame 0 and, for each bot's player in the snapshot, a
+    ``construct`` event (its id always 0) per dropoff, then a ``spawn`` event per ship
+    (its new id, its cargo as ``energy``); it records every cell, by putting each into a
+    new ``unordered_set<Location>`` as ``Location(row, col)`` (x and y swapped: the same
+    cells on a square map, which are the engine's maps; on others it reads outside its
+    map, so Snakewar records each cell at its own place instead), then the dropoffs' cells
+    (already there), and writes them in that set's order with their halite once the
+    shipyards are emptied.  The replay's ``production_map`` is the map generated before
+    the snapshot's cells replaced it.
+    """
+    width, height = game.width, game.height
+    events: list[dict[str, Any]] = []
+    ship_ids = iter(sorted(game.ships))
+    for player in game.players:
+        mine = snapshot.players.get(player.id)
+        if mine is None:
+            continue
+        for _, x, y in mine.dropoffs:
+            events.append(
+                {"type": "construct", "location": {"x": x, "y": y}, "owner_id": player.id, "id": 0}
+            )
+        for _, x, y, cargo in mine.ships:
+            events.append(
+                {
+                    "type": "spawn",
+                    "location": {"x": x, "y": y},
+                    "owner_id": player.id,
+                    "id": next(ship_ids),
+                    "energy": cargo,
+                }
+            )
+    order: HashOrder[tuple[int, int]] = HashOrder()
+    swapped = width == height
+    for row in range(height):
+        for col in range(width):
+            x, y = (row, col) if swapped else (col, row)
+            order.add((x, y), location_hash(x, y))
+    for d in game.dropoffs:
+        order.add((d.x, d.y), location_hash(d.x, d.y))
+    cells = [(x, y, game.halite[y * width + x]) for x, y in order]
+    entities = [
+        [[s.id, {"x": s.x, "y": s.y}] for s in player.ships_in_order()] for player in game.players
+    ]
+    return ReplayStart(
+        production_map=[list(row) for row in generated.halite],
+        energy=tuple(p.energy for p in game.players),
+        events=events,
+        cells=cells,
+        entities=entities,
+    )
 
 
 def _generate(snapshot: HaliteSnapshot, constants: Constants) -> GeneratedMap:

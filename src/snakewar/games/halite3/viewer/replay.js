@@ -4,7 +4,8 @@
 //
 // Frame t of the replay (1..T) holds the ships at the start of turn t and the
 // players' halite at its end; frame 0 is the start and frame T+1 the end.  The
-// map shown at frame t is the initial map with the cell changes of frames 1..t.
+// map shown at frame t is the initial map with the cell changes of frames 0..t
+// (frame 0 has cells, spawns and constructs only for a game started from a snapshot).
 
 import { playerColor } from "./view.js";
 
@@ -99,10 +100,30 @@ export class HaliteGame {
     return grid;
   }
 
+  /**
+   * Frame `t`'s `entities` ({player: {ship id: {x, y, energy, is_inspired}}}). Frame 0
+   * lists none: the ships a game started from a snapshot begins with are its `spawn`
+   * events there (their `energy` is the cargo), as the official engine records them.
+   */
+  entitiesAt(t) {
+    const frame = this.frames[t];
+    if (t !== 0 || !frame) {
+      return frame?.entities ?? {};
+    }
+    const out = {};
+    for (const e of frame.events ?? []) {
+      if (e.type === "spawn") {
+        out[e.owner_id] ??= {};
+        out[e.owner_id][e.id] = { x: e.location.x, y: e.location.y, energy: e.energy ?? 0, is_inspired: false };
+      }
+    }
+    return out;
+  }
+
   /** Ships at frame `t`: [{id, owner, x, y, cargo, inspired}]. */
   shipsAt(t) {
     const out = [];
-    for (const [pid, ships] of Object.entries(this.frames[t]?.entities ?? {})) {
+    for (const [pid, ships] of Object.entries(this.entitiesAt(t))) {
       for (const [id, s] of Object.entries(ships)) {
         out.push({ id: Number(id), owner: Number(pid), x: s.x, y: s.y, cargo: s.energy, inspired: s.is_inspired });
       }
@@ -117,7 +138,7 @@ export class HaliteGame {
   /** A player's row at frame `t`: halite held, deposited, ships and cargo. */
   playerAt(pid, t) {
     const frame = this.frames[t] ?? {};
-    const ships = Object.values(frame.entities?.[pid] ?? {});
+    const ships = Object.values(this.entitiesAt(t)[pid] ?? {});
     return {
       energy: frame.energy?.[pid] ?? 0,
       deposited: frame.deposited?.[pid] ?? 0,
