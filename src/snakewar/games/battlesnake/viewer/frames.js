@@ -128,6 +128,10 @@ export function normalizeSnake(raw) {
     Error: asString(s.Error),
     IsBot: s.IsBot === true,
     IsEnvironment: s.IsEnvironment === true,
+    // Snakewar's own: the call's status, the bank left and the retry (unofficial timing).
+    CallStatus: asString(s.CallStatus),
+    TimeBank: Number.isInteger(s.TimeBank) ? s.TimeBank : null,
+    Retried: s.Retried === true,
   };
 }
 
@@ -335,6 +339,9 @@ function snakewarFrame(state, line, entries, calls) {
       Error: error,
       IsBot: asString(entry.source).startsWith("builtin:"),
       IsEnvironment: false,
+      CallStatus: call ? call.status : "",
+      TimeBank: call ? call.bank : null,
+      Retried: call ? call.retried : false,
     };
   });
   return {
@@ -354,6 +361,8 @@ function turnCalls(line) {
   const http = table("http");
   const errors = table("error");
   const shouts = table("shout");
+  const banks = table("bank");
+  const retried = table("retried");
   const calls = new Map();
   for (const id of Object.keys(moves)) {
     calls.set(id, {
@@ -362,6 +371,8 @@ function turnCalls(line) {
       http: Number.isInteger(http[id]) ? http[id] : null,
       error: asString(errors[id]),
       shout: asString(shouts[id]),
+      bank: Number.isInteger(banks[id]) ? banks[id] : null,
+      retried: isObject(retried[id]),
     });
   }
   return calls;
