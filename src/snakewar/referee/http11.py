@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -100,7 +101,7 @@ class _ReplyStream(httpx.AsyncByteStream):
                     raise httpx.RemoteProtocolError(f"unexpected {type(event).__name__}")
         except (OSError, h11.RemoteProtocolError) as exc:
             self._discard()
-            raise httpx.ReadError(str(exc) or type(exc).__name__) from exc
+            raise httpx.ReadError(_reason(exc)) from exc
         except BaseException:
             self._discard()
             raise
@@ -170,7 +171,7 @@ class Http11Transport(httpx.AsyncBaseTransport):
         try:
             reader, writer = await asyncio.open_connection(key[0], key[1], limit=_READ_SIZE)
         except OSError as exc:
-            raise httpx.ConnectError(str(exc) or type(exc).__name__, request=request) from exc
+            raise httpx.ConnectError(_reason(exc), request=request) from exc
         sock = writer.get_extra_info("socket")
         if sock is not None:
             with contextlib.suppress(OSError):
@@ -199,7 +200,7 @@ class Http11Transport(httpx.AsyncBaseTransport):
             raise
         except (OSError, h11.RemoteProtocolError) as exc:
             connection.close()
-            raise httpx.ReadError(str(exc) or type(exc).__name__, request=request) from exc
+            raise httpx.ReadError(_reason(exc), request=request) from exc
         except h11.LocalProtocolError as exc:
             connection.close()
             raise httpx.LocalProtocolError(str(exc), request=request) from exc
@@ -269,6 +270,20 @@ class Http11Transport(httpx.AsyncBaseTransport):
         self._idle_count = 0
         if self._tls is not None:
             await self._tls.aclose()
+
+
+def _reason(exc: BaseException) -> str:
+    """Why a connection failed, without the address: games show it to everyone.
+
+    asyncio's own texts name the address (``Connect call failed ('10.0.0.5', 8000)``),
+    which a public server must not show: the system's text for the error number is
+    enough (``[Errno 111] Connection refused``).
+    """
+    if isinstance(exc, OSError):
+        if exc.errno:
+            return f"[Errno {exc.errno}] {os.strerror(exc.errno)}"
+        return type(exc).__name__
+    return str(exc) or type(exc).__name__
 
 
 class _NothingRead(Exception):
