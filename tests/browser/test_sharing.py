@@ -273,9 +273,9 @@ def test_anonymous_visitors_see_no_control_that_changes_anything(
     expect(page.get_by_test_id("share-link")).to_be_visible()
     for control in ("save-form", "save-game", "rematch", "step-controls", "nav-new"):
         expect(page.get_by_test_id(control)).to_have_count(0)
-    # Every button left only copies or shows.
+    # Every button left only copies, shows or downloads (a turn as a test scenario: a GET).
     buttons = page.locator("main button:visible")
-    assert sorted(buttons.all_inner_texts()) == ["Copy", "Copy"]
+    assert sorted(buttons.all_inner_texts()) == ["Copy", "Copy", "Save as test scenario"]
     page.goto(f"{site.url}/tv")
     assert sorted(page.locator("main button").all_inner_texts()) == ["Full screen", "Show"]
     expect(page.locator("form[method=post]")).to_have_count(0)

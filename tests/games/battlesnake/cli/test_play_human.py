@@ -39,6 +39,10 @@ def env(home: Path) -> dict[str, str]:
     }
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Terminal:
     """A process on a pty, its output read as it comes."""
 
@@ -53,6 +57,10 @@ class Terminal:
             cwd=home,
             env=env(home),
             start_new_session=True,
+            # As a shell starts a foreground job: Ctrl-C's SIGINT not ignored.  (A test
+            # runner's worker may ignore it, and an ignored signal stays ignored in
+            # children: Python then installs no KeyboardInterrupt handler.)
+            preexec_fn=_default_sigint,
         )
         self.output = b""
 
