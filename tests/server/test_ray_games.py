@@ -64,6 +64,9 @@ SLOW: dict[str, Any] = {
     "width": 19,
     "height": 19,
     "max_turns": 5000,
+    # The server's longest: a loaded machine must not make the bot's 100 ms a timeout,
+    # whose repeated move may end a solo game in a wall before the test cancels it.
+    "timeout": 2000,
     "step": True,
 }
 """A game that lasts minutes once resumed (its bot thinks 100 ms a turn): it is surely
