@@ -49,7 +49,9 @@ def test_step_a_live_game_scrub_back_and_inspect_a_request(
         "seed": 3,
         "width": 7,
         "height": 7,
-        "timeout": 500,
+        # The server's longest: on a loaded machine a late reply would play the snake's
+        # last move again, and this seed's game could end before the steps below.
+        "timeout": 2000,
         "step": True,
     }
     created = httpx.post(f"{base_url}/api/games", json=body, timeout=30)
