@@ -21,7 +21,7 @@ from fastapi import APIRouter, Path, Query, Request, WebSocket
 from fastapi.responses import Response
 
 from snakewar.adapters import get_game
-from snakewar.engine.protocol import MatchSpec
+from snakewar.engine.protocol import GameData, MatchSpec
 from snakewar.errors import BusyError, ConflictError, NotFoundError, ParamsError, SnakewarError
 from snakewar.server.auth import Principal, PrincipalDep, UserDep, require_owner
 from snakewar.server.deps import (
@@ -598,6 +598,24 @@ async def game_events(websocket: WebSocket, game_id: str) -> None:
     await follow_game(websocket, game_id, None, _end_data)
 
 
+async def _game_data(manager: GameManager, store: AsyncStore, game_id: str) -> GameData:
+    """A game's data: the live copy's once it is played, else the stored one."""
+    live = manager.games.get(game_id)
+    if live is not None and live.played is not None:
+        return live.played.data
+    data: GameData = await store.run(store.store.games.data, game_id)
+    return data
+
+
+async def _replay_for(
+    principal: Principal, row: GameRow, manager: GameManager, store: AsyncStore
+) -> bytes:
+    """The game's replay file, its entrants' addresses hidden from ``principal`` as due."""
+    data = await _game_data(manager, store, row.id)
+    replay = await store.run(get_game(row.game).export, data)
+    return hide_in_bytes(replay, _row_secrets(principal, row))
+
+
 def _row_secrets(principal: Principal, row: GameRow) -> set[str]:
     """The addresses of a stored game's entrants that ``principal`` may not see."""
     pairs = ((str(e.get("name", "")), str(e.get("source", ""))) for e in row.entrants)
@@ -703,11 +721,8 @@ async def _fork_spec(
     # The rematch's checks: the owner (or an admin), a match to play, today's caps.
     original = await _rematch_spec(principal, config, manager, store, uploads, game_id)
     adapter = get_game(original.game)
+    data = await _game_data(manager, store, game_id)
     live = manager.games.get(game_id)
-    if live is not None and live.played is not None:
-        data = live.played.data
-    else:
-        data = await store.run(store.store.games.data, game_id)
     seed = live.seed if live is not None else (await _stored(store, game_id)).seed
     position = await store.run(adapter.position_at, data, body.turn)
     params = {**original.params, POSITION: position}
@@ -796,12 +811,7 @@ async def export_replay(
     """
     row = await _stored(store, game_id)
     adapter = get_game(row.game)
-    live = manager.games.get(game_id)
-    if live is not None and live.played is not None:
-        data = live.played.data
-    else:
-        data = await store.run(store.store.games.data, game_id)
-    payload = hide_in_bytes(await store.run(adapter.export, data), _row_secrets(principal, row))
+    payload = await _replay_for(principal, row, manager, store)
     return Response(
         payload,
         media_type=adapter.replays.media_type,
@@ -897,14 +907,7 @@ async def _media_response(
     codec = adapter.media()
     if codec is None:
         raise ParamsError("format", f"{adapter.name} games cannot be exported as pictures")
-    live = manager.games.get(game_id)
-    if live is not None and live.played is not None:
-        data = live.played.data
-    else:
-        data = await store.run(store.store.games.data, game_id)
-    replay_bytes = hide_in_bytes(
-        await store.run(adapter.export, data), _row_secrets(principal, row)
-    )
+    replay_bytes = await _replay_for(principal, row, manager, store)
     media = await asyncio.to_thread(codec.load, replay_bytes, adapter.replay_filename(game_id))
     shown = media.turns[-1] if turn is None else turn
     if format in ("png", "svg") and shown not in media.turns:
@@ -965,14 +968,7 @@ async def export_scenario(
     codec = adapter.scenarios()
     if codec is None:
         raise ParamsError("snake", f"{adapter.name} games cannot be saved as test scenarios")
-    live = manager.games.get(game_id)
-    if live is not None and live.played is not None:
-        data = live.played.data
-    else:
-        data = await store.run(store.store.games.data, game_id)
-    replay_bytes = hide_in_bytes(
-        await store.run(adapter.export, data), _row_secrets(principal, row)
-    )
+    replay_bytes = await _replay_for(principal, row, manager, store)
     name = adapter.replay_filename(game_id)
 
     def make() -> bytes:
