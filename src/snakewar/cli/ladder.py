@@ -6,6 +6,14 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from snakewar.cli.launching import (
+    CONFIG_OPTION,
+    LAUNCH_DIR_OPTION,
+    LAUNCH_LOGS_OPTION,
+    LAUNCH_MAX_GAMES_OPTION,
+    LAUNCH_TIMEOUT_OPTION,
+)
+
 if TYPE_CHECKING:
     from snakewar.arena.config import MatchConfig
     from snakewar.arena.ladder import LadderEntry
@@ -186,19 +194,11 @@ def run(
         help="Start a bot server for this run, a command with {port} (repeat); it plays as "
         "the entrant named after its program (added to the ladder if new).",
     ),
-    launch_dir: str = typer.Option(".", "--launch-dir", help="The launched bots' folder."),
-    launch_timeout: float = typer.Option(
-        30.0, "--launch-timeout", help="Seconds a launched bot has to answer GET / with 200."
-    ),
-    launch_logs: str | None = typer.Option(
-        None, "--launch-logs", help="Keep each launched bot's output in DIR/NAME.log."
-    ),
-    launch_max_games: int | None = typer.Option(
-        None, "--launch-max-games", help="The most games a --launch bot plays at once."
-    ),
-    config_file: str | None = typer.Option(
-        None, "--config", help="A bot config file (TOML): bots to launch, default options."
-    ),
+    launch_dir: str = LAUNCH_DIR_OPTION,
+    launch_timeout: float = LAUNCH_TIMEOUT_OPTION,
+    launch_logs: str | None = LAUNCH_LOGS_OPTION,
+    launch_max_games: int | None = LAUNCH_MAX_GAMES_OPTION,
+    config_file: str | None = CONFIG_OPTION,
 ) -> None:
     """Play games: matchmaking by rating, health checks, rating updates.
 

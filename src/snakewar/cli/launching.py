@@ -20,7 +20,7 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -31,6 +31,11 @@ if TYPE_CHECKING:
     from snakewar.referee.launch import Launcher, LaunchSpec
 
 __all__ = [
+    "CONFIG_OPTION",
+    "LAUNCH_DIR_OPTION",
+    "LAUNCH_LOGS_OPTION",
+    "LAUNCH_MAX_GAMES_OPTION",
+    "LAUNCH_TIMEOUT_OPTION",
     "LaunchOptions",
     "Launched",
     "cap_games_at_once",
@@ -39,6 +44,21 @@ __all__ = [
 ]
 
 MAX_LAUNCHES = 16
+
+# The launch options the arena's commands (ladder run, tournament run) share, declared once.
+LAUNCH_DIR_OPTION: Any = typer.Option(".", "--launch-dir", help="The launched bots' folder.")
+LAUNCH_TIMEOUT_OPTION: Any = typer.Option(
+    30.0, "--launch-timeout", help="Seconds a launched bot has to answer GET / with 200."
+)
+LAUNCH_LOGS_OPTION: Any = typer.Option(
+    None, "--launch-logs", help="Keep each launched bot's output in DIR/NAME.log."
+)
+LAUNCH_MAX_GAMES_OPTION: Any = typer.Option(
+    None, "--launch-max-games", help="The most games a --launch bot plays at once."
+)
+CONFIG_OPTION: Any = typer.Option(
+    None, "--config", help="A bot config file (TOML): bots to launch, default options."
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,13 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from snakewar.cli.ladder import _GAME, _PARAMS, match_config
+from snakewar.cli.launching import (
+    CONFIG_OPTION,
+    LAUNCH_DIR_OPTION,
+    LAUNCH_LOGS_OPTION,
+    LAUNCH_MAX_GAMES_OPTION,
+    LAUNCH_TIMEOUT_OPTION,
+)
 
 if TYPE_CHECKING:
     from snakewar.storage import Store
@@ -297,19 +304,11 @@ def run(
         help="Start a bot server for this run, a command with {port} (repeat); it plays as "
         "the entrant named after its program (entered now if the tournament has not started).",
     ),
-    launch_dir: str = typer.Option(".", "--launch-dir", help="The launched bots' folder."),
-    launch_timeout: float = typer.Option(
-        30.0, "--launch-timeout", help="Seconds a launched bot has to answer GET / with 200."
-    ),
-    launch_logs: str | None = typer.Option(
-        None, "--launch-logs", help="Keep each launched bot's output in DIR/NAME.log."
-    ),
-    launch_max_games: int | None = typer.Option(
-        None, "--launch-max-games", help="The most games a --launch bot plays at once."
-    ),
-    config_file: str | None = typer.Option(
-        None, "--config", help="A bot config file (TOML): bots to launch, default options."
-    ),
+    launch_dir: str = LAUNCH_DIR_OPTION,
+    launch_timeout: float = LAUNCH_TIMEOUT_OPTION,
+    launch_logs: str | None = LAUNCH_LOGS_OPTION,
+    launch_max_games: int | None = LAUNCH_MAX_GAMES_OPTION,
+    config_file: str | None = CONFIG_OPTION,
 ) -> None:
     """Play the tournament to the end (it is saved after every round of games).
 
