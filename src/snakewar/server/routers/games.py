@@ -36,7 +36,6 @@ from snakewar.server.deps import (
 from snakewar.server.events import follow_game
 from snakewar.server.manager import GameManager, LiveGame, Slot
 from snakewar.server.matches import (
-    SNAKE_REF,
     adapter_for,
     check_entrants,
     programs_for,
@@ -46,7 +45,7 @@ from snakewar.server.matches import (
     with_programs,
 )
 from snakewar.server.mirror import MirrorLimitError
-from snakewar.server.patterns import PLAYER, SNAKE_REFERENCE
+from snakewar.server.patterns import PLAYER, SNAKE_REFERENCE, snake_ref_owner
 from snakewar.server.privacy import hidden_in, hide_in_bytes, hide_in_json, hide_sources
 from snakewar.server.schemas import (
     NO_CONTENT,
@@ -64,8 +63,6 @@ from snakewar.server.schemas import (
 from snakewar.storage import AsyncStore, GameFilter, GameNotFoundError, GamePage, GameRow
 from snakewar.storage.models import MAX_ID_LENGTH
 from snakewar.storage.profiles import MAX_SEARCH_LIMIT
-
-"""A registered snake's reference, ``@owner/name`` (as :data:`SNAKE_REF` matches it)."""
 
 __all__ = ["MAX_FRAMES_PAGE", "can_read_log", "live_out", "router", "row_out"]
 
@@ -628,9 +625,8 @@ def can_read_log(principal: Principal, game_owner: int | None, source: str) -> b
     The owner of the snake in that seat (``@owner/name``) may, and so may the game's
     owner and the admins: a bot's stderr may hold what its author would show nobody else.
     """
-    ref = SNAKE_REF.match(source)
     user = principal.user
-    mine = ref is not None and user is not None and ref[1] == user.name
+    mine = user is not None and snake_ref_owner(source) == user.name
     return mine or principal.can_change(game_owner)
 
 
