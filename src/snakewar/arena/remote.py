@@ -157,7 +157,8 @@ class RemoteJob:
         spec: the match; an uploaded bot's entrant carries a :class:`ProgramRef` as
             its ``program``.
         seed: its seed.
-        database_url: where the game is stored.
+        database_url: where the game is stored, without its password (the worker has
+            its own: a task's arguments are shown by the cluster's dashboard).
         owner_id: the user who started it.
         outbound: the address policy of its connections.
         steps: whether its referee waits at the turn gate each turn.
