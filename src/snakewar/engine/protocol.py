@@ -939,6 +939,18 @@ class GameAdapter(ABC):
         del params
         return None
 
+    def longest_turn_ms(self, spec: MatchSpec, latest: Mapping[str, JSON] | None = None) -> int:
+        """The longest one turn of ``spec`` may wait for its entrants, in milliseconds.
+
+        A paused or stepped game holds only between turns: the server waits this long
+        (and the last turn's closing calls) for the turn under way before it answers.
+        ``latest`` is the game's newest frame's view (``None``: none yet), for a game
+        whose wait depends on how it stands (a time bank left).  The default: one move
+        timeout (2 s when the match sets none).
+        """
+        del latest
+        return spec.timeout_ms or 2000
+
     async def health(self, entrant: Entrant, session: PlaySession) -> str | None:
         """Check that ``entrant`` can play; ``None`` if it can, else why not.
 
