@@ -239,7 +239,7 @@ def test_a_turn_may_wait_the_timeout_the_bank_left_and_a_retry() -> None:
 
     def view(*banks: int | None, dead: int | None = None) -> dict[str, object]:
         death = {"Cause": "wall-collision", "Turn": 3, "EliminatedBy": ""}
-        snakes = [{"TimeBank": bank, "Death": None} for bank in banks]
+        snakes: list[dict[str, object]] = [{"TimeBank": bank, "Death": None} for bank in banks]
         if dead is not None:
             snakes.append({"TimeBank": dead, "Death": death})
         return {"Turn": 4, "Snakes": snakes}
