@@ -826,6 +826,7 @@ class ScenarioCodec(ABC):
         player: str,
         scenario_name: str | None = None,
         keep: bool = False,
+        target: str | None = None,
     ) -> dict[str, Any]:
         """Turn ``turn`` of the replay file ``data``, as the player ``player`` saw it.
 
@@ -836,9 +837,12 @@ class ScenarioCodec(ABC):
             player: the player's id or name.
             scenario_name: the scenario's name (default: one made of turn and player).
             keep: save a position that tests nothing (no right move, or every move right).
+            target: another player's id or name: the goal is then to take it out this
+                turn (the right moves are those that surely do); ``None``: to survive.
 
         Raises:
-            SnakewarError: a file, turn or player that cannot be used, in one line.
+            SnakewarError: a file, turn, player or target that cannot be used, in one
+                line (a game whose scenarios have no such goal refuses ``target``).
         """
 
     @abstractmethod

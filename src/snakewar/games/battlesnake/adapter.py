@@ -696,11 +696,18 @@ class _SnakeScenarios(ScenarioCodec):
         player: str,
         scenario_name: str | None = None,
         keep: bool = False,
+        target: str | None = None,
     ) -> dict[str, Any]:
         from snakewar.games.battlesnake.tester.files import turn_scenario
 
         return turn_scenario(
-            _positions(data, name), name, turn=turn, snake=player, name=scenario_name, keep=keep
+            _positions(data, name),
+            name,
+            turn=turn,
+            snake=player,
+            name=scenario_name,
+            keep=keep,
+            kill=target,
         )
 
     @override
