@@ -826,6 +826,7 @@ class ScenarioCodec(ABC):
         player: str,
         scenario_name: str | None = None,
         keep: bool = False,
+        target: str | None = None,
     ) -> dict[str, Any]:
         """Turn ``turn`` of the replay file ``data``, as the player ``player`` saw it.
 
@@ -836,9 +837,12 @@ class ScenarioCodec(ABC):
             player: the player's id or name.
             scenario_name: the scenario's name (default: one made of turn and player).
             keep: save a position that tests nothing (no right move, or every move right).
+            target: another player's id or name: the goal is then to take it out this
+                turn (the right moves are those that surely do); ``None``: to survive.
 
         Raises:
-            SnakewarError: a file, turn or player that cannot be used, in one line.
+            SnakewarError: a file, turn, player or target that cannot be used, in one
+                line (a game whose scenarios have no such goal refuses ``target``).
         """
 
     @abstractmethod
@@ -938,6 +942,18 @@ class GameAdapter(ABC):
         """
         del params
         return None
+
+    def longest_turn_ms(self, spec: MatchSpec, latest: Mapping[str, JSON] | None = None) -> int:
+        """The longest one turn of ``spec`` may wait for its entrants, in milliseconds.
+
+        A paused or stepped game holds only between turns: the server waits this long
+        (and the last turn's closing calls) for the turn under way before it answers.
+        ``latest`` is the game's newest frame's view (``None``: none yet), for a game
+        whose wait depends on how it stands (a time bank left).  The default: one move
+        timeout (2 s when the match sets none).
+        """
+        del latest
+        return spec.timeout_ms or 2000
 
     async def health(self, entrant: Entrant, session: PlaySession) -> str | None:
         """Check that ``entrant`` can play; ``None`` if it can, else why not.

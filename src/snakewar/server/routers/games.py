@@ -953,6 +953,14 @@ async def export_scenario(
     turn: int = Query(ge=0, le=2**31 - 1, description="The turn to save."),
     snake: str = Query(**{**PLAYER.limits(), "description": "The tested player's id or name."}),
     keep: bool = Query(False, description="Save a position that tests nothing."),
+    kill: str | None = Query(
+        None,
+        **{
+            **PLAYER.limits(),
+            "description": "A kill goal: the player (id or name) the right moves surely "
+            "take out this turn (default: the goal is to survive).",
+        },
+    ),
 ) -> Response:
     """A turn of the game as a test scenario (``snakewar replay scenario``), as a download.
 
@@ -968,7 +976,9 @@ async def export_scenario(
     name = adapter.replay_filename(game_id)
 
     def make() -> bytes:
-        entry = codec.from_replay(replay_bytes, name, turn=turn, player=snake, keep=keep)
+        entry = codec.from_replay(
+            replay_bytes, name, turn=turn, player=snake, keep=keep, target=kill
+        )
         return codec.add(None, [entry], "scenario file")
 
     try:
