@@ -1030,6 +1030,16 @@ class GameAdapter(ABC):
         """How the game's replays become pictures, videos and HTML (``None``: they don't)."""
         return None
 
+    def notebook_html(self, item: object) -> str | None:
+        """``item``, one of the game's records or replays, as a notebook shows it: HTML.
+
+        A game's records sit below its viewer in the layers, so their ``_repr_html_``
+        asks the registry for their game's adapter and calls this when they are shown
+        (Jupyter).  ``None`` (the default): the game has no inline view of ``item``.
+        """
+        del item
+        return None
+
     def position_at(self, data: GameData, turn: int) -> dict[str, JSON]:
         """The board of a stored game at ``turn``, as the game's ``position`` parameter.
 
