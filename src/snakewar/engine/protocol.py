@@ -795,11 +795,26 @@ class MediaReplay(ABC):
 
 
 class MediaCodec(ABC):
-    """How a game's replays become media (:meth:`GameAdapter.media`)."""
+    """How a game's replays become media (:meth:`GameAdapter.media`).
+
+    Attributes:
+        themes: the themes its pictures can be drawn in (the viewer's page themes), the
+            default first.
+        palettes: the palettes of its pieces' colours (the viewer's), the default first.
+    """
+
+    themes: tuple[str, ...] = ("light",)
+    palettes: tuple[str, ...] = ("default",)
 
     @abstractmethod
-    def load(self, data: bytes, name: str = "replay") -> MediaReplay:
-        """The replay file ``data`` ready to draw.
+    def load(
+        self, data: bytes, name: str = "replay", *, theme: str = "", palette: str = ""
+    ) -> MediaReplay:
+        """The replay file ``data`` ready to draw, in ``theme`` and ``palette``.
+
+        ``data`` is what :meth:`GameAdapter.media_replay` gives for a stored game.
+        An empty ``theme`` or ``palette`` is the default one (the first of
+        :attr:`themes`, :attr:`palettes`); the caller checks a named one is there.
 
         Raises:
             ReplayError: a file that cannot be read, or one with no frame.
@@ -977,6 +992,22 @@ class GameAdapter(ABC):
             ReplayError: stored data that cannot make a replay.
         """
 
+    media_reads_views: bool = False
+    """Whether :meth:`media_replay` reads the stored frames' views (``Frame.view``), which
+    storage reads only when asked (they are not needed to export a replay)."""
+
+    def media_replay(self, data: GameData) -> bytes:
+        """What :meth:`media`'s codec draws of a stored game: its replay (:meth:`export`).
+
+        A game whose unfinished games have no replay file gives what its codec reads of
+        the frames played so far, so that a running or stopped game is drawn too (with
+        :attr:`media_reads_views` set when that needs the frames' views).
+
+        Raises:
+            ReplayError: stored data that cannot make one.
+        """
+        return self.export(data)
+
     def replay_filename(self, game_id: str) -> str:
         """The file name a downloaded replay gets."""
         return f"{game_id}.replay"
@@ -1013,6 +1044,16 @@ class GameAdapter(ABC):
 
     def media(self) -> MediaCodec | None:
         """How the game's replays become pictures, videos and HTML (``None``: they don't)."""
+        return None
+
+    def notebook_html(self, item: object) -> str | None:
+        """``item``, one of the game's records or replays, as a notebook shows it: HTML.
+
+        A game's records sit below its viewer in the layers, so their ``_repr_html_``
+        asks the registry for their game's adapter and calls this when they are shown
+        (Jupyter).  ``None`` (the default): the game has no inline view of ``item``.
+        """
+        del item
         return None
 
     def position_at(self, data: GameData, turn: int) -> dict[str, JSON]:

@@ -78,6 +78,7 @@ from snakewar.games.battlesnake.referee.runner import (
 from snakewar.games.battlesnake.referee.stats import percentile, summarize
 from snakewar.games.battlesnake.replay.format import (
     FORMAT_NAME,
+    Replay,
     header_dict,
     load_replay,
     read_replay,
@@ -980,6 +981,14 @@ class BattlesnakeAdapter(GameAdapter):
         from snakewar.games.battlesnake.media import SnakeMedia
 
         return SnakeMedia()
+
+    @override
+    def notebook_html(self, item: object) -> str | None:
+        # Imported when a record is shown: the viewer's page is read only then.
+        from snakewar.games.battlesnake.notebook import record_html
+
+        record = item.record if isinstance(item, Replay) else item
+        return record_html(record) if isinstance(record, GameRecord) else None
 
     @override
     def scenarios(self) -> ScenarioCodec:

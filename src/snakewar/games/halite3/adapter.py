@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import inspect
+import json
 import math
 import os
 import shlex
@@ -581,6 +582,18 @@ class HaliteAdapter(GameAdapter):
                 "in the viewer."
             )
         return data.replay
+
+    # An unfinished game's frames are their views (a frame has no replay line).
+    media_reads_views = True
+
+    @override
+    def media_replay(self, data: GameData) -> bytes:
+        if data.replay is not None or not data.frames:
+            return self.export(data)
+        # An unfinished game: its replay head and its frames so far, the document a live
+        # viewer is sent (the media reads it as a game that has not ended).
+        document = {**data.header, "full_frames": [dict(f.view) for f in data.frames]}
+        return json.dumps(document, separators=(",", ":")).encode("utf-8")
 
     @override
     def replay_filename(self, game_id: str) -> str:
