@@ -355,6 +355,15 @@ class OneAtATime(GameGate):
 
 @pytest.mark.parametrize("kind", ["inprocess", "pool"])
 def test_a_gate_holds_its_games_and_lets_the_others_go_on(kind: str) -> None:
+    _gate_holds_its_games(kind)
+
+
+@pytest.mark.ray
+def test_a_gate_holds_its_ray_games(ray_cluster: None) -> None:
+    _gate_holds_its_games("ray")
+
+
+def _gate_holds_its_games(kind: str) -> None:
     gate = OneAtATime("a")
     jobs = jobs_for(DUEL, range(4), "a") + jobs_for(DUEL, range(4), "free")
     executor = make_executor(kind, concurrency=4, workers=3, gate=gate)
