@@ -164,3 +164,29 @@ def test_a_ladder_stores_a_launched_bots_crash_with_its_game(tmp_path: Path) -> 
     assert len(crashed) == 1, logs
     assert "snake.py died with exit status 3 during this game; restarted" in logs[crashed[0]]
     assert len(logs) == 3
+
+
+def test_a_tournament_stores_a_launched_bots_crash_with_its_game(tmp_path: Path) -> None:
+    database = f"sqlite:///{tmp_path / 'cup.db'}"
+    made = run(
+        "tournament", "create", "cup", "--format", "round_robin", "--later",
+        "--snake", "greedy", "--snake", "random", *SHORT, "--database", database,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    tid = made.stdout.strip().splitlines()[-1]
+    crash_file = tmp_path / "crashed-once"
+    done = run(
+        "tournament", "run", tid,
+        "--launch", shlex.join(_command("--crash-after", "3", "--crash-file", str(crash_file))),
+        "--parallel", "1", "--database", database,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert crash_file.exists()
+    (line,) = _died_lines(done.stderr)
+    assert "; restarted" in line
+    exported = json.loads(run("tournament", "export", tid, "--database", database).stdout)
+    games = [g for m in exported["matches"] if "snake.py" in m["entrants"] for g in m["games"]]
+    with Store(database) as store:
+        logs = [store.games.log(g["game_id"], g["seats"].index("snake.py")) or "" for g in games]
+    said = "snake.py died with exit status 3 during this game; restarted"
+    assert len(games) >= 2 and sum(said in log for log in logs) == 1, logs
