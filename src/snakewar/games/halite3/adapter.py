@@ -95,6 +95,7 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "HaliteAdapter",
     "UnfinishedGameError",
+    "killed_reason",
     "played_from_hlt",
     "read_checked_hlt",
 ]
@@ -171,7 +172,7 @@ def _check_size(width: int, height: int, players: int) -> None:
             raise ParamsError("width" if width else "height", str(exc)) from None
 
 
-def _failure(match: HaliteMatch, game: HaliteGame, pid: int) -> str:
+def killed_reason(match: HaliteMatch, game: HaliteGame, pid: int) -> str:
     """Why player ``pid`` was killed, and when: the referee's words, or its error log's.
 
     ``killed on turn 5: timed out after 2000 ms (when reading string)``, or ``failed to
@@ -523,7 +524,7 @@ class HaliteAdapter(GameAdapter):
             failed_to_initialize=match.failed_to_initialize,
         )
         killed = {
-            pid: _failure(match, game, pid)
+            pid: killed_reason(match, game, pid)
             for pid, player in enumerate(game.players)
             if player.terminated
         }
