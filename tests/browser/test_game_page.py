@@ -301,6 +301,46 @@ def test_shortcut_keys_work_from_the_page_at_once(base_url: str, page: Page) -> 
     expect(play).to_have_attribute("data-state", "paused")
 
 
+def test_a_key_pressed_while_the_game_loads_wins_over_the_pages_autoplay(
+    base_url: str, page: Page
+) -> None:
+    # The game page's board plays a finished game on its own once its frames are in.
+    # A user who pressed "r" (first turn, paused) before they came in stays there: the
+    # frames are held back until the key was pressed, so the order is certain.
+    from playwright.sync_api import Route
+
+    game, last = finished_game(base_url)
+    assert last > 4
+    held: list[Route] = []
+    released = False
+
+    def hold(route: Route) -> None:
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route(re.compile(r"/games/[^/?]+/frames\?"), hold)
+    with page.expect_request(re.compile(r"/games/[^/?]+/frames\?")):
+        page.goto(f"{base_url}/view/{game}")
+    assert page.evaluate("document.activeElement === document.body")
+    page.keyboard.press("r")
+    released = True
+    for route in held:
+        route.continue_()
+    board = page.frame_locator("[data-testid=board-frame]")
+    expect(board.get_by_test_id("scrubber")).to_have_attribute("max", str(last))
+    # Read once, no retrying: autoplay would be playing now, or past turn 0.
+    play = board.get_by_test_id("btn-play")
+    assert (play.get_attribute("data-state"), board.get_by_test_id("turn").inner_text()) == (
+        "paused",
+        "Turn 0",
+    )
+    page.keyboard.press("ArrowRight")
+    expect(board.get_by_test_id("turn")).to_have_text("Turn 1")
+    expect(page.get_by_test_id("toolbar-turn")).to_have_text("Turn 1")
+
+
 def test_keys_work_at_once_on_the_replay_and_halite_pages(
     base_url: str, page: Page, tmp_path: Path
 ) -> None:

@@ -54,9 +54,10 @@ export function messageAction(data) {
 /**
  * Route the keyboard shortcuts to `player`'s methods: keys pressed in this page, and
  * in a frame, those the embedding page forwards (so they work before the frame is
- * clicked).
+ * clicked).  `onAction(action)` is told of each one first: a viewer still loading
+ * drops its own start (autoplay, ?turn=) once the user has moved the playback.
  */
-export function bindKeyboard(player, win = window) {
+export function bindKeyboard(player, win = window, onAction = () => {}) {
   win.addEventListener("keydown", (event) => {
     if (typingInto(event.target)) {
       return;
@@ -66,6 +67,7 @@ export function bindKeyboard(player, win = window) {
       // Also stops Space from pressing a focused button and the arrows from
       // moving a focused scrubber: each key does one thing.
       event.preventDefault();
+      onAction(action);
       player[action]();
     }
   });
@@ -75,6 +77,7 @@ export function bindKeyboard(player, win = window) {
       if (event.source === win.parent) {
         const action = messageAction(event.data);
         if (action) {
+          onAction(action);
           player[action]();
         }
       }
@@ -84,9 +87,10 @@ export function bindKeyboard(player, win = window) {
 
 /**
  * Wire the control elements (found by their data-testid under `root`) to
- * `player`.  Returns `update()`, which brings them in line with the player.
+ * `player`, telling `onAction(action)` of each use first (as `bindKeyboard` does).
+ * Returns `update()`, which brings them in line with the player.
  */
-export function bindControls(root, player) {
+export function bindControls(root, player, onAction = () => {}) {
   const el = (id) => root.querySelector(`[data-testid="${id}"]`);
   const buttons = {
     first: el("btn-first"),
@@ -98,10 +102,14 @@ export function bindControls(root, player) {
     nextElimination: el("btn-next-elimination"),
   };
   for (const [action, button] of Object.entries(buttons)) {
-    button.addEventListener("click", () => player[action]());
+    button.addEventListener("click", () => {
+      onAction(action);
+      player[action]();
+    });
   }
   const scrubber = el("scrubber");
   scrubber.addEventListener("input", () => {
+    onAction("scrub");
     player.pause();
     player.goto(Number(scrubber.value), "scrub");
   });

@@ -104,6 +104,9 @@ export class Player {
   first() {
     this.pause();
     this.goto(0);
+    // The start is where the user asked to be, also before (or with only) the first
+    // frame: frames arriving later must not move them to the live edge.
+    this.follow = false;
   }
 
   last() {

@@ -288,4 +288,4 @@ def viewer_input(games: dict[str, Path]) -> dict[str, Any]:
 def test_the_viewer_modules_under_node(
     viewer_input: dict[str, Any], node_test: Callable[..., int]
 ) -> None:
-    assert node_test(JS / "viewer.test.mjs", viewer_input) == 19
+    assert node_test(JS / "viewer.test.mjs", viewer_input) == 21

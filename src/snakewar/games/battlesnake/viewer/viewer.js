@@ -184,7 +184,7 @@ const elements = {
   open: $("btn-open"),
 };
 
-const updateControls = bindControls(document, player);
+const updateControls = bindControls(document, player, userMoved);
 let renderQueued = false;
 
 function scheduleRender() {
@@ -282,6 +282,16 @@ function showGame(game) {
   elements.info.textContent = describeGame(game);
   const title = params.get("title");
   document.title = title || `Snakewar · ${game.Map || game.RulesetName} · ${game.ID}`;
+}
+
+/**
+ * The user moved the playback (a key, a button, the scrubber): where they went wins over
+ * the start the page asked for, so frames landing later neither jump to ?turn= nor start
+ * ?autoplay (a user who pressed "r" while the game loaded stays paused at turn 0).
+ */
+function userMoved() {
+  state.pendingTurn = null;
+  state.pendingAutoplay = false;
 }
 
 /** Where playback starts: ?turn=N, else the start with ?autoplay, else the start of a file. */
@@ -510,7 +520,7 @@ function setupScoreboard() {
 function main() {
   setupSettings();
   setupScoreboard();
-  bindKeyboard(player);
+  bindKeyboard(player, window, userMoved);
   enableFileDrop();
   if (embedded) {
     // In a frame sized from our RESIZE messages, the board must not size itself

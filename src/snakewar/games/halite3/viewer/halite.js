@@ -304,7 +304,13 @@ const view = {
 const live = { id: null, status: null, stream: null, connection: "" };
 const player = new HalitePlayer({ onChange: () => scheduleRender() });
 player.fps = settings.fps;
-const updateControls = bindControls(document, player);
+// Once the user has moved the playback (a key, a button, the scrubber), a replay that
+// finishes loading after that does not start playing on its own (?autoplay).
+let userMovedPlayback = false;
+const userMoved = () => {
+  userMovedPlayback = true;
+};
+const updateControls = bindControls(document, player, userMoved);
 
 function scheduleRender() {
   if (!view.pending) {
@@ -595,7 +601,8 @@ function show(doc, at = null) {
   const fallback = player.live ? game.lastIndex : 0;
   const index = at ?? (Number.isInteger(turn) ? turn : fallback);
   player.setFrames(game.frames.map((_, i) => ({ Turn: i })), index);
-  if (at === null && ["1", "true", "yes", "on", ""].includes((params.get("autoplay") ?? "no").toLowerCase())) {
+  const autoplay = ["1", "true", "yes", "on", ""].includes((params.get("autoplay") ?? "no").toLowerCase());
+  if (at === null && autoplay && !userMovedPlayback) {
     player.play();
   }
 }
@@ -975,7 +982,7 @@ function setup() {
     $("replay-file").click();
   });
   bindMapKeys();
-  bindKeyboard(player);
+  bindKeyboard(player, window, userMoved);
   window.addEventListener("pagehide", stopStream);
 }
 

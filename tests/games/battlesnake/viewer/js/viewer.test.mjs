@@ -309,6 +309,36 @@ test("playback", () => {
   same([P.clampFps("x"), P.clampFps(0), P.clampFps(1000), P.clampFps("12")], [6, 6, 60, 12]);
 });
 
+test("going to the start before the frames come keeps the user there", () => {
+  // A finished game's frames arrive page by page after the page opened; a user who
+  // pressed "r" meanwhile stays at turn 0 instead of being carried to the last frame.
+  const frames = Array.from({ length: 4 }, (_, i) => ({ Turn: i, Food: [], Hazards: [], Snakes: [] }));
+  const player = new P.Player({ ...fakeClock() });
+  player.live = true;
+  player.first();
+  frames.slice(0, 3).forEach((f) => player.framesInserted(F.insertFrame(player.frames, f)));
+  same([player.index, player.follow, player.playing], [0, false, false]);
+  // Going to the last frame follows the game again.
+  player.last();
+  player.framesInserted(F.insertFrame(player.frames, frames[3]));
+  assert.equal(player.frame.Turn, 3);
+});
+
+test("a viewer is told of each key before it moves the playback", () => {
+  const win = new EventTarget();
+  const calls = [];
+  const player = { first: () => calls.push("first"), next: () => calls.push("next") };
+  C.bindKeyboard(player, win, (action) => calls.push(`told ${action}`));
+  const press = (key) => {
+    const event = new Event("keydown", { cancelable: true });
+    event.key = key;
+    win.dispatchEvent(event);
+    return event.defaultPrevented;
+  };
+  same([press("r"), press("x"), press("ArrowRight")], [true, false, true]);
+  same(calls, ["told first", "first", "told next", "next"]);
+});
+
 test("keyboard shortcuts match the official board", () => {
   const keys = [" ", "s", "K", "ArrowRight", "d", "l", "ArrowLeft", "a", "j", "e", "q", "r", "t"];
   same(Object.fromEntries([...keys, "x"].map((key) => [key, C.keyAction({ key })])), {
