@@ -28,7 +28,8 @@ A sandboxed :class:`~snakewar.referee.process.Program` runs under ``bwrap`` (Deb
   everything inside): address space, CPU seconds, file size, open files, processes, no
   core dumps.  The process limit counts per real user, and root ignores it: a server that
   runs as root therefore starts each sandbox as a user id of its own, from a range
-  (:attr:`SandboxPolicy.first_uid`), so that one bot's processes are counted alone.
+  (:attr:`SandboxPolicy.first_uid`), each held host-wide (a lock file under
+  :data:`UID_LOCKS`), so that one bot's processes are counted alone.
   A server that is not root runs sandboxes as itself (user namespaces need no
   privilege); the process limit then counts the server user's processes too, so it is
   set that many above what the user already runs;
@@ -43,10 +44,12 @@ sandbox's Python from a read-only bind; it then ``exec``s the bot's own argument
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
 import resource
 import shutil
+import stat
 import struct
 import subprocess
 import tempfile
@@ -204,24 +207,64 @@ def bwrap_argv(
     return argv
 
 
-class _Uids:
-    """The user ids sandboxes run as when the server is root: one per live sandbox."""
+UID_LOCKS: Final = Path("/run/snakewar/sandbox-uids")
+"""Where a root server's sandboxes hold their user ids: one lock file per id in use."""
 
-    def __init__(self) -> None:
+
+class _Uids:
+    """The user ids sandboxes run as when the server is root: one per live sandbox.
+
+    An id is held by an exclusive ``flock`` on its file under :data:`UID_LOCKS`, so it is
+    one sandbox's across every process of the host (a server's ``--workers``, its bot
+    and decode workers, Ray workers, several servers), not just within this one: two
+    sandboxes under one id would share its process limit, and one bot's fork bomb would
+    starve the other.  The lock goes with its process, so a server that dies leaves no
+    id taken; an id that still has processes (a dead server's sandbox still running) is
+    passed over too.
+    """
+
+    def __init__(self, directory: Path = UID_LOCKS) -> None:
+        self.directory = directory
         self._lock = threading.Lock()
-        self._taken: set[int] = set()
+        self._held: dict[int, int] = {}  # uid -> the open lock file's descriptor
 
     def take(self, policy: SandboxPolicy) -> int:
         with self._lock:
+            folder = self._folder()
             for uid in range(policy.first_uid, policy.first_uid + policy.uid_count):
-                if uid not in self._taken:
-                    self._taken.add(uid)
-                    return uid
+                if uid in self._held:
+                    continue
+                fd = os.open(folder / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    continue
+                if _user_processes(uid):
+                    os.close(fd)
+                    continue
+                self._held[uid] = fd
+                return uid
         raise SandboxError(f"all {policy.uid_count} sandbox user ids are in use")
 
     def give(self, uid: int) -> None:
         with self._lock:
-            self._taken.discard(uid)
+            fd = self._held.pop(uid, None)
+        if fd is not None:
+            os.close(fd)  # closing it drops the lock
+
+    def _folder(self) -> Path:
+        # Root's own folder: nobody else may plant a file (a link, say) in it.
+        try:
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            state = self.directory.lstat()
+        except OSError as exc:
+            raise SandboxError(f"cannot use {self.directory} for sandbox user ids: {exc}") from exc
+        if not stat.S_ISDIR(state.st_mode) or state.st_uid != os.geteuid() or state.st_mode & 0o022:
+            raise SandboxError(
+                f"{self.directory} must be a folder of the server's user that only it may write"
+            )
+        return self.directory
 
 
 _UIDS: Final = _Uids()
