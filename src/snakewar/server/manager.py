@@ -679,8 +679,17 @@ class GameManager:
         """
         live = self._started_here(game_id)
         if live is None and self.runner.remote:
+            before = await self.store.run(self.store.store.games.get, game_id)
+            if before is not None and GameStatus(before.status).finished:
+                return False
             state = await self.runner.control(game_id, "cancel")
-            return state is not None and state.done
+            if state is not None:
+                return state.done
+            # No answer: the actor is gone.  The server that started the game takes its
+            # actor down as soon as the game ends, which can be before this call's answer
+            # left it: the stored game says whether the game was stopped meanwhile.
+            after = await self.store.run(self.store.store.games.get, game_id)
+            return after is not None and after.status == GameStatus.CANCELLED
         # A game whose result is being stored is over: cancelling now would undo that.
         if live is None or live.finished or live.task is None or live.played is not None:
             return False
