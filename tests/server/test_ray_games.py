@@ -43,6 +43,7 @@ from snakewar.server.runners import DatabaseKit, LocalRunner, program_from_archi
 from snakewar.storage import GameStatus, Store
 from snakewar.storage.models import SnakeModel
 from tests.games.battlesnake.referee.snake_servers import SnakeServers
+from tests.waiting import wait_built
 
 ray = pytest.importorskip("ray")
 
@@ -394,6 +395,7 @@ def test_program_bots_play_only_on_a_node_that_can_sandbox_them(
             headers={"Content-Type": "application/zip"},
         )
         assert made.status_code == 201, made.text
+        assert wait_built(a, made.json()["id"])["build_status"] == "ready"
         body = {**halite, "snakes": [made.json()["ref"], "builtin:greedy"]}
         # No node declares the sandbox: the game is refused, naming why, and nothing starts.
         refused = a.post("/api/games", json=body)
