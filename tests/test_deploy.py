@@ -213,6 +213,77 @@ def test_the_web_command_lines_but_the_ray_address_run_through_snakewar_serve(
         assert config.allowed_hosts == ("localhost",)
 
 
+OPERATOR_SETTINGS = {
+    "SNAKEWAR_METRICS_TOKEN": "scrape-token-1234",
+    "SNAKEWAR_SITE_URL": "https://snakes.example.org",
+    "SNAKEWAR_SMTP_HOST": "smtp.example.org",
+    "SNAKEWAR_SMTP_PORT": "587",
+    "SNAKEWAR_SMTP_SECURITY": "starttls",
+    "SNAKEWAR_SMTP_SENDER": "arena@example.org",
+    "SNAKEWAR_SMTP_USERNAME": "arena",
+    "SNAKEWAR_SMTP_PASSWORD": "smtp-s3cret",
+}
+"""The optional settings the web replicas take from the operator's environment."""
+
+
+def test_the_web_replicas_are_given_the_operators_metrics_and_smtp_settings() -> None:
+    given = compose({**ENV, **OPERATOR_SETTINGS})["services"]
+    unset = services()
+    for name in web_services():
+        for setting, value in OPERATOR_SETTINGS.items():
+            assert given[name]["environment"][setting] == value, (name, setting)
+            # Unset, the setting is there but empty: serve reads an empty one as none.
+            assert unset[name]["environment"][setting] == "", (name, setting)
+    for name in ("postgres", "ray-head", "ray-worker", "proxy"):
+        # A secret goes only where it is used.
+        assert not set(OPERATOR_SETTINGS) & set(given[name].get("environment", {})), name
+
+
+def _serve_config_in(
+    service: Mapping[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> tuple[Any, Any]:
+    """``snakewar serve`` as the service runs it, in its environment (but --ray-address)."""
+    for setting in OPERATOR_SETTINGS:
+        monkeypatch.delenv(setting, raising=False)
+    for key, value in service["environment"].items():
+        monkeypatch.setenv(key, str(value))
+    argv = _serve_argv(service)
+    at = argv.index("--ray-address")
+    del argv[at : at + 2]
+    return _serve_config(argv, monkeypatch)
+
+
+def test_the_replicas_serve_with_the_operators_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    given = compose({**ENV, **OPERATOR_SETTINGS})["services"]
+    for name in web_services():
+        config, _ = _serve_config_in(given[name], monkeypatch)
+        assert config.metrics_token == "scrape-token-1234"
+        assert config.site_url == "https://snakes.example.org"
+        assert config.smtp_host == "smtp.example.org"
+        assert config.smtp_port == 587
+        assert config.smtp_security == "starttls"
+        assert config.smtp_sender == "arena@example.org"
+        assert config.smtp_username == "arena"
+        assert config.smtp_password == "smtp-s3cret"
+
+
+def test_the_replicas_keep_the_servers_defaults_without_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name, service in web_services().items():
+        config, _ = _serve_config_in(service, monkeypatch)
+        # The defaults of `snakewar serve` with none of these set: no token (only admins
+        # read /metrics), no e-mail.
+        assert config.metrics_token is None, name
+        assert config.site_url is None
+        assert config.smtp_host is None
+        assert config.smtp_port == 25
+        assert config.smtp_security == "none"
+        assert config.smtp_sender == "snakewar@localhost"
+        assert config.smtp_username is None
+        assert config.smtp_password is None
+
+
 def _flag(argv: list[str], name: str) -> str:
     for item in argv:
         if item.startswith(f"{name}="):

@@ -179,9 +179,13 @@ def test_a_ladder_plays_a_launched_snake(tmp_path: Path) -> None:
 
 def test_a_tournament_plays_a_launched_snake(tmp_path: Path) -> None:
     database = f"sqlite:///{tmp_path / 'cup.db'}"
+    # Constrictor on 11x11, so that games are decided: a drawn round-robin game is played
+    # again, and 12-turn standard games of snakes that both survive were drawn up to the
+    # run's cap on draws ("match 'RR1-1' is undecided after 21 games", about 1 run in 10).
     made = run(
         "tournament", "create", "cup", "--format", "round_robin", "--later",
-        "--snake", "greedy", "--snake", "random", *SHORT, "--database", database,
+        "--snake", "greedy", "--snake", "random", "-g", "constrictor", "-W", "11", "-H", "11",
+        "--max-turns", "150", "--database", database,
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
     tid = made.stdout.strip().splitlines()[-1]

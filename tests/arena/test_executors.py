@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
+import threading
 import types
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from snakewar.arena.executors import (
+    BotLimits,
     Executor,
     ExecutorError,
+    GameGate,
     GameJob,
     GameOutcome,
     InProcessExecutor,
     ProcessPoolExecutor,
     RayExecutor,
+    make_executor,
     measure_games_per_minute,
     play_job,
 )
@@ -314,3 +320,90 @@ def test_measure_games_per_minute() -> None:
     assert 0 < rate < 10 * 60 / 0.001  # at most a millisecond a game would be absurd
     with pytest.raises(ExecutorError, match="1 of 1 games failed; first: UnknownBotError"):
         measure_games_per_minute(InProcessExecutor(), 1, BROKEN)
+
+
+class OneAtATime(GameGate):
+    """A gate that plays one game of a kind (its job id's prefix ``a-``) at once, any other
+    kind freely; it counts the games it holds, kind by kind, and what ``ended`` saw."""
+
+    def __init__(self, limited: str) -> None:
+        self.limited = limited
+        self.lock = threading.Lock()
+        self.now: Counter[str] = Counter()
+        self.most: Counter[str] = Counter()
+        self.seen_holding: list[tuple[str, int]] = []
+
+    def admit(self, job: GameJob) -> bool:
+        kind = job.job_id.split("-")[0]
+        with self.lock:
+            if kind == self.limited and self.now[kind] >= 1:
+                return False
+            self.now[kind] += 1
+            self.most[kind] = max(self.most[kind], self.now[kind])
+            return True
+
+    def ended(self, job: GameJob, outcome: GameOutcome) -> GameOutcome:
+        kind = job.job_id.split("-")[0]
+        with self.lock:
+            self.seen_holding.append((job.job_id, self.now[kind]))
+        return dataclasses.replace(outcome, error="looked at")
+
+    def release(self, job: GameJob) -> None:
+        with self.lock:
+            self.now[job.job_id.split("-")[0]] -= 1
+
+
+@pytest.mark.parametrize("kind", ["inprocess", "pool"])
+def test_a_gate_holds_its_games_and_lets_the_others_go_on(kind: str) -> None:
+    _gate_holds_its_games(kind)
+
+
+@pytest.mark.ray
+def test_a_gate_holds_its_ray_games(ray_cluster: None) -> None:
+    _gate_holds_its_games("ray")
+
+
+def _gate_holds_its_games(kind: str) -> None:
+    gate = OneAtATime("a")
+    jobs = jobs_for(DUEL, range(4), "a") + jobs_for(DUEL, range(4), "free")
+    executor = make_executor(kind, concurrency=4, workers=3, gate=gate)
+    outcomes = executor.run(jobs)
+    assert [o.job_id for o in outcomes] == [j.job_id for j in jobs]
+    # Every game was played, and the gate's look (while the game held its place) kept.
+    assert all(o.played is not None and o.error == "looked at" for o in outcomes)
+    assert sorted(job for job, _ in gate.seen_holding) == sorted(j.job_id for j in jobs)
+    assert all(holding >= 1 for _, holding in gate.seen_holding)
+    # The limited kind never had two games at once; the others started beside it (the
+    # executor admits what it can before any game ends: no game waits for a timing).
+    assert gate.most["a"] == 1
+    assert gate.most["free"] >= 2
+    assert gate.now == Counter({"a": 0, "free": 0})
+
+
+def test_bot_limits_follow_bots_by_address_and_seat_each_once() -> None:
+    one, two = "http://127.0.0.1:9001", "http://127.0.0.1:9002/"
+    limits = BotLimits({one: 1, two: 2})
+
+    def job(job_id: str, *sources: str) -> GameJob:
+        entrants = [GAME.entrant(source, f"s{n}") for n, source in enumerate(sources)]
+        return GameJob(job_id, dataclasses.replace(DUEL, entrants=tuple(entrants)), 1)
+
+    first = job("g1", one, "builtin:greedy")
+    assert limits.bots_of(first) == (one,)
+    assert limits.admit(first)
+    assert limits.playing(one + "/") == ("g1",)
+    # One is at its limit: its games wait; two's go on, up to its own limit.
+    assert not limits.admit(job("g2", one, two))
+    assert limits.admit(job("g3", two, "builtin:random"))
+    # A game that seats a bot twice holds one place of it.
+    assert limits.admit(job("g4", two, two))
+    assert not limits.admit(job("g5", two, "builtin:random"))
+    assert limits.most == {one: 1, "http://127.0.0.1:9002": 2}
+    limits.release(first)
+    assert limits.playing(one) == () and limits.admit(job("g2", one, two)) is False
+    limits.release(job("g3", two, "builtin:random"))
+    assert limits.admit(job("g2", one, two))
+    # Built-in bots are no bot on the network: never held back.
+    assert all(limits.admit(job(f"b{n}", "builtin:greedy", "builtin:random")) for n in range(9))
+    with pytest.raises(ExecutorError, match="a limit of -1 games"):
+        BotLimits({one: -1})

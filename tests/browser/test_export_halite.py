@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from snakewar.games.battlesnake.media import DARK_THEME
 from snakewar.games.halite3.media import cell_size
 from snakewar.games.halite3.replay.hlt import read_hlt
+from snakewar.media import parse_color
 from tests.media.test_halite_export import OFFICIAL, expected_cells
 from tests.test_cli_bad_input import run
 
@@ -198,6 +200,16 @@ def test_the_export_menu_downloads_a_halite_games_gif_and_its_turns_pictures(
     svg = fetch(page, "export-svg", tmp_path)
     assert svg.name == f"{game}-{TURN + 1}.svg"
     assert ">Turn 13</text>" in svg.read_text(encoding="utf-8")
+    # The viewer's dark theme and colour-blind palette: the command line's same picture.
+    page.get_by_test_id("export-theme").select_option("dark")
+    page.get_by_test_id("export-palette").select_option("okabe-ito")
+    styled = fetch(page, "export-png", tmp_path)
+    done = run(
+        "export", str(OFFICIAL), "--png", str(TURN + 1), "--theme", "dark",
+        "--palette", "okabe-ito", "-o", str(mine), home=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert styled.read_bytes() == mine.read_bytes()
     # A bad option is the server's answer in the menu, not a file.
     page.get_by_test_id("export-size").fill("10")
     page.get_by_test_id("export-png").click()
@@ -233,6 +245,14 @@ def test_the_export_menu_downloads_a_battlesnake_games_gif_and_shown_turn(
         assert image.format == "PNG" and image.width == 300 and image.height == 300
     mp4 = fetch(page, "export-mp4", tmp_path)
     assert mp4.name == f"{game}.mp4" and mp4.read_bytes()[4:8] == b"ftyp"
+    # Its dark theme; one palette (the snakes' own colours), so no choice of it.
+    expect(page.get_by_test_id("export-palette")).to_have_count(0)
+    page.get_by_test_id("export-theme").select_option("dark")
+    dark = fetch(page, "export-png", tmp_path)
+    with Image.open(dark) as image:
+        # The board's frame, above the middle of its top row of cells.
+        top = (image.width // 2, 2)
+        assert image.convert("RGB").getpixel(top) == parse_color(DARK_THEME["board"])
 
 
 def test_the_media_route_names_each_bad_field_for_a_halite_game(base_url: str) -> None:

@@ -13,7 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from snakewar.games.battlesnake.media import BORDER, CELL, PANEL, THEME, safe_color
+from snakewar.games.battlesnake.media import (
+    BORDER,
+    CELL,
+    DARK_THEME,
+    PANEL,
+    THEME,
+    THEMES,
+    safe_color,
+)
 from snakewar.games.battlesnake.replay.official import read_official_jsonl
 from snakewar.games.battlesnake.rules.types import BoardState, Point
 from snakewar.media import parse_color
@@ -48,7 +56,9 @@ def pixel_of(state: BoardState, p: Point, width_px: int, scoreboard: bool) -> tu
     return int(x * scale), int(y * scale)
 
 
-def expected_cells(state: BoardState, colors: dict[str, str]) -> dict[Point, tuple[int, int, int]]:
+def expected_cells(
+    state: BoardState, colors: dict[str, str], theme: dict[str, str] = THEME
+) -> dict[Point, tuple[int, int, int]]:
     """Known cells of ``state`` and their colours: living heads, food, an empty cell."""
     cells: dict[Point, tuple[int, int, int]] = {}
     occupied: set[Point] = set(state.food) | set(state.hazards)
@@ -57,7 +67,7 @@ def expected_cells(state: BoardState, colors: dict[str, str]) -> dict[Point, tup
         if not snake.eliminated_cause:
             cells[snake.body[0]] = parse_color(colors[snake.id])
     for food in state.food:
-        cells[food] = parse_color(THEME["food"])
+        cells[food] = parse_color(theme["food"])
     # An empty cell with no snake beside it either (a tail's wedge reaches its edge).
     near = {Point(q.x + dx, q.y + dy) for q in occupied for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
     empty = [
@@ -67,8 +77,8 @@ def expected_cells(state: BoardState, colors: dict[str, str]) -> dict[Point, tup
         if Point(x, y) not in near
     ]
     if empty:
-        cells[empty[0]] = parse_color(THEME["cell"])
-    assert any(c != parse_color(THEME["cell"]) for c in cells.values())
+        cells[empty[0]] = parse_color(theme["cell"])
+    assert any(c != parse_color(theme["cell"]) for c in cells.values())
     return cells
 
 
@@ -81,6 +91,7 @@ def check_cells(
     tolerance: int = 0,
     state: BoardState | None = None,
     colors: dict[str, str] | None = None,
+    theme: dict[str, str] = THEME,
 ) -> None:
     """The picture's known cells (:func:`expected_cells`) have their colours."""
     from PIL.Image import Image as PilImage
@@ -89,7 +100,7 @@ def check_cells(
     rgb = image.convert("RGB")
     state = state or state_at(played, turn)
     colors = colors or {e.id: safe_color(e.color) for e in played.record.snakes}
-    for point, color in expected_cells(state, colors).items():
+    for point, color in expected_cells(state, colors, theme).items():
         got = rgb.getpixel(pixel_of(state, point, rgb.width, scoreboard))
         assert isinstance(got, tuple)
         assert all(abs(a - b) <= tolerance for a, b in zip(got, color, strict=True)), (
@@ -191,6 +202,9 @@ def test_html_is_one_file_with_no_reference_outside_it(played: PlayedReplay) -> 
         (("--svg", "-1"), ("turn -1",)),
         (("--gif", "--size", "10"), ("--size",)),
         (("--gif", "--fps", "0"), ("--fps",)),
+        (("--png", "1", "--theme", "pink"), ("--theme", "'pink'", "light, dark")),
+        # The snakes' colours are their own: Battlesnake has one palette.
+        (("--gif", "--palette", "okabe-ito"), ("--palette", "'okabe-ito'", "default")),
     ],
 )
 def test_bad_options_are_one_error_line(
@@ -227,13 +241,46 @@ def test_an_official_jsonl_file_exports_too(played: PlayedReplay) -> None:
         check_cells(image, played, 3, scoreboard=True, state=frame.state, colors=colors)
 
 
-def test_the_pictures_colours_are_the_viewers_light_theme() -> None:
+def test_the_pictures_colours_are_the_viewers_light_and_dark_themes() -> None:
     from snakewar.media.html import shared_static
 
     css = (shared_static() / "viewer.css").read_text(encoding="utf-8")
     light = css[: css.index("}")]  # the first block: the light theme's variables
-    names = {"board": "board-bg", "cell": "cell", "food": "food", "hazard": "hazard"}
-    for ours, theirs in names.items():
-        found = re.search(rf"--{theirs}:\s*(#[0-9a-fA-F]{{6}});", light)
-        assert found is not None, theirs
-        assert THEME[ours] == found.group(1).lower(), ours
+    start = css.index(':root[data-theme="dark"]')
+    dark = css[start : css.index("}", start)]
+    names = {
+        "board": "board-bg",
+        "cell": "cell",
+        "food": "food",
+        "hazard": "hazard",
+        "panel": "panel",
+        "text": "text",
+        "muted": "muted",
+        "track": "health-track",
+    }
+    assert set(names) == set(THEME) == set(DARK_THEME) and list(THEMES) == ["light", "dark"]
+    for block, theme in ((light, THEME), (dark, DARK_THEME)):
+        for ours, theirs in names.items():
+            found = re.search(rf"--{theirs}:\s*(#[0-9a-fA-F]{{6}});", block)
+            assert found is not None, theirs
+            assert theme[ours] == found.group(1).lower(), ours
+
+
+def test_the_dark_theme_draws_the_board_and_scoreboard_in_its_colours(
+    played: PlayedReplay,
+) -> None:
+    turn = 4
+    light = export(played, "--png", str(turn), "--size", str(SIZE))
+    dark = export(played, "--png", str(turn), "--size", str(SIZE), "--theme", "dark")
+    with Image.open(light) as day, Image.open(dark) as night:
+        check_cells(night, played, turn, scoreboard=True, theme=DARK_THEME)
+        # The scoreboard's background: the panel's colour of each theme.
+        corner = (SIZE - 2, night.height - 2)
+        assert night.convert("RGB").getpixel(corner) == parse_color(DARK_THEME["panel"])
+        assert day.convert("RGB").getpixel(corner) == parse_color(THEME["panel"])
+        # The snakes keep their colours; the empty cells and food change.
+        head = next(s for s in state_at(played, turn).snakes if not s.eliminated_cause).body[0]
+        at = pixel_of(state_at(played, turn), head, SIZE, True)
+        assert day.convert("RGB").getpixel(at) == night.convert("RGB").getpixel(at)
+    light_by_name = export(played, "--png", str(turn), "--size", str(SIZE), "--theme", "light")
+    assert light_by_name.read_bytes() == light.read_bytes()

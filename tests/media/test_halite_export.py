@@ -20,12 +20,18 @@ from pathlib import Path
 import pytest
 
 from snakewar.games.halite3.media import (
+    DARK_THEME,
+    DEFAULT_STYLE,
     HEAT,
     HEAT_STOPS,
     MAX_CARGO,
+    PALETTES,
     PLAYERS,
     THEME,
+    THEMES,
+    Style,
     cell_size,
+    heat_colors,
     heat_level,
 )
 from snakewar.games.halite3.replay.hlt import HltReplay, read_hlt
@@ -75,7 +81,9 @@ def export(home: Path, source: Path, *args: str) -> Path:
     return out
 
 
-def expected_cells(replay: HltReplay, turn: int) -> dict[tuple[int, int], RGB]:
+def expected_cells(
+    replay: HltReplay, turn: int, style: Style = DEFAULT_STYLE
+) -> dict[tuple[int, int], RGB]:
     """Known cells of frame ``turn`` and the colour at their centre, as the viewer draws.
 
     Cells with a ship carrying a little (its inner disc a pixel or two wide) and wreck
@@ -86,7 +94,7 @@ def expected_cells(replay: HltReplay, turn: int) -> dict[tuple[int, int], RGB]:
     richest = max(max(v for row in replay.initial_grid for v in row), 1000)
 
     def heat(x: int, y: int) -> str:
-        return HEAT[heat_level(grid[y][x], richest)]
+        return style.heat[heat_level(grid[y][x], richest)]
 
     seat = {p.id: i for i, p in enumerate(replay.players)}
     cells: dict[tuple[int, int], RGB] = {}
@@ -96,16 +104,16 @@ def expected_cells(replay: HltReplay, turn: int) -> dict[tuple[int, int], RGB]:
     structures += [(d.x, d.y) for d in replay.dropoffs_at(turn)]
     for x, y in structures:
         busy.add((x, y))
-        shades[x, y] = blend(THEME["shade"], heat(x, y), 0.35)
+        shades[x, y] = blend(style.colors["shade"], heat(x, y), 0.35)
         cells[x, y] = parse_color(shades[x, y])
     for ship in replay.ships_at(turn).values():
         busy.add((ship.x, ship.y))
         cells.pop((ship.x, ship.y), None)
-        color = PLAYERS[seat[ship.owner]]
+        color = style.player(seat[ship.owner])
         if ship.halite == 0:
             # Over a shipyard's or a dropoff's shade where it stands on one.
             below = shades.get((ship.x, ship.y), heat(ship.x, ship.y))
-            cells[ship.x, ship.y] = parse_color(blend(THEME["hull"], below, 0.75))
+            cells[ship.x, ship.y] = parse_color(blend(style.colors["hull"], below, 0.75))
         elif ship.halite >= MAX_CARGO // 4:
             cells[ship.x, ship.y] = parse_color(color)
     for event in replay.frames[turn]["events"]:
@@ -119,14 +127,21 @@ def expected_cells(replay: HltReplay, turn: int) -> dict[tuple[int, int], RGB]:
     return cells
 
 
-def check_cells(image: object, replay: HltReplay, turn: int, *, tolerance: int = 0) -> None:
+def check_cells(
+    image: object,
+    replay: HltReplay,
+    turn: int,
+    *,
+    tolerance: int = 0,
+    style: Style = DEFAULT_STYLE,
+) -> None:
     """The picture's known cells have their colours (a picture at the default size)."""
     from PIL.Image import Image as PilImage
 
     assert isinstance(image, PilImage)
     rgb = image.convert("RGB")
     c = cell_size(replay.width, replay.height)
-    for (x, y), color in expected_cells(replay, turn).items():
+    for (x, y), color in expected_cells(replay, turn, style).items():
         got = rgb.getpixel((int((x + 0.5) * c), int((y + 0.5) * c)))
         assert isinstance(got, tuple)
         assert all(abs(a - b) <= tolerance for a, b in zip(got, color, strict=True)), (
@@ -164,6 +179,66 @@ def test_the_colours_are_the_viewers_default_palette() -> None:
     assert parse_color(HEAT[0]) == HEAT_STOPS[0][1] and parse_color(HEAT[255]) == HEAT_STOPS[-1][1]
     assert heat_level(0, 1000) == 0 and heat_level(1000, 1000) == 255
     assert heat_level(250, 1000) == 128  # sqrt(0.25) * 255 = 127.5: halves round up, as JS
+
+
+def test_the_other_palette_and_the_dark_theme_are_the_viewers() -> None:
+    view = (VIEWER / "view.js").read_text(encoding="utf-8")
+    okabe = view[view.index('"okabe-ito": {') : view.index("});")]
+    players = re.search(r"players: \[([^\]]*)\]", okabe)
+    assert players is not None
+    ours_players, ours_stops = PALETTES["okabe-ito"]
+    assert tuple(re.findall(r'"(#[0-9a-f]{6})"', players.group(1))) == ours_players
+    stops = re.findall(r"\[([0-9.]+), \[(\d+), (\d+), (\d+)\]\]", okabe)
+    assert tuple((float(v), (int(r), int(g), int(b))) for v, r, g, b in stops) == ours_stops
+    assert list(PALETTES) == re.findall(r'^  "?([a-z-]+)"?: \{$', view, re.MULTILINE)
+    assert PALETTES["default"] == (PLAYERS, HEAT_STOPS)
+    # The page's themes (the shared viewer.css): the panel and its lettering.
+    from snakewar.media.html import shared_static
+
+    css = (shared_static() / "viewer.css").read_text(encoding="utf-8")
+    start = css.index(':root[data-theme="dark"]')
+    blocks = {"light": css[: css.index("}")], "dark": css[start : css.index("}", start)]}
+    assert list(THEMES) == ["light", "dark"] and THEMES["dark"] is DARK_THEME
+    for name, block in blocks.items():
+        for key in ("panel", "text", "muted"):
+            found = re.search(rf"--{key}:\s*(#[0-9a-fA-F]{{6}});", block)
+            assert found is not None and THEMES[name][key] == found.group(1).lower()
+    # The canvas's own colours are the same in both themes (halite.js draws them).
+    assert {k: v for k, v in DARK_THEME.items() if k not in ("panel", "text", "muted")} == {
+        k: v for k, v in THEME.items() if k not in ("panel", "text", "muted")
+    }
+    okabe_heat = heat_colors(ours_stops)
+    assert parse_color(okabe_heat[0]) == (0, 32, 77) and okabe_heat[0] != HEAT[0]
+
+
+@pytest.mark.parametrize(
+    ("theme", "palette"), [("dark", "default"), ("light", "okabe-ito"), ("dark", "okabe-ito")]
+)
+def test_a_theme_and_a_palette_draw_in_the_viewers_colours(
+    played: Played, theme: str, palette: str
+) -> None:
+    replay = read_hlt(played.replay)
+    turn = 8
+    plain = export(played.home, played.replay, "--png", str(turn))
+    styled = export(
+        played.home, played.replay, "--png", str(turn), "--theme", theme, "--palette", palette
+    )
+    style = Style.of(theme, palette)
+    with Image.open(plain) as before, Image.open(styled) as after:
+        check_cells(after, replay, turn, style=style)
+        a, b = before.convert("RGB"), after.convert("RGB")
+        # The panel's background, below the players' rows: the theme's.
+        corner = (a.width - 2, a.height - 2)
+        assert b.getpixel(corner) == parse_color(THEMES[theme]["panel"])
+        assert a.getpixel(corner) == parse_color(THEME["panel"])
+        assert (a.getpixel(corner) != b.getpixel(corner)) == (theme == "dark")
+        # A shipyard's outline (its corner, clear of any ship): its player's colour.
+        c = cell_size(replay.width, replay.height)
+        for seat, player in enumerate(replay.players):
+            x, y = player.factory
+            edge = (x * c + 1, y * c + 1)
+            assert a.getpixel(edge) == parse_color(PLAYERS[seat])
+            assert b.getpixel(edge) == parse_color(PALETTES[palette][0][seat])
 
 
 def test_a_cell_is_20_pixels_on_32x32_maps_and_10_on_64x64() -> None:

@@ -32,18 +32,32 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from snakewar.adapters import get_game
-from snakewar.arena.remote import ACTOR_NAMESPACE, SANDBOX_RESOURCE, ProgramRef, actor_name
+from snakewar.arena.remote import (
+    ACTOR_NAMESPACE,
+    SANDBOX_RESOURCE,
+    ProgramRef,
+    RemoteJob,
+    actor_name,
+)
 from snakewar.engine.protocol import Entrant, MatchSpec
 from snakewar.games.halite3.replay.hlt import read_hlt
 from snakewar.referee.uploads import UploadCache, UploadedBotError
 from snakewar.server.app import create_app
 from snakewar.server.command import worker_argv
 from snakewar.server.config import ServerConfig
-from snakewar.server.runners import DatabaseKit, LocalRunner, program_from_archive
-from snakewar.storage import GameStatus, Store
+from snakewar.server.runners import (
+    DatabaseKit,
+    LocalRunner,
+    _RayGame,
+    program_from_archive,
+    without_password,
+    worker_database_url,
+)
+from snakewar.storage import DATABASE_URL_ENV, GameStatus, Store
 from snakewar.storage.models import SnakeModel
 from tests.games.battlesnake.referee.snake_servers import SnakeServers
 from tests.server.test_metrics import value as metric
+from tests.system_tools import fresh_schema, postgres_url
 from tests.waiting import wait_built
 
 ray = pytest.importorskip("ray")
@@ -335,6 +349,54 @@ def test_a_node_removed_mid_game_has_its_game_played_again_on_another_node(
             assert row is not None and turns_stored(store, game_id) == list(range(row.turns + 1))
         finally:
             cluster.remove_node(second)
+
+
+def test_a_ray_games_actor_is_given_no_database_password(
+    cluster: Any, address: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The server's URL has a password (the scratch server trusts loopback, so any
+    # password connects).  The node that plays the game has the URL, password and all,
+    # in the environment it started with, as compose.yaml starts every Ray node; what
+    # the server hands Ray for the game's actor holds no password.
+    password = "ray-args-must-not-hold-this"
+    with fresh_schema(postgres_url()) as scoped:
+        url = sa.make_url(scoped).set(password=password).render_as_string(hide_password=False)
+        given: list[bytes] = []
+        new_actor = _RayGame._new_actor
+
+        async def recorded(game: _RayGame, job: RemoteJob) -> Any:
+            # Exactly what _new_actor passes to the actor class's .remote(...).
+            given.append(ray.cloudpickle.dumps((job, game.runner.kit)))
+            return await new_actor(game, job)
+
+        monkeypatch.setattr(_RayGame, "_new_actor", recorded)
+        node = cluster.add_node(
+            num_cpus=1, resources={"secret_db": 1}, env_vars={DATABASE_URL_ENV: url}
+        )
+        try:
+            cluster.wait_for_nodes()
+            wait_for("the node", lambda: "secret_db" in ray.cluster_resources())
+            pool = {"ray_game_resources": (("secret_db", 0.001),)}
+            with replica(url, address, **pool) as a, Store(url) as store:
+                made = a.post("/api/games", json={**STEPPED, "step": False})
+                assert made.status_code == 201, made.text
+                game_id = made.json()["id"]
+                wait_for("the game to end", lambda: status_of(store, game_id) != "running")
+                assert status_of(store, game_id) == GameStatus.COMPLETE
+                row = store.games.get(game_id)
+                assert row is not None
+                assert turns_stored(store, game_id) == list(range(row.turns + 1))
+            assert given, "no actor was made"
+            for arguments in given:
+                assert password.encode() not in arguments
+                assert b"@127.0.0.1" in arguments  # the database is named, without it
+            # A worker of that node opens the job's URL with its own environment's password.
+            job_url = without_password(url)
+            assert password not in job_url
+            probe = ray.remote(num_cpus=0, resources={"secret_db": 0.001})(worker_database_url)
+            assert ray.get(probe.remote(job_url), timeout=PATIENCE_S) == url
+        finally:
+            cluster.remove_node(node)
 
 
 def test_an_arena_game_on_ray_is_stored_whole_and_handed_back(address: str, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from snakewar.server import ServerConfig, create_app
 from snakewar.server.stepping import NotPausedError, PauseExpiredError, TurnGate
-from tests.games.battlesnake.referee.snake_servers import SnakeServers
+from tests.games.battlesnake.referee.snake_servers import BANKED_S, SnakeServers
 from tests.server.accounts import make_user, public_client
 from tests.waiting import wait_finished
 
@@ -203,6 +203,46 @@ def test_pause_holds_a_running_game_and_step_needs_a_pause(servers: SnakeServers
         time.sleep(0.6)
         assert client.get(f"/api/games/{gid}").json()["turn"] == held["turn"]
         assert client.post(f"/api/games/{gid}/step").json()["turn"] == held["turn"] + 1
+        assert client.post(f"/api/games/{gid}/cancel").json()["status"] == "cancelled"
+
+
+def test_a_pause_waits_for_a_move_that_draws_on_its_time_bank(servers: SnakeServers) -> None:
+    # The banked snake takes BANKED_S over turn 0: far past the 2 s timeout, so it draws
+    # on its 20 s bank, and past the 14 s a pause once waited (two timeouts and 10 s).
+    body = step_game(
+        servers,
+        step=False,
+        snakes=[servers.url("banked"), servers.url("good")],
+        names=["banked", "good"],
+        timeout=2000,
+        params={"timeBank": 20_000},
+    )
+    with local_client() as client:
+        created = client.post("/api/games", json=body)
+        assert created.status_code == 201, created.text
+        gid = created.json()["id"]
+
+        def moves() -> list[Any]:
+            return [b for b in servers.bodies("banked", "move") if b["game"]["id"] == gid]
+
+        deadline = time.monotonic() + 60
+        while not moves():  # its slow move is in flight: the game cannot hold before it
+            assert time.monotonic() < deadline, "the banked snake was never asked to move"
+            time.sleep(0.01)
+        held = client.post(f"/api/games/{gid}/pause")
+        assert held.status_code == 200, held.text
+        # Answered once the game holds: after the turn under way, before the next one.
+        assert (held.json()["turn"], held.json()["paused"]) == (1, True), held.text
+        frames = client.get(f"/games/{gid}/frames").json()["Frames"]
+        assert [f["Turn"] for f in frames] == [0, 1]
+        banked = next(s for s in frames[1]["Snakes"] if s["Name"] == "banked")
+        assert int(banked["Latency"]) >= BANKED_S * 1000 and banked["TimeBank"] < 20_000
+        # It holds: no turn moves, no snake is asked again, until it is stepped.
+        time.sleep(1)
+        assert client.get(f"/api/games/{gid}").json()["turn"] == 1
+        assert [b["turn"] for b in moves()] == [0]
+        stepped = client.post(f"/api/games/{gid}/step")
+        assert (stepped.json()["turn"], stepped.json()["paused"]) == (2, True), stepped.text
         assert client.post(f"/api/games/{gid}/cancel").json()["status"] == "cancelled"
 
 

@@ -119,3 +119,44 @@ def test_a_banked_retried_game_records_its_timing_everywhere(servers: SnakeServe
         assert first_try is not None and first_try.latency_ms == 2500
         assert first_turn[sluggish].bank_ms == first[sluggish]["TimeBank"]
         assert verify_replay(loaded).ok
+
+
+def test_a_ladders_timeout_edit_checks_its_bank_as_making_it_does() -> None:
+    with public_client() as admin:
+        made = admin.post(
+            "/api/ladders",
+            json={"name": "lad", "width": 7, "height": 7, "timeout": 2000,
+                  "params": {"timeBank": 20_000, "retryTimeout": True}},
+        )  # fmt: skip
+        assert made.status_code == 201, made.text
+        before = admin.get("/api/ladders/lad").json()["config"]
+        # Made so, it would be refused: the same 422, naming timeBank.
+        fresh = admin.post(
+            "/api/ladders",
+            json={"name": "lad2", "width": 7, "height": 7, "timeout": 1000,
+                  "params": {"timeBank": 20_000}},
+        )  # fmt: skip
+        assert fresh.status_code == 422, fresh.text
+        assert fresh.json()["detail"][0]["loc"][-1] == "timeBank"
+        for timeout, words in (
+            (1000, "timeBank: 20000 ms is more than 10 timeouts of 1000 ms (at most 10000 ms)"),
+            # null: the game's own timeout (500 ms), which holds a bank of 5000 ms at most.
+            (None, "timeBank: 20000 ms is more than 10 timeouts of 500 ms (at most 5000 ms)"),
+        ):
+            refused = admin.patch("/api/ladders/lad", json={"timeout": timeout})
+            assert refused.status_code == 422, refused.text
+            (item,) = refused.json()["detail"]
+            assert item["loc"][-1] == "timeBank" and item["msg"] == words
+            assert admin.get("/api/ladders/lad").json()["config"] == before
+        # The bank lowered with the timeout in one edit is taken; so is a timeout that
+        # still holds the bank.
+        both = admin.patch(
+            "/api/ladders/lad", json={"timeout": 1000, "params": {"timeBank": 10_000}}
+        )
+        assert both.status_code == 200, both.text
+        assert both.json()["config"]["timeout_ms"] == 1000
+        assert both.json()["config"]["params"]["timeBank"] == 10_000
+        assert admin.patch("/api/ladders/lad", json={"timeout": 1500}).status_code == 200
+        lower = admin.patch("/api/ladders/lad", json={"timeout": 999})
+        assert lower.status_code == 422 and lower.json()["detail"][0]["loc"][-1] == "timeBank"
+        assert admin.get("/api/ladders/lad").json()["config"]["timeout_ms"] == 1500

@@ -14,4 +14,4 @@ JS = Path(__file__).resolve().parent / "js"
 
 
 def test_the_export_menu_module_under_node(node_test: Callable[..., int]) -> None:
-    assert node_test(JS / "export_menu.test.mjs") == 5
+    assert node_test(JS / "export_menu.test.mjs") == 6

@@ -14,6 +14,12 @@ games.  Three executors share this contract:
 * :class:`RayExecutor`: one Ray task per game, on a local or remote Ray cluster
   (the optional extra ``pip install "snakewar[ray]"``).
 
+Each executor may be given a :class:`GameGate`: it starts a game only once the gate
+admits it, and lets the gate look at each game as it ends, before the game's place is
+given back.  :class:`BotLimits` is the gate of bots that play at most so many games at
+once (a launched bot's ``max_games``): a game waits while one of its bots is at its
+limit, and the games without such a bot go on.
+
 Every game is played by its game's adapter (:func:`snakewar.adapters.get_game`), so an
 executor never knows which game it runs.  A game depends only on its spec and seed, so
 for deterministic bots the results are the same whichever executor plays them.
@@ -28,9 +34,10 @@ import dataclasses
 import importlib
 import multiprocessing
 import socket
+import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
@@ -41,9 +48,11 @@ from snakewar.errors import MissingExtraError, SnakewarError
 
 __all__ = [
     "EXECUTOR_KINDS",
+    "BotLimits",
     "Executor",
     "ExecutorError",
     "GameFn",
+    "GameGate",
     "GameJob",
     "GameOutcome",
     "InProcessExecutor",
@@ -103,6 +112,96 @@ OnResult = Callable[[GameOutcome], None]
 
 GameFn = Callable[[GameJob], GameOutcome]
 """Plays one job in a worker; :func:`play_job` by default."""
+
+
+class GameGate:
+    """Which games may start now, and a last look at each game as it ends.
+
+    An executor asks :meth:`admit` before it starts a game (a game not admitted waits
+    and is asked again when another ends), calls :meth:`ended` with the game's outcome
+    while the game still holds its place, then :meth:`release`.  This base gate admits
+    every game and changes nothing.  Its methods may be called from several threads.
+    """
+
+    def admit(self, job: GameJob) -> bool:
+        """Whether ``job`` may start now; if so, it holds its place until :meth:`release`."""
+        return True
+
+    def ended(self, job: GameJob, outcome: GameOutcome) -> GameOutcome:
+        """The outcome of ``job`` to deliver (it may add to it); it may block."""
+        return outcome
+
+    def release(self, job: GameJob) -> None:
+        """``job`` is over: give its place back."""
+
+
+def _address(url: str) -> str:
+    return url.rstrip("/")
+
+
+class BotLimits(GameGate):
+    """A gate for bots on the network that play at most so many games at once.
+
+    ``limits`` maps a bot's address (what its game calls: :attr:`Reach.url`) to the
+    most games it plays at once; 0 is no limit (the bot's games are only followed, for
+    :meth:`playing`).  A game is admitted once none of its bots is at its limit; a game
+    that seats a bot twice holds one place of it.
+
+    Attributes:
+        most: for each address, the most games it played at once so far.
+    """
+
+    def __init__(self, limits: Mapping[str, int]) -> None:
+        for url, limit in limits.items():
+            if limit < 0:
+                raise ExecutorError(f"a limit of {limit} games for {url}: expected 0 or more")
+        self._limits = {_address(url): limit for url, limit in limits.items()}
+        self._playing: dict[str, list[str]] = {url: [] for url in self._limits}
+        self._held: dict[str, tuple[str, ...]] = {}
+        self._bots: dict[str, tuple[str, ...]] = {}
+        self._lock = threading.Lock()
+        self.most: dict[str, int] = dict.fromkeys(self._limits, 0)
+
+    def bots_of(self, job: GameJob) -> tuple[str, ...]:
+        """The addresses of ``job``'s bots that this gate follows, once each."""
+        found = self._bots.get(job.job_id)
+        if found is not None:
+            return found
+        keys: list[str] = []
+        try:
+            adapter = get_game(job.spec.game)
+            for entrant in job.spec.entrants:
+                url = adapter.reach(entrant).url
+                if url is not None and _address(url) in self._limits:
+                    keys.append(_address(url))
+        except Exception:  # the game itself says what is wrong when it is played
+            keys = []
+        found = self._bots[job.job_id] = tuple(dict.fromkeys(keys))
+        return found
+
+    def admit(self, job: GameJob) -> bool:
+        """Admitted (and holding a place of each of its bots) if none is at its limit."""
+        keys = self.bots_of(job)
+        with self._lock:
+            if any(0 < self._limits[k] <= len(self._playing[k]) for k in keys):
+                return False
+            for key in keys:
+                self._playing[key].append(job.job_id)
+                self.most[key] = max(self.most[key], len(self._playing[key]))
+            self._held[job.job_id] = keys
+        return True
+
+    def release(self, job: GameJob) -> None:
+        """Give back the places ``job`` held."""
+        with self._lock:
+            for key in self._held.pop(job.job_id, ()):
+                self._playing[key].remove(job.job_id)
+        self._bots.pop(job.job_id, None)
+
+    def playing(self, url: str) -> tuple[str, ...]:
+        """The ids of the jobs being played now that seat the bot at ``url``."""
+        with self._lock:
+            return tuple(self._playing.get(_address(url), ()))
 
 
 def _failed(job: GameJob, error: str, attempts: int = 1) -> GameOutcome:
@@ -188,7 +287,16 @@ def _check_positive(what: str, value: int | None) -> None:
 
 
 class Executor(ABC):
-    """Plays :class:`GameJob` s somewhere; subclasses choose where."""
+    """Plays :class:`GameJob` s somewhere; subclasses choose where.
+
+    Attributes:
+        gate: which games may start now, and a look at each as it ends
+            (:class:`GameGate`); ``None``: any game, as soon as there is room.  It may be
+            set after the executor is made (before :meth:`run`): a caller checks its
+            options first, then starts what the gate follows (launched bots).
+    """
+
+    gate: GameGate | None = None
 
     def run(
         self, jobs: Sequence[GameJob], *, on_result: OnResult | None = None
@@ -235,9 +343,10 @@ class InProcessExecutor(Executor):
         ExecutorError: if ``concurrency`` is below 1.
     """
 
-    def __init__(self, concurrency: int = 1) -> None:
+    def __init__(self, concurrency: int = 1, *, gate: GameGate | None = None) -> None:
         _check_positive("concurrency", concurrency)
         self.concurrency = concurrency
+        self.gate = gate
 
     def _execute(self, jobs: list[GameJob], deliver: OnResult) -> None:
         asyncio.run(self.run_async(jobs, deliver))
@@ -247,13 +356,33 @@ class InProcessExecutor(Executor):
 
         For callers that already run an event loop (:meth:`run` starts its own).
         """
+        gate = self.gate
         limit = asyncio.Semaphore(self.concurrency)
+        places = asyncio.Condition()
+        running = 0
         # Jobs of one batch share connections (and so their address policy).
         async with PlaySession(jobs[0].outbound if jobs else None) as session:
 
             async def one(job: GameJob) -> None:
-                async with limit:
+                nonlocal running
+                if gate is None:
+                    async with limit:
+                        outcome = await play_job_async(job, session)
+                    deliver(outcome)
+                    return
+                async with places:
+                    # Waiters wake in job order: the first admissible job starts first.
+                    await places.wait_for(lambda: running < self.concurrency and gate.admit(job))
+                    running += 1
+                try:
                     outcome = await play_job_async(job, session)
+                    # The gate's look may block (a launched bot being restarted).
+                    outcome = await asyncio.to_thread(gate.ended, job, outcome)
+                finally:
+                    gate.release(job)
+                    async with places:
+                        running -= 1
+                        places.notify_all()
                 deliver(outcome)
 
             async with asyncio.TaskGroup() as group:
@@ -269,21 +398,33 @@ class ProcessPoolExecutor(Executor):
     a fresh pool, each counting one more attempt; after ``max_retries`` broken
     pools they are reported as failed.
 
+    Games are handed to the pool as it has a free worker (and, with a ``gate``, as the
+    gate admits them), in job order where they may start.
+
     Args:
         workers: pool size.
         max_retries: fresh pools after a worker death.
         game_fn: the function each task runs; must be picklable (module level).
+        gate: which games may start now (:class:`GameGate`); ``None``: any.
 
     Raises:
         ExecutorError: if ``workers`` is below 1 or ``max_retries`` below 0.
     """
 
-    def __init__(self, workers: int = 2, *, max_retries: int = 1, game_fn: GameFn = play_job):
+    def __init__(
+        self,
+        workers: int = 2,
+        *,
+        max_retries: int = 1,
+        game_fn: GameFn = play_job,
+        gate: GameGate | None = None,
+    ):
         _check_positive("workers", workers)
         _check_positive("max_retries + 1", max_retries + 1)
         self.workers = workers
         self.max_retries = max_retries
         self.game_fn = game_fn
+        self.gate = gate
 
     def _execute(self, jobs: list[GameJob], deliver: OnResult) -> None:
         # "spawn" gives each worker a clean interpreter: no inherited event loop,
@@ -291,26 +432,53 @@ class ProcessPoolExecutor(Executor):
         context = multiprocessing.get_context("spawn")
         pending = {job.job_id: job for job in jobs}
         attempts = dict.fromkeys(pending, 0)
+        gate = self.gate or GameGate()
         while pending:
             with concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=context) as pool:
-                futures = {}
-                for job in pending.values():
-                    attempts[job.job_id] += 1
-                    futures[pool.submit(self.game_fn, job)] = job
+                waiting = list(pending.values())
+                running: dict[concurrent.futures.Future[GameOutcome], GameJob] = {}
+                broken = False
                 try:
-                    for future in concurrent.futures.as_completed(futures):
-                        job = futures[future]
-                        try:
-                            outcome = future.result()
-                        except BrokenProcessPool:
-                            continue  # retried below, with the other unfinished games
-                        except Exception as exc:  # e.g. an unpicklable result
-                            outcome = _failed(job, _describe(exc))
-                        del pending[job.job_id]
-                        deliver(dataclasses.replace(outcome, attempts=attempts[job.job_id]))
+                    while waiting or running:
+                        for job in list(waiting):
+                            if broken or len(running) >= self.workers:
+                                break
+                            if gate.admit(job):
+                                waiting.remove(job)
+                                attempts[job.job_id] += 1
+                                running[pool.submit(self.game_fn, job)] = job
+                        if not running:
+                            break  # a broken pool, or nothing admitted: see below
+                        done, _ = concurrent.futures.wait(
+                            running, return_when=concurrent.futures.FIRST_COMPLETED
+                        )
+                        for future in done:
+                            job = running.pop(future)
+                            try:
+                                outcome = future.result()
+                            except BrokenProcessPool:
+                                # Retried below, with the other unfinished games.
+                                broken = True
+                                gate.release(job)
+                                continue
+                            except Exception as exc:  # e.g. an unpicklable result
+                                outcome = _failed(job, _describe(exc))
+                            try:
+                                outcome = gate.ended(job, outcome)
+                            finally:
+                                gate.release(job)
+                            del pending[job.job_id]
+                            deliver(dataclasses.replace(outcome, attempts=attempts[job.job_id]))
                 except BaseException:
+                    for job in running.values():
+                        gate.release(job)
                     pool.shutdown(wait=False, cancel_futures=True)
                     raise
+                if not broken and waiting and not running:
+                    # Only a gate that admits nothing while nothing plays gets here.
+                    for job in waiting:
+                        del pending[job.job_id]
+                        deliver(_failed(job, "no game could start: the game gate admits none"))
             for job in list(pending.values()):
                 if attempts[job.job_id] > self.max_retries:
                     del pending[job.job_id]
@@ -400,6 +568,7 @@ class RayExecutor(Executor):
         num_cpus: CPUs for a local Ray (``None``: all of them).
         max_retries: replays of a game after its worker died.
         game_fn: the function each task runs.
+        gate: which games may start now (:class:`GameGate`); ``None``: all at once.
 
     Raises:
         ExecutorError: if ``num_cpus`` is below 1 or ``max_retries`` below 0; when it
@@ -413,6 +582,7 @@ class RayExecutor(Executor):
         *,
         max_retries: int = 2,
         game_fn: GameFn = play_job,
+        gate: GameGate | None = None,
     ) -> None:
         _check_positive("num_cpus", num_cpus)
         _check_positive("max_retries + 1", max_retries + 1)
@@ -420,6 +590,7 @@ class RayExecutor(Executor):
         self.num_cpus = num_cpus
         self.max_retries = max_retries
         self.game_fn = game_fn
+        self.gate = gate
 
     def _execute(self, jobs: list[GameJob], deliver: OnResult) -> None:
         ray = join_ray(self.address, self.num_cpus)
@@ -428,14 +599,21 @@ class RayExecutor(Executor):
         game_fn = ray.put(self.game_fn)
         attempts: dict[str, int] = {}
         running: dict[Any, GameJob] = {}
+        gate = self.gate or GameGate()
+        waiting = list(jobs)
 
         def submit(job: GameJob) -> None:
             attempts[job.job_id] = attempts.get(job.job_id, 0) + 1
             running[task.remote(game_fn, job)] = job
 
-        for job in jobs:
-            submit(job)
+        def start_admitted() -> None:
+            for job in list(waiting):
+                if gate.admit(job):
+                    waiting.remove(job)
+                    submit(job)
+
         try:
+            start_admitted()
             while running:
                 done, _ = ray.wait(list(running), num_returns=1)
                 for ref in done:
@@ -445,16 +623,25 @@ class RayExecutor(Executor):
                         outcome = ray.get(ref)
                     except ray.exceptions.RayError as exc:
                         if isinstance(exc, retryable) and tries <= self.max_retries:
-                            submit(job)
+                            submit(job)  # it keeps its place at the gate
                             continue
                         outcome = _failed(
                             job, f"ray task failed after {tries} attempts: {_describe(exc)}"
                         )
+                    try:
+                        outcome = gate.ended(job, outcome)
+                    finally:
+                        gate.release(job)
                     deliver(dataclasses.replace(outcome, attempts=tries))
+                start_admitted()
         except BaseException:
-            for ref in running:
+            for ref, job in running.items():
+                gate.release(job)
                 ray.cancel(ref, force=True)
             raise
+        for job in waiting:
+            # Only a gate that admits nothing while nothing plays leaves any.
+            deliver(_failed(job, "no game could start: the game gate admits none"))
 
 
 def measure_games_per_minute(
@@ -484,20 +671,27 @@ EXECUTOR_KINDS = ("inprocess", "pool", "ray")
 
 
 def make_executor(
-    kind: str, *, concurrency: int = 4, workers: int = 2, ray_address: str | None = None
+    kind: str,
+    *,
+    concurrency: int = 4,
+    workers: int = 2,
+    ray_address: str | None = None,
+    gate: GameGate | None = None,
 ) -> Executor:
     """Build an executor by name: ``inprocess``, ``pool`` or ``ray`` (``ray_address``).
+
+    ``gate`` says which games may start (:class:`GameGate`; ``None``: any).
 
     Raises:
         ExecutorError: for an unknown name.
         MissingExtraError: for ``ray`` without the ``ray`` extra installed.
     """
     if kind == "inprocess":
-        return InProcessExecutor(concurrency=concurrency)
+        return InProcessExecutor(concurrency=concurrency, gate=gate)
     if kind == "pool":
-        return ProcessPoolExecutor(workers)
+        return ProcessPoolExecutor(workers, gate=gate)
     if kind == "ray":
-        return RayExecutor(ray_address)
+        return RayExecutor(ray_address, gate=gate)
     raise ExecutorError(
         f"executor {kind!r}: expected one of " + ", ".join(repr(k) for k in EXECUTOR_KINDS)
     )

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol, cast
 
 from snakewar.adapters import get_game
-from snakewar.arena.stepping import PauseExpiredError, TurnGate
+from snakewar.arena.stepping import PauseExpiredError, TurnGate, settle_s
 from snakewar.engine.protocol import (
     JSON,
     Entrant,
@@ -162,7 +162,8 @@ class RemoteJob:
         spec: the match; an uploaded bot's entrant carries a :class:`ProgramRef` as
             its ``program``.
         seed: its seed.
-        database_url: where the game is stored.
+        database_url: where the game is stored, without its password (the worker has
+            its own: a task's arguments are shown by the cluster's dashboard).
         owner_id: the user who started it.
         outbound: the address policy of its connections.
         steps: whether its referee waits at the turn gate each turn.
@@ -254,6 +255,8 @@ class GameActor:
         self._call_bytes = 0
         self._turns = 0
         self._latencies_ms: list[float] = []
+        self._latest: Mapping[str, JSON] | None = None
+        """The newest frame's view: how long a pause waits depends on it (a time bank)."""
 
     def pid(self) -> int:
         """The worker process's id (what a test kills to see the game survive)."""
@@ -284,8 +287,8 @@ class GameActor:
         return ActorState(self.status, self.gate.paused and not ended, done, refusal)
 
     def _settle_s(self) -> float:
-        # A turn lasts at most the timeout (plus /end on the last turn), storage aside.
-        return 2 * (self.job.spec.timeout_ms or 2000) / 1000 + 10
+        spec = self.job.spec
+        return settle_s(get_game(spec.game), spec, self._latest)
 
     async def pause(self) -> ActorState:
         """Close the gate; returns once the game holds there (or ended)."""
@@ -435,6 +438,7 @@ class GameActor:
     async def _on_frame(self, frame: Frame) -> None:
         if frame.turn > 0:
             self._turns += 1
+        self._latest = frame.view
         if self.job.store_frames and self._store is not None:
             await self._db(self._store.add_frame, self.job.game_id, frame)
 

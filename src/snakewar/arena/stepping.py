@@ -16,13 +16,36 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Mapping
 
+from snakewar.engine.protocol import JSON, GameAdapter, MatchSpec
 from snakewar.errors import ConflictError, SnakewarError
 
-__all__ = ["DEFAULT_MAX_PAUSE_S", "NotPausedError", "PauseExpiredError", "TurnGate"]
+__all__ = [
+    "DEFAULT_MAX_PAUSE_S",
+    "SETTLE_MARGIN_S",
+    "NotPausedError",
+    "PauseExpiredError",
+    "TurnGate",
+    "settle_s",
+]
 
 DEFAULT_MAX_PAUSE_S = 600.0
 """How long a game may wait at a closed gate before it is cancelled (10 minutes)."""
+SETTLE_MARGIN_S = 10.0
+"""What a pause or step waits beyond the game's own calls (storing the turn, a busy loop)."""
+
+
+def settle_s(adapter: GameAdapter, spec: MatchSpec, latest: Mapping[str, JSON] | None) -> float:
+    """How long a pause or step waits for its game to hold (:meth:`TurnGate.settled`).
+
+    The turn under way may wait for its entrants as long as the game says
+    (:meth:`~snakewar.engine.protocol.GameAdapter.longest_turn_ms`: a time bank, a
+    retried call), the last turn's closing calls one timeout more, and
+    :data:`SETTLE_MARGIN_S` for the rest.  ``latest``: the game's newest frame's view.
+    """
+    closing_ms = spec.timeout_ms or 2000
+    return (adapter.longest_turn_ms(spec, latest) + closing_ms) / 1000 + SETTLE_MARGIN_S
 
 
 class PauseExpiredError(SnakewarError):

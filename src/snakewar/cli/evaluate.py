@@ -222,10 +222,16 @@ def eval_command(
         paths = write_bot_logs(bot_logs, outcome.job_id, results) if bot_logs else None
         problems.extend(failure_lines(f"{outcome.job_id} (seed {outcome.seed})", results, paths))
 
+    gate = None
     with launched(to_launch) as launcher:
         if launcher is not None:
+            from snakewar.cli.launchgate import LaunchGate
+
             for bot, wanted in zip(launcher.bots, to_launch, strict=True):
                 entrants.append(adapter.entrant(bot.url, wanted.name))
+            # Each death of a launched bot is kept with the games it died in.
+            gate = LaunchGate(launcher)
+        chosen.gate = gate
         result = run_eval(
             config,
             entrants,
@@ -242,6 +248,9 @@ def eval_command(
         # A launched bot's source is an address of this run only: its command says more.
         result.sources[len(given) :] = [b.spec.command for b in to_launch]
     report = result.to_dict()
+    if gate is not None:
+        # Which launched bot died, was restarted or given up on, in which game.
+        report["launch"] = gate.report()
     ratings = None
     if ratings_file is not None and book is not None:
         ratings = _update_ratings(ratings_file, book, result)

@@ -3,8 +3,10 @@
 ``snakewar export GAME_ID|REPLAY_FILE --png TURN | --svg TURN | --gif | --mp4 | --html``
 draws the game as the board viewer does, on this machine, with no service: a stored
 game (by id, from ``--database`` or the server's default database) or any replay file a
-game reads.  The drawing is the game's (its adapter's ``media()``); this frame reads
-the input, picks the frames and writes the file (``-o``, default ``NAME.FORMAT``).
+game reads; a stored game still running or stopped is drawn as far as it was played.
+The drawing is the game's (its adapter's ``media()``), in the viewer's colours that
+``--theme`` and ``--palette`` pick; this frame reads the input, picks the frames and
+writes the file (``-o``, default ``NAME.FORMAT``).
 Bad input is one ``error:`` line, exit status 2.
 """
 
@@ -55,7 +57,9 @@ def _source(target: str, database: str | None) -> tuple[bytes, str, GameAdapter]
                 f"no stored game or replay file {target!r} (a game id, or a file's path)"
             )
         adapter = get_game(row.game)
-        data = adapter.export(store.games.data(target))
+        # A game still running or stopped is drawn as far as it was played.
+        stored = store.games.data(target, views=adapter.media_reads_views)
+        data = adapter.media_replay(stored)
     return data, adapter.replay_filename(target), adapter
 
 
@@ -82,6 +86,15 @@ def export_command(
     fps: int = typer.Option(10, "--fps", help="Frames a second of a GIF or video."),
     no_scoreboard: bool = typer.Option(
         False, "--no-scoreboard", help="The board alone, without the scoreboard beside it."
+    ),
+    theme: str = typer.Option(
+        "", "--theme", help="The viewer's theme to draw in: light (default) or dark."
+    ),
+    palette: str = typer.Option(
+        "",
+        "--palette",
+        help="The viewer's palette of the game's pieces: default, or another the game's "
+        "viewer has (okabe-ito: colour-blind safe); a wrong one is refused naming them.",
     ),
     database: str | None = typer.Option(
         None, "--database", help="SQLAlchemy URL (default: the server's SQLite database)."
@@ -111,7 +124,16 @@ def export_command(
     codec = adapter.media()
     if codec is None:
         raise ExportError(f"{adapter.name} games cannot be exported as pictures yet")
-    replay = codec.load(data, name)
+    from snakewar.media import style_refusal
+
+    for option, value, known in (
+        ("theme", theme, codec.themes),
+        ("palette", palette, codec.palettes),
+    ):
+        refusal = style_refusal(adapter.name, option, value, known)
+        if refusal:
+            raise ExportError(f"--{option}: {refusal}")
+    replay = codec.load(data, name, theme=theme, palette=palette)
     turn = png if fmt == "png" else svg
     stem = Path(name).name.split(".")[0] or "game"
     title = f"{adapter.catalogue().title}: {stem}"

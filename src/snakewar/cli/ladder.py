@@ -213,7 +213,7 @@ def run(
     from snakewar.arena.executors import make_executor
     from snakewar.arena.ladder import LadderError, load_ladder
     from snakewar.cli.botconfig import load_bot_config
-    from snakewar.cli.launching import LaunchOptions, cap_games_at_once, launched
+    from snakewar.cli.launching import LaunchOptions, launched, limit_notes
 
     bot_config = load_bot_config(config_file) if config_file is not None else None
     if bot_config is not None:
@@ -236,11 +236,17 @@ def run(
     to_launch = LaunchOptions(
         launch, launch_dir, launch_timeout, launch_logs, launch_max_games
     ).specs([], ray_address, bot_config)
-    parallel, workers, why = cap_games_at_once(to_launch, parallel, workers)
-    if why:
-        typer.echo(why, err=True)
+    for note in limit_notes(to_launch):
+        typer.echo(note, err=True)
     chosen = make_executor(executor, concurrency=parallel, workers=workers, ray_address=ray_address)
     with launched(to_launch) as launcher:
+        gate = None
+        if launcher is not None:
+            from snakewar.cli.launchgate import LaunchGate
+
+            # Each launched bot's limit holds for its own games; its deaths go in their logs.
+            gate = LaunchGate(launcher)
+        chosen.gate = gate
         while True:
             started = time.monotonic()
             with _store(database) as store:

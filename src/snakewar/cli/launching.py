@@ -7,11 +7,20 @@ ready when ``GET /`` answers, restarted if they die, stopped at the end), from
 
 **Games per bot.** A launched bot may say how many games it plays at once
 (``--launch-max-games N`` for every ``--launch`` bot, ``max_games`` per bot in a config
-file).  Games then *wait*: the command plays at most that many games at once (the
-smallest limit of its launched bots caps ``--parallel`` and, with ``--executor pool``,
-``--workers``).  Each launched bot is one process on one port; starting more copies of
-a bot would split the state a bot keeps between games (caches, learned weights) over
-processes that the author did not ask for.
+file).  Games then *wait*: each bot's limit holds for its own games (the executor's
+gate, :class:`~snakewar.cli.launchgate.LaunchGate`): a game waits while one of its
+launched bots is at its limit, and the other games go on.  (``eval`` seats every bot in
+every game, so there the smallest limit caps ``--parallel`` too:
+:func:`cap_games_at_once`.)  Each launched bot is one process on one port; starting more
+copies of a bot would split the state a bot keeps between games (caches, learned
+weights) over processes that the author did not ask for.
+
+**Crashes, game by game.** A launched bot that dies is restarted (at most twice); its
+:class:`~snakewar.referee.launch.Crash` names the games it was playing when its death
+was seen, and the gate writes it into the log of its seat in each of those games
+(``--- snakewar: ...``), which ladders and tournaments store with the game, and keeps it
+for reports (``launch.failures`` of ``eval --json``).  The command's output keeps one
+warning line per death.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ __all__ = [
     "cap_games_at_once",
     "launch_name",
     "launched",
+    "limit_notes",
 ]
 
 MAX_LAUNCHES = 16
@@ -218,9 +228,22 @@ def cap_games_at_once(
     return min(parallel, most), min(workers, most), note
 
 
+def limit_notes(bots: Sequence[Launched]) -> list[str]:
+    """One line per launched bot with a limit on its games at once (for the output)."""
+    return [
+        f"{b.name} plays at most {b.spec.max_games} game{'s' if b.spec.max_games > 1 else ''} "
+        "at once: its other games wait, the rest go on"
+        for b in bots
+        if b.spec.max_games
+    ]
+
+
 @contextlib.contextmanager
 def launched(bots: Sequence[Launched]) -> Iterator[Launcher | None]:
     """The bots started and ready (their lines on stderr), stopped when the block ends.
+
+    Once the block is over the bots are stopped, then each death is one warning line
+    (after the watcher's last look, so that a restart under way is over and said).
 
     Raises:
         LaunchError: a bot that did not come up (the others are stopped).
@@ -236,5 +259,6 @@ def launched(bots: Sequence[Launched]) -> Iterator[Launcher | None]:
             kept = f", log {bot.log_path}" if bot.spec.log_path is not None else ""
             typer.echo(f"launched {bot.describe()} on {bot.url}, pid {bot.pid}{kept}", err=True)
         yield launcher
+        launcher.close()
         for crash in launcher.take_crashes():
             typer.echo(f"warning: {crash.describe()}", err=True)

@@ -236,6 +236,13 @@ def scenario_command(
         "--keep",
         help="Save a position that tests nothing (no move or every move is right).",
     ),
+    kill: str | None = typer.Option(
+        None,
+        "--kill",
+        metavar="ID_OR_NAME",
+        help="A kill goal: the right moves are those that surely take out this player "
+        "this turn (and survive); the default goal is to survive.",
+    ),
 ) -> None:
     """Save a turn as a test scenario, its right moves computed by the rules engine.
 
@@ -264,7 +271,13 @@ def scenario_command(
             if len(existing) > MAX_SCENARIO_FILE_BYTES:
                 raise ReplayCommandError(f"scenario file {str(output)!r} is too large; refused")
     entry = scenarios.from_replay(
-        data, Path(file).name, turn=turn, player=player, scenario_name=name, keep=keep
+        data,
+        Path(file).name,
+        turn=turn,
+        player=player,
+        scenario_name=name,
+        keep=keep,
+        target=kill,
     )
     text = scenarios.add(existing, [entry], str(output) if output else "scenario file")
     if output is None:
@@ -274,7 +287,8 @@ def scenario_command(
     moves = entry.get("acceptable")
     shown = ", ".join(moves) if isinstance(moves, list) and moves else "none"
     kind = entry.get("kind", "")
+    goal = f"kill {kill}; " if kill is not None else ""
     typer.echo(
-        f"saved scenario {entry.get('name')!r} ({kind}; right moves: {shown}) "
+        f"saved scenario {entry.get('name')!r} ({kind}; {goal}right moves: {shown}) "
         f"{'added to' if existing else 'in'} {output}"
     )

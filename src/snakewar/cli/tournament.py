@@ -318,7 +318,7 @@ def run(
     from snakewar.arena.executors import make_executor
     from snakewar.arena.tournament_runner import TournamentRunError, entry_owner, load_tournament
     from snakewar.cli.botconfig import load_bot_config
-    from snakewar.cli.launching import LaunchOptions, cap_games_at_once, launched
+    from snakewar.cli.launching import LaunchOptions, launched, limit_notes
 
     bot_config = load_bot_config(config_file) if config_file is not None else None
     if bot_config is not None:
@@ -335,10 +335,15 @@ def run(
     to_launch = LaunchOptions(
         launch, launch_dir, launch_timeout, launch_logs, launch_max_games
     ).specs([], ray_address, bot_config)
-    parallel, workers, why = cap_games_at_once(to_launch, parallel, workers)
-    if why:
-        typer.echo(why, err=True)
+    for note in limit_notes(to_launch):
+        typer.echo(note, err=True)
+    chosen = make_executor(executor, concurrency=parallel, workers=workers, ray_address=ray_address)
     with _store(database) as store, launched(to_launch) as launcher:
+        if launcher is not None:
+            from snakewar.cli.launchgate import LaunchGate
+
+            # Each launched bot's limit holds for its own games; its deaths go in their logs.
+            chosen.gate = LaunchGate(launcher)
         t = load_tournament(store, tid)
         if launcher is not None:
             for bot, wanted in zip(launcher.bots, to_launch, strict=True):
@@ -359,9 +364,6 @@ def run(
         if not t.started:
             store.tournaments.mark_started(tid)
             t.started = True
-        chosen = make_executor(
-            executor, concurrency=parallel, workers=workers, ray_address=ray_address
-        )
         t.run(store, chosen,
               on_step=lambda r, n: typer.echo(f"played {n} game(s); "
                                               f"{len(r.tournament.pending_matches())} "

@@ -795,11 +795,26 @@ class MediaReplay(ABC):
 
 
 class MediaCodec(ABC):
-    """How a game's replays become media (:meth:`GameAdapter.media`)."""
+    """How a game's replays become media (:meth:`GameAdapter.media`).
+
+    Attributes:
+        themes: the themes its pictures can be drawn in (the viewer's page themes), the
+            default first.
+        palettes: the palettes of its pieces' colours (the viewer's), the default first.
+    """
+
+    themes: tuple[str, ...] = ("light",)
+    palettes: tuple[str, ...] = ("default",)
 
     @abstractmethod
-    def load(self, data: bytes, name: str = "replay") -> MediaReplay:
-        """The replay file ``data`` ready to draw.
+    def load(
+        self, data: bytes, name: str = "replay", *, theme: str = "", palette: str = ""
+    ) -> MediaReplay:
+        """The replay file ``data`` ready to draw, in ``theme`` and ``palette``.
+
+        ``data`` is what :meth:`GameAdapter.media_replay` gives for a stored game.
+        An empty ``theme`` or ``palette`` is the default one (the first of
+        :attr:`themes`, :attr:`palettes`); the caller checks a named one is there.
 
         Raises:
             ReplayError: a file that cannot be read, or one with no frame.
@@ -826,6 +841,7 @@ class ScenarioCodec(ABC):
         player: str,
         scenario_name: str | None = None,
         keep: bool = False,
+        target: str | None = None,
     ) -> dict[str, Any]:
         """Turn ``turn`` of the replay file ``data``, as the player ``player`` saw it.
 
@@ -836,9 +852,12 @@ class ScenarioCodec(ABC):
             player: the player's id or name.
             scenario_name: the scenario's name (default: one made of turn and player).
             keep: save a position that tests nothing (no right move, or every move right).
+            target: another player's id or name: the goal is then to take it out this
+                turn (the right moves are those that surely do); ``None``: to survive.
 
         Raises:
-            SnakewarError: a file, turn or player that cannot be used, in one line.
+            SnakewarError: a file, turn, player or target that cannot be used, in one
+                line (a game whose scenarios have no such goal refuses ``target``).
         """
 
     @abstractmethod
@@ -939,6 +958,18 @@ class GameAdapter(ABC):
         del params
         return None
 
+    def longest_turn_ms(self, spec: MatchSpec, latest: Mapping[str, JSON] | None = None) -> int:
+        """The longest one turn of ``spec`` may wait for its entrants, in milliseconds.
+
+        A paused or stepped game holds only between turns: the server waits this long
+        (and the last turn's closing calls) for the turn under way before it answers.
+        ``latest`` is the game's newest frame's view (``None``: none yet), for a game
+        whose wait depends on how it stands (a time bank left).  The default: one move
+        timeout (2 s when the match sets none).
+        """
+        del latest
+        return spec.timeout_ms or 2000
+
     async def health(self, entrant: Entrant, session: PlaySession) -> str | None:
         """Check that ``entrant`` can play; ``None`` if it can, else why not.
 
@@ -960,6 +991,22 @@ class GameAdapter(ABC):
         Raises:
             ReplayError: stored data that cannot make a replay.
         """
+
+    media_reads_views: bool = False
+    """Whether :meth:`media_replay` reads the stored frames' views (``Frame.view``), which
+    storage reads only when asked (they are not needed to export a replay)."""
+
+    def media_replay(self, data: GameData) -> bytes:
+        """What :meth:`media`'s codec draws of a stored game: its replay (:meth:`export`).
+
+        A game whose unfinished games have no replay file gives what its codec reads of
+        the frames played so far, so that a running or stopped game is drawn too (with
+        :attr:`media_reads_views` set when that needs the frames' views).
+
+        Raises:
+            ReplayError: stored data that cannot make one.
+        """
+        return self.export(data)
 
     def replay_filename(self, game_id: str) -> str:
         """The file name a downloaded replay gets."""
@@ -997,6 +1044,16 @@ class GameAdapter(ABC):
 
     def media(self) -> MediaCodec | None:
         """How the game's replays become pictures, videos and HTML (``None``: they don't)."""
+        return None
+
+    def notebook_html(self, item: object) -> str | None:
+        """``item``, one of the game's records or replays, as a notebook shows it: HTML.
+
+        A game's records sit below its viewer in the layers, so their ``_repr_html_``
+        asks the registry for their game's adapter and calls this when they are shown
+        (Jupyter).  ``None`` (the default): the game has no inline view of ``item``.
+        """
+        del item
         return None
 
     def position_at(self, data: GameData, turn: int) -> dict[str, JSON]:

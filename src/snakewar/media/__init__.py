@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
@@ -62,6 +62,7 @@ __all__ = [
     "encode_png",
     "export_media",
     "rasterize",
+    "style_refusal",
     "to_svg",
 ]
 
@@ -363,6 +364,16 @@ def encode_mp4(images: Iterable[Image], fps: int) -> bytes:
 def fit_font(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters with an ellipsis (names in a scoreboard)."""
     return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
+
+
+def style_refusal(game: str, option: str, value: str, known: Sequence[str]) -> str | None:
+    """Why ``value`` is no ``option`` (``theme``, ``palette``) of ``game``'s media, else ``None``.
+
+    An empty value is the game's default.
+    """
+    if not value or value in known:
+        return None
+    return f"{game} pictures have no {option} {value!r}; expected one of {', '.join(known)}"
 
 
 def export_media(

@@ -35,7 +35,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -128,6 +128,8 @@ class Crash:
         tail: the last lines of its log, joined by `` | ``.
         restarted: whether it was started again (and answered).
         reason: why it was not, if it was not.
+        games: the games it was playing when its death was seen (their ids, as the
+            caller's :attr:`LaunchedBot.games_in_play` gave them).
     """
 
     label: str
@@ -136,10 +138,15 @@ class Crash:
     tail: str
     restarted: bool
     reason: str = ""
+    games: tuple[str, ...] = ()
 
     def describe(self) -> str:
         """One line on it."""
         what = f"{self.label} ({self.command!r}) died with exit status {self.returncode}"
+        if self.games:
+            shown = ", ".join(self.games[:3])
+            more = f" and {len(self.games) - 3} more" if len(self.games) > 3 else ""
+            what += f" in game{'s' if len(self.games) > 1 else ''} {shown}{more}"
         then = "restarted" if self.restarted else f"not restarted: {self.reason}"
         tail = f"; last lines: {self.tail}" if self.tail else ""
         return f"{what}; {then}{tail}"
@@ -165,6 +172,11 @@ class LaunchedBot:
         """Why it is down for good ("" while it runs or may be restarted)."""
         self.pids: list[int] = []
         """Every process id it had, first start and restarts (for checks that none is left)."""
+        self.crashes: list[Crash] = []
+        """Its deaths so far, each once it was restarted or given up on."""
+        self.games_in_play: Callable[[], Sequence[str]] = tuple
+        """The games it plays now (their ids), asked when its death is seen: a caller
+        that plays games sets it, so that each :class:`Crash` names its games."""
         self._process: subprocess.Popen[bytes] | None = None
         self._stopping = False
         self._stopped: subprocess.Popen[bytes] | None = None
@@ -314,6 +326,8 @@ class LaunchedBot:
             returncode = self._process.poll()
             if returncode is None:
                 return None
+            # Asked at once: the games it dies in may end while it is restarted.
+            games = tuple(self.games_in_play())
             self._reap_group()
             tail = self.tail()
             self.note(f"{self.label} {_exit_text(returncode)}")
@@ -322,15 +336,25 @@ class LaunchedBot:
                     f"{_exit_text(returncode)} after {self.restarts} restarts "
                     f"(at most {self.spec.max_restarts})"
                 )
-                return Crash(self.label, self.spec.command, returncode, tail, False, self.given_up)
-            self.restarts += 1
-            try:
-                self._spawn()
-                self._wait_ready()
-            except LaunchError as exc:
-                self.given_up = str(exc)
-                return Crash(self.label, self.spec.command, returncode, tail, False, str(exc))
-            return Crash(self.label, self.spec.command, returncode, tail, True)
+                crash = Crash(
+                    self.label, self.spec.command, returncode, tail, False, self.given_up, games
+                )
+            else:
+                self.restarts += 1
+                try:
+                    self._spawn()
+                    self._wait_ready()
+                except LaunchError as exc:
+                    self.given_up = str(exc)
+                    crash = Crash(
+                        self.label, self.spec.command, returncode, tail, False, str(exc), games
+                    )
+                else:
+                    crash = Crash(
+                        self.label, self.spec.command, returncode, tail, True, games=games
+                    )
+            self.crashes.append(crash)
+            return crash
 
     def _reap_group(self) -> None:
         # The leader is gone; what it started may not be: stop the rest of its group.
@@ -378,7 +402,7 @@ class Launcher:
     def __init__(self, specs: Sequence[LaunchSpec], watch_every: float = 0.2) -> None:
         self.bots = [LaunchedBot(spec, f"bot {i + 1}") for i, spec in enumerate(specs)]
         self.watch_every = watch_every
-        self._crashes: list[Crash] = []
+        self._taken = [0] * len(self.bots)
         self._crash_lock = threading.Lock()
         self._done = threading.Event()
         self._watcher: threading.Thread | None = None
@@ -410,15 +434,16 @@ class Launcher:
 
     def check(self, wait_ready: bool = False) -> list[Crash]:
         """Restart the bots that died (see :meth:`LaunchedBot.check`); their crashes."""
-        found = [c for bot in self.bots if (c := bot.check(wait_ready)) is not None]
-        with self._crash_lock:
-            self._crashes.extend(found)
-        return found
+        return [c for bot in self.bots if (c := bot.check(wait_ready)) is not None]
 
     def take_crashes(self) -> list[Crash]:
-        """The crashes seen since the last call."""
+        """The crashes seen since the last call (by whoever checked), bot by bot."""
+        crashes: list[Crash] = []
         with self._crash_lock:
-            crashes, self._crashes = self._crashes, []
+            for n, bot in enumerate(self.bots):
+                seen = bot.crashes[:]  # a copy: the watcher may add one meanwhile
+                crashes.extend(seen[self._taken[n] :])
+                self._taken[n] = len(seen)
         return crashes
 
     def given_up(self) -> list[LaunchedBot]:

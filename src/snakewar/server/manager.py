@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from snakewar.adapters import get_game
+from snakewar.arena.stepping import settle_s
 from snakewar.engine.protocol import (
     JSON,
     Entrant,
@@ -743,9 +744,10 @@ class GameManager:
             live.status = state.status
         return live
 
-    def _settle_s(self, live: LiveGame) -> float:
-        # A turn lasts at most the timeout (plus /end on the last turn), storage aside.
-        return 2 * (live.spec.timeout_ms or 2000) / 1000 + 10
+    @staticmethod
+    def _settle_s(live: LiveGame) -> float:
+        views = live.views
+        return settle_s(get_game(live.game), live.spec, views[-1] if views else None)
 
     async def pause(self, game_id: str) -> LiveGame | None:
         """Pause a running game before its next turn; ``None`` if it is not running.

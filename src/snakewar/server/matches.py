@@ -27,13 +27,13 @@ from snakewar.referee.process import Program
 from snakewar.referee.uploads import UploadCache
 from snakewar.server.auth import NotAllowedError, Principal
 from snakewar.server.config import ServerConfig
+from snakewar.server.patterns import parse_snake_ref
 from snakewar.server.programs import program_of
 from snakewar.server.safety import check_public_url
 from snakewar.storage import AsyncStore, SnakeNotFoundError, StoredSnake
 
 __all__ = [
     "NAMESPACE_MARKS",
-    "SNAKE_REF",
     "ProgramEntrantError",
     "Resolved",
     "adapter_for",
@@ -48,9 +48,6 @@ __all__ = [
     "web_match",
     "with_programs",
 ]
-
-SNAKE_REF: Final = re.compile(r"@([a-z0-9][a-z0-9_-]{0,31})/([A-Za-z0-9][A-Za-z0-9_.-]{0,39})\Z")
-"""A registered snake's reference: ``@owner/name``."""
 
 
 class ProgramEntrantError(ForbiddenError):
@@ -104,10 +101,10 @@ async def find_snake(store: AsyncStore, principal: Principal, ref: str) -> Store
         EntrantError: ``ref`` is no reference, or the snake is paused.
         SnakeNotFoundError: no such snake, or a private one of someone else.
     """
-    match = SNAKE_REF.match(ref)
-    if match is None:
+    parsed = parse_snake_ref(ref)
+    if parsed is None:
         raise EntrantError(f"{ref[:80]!r} is no snake reference; expected @owner/name")
-    snake = await store.run(store.store.snakes.by_ref, match[1], match[2])
+    snake = await store.run(store.store.snakes.by_ref, parsed.owner, parsed.name)
     if snake.visibility != "public" and not principal.can_change(snake.owner_id):
         # Someone else's private snake does not exist, as far as this requester knows.
         raise SnakeNotFoundError(f"no snake {ref[:80]}")
@@ -262,11 +259,11 @@ async def programs_for(
     """
     found: dict[str, Program] = {}
     for source in sources:
-        match = SNAKE_REF.match(source)
-        if match is None:
+        ref = parse_snake_ref(source)
+        if ref is None:
             continue
         try:
-            snake = await store.run(store.store.snakes.by_ref, match[1], match[2])
+            snake = await store.run(store.store.snakes.by_ref, ref.owner, ref.name)
         except SnakeNotFoundError:
             continue
         if snake.kind != "url":

@@ -53,7 +53,7 @@ import httpx
 from snakewar.errors import ParamsError
 from snakewar.referee.outbound import AddressRefusedError, check_host, new_policy_client
 from snakewar.server.config import ServerConfig
-from snakewar.server.matches import SNAKE_REF
+from snakewar.server.patterns import snake_ref_owner
 from snakewar.storage import AsyncStore, GameStatus
 from snakewar.storage.notifications import (
     CHANNELS,
@@ -227,12 +227,7 @@ class _Permanent(Exception):
 
 
 def _owners(names: Iterable[str]) -> set[str]:
-    found = set()
-    for name in names:
-        match = SNAKE_REF.match(name)
-        if match is not None:
-            found.add(match[1])
-    return found
+    return {owner for owner in map(snake_ref_owner, names) if owner is not None}
 
 
 class Notifier:

@@ -12,6 +12,7 @@ pattern of the OpenAPI description is here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -30,8 +31,11 @@ __all__ = [
     "TITLE",
     "UNKNOWN_PATTERN_WORDS",
     "USER_NAME",
+    "SnakeRef",
     "TextRule",
+    "parse_snake_ref",
     "pattern_words",
+    "snake_ref_owner",
 ]
 
 
@@ -108,13 +112,61 @@ INVITE_ID: Final = TextRule(
 )
 """A sign-up invitation's id: the SHA-256 of its code, as the invitations list shows it."""
 
+_REF_OWNER: Final = r"[a-z0-9][a-z0-9_-]{0,31}"
+"""A reference's owner: a :data:`USER_NAME`, its length limit written into the pattern."""
+
+_REF_NAME: Final = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}"
+"""A reference's snake: a :data:`SNAKE_NAME`, its length limit written into the pattern."""
+
 SNAKE_REFERENCE: Final = TextRule(
-    r"^@[a-z0-9][a-z0-9_-]{0,31}/[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$",
+    rf"^@{_REF_OWNER}/{_REF_NAME}$",
     "@, its owner's name, / and its name",
     3,
     80,
 )
 """A registered snake named as ``@owner/name`` (a filter of the games list)."""
+
+# Matched whole (fullmatch): "$" would also let a trailing newline through.
+_SNAKE_REF: Final = re.compile(rf"@({_REF_OWNER})/({_REF_NAME})")
+
+
+@dataclass(frozen=True, slots=True)
+class SnakeRef:
+    """A registered snake's reference, ``@owner/name``, read by :func:`parse_snake_ref`.
+
+    Attributes:
+        owner: the owning user's name.
+        name: the snake's name (unique per owner).
+    """
+
+    owner: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"@{self.owner}/{self.name}"
+
+
+def parse_snake_ref(text: str) -> SnakeRef | None:
+    """``text`` as a registered snake's reference, or ``None`` when it is none.
+
+    The one reader of ``@owner/name`` on the server: entrants, ladder and tournament
+    entries, log and address permissions and notifications all ask it.  The whole text
+    must be a reference: an owner that is a user name and a name that is a snake name.
+
+    >>> parse_snake_ref("@ann/viper-2")
+    SnakeRef(owner='ann', name='viper-2')
+    >>> parse_snake_ref("ann/viper") is None, parse_snake_ref("@Ann/viper") is None
+    (True, True)
+    """
+    match = _SNAKE_REF.fullmatch(text)
+    return SnakeRef(match[1], match[2]) if match is not None else None
+
+
+def snake_ref_owner(text: str) -> str | None:
+    """The owner's name when ``text`` is a reference ``@owner/name``, else ``None``."""
+    ref = parse_snake_ref(text)
+    return ref.owner if ref is not None else None
+
 
 SNAKE_TAG: Final = TextRule(
     r"^[a-z0-9][a-z0-9+#.-]{0,23}$",

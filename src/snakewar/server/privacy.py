@@ -27,7 +27,7 @@ from typing import Any, Final, TypeVar
 from pydantic import BaseModel
 
 from snakewar.server.auth import Principal
-from snakewar.server.matches import SNAKE_REF
+from snakewar.server.patterns import snake_ref_owner
 
 __all__ = [
     "HIDDEN",
@@ -55,8 +55,7 @@ def may_see(principal: Principal, name: str) -> bool:
     if principal.is_admin:
         return True
     user = principal.user
-    ref = SNAKE_REF.match(name)
-    return user is not None and ref is not None and ref[1] == user.name
+    return user is not None and snake_ref_owner(name) == user.name
 
 
 def hidden_in(principal: Principal, entrants: Iterable[tuple[str, str]]) -> set[str]:

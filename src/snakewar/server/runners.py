@@ -26,11 +26,15 @@ import contextlib
 import dataclasses
 import hashlib
 import hmac
+import os
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
+
+import sqlalchemy as sa
+from sqlalchemy.exc import ArgumentError
 
 from snakewar.arena.executors import join_ray
 from snakewar.arena.remote import (
@@ -67,7 +71,7 @@ from snakewar.referee.uploads import (
 from snakewar.referee.workers import session_pool
 from snakewar.server.logs import game_context
 from snakewar.server.stepping import NotPausedError, PauseExpiredError
-from snakewar.storage import GameStatus, Store, retried
+from snakewar.storage import DATABASE_URL_ENV, GameStatus, Store, retried
 
 if TYPE_CHECKING:
     from snakewar.server.manager import GameManager, LiveGame
@@ -85,6 +89,8 @@ __all__ = [
     "actor_cpus",
     "program_from_archive",
     "shipped",
+    "without_password",
+    "worker_database_url",
 ]
 
 Action = Literal["pause", "step", "resume", "cancel"]
@@ -365,16 +371,81 @@ class NoSandboxNodeError(SandboxError):
     """Raised for a game with program bots when no node of the cluster can sandbox them."""
 
 
+def without_password(database_url: str) -> str:
+    """``database_url`` with no password in it: neither ``USER:PASSWORD@`` nor ``?password=``.
+
+    What a game's job names its database by: a Ray task's arguments are shown by the
+    cluster's dashboard and state API to whoever reaches them.  A URL that holds no
+    password is given back as it is.
+
+    >>> without_password("postgresql+psycopg://app:s3cret@db:5432/games?password=x")
+    'postgresql+psycopg://app@db:5432/games'
+    >>> without_password("sqlite:////srv/games.db")
+    'sqlite:////srv/games.db'
+    """
+    try:
+        url = sa.make_url(database_url)
+    except ArgumentError:
+        return database_url  # not a URL: the worker's Store refuses it, naming why
+    query = {k: v for k, v in url.query.items() if k.lower() != "password"}
+    if url.password is None and len(query) == len(url.query):
+        return database_url
+    # (URL.set takes None for "leave it": the URL is made again, without the password.)
+    bare = sa.URL.create(url.drivername, url.username, None, url.host, url.port, url.database)
+    return bare.update_query_dict(query).render_as_string(hide_password=False)
+
+
+def worker_database_url(database_url: str, environ: Mapping[str, str] | None = None) -> str:
+    """The URL a Ray worker opens for the database a job names (without its password).
+
+    The password is the worker's own, from the environment its node was started with
+    (``$SNAKEWAR_DATABASE_URL``, as ``compose.yaml`` gives every Ray node): when that
+    URL names the same database (backend, user, host, port and database name), its
+    password goes into the job's URL; nothing else of it does (the job's URL keeps its
+    options, a schema for one).  Otherwise the job's URL is opened as it is, and
+    PostgreSQL's client finds a password where it looks itself (``$PGPASSWORD``,
+    ``~/.pgpass``) or connects without one.
+
+    Args:
+        database_url: the job's URL (:func:`without_password`).
+        environ: the worker's environment (default: this process's).
+    """
+    own = (os.environ if environ is None else environ).get(DATABASE_URL_ENV, "").strip()
+    if not own:
+        return database_url
+    try:
+        url, mine = sa.make_url(database_url), sa.make_url(own)
+    except ArgumentError:
+        return database_url
+    password = mine.password if mine.password is not None else mine.query.get("password")
+    if url.password is not None or not isinstance(password, str):
+        return database_url
+    if _database_of(url) != _database_of(mine):
+        return database_url
+    return url.set(password=password).render_as_string(hide_password=False)
+
+
+_DEFAULT_PORTS: Final = {"postgresql": 5432}
+
+
+def _database_of(url: sa.URL) -> tuple[object, ...]:
+    backend = url.get_backend_name()
+    port = url.port if url.port is not None else _DEFAULT_PORTS.get(backend)
+    return (backend, url.username, (url.host or "").lower(), port, url.database)
+
+
 class DatabaseKit:
     """What a Ray worker needs of the database and the sandbox (a picklable value).
 
     Each worker process opens a database once per URL and unpacks uploaded bots into
     its own :class:`~snakewar.referee.uploads.UploadCache`, keyed by their SHA-256.
+    A job names its database without the password (:func:`without_password`): the
+    worker takes it from its own environment (:func:`worker_database_url`).
     """
 
     def open(self, database_url: str) -> GameStorePort:
         """The games of the database at ``database_url`` (closed by the caller)."""
-        return _StoreGames(Store(database_url))
+        return _StoreGames(Store(worker_database_url(database_url)))
 
     def program(self, ref: ProgramRef, database_url: str) -> UploadedProgram:
         """The sandboxed program of the uploaded bot ``ref``, run on this worker.
@@ -387,7 +458,7 @@ class DatabaseKit:
         problem = sandbox_available()
         if problem is not None:
             raise SandboxError(f"this worker cannot run program bots in a sandbox: {problem}")
-        store = _worker_store(database_url)
+        store = _worker_store(worker_database_url(database_url))
         data = store.snakes.archive_by_hash(ref.sha256)
         if data is None:
             raise UploadedBotError(f"no uploaded bot archive with SHA-256 {ref.sha256[:64]}")
@@ -472,7 +543,8 @@ class RayRunner(GameRunner):
         address: the cluster (``auto``, ``HOST:PORT``, ``ray://HOST:PORT``).
         database_url: the database every worker writes games to (one they can all
             reach: PostgreSQL for a cluster of machines; an SQLite file only when every
-            node shares this machine's files).
+            node shares this machine's files).  Its password never travels with a
+            game: the workers have their own (:func:`worker_database_url`).
         max_retries: replays of a game after its worker died.
         game_cpus: the CPUs each game's referee holds on its node.
         bot_cpus: the CPUs it holds besides for each program bot (:func:`actor_cpus`).
@@ -499,6 +571,8 @@ class RayRunner(GameRunner):
         super().__init__()
         self.address = address
         self.database_url = database_url
+        # What each game's actor is given: its arguments are the cluster's to show.
+        self.job_database_url = without_password(database_url)
         self.max_retries = max_retries
         self.game_cpus = game_cpus
         self.bot_cpus = bot_cpus
@@ -619,7 +693,7 @@ class _RayGame(Launch):
             game_id=live.id,
             spec=shipped(live.spec),
             seed=live.seed,
-            database_url=self.runner.database_url,
+            database_url=self.runner.job_database_url,
             owner_id=live.owner_id,
             outbound=manager.outbound,
             steps=self.steps,

@@ -17,6 +17,7 @@ has no notifications: readers there poll.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import uuid
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -173,8 +174,14 @@ class SqlGameRepository:
         ``again``: the game is played again from its start (its worker died): a row
         kept from the earlier try is started afresh (:meth:`restart`) instead of refused.
 
+        Doing it again does nothing more: when the game is stored already exactly as this
+        call stores it (the same listing, header, frames, owner and lease holder, still
+        running, no turn further), it is an earlier try of this very call whose answer
+        was lost with the connection (:func:`~snakewar.storage.retried` tries again),
+        and that row is the answer.
+
         Raises:
-            GameExistsError: if a game with this id is stored already (not ``again``).
+            GameExistsError: if another game with this id is stored already (not ``again``).
             StoreError: for a bad id.
         """
         if again and self.restart(listing.id, lease):
@@ -187,10 +194,48 @@ class SqlGameRepository:
                     row.updated_at = now()
                     session.flush()
                     return _row(row)
-        game = self._insert(listing, data, GameStatus.RUNNING, spec, created_at, owner_id=owner_id)
-        if lease is not None:
-            self.renew_leases(lease[0], [game.id], lease[1])
-        return game
+        try:
+            return self._insert(
+                listing, data, GameStatus.RUNNING, spec, created_at, owner_id=owner_id, lease=lease
+            )
+        except GameExistsError:
+            begun = self._begun_already(listing, data, spec, owner_id, lease)
+            if begun is None:
+                raise
+            return begun
+
+    def _begun_already(
+        self,
+        listing: StoredGame,
+        data: GameData,
+        spec: MatchSpec | None,
+        owner_id: int | None,
+        lease: tuple[str, dt.datetime] | None,
+    ) -> GameRow | None:
+        """The game as an earlier try of the same :meth:`begin` stored it (else ``None``).
+
+        The lease holder is part of the match: another server (or Ray actor) beginning
+        a game of the same id, even with the same content, is refused as before.
+        """
+        expected = _listing_values(listing, data, spec)
+        with self._db.session() as session:
+            row = session.get(GameModel, _check_id(listing.id))
+            if (
+                row is None
+                or row.status != GameStatus.RUNNING
+                or row.owner_id != owner_id
+                or row.server_id != (lease[0] if lease is not None else None)
+                or any(_json(getattr(row, key)) != _json(expected[key]) for key in _BEGUN_KEYS)
+            ):
+                return None
+            stored = session.scalars(
+                sa.select(FrameModel.turn).where(FrameModel.game_id == row.id)
+            ).all()
+            if sorted(stored) != [frame.turn for frame in data.frames]:
+                return None
+            if lease is not None:
+                row.lease_until = _aware(lease[1])
+            return _row(row)
 
     def add_frame(self, game_id: str, frame: Frame) -> None:
         """Store one more frame of a running game.
@@ -226,6 +271,8 @@ class SqlGameRepository:
 
         ``calls`` are JSON objects as the game's referee records them (the request
         inspector's data); a turn may get several rounds (``/start``, then ``/move``).
+        Storing the round that ends the turn's list again does nothing, so a retry
+        after a lost connection stores it once.
 
         Raises:
             GameNotFoundError: if the game is not stored.
@@ -236,12 +283,23 @@ class SqlGameRepository:
         new = [dict(call) for call in calls]
         with self._db.session() as session:
             _require(session, game_id)
-            row = session.get(GameCallsModel, (game_id, turn))
-            if row is None:
-                session.add(GameCallsModel(game_id=game_id, turn=turn, calls=new))
-            else:
-                # A new list, so that the JSON column sees the change.
-                row.calls = [*row.calls, *new]
+            # The turn's row made if it is missing (never a second one, even when another
+            # try of this call made it meanwhile), then held while its list grows.
+            _insert_missing(
+                session, GameCallsModel, [{"game_id": game_id, "turn": turn, "calls": []}]
+            )
+            row = session.get(
+                GameCallsModel, (game_id, turn), with_for_update=True, populate_existing=True
+            )
+            assert row is not None
+            stored = list(row.calls)
+            if new and stored[len(stored) - len(new) :] == _json(new):
+                # A round's records (its kind, each snake's request, reply and timing)
+                # end the list already: an earlier try of this call, whose answer was
+                # lost with the connection.  Two rounds of one turn differ in kind.
+                return
+            # A new list, so that the JSON column sees the change.
+            row.calls = [*stored, *new]
 
     def calls(self, game_id: str, turn: int) -> list[dict[str, Any]]:
         """The calls stored for turn ``turn`` of a game (empty: none kept).
@@ -363,6 +421,7 @@ class SqlGameRepository:
         *,
         owner_id: int | None = None,
         quota: int | None = None,
+        lease: tuple[str, dt.datetime] | None = None,
     ) -> GameRow:
         game_id = _check_id(listing.id)
         created = now() if created_at is None else _aware(created_at)
@@ -371,6 +430,9 @@ class SqlGameRepository:
             values.update(_played_values(played, status))
         values["status"] = status
         values["owner_id"] = owner_id
+        if lease is not None:
+            # With the row, in its transaction: a retried begin knows its own row by it.
+            values["server_id"], values["lease_until"] = lease[0], _aware(lease[1])
         exists = GameExistsError(f"a game with id {game_id!r} is stored already")
         try:
             with self._db.session() as session:
@@ -838,6 +900,38 @@ def _text(value: str) -> str:
     return value.replace("\x00", "")
 
 
+_BEGUN_KEYS: Final = (
+    "game",
+    "seed",
+    "source",
+    "title",
+    "width",
+    "height",
+    "turns",
+    "params",
+    "timeout_ms",
+    "max_turns",
+    "entrants",
+    "header",
+)
+"""What a retried :meth:`SqlGameRepository.begin` must find stored as it would store it."""
+
+
+def _json(value: object) -> object:
+    """``value`` as a JSON column gives it back (tuples as lists), to compare with one."""
+    return json.loads(json.dumps(value))
+
+
+def _insert_missing(session: Session, model: Any, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``rows`` of ``model``, leaving any whose primary key is stored already as it is."""
+    keys = [column.name for column in sa.inspect(model).primary_key]
+    if session.get_bind().dialect.name == "postgresql":
+        statement: Any = postgresql.insert(model).on_conflict_do_nothing(index_elements=keys)
+    else:
+        statement = sqlite.insert(model).on_conflict_do_nothing(index_elements=keys)
+    session.execute(statement, rows)
+
+
 def _insert_frames(session: Session, game_id: str, frames: Sequence[Frame]) -> None:
     """Insert frame rows, leaving any (game, turn) that is stored already as it is."""
     if not frames:
@@ -851,12 +945,7 @@ def _insert_frames(session: Session, game_id: str, frames: Sequence[Frame]) -> N
         }
         for f in frames
     ]
-    keys = ["game_id", "turn"]
-    if session.get_bind().dialect.name == "postgresql":
-        statement: Any = postgresql.insert(FrameModel).on_conflict_do_nothing(index_elements=keys)
-    else:
-        statement = sqlite.insert(FrameModel).on_conflict_do_nothing(index_elements=keys)
-    session.execute(statement, rows)
+    _insert_missing(session, FrameModel, rows)
 
 
 def _summary_query() -> Any:

@@ -109,13 +109,10 @@ def test_the_inline_viewer_is_the_offline_page_in_a_srcdoc_frame() -> None:
 def test_ipython_shows_records_and_replays_as_the_viewer(tmp_path: Path) -> None:
     from IPython.core.interactiveshell import InteractiveShell
 
-    from snakewar.games.battlesnake.notebook import show_in_ipython
-
     game = small(["random", "random"], seed=2, max_turns=3)
     replay = load_replay_file(game.save(tmp_path / "game.jsonl"))
     shell = InteractiveShell.instance()
     try:
-        assert show_in_ipython(shell)
         for shown in (game, game.record, replay):
             assert shell.display_formatter is not None
             data, _ = shell.display_formatter.format(shown)  # type: ignore[no-untyped-call]
@@ -123,6 +120,44 @@ def test_ipython_shows_records_and_replays_as_the_viewer(tmp_path: Path) -> None
         assert data["text/plain"]
     finally:
         InteractiveShell.clear_instance()
+
+
+# A fresh process: a replay file read by the replay module alone, as a bare record and as
+# a replay, shown by IPython's formatter and by ``_repr_html_``; neither ``snakewar.play``
+# nor ``snakewar.load_replay`` is used, and the notebook module is not imported before.
+FRESH_SESSION = """import json, sys
+from snakewar.games.battlesnake.replay.format import load_replay, read_replay
+
+record = read_replay(sys.argv[1])
+replay = load_replay(sys.argv[1])
+before = "snakewar.games.battlesnake.notebook" in sys.modules
+from IPython.core.interactiveshell import InteractiveShell
+
+shell = InteractiveShell.instance()
+shown = [shell.display_formatter.format(item)[0].get("text/html") for item in (record, replay)]
+print(json.dumps({"before": before, "record": record._repr_html_(),
+                  "replay": replay._repr_html_(), "shown": shown}))
+"""
+
+
+def test_a_bare_record_or_replay_shows_the_viewer_in_a_fresh_session(tmp_path: Path) -> None:
+    import json
+
+    game = small(["random", "random"], seed=5, max_turns=4)
+    path = game.save(tmp_path / "game.jsonl")
+    done = subprocess.run(
+        [sys.executable, "-c", FRESH_SESSION, str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["before"] is False  # nothing had loaded the viewer's side before
+    assert out["record"] == out["replay"] == game._repr_html_()
+    assert out["shown"] == [out["record"], out["record"]]
+    assert out["record"].startswith('<iframe class="snakewar-viewer"') and game.id in out["record"]
 
 
 def test_import_snakewar_does_not_import_the_referee() -> None:

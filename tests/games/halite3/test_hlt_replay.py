@@ -467,3 +467,29 @@ def test_wrong_version_missing_keys_and_wrong_types(small: Played) -> None:
         d["map_generator_seed"] = True
 
     assert "map_generator_seed must be an integer, got True" in _error(_broken(doc, bool_seed))
+
+
+def test_an_unfinished_games_document_reads_only_when_asked_for() -> None:
+    from tests.conformance_data import SHIPPED_HALITE_REPLAYS
+
+    full = read_hlt(SHIPPED_HALITE_REPLAYS / "public-s100215-32x32-2p.hlt")
+    assert full.finished and full.ranks
+    # A running game's document: the replay head and frames 0..T (no final, no statistics).
+    document = {k: v for k, v in full.document.items() if k != "game_statistics"}
+    document["full_frames"] = full.frames[:5]
+    text = json.dumps(document).encode()
+    with pytest.raises(ReplayError, match="game_statistics"):
+        read_hlt(text)  # a replay file must have ended
+    so_far = read_hlt(text, unfinished=True)
+    assert not so_far.finished and so_far.statistics == () and so_far.ranks == ()
+    assert len(so_far.frames) == 5 and so_far.number_turns == 4
+    assert so_far.grid_at(4) == full.grid_at(4) and so_far.ships_at(4) == full.ships_at(4)
+    # A document with statistics is checked as a finished one even so.
+    assert read_hlt(json.dumps(full.document).encode(), unfinished=True).finished
+    cases: list[tuple[list[dict[str, Any]], str]] = [
+        ([], "full_frames"),
+        ([{"cells": []}], "full_frames\\[0\\]"),
+    ]
+    for frames, needle in cases:
+        with pytest.raises(ReplayError, match=needle):
+            read_hlt(json.dumps({**document, "full_frames": frames}).encode(), unfinished=True)

@@ -44,3 +44,24 @@ test("typed numbers are whole numbers or nothing, and labels name the turn", () 
   assert.equal(M.entryLabel("PNG", true, null), "PNG of the last turn");
   assert.equal(M.entryLabel("Animated GIF", false, 4), "Animated GIF");
 });
+
+test("a theme and a palette are asked for by name, never for the HTML replay", () => {
+  const options = { theme: "dark", palette: "okabe-ito", turn: 3 };
+  same(params(M.mediaUrl("g", "png", options)), {
+    format: "png",
+    turn: "3",
+    theme: "dark",
+    palette: "okabe-ito",
+  });
+  same(params(M.mediaUrl("g", "gif", options)), {
+    format: "gif",
+    theme: "dark",
+    palette: "okabe-ito",
+  });
+  same(params(M.mediaUrl("g", "html", options)), { format: "html" });
+  // The default (empty) is left out; no other text gets into the query.
+  same(params(M.mediaUrl("g", "png", { theme: "", palette: "a&b=c" })), { format: "png" });
+  same(M.names(" light  dark "), ["light", "dark"]);
+  same(M.names("default okabe-ito <x>"), ["default", "okabe-ito"]);
+  same(M.names(undefined), []);
+});

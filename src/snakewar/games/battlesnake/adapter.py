@@ -22,6 +22,7 @@ import httpx
 from typing_extensions import override
 
 from snakewar.engine.protocol import (
+    JSON,
     BotInfo,
     Catalogue,
     Entrant,
@@ -77,6 +78,7 @@ from snakewar.games.battlesnake.referee.runner import (
 from snakewar.games.battlesnake.referee.stats import percentile, summarize
 from snakewar.games.battlesnake.replay.format import (
     FORMAT_NAME,
+    Replay,
     header_dict,
     load_replay,
     read_replay,
@@ -147,6 +149,8 @@ TIME_BANK_TIMEOUTS = 10
 """A time bank (``timeBank``) is at most this many move timeouts: a game keeps its pace."""
 MAX_TIME_BANK_MS = 60_000
 """The largest time bank (ms) whatever the timeout."""
+DEFAULT_TIMEOUT_MS = 500
+"""A match's move timeout when it sets none (the official CLI's)."""
 
 # The match parameters named as in the API's ruleset settings, and the rules' own names.
 _SETTINGS = {
@@ -238,7 +242,7 @@ def _catalogue() -> Catalogue:
         ),
         bots=tuple(BotInfo(name, text) for name, text in bot_descriptions().items()),
         player_counts=tuple(range(1, 9)),
-        default_timeout_ms=500,
+        default_timeout_ms=DEFAULT_TIMEOUT_MS,
         entrant_help="a URL (API v1), builtin:NAME, v0:URL or legacy:URL",
         failures_before_pause=1,
         is_default=True,
@@ -359,6 +363,24 @@ def classic_defaults(raw: Mapping[str, object]) -> dict[str, object]:
     return {"map": map_id, "width": width, "height": height, **raw}
 
 
+def _largest_bank_left(latest: Mapping[str, JSON] | None, bank_ms: int) -> int:
+    """The largest time bank a snake alive at frame view ``latest`` has left (ms).
+
+    The whole bank before any move was played (no frame yet, or turn 0's, whose
+    ``TimeBank`` is ``null``), or where a frame does not say.
+    """
+    if not bank_ms or latest is None:
+        return bank_ms
+    snakes = latest.get("Snakes")
+    if not isinstance(snakes, list):
+        return bank_ms
+    alive = [s.get("TimeBank") for s in snakes if isinstance(s, Mapping) and not s.get("Death")]
+    left = [v for v in alive if type(v) is int]
+    if not left or len(left) != len(alive):
+        return bank_ms
+    return min(bank_ms, max(left))
+
+
 def check_time_bank(bank_ms: int, timeout_ms: int) -> None:
     """Refuse a time bank larger than :data:`TIME_BANK_TIMEOUTS` move timeouts.
 
@@ -399,7 +421,7 @@ def snake_match(spec: MatchSpec) -> SnakeMatch:
         width=int(params["width"]),
         height=int(params["height"]),
         params=settings_params(params),
-        timeout_ms=spec.timeout_ms or 500,
+        timeout_ms=spec.timeout_ms or DEFAULT_TIMEOUT_MS,
         max_turns=spec.max_turns,
         source=spec.source,
         sequential=bool(params.get("sequential", False)),
@@ -675,11 +697,18 @@ class _SnakeScenarios(ScenarioCodec):
         player: str,
         scenario_name: str | None = None,
         keep: bool = False,
+        target: str | None = None,
     ) -> dict[str, Any]:
         from snakewar.games.battlesnake.tester.files import turn_scenario
 
         return turn_scenario(
-            _positions(data, name), name, turn=turn, snake=player, name=scenario_name, keep=keep
+            _positions(data, name),
+            name,
+            turn=turn,
+            snake=player,
+            name=scenario_name,
+            keep=keep,
+            kill=target,
         )
 
     @override
@@ -858,6 +887,24 @@ class BattlesnakeAdapter(GameAdapter):
         return played_game(record, spec=spec)
 
     @override
+    def longest_turn_ms(self, spec: MatchSpec, latest: Mapping[str, JSON] | None = None) -> int:
+        # A /move may take the timeout plus what is left of its snake's bank (the largest
+        # any snake has left: the newest frame says, or the whole bank before any move);
+        # retry-once asks a timed-out move again, with the timeout (the bank is spent).
+        params = spec.params
+        timeout = spec.timeout_ms or DEFAULT_TIMEOUT_MS
+        # A person's seat waits for its own per-move time.
+        bases = [
+            human_timeout_of(snake_kind(e.source)[1]) if is_human(e.source) else timeout
+            for e in spec.entrants
+        ]
+        base = max([timeout, *bases])
+        bank = _largest_bank_left(latest, int(params.get("timeBank", 0) or 0))
+        call = base + bank + (base if params.get("retryTimeout") else 0)
+        # Snakes asked one after the other wait in turn.
+        return call * max(len(spec.entrants), 1) if params.get("sequential") else call
+
+    @override
     async def health(self, entrant: Entrant, session: PlaySession) -> str | None:
         kind, _ = snake_kind(entrant.source)
         if kind in ("builtin", "human"):
@@ -934,6 +981,14 @@ class BattlesnakeAdapter(GameAdapter):
         from snakewar.games.battlesnake.media import SnakeMedia
 
         return SnakeMedia()
+
+    @override
+    def notebook_html(self, item: object) -> str | None:
+        # Imported when a record is shown: the viewer's page is read only then.
+        from snakewar.games.battlesnake.notebook import record_html
+
+        record = item.record if isinstance(item, Replay) else item
+        return record_html(record) if isinstance(record, GameRecord) else None
 
     @override
     def scenarios(self) -> ScenarioCodec:

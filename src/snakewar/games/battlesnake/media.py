@@ -28,7 +28,7 @@ from snakewar.media import Circle, Polygon, Polyline, Rect, Scene, Shape, Text, 
 from snakewar.media.html import inline_page
 from snakewar.replay._lines import ReplayError
 
-__all__ = ["THEME", "DrawnFrame", "DrawnSnake", "SnakeMedia", "draw_frame"]
+__all__ = ["DARK_THEME", "THEME", "THEMES", "DrawnFrame", "DrawnSnake", "SnakeMedia", "draw_frame"]
 
 CELL = 20.0
 """One cell in scene units (the viewer's ``CELL``)."""
@@ -49,6 +49,21 @@ THEME = {
     "track": "#e5e7eb",
 }
 """The viewer's light theme (``viewer.css``), the colours a picture is drawn in."""
+
+DARK_THEME = {
+    "board": "#0d0f13",
+    "cell": "#343b48",
+    "food": "#ff5c5c",
+    "hazard": "#000000",
+    "panel": "#1b1f26",
+    "text": "#e6e9ef",
+    "muted": "#7d8696",
+    "track": "#2c323c",
+}
+"""The viewer's dark theme (``viewer.css``, ``[data-theme="dark"]``)."""
+
+THEMES = {"light": THEME, "dark": DARK_THEME}
+"""The themes a picture can be drawn in (``snakewar export --theme``), the default first."""
 
 DEFAULT_COLOR = "#888888"
 
@@ -154,15 +169,19 @@ def _direction(a: Point, b: Point) -> tuple[int, int]:
     return dx, -dy
 
 
-def draw_frame(frame: DrawnFrame, *, scoreboard: bool = True) -> Scene:
-    """``frame`` as a scene: the board, and the scoreboard on its right when asked."""
+def draw_frame(frame: DrawnFrame, *, scoreboard: bool = True, theme: str = "light") -> Scene:
+    """``frame`` as a scene: the board, and the scoreboard on its right when asked.
+
+    ``theme``: one of :data:`THEMES` (the viewer's light or dark colours).
+    """
+    colors = THEMES[theme]
     board_w = frame.width * CELL + 2 * BORDER
     board_h = frame.height * CELL + 2 * BORDER
     rows_h = BORDER * 2 + ROW * (len(frame.snakes) + 1)
     width = board_w + (PANEL if scoreboard else 0)
     height = max(board_h, rows_h) if scoreboard else board_h
-    shapes: list[Shape] = [Rect(0, 0, width, height, THEME["panel"])]
-    shapes.append(Rect(0, 0, board_w, board_h, THEME["board"], CELL / 4))
+    shapes: list[Shape] = [Rect(0, 0, width, height, colors["panel"])]
+    shapes.append(Rect(0, 0, board_w, board_h, colors["board"], CELL / 4))
 
     def cell(p: Point, fill: str) -> Rect:
         return Rect(
@@ -176,34 +195,34 @@ def draw_frame(frame: DrawnFrame, *, scoreboard: bool = True) -> Scene:
 
     for y in range(frame.height):
         for x in range(frame.width):
-            shapes.append(cell(Point(x, y), THEME["cell"]))
+            shapes.append(cell(Point(x, y), colors["cell"]))
     on_board = [p for p in frame.hazards if 0 <= p.x < frame.width and 0 <= p.y < frame.height]
     stacks: dict[Point, int] = {}
     for p in on_board:
         stacks[p] = stacks.get(p, 0) + 1
     for p, n in stacks.items():
         opacity = min(0.3 + 0.15 * (n - 1), 0.8)  # the viewer's hazardOpacity
-        shapes.append(cell(p, blend(THEME["hazard"], THEME["cell"], opacity)))
+        shapes.append(cell(p, blend(colors["hazard"], colors["cell"], opacity)))
     for p in frame.food:
         if 0 <= p.x < frame.width and 0 <= p.y < frame.height:
             cx, cy = _centre(p, frame.height)
-            shapes.append(Circle(cx, cy, CELL * 0.28, THEME["food"]))
+            shapes.append(Circle(cx, cy, CELL * 0.28, colors["food"]))
     shown = [s for s in frame.snakes if s.eliminated_on in (None, frame.turn)]
     # The eliminated first, so that the living are drawn over them.
     for snake in sorted(shown, key=lambda s: s.eliminated_on is None):
         color = safe_color(snake.color)
         if snake.eliminated_on is not None:
-            color = blend(color, THEME["cell"], 0.35)
-        shapes.extend(_snake_shapes(snake, frame.height, color, THEME["cell"]))
+            color = blend(color, colors["cell"], 0.35)
+        shapes.extend(_snake_shapes(snake, frame.height, color, colors["cell"]))
     if scoreboard:
-        shapes.extend(_scoreboard(frame, board_w))
+        shapes.extend(_scoreboard(frame, board_w, colors))
     return Scene(width, height, tuple(shapes))
 
 
-def _scoreboard(frame: DrawnFrame, left: float) -> list[Shape]:
+def _scoreboard(frame: DrawnFrame, left: float, colors: dict[str, str]) -> list[Shape]:
     x = left + BORDER * 2
     bar_w = PANEL - BORDER * 4 - CELL
-    out: list[Shape] = [Text(x, BORDER + ROW / 2, f"Turn {frame.turn}", THEME["text"], CELL * 0.6)]
+    out: list[Shape] = [Text(x, BORDER + ROW / 2, f"Turn {frame.turn}", colors["text"], CELL * 0.6)]
     for i, snake in enumerate(frame.snakes):
         top = BORDER + ROW * (i + 1)
         alive = snake.eliminated_on is None
@@ -216,11 +235,11 @@ def _scoreboard(frame: DrawnFrame, left: float) -> list[Shape]:
                 x + CELL,
                 top + ROW * 0.3,
                 label,
-                THEME["text"] if alive else THEME["muted"],
+                colors["text"] if alive else colors["muted"],
                 CELL * 0.45,
             )
         )
-        out.append(Rect(x + CELL, top + ROW * 0.62, bar_w, CELL * 0.18, THEME["track"]))
+        out.append(Rect(x + CELL, top + ROW * 0.62, bar_w, CELL * 0.18, colors["track"]))
         health = max(0, min(100, snake.health)) if alive else 0
         if health:
             out.append(Rect(x + CELL, top + ROW * 0.62, bar_w * health / 100, CELL * 0.18, color))
@@ -306,9 +325,10 @@ def _text(data: bytes) -> bytes:
 
 
 class _Replay(MediaReplay):
-    def __init__(self, data: bytes, name: str) -> None:
+    def __init__(self, data: bytes, name: str, theme: str = "light") -> None:
         self._data = _text(data)
         self._name = name
+        self._theme = theme
         if sniff_replay(self._data, name) == "official":
             self._frames = _frames_of_official(self._data, name)
         else:
@@ -324,7 +344,7 @@ class _Replay(MediaReplay):
 
     @override
     def scene(self, index: int, *, scoreboard: bool = True) -> Scene:
-        return draw_frame(self._frames[index], scoreboard=scoreboard)
+        return draw_frame(self._frames[index], scoreboard=scoreboard, theme=self._theme)
 
     @override
     def html(self, title: str) -> str:
@@ -336,6 +356,12 @@ class _Replay(MediaReplay):
 class SnakeMedia(MediaCodec):
     """Battlesnake's replay files as pictures, videos and HTML."""
 
+    themes = tuple(THEMES)
+
     @override
-    def load(self, data: bytes, name: str = "replay") -> _Replay:
-        return _Replay(data, name)
+    def load(
+        self, data: bytes, name: str = "replay", *, theme: str = "", palette: str = ""
+    ) -> _Replay:
+        # One palette: the snakes' own colours (their /start's, as the viewer shows them).
+        del palette
+        return _Replay(data, name, theme or self.themes[0])

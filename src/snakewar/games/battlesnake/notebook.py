@@ -10,7 +10,9 @@ True
 :func:`load_replay` reads a replay file into one.  In Jupyter a :class:`SnakeGame`
 shows itself as the game's viewer (``_repr_html_``): the self-contained page of
 ``snakewar export --html`` in an ``<iframe srcdoc>``, with its modules, style and
-replay inside, so it needs no server and no network.
+replay inside, so it needs no server and no network.  Game records and replays show
+the same viewer on their own (their ``_repr_html_`` reaches :func:`record_html` through
+the registry of games, as the layers allow), with or without this module imported.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from snakewar.errors import SnakewarError
 
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from snakewar.games.battlesnake.rules.game import GameResult
     from snakewar.games.battlesnake.rules.types import BoardState
 
-__all__ = ["SnakeGame", "load_replay", "play", "play_async", "record_html", "show_in_ipython"]
+__all__ = ["SnakeGame", "load_replay", "play", "play_async", "record_html"]
 
 VIEWER_HEIGHT = 560
 """The inline viewer's height in pixels (its width is the notebook's)."""
@@ -158,35 +160,6 @@ class SnakeGame:
             f"<SnakeGame {self.record.id}: {snakes}; {outcome}; {config.ruleset} "
             f"{config.width}x{config.height}, seed {config.settings.seed}>"
         )
-
-
-def show_in_ipython(shell: Any | None = None) -> bool:
-    """Have IPython (Jupyter) show game records and replays as the inline viewer.
-
-    :class:`~snakewar.games.battlesnake.records.GameRecord` and
-    :class:`~snakewar.games.battlesnake.replay.format.Replay` sit below the viewer in the
-    package's layers, so they have no ``_repr_html_`` of their own: this registers
-    :func:`record_html` for them with the shell's HTML formatter.  It runs when this
-    module is imported (``snakewar.play``, ``snakewar.load_replay``) in a running shell.
-
-    Args:
-        shell: the IPython shell (default: the running one, if any).
-
-    Returns:
-        Whether a shell was there to register with.
-    """
-    if shell is None:
-        ipython = sys.modules.get("IPython")  # never imported here: only if it runs
-        shell = ipython.get_ipython() if ipython is not None else None
-    if shell is None:
-        return False
-    from snakewar.games.battlesnake.records import GameRecord
-    from snakewar.games.battlesnake.replay.format import Replay
-
-    html_formatter = shell.display_formatter.formatters["text/html"]
-    html_formatter.for_type(GameRecord, record_html)
-    html_formatter.for_type(Replay, lambda replay: record_html(replay.record))
-    return True
 
 
 def load_replay(path: str | os.PathLike[str]) -> SnakeGame:
@@ -382,6 +355,3 @@ def _human(wanted: bool, timeout_ms: int | None) -> Iterator[HumanClient | None]
     client = HumanClient(moves, check_human_timeout(timeout_ms or DEFAULT_HUMAN_TIMEOUT_MS))
     with terminal_keys(moves, sys.stdin.fileno()):
         yield client
-
-
-show_in_ipython()

@@ -30,6 +30,7 @@ __all__ = [
     "TimingRules",
     "TurnRecord",
     "derive_ids",
+    "notebook_html",
 ]
 
 
@@ -182,6 +183,10 @@ class GameRecord:
         """The last state of the game so far."""
         return self.turns[-1].after if self.turns else self.initial
 
+    def _repr_html_(self) -> str | None:
+        """The game's viewer, inline (Jupyter shows a record this way)."""
+        return notebook_html(self)
+
     def snake(self, snake_id: str) -> SnakeEntry:
         """Return the entry of ``snake_id``.
 
@@ -213,3 +218,17 @@ def derive_ids(seed: int, count: int) -> tuple[str, list[str]]:
 def _uuid(text: str) -> str:
     digest = hashlib.sha256(text.encode()).digest()
     return str(uuid.UUID(bytes=digest[:16], version=4))
+
+
+def notebook_html(item: object) -> str | None:
+    """``item`` (a record, a replay) as the game's inline viewer, or ``None``.
+
+    The viewer sits above the records in the package's layers: it is found through the
+    registry of games (its adapter's ``notebook_html``) when a notebook shows ``item``,
+    so a record or a replay shows itself without :mod:`snakewar.games.battlesnake.notebook`
+    imported first.
+    """
+    from snakewar.adapters import get_game
+    from snakewar.games.battlesnake import NAME
+
+    return get_game(NAME).notebook_html(item)

@@ -1,6 +1,13 @@
 """Battlesnake replays in a terminal: the board and a table of the snakes, frame by frame.
 
 Reads Snakewar replays and the official CLI's JSONL files (told apart by their first line).
+
+A Snakewar replay of a game under the unofficial timing rules (a time bank, retry-once
+on timeout) shows them: the rules under every frame's turn line and in the summary, with
+each snake's count of timed-out, retried and late (bank-drawing) moves, and per turn a
+``timing`` column: ``timed out``, ``retried`` (the first try timed out), ``bank -N ms
+(M left)``.  The official CLI's JSONL has no place for them (its lines are strict API
+shapes), so its files show none.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from snakewar.engine.protocol import TerminalReplay
-from snakewar.games.battlesnake.records import CallOutcome
+from snakewar.games.battlesnake.records import CallOutcome, CallStatus, GameRecord
 from snakewar.games.battlesnake.replay.format import Replay, load_replay
 from snakewar.games.battlesnake.replay.official import (
     OfficialReplay,
@@ -40,6 +47,7 @@ class _Row:
     latency: str = ""
     shout: str = ""
     result: str = ""
+    timing: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +63,8 @@ class _Show:
     summary: list[str]
     names: dict[str, str]
     colors: dict[str, str] = field(default_factory=dict)
+    timing: str = ""
+    """The game's unofficial timing rules, shown under every frame's turn line ("": none)."""
 
 
 def _outcome_cells(call: CallOutcome | None) -> dict[str, str]:
@@ -74,9 +84,62 @@ def _outcome_cells(call: CallOutcome | None) -> dict[str, str]:
     }
 
 
+def _timing_cells(record: GameRecord) -> list[dict[str, str]]:
+    """Each turn's timing marks by snake id (frame 0's ``/start`` calls have none).
+
+    ``timed out``, ``retried`` (its first try timed out) and what a move drew from its
+    snake's bank; empty for a game under the official timing.
+    """
+    if record.timing.official:
+        return [{} for _ in range(len(record.turns) + 1)]
+    bank = dict.fromkeys((e.id for e in record.snakes), record.timing.time_bank_ms)
+    out: list[dict[str, str]] = [{}]
+    for turn in record.turns:
+        cells: dict[str, str] = {}
+        for sid, call in turn.calls.items():
+            marks = []
+            if call.status is CallStatus.TIMEOUT:
+                marks.append("timed out")
+            if call.first_try is not None:
+                marks.append("retried")
+            if call.bank_ms is not None:
+                used = bank.get(sid, record.timing.time_bank_ms) - call.bank_ms
+                bank[sid] = call.bank_ms
+                if used > 0:
+                    marks.append(f"bank -{used} ms ({call.bank_ms} left)")
+            if marks:
+                cells[sid] = ", ".join(marks)
+        out.append(cells)
+    return out
+
+
+def _timing_summary(record: GameRecord, names: dict[str, str]) -> list[str]:
+    """The timing rules and, per snake, its timed-out, retried and late moves."""
+    if record.timing.official:
+        return []
+    lines = [f"timing (NOT the official rules): {record.timing.label()}"]
+    timeout = record.timeout_ms
+    for entry in record.snakes:
+        calls = [t.calls[entry.id] for t in record.turns if entry.id in t.calls]
+        late = [c for c in calls if c.ok and c.first_try is None and c.latency_ms > timeout]
+        counts = [
+            (sum(c.status is CallStatus.TIMEOUT for c in calls), "timed out"),
+            (sum(c.first_try is not None for c in calls), "retried"),
+            (len(late), "late (drawn from its bank)"),
+        ]
+        parts = [f"{n} {what}" for n, what in counts if n]
+        banks = [c.bank_ms for c in calls if c.bank_ms is not None]
+        if banks:
+            parts.append(f"bank {banks[-1]} ms left")
+        if parts:
+            lines.append(f"  {names.get(entry.id, entry.id)}: {', '.join(parts)}")
+    return lines
+
+
 def _show_replay(replay: Replay) -> _Show:
 
     record = replay.record
+    timing = _timing_cells(record)
     names = {e.id: e.name for e in record.snakes}
     result = record.result
     frames_data = [(record.initial, record.start)] + [(t.after, t.calls) for t in record.turns]
@@ -102,6 +165,7 @@ def _show_replay(replay: Replay) -> _Show:
                     length=len(snake.body),
                     health=snake.health,
                     result=outcome,
+                    timing=timing[number].get(snake.id, ""),
                     **_outcome_cells(calls.get(snake.id)),
                 )
             )
@@ -123,10 +187,13 @@ def _show_replay(replay: Replay) -> _Show:
         summary.append(f"Stopped at the turn limit after {result.turns} turns.")
     else:
         summary.append(f"No winner ({result.reason}).")
+    summary.extend(_timing_summary(record, names))
     if replay.cut_line is not None:
         summary.append(f"note: line {replay.cut_line} is cut short (ignored)")
     colors = {e.id: e.color for e in record.snakes if e.color.lower() != "#888888"}
-    return _Show(frames, summary, names, colors)
+    rules = record.timing.label()
+    shown = f"timing (NOT the official rules): {rules}" if rules else ""
+    return _Show(frames, summary, names, colors, shown)
 
 
 _STEPS = {(0, 1): "up", (0, -1): "down", (-1, 0): "left", (1, 0): "right"}
@@ -242,9 +309,22 @@ def _draw(console: Console, show: _Show, index: int, *, color: bool, unicode: bo
         legend=False,
     )
     console.print(f"turn {frame.turn} (frame {index + 1} of {len(show.frames)})", markup=False)
+    if show.timing:
+        console.print(show.timing, markup=False)
     console.print(Text.from_ansi(board) if color else board, markup=False, soft_wrap=True)
     table = Table(show_edge=False, pad_edge=False)
-    columns = ("", "name", "length", "health", "move", "status", "latency", "shout", "result")
+    columns = (
+        "",
+        "name",
+        "length",
+        "health",
+        "move",
+        "status",
+        "latency",
+        "timing",
+        "shout",
+        "result",
+    )
     cells = [
         (
             row.letter,
@@ -254,6 +334,7 @@ def _draw(console: Console, show: _Show, index: int, *, color: bool, unicode: bo
             row.move,
             row.status,
             row.latency,
+            row.timing,
             row.shout,
             row.result,
         )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import inspect
+import json
 import math
 import os
 import shlex
@@ -94,6 +95,7 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "HaliteAdapter",
     "UnfinishedGameError",
+    "killed_reason",
     "played_from_hlt",
     "read_checked_hlt",
 ]
@@ -170,7 +172,7 @@ def _check_size(width: int, height: int, players: int) -> None:
             raise ParamsError("width" if width else "height", str(exc)) from None
 
 
-def _failure(match: HaliteMatch, game: HaliteGame, pid: int) -> str:
+def killed_reason(match: HaliteMatch, game: HaliteGame, pid: int) -> str:
     """Why player ``pid`` was killed, and when: the referee's words, or its error log's.
 
     ``killed on turn 5: timed out after 2000 ms (when reading string)``, or ``failed to
@@ -522,7 +524,7 @@ class HaliteAdapter(GameAdapter):
             failed_to_initialize=match.failed_to_initialize,
         )
         killed = {
-            pid: _failure(match, game, pid)
+            pid: killed_reason(match, game, pid)
             for pid, player in enumerate(game.players)
             if player.terminated
         }
@@ -581,6 +583,18 @@ class HaliteAdapter(GameAdapter):
                 "in the viewer."
             )
         return data.replay
+
+    # An unfinished game's frames are their views (a frame has no replay line).
+    media_reads_views = True
+
+    @override
+    def media_replay(self, data: GameData) -> bytes:
+        if data.replay is not None or not data.frames:
+            return self.export(data)
+        # An unfinished game: its replay head and its frames so far, the document a live
+        # viewer is sent (the media reads it as a game that has not ended).
+        document = {**data.header, "full_frames": [dict(f.view) for f in data.frames]}
+        return json.dumps(document, separators=(",", ":")).encode("utf-8")
 
     @override
     def replay_filename(self, game_id: str) -> str:

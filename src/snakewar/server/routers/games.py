@@ -36,7 +36,6 @@ from snakewar.server.deps import (
 from snakewar.server.events import follow_game
 from snakewar.server.manager import GameManager, LiveGame, Slot
 from snakewar.server.matches import (
-    SNAKE_REF,
     adapter_for,
     check_entrants,
     programs_for,
@@ -46,7 +45,7 @@ from snakewar.server.matches import (
     with_programs,
 )
 from snakewar.server.mirror import MirrorLimitError
-from snakewar.server.patterns import PLAYER, SNAKE_REFERENCE
+from snakewar.server.patterns import PLAYER, SNAKE_REFERENCE, snake_ref_owner
 from snakewar.server.privacy import hidden_in, hide_in_bytes, hide_in_json, hide_sources
 from snakewar.server.schemas import (
     NO_CONTENT,
@@ -64,8 +63,6 @@ from snakewar.server.schemas import (
 from snakewar.storage import AsyncStore, GameFilter, GameNotFoundError, GamePage, GameRow
 from snakewar.storage.models import MAX_ID_LENGTH
 from snakewar.storage.profiles import MAX_SEARCH_LIMIT
-
-"""A registered snake's reference, ``@owner/name`` (as :data:`SNAKE_REF` matches it)."""
 
 __all__ = ["MAX_FRAMES_PAGE", "can_read_log", "live_out", "router", "row_out"]
 
@@ -598,21 +595,36 @@ async def game_events(websocket: WebSocket, game_id: str) -> None:
     await follow_game(websocket, game_id, None, _end_data)
 
 
-async def _game_data(manager: GameManager, store: AsyncStore, game_id: str) -> GameData:
-    """A game's data: the live copy's once it is played, else the stored one."""
+async def _game_data(
+    manager: GameManager, store: AsyncStore, game_id: str, *, views: bool = False
+) -> GameData:
+    """A game's data: the live copy's once it is played, else the stored one.
+
+    ``views``: the stored frames with their views (else without: a replay needs none).
+    """
     live = manager.games.get(game_id)
     if live is not None and live.played is not None:
         return live.played.data
-    data: GameData = await store.run(store.store.games.data, game_id)
+    data: GameData = await store.run(store.store.games.data, game_id, views=views)
     return data
 
 
 async def _replay_for(
-    principal: Principal, row: GameRow, manager: GameManager, store: AsyncStore
+    principal: Principal,
+    row: GameRow,
+    manager: GameManager,
+    store: AsyncStore,
+    *,
+    media: bool = False,
 ) -> bytes:
-    """The game's replay file, its entrants' addresses hidden from ``principal`` as due."""
-    data = await _game_data(manager, store, row.id)
-    replay = await store.run(get_game(row.game).export, data)
+    """The game's replay file, its entrants' addresses hidden from ``principal`` as due.
+
+    ``media``: what the game's media codec draws instead (its frames so far for a game
+    that has no replay file until it ends).
+    """
+    adapter = get_game(row.game)
+    data = await _game_data(manager, store, row.id, views=media and adapter.media_reads_views)
+    replay = await store.run(adapter.media_replay if media else adapter.export, data)
     return hide_in_bytes(replay, _row_secrets(principal, row))
 
 
@@ -628,9 +640,8 @@ def can_read_log(principal: Principal, game_owner: int | None, source: str) -> b
     The owner of the snake in that seat (``@owner/name``) may, and so may the game's
     owner and the admins: a bot's stderr may hold what its author would show nobody else.
     """
-    ref = SNAKE_REF.match(source)
     user = principal.user
-    mine = ref is not None and user is not None and ref[1] == user.name
+    mine = user is not None and snake_ref_owner(source) == user.name
     return mine or principal.can_change(game_owner)
 
 
@@ -863,17 +874,44 @@ async def export_media_file(
     ),
     fps: int = Query(10, ge=1, le=60, description="Frames a second of a gif or mp4."),
     scoreboard: bool = Query(True, description="Draw the scoreboard beside the board."),
+    theme: str = Query(
+        "", max_length=32, description="The viewer's theme to draw in (light, dark)."
+    ),
+    palette: str = Query(
+        "",
+        max_length=32,
+        description="The viewer's palette of the game's pieces (default, or another of the "
+        "game's viewer, such as okabe-ito).",
+    ),
 ) -> Response:
     """The game drawn as the viewer draws it (``snakewar export``), as a download.
 
-    Like the replay, an entrant's address is hidden from all but its owner and admins.
+    A running or stopped game is drawn as far as it was played.  Like the replay, an
+    entrant's address is hidden from all but its owner and admins.
     Refused with 429 while ``media_workers`` drawings are under way, and with 422
     naming ``size`` when a GIF or MP4 would pass :data:`MAX_MEDIA_FRAME_PIXELS`.
     """
     async with _cpu_slot(slots):
         return await _media_response(
-            game_id, principal, manager, store, format, turn, size, fps, scoreboard
+            game_id,
+            principal,
+            manager,
+            store,
+            format,
+            turn,
+            size,
+            fps,
+            scoreboard,
+            MediaStyle(theme, palette),
         )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MediaStyle:
+    """The colours a media download asks for (empty: the game's default)."""
+
+    theme: str
+    palette: str
 
 
 @contextlib.asynccontextmanager
@@ -899,16 +937,31 @@ async def _media_response(
     size: int | None,
     fps: int,
     scoreboard: bool,
+    style: MediaStyle,
 ) -> Response:
-    from snakewar.media import MEDIA_TYPES, export_media
+    from snakewar.media import MEDIA_TYPES, export_media, style_refusal
 
     row = await _stored(store, game_id)
     adapter = get_game(row.game)
     codec = adapter.media()
     if codec is None:
         raise ParamsError("format", f"{adapter.name} games cannot be exported as pictures")
-    replay_bytes = await _replay_for(principal, row, manager, store)
-    media = await asyncio.to_thread(codec.load, replay_bytes, adapter.replay_filename(game_id))
+    for name, value, known in (
+        ("theme", style.theme, codec.themes),
+        ("palette", style.palette, codec.palettes),
+    ):
+        refusal = style_refusal(adapter.name, name, value, known)
+        if refusal:
+            raise ParamsError(name, refusal)
+    replay_bytes = await _replay_for(principal, row, manager, store, media=True)
+    media = await asyncio.to_thread(
+        lambda: codec.load(
+            replay_bytes,
+            adapter.replay_filename(game_id),
+            theme=style.theme,
+            palette=style.palette,
+        )
+    )
     shown = media.turns[-1] if turn is None else turn
     if format in ("png", "svg") and shown not in media.turns:
         raise ParamsError(
@@ -957,6 +1010,14 @@ async def export_scenario(
     turn: int = Query(ge=0, le=2**31 - 1, description="The turn to save."),
     snake: str = Query(**{**PLAYER.limits(), "description": "The tested player's id or name."}),
     keep: bool = Query(False, description="Save a position that tests nothing."),
+    kill: str | None = Query(
+        None,
+        **{
+            **PLAYER.limits(),
+            "description": "A kill goal: the player (id or name) the right moves surely "
+            "take out this turn (default: the goal is to survive).",
+        },
+    ),
 ) -> Response:
     """A turn of the game as a test scenario (``snakewar replay scenario``), as a download.
 
@@ -972,7 +1033,9 @@ async def export_scenario(
     name = adapter.replay_filename(game_id)
 
     def make() -> bytes:
-        entry = codec.from_replay(replay_bytes, name, turn=turn, player=snake, keep=keep)
+        entry = codec.from_replay(
+            replay_bytes, name, turn=turn, player=snake, keep=keep, target=kill
+        )
         return codec.add(None, [entry], "scenario file")
 
     try:

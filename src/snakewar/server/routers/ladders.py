@@ -42,7 +42,6 @@ from snakewar.server.deps import (
 )
 from snakewar.server.manager import GameManager
 from snakewar.server.matches import (
-    SNAKE_REF,
     adapter_for,
     check_caps,
     check_entrants,
@@ -51,6 +50,7 @@ from snakewar.server.matches import (
     resolve_entrants,
     turn_limit,
 )
+from snakewar.server.patterns import snake_ref_owner
 from snakewar.server.privacy import hide_sources
 from snakewar.server.runs import RunKeeper, RunView
 from snakewar.server.scheduler import LadderScheduler, SchedulerView
@@ -333,13 +333,13 @@ async def add_entrant(
     if await runs.is_running(_key(name)):
         raise ArenaBusyError(f"ladder {name!r} is running; add entrants between runs")
     ladder = await store.run(load_ladder, store.store, name)
-    ref = SNAKE_REF.match(body.snake)
+    owner = snake_ref_owner(body.snake)
     user = principal.user
     if (
-        ref is not None
+        owner is not None
         and config.public
         and not principal.is_admin
-        and (user is None or ref[1] != user.name)
+        and (user is None or owner != user.name)
     ):
         raise NotAllowedError("snake: a user enters ladders with their own snakes only")
     if config.public and not principal.is_admin and body.name is not None:
@@ -461,9 +461,9 @@ def entry_owner(entrant: str) -> str | None:
     take it off (a free name that imitated one could only ever be taken off by the user
     it imitated, or an admin).
     """
-    ref = SNAKE_REF.match(entrant)
-    if ref is not None:
-        return ref[1]
+    owner = snake_ref_owner(entrant)
+    if owner is not None:
+        return owner
     return entrant.split("/", 1)[0] if "/" in entrant and not entrant.startswith("@") else None
 
 

@@ -238,6 +238,7 @@ async def view_game(
     # nobody else is shown them.  Bot logs (games of programs keep them) are shown to
     # whoever the log route lets read them.
     principal: Principal = request.state.principal
+    codec = adapter.media()
     log_seats = (
         [seat for seat, src in enumerate(sources) if can_read_log(principal, owner_id, src)]
         if adapter.catalogue().programs
@@ -252,8 +253,11 @@ async def view_game(
         board=board,
         can_drive=principal.can_change(owner_id),
         log_seats=log_seats,
-        # The Export menu's downloads (GET /api/games/{id}/media), for games that draw.
-        can_export=adapter.media() is not None,
+        # The Export menu's downloads (GET /api/games/{id}/media), for games that draw,
+        # in the themes and palettes their pictures have.
+        can_export=codec is not None,
+        export_themes=" ".join(codec.themes) if codec else "",
+        export_palettes=" ".join(codec.palettes) if codec else "",
         # "Play on from here" (POST /api/games/{id}/fork), for games that start from a board.
         can_fork=type(adapter).position_at is not GameAdapter.position_at,
         # "Save as test scenario" (GET /api/games/{id}/scenario), for games whose turns can.

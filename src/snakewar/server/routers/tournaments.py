@@ -54,13 +54,13 @@ from snakewar.server.deps import (
 )
 from snakewar.server.manager import GameManager
 from snakewar.server.matches import (
-    SNAKE_REF,
     adapter_for,
     check_entrants,
     programs_for,
     resolve_entrants,
     turn_limit,
 )
+from snakewar.server.patterns import snake_ref_owner
 from snakewar.server.privacy import hide_sources
 from snakewar.server.routers.ladders import run_out
 from snakewar.server.runs import RunKeeper, RunView, report_failed
@@ -574,11 +574,6 @@ async def _play(
     return await _tournament_out(run, runs, manager, store, scheduler)
 
 
-def _snake_owner(text: str) -> str | None:
-    ref = SNAKE_REF.match(text)
-    return ref[1] if ref is not None else None
-
-
 @router.post("/{tid}/entrants", status_code=201)
 async def register_entrant(
     tid: str,
@@ -605,7 +600,7 @@ async def register_entrant(
         raise ConflictError(f"tournament {tid!r} has started; its entrants are fixed now")
     settings = await store.run(store.store.tournaments.settings, tid)
     user = principal.user
-    owner = _snake_owner(body.snake)
+    owner = snake_ref_owner(body.snake)
     if not principal.is_admin:
         if owner is None:
             raise NotAllowedError(
@@ -670,7 +665,7 @@ async def withdraw_entrant(
     entrant: str = Path(min_length=1, max_length=100),
 ) -> Response:
     """Take an entrant out of a tournament that has not started: its owner, or an admin."""
-    owner = _snake_owner(entrant)
+    owner = snake_ref_owner(entrant)
     mine = principal.user is not None and owner == principal.user.name
     if not (principal.is_admin or mine):
         raise NotAllowedError(

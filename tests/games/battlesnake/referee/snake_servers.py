@@ -31,6 +31,10 @@ LATE_S = 5.0
 """How long the "late" snake takes to answer a move."""
 SLUGGISH_S = 0.6
 """How long the "sluggish" snake takes to answer every move (past a 200 ms timeout)."""
+BANKED_S = 16.0
+"""How long the "banked" snake takes over its move of turn 0 (then it answers at once): past
+a 2 s timeout and the 14 s a pause once waited for a game of that timeout, well within a
+20 s time bank."""
 FIRST_TRY_S = 3.0
 """How long the "slowfirst" snake takes on the first try of each turn (a retry is answered
 at once)."""
@@ -214,6 +218,12 @@ class SnakeServers:
                     servers.tried.add(key)
                 if not again:
                     await asyncio.sleep(FIRST_TRY_S)
+                return JSONResponse({"move": _safe_move(body)})
+            if name == "banked":
+                until = time.monotonic() + BANKED_S
+                # Slept in short steps, so that the server may stop meanwhile.
+                while body["turn"] == 0 and time.monotonic() < until and not servers._stop:
+                    await asyncio.sleep(0.05)
                 return JSONResponse({"move": _safe_move(body)})
             if name == "late":
                 # Later than any timeout the tests give (a timeout at any load), yet it

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from snakewar.adapters import get_game
+from snakewar.engine.protocol import Entrant, MatchSpec
 from snakewar.games.battlesnake import GameConfig, Settings
 from snakewar.games.battlesnake.records import CallStatus, GameRecord, TimingRules
 from snakewar.games.battlesnake.referee.clients import new_http_client
@@ -224,3 +226,35 @@ def test_a_bad_timing_header_names_the_field(timing: str, problem: str) -> None:
     )
     with pytest.raises(ReplayError, match=problem.replace("(", r"\(")):
         load_replay([line])
+
+
+def test_a_turn_may_wait_the_timeout_the_bank_left_and_a_retry() -> None:
+    # How long the server waits for a paused game to hold (see the stepping tests).
+    adapter = get_game("battlesnake")
+
+    def spec(params: dict[str, object], *sources: str, timeout: int | None = 1000) -> MatchSpec:
+        entrants = tuple(Entrant(s, f"s{i}") for i, s in enumerate(sources or ("random",) * 2))
+        full = adapter.parse_params(params)
+        return MatchSpec("battlesnake", entrants, full, timeout_ms=timeout)
+
+    def view(*banks: int | None, dead: int | None = None) -> dict[str, object]:
+        death = {"Cause": "wall-collision", "Turn": 3, "EliminatedBy": ""}
+        snakes: list[dict[str, object]] = [{"TimeBank": bank, "Death": None} for bank in banks]
+        if dead is not None:
+            snakes.append({"TimeBank": dead, "Death": death})
+        return {"Turn": 4, "Snakes": snakes}
+
+    assert adapter.longest_turn_ms(spec({})) == 1000
+    assert adapter.longest_turn_ms(spec({}, timeout=None)) == 500  # the game's own default
+    assert adapter.longest_turn_ms(spec({"timeBank": 8000})) == 9000
+    assert adapter.longest_turn_ms(spec({"retryTimeout": True})) == 2000
+    # A timed-out first try spends the bank: the retry has the timeout alone.
+    both = spec({"timeBank": 8000, "retryTimeout": True})
+    assert adapter.longest_turn_ms(both) == 10_000
+    # The largest bank a snake alive has left, once moves were played.
+    assert adapter.longest_turn_ms(both, view(None, None)) == 10_000  # turn 0: all of it
+    assert adapter.longest_turn_ms(both, view(3000, 500, dead=7000)) == 5000
+    assert adapter.longest_turn_ms(both, view(0, 0)) == 2000
+    # Snakes asked in turn wait in turn; a person's seat waits its own time.
+    assert adapter.longest_turn_ms(spec({"timeBank": 8000, "sequential": True})) == 18_000
+    assert adapter.longest_turn_ms(spec({}, "human?timeout=30000", "random")) == 30_000

@@ -265,6 +265,96 @@ def test_output_file_is_not_overwritten_and_names_stay_unique(
     assert json.loads(out.read_text())["scenarios"][-1]["name"] == "again"
 
 
+def kill_oracle(request: dict[str, Any], target: str) -> set[str]:
+    """The moves after which the tested snake lives and ``target`` dies, in every reply."""
+    parsed = SnakeRequest.from_api(request)
+    ruleset = named_ruleset(parsed.game.ruleset_name, parsed.game.settings, solo=True)
+    me = parsed.you.id
+    others = [s.id for s in parsed.board.snakes if s.id != me]
+    kills = set()
+    for move in MOVES:
+        outcomes = [
+            ruleset.execute(parsed.board, {me: move, **dict(zip(others, replies, strict=True))})[1]
+            for replies in itertools.product(MOVES, repeat=len(others))
+        ]
+        if all(
+            not after.snake(me).eliminated_cause and after.snake(target).eliminated_cause
+            for after in outcomes
+        ):
+            kills.add(move)
+    return kills
+
+
+def test_a_kill_goal_is_saved_from_a_real_turn_and_run_by_the_tester(
+    game: tuple[Path, Path], tmp_path: Path, snakes: Snakes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replay, _ = game
+    last = json.loads(replay.read_text().splitlines()[-1])["result"]["turns"]
+    out = tmp_path / "kills.json"
+    # Kills are late in a game: the turns before the last, newest first, up to one that
+    # has a sure kill; the others are refused, one line each.
+    saved = refused = None
+    for turn in range(last - 1, max(last - 40, 0), -1):
+        for me, other in ((HUNTER, GREEDY), (GREEDY, HUNTER)):
+            scratch = tmp_path / f"scan-{turn}-{me}.json"
+            args = ["--turn", str(turn), "--snake", me, "--kill", other, "-o", str(scratch)]
+            code, _, stderr = in_process("replay", "scenario", str(replay), *args)
+            if code == 0:
+                saved = saved or (turn, me, other)
+            elif "for certain" in stderr and refused is None:
+                refused = (turn, me, other, stderr)
+        if saved is not None and refused is not None:
+            break
+    assert saved is not None, "no turn of the game has a sure kill"
+    turn, me, other = saved
+    args = ["--turn", str(turn), "--snake", me, "--kill", other, "-o", str(out)]
+    code, stdout, stderr = in_process("replay", "scenario", str(replay), *args)
+    assert code == 0, stderr
+    assert stdout.startswith(f"saved scenario 'turn-{turn}-{me}-kills-{other}' (")
+    assert f"; kill {other}; right moves: " in stdout
+    (entry,) = json.loads(out.read_text())["scenarios"]
+    assert entry["goal"] == "kill" and entry["title"].endswith(f", {me} to kill {other}")
+    request = entry["request"]
+    target = next(s["id"] for s in request["board"]["snakes"] if s["name"] == other)
+    assert entry["target"] == target and request["you"]["name"] == me
+    assert entry["acceptable"] == [m for m in MOVES if m in kill_oracle(request, target)]
+    assert entry["acceptable"]
+    # A turn without a sure kill: one clear line, nothing written.
+    assert refused is not None
+    assert refused[3] == (
+        f"error: no move kills {refused[2]} here for certain (whatever the other snakes do, "
+        "and surviving): the position tests nothing (--keep saves it anyway)\n"
+    )
+    # The file reads back, proven again with its kill goal, and the tester runs it.
+    (scenario,) = load_scenarios(out.read_bytes(), out.name)
+    assert scenario.goal == "kill" and scenario.target == target
+    assert scenario.acceptable == frozenset(entry["acceptable"])
+    code, text, err = _cli(
+        ["test", snakes.url("up"), "--scenarios", str(out), "--only-scenarios", "--json", *AMPLE],
+        capsys,
+    )
+    (ran,) = json.loads(text)["scenarios"]
+    assert ran["id"] == entry["name"] and ran["kind"] == entry["kind"], err
+    for variant in ran["variants"]:
+        assert variant["passed"] == ("up" in variant["acceptable"])
+
+
+@pytest.mark.parametrize(
+    ("kill", "message"),
+    [
+        ("nobody", "error: no snake 'nobody' to kill alive at turn 3 of g.jsonl (alive: "),
+        (HUNTER, "error: no snake 'hunter-1' to kill alive at turn 3 of g.jsonl (alive: "),
+    ],
+)
+def test_a_kill_target_that_is_no_other_snake_is_one_error_line(
+    game: tuple[Path, Path], kill: str, message: str
+) -> None:
+    done = run("replay", "scenario", str(game[0]), "--turn", "3", "--snake", HUNTER, "--kill", kill)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr
+    assert GREEDY in done.stderr and f"({HUNTER})" not in done.stderr
+
+
 # -- reading files: every bad field one line ----------------------------------------------------
 
 

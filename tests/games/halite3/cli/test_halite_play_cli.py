@@ -104,6 +104,9 @@ def plain(stderr: str) -> list[str]:
           "--results-as-json", "--strict", "--table", "a"],
          {"no_timeout": True, "no_replay": True, "no_logs": True, "print_constants": True,
           "no_compression": True, "results_as_json": True, "strict": True, "table": True}),
+        # Snakewar's own flags, read the same way.
+        (["--bot-logs", "logs", "a"], {"bot_logs": "logs", "bot_commands": ["a"]}),
+        (["a"], {"bot_logs": None}),
         (["-i", "out", "-c", "k.json", "-m", "fractal", "--from-snapshot", "", "-n", "4", "a"],
          {"replay_directory": "out", "constants_file": "k.json", "map_type": "fractal",
           "from_snapshot": "", "players": 4}),

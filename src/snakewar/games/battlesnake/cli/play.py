@@ -909,6 +909,13 @@ def play_single(
         from snakewar.games.battlesnake.replay.official import write_official_jsonl
 
         write_official_jsonl(record, request.output)
+        if not record.timing.official:
+            # Its lines are the API's strict shapes: no field for a bank or a retry.
+            typer.echo(
+                f"note: {request.output} (the official CLI's JSONL) cannot record the "
+                "unofficial timing rules; --replay FILE keeps them",
+                err=True,
+            )
     if request.replay:
         write_replay(record, request.replay)
     _print_summary(console, record)

@@ -100,6 +100,7 @@ from snakewar.games.battlesnake.records import (
     SnakeEntry,
     TimingRules,
     TurnRecord,
+    notebook_html,
 )
 from snakewar.games.battlesnake.rules.game import GameConfig, GameResult
 from snakewar.games.battlesnake.rules.settings import Settings
@@ -377,6 +378,10 @@ class Replay:
     """Whether the file has its result line (``False``: an unfinished or cut game)."""
     cut_line: int | None = None
     """The number of a last line cut short while being written (dropped), if any."""
+
+    def _repr_html_(self) -> str | None:
+        """The game's viewer, inline (Jupyter shows a replay this way)."""
+        return notebook_html(self)
 
     @property
     def notes(self) -> list[str]:

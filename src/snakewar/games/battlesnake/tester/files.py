@@ -206,6 +206,14 @@ def entry_of(
         raise TurnScenarioError(problems[0], "title" if "'title'" in problems[0] else "snake")
     verdict = classify(scenario)
     if not keep:
+        if not verdict.acceptable and goal == "kill":
+            called = request.infos.get(target)
+            raise TurnScenarioError(
+                f"no move kills {(called.name if called else '') or target} here for certain "
+                "(whatever the other snakes do, and surviving): the position tests nothing "
+                "(--keep saves it anyway)",
+                "kill",
+            )
         if not verdict.acceptable:
             raise TurnScenarioError(
                 f"no move meets the goal ({goal}) here: the position tests nothing "
@@ -493,24 +501,42 @@ def turn_request(positions: Sequence[Position], source: str, turn: int, snake: s
         raise TurnScenarioError(_no_turn(source, turn, len(positions) - 1))
     game, state, infos = positions[turn]
     alive = [s for s in state.snakes if not s.eliminated_cause]
+    chosen = _alive_snake(alive, infos, snake, turn, source, "snake")
+    board = state.replace(snakes=tuple(alive))
+    return SnakeRequest(game, state.turn, board, chosen, dict(infos))
+
+
+def _alive_snake(
+    alive: Sequence[Snake],
+    infos: Mapping[str, SnakeInfo],
+    snake: str,
+    turn: int,
+    source: str,
+    field: str,
+) -> Snake:
+    """The snake of ``alive`` (at ``turn`` of ``source``) whose id, else name, is ``snake``.
+
+    Raises:
+        TurnScenarioError: naming ``field``: no such snake, or a name several snakes have.
+    """
+    role = " to kill" if field == "kill" else ""
     chosen = [s for s in alive if s.id == snake]
     if not chosen:
         chosen = [s for s in alive if infos.get(s.id, SnakeInfo()).name == snake]
     if len(chosen) > 1:
         raise TurnScenarioError(
-            f"{len(chosen)} snakes are named {snake!r} at turn {turn}: give the id "
+            f"{len(chosen)} snakes{role} are named {snake!r} at turn {turn}: give the id "
             f"({choices_text(s.id for s in chosen)})",
-            "snake",
+            field,
         )
     if not chosen:
         shown = [f"{s.id} ({infos.get(s.id, SnakeInfo()).name})" for s in alive]
         raise TurnScenarioError(
-            f"no snake {snake!r} alive at turn {turn} of {source} "
+            f"no snake {snake!r}{role} alive at turn {turn} of {source} "
             f"(alive: {', '.join(shown) or 'none'})",
-            "snake",
+            field,
         )
-    board = state.replace(snakes=tuple(alive))
-    return SnakeRequest(game, state.turn, board, chosen[0], dict(infos))
+    return chosen[0]
 
 
 def _no_turn(source: str, turn: int, last: int) -> str:
@@ -526,21 +552,44 @@ def turn_scenario(
     name: str | None = None,
     title: str = "",
     keep: bool = False,
+    kill: str | None = None,
 ) -> dict[str, Any]:
     """Turn ``turn`` of a replay (its ``positions``), seen by ``snake``, as one scenario entry.
 
-    The name defaults to ``turn-N-SNAKE`` (made safe); the title says where it came from.
+    The goal is to survive; with ``kill`` (another snake alive then, by id or name) it is
+    to kill that snake this turn for certain, surviving (the tester's ``kill`` goal: the
+    right moves are those after which the target dies whatever every other snake does).
+    The name defaults to ``turn-N-SNAKE`` (``turn-N-SNAKE-kills-TARGET``; made safe); the
+    title says where it came from.
 
     Raises:
-        TurnScenarioError: no such turn or snake, or a position that tests nothing
-            (unless ``keep``).
+        TurnScenarioError: no such turn or snake (``kill`` naming its field), or a
+            position that tests nothing (unless ``keep``).
     """
     request = turn_request(positions, source, turn, snake)
+    target: Snake | None = None
+    if kill is not None:
+        others = [s for s in request.board.snakes if s.id != request.you.id]
+        target = _alive_snake(others, request.infos, kill, turn, source, "kill")
     if name is None:
-        safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", snake).strip("-.") or "snake"
-        name = f"turn-{turn}-{safe}"[:64]
+        name = f"turn-{turn}-{_safe(snake)}"
+        if kill is not None:
+            name += f"-kills-{_safe(kill)}"
+        name = name[:64].rstrip("-.")
     if not title:
-        who = request.infos.get(request.you.id)
-        title = f"turn {turn} of {source[:80]}, {(who.name if who else '') or request.you.id}"
+        title = f"turn {turn} of {source[:80]}, {_called(request, request.you.id)}"
+        if target is not None:
+            title += f" to kill {_called(request, target.id)}"
         title = " ".join(title.split())[:MAX_TITLE]
-    return entry_of(request, name=name, title=title, keep=keep)
+    if target is None:
+        return entry_of(request, name=name, title=title, keep=keep)
+    return entry_of(request, name=name, title=title, keep=keep, goal="kill", target=target.id)
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.") or "snake"
+
+
+def _called(request: SnakeRequest, snake_id: str) -> str:
+    info = request.infos.get(snake_id)
+    return (info.name if info else "") or snake_id

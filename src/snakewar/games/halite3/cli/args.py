@@ -77,6 +77,8 @@ class EngineArgs:
             ``--version`` was read (the rest of the command line is not read).
         bot_commands: the bots' command lines, in order.
         table: print Snakewar's table of results (``--table``: not an engine flag).
+        bot_logs: keep each bot's log of the game in this folder (``--bot-logs DIR``:
+            not an engine flag either); ``None``: not asked for.
     """
 
     action: Literal["play", "help", "version"] = "play"
@@ -100,6 +102,7 @@ class EngineArgs:
     results_as_json: bool = False
     strict: bool = False
     table: bool = False
+    bot_logs: str | None = None
 
 
 @dataclass(frozen=True)
@@ -214,6 +217,10 @@ _FLAGS: tuple[_Flag, ...] = (
           help="Wait for slow bots forever (no 30 s to start, no 2 s per turn)."),
     _Flag("", "table", "switch", "table",
           help="Snakewar's own: print a table of the results on stdout."),
+    _Flag("", "bot-logs", "value", "bot_logs", _text, value_name="DIR",
+          help="Snakewar's own: keep each bot's log of the game (its stderr, the engine's "
+          "lines on it) in DIR/seed-SEED-seatN-NAME.log (made if missing); each killed "
+          "bot's reason and last lines on stderr."),
     _Flag("-", "ignore_rest", "end", help="End the flags: every word after is a bot command."),
     _Flag("", "version", "version", help="Print the engine's version and exit."),
     _Flag("h", "help", "help", help="Print this help and exit."),
@@ -350,7 +357,7 @@ def version_text() -> str:
 _SHOWN = ("seed", "width", "height", "players", "turn-limit", "replay-directory", "no-replay",
           "no-compression", "no-logs", "results-as-json", "constants-file", "print-constants",
           "strict", "no-timeout", "override-names", "verbosity", "map-type", "from-snapshot",
-          "table", "ignore_rest", "version", "help")  # fmt: skip
+          "table", "bot-logs", "ignore_rest", "version", "help")  # fmt: skip
 """The flags in the order ``--help`` lists them (the game's first, then the outputs)."""
 
 

@@ -14,6 +14,11 @@ so an official kit's ``run_game.sh`` runs unchanged with ``./halite`` replaced b
 * on stdout only what is asked for: the results JSON (``--results-as-json``), the
   constants (``--print-constants``), Snakewar's results table (``--table``).
 
+``--bot-logs DIR`` (Snakewar's own flag) keeps the view ``halite eval --bot-logs``
+gives, for this one game: one file per bot, ``DIR/seed-SEED-seatN-NAME.log``, with what
+the bot wrote to stderr and the engine's lines about it (its error log), and one line on
+stderr for each killed bot: why, and the last lines it wrote.
+
 Bot commands are run without a shell (split into words as a shell would; leading
 ``NAME=value`` words set the bot's environment), and ``builtin:NAME`` bots play
 in-process.  A command line the engine refuses, or a game that cannot be played, is one
@@ -134,6 +139,7 @@ def _run(args: EngineArgs) -> None:
                 f"{map_players} players"
             )
     folder = _replay_folder(args)
+    bot_logs = _bot_log_folder(args.bot_logs)
     # No seed: the engine takes its clock's count (nanoseconds) cut to 32 bits.
     seed = args.seed if args.seed is not None else time.time_ns() & 0xFFFFFFFF
     view = None
@@ -150,7 +156,18 @@ def _run(args: EngineArgs) -> None:
             seed,
             generated_total(snapshot, len(bots), constants),
         )
-    _play(args, bots, seed, map_players, constants, folder, log, snapshot, view)
+    _play(args, bots, seed, map_players, constants, folder, log, snapshot, view, bot_logs)
+
+
+def _bot_log_folder(text: str | None) -> Path | None:
+    """The ``--bot-logs`` folder, made before the game (a bad one costs no game)."""
+    if text is None:
+        return None
+    if not text.strip():
+        raise _Refused("--bot-logs: expected a folder, got an empty name")
+    from snakewar.cli.paths import make_directory
+
+    return make_directory(text, "bot log folder")
 
 
 def _constants(path: str | None) -> Constants:
@@ -201,6 +218,7 @@ def _play(
     log: EngineLog,
     snapshot: HaliteSnapshot | None = None,
     view: _MapView | None = None,
+    bot_logs: Path | None = None,
 ) -> None:
     from snakewar.games.halite3.referee.log import LogLevel
     from snakewar.games.halite3.referee.runner import play_halite_sync
@@ -261,6 +279,8 @@ def _play(
             f"{result.scores[pid]} halite"
         )
     log_paths = _write_error_logs(args, match, stamp, folder or "./", log, view)
+    if bot_logs is not None:
+        _write_bot_logs(bot_logs, match, bots)
     if args.results_as_json:
         results = results_object(
             match, replay=replay_path, error_logs=log_paths, map_players=map_players, view=view
@@ -312,6 +332,34 @@ def _write_error_logs(
         paths[pid] = path
         log.log(f"Player has log output. Writing a log at {path}", player=pid)
     return paths
+
+
+def _write_bot_logs(folder: Path, match: HaliteMatch, bots: Sequence[str]) -> None:
+    """``--bot-logs``: each bot's log in ``folder``, each killed bot's line on stderr."""
+    from snakewar.arena.botlogs import failure_lines, write_bot_logs
+    from snakewar.engine.protocol import EntrantResult
+    from snakewar.games.halite3.adapter import killed_reason
+
+    game = match.game
+    result = game.result()
+    results = [
+        EntrantResult(
+            seat=pid,
+            name=match.names[pid],
+            source=bots[pid],
+            rank=result.ranks[pid],
+            failure=killed_reason(match, game, pid) if game.players[pid].terminated else "",
+            log=match.error_logs.get(pid, ""),
+        )
+        for pid in range(game.num_players)
+    ]
+    try:
+        paths = write_bot_logs(folder, f"seed-{game.seed}", results)
+    except OSError as exc:
+        raise _Refused(f"cannot write a bot log in {str(folder)!r}: {exc.strerror}") from None
+    for line in failure_lines(f"seed {game.seed}", results, paths):
+        sys.stderr.write(line + "\n")
+    sys.stderr.write(f"bot logs: {folder}\n")
 
 
 def final_snapshot(game: HaliteGame, map_players: int) -> str:

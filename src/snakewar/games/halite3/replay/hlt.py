@@ -493,6 +493,10 @@ class HltReplay:
     """The whole JSON document as read."""
     source: str = "replay"
     """The file it was read from (``replay`` for bytes), for messages."""
+    finished: bool = True
+    """Whether the game ended: an unfinished game's document (``read_hlt(...,
+    unfinished=True)``) has its frames so far, ``0..T`` with no final frame, and no
+    ``game_statistics`` (:attr:`statistics` and :attr:`ranks` are empty)."""
     _grid: list[int] = field(default_factory=list, init=False, repr=False)
     _grid_turn: int = field(default=-1, init=False, repr=False)
     _dropoffs: list[HltDropoff] | None = field(default=None, init=False, repr=False)
@@ -602,6 +606,7 @@ def read_hlt(
     max_json_bytes: int = MAX_JSON_BYTES,
     max_elements: int | None = None,
     name: str | None = None,
+    unfinished: bool = False,
 ) -> HltReplay:
     """Read a ``.hlt`` replay, zstd-compressed or plain JSON, and check its structure.
 
@@ -614,6 +619,10 @@ def read_hlt(
             of one's own).  A server reading strangers' files sets it: a few MiB of
             ``{},`` would otherwise parse to gigabytes of Python objects.
         name: the file's name in error messages (default: the path, or ``replay``).
+        unfinished: also accept the document of a game that has not ended (a running
+            or stopped game's replay head and frames so far, as a live viewer gets
+            them): one without ``game_statistics`` reads as :attr:`HltReplay.finished`
+            false.  A document with them is checked as a finished one.
 
     Raises:
         HltReplayError: the file is missing, too large, not zstd or JSON, truncated, of
@@ -659,7 +668,7 @@ def read_hlt(
         raise HltReplayError(f"{name}: not a JSON replay: {exc}") from None
     except RecursionError:
         raise HltReplayError(f"{name}: not a JSON replay: nested too deeply") from None
-    return _parse_document(document, name)
+    return _parse_document(document, name, unfinished=unfinished)
 
 
 def json_elements(text: bytes) -> int:
@@ -809,10 +818,12 @@ _TOP_KEYS = (
 _FRAME_KEYS = ("entities", "moves", "events", "cells", "energy", "deposited")
 
 
-def _parse_document(document: Any, name: str) -> HltReplay:
+def _parse_document(document: Any, name: str, *, unfinished: bool = False) -> HltReplay:
     c = _Checker(name)
     if not isinstance(document, dict):
         raise c.wrong("the replay", "a JSON object", type(document).__name__)
+    # A game that has not ended has no statistics yet, and its frames so far.
+    ended = not unfinished or "game_statistics" in document
     version = c.key(document, "REPLAY_FILE_VERSION", "the replay")
     if version not in SUPPORTED_VERSIONS or isinstance(version, bool):
         supported = ", ".join(str(v) for v in SUPPORTED_VERSIONS)
@@ -820,7 +831,8 @@ def _parse_document(document: Any, name: str) -> HltReplay:
             f"{name}: REPLAY_FILE_VERSION {version!r} is not supported, expected {supported}"
         )
     for key in _TOP_KEYS:
-        c.key(document, key, "the replay")
+        if ended or key != "game_statistics":
+            c.key(document, key, "the replay")
     engine_version = c.as_str(document["ENGINE_VERSION"], "ENGINE_VERSION")
     constants = c.as_obj(document["GAME_CONSTANTS"], "GAME_CONSTANTS")
     seed = c.as_int(document["map_generator_seed"], "map_generator_seed")
@@ -866,38 +878,50 @@ def _parse_document(document: Any, name: str) -> HltReplay:
         )
         players.append(HltPlayer(pid, player_name, factory))
 
-    stats_doc = c.as_obj(document["game_statistics"], "game_statistics")
-    number_turns = c.field_int(stats_doc, "number_turns", "game_statistics", 0)
-    map_total = c.field_int(stats_doc, "map_total_halite", "game_statistics", 0)
-    execution = c.field_int(stats_doc, "execution_time", "game_statistics", 0)
-    raw_stats = c.as_list(
-        c.key(stats_doc, "player_statistics", "game_statistics"),
-        "game_statistics.player_statistics",
-    )
-    if len(raw_stats) != n:
-        raise c.wrong(
-            "game_statistics.player_statistics", f"{n} entries", f"{len(raw_stats)} entries"
-        )
-    by_id: dict[int, dict[str, Any]] = {}
-    for i, raw in enumerate(raw_stats):
-        where = f"game_statistics.player_statistics[{i}]"
-        s = c.as_obj(raw, where)
-        pid = c.field_int(s, "player_id", where, 0, n - 1)
-        c.field_int(s, "rank", where, 1, n)
-        if pid in by_id:
-            raise c.fail(f"{where}.player_id", "unique", pid)
-        by_id[pid] = s
-    ranks = tuple(by_id[p]["rank"] for p in range(n))
-    if sorted(ranks) != list(range(1, n + 1)):
-        raise c.fail("game_statistics ranks", f"a permutation of 1..{n}", list(ranks))
-
+    statistics: tuple[dict[str, Any], ...] = ()
+    ranks: tuple[int, ...] = ()
     frames = c.as_list(document["full_frames"], "full_frames")
-    # --strict ends a game by moving its turn counter to the last turn: fewer frames.
-    strict = constants.get("STRICT_ERRORS") is True
-    if len(frames) != number_turns + 1 and not (strict and 2 <= len(frames) <= number_turns + 1):
-        raise c.wrong(
-            "full_frames", f"number_turns + 1 = {number_turns + 1} frames", f"{len(frames)} frames"
+    if ended:
+        stats_doc = c.as_obj(document["game_statistics"], "game_statistics")
+        number_turns = c.field_int(stats_doc, "number_turns", "game_statistics", 0)
+        map_total = c.field_int(stats_doc, "map_total_halite", "game_statistics", 0)
+        execution = c.field_int(stats_doc, "execution_time", "game_statistics", 0)
+        raw_stats = c.as_list(
+            c.key(stats_doc, "player_statistics", "game_statistics"),
+            "game_statistics.player_statistics",
         )
+        if len(raw_stats) != n:
+            raise c.wrong(
+                "game_statistics.player_statistics", f"{n} entries", f"{len(raw_stats)} entries"
+            )
+        by_id: dict[int, dict[str, Any]] = {}
+        for i, raw in enumerate(raw_stats):
+            where = f"game_statistics.player_statistics[{i}]"
+            s = c.as_obj(raw, where)
+            pid = c.field_int(s, "player_id", where, 0, n - 1)
+            c.field_int(s, "rank", where, 1, n)
+            if pid in by_id:
+                raise c.fail(f"{where}.player_id", "unique", pid)
+            by_id[pid] = s
+        ranks = tuple(by_id[p]["rank"] for p in range(n))
+        if sorted(ranks) != list(range(1, n + 1)):
+            raise c.fail("game_statistics ranks", f"a permutation of 1..{n}", list(ranks))
+        statistics = tuple(by_id[p] for p in range(n))
+        # --strict ends a game by moving its turn counter to the last turn: fewer frames.
+        strict = constants.get("STRICT_ERRORS") is True
+        if len(frames) != number_turns + 1 and not (
+            strict and 2 <= len(frames) <= number_turns + 1
+        ):
+            raise c.wrong(
+                "full_frames",
+                f"number_turns + 1 = {number_turns + 1} frames",
+                f"{len(frames)} frames",
+            )
+    else:
+        # Frames 0..T so far (no final frame yet); the statistics come at the end.
+        if not frames:
+            raise c.wrong("full_frames", "at least one frame", "none")
+        number_turns, map_total, execution = len(frames) - 1, 0, 0
     for t, frame in enumerate(frames):
         _check_frame(c, frame, f"full_frames[{t}]", n, width, height)
 
@@ -916,10 +940,11 @@ def _parse_document(document: Any, name: str) -> HltReplay:
         number_turns=number_turns,
         map_total_halite=map_total,
         execution_time_ms=execution,
-        statistics=tuple(by_id[p] for p in range(n)),
+        statistics=statistics,
         ranks=ranks,
         document=document,
         source=name,
+        finished=ended,
     )
 
 

@@ -5,9 +5,10 @@
 //
 // The turn follows the board (its "boardturn" events on the frame's element, or its TURN
 // messages); until the board tells one, a picture is of the game's last turn.  The width
-// (empty: the game's own), the speed of a GIF or video and the scoreboard are options;
-// the server checks them, and its answer to a bad one (422, naming the field) is shown in
-// the menu instead of being downloaded as a file.
+// (empty: the game's own), the speed of a GIF or video, the scoreboard, and the viewer's
+// theme and palette (those the game's pictures have: the menu's data-themes and
+// data-palettes) are options; the server checks them, and its answer to a bad one (422,
+// naming the field) is shown in the menu instead of being downloaded as a file.
 
 import { detailText, el } from "./dom.js";
 
@@ -22,7 +23,9 @@ export const FORMATS = [
 
 /**
  * The media route's URL for game `id` as `format`; `options`: `turn` (a picture's turn,
- * null: the last), `size` (pixels, null: the game's default), `fps`, `scoreboard`.
+ * null: the last), `size` (pixels, null: the game's default), `fps`, `scoreboard`,
+ * `theme` and `palette` (names; empty: the game's default).  The HTML replay has the
+ * viewer's own switches, so it takes none of them.
  */
 export function mediaUrl(id, format, options = {}) {
   const query = new URLSearchParams({ format });
@@ -37,11 +40,26 @@ export function mediaUrl(id, format, options = {}) {
     if (options.scoreboard === false) {
       query.set("scoreboard", "false");
     }
+    for (const key of ["theme", "palette"]) {
+      if (isName(options[key])) {
+        query.set(key, options[key]);
+      }
+    }
   }
   if ((format === "gif" || format === "mp4") && Number.isInteger(options.fps)) {
     query.set("fps", String(options.fps));
   }
   return `/api/games/${encodeURIComponent(id)}/media?${query}`;
+}
+
+/** Whether `text` is a theme's or a palette's name (the server checks it is the game's). */
+export function isName(text) {
+  return typeof text === "string" && /^[a-z0-9-]{1,32}$/.test(text);
+}
+
+/** The names a data attribute lists (space-separated), the game's default first. */
+export function names(text) {
+  return String(text ?? "").split(/\s+/).filter(isName);
 }
 
 /** The file name of a download: the answer's Content-Disposition, else `fallback`. */
@@ -87,6 +105,17 @@ function start() {
   const scoreboard = el("input");
   Object.assign(scoreboard, { type: "checkbox", checked: true });
   scoreboard.dataset.testid = "export-scoreboard";
+  // A choice of the game's themes and palettes, where it has more than one.
+  const choices = {};
+  for (const [key, label] of [["theme", "Theme"], ["palette", "Colours"]]) {
+    const listed = names(menu.dataset[`${key}s`]);
+    if (listed.length > 1) {
+      const select = el("select");
+      select.dataset.testid = `export-${key}`;
+      select.append(...listed.map((name) => Object.assign(el("option", name), { value: name })));
+      choices[key] = { select, label, first: listed[0] };
+    }
+  }
   const status = el("span", null, "export-state");
   status.setAttribute("role", "status");
   status.dataset.testid = "export-state";
@@ -111,6 +140,13 @@ function start() {
       size: readNumber(size.value),
       fps: readNumber(fps.value),
       scoreboard: scoreboard.checked,
+      // The default is left out: the URL is the server's default one.
+      ...Object.fromEntries(
+        Object.entries(choices).map(([key, { select, first }]) => [
+          key,
+          select.value === first ? "" : select.value,
+        ]),
+      ),
     };
   }
 
@@ -169,9 +205,10 @@ function start() {
     field("Width", size),
     field("Frames/s", fps),
     field("Scoreboard", scoreboard),
+    ...Object.values(choices).map(({ select, label }) => field(label, select)),
   );
   menu.append(list, settings, status);
-  for (const input of [size, fps, scoreboard]) {
+  for (const input of [size, fps, scoreboard, ...Object.values(choices).map((c) => c.select)]) {
     input.addEventListener("input", update);
     input.addEventListener("change", update);
   }
