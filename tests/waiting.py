@@ -1,8 +1,10 @@
-"""Waiting for a game to finish, the one poll every API and browser test shares.
+"""Waiting for a game to finish, or a bot's build to end: the polls API and browser tests share.
 
 A game the server plays runs in the background; a test that needs its end polls
-``GET /api/games/{id}`` until the status is no longer ``running``.  The wait is generous
-(the suite must pass on a loaded machine) and fails with the game as last seen.
+``GET /api/games/{id}`` until the status is no longer ``running``.  An uploaded bot is
+built in the background too: :func:`wait_built` polls ``GET /api/snakes/{id}`` until its
+``build_status`` is no longer ``building``.  The waits are generous (the suite must pass
+on a loaded machine) and fail with the game or snake as last seen.
 """
 
 from __future__ import annotations
@@ -48,4 +50,36 @@ def wait_finished(
         assert time.monotonic() < deadline, (
             f"game {game_id} still running after {timeout} s: {game}"
         )
+        time.sleep(every)
+
+
+BUILD_PATIENCE_S = 240.0
+"""How long a bot's build may take to end before the test fails (compilers are slow)."""
+
+
+def wait_built(
+    client: Any,
+    snake_id: int,
+    *,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = BUILD_PATIENCE_S,
+    every: float = 0.1,
+) -> dict[str, Any]:
+    """Poll an uploaded bot until it is no longer ``building``; return it as the API shows it.
+
+    Args:
+        client: a client of the server (``httpx.Client`` or a FastAPI ``TestClient``).
+        snake_id: the snake's id.
+        headers: sent with every request (its owner's, to see its ``build_error``).
+        timeout: seconds before the test fails.
+        every: seconds between two polls.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        response = client.get(f"/api/snakes/{snake_id}", headers=headers)
+        assert response.status_code == 200, f"snake {snake_id}: {response.text}"
+        snake: dict[str, Any] = response.json()
+        if snake["build_status"] != "building":
+            return snake
+        assert time.monotonic() < deadline, f"snake {snake_id} still building after {timeout} s"
         time.sleep(every)

@@ -67,6 +67,7 @@ of this tree they derive from (a test keeps the drawings equal to the classes)::
     │   └── storage.GameNotFoundError                 no game of that id
     ├── ConflictError                                 a clash with what exists (HTTP 409)
     │   ├── server.arena.ArenaBusyError               a ladder or tournament already running
+    │   ├── server.builds.BuildRunningError           a rebuild of a bot that is being built
     │   ├── server.runs.RunNotRunningError            a stop asked of a run that is not going on
     │   ├── server.routers.games.GameNotRunningError  a game that is not running (or has no match)
     │   ├── server.routers.ladders.NotContinuousError  a pause of a ladder not playing on by itself

@@ -2,8 +2,10 @@
 
 A user uploads a Go bot (its language told from its files) and a C++ bot that does not
 compile; the account page shows each build, and the build page shows the owner the log
-and builds again.  Another user, and a visitor, see no log and no control.  Needs
-chromium, a sandbox (``bubblewrap`` fixture) and ``go`` and ``g++``.
+and builds again.  Another user, and a visitor, see no log and no control.  Builds run
+in the background: both pages show a bot being built, and ask again until its build
+ends (a build held by the test proves they do, without a reload).  Needs chromium, a
+sandbox (``bubblewrap`` fixture) and ``go`` and ``g++``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from playwright.sync_api import Browser, Page, expect
 from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
 from tests.browser.browser_env import shot
+from tests.server.held_builds import HeldBuild
 from tests.server.test_bot_languages import KITS, toolchain, zipped
 
 BROKEN_CPP = b"#include <iostream>\nint main() { std::cout << undeclared_name; }\n"
@@ -72,7 +75,9 @@ def test_upload_compiled_bots_and_read_their_build_logs(
     expect(snakes).to_contain_text("@cora/gopher", timeout=240_000)
     expect(snakes).to_contain_text("go: built")
     upload(page, broken, "broken", "cpp")
-    expect(snakes).to_contain_text("cpp: build failed: g++ failed; the log says why")
+    expect(snakes).to_contain_text(
+        "cpp: build failed: g++ failed; the log says why", timeout=240_000
+    )
     shot(page, "bot-builds-account")
 
     # The owner reads the failed build's log, and builds it again.
@@ -87,9 +92,11 @@ def test_upload_compiled_bots_and_read_their_build_logs(
     expect(page.get_by_test_id("build-log")).to_contain_text("$ /usr/bin/g++")
     shot(page, "bot-build-log")
     page.get_by_test_id("build-again").click()
+    # Accepted at once, built in the background: the page asks until the build ends.
     expect(page.get_by_test_id("build-status")).to_have_text(
-        "C++: the build failed: g++ failed; the log says why."
+        "C++: the build failed: g++ failed; the log says why.", timeout=240_000
     )
+    expect(page.get_by_test_id("build-log")).to_contain_text("undeclared_name")
     expect(page.get_by_test_id("error")).to_have_text("")
     page.go_back()
     page.get_by_test_id("build-gopher").click()
@@ -119,3 +126,43 @@ def test_upload_compiled_bots_and_read_their_build_logs(
         expect(anonymous.locator("body")).not_to_contain_text("undeclared_name")
     finally:
         visitor.close()
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_the_pages_show_a_build_running_then_how_it_ended(
+    site: str, page: Page, tmp_path: Path
+) -> None:
+    # The build waits on this test: the pages show it running, then (asking again by
+    # themselves, never reloaded) built once released.
+    held = HeldBuild()
+    archive = tmp_path / "held.zip"
+    archive.write_bytes(held.archive())
+    sign_up(page, site, "hana")
+    upload(page, archive, "held", "python3")
+    snakes = page.get_by_test_id("my-snakes")
+    expect(snakes).to_contain_text("python3: being built")
+    expect(page.get_by_test_id("error")).to_have_text("")
+    held.wait_waiting()
+    held.release()
+    expect(snakes).to_contain_text("python3: built")
+    shot(page, "bot-build-polled-account")
+
+    # The build page, opened while a rebuild runs, shows how it ends.
+    page.get_by_test_id("build-held").click()
+    expect(page).to_have_url(re.compile(r"/snakes/\d+/build$"))
+    expect(page.get_by_test_id("build-status")).to_have_text(
+        "Python 3: built; its games run the built bot."
+    )
+    page.get_by_test_id("build-again").click()
+    expect(page.get_by_test_id("build-status")).to_have_text("Python 3: being built.")
+    expect(page.get_by_test_id("build-again")).to_be_disabled()
+    held.wait_waiting()
+    page.reload()  # a page opened while the build runs asks again by itself too
+    expect(page.get_by_test_id("build-status")).to_have_text("Python 3: being built.")
+    held.release()
+    expect(page.get_by_test_id("build-status")).to_have_text(
+        "Python 3: built; its games run the built bot."
+    )
+    expect(page.get_by_test_id("build-log")).to_contain_text("released")
+    expect(page.get_by_test_id("build-again")).to_be_enabled()
+    shot(page, "bot-build-polled")

@@ -30,7 +30,7 @@ from tests.asgi_server import serve
 from tests.server.accounts import make_user
 from tests.server.serve_command import recorded_configs
 from tests.system_tools import need
-from tests.waiting import wait_finished
+from tests.waiting import wait_built, wait_finished
 
 KITS = Path(__file__).resolve().parents[1] / "data" / "halite3" / "kits"
 HALITE: dict[str, Any] = {"game": "halite3", "width": 32, "height": 32, "maxTurns": 40}
@@ -114,8 +114,8 @@ def test_a_bot_of_each_language_builds_and_plays_a_game(
     toolchain(compiler)
     made = upload(client, ann, zipped(KITS / kit, top=f"{kit}-starter"), f"{kit}-bot")
     assert made.status_code == 201, made.text
-    snake = made.json()
-    assert snake["language"] == language, snake
+    assert made.json()["language"] == language, made.text
+    snake = wait_built(client, made.json()["id"], headers=ann)
     build = client.get(f"/api/snakes/{snake['id']}/build", headers=ann).json()
     assert snake["build_status"] == "ready", build["log"]
     assert build["status"] == "ready" and build["error"] is None
@@ -144,7 +144,7 @@ def test_a_compile_error_is_explained_and_its_log_shown_to_its_owner_only(
     broken = zip_of({"MyBot.cpp": b"int main() { return undeclared_name; }\n"})
     made = upload(client, ann, broken, "broken")
     assert made.status_code == 201, made.text
-    snake = made.json()
+    snake = wait_built(client, made.json()["id"], headers=ann)
     assert snake["language"] == "cpp" and snake["build_status"] == "failed"
     assert snake["build_error"] == "g++ failed; the log says why"
     build = client.get(f"/api/snakes/{snake['id']}/build", headers=ann)
@@ -184,7 +184,7 @@ def test_a_build_past_its_time_limit_is_stopped_and_explained() -> None:
             )
             made = upload(client, ann, endless, "endless")
             assert made.status_code == 201, made.text
-            snake = made.json()
+            snake = wait_built(client, made.json()["id"], headers=ann)
             assert snake["build_status"] == "failed", snake
             assert snake["build_error"] == (
                 "the build ran past its time limit of 3 s and was stopped"
@@ -206,7 +206,7 @@ def test_a_custom_bot_runs_its_run_sh_after_its_install_sh(
     files["run.sh"] = b"#Python 3\npython3 Bot.py\n"
     made = upload(client, ann, zip_of(files), "custom")
     assert made.status_code == 201, made.text
-    snake = made.json()
+    snake = wait_built(client, made.json()["id"], headers=ann)
     assert snake["language"] == "custom" and snake["build_status"] == "ready", snake
     log = client.get(f"/api/snakes/{snake['id']}/build", headers=ann).json()["log"]
     assert "installed" in log

@@ -26,7 +26,7 @@ from snakewar.referee.sandbox import sandbox_available
 from snakewar.server import programs
 from snakewar.server.routers import snakes
 from tests.server.accounts import make_user, public_client
-from tests.waiting import wait_finished
+from tests.waiting import wait_built, wait_finished
 
 KIT = Path(__file__).resolve().parents[1] / "games" / "halite3" / "starter_kit"
 HALITE: dict[str, Any] = {"game": "halite3", "width": 32, "height": 32, "maxTurns": 15}
@@ -59,6 +59,9 @@ def test_an_uploaded_bot_plays_halite_in_the_sandbox() -> None:
         snake = made.json()
         assert snake["ref"] == "@ann/kit" and snake["kind"] == "upload"
         assert snake["game"] == "halite3" and snake["language"] == "python3"
+        # The upload answered before its build: the bot is built in the background.
+        assert snake["build_status"] in ("building", "ready"), snake
+        assert wait_built(admin, snake["id"], headers=ann)["build_status"] == "ready"
         game = admin.post(
             "/api/games", json={**HALITE, "snakes": ["@ann/kit", "builtin:greedy"]}, headers=ann
         )
@@ -202,7 +205,9 @@ def test_an_operators_program_runs_in_the_sandbox_on_a_public_server(tmp_path: P
 def test_a_halite_ladder_with_uploaded_bots() -> None:
     with public_client() as admin:
         ann = make_user(admin.store, "ann")
-        assert upload(admin, ann, kit_zip()).status_code == 201
+        uploaded = upload(admin, ann, kit_zip())
+        assert uploaded.status_code == 201, uploaded.text
+        assert wait_built(admin, uploaded.json()["id"], headers=ann)["build_status"] == "ready"
         made = admin.post("/api/ladders", json={"name": "hl", "game": "halite3", **_size()})
         assert made.status_code == 201, made.text
         joined = admin.post("/api/ladders/hl/snakes", json={"snake": "@ann/kit"}, headers=ann)

@@ -23,6 +23,7 @@ from tests.conformance_data import SHIPPED_HALITE_REPLAYS
 from tests.server.accounts import BASE_URL, make_user
 from tests.server.serve_command import recorded_configs
 from tests.system_tools import need
+from tests.waiting import wait_built
 
 SMALL = SHIPPED_HALITE_REPLAYS / "public-s100215-32x32-2p.hlt"
 SIZE = SMALL.stat().st_size
@@ -116,8 +117,11 @@ def test_bot_archives_count_against_the_same_quota_and_uploads_are_rated(
         return answer.status_code, str(answer.json().get("detail", ""))
 
     assert upload_bot("kit", archive)[0] == 201
-    # The built bot is stored beside its archive, and counts too.
-    built = len(store.snakes.build(store.snakes.by_ref("ann", "kit").id))
+    # The built bot is stored beside its archive, once built (in the background), and
+    # counts too.
+    kit = store.snakes.by_ref("ann", "kit").id
+    assert wait_built(client, kit, headers=ann)["build_status"] == "ready"
+    built = len(store.snakes.build(kit))
     assert built > 0
     assert accounts(client, boss)["ann"] == (SIZE + len(archive) + built, QUOTA)
     status, detail = upload_bot("kit2", archive)

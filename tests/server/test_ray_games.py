@@ -56,7 +56,9 @@ from snakewar.server.runners import (
 from snakewar.storage import DATABASE_URL_ENV, GameStatus, Store
 from snakewar.storage.models import SnakeModel
 from tests.games.battlesnake.referee.snake_servers import SnakeServers
+from tests.server.test_metrics import value as metric
 from tests.system_tools import fresh_schema, postgres_url
+from tests.waiting import wait_built
 
 ray = pytest.importorskip("ray")
 
@@ -208,6 +210,40 @@ def test_a_web_game_plays_on_ray_and_any_replica_controls_it(address: str, db_ur
         assert live.status == GameStatus.CANCELLED
         assert b.post(f"/api/games/{game_id}/cancel").status_code == 409
         wait_for("the actor to go", lambda: actor_pid(game_id) is None)
+
+
+def test_a_ray_games_turns_and_calls_are_in_the_metrics_of_its_server(
+    address: str, tmp_path: Path
+) -> None:
+    # Played by an actor on a worker: its turns and calls happened there, and reach the
+    # metrics of the server that started it once it ends.
+    url = f"sqlite:///{tmp_path / 'metrics.db'}"
+    short = {**STEPPED, "step": False, "max_turns": 20}
+    with replica(url, address) as a:
+        made = a.post("/api/games", json=short)
+        assert made.status_code == 201, made.text
+        game_id = made.json()["id"]
+        manager = a.app.state.manager  # type: ignore[attr-defined]
+        assert game_id not in manager.games
+        live = manager.remote_games[game_id]
+        wait_for("the game to end", lambda: live.finished)
+        shown = a.get(f"/api/games/{game_id}").json()
+        assert shown["status"] == GameStatus.COMPLETE, shown
+        turns = shown["turn"]
+        assert turns > 0
+        # The calls the actor recorded (a local server keeps them): one observation each.
+        calls = 0
+        for turn in range(turns + 1):
+            answer = a.get(f"/api/games/{game_id}/calls", params={"turn": turn})
+            assert answer.status_code == 200, answer.text
+            calls += len(answer.json()["calls"])
+        text = a.get("/metrics").text
+    assert metric(text, "snakewar_games_finished_total", game="battlesnake") == 1
+    assert metric(text, "snakewar_turns_total", game="battlesnake") == turns
+    observed = metric(text, "snakewar_bot_call_seconds_count", game="battlesnake")
+    assert observed >= 2 * turns  # two snakes asked each turn
+    assert observed == calls
+    assert metric(text, "snakewar_bot_call_seconds_sum", game="battlesnake") > 0
 
 
 def test_a_ray_game_plays_on_when_the_replica_that_started_it_stops(
@@ -456,6 +492,7 @@ def test_program_bots_play_only_on_a_node_that_can_sandbox_them(
             headers={"Content-Type": "application/zip"},
         )
         assert made.status_code == 201, made.text
+        assert wait_built(a, made.json()["id"])["build_status"] == "ready"
         body = {**halite, "snakes": [made.json()["ref"], "builtin:greedy"]}
         # No node declares the sandbox: the game is refused, naming why, and nothing starts.
         refused = a.post("/api/games", json=body)

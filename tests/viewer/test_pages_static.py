@@ -59,4 +59,4 @@ def test_the_page_modules_under_node(
 def test_the_build_page_and_the_account_pages_build_cells_under_node(
     node_test: Callable[..., int],
 ) -> None:
-    assert node_test(JS / "build.test.mjs") == 3
+    assert node_test(JS / "build.test.mjs") == 4

@@ -30,7 +30,7 @@ import pickle
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, cast
 
 from snakewar.adapters import get_game
 from snakewar.arena.stepping import PauseExpiredError, TurnGate, settle_s
@@ -50,6 +50,7 @@ from snakewar.engine.protocol import (
 __all__ = [
     "ACTOR_NAMESPACE",
     "EXIT_GRACE_S",
+    "MAX_LATENCIES",
     "SANDBOX_RESOURCE",
     "ActorState",
     "GameActor",
@@ -72,6 +73,10 @@ EXIT_GRACE_S: Final = 10.0
 """How long an actor whose game ended waits for its server to kill it (it has the outcome
 at once: the result is the caller's once returned), before it exits by itself: a server
 that stopped, or a game cancelled from another server, leaves no actor behind."""
+
+MAX_LATENCIES: Final = 100_000
+"""The most call latencies one game sends back to its server (the first ones): bounds
+what a long game with many bots carries back, far past what a real game makes."""
 
 MAX_CALL_BYTES: Final = 32 * 1024 * 1024
 """The most body text one game stores for the request inspector (as a server's games)."""
@@ -196,6 +201,10 @@ class RemoteOutcome:
         failure: the exception of a game that could not be played (for the server to
             raise where it was asked for, e.g. an unreachable bot).
         begun: whether the game was stored as started.
+        turns: the turns it played (turn 0, the start, is no turn), however it ended.
+        latencies_ms: each call to a bot, from request to reply, in milliseconds
+            (games that step only; at most :data:`MAX_LATENCIES`, the first ones): the
+            server that started the game counts them in its metrics.
     """
 
     status: str
@@ -203,6 +212,8 @@ class RemoteOutcome:
     error: str = ""
     failure: BaseException | None = None
     begun: bool = False
+    turns: int = 0
+    latencies_ms: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +253,8 @@ class GameActor:
         self._task: asyncio.Task[RemoteOutcome] | None = None
         self._store: GameStorePort | None = None
         self._call_bytes = 0
+        self._turns = 0
+        self._latencies_ms: list[float] = []
         self._latest: Mapping[str, JSON] | None = None
         """The newest frame's view: how long a pause waits depends on it (a time bank)."""
 
@@ -348,7 +361,8 @@ class GameActor:
                 on_start=self._on_start,
                 on_frame=self._on_frame,
                 before_turn=self.gate.wait if job.steps else None,
-                on_calls=self._on_calls if job.record_calls and job.steps else None,
+                # The calls' latencies go back to the server's metrics, recorded or not.
+                on_calls=self._on_calls if job.steps else None,
             )
             played = await get_game(spec.game).play(spec, job.seed, session, hooks)
             if self._begun and job.store_frames:
@@ -356,24 +370,24 @@ class GameActor:
             else:
                 await self._db(store.save_played, played, owner_id=job.owner_id)
             self.status = "complete"
-            return RemoteOutcome("complete", played, begun=self._begun)
+            return self._outcome("complete", played)
         except asyncio.CancelledError:
             self.status = "cancelled"
             if store is not None and self._begun and job.store_frames:
                 await self._db(store.finish, job.game_id, "cancelled")
-            return RemoteOutcome("cancelled", error="", begun=self._begun)
+            return self._outcome("cancelled")
         except PauseExpiredError as exc:  # paused too long: the bound of step mode
             self.status = "cancelled"
             if store is not None and self._begun and job.store_frames:
                 await self._db(store.finish, job.game_id, "cancelled")
-            return RemoteOutcome("cancelled", error=str(exc), begun=self._begun)
+            return self._outcome("cancelled", error=str(exc))
         except Exception as exc:  # reported to the server, which shows it
             self.status = "error"
             reason = f"{type(exc).__name__}: {exc}"
             if store is not None and self._begun and job.store_frames:
                 with contextlib.suppress(Exception):
                     await self._db(store.abort, job.game_id, reason)
-            return RemoteOutcome("error", error=reason, failure=_portable(exc), begun=self._begun)
+            return self._outcome("error", error=reason, failure=_portable(exc))
         finally:
             self._started.set()
             if lease is not None:
@@ -384,6 +398,24 @@ class GameActor:
             if store is not None:
                 with contextlib.suppress(Exception):
                     await self._db(store.close)
+
+    def _outcome(
+        self,
+        status: str,
+        played: PlayedGame | None = None,
+        *,
+        error: str = "",
+        failure: BaseException | None = None,
+    ) -> RemoteOutcome:
+        return RemoteOutcome(
+            status,
+            played,
+            error=error,
+            failure=failure,
+            begun=self._begun,
+            turns=self._turns,
+            latencies_ms=tuple(self._latencies_ms),
+        )
 
     async def _on_start(self, listing: StoredGame, data: GameData) -> None:
         job, store = self.job, self._store
@@ -404,11 +436,20 @@ class GameActor:
         self._started.set()
 
     async def _on_frame(self, frame: Frame) -> None:
+        if frame.turn > 0:
+            self._turns += 1
         self._latest = frame.view
         if self.job.store_frames and self._store is not None:
             await self._db(self._store.add_frame, self.job.game_id, frame)
 
     async def _on_calls(self, turn: int, records: Sequence[Mapping[str, JSON]]) -> None:
+        for record in records:
+            latency = record.get("latency_ms")
+            number = isinstance(latency, int | float) and not isinstance(latency, bool)
+            if number and len(self._latencies_ms) < MAX_LATENCIES:
+                self._latencies_ms.append(max(float(cast(float, latency)), 0.0))
+        if not self.job.record_calls:
+            return
         kept: list[Mapping[str, JSON]] = []
         for record in records:
             size = len(str(record.get("request", ""))) + len(str(record.get("reply", "")))

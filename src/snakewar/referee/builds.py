@@ -37,6 +37,9 @@ __all__ = ["BuildLimits", "BuildResult", "build_bot"]
 _BUILD_LAUNCHER: Final = Path(_build.__file__)
 _MiB: Final = 1024 * 1024
 
+STOPPED: Final = "the build was stopped before it ended"
+"""The error of a build its caller stopped (``build_bot``'s ``stop``)."""
+
 
 @dataclass(frozen=True, slots=True)
 class BuildLimits:
@@ -170,10 +173,17 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-def build_bot(folder: Path, language: Language, limits: BuildLimits | None = None) -> BuildResult:
+def build_bot(
+    folder: Path,
+    language: Language,
+    limits: BuildLimits | None = None,
+    *,
+    stop: threading.Event | None = None,
+) -> BuildResult:
     """Build the unpacked bot in ``folder`` as ``language``, in a sandbox.
 
-    Blocking (run it off an event loop).  ``folder`` is only read.
+    Blocking (run it off an event loop).  ``folder`` is only read.  Setting ``stop``
+    (from another thread) kills the build at once: it fails, saying it was stopped.
 
     Raises:
         SandboxError: no sandbox can be made here.
@@ -183,7 +193,7 @@ def build_bot(folder: Path, language: Language, limits: BuildLimits | None = Non
     program = Program((_plan(language),), sandbox=limits.policy(), files=str(folder))
     argv, options, release = prepare(program, _BUILD_LAUNCHER)
     started = time.monotonic()
-    timed_out = False
+    timed_out = stopped = False
     try:
         process = subprocess.Popen(
             argv,
@@ -203,6 +213,9 @@ def build_bot(folder: Path, language: Language, limits: BuildLimits | None = Non
             if time.monotonic() >= deadline:
                 timed_out = True
                 break
+            if stop is not None and stop.is_set():
+                stopped = True
+                break
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=0.2)
         if process.poll() is None:
@@ -217,6 +230,8 @@ def build_bot(folder: Path, language: Language, limits: BuildLimits | None = Non
         release()
     seconds = time.monotonic() - started
     text = log.text()
+    if stopped:
+        return BuildResult("failed", language.name, text, STOPPED, seconds=seconds)
     result = _outcome(process.returncode, timed_out, output.over, verdict, language, limits, text)
     if result is not None:
         return BuildResult("failed", language.name, text, result, seconds=seconds)

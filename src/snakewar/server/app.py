@@ -38,9 +38,11 @@ from fastapi.staticfiles import StaticFiles
 from snakewar import __version__
 from snakewar.adapters import games as all_games
 from snakewar.engine.protocol import GameAdapter
+from snakewar.referee.builds import BuildLimits
 from snakewar.referee.uploads import MAX_ARCHIVE_BYTES, UploadCache
 from snakewar.server.arena import ArenaWorker
 from snakewar.server.auth import Passwords, ensure_local_user
+from snakewar.server.builds import BotBuilder
 from snakewar.server.config import MEMORY_DATABASE, SIGNUP_MODES, ServerConfig
 from snakewar.server.decoding import DecoderPool
 from snakewar.server.deps import (
@@ -303,11 +305,20 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         # Bulk exports: built in the background, their progress and archives stored.
         app.state.exports = exports = ExportWorker(astore, manager.server_id, export_limits(config))
         await exports.start()
+        # Uploaded bots: built in the background, a few at once (snakewar.server.builds).
+        app.state.builder = builder = BotBuilder(
+            astore,
+            BuildLimits(seconds=config.build_seconds),
+            slots=config.concurrent_builds,
+            lease_s=config.game_lease_s,
+        )
+        await builder.start()
         try:
             yield
         finally:
             app.state.draining = True  # /ready says so from now on
             await exports.close()
+            await builder.close()  # its builds are killed and failed, saying so
             gauges.cancel()
             # The scheduler first: it starts no more games and lets its lease go.
             await scheduler.close()

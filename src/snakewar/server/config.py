@@ -57,7 +57,8 @@ class ServerConfig:
             (exactly one server plays each run: :mod:`snakewar.server.runs`).
         game_lease_s: how long a server vouches for a running game or run it plays;
             servers sharing a database abort another's game, or take over its run, only
-            once its lease ran out.
+            once its lease ran out.  Uploaded bots' builds are renewed the same way: one
+            nobody renewed for a lease is failed (:mod:`snakewar.server.builds`).
         allowed_networks: private networks (CIDR) a public server may still call bots
             on, e.g. a LAN's ``192.168.1.0/24``; none by default.
         max_pause_s: how long a paused game (step mode) waits for its next step or

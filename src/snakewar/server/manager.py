@@ -146,6 +146,15 @@ class GameObserver(Protocol):
     def game_calls(self, live: LiveGame, records: Sequence[Mapping[str, JSON]]) -> None:
         """A turn's calls to the bots (games that step only), each with ``latency_ms``."""
 
+    def game_played_elsewhere(
+        self, live: LiveGame, turns: int, latencies_ms: Sequence[float]
+    ) -> None:
+        """A game played on a Ray worker ended: the turns it played, its calls' latencies.
+
+        Told once, before :meth:`game_ended`, by the server that started it (its turns
+        and calls happened in the worker's process, not here).
+        """
+
     def game_ended(self, live: LiveGame) -> None:
         """The game ended (its ``status`` says how)."""
 

@@ -16,9 +16,11 @@ What is counted:
   not finished).
 
 Games are counted by the server that plays them (or, on a Ray cluster, by the server
-that started them: started, finished and failed; turns and call latency are counted
-only for games played in the server's own process, as a cluster's workers export
-nothing to it).
+that started them).  A game played in the server's own process counts its turns and
+calls as they happen; a game played on a Ray worker counts them when it ends: its actor
+sends them back with how the game ended (:class:`snakewar.arena.remote.RemoteOutcome`'s
+``turns`` and ``latencies_ms``), however it ended.  A Ray game whose starting server
+stopped before its end (it plays on, followed by nobody) is not counted there.
 
 **Several processes.**  ``snakewar serve --workers N`` runs N processes behind one
 port; a scrape reaches one of them.  So that it sees all of them, the parent process
@@ -206,6 +208,16 @@ class Metrics:
             latency = record.get("latency_ms")
             if isinstance(latency, int | float) and not isinstance(latency, bool):
                 histogram.observe(max(float(latency), 0.0) / 1000)
+
+    def game_played_elsewhere(
+        self, live: LiveGame, turns: int, latencies_ms: Sequence[float]
+    ) -> None:
+        """A Ray game ended: its turns and its calls' latencies, counted at once."""
+        if turns > 0:
+            self.turns.labels(live.game).inc(turns)
+        histogram = self.bot_calls.labels(live.game)
+        for latency in latencies_ms:
+            histogram.observe(max(float(latency), 0.0) / 1000)
 
     def game_ended(self, live: LiveGame) -> None:
         """A game ended, however it did."""

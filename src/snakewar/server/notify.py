@@ -420,6 +420,11 @@ class Notifier:
     def game_calls(self, live: LiveGame, records: Sequence[Mapping[str, JSON]]) -> None:
         """Nothing to tell."""
 
+    def game_played_elsewhere(
+        self, live: LiveGame, turns: int, latencies_ms: Sequence[float]
+    ) -> None:
+        """Nothing to tell."""
+
     def game_ended(self, live: LiveGame) -> None:
         """A game played to its end: its registered snakes' owners may be told."""
         if self._closed or live.status is not GameStatus.COMPLETE:

@@ -857,4 +857,6 @@ class _RayGame(Launch):
             live.status = GameStatus.ERROR
             self.failure = outcome.failure or SnakewarError(outcome.error)
         if live.listing is not None:
+            # Its turns and calls happened on the worker: counted here, once, now.
+            self.manager.tell("game_played_elsewhere", live, outcome.turns, outcome.latencies_ms)
             self.manager.tell("game_ended", live)

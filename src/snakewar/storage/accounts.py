@@ -21,9 +21,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 import sqlalchemy as sa
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -939,6 +940,79 @@ class SqlSnakeRepository:
             row.build_sha256 = hashlib.sha256(build).hexdigest() if build else None
             row.updated_at = now()
             return self._out(row, owner)
+
+    def begin_build(self, snake_id: int) -> bool:
+        """Mark the upload ``snake_id`` ``building`` unless it is already; whether it was not.
+
+        One statement, so that two servers (or two requests) asking at once start one
+        build.  The last build's error and log are cleared (they are not this build's);
+        its built folder stays until this build records its own (:meth:`set_build`).
+
+        Raises:
+            SnakeNotFoundError: if there is no such snake.
+        """
+        building = SnakeModel.build_status == "building"
+        with self._db.session() as session:
+            if session.get(SnakeModel, snake_id) is None:
+                raise SnakeNotFoundError(f"no snake with id {snake_id}")
+            changed = session.execute(
+                sa.update(SnakeModel)
+                .where(SnakeModel.id == snake_id)
+                .where(sa.or_(SnakeModel.build_status.is_(None), sa.not_(building)))
+                .values(build_status="building", build_error=None, build_log=None, updated_at=now())
+                .execution_options(synchronize_session=False)
+            )
+            return bool(cast(CursorResult[Any], changed).rowcount)
+
+    def renew_builds(self, snake_ids: Sequence[int]) -> None:
+        """Say the builds of ``snake_ids`` still run (their ``updated_at`` is now).
+
+        A build that stops being renewed (its server died) is failed by any server
+        (:meth:`fail_stale_builds`).
+        """
+        if not snake_ids:
+            return
+        with self._db.session() as session:
+            session.execute(
+                sa.update(SnakeModel)
+                .where(SnakeModel.id.in_(list(snake_ids)), SnakeModel.build_status == "building")
+                .values(updated_at=now())
+                .execution_options(synchronize_session=False)
+            )
+
+    def fail_build(self, snake_id: int, error: str) -> bool:
+        """Fail the build of ``snake_id`` if it is still ``building``; whether it was."""
+        with self._db.session() as session:
+            changed = session.execute(self._failing(error).where(SnakeModel.id == snake_id))
+            return bool(cast(CursorResult[Any], changed).rowcount)
+
+    def fail_stale_builds(self, older_than_s: float, error: str) -> int:
+        """Fail the builds no server renewed for ``older_than_s`` seconds; how many.
+
+        Their server stopped before they ended (a crash, a kill): nothing would ever
+        end them, and a bot left ``building`` could neither play nor be built again.
+        """
+        before = now() - dt.timedelta(seconds=older_than_s)
+        with self._db.session() as session:
+            changed = session.execute(self._failing(error).where(SnakeModel.updated_at < before))
+            return int(cast(CursorResult[Any], changed).rowcount)
+
+    @staticmethod
+    def _failing(error: str) -> Any:
+        # A failed build keeps no built folder, as set_build's failures do.
+        return (
+            sa.update(SnakeModel)
+            .where(SnakeModel.build_status == "building")
+            .values(
+                build_status="failed",
+                build_error=error[:300],
+                build_log=f"(the build did not end: {error})",
+                build=None,
+                build_sha256=None,
+                updated_at=now(),
+            )
+            .execution_options(synchronize_session=False)
+        )
 
     def build_log(self, snake_id: int) -> str:
         """What the build of the upload ``snake_id`` printed ("" if it was not built).

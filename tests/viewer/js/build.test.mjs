@@ -42,3 +42,12 @@ test("an upload names its language only when one is picked", () => {
   assert.equal(AC.uploadUrl(" my bot ", ""), "/api/snakes/upload?name=my+bot");
   assert.equal(AC.uploadUrl("k", "rust"), "/api/snakes/upload?name=k&language=rust");
 });
+
+test("the account page asks again while one of its uploads is being built", () => {
+  const upload = { kind: "upload", build_status: "ready" };
+  assert.equal(AC.anyBuilding([]), false);
+  assert.equal(AC.anyBuilding([upload, { kind: "url", build_status: null }]), false);
+  assert.equal(AC.anyBuilding([upload, { ...upload, build_status: "building" }]), true);
+  assert.equal(AC.anyBuilding([{ ...upload, build_status: "failed" }]), false);
+  assert.ok(AC.POLL_MS > 0 && B.POLL_MS > 0);
+});

@@ -5,11 +5,14 @@ public server.  Its URL is checked by the game and, on a public server, against 
 address policy when it is registered or changed (and again by the referee's transport on
 every connection).  Its owner may edit, pause or delete it; an admin may remove any.
 
-An uploaded bot is built when it is uploaded, in a sandbox (:mod:`snakewar.referee.builds`;
-its language told as the official competition site did, :mod:`snakewar.referee.languages`):
-the answer says whether it built (``build_status``) and, to its owner, why not
-(``build_error``); ``GET /api/snakes/{id}/build`` gives its owner (and admins) the
-build's log, and ``POST`` builds it again.
+An uploaded bot is built after it is uploaded, in a sandbox (:mod:`snakewar.referee.builds`;
+its language told as the official competition site did, :mod:`snakewar.referee.languages`),
+in the background (:mod:`snakewar.server.builds`): the upload answers at once (201, the
+snake is made) with ``build_status`` ``building``, and the snake then says whether it
+built (``ready``, ``failed``) and, to its owner, why not (``build_error``).
+``GET /api/snakes/{id}/build`` gives its owner (and admins) the build's log, and
+``POST`` builds it again (202: the build is accepted, and runs in the background; 409
+while it is being built).  Clients poll either until it is no longer ``building``.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from fastapi import Path as PathParam
 
 from snakewar.adapters import default_program_game
 from snakewar.errors import EntrantError, OverLimitError
-from snakewar.referee.builds import BuildLimits, BuildResult, build_bot
 from snakewar.referee.languages import Language, detect_language, language_named
 from snakewar.referee.sandbox import SandboxError, sandbox_available
 from snakewar.referee.uploads import UploadedBotError, unpack_bot_archive
@@ -35,6 +37,7 @@ from snakewar.server.auth import (
     UserDep,
     require_owner,
 )
+from snakewar.server.builds import BotBuilder
 from snakewar.server.config import ServerConfig
 from snakewar.server.deps import ConfigDep, StoreDep, client_key, get_rates
 from snakewar.server.matches import adapter_for
@@ -47,7 +50,7 @@ from snakewar.server.schemas import (
     SnakeOut,
     UpdateSnake,
 )
-from snakewar.storage import AsyncStore, QuotaExceededError, SnakeNotFoundError, StoredSnake
+from snakewar.storage import AsyncStore, SnakeNotFoundError, StoredSnake
 
 __all__ = ["router", "snake_out"]
 
@@ -164,9 +167,11 @@ async def upload_snake(
 ) -> SnakeOut:
     """Upload a program bot: the body is a .zip or .tar.gz of its files (``MyBot.py``...).
 
-    It is built now, in a sandbox (no network, its own files only, limits), and always
-    runs in one; a server that cannot make one refuses the upload.  A bot that does not
-    build is kept (``build_status`` ``failed``): its owner reads why in its build log.
+    The answer comes at once, ``build_status`` ``building``: the bot is then built in
+    the background, in a sandbox (no network, its own files only, limits), and always
+    runs in one; a server that cannot make one refuses the upload.  Poll the snake until
+    its ``build_status`` is ``ready`` or ``failed``; a bot that does not build is kept
+    (``failed``): its owner reads why in its build log.
     """
     assert principal.user is not None
     if config.public and not await _upload_limiter(request).take(client_key(request)):
@@ -195,7 +200,8 @@ async def upload_snake(
         quota=config.quota_of(principal.is_admin),
         build_status="building",
     )
-    return snake_out(await _build(request, store, config, principal, snake, data), principal)
+    _builder(request).submit(snake, data, config.quota_of(principal.is_admin))
+    return snake_out(snake, principal)
 
 
 def _check_upload(data: bytes, language: str | None) -> Language:
@@ -211,55 +217,10 @@ def _check_upload(data: bytes, language: str | None) -> Language:
         return found
 
 
-def _build_slots(request: Request, config: ServerConfig) -> asyncio.Semaphore:
-    """The builds this server runs at once (one semaphore per app)."""
-    slots: asyncio.Semaphore | None = getattr(request.app.state, "build_slots", None)
-    if slots is None:
-        slots = asyncio.Semaphore(max(1, config.concurrent_builds))
-        request.app.state.build_slots = slots
-    return slots
-
-
-def _build_archive(data: bytes, language: Language, limits: BuildLimits) -> BuildResult:
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(scratch) / "bot"
-        unpack_bot_archive(data, folder)
-        return build_bot(folder, language, limits)
-
-
-async def _build(
-    request: Request,
-    store: AsyncStore,
-    config: ServerConfig,
-    principal: Principal,
-    snake: StoredSnake,
-    data: bytes,
-) -> StoredSnake:
-    """Build the upload ``snake`` (its archive ``data``) and record how it went."""
-    language = language_named(snake.language or "")
-    limits = BuildLimits(seconds=config.build_seconds)
-    async with _build_slots(request, config):
-        result = await asyncio.to_thread(_build_archive, data, language, limits)
-    try:
-        return await store.run(
-            store.store.snakes.set_build,
-            snake.id,
-            result.status,
-            language=language.name,
-            log=result.log,
-            error=result.error,
-            build=result.archive,
-            quota=config.quota_of(principal.is_admin),
-        )
-    except QuotaExceededError as exc:
-        return await store.run(
-            store.store.snakes.set_build,
-            snake.id,
-            "failed",
-            language=language.name,
-            log=result.log,
-            error=f"the built bot is not kept: {exc}",
-        )
+def _builder(request: Request) -> BotBuilder:
+    """The server's builds (:mod:`snakewar.server.builds`)."""
+    builder: BotBuilder = request.app.state.builder
+    return builder
 
 
 @router.get("/{snake_id}/build")
@@ -275,7 +236,11 @@ async def get_build(principal: PrincipalDep, store: StoreDep, snake_id: int = Sn
     return _build_out(snake, log)
 
 
-@router.post("/{snake_id}/build")
+@router.post(
+    "/{snake_id}/build",
+    status_code=202,
+    responses={409: {"description": "The bot is being built already."}},
+)
 async def rebuild(
     request: Request,
     principal: UserDep,
@@ -283,16 +248,18 @@ async def rebuild(
     config: ConfigDep,
     snake_id: int = SnakeId,
 ) -> BuildOut:
-    """Build your uploaded bot again (after a build that ran out of time, say)."""
+    """Build your uploaded bot again (after a build that ran out of time, say).
+
+    The answer comes at once, ``status`` ``building``; poll ``GET`` until it is not.
+    """
     snake = await _visible(store, principal, snake_id)
     require_owner(principal, snake.owner_id, f"snake {snake.ref}")
     if snake.kind != "upload":
         raise EntrantError(f"snake {snake.ref} is not an uploaded bot; it has no build")
     if config.public and not await _upload_limiter(request).take(client_key(request)):
         raise RateLimitError("too many bots built for this client; wait a minute")
-    data = await store.run(store.store.snakes.archive, snake_id)
-    built = await _build(request, store, config, principal, snake, data)
-    return _build_out(built, await store.run(store.store.snakes.build_log, snake_id))
+    began = await _builder(request).rebuild(snake, config.quota_of(principal.is_admin))
+    return _build_out(began, "")
 
 
 def _build_out(snake: StoredSnake, log: str) -> BuildOut:

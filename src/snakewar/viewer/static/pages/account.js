@@ -21,6 +21,16 @@ export function buildText(snake) {
   return snake.build_status === "building" ? `${language}: being built` : language;
 }
 
+/** Whether one of `snakes` is being built (the page then asks again until none is). */
+export function anyBuilding(snakes) {
+  return snakes.some((snake) => snake.kind === "upload" && snake.build_status === "building");
+}
+
+/** How often the page asks again while one of its snakes is being built. */
+export const POLL_MS = 1000;
+
+let polling = null; // the timer of the next refresh, while a build runs
+
 /** A snake's row: reference, game, URL (an upload: its build), visibility and state. */
 export function snakeCells(snake) {
   return [
@@ -124,6 +134,9 @@ async function refresh(error) {
     error.textContent = detailText(snakes.ok ? tokens.data : snakes.data, snakes.status);
     return;
   }
+  // Uploads are built in the background: their rows change when their builds end.
+  clearTimeout(polling);
+  polling = anyBuilding(snakes.data) ? setTimeout(() => refresh(error), POLL_MS) : null;
   document.getElementById("snakes").replaceChildren(
     ...snakes.data.map((snake) =>
       row(snakeCells(snake), [
@@ -229,7 +242,7 @@ function start() {
     if (!file) {
       return;
     }
-    error.textContent = "uploading and building (a compiled bot takes a while)...";
+    error.textContent = "uploading...";
     const type = file.name.endsWith(".zip") ? "application/zip" : "application/gzip";
     const fields = new FormData(uploadForm); // form.name would be the form's own name
     const { ok, status, data } = await fetchJson(

@@ -1,8 +1,15 @@
 // An uploaded bot's build, for its owner: its language, whether it built, why not in
 // one line, and the whole log (GET /api/snakes/{id}/build); "Build again" rebuilds it
-// (POST).  Anyone else is told the log is its owner's, and sees no control.
+// (POST: accepted at once, built in the background).  While it is being built the page
+// asks again every POLL_MS until the build ends, and shows how it ended.  Anyone else is
+// told the log is its owner's, and sees no control.
 
-import { detailText, el, fetchJson } from "./dom.js";
+import { detailText, fetchJson } from "./dom.js";
+
+/** How often a page asks again about a build that is still running. */
+export const POLL_MS = 1000;
+
+let polling = null; // the timer of the next question, while a build runs
 
 /** The one-line state of a build: built, failed and why, being built, never built. */
 export function statusText(build) {
@@ -19,11 +26,17 @@ export function statusText(build) {
   return `${language}: not built (it runs from its files).`;
 }
 
-function show(build) {
+function show(snakeId, error, build) {
+  const building = build.status === "building";
   document.getElementById("build-status").textContent = statusText(build);
   document.getElementById("build-status").className = build.status === "failed" ? "error" : "pass";
-  document.getElementById("build-log").textContent = build.log || "(the build printed nothing)";
+  document.getElementById("build-log").textContent = building
+    ? "(the log comes when the build ends)"
+    : build.log || "(the build printed nothing)";
   document.getElementById("build-body").hidden = false;
+  document.getElementById("build-again").disabled = building;
+  clearTimeout(polling);
+  polling = building ? setTimeout(() => load(snakeId, error), POLL_MS) : null;
 }
 
 async function load(snakeId, error) {
@@ -35,7 +48,7 @@ async function load(snakeId, error) {
   }
   error.textContent = "";
   document.getElementById("build-title").textContent = `Build of ${build.data.snake}`;
-  show(build.data);
+  show(snakeId, error, build.data);
 }
 
 function start() {
@@ -45,18 +58,16 @@ function start() {
   const again = document.getElementById("build-again");
   again.addEventListener("click", async () => {
     again.disabled = true;
-    const note = document.getElementById("build-status");
-    note.className = "muted";
-    note.textContent = "building...";
-    const built = await fetchJson(`/api/snakes/${encodeURIComponent(snakeId)}/build`, {
+    const began = await fetchJson(`/api/snakes/${encodeURIComponent(snakeId)}/build`, {
       method: "POST",
     });
     again.disabled = false;
-    if (!built.ok) {
-      error.textContent = detailText(built.data, built.status);
+    if (!began.ok) {
+      error.textContent = detailText(began.data, began.status);
       return;
     }
-    show(built.data);
+    error.textContent = "";
+    show(snakeId, error, began.data); // "being built": asked again until it ends
   });
   load(snakeId, error);
 }
