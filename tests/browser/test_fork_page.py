@@ -122,3 +122,36 @@ def test_the_editor_names_the_field_of_a_bad_pasted_position(base_url: str, page
     expect(page.get_by_test_id("editor-error")).to_have_text("")
     expect(page.get_by_test_id("editor-turn")).to_have_value("3")
     expect(page.get_by_test_id("cell-1-1")).to_have_class("snake")
+
+
+def test_a_slow_check_does_not_overwrite_what_a_paste_says(base_url: str, page: Page) -> None:
+    # A check of the drawn board still under way when a paste is loaded: its answer,
+    # coming last, must not replace the paste's verdict on the page.
+    from playwright.sync_api import Route
+
+    page.goto(f"{base_url}/editor")
+    error = page.get_by_test_id("editor-error")
+    expect(error).to_contain_text("expected at least one point")  # the empty board's check
+    held: list[Route] = []
+
+    def hold_checks(route: Route) -> None:
+        if '"state"' in (route.request.post_data or ""):  # a check of the drawn board
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api/battlesnake/position", hold_checks)
+    # A check of the drawn board goes out (the width edited), and is held.
+    page.get_by_test_id("editor-width").fill("9")
+    page.get_by_test_id("editor-width").dispatch_event("change")
+    bad = {"width": 5, "height": 5, "snakes": [{"id": "a", "body": [{"x": 9, "y": 1}]}]}
+    page.get_by_test_id("editor-paste").fill(json.dumps(bad))
+    page.get_by_test_id("editor-load").click()
+    expect(error).to_contain_text("snakes[0].body[0].x")
+    assert held, "the board's check was not held"
+    for route in held:
+        with page.expect_response("**/api/battlesnake/position"):
+            route.continue_()
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(300)  # the late answer's handler has run by now, even on a busy machine
+    assert "snakes[0].body[0].x" in error.inner_text()

@@ -190,7 +190,8 @@ function start() {
   }
 
   root.addEventListener("change", (event) => {
-    if (event.target.name === "tool") {
+    // The paste box is read by "Load" only: leaving it changes nothing drawn.
+    if (event.target.name === "tool" || event.target.id === "editor-paste") {
       return;
     }
     const number = (id, low, high) => {
@@ -240,9 +241,16 @@ function start() {
       error.textContent = `Not JSON: ${exc.message}`;
       return;
     }
+    // A newer ask than any check still under way: their late answers are dropped (a
+    // slow first check must not overwrite what this load says), as is this one's if an
+    // edit comes after it.
+    const ask = ++asked;
     const { ok, status: code, data } = await postJson("/api/battlesnake/position", {
       position: value,
     });
+    if (ask !== asked) {
+      return;
+    }
     if (!ok) {
       error.textContent = detailText(data, code);
       return;
