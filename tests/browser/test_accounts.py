@@ -17,7 +17,7 @@ from snakewar.server import ServerConfig, create_app
 from tests.asgi_server import serve
 from tests.browser.browser_env import shot
 from tests.games.battlesnake.referee.snake_servers import SnakeServers
-from tests.waiting import wait_finished
+from tests.waiting import BUILD_PATIENCE_S, wait_finished
 
 
 @pytest.fixture(scope="module")
@@ -141,8 +141,11 @@ def test_upload_a_python_halite_bot_and_watch_it_play_in_the_sandbox(
     page.get_by_test_id("bot-name").fill("kit")
     page.get_by_test_id("upload-bot").click()
     expect(page.get_by_test_id("my-snakes")).to_contain_text("@hal/kit")
+    # Built in the background: its Play button waits for the build (the page asks again).
+    play = page.get_by_test_id("play-kit")
+    expect(play).to_be_enabled(timeout=BUILD_PATIENCE_S * 1000)
     shot(page, "uploaded-halite-bot")
-    page.get_by_test_id("play-kit").click()
+    play.click()
     # A Halite game is stored whole: the page moves on once it is played (100 turns).
     expect(page).to_have_url(re.compile(r"/view/[0-9a-f-]+$"), timeout=120_000)
     game_id = page.url.rsplit("/", 1)[1]

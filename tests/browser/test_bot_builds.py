@@ -142,9 +142,11 @@ def test_the_pages_show_a_build_running_then_how_it_ended(
     snakes = page.get_by_test_id("my-snakes")
     expect(snakes).to_contain_text("python3: being built")
     expect(page.get_by_test_id("error")).to_have_text("")
+    expect(page.get_by_test_id("play-held")).to_be_disabled()  # no game before its build
     held.wait_waiting()
     held.release()
     expect(snakes).to_contain_text("python3: built")
+    expect(page.get_by_test_id("play-held")).to_be_enabled()
     shot(page, "bot-build-polled-account")
 
     # The build page, opened while a rebuild runs, shows how it ends.

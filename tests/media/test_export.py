@@ -66,8 +66,12 @@ def expected_cells(
         occupied.update(snake.body)
         if not snake.eliminated_cause:
             cells[snake.body[0]] = parse_color(colors[snake.id])
+    # Food that a snake's body covers is not plain food: food may spawn under a snake
+    # eliminated on this turn (the rules skip the eliminated), drawn faded over it.
+    bodies = {p for snake in state.snakes for p in snake.body}
     for food in state.food:
-        cells[food] = parse_color(theme["food"])
+        if food not in bodies:
+            cells[food] = parse_color(theme["food"])
     # An empty cell with no snake beside it either (a tail's wedge reaches its edge).
     near = {Point(q.x + dx, q.y + dy) for q in occupied for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
     empty = [

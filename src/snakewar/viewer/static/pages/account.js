@@ -137,18 +137,27 @@ async function refresh(error) {
   // Uploads are built in the background: their rows change when their builds end.
   clearTimeout(polling);
   polling = anyBuilding(snakes.data) ? setTimeout(() => refresh(error), POLL_MS) : null;
+  const playButton = (snake) => {
+    const play = button("Play it", `play-${snake.name}`, async () => {
+      const game = await postJson("/api/games", trialGame(snake, pageTrialBots()));
+      if (!game.ok) {
+        error.textContent = detailText(game.data, game.status);
+        return;
+      }
+      window.location.assign(game.data.viewer);
+    });
+    // A bot being built plays no game yet: the row is drawn again when its build ends.
+    if (snake.kind === "upload" && snake.build_status === "building") {
+      play.disabled = true;
+      play.title = "being built: it plays once its build ends";
+    }
+    return play;
+  };
   document.getElementById("snakes").replaceChildren(
     ...snakes.data.map((snake) =>
       row(snakeCells(snake), [
         ...(snake.kind === "upload" ? [buildLink(snake)] : []),
-        button("Play it", `play-${snake.name}`, async () => {
-          const game = await postJson("/api/games", trialGame(snake, pageTrialBots()));
-          if (!game.ok) {
-            error.textContent = detailText(game.data, game.status);
-            return;
-          }
-          window.location.assign(game.data.viewer);
-        }),
+        playButton(snake),
         button(
           "Delete",
           `delete-${snake.name}`,
