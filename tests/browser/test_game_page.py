@@ -261,10 +261,11 @@ def test_shortcut_keys_work_from_the_page_at_once(base_url: str, page: Page) -> 
     board = page.frame_locator("[data-testid=board-frame]")
     turn = board.get_by_test_id("turn")
     expect(turn).to_have_text("Turn 3")
-    # No click in the frame: the keys reach the board from the page.  (The page plays
-    # the game from the turn it opens at; the first key, r, pauses at turn 0.)
-    assert page.evaluate("document.activeElement === document.body")
+    # A linked turn is shown paused (autoplay is for pages opened at the start).
     play = board.get_by_test_id("btn-play")
+    expect(play).to_have_attribute("data-state", "paused")
+    # No click in the frame: the keys reach the board from the page.
+    assert page.evaluate("document.activeElement === document.body")
     page.keyboard.press("r")
     expect(turn).to_have_text("Turn 0")
     expect(play).to_have_attribute("data-state", "paused")

@@ -147,6 +147,8 @@ def test_the_embed_code_shows_the_board_in_another_site(site: Site, browser: Bro
         page.goto(f"{other}/blog")
         board = page.frame_locator("iframe")
         expect(board.get_by_test_id("turn")).to_have_text("Turn 3")
+        # Shown, not played past: the embedded board holds the linked turn.
+        expect(board.get_by_test_id("btn-play")).to_have_attribute("data-state", "paused")
     shot(page, "share-embedded")
     done(context)
 

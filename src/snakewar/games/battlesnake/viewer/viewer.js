@@ -301,6 +301,9 @@ function applyStart() {
     const reached = player.frames.some((f) => f.Turn >= turn);
     if (reached || state.ended) {
       state.pendingTurn = null;
+      // A position someone linked to is shown, not played past: ?autoplay is for
+      // pages opened at the start.
+      state.pendingAutoplay = false;
       player.gotoTurn(turn);
       // The asked turn stays on screen while later frames load.
       player.follow = false;

@@ -602,7 +602,8 @@ function show(doc, at = null) {
   const index = at ?? (Number.isInteger(turn) ? turn : fallback);
   player.setFrames(game.frames.map((_, i) => ({ Turn: i })), index);
   const autoplay = ["1", "true", "yes", "on", ""].includes((params.get("autoplay") ?? "no").toLowerCase());
-  if (at === null && autoplay && !userMovedPlayback) {
+  // A linked turn is shown, not played past: ?autoplay is for pages opened at the start.
+  if (at === null && autoplay && !Number.isInteger(turn) && !userMovedPlayback) {
     player.play();
   }
 }
