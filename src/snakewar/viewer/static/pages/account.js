@@ -273,6 +273,9 @@ function start() {
       : detailText(data, status);
     await refresh(error);
   });
+  // Enabled only now: clicked before this module ran, the form would submit to the page
+  // itself (its label in the URL) and no token would be made.
+  tokenForm.querySelector("button[type=submit]").disabled = false;
   refresh(error);
 }
 
