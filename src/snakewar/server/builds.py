@@ -33,6 +33,7 @@ from snakewar.errors import ConflictError
 from snakewar.referee.builds import BuildLimits, BuildResult, build_bot
 from snakewar.referee.languages import Language, language_named
 from snakewar.referee.uploads import unpack_bot_archive
+from snakewar.server.background import cancel_and_wait
 from snakewar.storage import AsyncStore, QuotaExceededError, SnakeNotFoundError, StoredSnake
 
 __all__ = ["INTERRUPTED", "ORPHANED", "BotBuilder", "BuildRunningError"]
@@ -185,13 +186,4 @@ class BotBuilder:
 
     async def close(self) -> None:
         """Stop: this server's builds are killed and failed, saying the server stopped."""
-        if self._renewer is not None:
-            self._renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._renewer
-        tasks = list(self._tasks.values())
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel_and_wait(self._renewer, self._tasks.values())

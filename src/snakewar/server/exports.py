@@ -38,6 +38,7 @@ from typing import Final
 from snakewar.adapters import get_game
 from snakewar.errors import NotFoundError, TooLargeError
 from snakewar.server.auth import Principal
+from snakewar.server.background import cancel_and_wait
 from snakewar.server.privacy import HIDDEN, hidden_in, hide_in_bytes
 from snakewar.storage import AsyncStore, User
 from snakewar.storage.sharing import ExportJob
@@ -304,13 +305,4 @@ class ExportWorker:
 
     async def close(self) -> None:
         """Stop building: unfinished jobs are failed (asked again, they start over)."""
-        if self._renewer is not None:
-            self._renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._renewer
-        tasks = list(self._tasks.values())
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel_and_wait(self._renewer, self._tasks.values())
