@@ -40,16 +40,32 @@ def wait_finished(
     if isinstance(client, str):
         with httpx.Client(base_url=client, timeout=60) as opened:
             return wait_finished(opened, game_id, headers=headers, timeout=timeout, every=every)
+    return _poll(
+        client, f"/api/games/{game_id}", f"game {game_id}", "status", "running",
+        headers=headers, timeout=timeout, every=every,
+    )  # fmt: skip
+
+
+def _poll(
+    client: Any,
+    path: str,
+    what: str,
+    field: str,
+    busy: str,
+    *,
+    headers: Mapping[str, str] | None,
+    timeout: float,
+    every: float,
+) -> dict[str, Any]:
+    """GET ``path`` until its ``field`` is no longer ``busy``; return the last answer."""
     deadline = time.monotonic() + timeout
     while True:
-        response = client.get(f"/api/games/{game_id}", headers=headers)
-        assert response.status_code == 200, f"game {game_id}: {response.text}"
-        game: dict[str, Any] = response.json()
-        if game["status"] != "running":
-            return game
-        assert time.monotonic() < deadline, (
-            f"game {game_id} still running after {timeout} s: {game}"
-        )
+        response = client.get(path, headers=headers)
+        assert response.status_code == 200, f"{what}: {response.text}"
+        seen: dict[str, Any] = response.json()
+        if seen[field] != busy:
+            return seen
+        assert time.monotonic() < deadline, f"{what} still {busy} after {timeout} s: {seen}"
         time.sleep(every)
 
 
@@ -74,12 +90,7 @@ def wait_built(
         timeout: seconds before the test fails.
         every: seconds between two polls.
     """
-    deadline = time.monotonic() + timeout
-    while True:
-        response = client.get(f"/api/snakes/{snake_id}", headers=headers)
-        assert response.status_code == 200, f"snake {snake_id}: {response.text}"
-        snake: dict[str, Any] = response.json()
-        if snake["build_status"] != "building":
-            return snake
-        assert time.monotonic() < deadline, f"snake {snake_id} still building after {timeout} s"
-        time.sleep(every)
+    return _poll(
+        client, f"/api/snakes/{snake_id}", f"snake {snake_id}", "build_status", "building",
+        headers=headers, timeout=timeout, every=every,
+    )  # fmt: skip

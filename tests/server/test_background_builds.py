@@ -26,19 +26,10 @@ from snakewar.storage.models import SnakeModel
 from tests.asgi_server import serve
 from tests.server.accounts import make_user
 from tests.server.held_builds import HeldBuild
-from tests.server.test_bot_languages import zip_of
+from tests.server.test_bot_languages import upload, zip_of
 from tests.waiting import wait_built
 
 PATIENCE_S = 120.0
-
-
-def upload(client: httpx.Client, headers: dict[str, str], data: bytes, name: str) -> Any:
-    return client.post(
-        "/api/snakes/upload",
-        params={"name": name, "game": "halite3"},
-        content=data,
-        headers={**headers, "Content-Type": "application/zip"},
-    )
 
 
 @pytest.fixture
