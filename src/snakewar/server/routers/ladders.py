@@ -99,9 +99,17 @@ def run_out(view: RunView | None) -> RunOut | None:
 
 
 async def _ladder_out(
-    ladder: Ladder, runs: RunKeeper, scheduler: LadderScheduler, admin: bool = False
+    name: str, store: AsyncStore, runs: RunKeeper, scheduler: LadderScheduler, admin: bool = False
 ) -> LadderOut:
-    view = await runs.view(_key(ladder.name))
+    """The ladder as it stands now, its run read first.
+
+    A run records each game before it ends, so a run read as ended has all its games in
+    the ladder loaded after it: a client that waits for ``running`` to be false and then
+    reads ``games_played`` sees every game of the run (the other order could show a run
+    ended with its last game missing, and the client would ask for that game again).
+    """
+    view = await runs.view(_key(name))
+    ladder = await store.run(load_ladder, store.store, name)
     scores = await _scores(scheduler.store, ladder)
     out = ladder_out(ladder, view is not None and view.running, scores)
     out.run = run_out(view)
@@ -284,8 +292,10 @@ def _scores_of(line: ScoreLine | None, adapter: GameAdapter) -> dict[str, Any]:
 @router.get("")
 async def list_ladders(store: StoreDep, runs: RunsDep) -> list[LadderSummaryOut]:
     """Every ladder with its game, size and games played."""
+    # The runs read before the ladders, as for one ladder (:func:`_ladder_out`).
+    names = await store.run(store.store.ladders.names)
+    views = await runs.views([_key(name) for name in names])
     rows = await store.run(store.store.ladders.summaries)
-    views = await runs.views([_key(row["name"]) for row in rows])
     return [
         LadderSummaryOut(
             **row,
@@ -375,8 +385,7 @@ async def get_ladder(
     An entrant's address (``source``) is shown to its owner and admins only, as is the
     server that schedules.
     """
-    ladder = await store.run(load_ladder, store.store, name)
-    out = await _ladder_out(ladder, runs, scheduler, principal.is_admin)
+    out = await _ladder_out(name, store, runs, scheduler, principal.is_admin)
     return hide_sources(out, principal)
 
 
@@ -430,7 +439,7 @@ async def update_ladder(
         ladder.settings = settings
         await store.run(store.store.ladders.save_settings, name, settings)
         scheduler.wake()
-    return await _ladder_out(ladder, runs, scheduler, True)
+    return await _ladder_out(name, store, runs, scheduler, True)
 
 
 def _new_config(ladder: Ladder, body: UpdateLadder, config: ServerConfig) -> MatchConfig:
@@ -602,9 +611,9 @@ async def stop_ladder(
     lease: ``run.state`` is ``stopping`` until then).  409 if it is not running.
     """
     del admin
-    ladder = await store.run(load_ladder, store.store, name)
+    await store.run(load_ladder, store.store, name)  # 404 for no such ladder, not 409
     await runs.stop(_key(name))
-    return await _ladder_out(ladder, runs, scheduler, True)
+    return await _ladder_out(name, store, runs, scheduler, True)
 
 
 async def _set_paused(
@@ -618,7 +627,7 @@ async def _set_paused(
     ladder.settings = dataclasses.replace(ladder.settings, paused=paused)
     await store.run(store.store.ladders.save_settings, name, ladder.settings)
     scheduler.wake()
-    return await _ladder_out(ladder, runs, scheduler, True)
+    return await _ladder_out(name, store, runs, scheduler, True)
 
 
 @router.post("/{name}/pause")

@@ -143,16 +143,16 @@ def _registration_out(settings: TournamentSettings, open_now: bool) -> Registrat
 
 async def _tournament_out(
     run: TournamentRun,
-    runs: RunKeeper,
+    view: RunView | None,
     manager: GameManager,
     store: AsyncStore,
     scheduler: TournamentScheduler | None = None,
 ) -> TournamentOut:
-    """:func:`tournament_out` with the latest run and how it is entered and scheduled.
+    """:func:`tournament_out` with its latest run ``view`` and how it is entered and scheduled.
 
     Each match names its game being played now (on this server).
     """
-    out = _with_run(run, await runs.view(_key(run.id)), manager)
+    out = _with_run(run, view, manager)
     tournaments = store.store.tournaments
     settings = await store.run(tournaments.settings, run.id)
     now = await store.run(tournaments.now)
@@ -320,7 +320,7 @@ async def create_tournament(
     if not body.start:
         await store.run(store.store.tournaments.create, run, settings)
         scheduler.wake()
-        return await _tournament_out(run, runs, manager, store, scheduler)
+        return await _tournament_out(run, await runs.view(_key(run.id)), manager, store, scheduler)
     # Its place in the arena first: refused, nothing is stored.
     with runs.reserve(_key(run.id)) as slot:
         await store.run(store.store.tournaments.create, run, settings)
@@ -331,7 +331,7 @@ async def create_tournament(
                 await store.run(store.store.tournaments.delete, run.id)
             raise
     await scheduler.started(run, scheduled=False)
-    return await _tournament_out(run, runs, manager, store, scheduler)
+    return await _tournament_out(run, await runs.view(_key(run.id)), manager, store, scheduler)
 
 
 @router.get("")
@@ -402,8 +402,11 @@ async def get_tournament(
     While it plays, a match's ``playing`` is its game being played now (to watch live).
     An entrant's address (``snakes[].source``) is shown to its owner and admins only.
     """
+    # Its run read first: a run read as ended has every game of it in the bracket loaded
+    # after it (a run records each game before it ends).
+    view = await runs.view(_key(tid))
     run = await store.run(load_tournament, store.store, tid)
-    return hide_sources(await _tournament_out(run, runs, manager, store, scheduler), principal)
+    return hide_sources(await _tournament_out(run, view, manager, store, scheduler), principal)
 
 
 @router.patch("/{tid}")
@@ -467,7 +470,9 @@ async def update_tournament(
     await _check(changed, config, programs)
     await store.run(store.store.tournaments.replace_unstarted, changed, settings)
     scheduler.wake()
-    return await _tournament_out(changed, runs, manager, store, scheduler)
+    return await _tournament_out(
+        changed, await runs.view(_key(changed.id)), manager, store, scheduler
+    )
 
 
 @router.get("/{tid}/export", responses={200: {"model": TournamentOut}})
@@ -571,7 +576,7 @@ async def _play(
             await start_run(run, slot, store, runs, config, uploads, manager)
     if starting:
         await scheduler.started(run, scheduled=False)
-    return await _tournament_out(run, runs, manager, store, scheduler)
+    return await _tournament_out(run, await runs.view(_key(run.id)), manager, store, scheduler)
 
 
 @router.post("/{tid}/entrants", status_code=201)
@@ -647,7 +652,12 @@ async def register_entrant(
         )
     )
     changed = await store.run(load_tournament, store.store, tid)
-    return hide_sources(await _tournament_out(changed, runs, manager, store, scheduler), principal)
+    return hide_sources(
+        await _tournament_out(
+            changed, await runs.view(_key(changed.id)), manager, store, scheduler
+        ),
+        principal,
+    )
 
 
 async def _is_admin(store: AsyncStore, name: str) -> bool:
@@ -710,7 +720,9 @@ async def qualify_entrants(
     settings = dataclasses.replace(settings, qualifier=qualifier)
     await store.run(store.store.tournaments.replace_unstarted, changed, settings)
     scheduler.wake()
-    return await _tournament_out(changed, runs, manager, store, scheduler)
+    return await _tournament_out(
+        changed, await runs.view(_key(changed.id)), manager, store, scheduler
+    )
 
 
 @router.post("/{tid}/stop", status_code=202)
@@ -727,7 +739,7 @@ async def stop_tournament(
     del admin
     run = await store.run(load_tournament, store.store, tid)
     await runs.stop(_key(tid))
-    return await _tournament_out(run, runs, manager, store)
+    return await _tournament_out(run, await runs.view(_key(run.id)), manager, store)
 
 
 async def record_unrecorded(store: AsyncStore) -> list[str]:
