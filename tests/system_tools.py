@@ -25,11 +25,22 @@ from pathlib import Path
 
 import pytest
 
+from snakewar.arena.executors import RAY_WORKER_NICENESS
+
 IN_CI = bool(os.environ.get("CI"))
 """Whether the tests run in CI (``.ci/run`` exports ``CI=1``)."""
 
 POSTGRES_ENV = "SNAKEWAR_TEST_POSTGRES_URL"
 """The environment variable that names a scratch PostgreSQL database for the tests."""
+
+
+RAY_HEAD_SETTINGS = {
+    "include_dashboard": False,
+    "_system_config": {"worker_niceness": RAY_WORKER_NICENESS},
+}
+"""What the tests' Ray clusters (``ray.cluster_utils.Cluster``) start their head with: the
+games' processes at niceness 0 on every node, as ``snakewar cluster worker`` and
+compose.yaml start the nodes: at Ray's 15 a busy CI starves them."""
 
 
 def missing(what: str, package: str, why: str | None = None) -> str:

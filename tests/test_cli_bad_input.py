@@ -289,3 +289,13 @@ def test_cluster_worker_refuses_a_bad_head_address(tmp_path: Path) -> None:
     for address in ("auto", "x;y", "ray://head:10001"):
         done = run("cluster", "worker", "--address", address, home=tmp_path)
         assert_one_error_line(done, "--address")
+
+
+def test_cluster_workers_run_games_at_the_hosts_priority() -> None:
+    """``snakewar cluster worker`` starts Ray's node with its game processes at niceness 0."""
+    from snakewar.arena.executors import RAY_NICENESS_ENV
+    from snakewar.server.command import worker_env
+
+    assert worker_env({"PATH": "/usr/bin"}) == {"PATH": "/usr/bin", RAY_NICENESS_ENV: "0"}
+    # An operator's own choice stands.
+    assert worker_env({RAY_NICENESS_ENV: "5"})[RAY_NICENESS_ENV] == "5"

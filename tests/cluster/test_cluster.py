@@ -34,7 +34,7 @@ from websockets.sync.client import ClientConnection, connect
 from snakewar.arena.remote import ACTOR_NAMESPACE, actor_name
 from snakewar.storage import Store
 from tests.server.multi_server import Server
-from tests.system_tools import fresh_schema, postgres_url
+from tests.system_tools import RAY_HEAD_SETTINGS, fresh_schema, postgres_url
 
 ray = pytest.importorskip("ray")
 
@@ -75,9 +75,7 @@ def cluster() -> Iterator[Any]:
     """A Ray cluster whose head plays nothing (no CPUs): games go to worker nodes."""
     from ray.cluster_utils import Cluster
 
-    nodes = Cluster(
-        initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False}
-    )
+    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, **RAY_HEAD_SETTINGS})
     try:
         ray.init(address=nodes.address, log_to_driver=False)
         yield nodes

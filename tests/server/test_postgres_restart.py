@@ -40,7 +40,7 @@ from websockets.asyncio.client import connect as ws_connect
 
 from snakewar.server.scheduler import LEASE_NAME
 from tests.server.multi_server import CLEAN_EXITS, Server, servers
-from tests.system_tools import PrivatePostgres, private_postgres
+from tests.system_tools import RAY_HEAD_SETTINGS, PrivatePostgres, private_postgres
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
@@ -290,9 +290,7 @@ def test_a_game_on_a_ray_worker_waits_for_postgresql_and_plays_on() -> None:
     from snakewar.server import ServerConfig, create_app
 
     with private_postgres() as pg:
-        nodes = Cluster(
-            initialize_head=True, head_node_args={"num_cpus": 2, "include_dashboard": False}
-        )
+        nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 2, **RAY_HEAD_SETTINGS})
         try:
             ray.init(address=nodes.address, log_to_driver=False)
             config = ServerConfig(

@@ -57,7 +57,7 @@ from snakewar.storage import DATABASE_URL_ENV, GameStatus, Store
 from snakewar.storage.models import SnakeModel
 from tests.games.battlesnake.referee.snake_servers import SnakeServers
 from tests.server.test_metrics import value as metric
-from tests.system_tools import fresh_schema, postgres_url
+from tests.system_tools import RAY_HEAD_SETTINGS, fresh_schema, postgres_url
 from tests.waiting import wait_built
 
 ray = pytest.importorskip("ray")
@@ -105,7 +105,7 @@ def cluster() -> Iterator[Any]:
 
     nodes = Cluster(
         initialize_head=True,
-        head_node_args={"num_cpus": 2, "include_dashboard": False},
+        head_node_args={"num_cpus": 2, **RAY_HEAD_SETTINGS},
     )
     try:
         ray.init(address=nodes.address, log_to_driver=False)

@@ -30,17 +30,19 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import contextlib
 import dataclasses
 import importlib
 import multiprocessing
+import os
 import socket
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from snakewar.adapters import get_game
 from snakewar.engine.protocol import MatchHooks, MatchSpec, OutboundPolicy, PlayedGame, PlaySession
@@ -48,6 +50,8 @@ from snakewar.errors import MissingExtraError, SnakewarError
 
 __all__ = [
     "EXECUTOR_KINDS",
+    "RAY_NICENESS_ENV",
+    "RAY_WORKER_NICENESS",
     "BotLimits",
     "Executor",
     "ExecutorError",
@@ -495,6 +499,20 @@ def _import_ray() -> Any:
         ) from exc
 
 
+RAY_WORKER_NICENESS: Final = 0
+"""The niceness of the Ray worker processes that play games (Ray's own default is 15).
+
+A game is timed: its referee gives each bot a clock.  At Ray's default, a game on a node
+that also runs anything else (a web replica, the database, a build, another program)
+gets a CPU only when nothing else wants it: its bots' moves come late, and a new game's
+actor can take minutes to start (seen: a fresh cluster's first game refused after 120 s
+on a busy host).  The nodes this project starts set it: a local Ray (:func:`join_ray`),
+``snakewar cluster worker`` and the compose stack's workers (``RAY_worker_niceness``)."""
+
+RAY_NICENESS_ENV: Final = "RAY_worker_niceness"
+"""The environment variable by which ``ray start`` takes :data:`RAY_WORKER_NICENESS`."""
+
+
 def join_ray(address: str | None, num_cpus: int | None = None) -> Any:
     """The ``ray`` module, initialised: a local Ray (``address`` ``None``) or a cluster's.
 
@@ -512,13 +530,14 @@ def join_ray(address: str | None, num_cpus: int | None = None) -> Any:
             # Ray itself retries a head that is not there for minutes.
             raise ExecutorError(f"cannot start or join {where}: {unreachable}")
         try:
-            ray.init(
-                address=address,
-                num_cpus=num_cpus,
-                include_dashboard=False,
-                ignore_reinit_error=True,
-                log_to_driver=False,
-            )
+            with _niceness_for_new_nodes():
+                ray.init(
+                    address=address,
+                    num_cpus=num_cpus,
+                    include_dashboard=False,
+                    ignore_reinit_error=True,
+                    log_to_driver=False,
+                )
         except Exception as exc:
             # Ray says why in many ways (ConnectionError: no cluster at "auto",
             # ValueError: no client package for ray://, RuntimeError, ...): its
@@ -526,6 +545,24 @@ def join_ray(address: str | None, num_cpus: int | None = None) -> Any:
             reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
             raise ExecutorError(f"cannot start or join {where}: {reason}") from None
     return ray
+
+
+@contextlib.contextmanager
+def _niceness_for_new_nodes() -> Iterator[None]:
+    """:data:`RAY_NICENESS_ENV` set while Ray starts, for a local node started now.
+
+    Such a node inherits it; a cluster's nodes keep their own, and a user's own setting
+    stands.  Through the environment, not ``_system_config``, which Ray refuses when ``ray.init``
+    finds a cluster to join instead (``RAY_ADDRESS``, a ``ray start`` on this machine).
+    """
+    if RAY_NICENESS_ENV in os.environ:
+        yield
+        return
+    os.environ[RAY_NICENESS_ENV] = str(RAY_WORKER_NICENESS)
+    try:
+        yield
+    finally:
+        os.environ.pop(RAY_NICENESS_ENV, None)
 
 
 def _unreachable(address: str | None, timeout_s: float = 10.0) -> str:

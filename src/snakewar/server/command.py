@@ -10,6 +10,7 @@ import gc
 import os
 import re
 import sys
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -27,6 +28,7 @@ __all__ = [
     "serve",
     "user_app",
     "worker_argv",
+    "worker_env",
 ]
 
 RAY_ADDRESS_ENV = "SNAKEWAR_RAY_ADDRESS"
@@ -645,6 +647,17 @@ def worker_argv(address: str, sandbox: bool, *, num_cpus: int | None = None) -> 
     return argv
 
 
+def worker_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment of ``ray start`` for a worker: ``environ``, and its games' niceness.
+
+    Their processes run at :data:`~snakewar.arena.executors.RAY_WORKER_NICENESS` unless
+    ``environ`` says otherwise.
+    """
+    from snakewar.arena.executors import RAY_NICENESS_ENV, RAY_WORKER_NICENESS
+
+    return {RAY_NICENESS_ENV: str(RAY_WORKER_NICENESS), **environ}
+
+
 @cluster_app.command("worker")
 def cluster_worker(
     address: str = typer.Option(
@@ -671,6 +684,7 @@ def cluster_worker(
     if problem is not None:
         typer.echo(f"no sandbox here, so no program bots on this machine: {problem}", err=True)
     # An argument list, never a shell: the address was checked, and is one argument.
-    status = subprocess.call(worker_argv(address, problem is None, num_cpus=num_cpus))
+    argv = worker_argv(address, problem is None, num_cpus=num_cpus)
+    status = subprocess.call(argv, env=worker_env(os.environ))
     if status != 0:
         raise typer.Exit(status)
