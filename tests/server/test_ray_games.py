@@ -351,6 +351,29 @@ def test_a_node_removed_mid_game_has_its_game_played_again_on_another_node(
             cluster.remove_node(second)
 
 
+def test_a_game_the_cluster_does_not_start_in_time_is_refused_and_leaves_no_actor(
+    address: str, tmp_path: Path
+) -> None:
+    # No node declares "nowhere": the game's actor waits for a node with room, past the
+    # server's start timeout.  The request is answered 429 naming why, and the waiting
+    # actor is gone (it would take the first node that ever declared the resource).
+    def named() -> set[str]:
+        every = ray.util.list_named_actors(all_namespaces=True)
+        return {actor["name"] for actor in every if actor["namespace"] == ACTOR_NAMESPACE}
+
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    pool = {"ray_game_resources": (("nowhere", 1.0),), "ray_start_timeout_s": 2.0}
+    before = named()
+    with replica(url, address, **pool) as a:
+        refused = a.post("/api/games", json=STEPPED)
+        assert refused.status_code == 429, refused.text
+        detail = refused.json()["detail"]
+        assert "did not start this game within 2 s" in detail
+        assert "no node had room for it, or its node was too busy to start it" in detail
+        assert a.get("/api/games").json()["games"] == []
+    wait_for("the waiting actor to be gone", lambda: named() <= before)
+
+
 def test_a_ray_games_actor_is_given_no_database_password(
     cluster: Any, address: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -587,3 +610,10 @@ def test_the_embedded_default_plays_in_process_and_ray_settings_are_checked() ->
     for bad in ({"ray_game_retries": -1}, {"ray_game_cpus": 0.0}):
         with pytest.raises(ValueError, match="expected at least 0 and more than 0"):
             create_app(ServerConfig(database_url="sqlite:///x.db", ray_address="auto", **bad))
+    for timeout in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match=r"ray_start_timeout_s .*: expected more than 0"):
+            create_app(
+                ServerConfig(
+                    database_url="sqlite:///x.db", ray_address="auto", ray_start_timeout_s=timeout
+                )
+            )

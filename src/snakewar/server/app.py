@@ -125,6 +125,7 @@ def _runner(config: ServerConfig, store: Store) -> GameRunner | None:
         game_cpus=config.ray_game_cpus,
         bot_cpus=config.ray_bot_cpus,
         resources=dict(config.ray_game_resources),
+        start_timeout_s=config.ray_start_timeout_s,
     )
 
 
@@ -196,6 +197,8 @@ def create_app(config: ServerConfig | None = None, *, store: Store | None = None
         )
     if not config.ray_bot_cpus >= 0:
         raise ValueError(f"ray_bot_cpus {config.ray_bot_cpus}: expected at least 0")
+    if not config.ray_start_timeout_s > 0:
+        raise ValueError(f"ray_start_timeout_s {config.ray_start_timeout_s}: expected more than 0")
     bulk = ("export_max_games", "export_max_bytes", "export_jobs_per_user", "export_workers")
     for name in (*bulk, "media_workers"):
         if getattr(config, name) < 1:

@@ -103,6 +103,9 @@ class ServerConfig:
         ray_game_resources: custom Ray resources each game's actor asks for besides
             (name, amount): games go only to nodes that declare them (a pool of nodes
             set aside for one server's games, say).
+        ray_start_timeout_s: how long a new game may wait for the cluster to start it
+            (a node with room, its actor's process, its bots) before the request that
+            asked for it is answered 429.
         ladder_scheduler: take part in scheduling the continuous ladders (one server of
             those sharing the database schedules at a time: :mod:`snakewar.server.scheduler`).
         tournament_scheduler: take part in starting scheduled tournaments and playing
@@ -183,6 +186,7 @@ class ServerConfig:
     ray_game_cpus: float = 1.0
     ray_bot_cpus: float = 1.0
     ray_game_resources: tuple[tuple[str, float], ...] = ()
+    ray_start_timeout_s: float = 120.0
     ladder_scheduler: bool = True
     tournament_scheduler: bool = True
     scheduler_lease_s: float | None = None

@@ -825,12 +825,13 @@ class _RayGame(Launch):
             async with asyncio.timeout(self.runner.start_timeout_s):
                 listing, early = await handle.started.remote()
         except TimeoutError:
-            # No node had room for it (or its bots never came up): the request that
-            # asked for it is answered, not left waiting for the cluster.
+            # No node had room for it, its node was too busy to start its process, or
+            # its bots never came up: which one, Ray does not say here.  The request
+            # that asked for it is answered, not left waiting for the cluster.
             raise BusyError(
                 f"the Ray cluster did not start this game within "
-                f"{self.runner.start_timeout_s:g} s (no node has room for it now); "
-                "try again later"
+                f"{self.runner.start_timeout_s:g} s (no node had room for it, or its node "
+                "was too busy to start it); try again later"
             ) from None
         finally:
             if holding is not None:
