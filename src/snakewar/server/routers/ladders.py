@@ -99,17 +99,9 @@ def run_out(view: RunView | None) -> RunOut | None:
 
 
 async def _ladder_out(
-    name: str, store: AsyncStore, runs: RunKeeper, scheduler: LadderScheduler, admin: bool = False
+    ladder: Ladder, view: RunView | None, scheduler: LadderScheduler, admin: bool = False
 ) -> LadderOut:
-    """The ladder as it stands now, its run read first.
-
-    A run records each game before it ends, so a run read as ended has all its games in
-    the ladder loaded after it: a client that waits for ``running`` to be false and then
-    reads ``games_played`` sees every game of the run (the other order could show a run
-    ended with its last game missing, and the client would ask for that game again).
-    """
-    view = await runs.view(_key(name))
-    ladder = await store.run(load_ladder, store.store, name)
+    """The ladder with its latest run ``view`` and how it is scheduled."""
     scores = await _scores(scheduler.store, ladder)
     out = ladder_out(ladder, view is not None and view.running, scores)
     out.run = run_out(view)
@@ -292,7 +284,7 @@ def _scores_of(line: ScoreLine | None, adapter: GameAdapter) -> dict[str, Any]:
 @router.get("")
 async def list_ladders(store: StoreDep, runs: RunsDep) -> list[LadderSummaryOut]:
     """Every ladder with its game, size and games played."""
-    # The runs read before the ladders, as for one ladder (:func:`_ladder_out`).
+    # The runs read before the ladders, as for one ladder (:func:`get_ladder`).
     names = await store.run(store.store.ladders.names)
     views = await runs.views([_key(name) for name in names])
     rows = await store.run(store.store.ladders.summaries)
@@ -385,7 +377,13 @@ async def get_ladder(
     An entrant's address (``source``) is shown to its owner and admins only, as is the
     server that schedules.
     """
-    out = await _ladder_out(name, store, runs, scheduler, principal.is_admin)
+    # Its run read first: a run records each game before it ends, so a run read as ended
+    # has all its games in the ladder loaded after it.  A client that waits for
+    # ``running`` to be false and then reads ``games_played`` sees every game of the run
+    # (the other order could show it ended with its last game missing, asked for again).
+    view = await runs.view(_key(name))
+    ladder = await store.run(load_ladder, store.store, name)
+    out = await _ladder_out(ladder, view, scheduler, principal.is_admin)
     return hide_sources(out, principal)
 
 
@@ -439,7 +437,7 @@ async def update_ladder(
         ladder.settings = settings
         await store.run(store.store.ladders.save_settings, name, settings)
         scheduler.wake()
-    return await _ladder_out(name, store, runs, scheduler, True)
+    return await _ladder_out(ladder, await runs.view(_key(name)), scheduler, True)
 
 
 def _new_config(ladder: Ladder, body: UpdateLadder, config: ServerConfig) -> MatchConfig:
@@ -611,9 +609,9 @@ async def stop_ladder(
     lease: ``run.state`` is ``stopping`` until then).  409 if it is not running.
     """
     del admin
-    await store.run(load_ladder, store.store, name)  # 404 for no such ladder, not 409
+    ladder = await store.run(load_ladder, store.store, name)
     await runs.stop(_key(name))
-    return await _ladder_out(name, store, runs, scheduler, True)
+    return await _ladder_out(ladder, await runs.view(_key(name)), scheduler, True)
 
 
 async def _set_paused(
@@ -627,7 +625,7 @@ async def _set_paused(
     ladder.settings = dataclasses.replace(ladder.settings, paused=paused)
     await store.run(store.store.ladders.save_settings, name, ladder.settings)
     scheduler.wake()
-    return await _ladder_out(name, store, runs, scheduler, True)
+    return await _ladder_out(ladder, await runs.view(_key(name)), scheduler, True)
 
 
 @router.post("/{name}/pause")
